@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/**
+ * One similar past ticket, as the model cites it in `results`.
+ * `issue_id` is the ticket number as digits ("1234"); grounding compares it with the retrieved tickets.
+ */
+export const ticketResultSchema = z.object({
+  issue_id: z.string().min(1).max(40).describe('Ticket number of a retrieved ticket, digits only'),
+  subject: z.string().max(300).describe('Ticket subject'),
+  summary: z.string().max(2000).describe('What the ticket was about, one or two sentences'),
+  resolution: z.string().max(4000).describe('How it was resolved'),
+});
+export type TicketResult = z.infer<typeof ticketResultSchema>;
+
+export const todoActionSchema = z.string().min(1).max(500);
+
+/**
+ * The input of the forced tool `submit_response`. Field order matters for streaming
+ * (advice first, so staff read while the rest is generated) but the parser never relies on it.
+ */
+export const answerSchema = z.object({
+  response_type: z
+    .enum(['clarification', 'results'])
+    .describe('clarification when the inquiry is ambiguous, otherwise results'),
+  general_advice: z
+    .string()
+    .describe('Markdown advice for the staff member, grounded in the tickets'),
+  question: z.string().optional().describe('The clarification question (clarification only)'),
+  options: z
+    .array(z.string().min(1).max(200))
+    .max(6)
+    .optional()
+    .describe('2-4 short options for the clarification question'),
+  results: z
+    .array(ticketResultSchema)
+    .max(10)
+    .optional()
+    .describe('The most relevant retrieved tickets (results only)'),
+  mail_draft: z
+    .string()
+    .optional()
+    .describe('E-mail draft to the requester, about the current inquiry only'),
+  todo_actions: z
+    .array(todoActionSchema)
+    .max(20)
+    .optional()
+    .describe('Concrete next steps for the current inquiry only'),
+  reasoning: z.string().optional().describe('Short internal reasoning, not shown prominently'),
+});
+export type Answer = z.infer<typeof answerSchema>;
+
+export const ANSWER_TOOL_NAME = 'submit_response';

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { answerSchema, ticketResultSchema } from '../chat/answer-schema.js';
+
+/**
+ * The SSE contract between the API function and the web app: one zod schema per event name.
+ * Both sides import this file; TypeScript types are derived from it.
+ */
+export const progressStepSchema = z.enum(['analyzing', 'retrieving', 'fetching', 'generating']);
+export type ProgressStep = z.infer<typeof progressStepSchema>;
+
+/** Final state of an assistant turn. `complete` also marks stored user turns. */
+export const turnStatusSchema = z.enum(['complete', 'truncated', 'failed', 'stopped']);
+export type TurnStatus = z.infer<typeof turnStatusSchema>;
+
+export const kbChunkSchema = z.object({
+  issueId: z.string(),
+  subject: z.string(),
+  score: z.number(),
+  preview: z.string(),
+});
+export type KbChunk = z.infer<typeof kbChunkSchema>;
+
+export const chatEventSchemas = {
+  meta: z.object({
+    conversationId: z.string(),
+    inquiryId: z.string(),
+    version: z.number().int(),
+    /** True when answers come from the local offline responder rather than a real model. */
+    offline: z.boolean(),
+  }),
+  progress: z.object({ step: progressStepSchema }),
+  kb_query: z.object({ query: z.string() }),
+  kb_chunks: z.object({ chunks: z.array(kbChunkSchema) }),
+  token: z.object({ content: z.string() }),
+  ticket: ticketResultSchema,
+  result: answerSchema.extend({
+    conversationId: z.string(),
+    version: z.number().int(),
+    status: z.enum(['complete', 'truncated', 'stopped']),
+  }),
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    retryable: z.boolean(),
+  }),
+} as const;
+
+export type ChatEventName = keyof typeof chatEventSchemas;
+export type ChatEventData<N extends ChatEventName> = z.infer<(typeof chatEventSchemas)[N]>;
+/** A decoded event as a discriminated union: `{ event: 'token', data: { content } }`. */
+export type ChatEvent = {
+  [N in ChatEventName]: { event: N; data: ChatEventData<N> };
+}[ChatEventName];
+
+export const chatEventNames = Object.keys(chatEventSchemas) as ChatEventName[];
+
+export function isChatEventName(name: string): name is ChatEventName {
+  return Object.hasOwn(chatEventSchemas, name);
+}
