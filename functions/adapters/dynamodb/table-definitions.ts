@@ -1,0 +1,59 @@
+/**
+ * The two conversation tables, defined once as plain data. The CDK construct
+ * (`lib/constructs/conversation-tables.ts`) and the local stack (`local/create-tables.ts`) both
+ * build their tables from this object, so names, keys and indexes can never drift apart.
+ * No AWS imports here: the function bundle imports it too (for index names).
+ */
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: 'S' | 'N';
+}
+
+export interface IndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey: KeyAttribute;
+}
+
+export interface TableDefinition {
+  /** Logical name; the deployed physical name is chosen by CloudFormation, the local one is `prefix + baseName`. */
+  readonly baseName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey: KeyAttribute;
+  readonly timeToLiveAttribute: string;
+  /** LSIs share the partition key and allow consistent reads; they must exist at table creation. */
+  readonly localSecondaryIndexes: readonly IndexDefinition[];
+  readonly globalSecondaryIndexes: readonly IndexDefinition[];
+}
+
+export const conversationsTable = {
+  baseName: 'Conversations',
+  partitionKey: { name: 'ownerId', type: 'S' },
+  sortKey: { name: 'conversationId', type: 'S' },
+  timeToLiveAttribute: 'expiresAt',
+  localSecondaryIndexes: [
+    {
+      indexName: 'byUpdatedAt',
+      partitionKey: { name: 'ownerId', type: 'S' },
+      sortKey: { name: 'updatedAt', type: 'S' },
+    },
+  ],
+  globalSecondaryIndexes: [],
+} as const satisfies TableDefinition;
+
+export const turnsTable = {
+  baseName: 'Turns',
+  partitionKey: { name: 'conversationKey', type: 'S' },
+  sortKey: { name: 'seq', type: 'N' },
+  timeToLiveAttribute: 'expiresAt',
+  localSecondaryIndexes: [],
+  globalSecondaryIndexes: [],
+} as const satisfies TableDefinition;
+
+export const conversationTableDefinitions = [conversationsTable, turnsTable] as const;
+
+/** Physical table names the function reads from its environment. */
+export interface ConversationTableNames {
+  readonly conversations: string;
+  readonly turns: string;
+}
