@@ -1,0 +1,85 @@
+import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import { ChatHttpError } from './chat-http-error.js';
+import { type InvalidChatEvent, parseChatEvent } from './parse-chat-event.js';
+import { createSseParser } from './sse-parser.js';
+
+export { ChatHttpError } from './chat-http-error.js';
+export type { InvalidChatEvent } from './parse-chat-event.js';
+
+/** Options of {@link readChatStream}. */
+export interface ReadChatStreamOptions {
+  /** The chat endpoint, e.g. '/api/chat'. */
+  url: string | URL;
+  /** The request body; sent as JSON. */
+  body: unknown;
+  /** Extra request headers (the auth header). */
+  headers?: Record<string, string>;
+  /** Aborts the request and the reading; `readChatStream` then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Each valid chat event, in stream order. */
+  onEvent(event: ChatEvent): void;
+  /** An event with a known name whose data is invalid; it is skipped. */
+  onInvalidEvent?(invalid: InvalidChatEvent): void;
+}
+
+/**
+ * POSTs a chat request and reads the SSE response, calling `onEvent` for every valid event.
+ * Resolves when the server ends the stream; whether the answer completed is told by the events
+ * (`result` or `error`). Rejects with {@link ChatHttpError} when the server refused the request,
+ * with the abort reason when `signal` aborts, or with a network error.
+ *
+ * @example
+ * await readChatStream({ url: '/api/chat', body: { message }, signal, onEvent: (e) => dispatch(e) });
+ */
+export async function readChatStream(options: ReadChatStreamOptions): Promise<void> {
+  const { signal } = options;
+  const fetchImplementation = options.fetch ?? globalThis.fetch;
+  const response = await fetchImplementation(options.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...options.headers,
+    },
+    body: JSON.stringify(options.body),
+    signal,
+  });
+  if (!response.ok) throw await ChatHttpError.fromResponse(response);
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.startsWith('text/event-stream') || response.body === null) {
+    await response.body?.cancel();
+    const message = `Expected an event stream, got '${contentType}'`;
+    throw new ChatHttpError(response.status, 'not_event_stream', message);
+  }
+
+  const reader = response.body.getReader();
+  // ignoreBOM: keep a BOM in the text so that the SSE parser strips exactly one, as the spec says.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const parser = createSseParser({
+    onEvent(message) {
+      const parsed = parseChatEvent(message);
+      if (parsed.kind === 'event') options.onEvent(parsed.event);
+      else if (parsed.kind === 'invalid') options.onInvalidEvent?.(parsed.invalid);
+    },
+  });
+  // A fetch polyfill or test double may not tie the body to the signal: cancel it ourselves.
+  const cancel = () => void reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener('abort', cancel, { once: true });
+  let finished = false;
+  try {
+    signal?.throwIfAborted();
+    for (;;) {
+      const { done, value } = await reader.read();
+      signal?.throwIfAborted();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+    parser.feed(decoder.decode());
+    finished = true;
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    if (!finished) cancel();
+  }
+}
