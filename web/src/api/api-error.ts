@@ -1,0 +1,28 @@
+/**
+ * A non-2xx answer of a conversation route, carrying the server's `{ error: { code, message } }`.
+ * Status 0 means the request never reached the server (offline, DNS, CORS).
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+
+  /** Reads the error body if it is the documented shape; otherwise keeps the status only. */
+  static async fromResponse(response: Response): Promise<ApiError> {
+    try {
+      const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+      const code =
+        typeof body.error?.code === 'string' ? body.error.code : `http_${response.status}`;
+      const message = typeof body.error?.message === 'string' ? body.error.message : '';
+      return new ApiError(response.status, code, message);
+    } catch {
+      return new ApiError(response.status, `http_${response.status}`, response.statusText);
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { ApiError } from './api-error.js';
+import {
+  type ConversationDetail,
+  type ConversationList,
+  conversationDetailSchema,
+  conversationListSchema,
+} from './conversation-schemas.js';
+
+/** The conversation routes; `fetch` is the identity-adding one from `createApiFetch`. */
+export interface ConversationApi {
+  list(): Promise<ConversationList>;
+  /** `undefined` when the server answers 304 for `knownVersion`. */
+  get(conversationId: string, knownVersion?: number): Promise<ConversationDetail | undefined>;
+  rename(conversationId: string, title: string): Promise<void>;
+  remove(conversationId: string): Promise<void>;
+  stop(conversationId: string): Promise<void>;
+}
+
+export function createConversationApi(apiBase: string, apiFetch: typeof fetch): ConversationApi {
+  const url = (path: string) => `${apiBase}/conversations${path}`;
+  const call = async (path: string, init: RequestInit = {}): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await apiFetch(url(path), init);
+    } catch (cause) {
+      throw new ApiError(0, 'network', String(cause), { cause });
+    }
+    if (!response.ok && response.status !== 304) throw await ApiError.fromResponse(response);
+    return response;
+  };
+  const withId = (id: string) => `/${encodeURIComponent(id)}`;
+  // The server's own ETag is echoed back verbatim: its quoting is the server's business.
+  const etags = new Map<string, { version: number; etag: string }>();
+
+  return {
+    async list() {
+      // Every user only has one page worth showing in a sidebar; older pages load on demand later.
+      return conversationListSchema.parse(await (await call('')).json());
+    },
+    async get(conversationId, knownVersion) {
+      const cached = etags.get(conversationId);
+      const headers: Record<string, string> =
+        cached && cached.version === knownVersion ? { 'if-none-match': cached.etag } : {};
+      const response = await call(withId(conversationId), { headers, cache: 'no-store' });
+      if (response.status === 304) return undefined;
+      const detail = conversationDetailSchema.parse(await response.json());
+      const etag = response.headers.get('etag');
+      if (etag) etags.set(conversationId, { version: detail.version, etag });
+      return detail;
+    },
+    async rename(conversationId, title) {
+      await call(withId(conversationId), {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title }),
+      });
+    },
+    async remove(conversationId) {
+      await call(withId(conversationId), { method: 'DELETE' });
+    },
+    async stop(conversationId) {
+      // An empty JSON body, so the edge sees a hashed body like every other POST.
+      await call(`${withId(conversationId)}/stop`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+    },
+  };
+}

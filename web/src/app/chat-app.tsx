@@ -1,0 +1,62 @@
+import { type ReactNode, useCallback, useMemo, useState } from 'react';
+import { createApiFetch } from '../api/create-api-fetch.js';
+import { createConversationApi } from '../api/create-conversation-api.js';
+import type { AuthSession } from '../auth/auth-session.js';
+import { AppHeader } from '../components/app-header.js';
+import { ConversationPane } from '../components/conversation-pane.js';
+import { Sidebar } from '../components/sidebar.js';
+import type { Locale } from '../i18n/messages.js';
+import { useChatController } from './use-chat-controller.js';
+import { useConversationList } from './use-conversation-list.js';
+
+interface ChatAppProps {
+  readonly apiBase: string;
+  readonly session: AuthSession;
+  readonly identity: ReactNode;
+  readonly onLocaleChange: (locale: Locale) => void;
+}
+
+/** The signed-in app: header, conversation sidebar and the open conversation. */
+export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppProps) {
+  const apiFetch = useMemo(() => createApiFetch(session), [session]);
+  const api = useMemo(() => createConversationApi(apiBase, apiFetch), [apiBase, apiFetch]);
+  const list = useConversationList(api);
+  const { refresh } = list;
+  const onConversationsChanged = useCallback(() => void refresh(), [refresh]);
+  const chat = useChatController(api, apiBase, apiFetch, onConversationsChanged);
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+
+  const closeSidebarThen = (action: () => void) => () => {
+    setSidebarOpen(false);
+    action();
+  };
+
+  return (
+    <div className="app">
+      <AppHeader
+        sidebarOpen={sidebarOpen}
+        onToggleSidebar={() => setSidebarOpen((open) => !open)}
+        onLocaleChange={onLocaleChange}
+        identity={identity}
+      />
+      <div className="app__body">
+        <Sidebar
+          conversations={list.items}
+          loaded={list.loaded}
+          activeKey={chat.activeKey}
+          open={sidebarOpen}
+          onNew={closeSidebarThen(chat.startNew)}
+          onOpen={(id) => closeSidebarThen(() => chat.open(id))()}
+          onRename={(id, title) => void list.rename(id, title).catch(console.error)}
+          onDelete={(id) =>
+            void list
+              .remove(id)
+              .then(() => chat.forget(id))
+              .catch(console.error)
+          }
+        />
+        <ConversationPane chat={chat} />
+      </div>
+    </div>
+  );
+}

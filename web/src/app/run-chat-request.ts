@@ -1,0 +1,100 @@
+import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import { ChatHttpError, readChatStream } from '../chat/read-chat-stream.js';
+import type { ChatStoreAction } from '../state/chat-store-reducer.js';
+
+export interface ChatRequestInput {
+  /** Store key of the conversation: its id, or a draft key for a new one. */
+  readonly key: string;
+  readonly conversationId?: string;
+  readonly message: string;
+  readonly clientMessageId: string;
+  readonly requestId: string;
+  readonly signal: AbortSignal;
+}
+
+export interface ChatRequestDeps {
+  readonly apiBase: string;
+  readonly apiFetch: typeof fetch;
+  readonly dispatch: (action: ChatStoreAction) => void;
+  /** A draft conversation got its id from `meta`. */
+  readonly onAdopted: (draftKey: string, conversationId: string) => void;
+}
+
+/**
+ * One `POST /chat`: feeds every validated event into the store under the conversation's key,
+ * and always leaves the bubble in a final state — result, error, stopped or cut off.
+ */
+export async function runChatRequest(
+  deps: ChatRequestDeps,
+  input: ChatRequestInput,
+): Promise<void> {
+  const { dispatch } = deps;
+  const { requestId, signal } = input;
+  let key = input.key;
+  let finished = false;
+  let sawEvent = false;
+
+  dispatch({
+    type: 'conversation',
+    key,
+    action: {
+      type: 'send',
+      requestId,
+      message: input.message,
+      clientMessageId: input.clientMessageId,
+    },
+  });
+
+  const onEvent = (event: ChatEvent) => {
+    sawEvent = true;
+    if (event.event === 'meta' && event.data.conversationId !== key) {
+      const draftKey = key;
+      key = event.data.conversationId;
+      dispatch({ type: 'adopt', from: draftKey, to: key });
+      deps.onAdopted(draftKey, key);
+    }
+    if (event.event === 'result' || event.event === 'error') finished = true;
+    dispatch({ type: 'conversation', key, action: { type: 'event', requestId, event } });
+  };
+
+  try {
+    await readChatStream({
+      url: `${deps.apiBase}/chat`,
+      // Serialised by the reader; the API fetch hashes the exact bytes for the edge.
+      body: {
+        conversationId: input.conversationId,
+        message: input.message,
+        clientMessageId: input.clientMessageId,
+      },
+      signal,
+      fetch: deps.apiFetch,
+      onEvent,
+    });
+  } catch (error) {
+    if (!signal.aborted && !finished) {
+      const failure =
+        error instanceof ChatHttpError
+          ? {
+              code: error.code,
+              message: error.message,
+              retryable: error.status >= 429,
+              httpStatus: error.status,
+            }
+          : { code: sawEvent ? 'stream_cut' : 'network', message: String(error), retryable: true };
+      if (!(error instanceof ChatHttpError)) console.error('chat stream failed', error);
+      dispatch({
+        type: 'conversation',
+        key,
+        action: { type: 'request_failed', requestId, error: failure },
+      });
+      finished = true;
+    }
+  }
+  if (!finished) {
+    dispatch({
+      type: 'conversation',
+      key,
+      action: { type: 'stream_ended', requestId, stopped: signal.aborted },
+    });
+  }
+}

@@ -1,0 +1,64 @@
+import { memo } from 'react';
+import { useI18n } from '../i18n/i18n-context.js';
+import type { AssistantBubble } from '../state/bubble.js';
+import { ClarificationPanel } from './clarification-panel.js';
+import { KbDetails } from './kb-details.js';
+import { MailDraft } from './mail-draft.js';
+import { ProgressSteps } from './progress-steps.js';
+import { StatusNotice } from './status-notice.js';
+import { StreamingMarkdown } from './streaming-markdown.js';
+import { TicketCards } from './ticket-cards.js';
+import { TodoChecklist } from './todo-checklist.js';
+
+interface AssistantBubbleViewProps {
+  readonly bubble: AssistantBubble;
+  /** The last bubble of the conversation, with nothing streaming: it may be answered or retried. */
+  readonly actionable: boolean;
+  readonly onSend: (message: string, clientMessageId?: string) => void;
+}
+
+/**
+ * One answer through its whole life: progress while waiting, advice streaming in, ticket cards
+ * one by one, then the same bubble becomes the results (or clarification) view.
+ */
+export const AssistantBubbleView = memo(function AssistantBubbleView({
+  bubble,
+  actionable,
+  onSend,
+}: AssistantBubbleViewProps) {
+  const { t } = useI18n();
+  const { result, status, request } = bubble;
+  const streaming = status === 'streaming';
+  const clarification = result?.response_type === 'clarification';
+  const retry =
+    actionable && request && status !== 'complete' && status !== 'streaming'
+      ? () => onSend(request.message, request.clientMessageId)
+      : undefined;
+  return (
+    <li className="bubble bubble--assistant" data-status={status} aria-busy={streaming}>
+      <div className="bubble__meta">
+        <span className="visually-hidden">{t('assistant')}</span>
+        {bubble.offline && <span className="badge badge--offline">{t('offline')}</span>}
+      </div>
+      {streaming && <ProgressSteps reached={bubble.steps} />}
+      <KbDetails query={bubble.kbQuery} chunks={bubble.kbChunks} />
+      <div className="bubble__answer" aria-live="polite" aria-busy={streaming}>
+        <StreamingMarkdown text={bubble.text} />
+      </div>
+      {clarification && (
+        <ClarificationPanel
+          question={result.question}
+          options={result.options ?? []}
+          active={actionable}
+          onAnswer={(text) => onSend(text)}
+        />
+      )}
+      <TicketCards tickets={bubble.tickets} />
+      {result?.mail_draft && <MailDraft draft={result.mail_draft} />}
+      {result?.todo_actions && result.todo_actions.length > 0 && (
+        <TodoChecklist actions={result.todo_actions} />
+      )}
+      <StatusNotice bubble={bubble} onRetry={retry} />
+    </li>
+  );
+});

@@ -1,0 +1,67 @@
+import { type FormEvent, useId, useState } from 'react';
+import { useI18n } from '../i18n/i18n-context.js';
+
+interface ClarificationPanelProps {
+  readonly question?: string;
+  readonly options: readonly string[];
+  /** Only the latest clarification of the open inquiry can still be answered. */
+  readonly active: boolean;
+  readonly onAnswer: (text: string) => void;
+}
+
+/**
+ * The assistant's question with its options as buttons, plus free text. The answer is sent as
+ * the next message of the same conversation; the server continues the same inquiry.
+ */
+export function ClarificationPanel({
+  question,
+  options,
+  active,
+  onAnswer,
+}: ClarificationPanelProps) {
+  const { t } = useI18n();
+  const [other, setOther] = useState('');
+  const inputId = useId();
+  const submitOther = (event: FormEvent) => {
+    event.preventDefault();
+    if (other.trim() === '') return;
+    onAnswer(other.trim());
+    setOther('');
+  };
+  return (
+    <section className="clarification">
+      {question && <p className="clarification__question">{question}</p>}
+      {active && <p className="clarification__hint">{t('clarificationHint')}</p>}
+      <div className="clarification__options">
+        {options.map((option) => (
+          <button
+            key={option}
+            type="button"
+            className="button button--option"
+            disabled={!active}
+            onClick={() => onAnswer(option)}
+          >
+            {option}
+          </button>
+        ))}
+      </div>
+      {active && (
+        <form className="clarification__other" onSubmit={submitOther}>
+          <label htmlFor={inputId} className="visually-hidden">
+            {t('clarificationOther')}
+          </label>
+          <input
+            id={inputId}
+            className="text-input"
+            value={other}
+            placeholder={t('clarificationOther')}
+            onChange={(event) => setOther(event.target.value)}
+          />
+          <button type="submit" className="button" disabled={other.trim() === ''}>
+            {t('send')}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

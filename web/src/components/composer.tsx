@@ -1,0 +1,71 @@
+import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
+import { MAX_MESSAGE_LENGTH } from '../../../functions/chat/chat-request-schema.js';
+import { useI18n } from '../i18n/i18n-context.js';
+import { shouldSendOnKeyDown } from '../input/should-send-on-key-down.js';
+
+interface ComposerProps {
+  /** An answer is streaming into this conversation: typing waits, the stop button shows. */
+  readonly streaming: boolean;
+  readonly stopping: boolean;
+  readonly onSend: (message: string) => void;
+  readonly onStop: () => void;
+}
+
+/** The message box: Enter sends, Shift+Enter adds a line, Enter that confirms IME input does not send. */
+export function Composer({ streaming, stopping, onSend, onStop }: ComposerProps) {
+  const { t } = useI18n();
+  const [text, setText] = useState('');
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const id = useId();
+  const canSend = !streaming && text.trim() !== '';
+
+  const send = () => {
+    if (!canSend) return;
+    onSend(text.trim());
+    setText('');
+  };
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    send();
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    const facts = {
+      key: event.key,
+      shiftKey: event.shiftKey,
+      isComposing: event.nativeEvent.isComposing,
+      keyCode: event.keyCode,
+    };
+    if (!shouldSendOnKeyDown(facts)) return;
+    event.preventDefault();
+    send();
+  };
+
+  return (
+    <form className="composer" onSubmit={onSubmit}>
+      <label htmlFor={id} className="visually-hidden">
+        {t('composerLabel')}
+      </label>
+      <textarea
+        ref={textarea}
+        id={id}
+        className="composer__input"
+        rows={2}
+        maxLength={MAX_MESSAGE_LENGTH}
+        value={text}
+        disabled={streaming}
+        placeholder={t('composerPlaceholder')}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      {streaming ? (
+        <button type="button" className="button button--stop" onClick={onStop} disabled={stopping}>
+          {stopping ? t('stopping') : t('stop')}
+        </button>
+      ) : (
+        <button type="submit" className="button button--primary" disabled={!canSend}>
+          {t('send')}
+        </button>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,37 @@
+import { ApiError } from '../api/api-error.js';
+import type { ChatController } from '../app/use-chat-controller.js';
+import { describeError } from '../errors/describe-error.js';
+import { useI18n } from '../i18n/i18n-context.js';
+import { Composer } from './composer.js';
+import { MessageList } from './message-list.js';
+
+/** The open conversation: its messages and the composer, wired to the controller. */
+export function ConversationPane({ chat }: { chat: ChatController }) {
+  const { t, locale } = useI18n();
+  const streaming = chat.view.activeRequestId !== undefined;
+  const loadError = chat.loadError;
+  return (
+    <main className="conversation-pane" data-conversation={chat.activeKey}>
+      {loadError !== undefined && (
+        <div className="status-notice status-notice--failed" role="alert">
+          <p>
+            {t('loadFailed')}{' '}
+            {describeError(
+              loadError instanceof ApiError
+                ? { code: loadError.code, httpStatus: loadError.status }
+                : { code: 'unknown' },
+              locale,
+            )}
+          </p>
+        </div>
+      )}
+      <MessageList bubbles={chat.view.bubbles} streaming={streaming} onSend={chat.send} />
+      <Composer
+        streaming={streaming}
+        stopping={chat.stopping}
+        onSend={(message) => chat.send(message)}
+        onStop={() => void chat.stop()}
+      />
+    </main>
+  );
+}

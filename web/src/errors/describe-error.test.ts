@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { describeError } from './describe-error.js';
+
+describe('describeError', () => {
+  it('explains an expired sign-in in the chosen language', () => {
+    expect(describeError({ code: 'http_401', httpStatus: 401 }, 'ja')).toContain('サインイン');
+    expect(describeError({ code: 'http_401', httpStatus: 401 }, 'en')).toContain('sign-in');
+  });
+
+  it('recognises throttling codes from the event stream', () => {
+    expect(describeError({ code: 'model_throttled' }, 'en')).toContain('busy');
+  });
+
+  it('never shows an internal code for an unknown failure', () => {
+    const text = describeError({ code: 'xyz_internal_42', httpStatus: 500 }, 'en');
+    expect(text).not.toContain('xyz_internal_42');
+    expect(text).toContain('server');
+  });
+});

@@ -1,0 +1,81 @@
+import type { Locale } from '../i18n/messages.js';
+
+/** What a staff member can do about a failure, in their language. */
+const byReason = {
+  network: {
+    ja: 'サーバーに接続できませんでした。ネットワーク接続を確認して、もう一度お試しください。',
+    en: 'Could not reach the server. Check your network connection and try again.',
+  },
+  unauthorized: {
+    ja: 'サインインの有効期限が切れました。ページを再読み込みして、もう一度サインインしてください。',
+    en: 'Your sign-in has expired. Reload the page and sign in again.',
+  },
+  notFound: {
+    ja: 'この会話は見つかりません。削除されたか、別のユーザーの会話です。',
+    en: 'This conversation was not found. It may have been deleted or belong to someone else.',
+  },
+  conflict: {
+    ja: '別の操作と重なりました。少し待ってからもう一度お試しください。',
+    en: 'This clashed with another change. Wait a moment and try again.',
+  },
+  tooLarge: {
+    ja: 'メッセージが長すぎます。短くしてから送信してください。',
+    en: 'The message is too long. Shorten it and send again.',
+  },
+  invalid: {
+    ja: '送信内容に問題がありました。入力を確認してください。',
+    en: 'The request was not accepted. Check what you entered.',
+  },
+  busy: {
+    ja: '現在混み合っています。しばらく待ってからもう一度お試しください。',
+    en: 'The service is busy. Wait a little and try again.',
+  },
+  cut: {
+    ja: '回答の途中で接続が切れました。もう一度お試しください。',
+    en: 'The connection dropped while the answer was arriving. Please try again.',
+  },
+  server: {
+    ja: 'サーバーでエラーが発生しました。時間をおいてもう一度お試しください。解決しない場合は管理者に連絡してください。',
+    en: 'Something went wrong on the server. Try again later, and tell the administrators if it persists.',
+  },
+} as const satisfies Record<string, Record<Locale, string>>;
+
+type Reason = keyof typeof byReason;
+
+const statusReasons: Record<number, Reason> = {
+  0: 'network',
+  400: 'invalid',
+  401: 'unauthorized',
+  403: 'unauthorized',
+  404: 'notFound',
+  409: 'conflict',
+  413: 'tooLarge',
+  429: 'busy',
+};
+
+/** Error codes (SSE `error` events and JSON bodies) that deserve a specific explanation. */
+function reasonFromCode(code: string): Reason | undefined {
+  if (code === 'network' || code === 'stream_cut') return code === 'network' ? 'network' : 'cut';
+  if (/throttl|rate|busy|too_many/i.test(code)) return 'busy';
+  if (/unauthori[sz]ed|auth/i.test(code)) return 'unauthorized';
+  if (/not_?found/i.test(code)) return 'notFound';
+  if (/conflict/i.test(code)) return 'conflict';
+  if (/too_?large|payload/i.test(code)) return 'tooLarge';
+  if (/invalid|validation|bad_request/i.test(code)) return 'invalid';
+  return undefined;
+}
+
+/**
+ * Turns an HTTP status and/or an error code into a sentence for staff — never a stack trace or
+ * an internal code (those stay in the console for developers).
+ */
+export function describeError(
+  error: { readonly code: string; readonly httpStatus?: number },
+  locale: Locale,
+): string {
+  const reason =
+    reasonFromCode(error.code) ??
+    (error.httpStatus !== undefined ? statusReasons[error.httpStatus] : undefined) ??
+    'server';
+  return byReason[reason][locale];
+}

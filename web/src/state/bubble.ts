@@ -1,0 +1,61 @@
+import type { Answer, TicketResult } from '../../../functions/chat/answer-schema.js';
+import type { KbChunk, ProgressStep } from '../../../functions/stream/chat-events.js';
+
+/** What the user sent; `inquiryId` is known once the server's `meta` event names it. */
+export interface UserBubble {
+  readonly kind: 'user';
+  readonly id: string;
+  readonly text: string;
+  readonly inquiryId?: string;
+  /** Re-sent unchanged on retry so the server recognises the same turn. */
+  readonly clientMessageId?: string;
+}
+
+/**
+ * Lifecycle of an assistant bubble. `streaming` covers waiting for the first token too;
+ * the other values mirror the stored turn status so a live bubble and a reloaded one agree.
+ */
+export type AssistantStatus = 'streaming' | 'complete' | 'truncated' | 'stopped' | 'failed';
+
+/** A user-facing error: a code the UI translates, plus the server's words as a fallback. */
+export interface BubbleError {
+  readonly code: string;
+  readonly message: string;
+  readonly retryable: boolean;
+  readonly httpStatus?: number;
+}
+
+/** One assistant answer, from the first progress step to the validated result. */
+export interface AssistantBubble {
+  readonly kind: 'assistant';
+  /** The request id while live; `turn-<seq>` when rebuilt from history. */
+  readonly id: string;
+  readonly inquiryId?: string;
+  readonly status: AssistantStatus;
+  readonly steps: readonly ProgressStep[];
+  readonly kbQuery?: string;
+  readonly kbChunks?: readonly KbChunk[];
+  /** The advice markdown: grows token by token, kept when the result arrives. */
+  readonly text: string;
+  /** Ticket cards in arrival order; replaced by `result.results` once validated. */
+  readonly tickets: readonly TicketResult[];
+  readonly result?: Answer;
+  readonly error?: BubbleError;
+  readonly offline: boolean;
+  /** The message that produced this answer, for retry with the same clientMessageId. */
+  readonly request?: { readonly message: string; readonly clientMessageId: string };
+}
+
+export type Bubble = UserBubble | AssistantBubble;
+
+/** Everything the conversation view shows, independent of React. */
+export interface ConversationView {
+  readonly conversationId?: string;
+  readonly title?: string;
+  readonly version?: number;
+  readonly bubbles: readonly Bubble[];
+  /** The request currently streaming into this conversation, if any. */
+  readonly activeRequestId?: string;
+}
+
+export const emptyConversationView: ConversationView = { bubbles: [] };

@@ -1,0 +1,22 @@
+import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import type { ConversationDetail } from '../api/conversation-schemas.js';
+import type { BubbleError } from './bubble.js';
+
+/** Everything that can change one conversation's view. Plain data, so the reducer stays pure. */
+export type ConversationAction =
+  /** The user sent a message (or retried one: same clientMessageId). */
+  | {
+      readonly type: 'send';
+      readonly requestId: string;
+      readonly message: string;
+      readonly clientMessageId: string;
+    }
+  /** One validated SSE event of the request `requestId`. */
+  | { readonly type: 'event'; readonly requestId: string; readonly event: ChatEvent }
+  /** The request failed before or outside the event stream (HTTP status, network). */
+  | { readonly type: 'request_failed'; readonly requestId: string; readonly error: BubbleError }
+  /** The stream ended without `result` or `error`: the user stopped it or the connection dropped. */
+  | { readonly type: 'stream_ended'; readonly requestId: string; readonly stopped: boolean }
+  /** The stored conversation, from `GET /conversations/{id}`. */
+  | { readonly type: 'history'; readonly detail: ConversationDetail }
+  | { readonly type: 'renamed'; readonly title: string };

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import type { AssistantBubble, ConversationView } from './bubble.js';
+import { emptyConversationView } from './bubble.js';
+import type { ConversationAction } from './conversation-action.js';
+import { conversationReducer } from './conversation-reducer.js';
+import { answer, meta, result, ticket, ticket1, ticket2, token } from './test-events.js';
+
+type SendAction = Extract<ConversationAction, { type: 'send' }>;
+const send = (requestId = 'r1', message = 'プリンターの設置依頼をしたい'): SendAction => ({
+  type: 'send',
+  requestId,
+  message,
+  clientMessageId: `cm-${requestId}`,
+});
+const event = (e: ChatEvent, requestId = 'r1'): ConversationAction => ({
+  type: 'event',
+  requestId,
+  event: e,
+});
+const run = (actions: ConversationAction[], start: ConversationView = emptyConversationView) =>
+  actions.reduce(conversationReducer, start);
+const assistantOf = (view: ConversationView, index = -1) =>
+  view.bubbles.at(index) as AssistantBubble;
+
+describe('conversationReducer', () => {
+  it('adds the user message and a waiting answer on send', () => {
+    const view = run([send()]);
+    expect(view.bubbles.map((b) => b.kind)).toEqual(['user', 'assistant']);
+    expect(assistantOf(view)).toMatchObject({ status: 'streaming', text: '', steps: [] });
+    expect(view.activeRequestId).toBe('r1');
+  });
+
+  it('records progress, the search query and the retrieved tickets', () => {
+    const view = run([
+      send(),
+      event(meta()),
+      event({ event: 'progress', data: { step: 'analyzing' } }),
+      event({ event: 'progress', data: { step: 'retrieving' } }),
+      event({ event: 'kb_query', data: { query: 'プリンター 設置' } }),
+      event({
+        event: 'kb_chunks',
+        data: { chunks: [{ issueId: '1001', subject: 's', score: 0.9, preview: 'p' }] },
+      }),
+    ]);
+    expect(assistantOf(view)).toMatchObject({
+      steps: ['analyzing', 'retrieving'],
+      kbQuery: 'プリンター 設置',
+      offline: true,
+      inquiryId: 'inq-1',
+    });
+    expect(view.conversationId).toBe('C1');
+    expect(view.bubbles[0]?.inquiryId).toBe('inq-1');
+  });
+
+  it('appends tokens and keeps a ticket that arrives mid-stream', () => {
+    const view = run([
+      send(),
+      event(meta()),
+      event(token('まず')),
+      event(ticket()),
+      event(token('再起動')),
+    ]);
+    expect(assistantOf(view)).toMatchObject({
+      text: 'まず再起動',
+      tickets: [ticket1],
+      status: 'streaming',
+    });
+  });
+
+  it('turns the streaming bubble into the result without losing its text', () => {
+    const streamed = run([
+      send(),
+      event(meta()),
+      event(token('まず再起動してください。')),
+      event(ticket()),
+    ]);
+    const bubbleId = assistantOf(streamed).id;
+    const done = conversationReducer(streamed, event(result({ general_advice: '' })));
+    expect(assistantOf(done)).toMatchObject({
+      id: bubbleId,
+      status: 'complete',
+      text: 'まず再起動してください。',
+      tickets: [ticket1, ticket2],
+      result: { mail_draft: answer.mail_draft },
+    });
+    expect(done.bubbles).toHaveLength(2);
+    expect(done.activeRequestId).toBeUndefined();
+    expect(done.version).toBe(3);
+  });
+
+  it('marks an error event as failed with the server error', () => {
+    const error = { code: 'model_error', message: 'x', retryable: true };
+    const view = run([send(), event(token('途中')), event({ event: 'error', data: error })]);
+    expect(assistantOf(view)).toMatchObject({ status: 'failed', error, text: '途中' });
+    expect(view.activeRequestId).toBeUndefined();
+  });
+
+  it('shows a result stored as stopped or truncated plainly', () => {
+    expect(assistantOf(run([send(), event(result({}, 'stopped'))])).status).toBe('stopped');
+    expect(assistantOf(run([send(), event(result({}, 'truncated'))])).status).toBe('truncated');
+  });
+
+  it('marks an aborted stream as stopped and a cut one as failed', () => {
+    expect(
+      assistantOf(run([send(), { type: 'stream_ended', requestId: 'r1', stopped: true }])).status,
+    ).toBe('stopped');
+    const cut = assistantOf(
+      run([send(), { type: 'stream_ended', requestId: 'r1', stopped: false }]),
+    );
+    expect(cut).toMatchObject({ status: 'failed', error: { code: 'stream_cut' } });
+  });
+
+  it('ignores late events of another request', () => {
+    const view = run([send('r1'), event(result()), send('r2'), event(token('old'), 'r1')]);
+    expect(assistantOf(view).text).toBe('');
+    expect(assistantOf(view, 1).text).toBe(answer.general_advice);
+  });
+
+  it('retries with the same clientMessageId without a second user bubble', () => {
+    const failed = run([
+      send('r1'),
+      {
+        type: 'request_failed',
+        requestId: 'r1',
+        error: { code: 'http_500', message: '', retryable: true, httpStatus: 500 },
+      },
+    ]);
+    const retried = conversationReducer(failed, { ...send('r2'), clientMessageId: 'cm-r1' });
+    expect(retried.bubbles.map((b) => b.kind)).toEqual(['user', 'assistant']);
+    expect(assistantOf(retried)).toMatchObject({
+      id: 'r2',
+      status: 'streaming',
+      request: { clientMessageId: 'cm-r1' },
+    });
+  });
+
+  it('tags the retried user bubble with the inquiry from meta', () => {
+    const failed = run([send('r1'), { type: 'stream_ended', requestId: 'r1', stopped: false }]);
+    const view = run(
+      [{ ...send('r2'), clientMessageId: 'cm-r1' }, event(meta('inq-9'), 'r2')],
+      failed,
+    );
+    expect(view.bubbles[0]?.inquiryId).toBe('inq-9');
+  });
+
+  it('keeps unchanged bubbles identical so memoised views skip them', () => {
+    const before = run([send('r1'), event(result()), send('r2')]);
+    const after = conversationReducer(before, event(token('x'), 'r2'));
+    expect(after.bubbles[0]).toBe(before.bubbles[0]);
+    expect(after.bubbles[1]).toBe(before.bubbles[1]);
+  });
+
+  it('does not let a history snapshot overwrite a live stream', () => {
+    const live = run([send(), event(token('live'))]);
+    const detail = { conversationId: 'C1', title: 't', version: 9, turns: [] };
+    expect(conversationReducer(live, { type: 'history', detail })).toBe(live);
+  });
+});

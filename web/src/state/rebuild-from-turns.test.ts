@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { HistoryTurn } from '../api/conversation-schemas.js';
+import { rebuildFromTurns } from './rebuild-from-turns.js';
+import { answer } from './test-events.js';
+
+const turn = (seq: number, fields: Partial<HistoryTurn>): HistoryTurn => ({
+  seq,
+  role: 'user',
+  kind: 'question',
+  inquiryId: 'inq-1',
+  text: '',
+  status: 'complete',
+  createdAt: '2026-11-30T10:00:00Z',
+  ...fields,
+});
+
+describe('rebuildFromTurns', () => {
+  const detail = {
+    conversationId: 'C1',
+    title: 'ログイン',
+    version: 7,
+    turns: [
+      turn(1, { text: 'ログインできない' }),
+      turn(2, {
+        role: 'assistant',
+        kind: 'clarification',
+        text: 'どのシステムですか？',
+        result: {
+          response_type: 'clarification',
+          general_advice: 'どのシステムですか？',
+          question: 'どれ？',
+          options: ['Salesforce', 'VPN'],
+        },
+      }),
+      turn(3, { kind: 'option', text: 'Salesforce', clientMessageId: 'cm-3' }),
+      turn(4, { role: 'assistant', kind: 'answer', text: answer.general_advice, result: answer }),
+      turn(5, { text: 'プリンター', inquiryId: 'inq-2', clientMessageId: 'cm-5' }),
+      turn(6, {
+        role: 'assistant',
+        kind: 'answer',
+        text: '途中まで',
+        status: 'stopped',
+        inquiryId: 'inq-2',
+      }),
+    ],
+  };
+
+  it('rebuilds the same bubbles the live stream showed', () => {
+    const view = rebuildFromTurns(detail);
+    expect(view).toMatchObject({ conversationId: 'C1', title: 'ログイン', version: 7 });
+    expect(view.bubbles.map((b) => [b.kind, b.inquiryId])).toEqual([
+      ['user', 'inq-1'],
+      ['assistant', 'inq-1'],
+      ['user', 'inq-1'],
+      ['assistant', 'inq-1'],
+      ['user', 'inq-2'],
+      ['assistant', 'inq-2'],
+    ]);
+    expect(view.bubbles[3]).toMatchObject({
+      status: 'complete',
+      tickets: answer.results,
+      result: answer,
+    });
+    expect(view.bubbles[1]).toMatchObject({ result: { options: ['Salesforce', 'VPN'] } });
+  });
+
+  it('keeps a stopped answer stopped, retryable with the stored clientMessageId', () => {
+    const last = rebuildFromTurns(detail).bubbles[5];
+    expect(last).toMatchObject({
+      status: 'stopped',
+      text: '途中まで',
+      request: { message: 'プリンター', clientMessageId: 'cm-5' },
+    });
+  });
+
+  it('marks a failed turn as failed with an explanation code', () => {
+    const failed = rebuildFromTurns({
+      ...detail,
+      turns: [
+        turn(1, { text: 'q' }),
+        turn(2, { role: 'assistant', kind: 'answer', status: 'failed' }),
+      ],
+    });
+    expect(failed.bubbles[1]).toMatchObject({
+      status: 'failed',
+      error: { code: 'stored_failure' },
+    });
+  });
+});

@@ -1,0 +1,53 @@
+import type { ConversationDetail, HistoryTurn } from '../api/conversation-schemas.js';
+import type { AssistantBubble, Bubble, ConversationView } from './bubble.js';
+
+/**
+ * Rebuilds the view of a stored conversation from `GET /conversations/{id}`, so a reload or a
+ * second device shows the same bubbles the live stream did.
+ */
+export function rebuildFromTurns(detail: ConversationDetail): ConversationView {
+  const bubbles: Bubble[] = [];
+  let lastUser: HistoryTurn | undefined;
+  for (const turn of detail.turns) {
+    if (turn.role === 'user') {
+      lastUser = turn;
+      bubbles.push({
+        kind: 'user',
+        id: `turn-${turn.seq}`,
+        text: turn.text,
+        inquiryId: turn.inquiryId,
+        clientMessageId: turn.clientMessageId,
+      });
+      continue;
+    }
+    bubbles.push(assistantFromTurn(turn, lastUser));
+  }
+  return {
+    conversationId: detail.conversationId,
+    title: detail.title,
+    version: detail.version,
+    bubbles,
+  };
+}
+
+function assistantFromTurn(turn: HistoryTurn, lastUser: HistoryTurn | undefined): AssistantBubble {
+  const failed = turn.status === 'failed';
+  return {
+    kind: 'assistant',
+    id: `turn-${turn.seq}`,
+    inquiryId: turn.inquiryId,
+    status: turn.status,
+    steps: [],
+    // The stored text is the advice; fall back to the result's copy for older turns.
+    text: turn.text || turn.result?.general_advice || '',
+    tickets: turn.result?.results ?? [],
+    result: turn.result,
+    error: failed ? { code: 'stored_failure', message: '', retryable: true } : undefined,
+    offline: false,
+    // Retry re-uses the stored id only when the server tells us it; a fresh id would duplicate.
+    request:
+      lastUser?.clientMessageId !== undefined
+        ? { message: lastUser.text, clientMessageId: lastUser.clientMessageId }
+        : undefined,
+  };
+}
