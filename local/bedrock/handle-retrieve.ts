@@ -1,0 +1,83 @@
+import type { LocalRequest, LocalResponse } from './listen-h2c-and-http1.js';
+import { readJsonBody } from './read-json-body.js';
+import type { RecordedRetrieveRequest, RetrieveWireRequest } from './recorded-requests.js';
+import { sendAwsError } from './send-aws-error.js';
+import type { TicketIndex } from './ticket-index/create-ticket-index.js';
+import { InvalidRetrievalFilterError } from './ticket-index/match-retrieval-filter.js';
+
+export interface RetrieveContext {
+  readonly knowledgeBaseId: string;
+  readonly index: TicketIndex;
+  readonly record: (request: RecordedRetrieveRequest) => void;
+}
+
+/**
+ * `POST /knowledgebases/{knowledgeBaseId}/retrieve` in the Agent Runtime's request and response
+ * shape. `numberOfResults` defaults to 5 (range 1–100); `overrideSearchType` is accepted and
+ * ignored (there is only keyword search here); there is never a `nextToken`.
+ */
+export async function handleRetrieve(
+  request: LocalRequest,
+  response: LocalResponse,
+  knowledgeBaseId: string,
+  context: RetrieveContext,
+): Promise<void> {
+  const body = (await readJsonBody(request)) as RetrieveWireRequest | undefined;
+  if (body === undefined || typeof body !== 'object') {
+    sendAwsError(response, {
+      statusCode: 400,
+      type: 'ValidationException',
+      message: 'Invalid JSON',
+    });
+    return;
+  }
+  context.record({ knowledgeBaseId, body });
+  if (knowledgeBaseId !== context.knowledgeBaseId) {
+    sendAwsError(response, {
+      statusCode: 404,
+      type: 'ResourceNotFoundException',
+      message: `Knowledge base ${knowledgeBaseId} does not exist (the local endpoint serves ${context.knowledgeBaseId}).`,
+    });
+    return;
+  }
+  const text = body.retrievalQuery?.text;
+  const configuration = body.retrievalConfiguration?.vectorSearchConfiguration;
+  const numberOfResults = configuration?.numberOfResults ?? 5;
+  if (typeof text !== 'string') {
+    sendAwsError(response, {
+      statusCode: 400,
+      type: 'ValidationException',
+      message: 'retrievalQuery.text is required',
+    });
+    return;
+  }
+  if (!Number.isInteger(numberOfResults) || numberOfResults < 1 || numberOfResults > 100) {
+    sendAwsError(response, {
+      statusCode: 400,
+      type: 'ValidationException',
+      message: 'numberOfResults must be between 1 and 100',
+    });
+    return;
+  }
+  try {
+    const retrievalResults = context.index.search({
+      text,
+      numberOfResults,
+      filter: configuration?.filter,
+    });
+    const payload = JSON.stringify({ retrievalResults });
+    response.writeHead(200, {
+      'content-type': 'application/json',
+      'x-amzn-requestid': crypto.randomUUID(),
+      'content-length': String(Buffer.byteLength(payload)),
+    });
+    response.end(payload);
+  } catch (error) {
+    if (!(error instanceof InvalidRetrievalFilterError)) throw error;
+    sendAwsError(response, {
+      statusCode: 400,
+      type: 'ValidationException',
+      message: error.message,
+    });
+  }
+}

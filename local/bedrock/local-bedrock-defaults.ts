@@ -1,0 +1,14 @@
+/** Model ids with this prefix are answered by the offline responder. */
+export const OFFLINE_MODEL_PREFIX = 'offline.';
+
+/** The model id `npm start` uses when no real Bedrock model is configured. */
+export const OFFLINE_MODEL_ID = 'offline.service-desk-responder';
+
+/** The Knowledge Base id the local endpoint serves (real ids are 10 upper-case characters). */
+export const LOCAL_KNOWLEDGE_BASE_ID = 'LOCALKB001';
+
+/** The bucket name in the `s3://` URIs of local retrieval results. */
+export const LOCAL_TICKET_BUCKET = 'local-tickets';
+
+/** Realistic gaps between streamed fragments, in milliseconds. */
+export const DEFAULT_PACING = { minMs: 8, maxMs: 40 } as const;

@@ -1,0 +1,21 @@
+/**
+ * What the next `ConverseStream` call should do instead of running the offline responder.
+ * Tests queue scripts with `enqueueScript`; they are consumed in FIFO order, one per request,
+ * whatever the model id.
+ */
+export type ModelScript =
+  /** HTTP 429 `ThrottlingException` before the stream starts (the SDK retries these). */
+  | { readonly kind: 'throttle' }
+  | {
+      readonly kind: 'stream';
+      /** Tool-input fragments, sent as `contentBlockDelta` events in order. */
+      readonly fragments: readonly string[];
+      /** @default 'tool_use' */
+      readonly stopReason?: 'tool_use' | 'max_tokens' | 'end_turn';
+      /** Send a `modelStreamErrorException` after this many fragments instead of finishing. */
+      readonly failAfter?: number;
+      /** Milliseconds between fragments. @default the server's pacing */
+      readonly delayMs?: number;
+      /** Milliseconds before the first event. @default 0 */
+      readonly initialDelayMs?: number;
+    };

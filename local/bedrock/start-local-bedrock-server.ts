@@ -1,0 +1,124 @@
+import { join } from 'node:path';
+import { handleConverseStream } from './handle-converse-stream.js';
+import { handleRetrieve } from './handle-retrieve.js';
+import { type LocalRequestHandler, listenH2cAndHttp1 } from './listen-h2c-and-http1.js';
+import { DEFAULT_PACING, LOCAL_KNOWLEDGE_BASE_ID } from './local-bedrock-defaults.js';
+import type { ModelScript } from './model-script.js';
+import type { RecordedConverseRequest, RecordedRetrieveRequest } from './recorded-requests.js';
+import { sendAwsError } from './send-aws-error.js';
+import { createTicketIndex } from './ticket-index/create-ticket-index.js';
+import { loadTicketDocuments } from './ticket-index/load-ticket-documents.js';
+
+export interface LocalBedrockServerOptions {
+  /** @default 0 (a random free port) */
+  readonly port?: number;
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** Knowledge Base documents: `<id>.md` + `<id>.md.metadata.json`. @default 'data/tickets' */
+  readonly ticketsDir?: string;
+  /** The only Knowledge Base id served; others get ResourceNotFoundException. @default LOCAL_KNOWLEDGE_BASE_ID */
+  readonly knowledgeBaseId?: string;
+  /** Gap between streamed fragments of the offline responder. Use `{ minMs: 0, maxMs: 0 }` in tests. @default DEFAULT_PACING */
+  readonly pacing?: { readonly minMs: number; readonly maxMs: number };
+}
+
+export interface LocalBedrockServer {
+  /** For `BedrockRuntimeClient({ endpoint })` (`BEDROCK_RUNTIME_ENDPOINT`). */
+  readonly runtimeEndpoint: string;
+  /** For `BedrockAgentRuntimeClient({ endpoint })` (`BEDROCK_AGENT_RUNTIME_ENDPOINT`); same port. */
+  readonly agentRuntimeEndpoint: string;
+  readonly knowledgeBaseId: string;
+  /** Answer the next ConverseStream request with this script (FIFO), whatever the model id. */
+  enqueueScript(script: ModelScript): void;
+  /** Every ConverseStream request received, in order. */
+  readonly converseRequests: RecordedConverseRequest[];
+  /** Every Retrieve request received, in order. */
+  readonly retrieveRequests: RecordedRetrieveRequest[];
+  close(): Promise<void>;
+}
+
+const CONVERSE_STREAM_PATH = /^\/model\/([^/]+)\/converse-stream$/;
+const RETRIEVE_PATH = /^\/knowledgebases\/([^/]+)\/retrieve$/;
+
+/**
+ * Starts the local Bedrock endpoint: ConverseStream (Bedrock Runtime) and Retrieve (Agent
+ * Runtime) over the real wire protocols, so the real SDK clients talk to it with only
+ * `endpoint`, dummy credentials and a region changed. Both clients use HTTP/2; HTTP/1.1 is
+ * served on the same port too (curl, `NodeHttpHandler`).
+ *
+ * @example
+ * const bedrock = await startLocalBedrockServer({ pacing: { minMs: 0, maxMs: 0 } });
+ * const client = new BedrockRuntimeClient({
+ *   endpoint: bedrock.runtimeEndpoint,
+ *   region: 'us-east-1',
+ *   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+ * });
+ * // …
+ * await bedrock.close();
+ */
+export async function startLocalBedrockServer(
+  options: LocalBedrockServerOptions = {},
+): Promise<LocalBedrockServer> {
+  const knowledgeBaseId = options.knowledgeBaseId ?? LOCAL_KNOWLEDGE_BASE_ID;
+  const index = createTicketIndex(
+    await loadTicketDocuments(options.ticketsDir ?? join(process.cwd(), 'data', 'tickets')),
+  );
+  const scripts: ModelScript[] = [];
+  const converseRequests: RecordedConverseRequest[] = [];
+  const retrieveRequests: RecordedRetrieveRequest[] = [];
+  const pacing = options.pacing ?? DEFAULT_PACING;
+
+  const route = async (...[request, response]: Parameters<LocalRequestHandler>) => {
+    const path = new URL(request.url ?? '/', 'http://local').pathname;
+    const converse = CONVERSE_STREAM_PATH.exec(path);
+    const retrieve = RETRIEVE_PATH.exec(path);
+    if (request.method === 'POST' && converse?.[1] !== undefined) {
+      await handleConverseStream(request, response, decodeURIComponent(converse[1]), {
+        takeScript: () => scripts.shift(),
+        record: (recorded) => converseRequests.push(recorded),
+        pacing,
+      });
+    } else if (request.method === 'POST' && retrieve?.[1] !== undefined) {
+      await handleRetrieve(request, response, decodeURIComponent(retrieve[1]), {
+        knowledgeBaseId,
+        index,
+        record: (recorded) => retrieveRequests.push(recorded),
+      });
+    } else {
+      sendAwsError(response, {
+        statusCode: 404,
+        type: 'UnknownOperationException',
+        message: `The local Bedrock endpoint does not serve ${request.method} ${path}`,
+      });
+    }
+  };
+
+  const listener = await listenH2cAndHttp1(
+    (request, response) => {
+      route(request, response).catch((error: unknown) => {
+        // A bug here must show up as a 500 the SDK reports, not as a hung request.
+        console.error('local Bedrock endpoint failed', error);
+        if (!response.headersSent) {
+          sendAwsError(response, {
+            statusCode: 500,
+            type: 'InternalServerException',
+            message: 'The local Bedrock endpoint failed; see its log.',
+          });
+        } else response.end();
+      });
+    },
+    { port: options.port ?? 0, host: options.host ?? '127.0.0.1' },
+  );
+
+  return {
+    runtimeEndpoint: listener.url,
+    agentRuntimeEndpoint: listener.url,
+    knowledgeBaseId,
+    enqueueScript: (script) => {
+      scripts.push(script);
+    },
+    converseRequests,
+    retrieveRequests,
+    close: () => listener.close(),
+  };
+}

@@ -1,0 +1,83 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { encodeEventStreamMessage } from './encode-event-stream-message.js';
+import type { LocalResponse } from './listen-h2c-and-http1.js';
+
+/** Everything needed to stream one forced-tool answer. */
+export interface ConverseStreamPlan {
+  readonly toolUseId: string;
+  readonly toolName: string;
+  readonly fragments: readonly string[];
+  readonly stopReason: string;
+  /** Stop with a `modelStreamErrorException` after this many fragments. */
+  readonly failAfter?: number;
+  readonly initialDelayMs: number;
+  /** Milliseconds to wait before fragment `index` (index ≥ 1). */
+  readonly delayBeforeFragment: (index: number) => number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/**
+ * Streams a plan as Bedrock's ConverseStream does for a forced tool:
+ * `messageStart → contentBlockStart(toolUse) → contentBlockDelta* → contentBlockStop →
+ * messageStop → metadata` (metadata comes last, see AWS_NOTES §3.2).
+ * Stops quietly if the client goes away.
+ */
+export async function writeConverseStream(
+  response: LocalResponse,
+  plan: ConverseStreamPlan,
+): Promise<void> {
+  const startedAt = Date.now();
+  let clientGone = false;
+  // Both protocols' responses are writable streams; their union hides the common overloads.
+  const stream = response as NodeJS.WritableStream;
+  stream.once('close', () => {
+    clientGone = true;
+  });
+  const send = (kind: 'event' | 'exception', type: string, payload: unknown) => {
+    if (!clientGone) stream.write(encodeEventStreamMessage({ kind, type, payload }));
+  };
+
+  response.writeHead(200, {
+    'content-type': 'application/vnd.amazon.eventstream',
+    'x-amzn-requestid': crypto.randomUUID(),
+  });
+  if (plan.initialDelayMs > 0) await sleep(plan.initialDelayMs);
+
+  send('event', 'messageStart', { role: 'assistant' });
+  send('event', 'contentBlockStart', {
+    contentBlockIndex: 0,
+    start: { toolUse: { toolUseId: plan.toolUseId, name: plan.toolName } },
+  });
+  for (let index = 0; index <= plan.fragments.length; index += 1) {
+    if (clientGone) return;
+    if (index === plan.failAfter) {
+      send('exception', 'modelStreamErrorException', {
+        message: 'An error occurred while streaming the response. Retry your request.',
+        originalStatusCode: 500,
+        originalMessage: 'Scripted failure from the local Bedrock endpoint',
+      });
+      response.end();
+      return;
+    }
+    const fragment = plan.fragments[index];
+    if (fragment === undefined) break;
+    const delay = index === 0 ? 0 : plan.delayBeforeFragment(index);
+    if (delay > 0) await sleep(delay);
+    send('event', 'contentBlockDelta', {
+      contentBlockIndex: 0,
+      delta: { toolUse: { input: fragment } },
+    });
+  }
+  send('event', 'contentBlockStop', { contentBlockIndex: 0 });
+  send('event', 'messageStop', { stopReason: plan.stopReason });
+  send('event', 'metadata', {
+    usage: {
+      inputTokens: plan.inputTokens,
+      outputTokens: plan.outputTokens,
+      totalTokens: plan.inputTokens + plan.outputTokens,
+    },
+    metrics: { latencyMs: Date.now() - startedAt },
+  });
+  if (!clientGone) response.end();
+}
