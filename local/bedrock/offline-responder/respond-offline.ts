@@ -25,7 +25,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /**
  * The offline model: answers a forced-tool ConverseStream request from what the request carries
  * (see `readOfflinePrompt`), in the inquiry's language, deterministically (seeded by the request
- * body). It asks back when the inquiry is short and the tickets disagree
+ * body without `inferenceConfig`). It asks back when the inquiry is short and the tickets disagree
  * (`findClarificationOptions`), otherwise answers with results that cite only tickets present in
  * the request. If the answer exceeds `inferenceConfig.maxTokens` it is cut there and stops with
  * `max_tokens`, like a real model.
@@ -34,7 +34,10 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export function respondOffline(body: ConverseWireRequest): OfflineResponse {
   const prompt = readOfflinePrompt(body);
   const serializedRequest = JSON.stringify(body);
-  const random = createSeededRandom(serializedRequest);
+  // Seeded without inferenceConfig: a smaller maxTokens cuts the same answer short, as it would
+  // with a real model at temperature 0, instead of producing a different one.
+  const { inferenceConfig: _ignored, ...content } = body;
+  const random = createSeededRandom(JSON.stringify(content));
   const language = detectInquiryLanguage(prompt.inquiries.join('\n'));
   const options = findClarificationOptions(prompt, language);
   const answer =

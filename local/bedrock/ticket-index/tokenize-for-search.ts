@@ -31,7 +31,7 @@ export function segmentContentWords(text: string): string[] {
  * finds 「ログインできません」 (shared ログ/グイ/イン) even if the segments differ. Bigrams of
  * hiragana only are skipped: they are mostly grammar and would drown the signal.
  *
- * @example tokenizeForSearch('Salesforceにログインできない') // ['salesforce', 'ログイン', 'ログ', 'グイ', 'イン', 'ンで']
+ * @example tokenizeForSearch('Salesforceにログインできない') // ['salesforce', 'ログイン', 'にロ', 'ログ', 'グイ', 'イン', 'ンで']
  */
 export function tokenizeForSearch(text: string): string[] {
   const terms = segmentContentWords(text);
