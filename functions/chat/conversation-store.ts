@@ -125,3 +125,12 @@ export class TurnTooLargeError extends Error {
     this.name = 'TurnTooLargeError';
   }
 }
+
+/** The `cursor` passed to `listConversations` was not one it returned. */
+export class InvalidCursorError extends Error {
+  readonly statusCode = 400;
+  constructor() {
+    super('Invalid cursor');
+    this.name = 'InvalidCursorError';
+  }
+}

@@ -22,9 +22,11 @@ type StreamingHandler = (
  * Must run before a handler module is imported (middy calls `streamifyResponse` at load time).
  */
 export function installAwsLambdaGlobal(): void {
-  const target = globalThis as { awslambda?: unknown };
-  if (target.awslambda) return;
-  target.awslambda = {
+  const target = globalThis as { awslambda?: Record<string, unknown> };
+  if (typeof target.awslambda?.streamifyResponse === 'function') return;
+  // The SDK's @aws/lambda-invoke-store may already have created the object (for its
+  // InvokeStore, as in the real runtime): add to it rather than replace it.
+  target.awslambda = Object.assign(target.awslambda ?? {}, {
     streamifyResponse(handler: StreamingHandler) {
       if (handler.constructor.name !== 'AsyncFunction') {
         throw new Error('Streaming does not support non-async handlers.');
@@ -42,7 +44,7 @@ export function installAwsLambdaGlobal(): void {
         return stream;
       },
     },
-  };
+  });
 }
 
 /** Set on handlers wrapped by `awslambda.streamifyResponse`. */

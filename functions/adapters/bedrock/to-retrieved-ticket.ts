@@ -1,0 +1,40 @@
+import type { KnowledgeBaseRetrievalResult } from '@aws-sdk/client-bedrock-agent-runtime';
+import type { RetrievedTicket } from '../../chat/retriever.js';
+
+/**
+ * One Retrieve result as a ticket. Metadata comes from the `.metadata.json` sidecars; a chunk
+ * without an issue id is dropped (it cannot be cited or grounded). `restricted` is read
+ * defensively — sidecars written by hand may say "true" — and anything unclear counts as
+ * restricted.
+ */
+export function toRetrievedTicket(
+  result: KnowledgeBaseRetrievalResult,
+): RetrievedTicket | undefined {
+  const metadata = (result.metadata ?? {}) as Record<string, unknown>;
+  const issueId = asText(metadata.issue_id);
+  const text = result.content?.text;
+  if (!issueId || text === undefined) return undefined;
+  return {
+    issueId,
+    subject: asText(metadata.subject) ?? '',
+    category: asText(metadata.category),
+    status: asText(metadata.status),
+    createdAt: asText(metadata.created_at),
+    restricted: isRestricted(metadata.restricted),
+    text,
+    score: result.score ?? 0,
+    uri: result.location?.s3Location?.uri,
+  };
+}
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+function isRestricted(value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (typeof value === 'string') return value.trim().toLowerCase() !== 'false';
+  return true;
+}

@@ -1,0 +1,39 @@
+import { beginChat } from '../chat/begin-chat.js';
+import type { ChatConfig } from '../chat/chat-config.js';
+import type { ChatModel } from '../chat/chat-model.js';
+import { chatRequestSchema } from '../chat/chat-request-schema.js';
+import type { ConversationStore } from '../chat/conversation-store.js';
+import type { Retriever } from '../chat/retriever.js';
+import { streamChat } from '../chat/stream-chat.js';
+import { createSseStream } from '../stream/create-sse-stream.js';
+import { SSE_RESPONSE_HEADERS } from '../stream/sse-response-headers.js';
+import { type ApiRequest, parseJsonBody } from './api-request.js';
+import type { HttpResponse } from './json-response.js';
+import { validateBody } from './validate-body.js';
+
+export interface ChatRouteDependencies {
+  readonly store: ConversationStore;
+  readonly retriever: Retriever;
+  readonly model: ChatModel;
+  readonly config: ChatConfig;
+  readonly heartbeatMs: number;
+  readonly now: () => Date;
+}
+
+/**
+ * `POST /api/chat`. Validation and the user turn's write happen before the first byte (so they
+ * can still fail with a status); then the SSE body streams while the pipeline runs. The
+ * invocation lasts until the body closes, which `streamChat` guarantees by never throwing.
+ */
+export function createChatRoute(dependencies: ChatRouteDependencies) {
+  return async (request: ApiRequest): Promise<HttpResponse> => {
+    const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
+    const begun = await beginChat(request.owner, chatRequest, dependencies);
+    const sse = createSseStream({ heartbeatMs: dependencies.heartbeatMs });
+    void streamChat(begun, (event) => sse.send(event), {
+      ...dependencies,
+      remainingTimeMs: request.remainingTimeMs,
+    }).finally(() => sse.close());
+    return { statusCode: 200, headers: { ...SSE_RESPONSE_HEADERS }, body: sse.stream };
+  };
+}

@@ -1,0 +1,127 @@
+import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
+import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
+import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
+import { defaultChatConfig } from '../chat/chat-config.js';
+import type { ChatModel } from '../chat/chat-model.js';
+import type { ConversationStore } from '../chat/conversation-store.js';
+import type { Retriever } from '../chat/retriever.js';
+import { type ApiRequest, rawBodyOf } from './api-request.js';
+import { createChatRoute } from './chat-route.js';
+import { createConversationRoutes } from './conversation-routes.js';
+import { type FunctionConfig, isOfflineModel } from './function-config.js';
+import { toErrorResponseBody } from './http-error.js';
+import { type HttpResponse, jsonResponse } from './json-response.js';
+import {
+  type AccessTokenVerifier,
+  createCognitoVerifier,
+  createOwnerResolver,
+} from './resolve-owner.js';
+import { routeRequest } from './route-request.js';
+
+/** Replacements for tests; production passes none and gets the AWS adapters. */
+export interface HandlerOverrides {
+  readonly store?: ConversationStore;
+  readonly retriever?: Retriever;
+  readonly model?: ChatModel;
+  readonly verifier?: AccessTokenVerifier;
+  readonly now?: () => Date;
+}
+
+/**
+ * Wiring only: AWS clients and adapters created once per container, the routes, and middy in
+ * response-streaming mode. Errors before the first byte become a status and a JSON body.
+ */
+export function createHandler(config: FunctionConfig, overrides: HandlerOverrides = {}) {
+  const region = config.AWS_REGION;
+  const store =
+    overrides.store ??
+    createDynamoDbConversationStore({
+      client: DynamoDBDocumentClient.from(
+        new DynamoDBClient({ region, endpoint: config.DYNAMODB_ENDPOINT }),
+        {
+          marshallOptions: { removeUndefinedValues: true },
+        },
+      ),
+      tables: { conversations: config.CONVERSATIONS_TABLE, turns: config.TURNS_TABLE },
+      retentionDays: config.RETENTION_DAYS,
+      cacheMaxBytes: config.TURN_CACHE_MAX_BYTES,
+    });
+  const retriever =
+    overrides.retriever ??
+    createKnowledgeBaseRetriever({
+      client: new BedrockAgentRuntimeClient({
+        region,
+        endpoint: config.BEDROCK_AGENT_RUNTIME_ENDPOINT,
+      }),
+      knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+      searchType: config.SEARCH_TYPE,
+    });
+  const model =
+    overrides.model ??
+    createBedrockChatModel({
+      client: new BedrockRuntimeClient({ region, endpoint: config.BEDROCK_RUNTIME_ENDPOINT }),
+      modelId: config.MODEL_ID,
+      fineGrainedToolStreaming: config.FINE_GRAINED_TOOL_STREAMING,
+    });
+  const resolveOwner = createOwnerResolver(
+    config.AUTH_MODE === 'local'
+      ? { mode: 'local', tenantId: config.TENANT_ID }
+      : {
+          mode: 'cognito',
+          tenantId: config.TENANT_ID,
+          verifier:
+            overrides.verifier ??
+            createCognitoVerifier(
+              config.COGNITO_USER_POOL_ID ?? '',
+              config.COGNITO_CLIENT_ID ?? '',
+            ),
+        },
+  );
+  const routes = {
+    chat: createChatRoute({
+      store,
+      retriever,
+      model,
+      heartbeatMs: config.HEARTBEAT_MS,
+      now: overrides.now ?? (() => new Date()),
+      config: {
+        ...defaultChatConfig,
+        numberOfResults: config.NUMBER_OF_RESULTS,
+        maxTokens: config.MAX_TOKENS,
+        archiveBudget: config.ARCHIVE_BUDGET_CHARS,
+        stopPollMs: config.STOP_POLL_MS,
+        offline: isOfflineModel(config.MODEL_ID),
+      },
+    }),
+    conversations: createConversationRoutes(store),
+  };
+
+  const handle = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResponse> => {
+    try {
+      const request: ApiRequest = {
+        method: event.requestContext.http.method.toUpperCase(),
+        path: event.rawPath,
+        headers: event.headers ?? {},
+        query: event.queryStringParameters ?? {},
+        rawBody: rawBodyOf(event),
+        owner: await resolveOwner(event.headers ?? {}),
+        remainingTimeMs: () => context.getRemainingTimeInMillis(),
+      };
+      return await routeRequest(routes, request);
+    } catch (error) {
+      const { statusCode, body } = toErrorResponseBody(error);
+      if (statusCode >= 500) console.error('request failed', error);
+      return jsonResponse(statusCode, body);
+    }
+  };
+  return middy<APIGatewayProxyEventV2, HttpResponse>({
+    executionMode: executionModeStreamifyResponse,
+  }).handler(handle);
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+const optionalUrl = z.string().url().optional();
+const booleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/**
+ * The function's environment, validated once at cold start. A missing or malformed variable
+ * fails the init with a message naming it, instead of a confusing error on the first request.
+ */
+export const functionConfigSchema = z
+  .object({
+    AUTH_MODE: z.enum(['cognito', 'local']).default('cognito'),
+    COGNITO_USER_POOL_ID: z.string().optional(),
+    COGNITO_CLIENT_ID: z.string().optional(),
+    /** Tenant part of every owner key; one deployment serves one tenant. */
+    TENANT_ID: z.string().min(1).default('default'),
+    CONVERSATIONS_TABLE: z.string().min(1),
+    TURNS_TABLE: z.string().min(1),
+    KNOWLEDGE_BASE_ID: z.string().min(1),
+    MODEL_ID: z.string().min(1),
+    AWS_REGION: z.string().min(1).default('us-east-1'),
+    DYNAMODB_ENDPOINT: optionalUrl,
+    BEDROCK_RUNTIME_ENDPOINT: optionalUrl,
+    BEDROCK_AGENT_RUNTIME_ENDPOINT: optionalUrl,
+    NUMBER_OF_RESULTS: z.coerce.number().int().min(1).max(100).default(8),
+    MAX_TOKENS: z.coerce.number().int().min(256).max(64_000).default(4096),
+    RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    HEARTBEAT_MS: z.coerce.number().int().min(10).max(25_000).default(10_000),
+    STOP_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(1000),
+    ARCHIVE_BUDGET_CHARS: z.coerce.number().int().min(200).max(50_000).default(3000),
+    TURN_CACHE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(32 * 1024 * 1024),
+    SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).default('HYBRID'),
+    FINE_GRAINED_TOOL_STREAMING: booleanText.optional(),
+  })
+  .superRefine((config, context) => {
+    if (
+      config.AUTH_MODE === 'cognito' &&
+      (!config.COGNITO_USER_POOL_ID || !config.COGNITO_CLIENT_ID)
+    ) {
+      context.addIssue({
+        code: 'custom',
+        message: 'AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_ID',
+      });
+    }
+  });
+
+export type FunctionConfig = z.infer<typeof functionConfigSchema>;
+
+export function readFunctionConfig(
+  environment: Record<string, string | undefined>,
+): FunctionConfig {
+  const parsed = functionConfigSchema.safeParse(environment);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`,
+  );
+  throw new Error(`Invalid function configuration — ${problems.join('; ')}`);
+}
+
+/** Model ids served by the local offline responder (`npm start`), marked as offline in the UI. */
+export const isOfflineModel = (modelId: string) => modelId.startsWith('offline.');

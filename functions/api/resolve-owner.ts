@@ -1,0 +1,59 @@
+import { CognitoJwtVerifier } from 'aws-jwt-verify';
+import type { Owner } from '../chat/owner.js';
+import { HttpError } from './http-error.js';
+
+/** The custom header carrying the Cognito access token (CloudFront OAC overwrites `Authorization`). */
+export const AUTH_TOKEN_HEADER = 'x-auth-token';
+/** Local mode only: who the developer is pretending to be. */
+export const DEV_USER_HEADER = 'x-dev-user';
+export const DEFAULT_DEV_USER = 'local-user';
+
+const DEV_USER = /^[A-Za-z0-9._@-]{1,64}$/;
+
+export type ResolveOwner = (
+  headers: Readonly<Record<string, string | undefined>>,
+) => Promise<Owner>;
+
+/** Just the part of aws-jwt-verify's verifier we use (tests pass one with a cached JWKS). */
+export interface AccessTokenVerifier {
+  verify(token: string): Promise<{ sub: string }>;
+}
+
+export type IdentityOptions =
+  | { readonly mode: 'local'; readonly tenantId: string }
+  | { readonly mode: 'cognito'; readonly tenantId: string; readonly verifier: AccessTokenVerifier };
+
+/**
+ * The caller's identity, from headers only — never from the body. In AWS: a verified Cognito
+ * access token (signature, issuer, client id, expiry, token use). Locally: the dev header.
+ */
+export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
+  if (options.mode === 'local') {
+    return async (headers) => {
+      const userId = headers[DEV_USER_HEADER]?.trim() || DEFAULT_DEV_USER;
+      if (!DEV_USER.test(userId))
+        throw new HttpError(401, 'unauthorized', `Invalid ${DEV_USER_HEADER} header`);
+      return { tenantId: options.tenantId, userId };
+    };
+  }
+  return async (headers) => {
+    const token = headers[AUTH_TOKEN_HEADER]?.replace(/^Bearer\s+/i, '').trim();
+    if (!token) throw new HttpError(401, 'unauthorized', 'Sign-in required');
+    try {
+      const payload = await options.verifier.verify(token);
+      return { tenantId: options.tenantId, userId: payload.sub };
+    } catch (error) {
+      throw new HttpError(
+        401,
+        'unauthorized',
+        'Your session has expired or is invalid. Please sign in again.',
+        { cause: error },
+      );
+    }
+  };
+}
+
+/** The production verifier; created once per container so the JWKS cache is reused. */
+export function createCognitoVerifier(userPoolId: string, clientId: string): AccessTokenVerifier {
+  return CognitoJwtVerifier.create({ userPoolId, clientId, tokenUse: 'access' });
+}

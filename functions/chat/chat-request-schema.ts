@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+export const MAX_MESSAGE_LENGTH = 4000;
+
+/** Body of `POST /api/chat`. The owner is never part of it: it comes from the verified identity. */
+export const chatRequestSchema = z
+  .object({
+    conversationId: z
+      .string()
+      .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'conversationId must be a ULID')
+      .optional(),
+    message: z
+      .string()
+      .trim()
+      .min(1, 'message must not be empty')
+      .max(MAX_MESSAGE_LENGTH, `message must be at most ${MAX_MESSAGE_LENGTH} characters`),
+    clientMessageId: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/, 'clientMessageId must be 8-64 URL-safe characters')
+      .optional(),
+  })
+  .strict();
+
+export type ChatRequest = z.infer<typeof chatRequestSchema>;

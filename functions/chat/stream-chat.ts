@@ -1,0 +1,160 @@
+import type { ChatEvent, KbChunk } from '../stream/chat-events.js';
+import type { BegunChat } from './begin-chat.js';
+import { buildModelRequest } from './build-model-request.js';
+import type { ChatConfig } from './chat-config.js';
+import type { ChatModel } from './chat-model.js';
+import type { ConversationStore, Turn } from './conversation-store.js';
+import { detectLanguage } from './detect-language.js';
+import { type GenerationOutcome, generateAnswer } from './generate-answer.js';
+import { parseTicketReferences } from './parse-ticket-references.js';
+import { recordAnswer } from './record-answer.js';
+import { replayStoredAnswer } from './replay-stored-answer.js';
+import { fetchReferencedTickets, retrieveTickets, toRetrievalQuery } from './retrieve-tickets.js';
+import type { RetrievedTicket, Retriever } from './retriever.js';
+import { splitInquiries } from './split-inquiries.js';
+import { startStopPoller } from './stop-poller.js';
+
+export interface StreamChatDependencies {
+  readonly store: ConversationStore;
+  readonly retriever: Retriever;
+  readonly model: ChatModel;
+  readonly config: ChatConfig;
+  readonly remainingTimeMs: () => number;
+}
+
+const PREVIEW_LENGTH = 160;
+
+/**
+ * The pipeline after the first byte: meta → analyzing → retrieving (kb_query, kb_chunks) →
+ * fetching → generating (token, ticket) → the assistant turn recorded → result. Never throws;
+ * any failure ends in one `error` event and a stored `failed` turn.
+ */
+export async function streamChat(
+  begun: BegunChat,
+  send: (event: ChatEvent) => void,
+  dependencies: StreamChatDependencies,
+): Promise<void> {
+  const { store, retriever, config } = dependencies;
+  const { owner, conversation, turn } = begun;
+  send({
+    event: 'meta',
+    data: {
+      conversationId: conversation.conversationId,
+      inquiryId: turn.inquiryId,
+      version: conversation.version,
+      offline: config.offline,
+    },
+  });
+  const history = store.loadConversation(owner, conversation.conversationId);
+  history.catch(() => undefined);
+  try {
+    if (begun.duplicate && replayStoredAnswer(await history, turn, send)) return;
+
+    send({ event: 'progress', data: { step: 'analyzing' } });
+    // The inquiry's own user text: never assistant text, never other inquiries.
+    const inquiryText =
+      turn.kind === 'question' ? turn.text : userTextOf((await history).turns, turn.inquiryId);
+    const references = parseTicketReferences(inquiryText);
+    const language = detectLanguage(inquiryText);
+
+    send({ event: 'progress', data: { step: 'retrieving' } });
+    send({ event: 'kb_query', data: { query: toRetrievalQuery(inquiryText) } });
+    const similar = await (turn.kind === 'question' && begun.earlySearch
+      ? begun.earlySearch
+      : retrieveTickets(retriever, inquiryText, config.numberOfResults));
+    send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
+
+    send({ event: 'progress', data: { step: 'fetching' } });
+    const referenced = await fetchReferencedTickets(retriever, references);
+    const tickets = uniqueTickets([...referenced, ...similar]);
+
+    send({ event: 'progress', data: { step: 'generating' } });
+    const { turns } = await history;
+    const { working, archive } = splitInquiries(withTurn(turns, turn), turn.inquiryId);
+    const request = buildModelRequest({
+      working,
+      archive,
+      tickets,
+      language,
+      archiveBudget: config.archiveBudget,
+      maxTokens: config.maxTokens,
+    });
+    const outcome = await generateWithStop(
+      begun,
+      dependencies,
+      request,
+      new Set(tickets.map((ticket) => ticket.issueId)),
+      send,
+    );
+    await recordAnswer(begun, outcome, store, send);
+  } catch (error) {
+    console.error('chat pipeline failed', error);
+    const failed: GenerationOutcome = {
+      status: 'failed',
+      answer: { response_type: 'results', general_advice: '' },
+      failure: {
+        code: 'internal',
+        message: 'Something went wrong while preparing the answer. Please try again.',
+        retryable: true,
+      },
+    };
+    await recordAnswer(begun, failed, store, send);
+  }
+}
+
+async function generateWithStop(
+  begun: BegunChat,
+  dependencies: StreamChatDependencies,
+  request: ReturnType<typeof buildModelRequest>,
+  allowedIssueIds: ReadonlySet<string>,
+  send: (event: ChatEvent) => void,
+): Promise<GenerationOutcome> {
+  const controller = new AbortController();
+  const poller = startStopPoller({
+    isStopRequested: () =>
+      dependencies.store.isStopRequested(
+        begun.owner,
+        begun.conversation.conversationId,
+        begun.startedAt,
+      ),
+    remainingTimeMs: dependencies.remainingTimeMs,
+    reserveMs: dependencies.config.remainingTimeReserveMs,
+    intervalMs: dependencies.config.stopPollMs,
+    onStop: () => controller.abort(),
+  });
+  try {
+    return await generateAnswer({
+      model: dependencies.model,
+      request,
+      allowedIssueIds,
+      send,
+      signal: controller.signal,
+    });
+  } finally {
+    poller.stop();
+  }
+}
+
+function userTextOf(turns: readonly Turn[], inquiryId: string): string {
+  return turns
+    .filter((turn) => turn.inquiryId === inquiryId && turn.role === 'user')
+    .map((turn) => turn.text)
+    .join('\n');
+}
+
+/** The history as loaded may predate the user turn's commit only if it was read first; add it then. */
+function withTurn(turns: readonly Turn[], turn: Turn): Turn[] {
+  return turns.some((existing) => existing.seq === turn.seq) ? [...turns] : [...turns, turn];
+}
+
+function uniqueTickets(tickets: readonly RetrievedTicket[]): RetrievedTicket[] {
+  const seen = new Set<string>();
+  return tickets.filter((ticket) => !seen.has(ticket.issueId) && seen.add(ticket.issueId));
+}
+
+function toKbChunk(ticket: RetrievedTicket): KbChunk {
+  const preview = Array.from(ticket.text.replace(/\s+/g, ' ').trim())
+    .slice(0, PREVIEW_LENGTH)
+    .join('');
+  return { issueId: ticket.issueId, subject: ticket.subject, score: ticket.score, preview };
+}

@@ -1,0 +1,176 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createHandler } from '../functions/api/create-handler.js';
+import { readFunctionConfig } from '../functions/api/function-config.js';
+import {
+  type LocalBedrockServer,
+  startLocalBedrockServer,
+} from './bedrock/start-local-bedrock-server.js';
+import { createTables } from './create-tables.js';
+import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
+import { installAwsLambdaGlobal } from './function-url/aws-lambda-global.js';
+import { startFunctionUrlServer } from './function-url/start-function-url-server.js';
+import {
+  type LocalStackEnvironment,
+  readLocalStackEnvironment,
+} from './local-stack-environment.js';
+
+export interface LocalStackOptions {
+  /** @default PORT or 3000; 0 picks a free port */
+  readonly port?: number;
+  /** DynamoDB Local's data directory; undefined keeps it in memory (tests). */
+  readonly dataDir?: string;
+  /** Offline responder pacing. @default realistic; `{ minMs: 0, maxMs: 0 }` in tests */
+  readonly responderPacing?: { readonly minMs: number; readonly maxMs: number };
+  /** Built web app to serve. @default 'web/dist' */
+  readonly webDir?: string;
+  /**
+   * `source` builds the handler in this process from `createHandler` (tests); `bundle` imports
+   * the esbuild bundle as Lambda would (`npm start`), configured through `process.env`.
+   * @default 'source'
+   */
+  readonly handler?: 'source' | { readonly bundlePath: string };
+  /** Extra function environment (e.g. `HEARTBEAT_MS`, `STOP_POLL_MS` in tests). */
+  readonly functionEnvironment?: Record<string, string>;
+  readonly environment?: Record<string, string | undefined>;
+  readonly log?: (message: string) => void;
+}
+
+export interface LocalStack {
+  readonly url: string;
+  /** The local Bedrock endpoint, unless real or external endpoints were configured. */
+  readonly bedrock?: LocalBedrockServer;
+  readonly dynamoDbEndpoint: string;
+  readonly functionEnvironment: Readonly<Record<string, string>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole assistant on one machine: DynamoDB Local, the local Bedrock endpoint, and the real
+ * handler behind a Function URL emulator that also serves the web app — one origin, as behind
+ * CloudFront. Pieces given by environment variables are used instead of being started.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const environment = readLocalStackEnvironment(options.environment ?? process.env);
+  const cleanups: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    cleanups.length = 0;
+  };
+  try {
+    const dynamo = await startDynamo(environment, options.dataDir);
+    if (dynamo.local) cleanups.push(() => dynamo.local?.stop() ?? Promise.resolve());
+    const bedrock = needsLocalBedrock(environment)
+      ? await startLocalBedrockServer({ pacing: options.responderPacing })
+      : undefined;
+    if (bedrock) cleanups.push(() => bedrock.close());
+    const credentials = localCredentials();
+    const tables = await createTables(
+      new DynamoDBClient({ endpoint: dynamo.endpoint, region: environment.region, credentials }),
+      'local-',
+    );
+    const functionEnvironment: Record<string, string> = {
+      AUTH_MODE: 'local',
+      TENANT_ID: 'local',
+      AWS_REGION: environment.region,
+      CONVERSATIONS_TABLE: tables.conversations,
+      TURNS_TABLE: tables.turns,
+      MODEL_ID: environment.modelId,
+      KNOWLEDGE_BASE_ID:
+        bedrock && !environment.bedrockAgentRuntimeEndpoint
+          ? bedrock.knowledgeBaseId
+          : environment.knowledgeBaseId,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      ...endpointVariable(
+        'BEDROCK_RUNTIME_ENDPOINT',
+        environment.bedrockRuntimeEndpoint,
+        bedrock?.runtimeEndpoint,
+      ),
+      ...endpointVariable(
+        'BEDROCK_AGENT_RUNTIME_ENDPOINT',
+        environment.bedrockAgentRuntimeEndpoint,
+        bedrock?.agentRuntimeEndpoint,
+      ),
+      ...(credentials
+        ? {
+            AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+          }
+        : {}),
+      ...options.functionEnvironment,
+    };
+    installAwsLambdaGlobal();
+    const handler = await loadHandler(options.handler ?? 'source', functionEnvironment);
+    const server = await startFunctionUrlServer({
+      handler,
+      port: options.port ?? environment.port,
+      staticDir: options.webDir ?? 'web/dist',
+      staticOverrides: new Map([
+        ['/config.json', JSON.stringify({ apiBase: '/api', authMode: 'local' })],
+      ]),
+      log: (message, error) =>
+        (options.log ?? console.error)(
+          `${message} ${error instanceof Error ? (error.stack ?? error.message) : ''}`,
+        ),
+    });
+    cleanups.push(() => server.close());
+    return {
+      url: server.url,
+      bedrock,
+      dynamoDbEndpoint: dynamo.endpoint,
+      functionEnvironment,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startDynamo(
+  environment: LocalStackEnvironment,
+  dataDir: string | undefined,
+): Promise<{ endpoint: string; local?: DynamoDbLocal }> {
+  if (environment.dynamoDbEndpoint) return { endpoint: environment.dynamoDbEndpoint };
+  const local = await startDynamoDbLocal({ port: 0, dataDir });
+  return { endpoint: local.endpoint, local };
+}
+
+/** The local Bedrock endpoint is needed unless both Bedrock endpoints point elsewhere. */
+function needsLocalBedrock(environment: LocalStackEnvironment): boolean {
+  return !environment.bedrockRuntimeEndpoint || !environment.bedrockAgentRuntimeEndpoint;
+}
+
+/** `aws` → the real service (no variable); a URL → that server; unset → the local endpoint. */
+function endpointVariable(
+  name: string,
+  configured: string | undefined,
+  local: string | undefined,
+): Record<string, string> {
+  if (configured === 'aws') return {};
+  const endpoint = configured ?? local;
+  return endpoint ? { [name]: endpoint } : {};
+}
+
+/**
+ * Dummy credentials when none are configured: DynamoDB Local and the local Bedrock endpoint accept
+ * any signature. Real credentials, when present, are used as they are (they work locally too).
+ */
+function localCredentials(): { accessKeyId: string; secretAccessKey: string } | undefined {
+  if (process.env.AWS_ACCESS_KEY_ID || process.env.AWS_PROFILE) return undefined;
+  return { accessKeyId: 'local', secretAccessKey: 'local' };
+}
+
+async function loadHandler(
+  mode: NonNullable<LocalStackOptions['handler']>,
+  functionEnvironment: Record<string, string>,
+): Promise<unknown> {
+  // The SDK's default credential chain reads process.env, in both modes.
+  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const) {
+    if (functionEnvironment[name]) process.env[name] = functionEnvironment[name];
+  }
+  if (mode === 'source') return createHandler(readFunctionConfig({ ...functionEnvironment }));
+  // The bundle reads its configuration from process.env at import, exactly as in Lambda.
+  Object.assign(process.env, functionEnvironment);
+  const module = (await import(mode.bundlePath)) as { handler: unknown };
+  return module.handler;
+}

@@ -1,0 +1,57 @@
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildWeb, isWebBuildStale } from '../scripts/build-web.js';
+import { bundleApiHandler } from '../scripts/bundle-api-handler.js';
+import { JAVA_REQUIRED_MESSAGE } from './dynamodb-local.js';
+import { startLocalStack } from './start-local-stack.js';
+
+/**
+ * `npm start`: builds what is stale, starts the local stack with data under `.data/`, prints the
+ * URL, and stops every child on Ctrl-C.
+ */
+const started = Date.now();
+const log = (message: string) => console.log(`[start] ${message}`);
+
+try {
+  if (await isWebBuildStale()) {
+    log('building the web app…');
+    await buildWeb();
+  }
+  const bundlePath = resolve('.data/build/api/handler.mjs');
+  // Node 20 locally; the Lambda bundle (npm run build) targets Node 22.
+  await bundleApiHandler({ outfile: bundlePath, target: 'node20', minify: false });
+  const stack = await startLocalStack({
+    dataDir: join('.data', 'dynamodb'),
+    handler: { bundlePath: pathToFileURL(bundlePath).href },
+    log: (message) => console.error(`[api] ${message}`),
+  });
+  const offline = stack.functionEnvironment.MODEL_ID?.startsWith('offline.');
+  log(`model: ${stack.functionEnvironment.MODEL_ID}${offline ? ' (offline responder)' : ''}`);
+  log(
+    `knowledge base: ${stack.functionEnvironment.KNOWLEDGE_BASE_ID}; DynamoDB: ${stack.dynamoDbEndpoint}`,
+  );
+  log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`\n  Service-desk assistant: ${stack.url}\n`);
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping…');
+    await stack.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  if (message === JAVA_REQUIRED_MESSAGE) console.error(message);
+  else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    console.error(
+      `Port ${process.env.PORT ?? 3000} is in use. Stop the other process or run: PORT=3001 npm start`,
+    );
+  } else
+    console.error(
+      `npm start failed: ${error instanceof Error ? (error.stack ?? message) : message}`,
+    );
+  process.exit(1);
+}
