@@ -15,10 +15,15 @@ function check(condition: boolean, message: string): void {
 }
 
 /** Runs the parser over one fragmentation of `serialized` and checks every streaming promise. */
-function checkStreaming({ text, members }: Serialized, sizes: number[]): void {
+function checkStreaming({ text, members }: Serialized, sizes: readonly number[]): void {
   const expected = JSON.parse(text) as unknown;
   const fragments = splitBySizes(text, sizes);
   const { writes, result } = runParser(fragments);
+  let total = 0;
+  const fragmentEnds = fragments.map((fragment) => {
+    total += fragment.length;
+    return total;
+  });
 
   expect(result).toEqual({ value: expected, truncated: false });
 
@@ -85,8 +90,7 @@ function checkStreaming({ text, members }: Serialized, sizes: number[]): void {
     const expectedWrites = (Array.isArray(value) ? (span?.elementEnds ?? []) : []).map(
       (end, index) => {
         const closingIndex = span?.elementIsNumber[index] ? end : end - 1;
-        let total = 0;
-        return fragments.findIndex((fragment) => (total += fragment.length) > closingIndex);
+        return fragmentEnds.findIndex((fragmentEnd) => fragmentEnd > closingIndex);
       },
     );
     expect(elementWrite.get(field) ?? [], `elements of ${field} emitted when they close`).toEqual(
