@@ -104,6 +104,28 @@ describe('local Bedrock endpoint: ConverseStream', () => {
     expect(deltas).toEqual(['{"a', '":']);
   });
 
+  it('keeps serving after a client aborts mid-stream', async () => {
+    const fragments = Array.from({ length: 200 }, (_, index) => `${index},`);
+    fixture.server.enqueueScript({ kind: 'stream', fragments, delayMs: 20 });
+    const controller = new AbortController();
+    const response = await fixture.runtime.send(converseInput('VPN'), {
+      abortSignal: controller.signal,
+    });
+    let deltas = 0;
+    await (async () => {
+      for await (const event of response.stream ?? []) {
+        if (event.contentBlockDelta) deltas += 1;
+        controller.abort();
+      }
+    })().catch(() => undefined); // the SDK may end the iteration or throw AbortError
+    expect(deltas).toBeLessThan(fragments.length);
+
+    fixture.server.enqueueScript({ kind: 'stream', fragments: ['after'] });
+    expect(fragmentsOf(await collectEvents(fixture.runtime, converseInput('VPN')))).toEqual([
+      'after',
+    ]);
+  });
+
   it('rejects models other than offline.* with a ValidationException naming the fix', async () => {
     const failure = await fixture.runtime
       .send(converseInput('VPN', { modelId: 'anthropic.claude-3-5-sonnet-20240620-v1:0' }))
