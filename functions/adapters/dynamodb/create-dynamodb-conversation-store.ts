@@ -1,0 +1,85 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ConversationStore } from '../../chat/conversation-store.js';
+import { appendAssistantTurn } from './append-assistant-turn.js';
+import { appendUserTurn } from './append-user-turn.js';
+import { deleteConversation } from './delete-conversation.js';
+import { getConversation } from './get-conversation.js';
+import { type BackoffOptions, jitteredBackoff } from './jittered-backoff.js';
+import { listConversations } from './list-conversations.js';
+import { loadConversation } from './load-conversation.js';
+import { renameConversation } from './rename-conversation.js';
+import { setTurnStatus } from './set-turn-status.js';
+import { isStopRequested, requestStop } from './stop-request.js';
+import type { StoreContext, StoreHooks } from './store-context.js';
+import type { ConversationTableNames } from './table-definitions.js';
+import { createTurnCache } from './turn-cache.js';
+
+export interface DynamoDbConversationStoreOptions {
+  /** Created once per container and shared; a plain client is wrapped in a document client. */
+  readonly client: DynamoDBClient | DynamoDBDocumentClient;
+  readonly tables: ConversationTableNames;
+  /** Conversations live this long after their last activity; each turn this long after it was written. */
+  readonly retentionDays: number;
+  /** Upper bound of the per-container history cache, in (estimated) bytes. 0 disables caching. */
+  readonly cacheMaxBytes: number;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+  /** Attempts per write (and per read that raced a write) before `ConversationConflictError`. @default 10 */
+  readonly maxAttempts?: number;
+  /** Jittered backoff between attempts. @default { baseDelayMs: 10, maxDelayMs: 500 } */
+  readonly backoff?: BackoffOptions;
+  /**
+   * Send `clientMessageId` as `ClientRequestToken` (DynamoDB's own 10-minute idempotency).
+   * The stored marker guarantees idempotency either way; tests turn this off to exercise the
+   * marker alone, as after the window. @default true
+   */
+  readonly clientRequestTokens?: boolean;
+  /** Test seams; see `StoreHooks`. */
+  readonly hooks?: StoreHooks;
+}
+
+/**
+ * The conversation store on DynamoDB: version-counted, conditionally written, cached per container.
+ * Protocol and its reasons: docs/adr/0003-conversation-store-protocol.md.
+ *
+ * @example
+ * const store = createDynamoDbConversationStore({
+ *   client: new DynamoDBClient({}),
+ *   tables: { conversations: process.env.CONVERSATIONS_TABLE!, turns: process.env.TURNS_TABLE! },
+ *   retentionDays: 90,
+ *   cacheMaxBytes: 32 * 1024 * 1024,
+ * });
+ */
+export function createDynamoDbConversationStore(
+  options: DynamoDbConversationStoreOptions,
+): ConversationStore {
+  const context: StoreContext = {
+    documents:
+      options.client instanceof DynamoDBDocumentClient
+        ? options.client
+        : DynamoDBDocumentClient.from(options.client, {
+            marshallOptions: { removeUndefinedValues: true },
+          }),
+    tables: options.tables,
+    cache: createTurnCache(options.cacheMaxBytes),
+    now: options.now ?? (() => new Date()),
+    retentionSeconds: Math.round(options.retentionDays * 86_400),
+    maxAttempts: Math.max(1, options.maxAttempts ?? 10),
+    backoff: jitteredBackoff(options.backoff),
+    clientRequestTokens: options.clientRequestTokens ?? true,
+    hooks: options.hooks ?? {},
+  };
+  return {
+    appendUserTurn: (owner, input) => appendUserTurn(context, owner, input),
+    appendAssistantTurn: (owner, input) => appendAssistantTurn(context, owner, input),
+    getConversation: (owner, id) => getConversation(context, owner, id),
+    loadConversation: (owner, id) => loadConversation(context, owner, id),
+    listConversations: (owner, listOptions) => listConversations(context, owner, listOptions),
+    renameConversation: (owner, id, title) => renameConversation(context, owner, id, title),
+    deleteConversation: (owner, id) => deleteConversation(context, owner, id),
+    setTurnStatus: (owner, id, seq, status) => setTurnStatus(context, owner, id, seq, status),
+    requestStop: (owner, id) => requestStop(context, owner, id),
+    isStopRequested: (owner, id, since) => isStopRequested(context, owner, id, since),
+  };
+}

@@ -1,0 +1,22 @@
+import {
+  ConversationNotFoundError,
+  type ConversationSummary,
+} from '../../chat/conversation-store.js';
+import type { Owner } from '../../chat/owner.js';
+import { toConversationSummary } from './conversation-item.js';
+import { isConversationId, ownerIdOf } from './conversation-keys.js';
+import { readConversationItem } from './read-conversation-item.js';
+import type { StoreContext } from './store-context.js';
+
+/** The conversation row alone (one consistent read): cheap enough for ETag / 304 checks. */
+export async function getConversation(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+): Promise<ConversationSummary> {
+  const ownerId = ownerIdOf(owner);
+  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
+  const item = await readConversationItem(context, ownerId, conversationId);
+  if (!item) throw new ConversationNotFoundError();
+  return toConversationSummary(item);
+}

@@ -1,0 +1,38 @@
+import type { ConversationSummary } from '../../chat/conversation-store.js';
+import { ConversationNotFoundError } from '../../chat/conversation-store.js';
+import type { Owner } from '../../chat/owner.js';
+import { commitWithVersion } from './commit-with-version.js';
+import { toConversationSummary } from './conversation-item.js';
+import { isConversationId, ownerIdOf } from './conversation-keys.js';
+import { cacheKeyOf, type StoreContext } from './store-context.js';
+import { advanceCachedConversation } from './turn-cache.js';
+import { assertTitleFits } from './turn-size-limits.js';
+import { updateConversationAtVersion } from './update-conversation-at-version.js';
+
+/** Renames a conversation; bumps `version` (the ETag) but not `updatedAt` (the sidebar order). */
+export async function renameConversation(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+  title: string,
+): Promise<ConversationSummary> {
+  const ownerId = ownerIdOf(owner);
+  assertTitleFits(title);
+  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
+  return commitWithVersion(context, {
+    ownerId,
+    conversationId,
+    plan(state) {
+      if (!state) throw new ConversationNotFoundError();
+      const { item, after } = updateConversationAtVersion(context, state, { title });
+      return {
+        items: [item],
+        committed() {
+          const key = cacheKeyOf(ownerId, conversationId);
+          advanceCachedConversation(context.cache, key, state.version, after, (turns) => turns);
+          return toConversationSummary(after);
+        },
+      };
+    },
+  });
+}

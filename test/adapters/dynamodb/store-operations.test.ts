@@ -1,0 +1,329 @@
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { turnSizeLimits } from '../../../functions/adapters/dynamodb/turn-size-limits.js';
+import type { Answer } from '../../../functions/chat/answer-schema.js';
+import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
+import { alice, createStore } from './store-fixture.js';
+
+const day = 86_400;
+
+describe('createDynamoDbConversationStore', () => {
+  let t: TestTables;
+  let documents: DynamoDBDocumentClient;
+  beforeAll(async () => {
+    t = await createTestTables('operations');
+    documents = DynamoDBDocumentClient.from(t.client);
+  });
+  afterAll(() => t.dispose());
+
+  /** A clock the test moves by hand. */
+  function clock(start = Date.parse('2026-06-01T09:00:00Z')) {
+    let time = start;
+    return { now: () => new Date(time), advance: (ms: number) => (time += ms) };
+  }
+
+  const results: Answer = {
+    response_type: 'results',
+    general_advice: 'Reset the VPN profile.',
+    results: [{ issue_id: '1234', subject: 'VPN', summary: 's', resolution: 'r' }],
+    todo_actions: ['Reset profile'],
+  };
+
+  describe('inquiries', () => {
+    it('opens an inquiry with a question, keeps it through clarification, closes it with results', async () => {
+      const store = createStore(t);
+      const q = await store.appendUserTurn(alice, { text: 'VPNに繋がらない' });
+      expect(q.turn).toMatchObject({ seq: 1, role: 'user', kind: 'question', status: 'complete' });
+      const inquiryId = q.turn.inquiryId;
+      expect(q.conversation.openInquiryId).toBe(inquiryId);
+      const { conversationId } = q.conversation;
+
+      const clarification = await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId,
+        kind: 'clarification',
+        text: 'Which OS?',
+        status: 'complete',
+        closesInquiry: false,
+      });
+      expect(clarification.conversation.openInquiryId).toBe(inquiryId);
+      const option = await store.appendUserTurn(alice, { conversationId, text: 'Windows' });
+      expect(option.turn).toMatchObject({ kind: 'option', inquiryId });
+
+      const answer = await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId,
+        kind: 'answer',
+        text: results.general_advice,
+        result: results,
+        status: 'complete',
+        closesInquiry: true,
+      });
+      expect(answer.conversation.openInquiryId).toBeUndefined();
+      expect(answer.turn.result).toEqual(results);
+
+      const next = await store.appendUserTurn(alice, { conversationId, text: 'Outlook too' });
+      expect(next.turn.kind).toBe('question');
+      expect(next.turn.inquiryId).not.toBe(inquiryId);
+      const loaded = await createStore(t).loadConversation(alice, conversationId);
+      expect(loaded.turns.map((turn) => [turn.seq, turn.kind])).toEqual([
+        [1, 'question'],
+        [2, 'clarification'],
+        [3, 'option'],
+        [4, 'answer'],
+        [5, 'question'],
+      ]);
+      expect(loaded.turns[3]?.result).toEqual(results);
+      expect(loaded.conversation).toMatchObject({ version: 5, turnCount: 5 });
+    });
+
+    it('leaves a newer inquiry open when an answer closes an older one', async () => {
+      const store = createStore(t);
+      const q = await store.appendUserTurn(alice, { text: 'first' });
+      const { conversationId } = q.conversation;
+      const stale = await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId: 'an-older-inquiry',
+        kind: 'answer',
+        text: 'late',
+        status: 'complete',
+        closesInquiry: true,
+      });
+      expect(stale.conversation.openInquiryId).toBe(q.turn.inquiryId);
+    });
+  });
+
+  it('titles a new conversation from its first message, about 60 characters on one line', async () => {
+    const text = `ログイン\nできない ${'あ'.repeat(100)}`;
+    const { conversation } = await createStore(t).appendUserTurn(alice, { text });
+    expect(Array.from(conversation.title)).toHaveLength(60);
+    expect(conversation.title.startsWith('ログイン できない あ')).toBe(true);
+    expect(conversation.title.endsWith('…')).toBe(true);
+  });
+
+  describe('limits', () => {
+    it('rejects text over the limit before writing, with a clear message', async () => {
+      const store = createStore(t);
+      const { conversation } = await store.appendUserTurn(alice, { text: 'ok' });
+      const tooLong = 'あ'.repeat(Math.floor(turnSizeLimits.textBytes / 3) + 1); // 3 bytes each
+      await expect(
+        store.appendUserTurn(alice, { conversationId: conversation.conversationId, text: tooLong }),
+      ).rejects.toMatchObject({
+        name: 'TurnTooLargeError',
+        statusCode: 413,
+        message: `Message is ${Buffer.byteLength(tooLong)} bytes (UTF-8); the limit is ${turnSizeLimits.textBytes} bytes`,
+      });
+      const after = await store.getConversation(alice, conversation.conversationId);
+      expect(after.version).toBe(conversation.version);
+    });
+
+    it('rejects a result over the limit', async () => {
+      const store = createStore(t);
+      const { conversation, turn } = await store.appendUserTurn(alice, { text: 'q' });
+      const huge = { ...results, general_advice: 'x'.repeat(turnSizeLimits.resultBytes) };
+      await expect(
+        store.appendAssistantTurn(alice, {
+          conversationId: conversation.conversationId,
+          inquiryId: turn.inquiryId,
+          kind: 'answer',
+          text: 'x',
+          result: huge,
+          status: 'complete',
+          closesInquiry: true,
+        }),
+      ).rejects.toThrow(/^Answer is \d+ bytes as JSON; the limit is 250000 bytes$/);
+    });
+
+    it('stores text and result both at their limits: the limits stay under the 400 KB item size', async () => {
+      const store = createStore(t);
+      const { conversation, turn } = await store.appendUserTurn(alice, {
+        text: 'x'.repeat(turnSizeLimits.textBytes),
+      });
+      const overhead = JSON.stringify({ ...results, general_advice: '' }).length;
+      const maximal = {
+        ...results,
+        general_advice: 'y'.repeat(turnSizeLimits.resultBytes - overhead),
+      };
+      const stored = await store.appendAssistantTurn(alice, {
+        conversationId: conversation.conversationId,
+        inquiryId: turn.inquiryId,
+        kind: 'answer',
+        text: 'z'.repeat(turnSizeLimits.textBytes),
+        result: maximal,
+        status: 'complete',
+        closesInquiry: true,
+      });
+      expect(stored.turn.seq).toBe(2);
+    });
+
+    it('rejects a title longer than the sidebar holds', async () => {
+      const store = createStore(t);
+      const { conversation } = await store.appendUserTurn(alice, { text: 'q' });
+      await expect(
+        store.renameConversation(alice, conversation.conversationId, 'x'.repeat(201)),
+      ).rejects.toMatchObject({ name: 'TurnTooLargeError' });
+    });
+  });
+
+  describe('retention', () => {
+    it('sets the TTL attribute retentionDays ahead on the conversation and its turns', async () => {
+      const time = clock();
+      const store = createStore(t, { retentionDays: 30, now: time.now });
+      const { conversation } = await store.appendUserTurn(alice, { text: 'q' });
+      const expected = Math.floor(time.now().getTime() / 1000) + 30 * day;
+      const row = await documents.send(
+        new GetCommand({
+          TableName: t.tables.conversations,
+          Key: { ownerId: 'acme#alice', conversationId: conversation.conversationId },
+        }),
+      );
+      const turn = await documents.send(
+        new GetCommand({
+          TableName: t.tables.turns,
+          Key: { conversationKey: `acme#alice#${conversation.conversationId}`, seq: 1 },
+        }),
+      );
+      expect(row.Item?.expiresAt).toBe(expected);
+      expect(turn.Item?.expiresAt).toBe(expected);
+    });
+
+    it('keeps an active conversation and drops only turns past retention', async () => {
+      const time = clock();
+      const store = createStore(t, { retentionDays: 30, now: time.now });
+      const { conversation } = await store.appendUserTurn(alice, { text: 'old' });
+      const { conversationId } = conversation;
+      time.advance(20 * day * 1000);
+      await store.appendUserTurn(alice, { conversationId, text: 'newer' });
+      time.advance(15 * day * 1000);
+      const { turns } = await createStore(t, { now: time.now }).loadConversation(
+        alice,
+        conversationId,
+      );
+      expect(turns.map((turn) => turn.text)).toEqual(['newer']);
+      time.advance(20 * day * 1000);
+      await expect(store.getConversation(alice, conversationId)).rejects.toMatchObject({
+        name: 'ConversationNotFoundError',
+      });
+    });
+  });
+
+  describe('listConversations', () => {
+    it('pages through the owner conversations by last activity, newest first', async () => {
+      const owner = { tenantId: 'acme', userId: 'lister' };
+      const time = clock();
+      const store = createStore(t, { now: time.now });
+      const ids: string[] = [];
+      for (let n = 0; n < 5; n++) {
+        time.advance(1000);
+        ids.push(
+          (await store.appendUserTurn(owner, { text: `c${n}` })).conversation.conversationId,
+        );
+      }
+      time.advance(1000);
+      await store.appendUserTurn(owner, { conversationId: ids[1], text: 'bump' });
+      // Renaming is not activity: it must not reorder the sidebar.
+      await store.renameConversation(owner, ids[0] ?? '', 'renamed');
+
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.listConversations(owner, {
+          limit: 2,
+          ...(cursor ? { cursor } : {}),
+        });
+        seen.push(...page.items.map((item) => item.conversationId));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor);
+      expect(seen).toEqual([ids[1], ids[4], ids[3], ids[2], ids[0]]);
+      expect(pages).toBeGreaterThanOrEqual(3);
+    });
+
+    it('rejects a cursor it did not issue', async () => {
+      await expect(
+        createStore(t).listConversations(alice, { cursor: 'not-a-cursor' }),
+      ).rejects.toMatchObject({ name: 'InvalidCursorError', statusCode: 400 });
+    });
+  });
+
+  describe('deleteConversation', () => {
+    it('removes the conversation, every turn and every idempotency marker (more than one batch)', async () => {
+      const store = createStore(t);
+      const first = await store.appendUserTurn(alice, { text: 't0', clientMessageId: 'del-0' });
+      const { conversationId } = first.conversation;
+      for (let n = 1; n < 30; n++) {
+        await store.appendUserTurn(alice, {
+          conversationId,
+          text: `t${n}`,
+          clientMessageId: `del-${n}`,
+        });
+      }
+      await store.deleteConversation(alice, conversationId);
+
+      await expect(store.loadConversation(alice, conversationId)).rejects.toMatchObject({
+        name: 'ConversationNotFoundError',
+      });
+      const remaining = await documents.send(
+        new QueryCommand({
+          TableName: t.tables.turns,
+          KeyConditionExpression: 'conversationKey = :key',
+          ExpressionAttributeValues: { ':key': `acme#alice#${conversationId}` },
+        }),
+      );
+      expect(remaining.Items).toEqual([]);
+      // The markers are gone too: the same clientMessageId now starts a new conversation.
+      const again = await createStore(t, { clientRequestTokens: false }).appendUserTurn(alice, {
+        text: 't0',
+        clientMessageId: 'del-0',
+      });
+      expect(again.duplicate).toBe(false);
+      expect(again.conversation.conversationId).not.toBe(conversationId);
+      await expect(store.deleteConversation(alice, conversationId)).rejects.toMatchObject({
+        name: 'ConversationNotFoundError',
+      });
+    });
+  });
+
+  describe('setTurnStatus', () => {
+    it('changes one turn and bumps the version; a turn that does not exist is not-found', async () => {
+      const store = createStore(t);
+      const { conversation } = await store.appendUserTurn(alice, { text: 'q' });
+      const { conversationId } = conversation;
+      const updated = await store.setTurnStatus(alice, conversationId, 1, 'stopped');
+      expect(updated.version).toBe(conversation.version + 1);
+      const { turns } = await createStore(t).loadConversation(alice, conversationId);
+      expect(turns[0]?.status).toBe('stopped');
+      await expect(store.setTurnStatus(alice, conversationId, 2, 'failed')).rejects.toMatchObject({
+        name: 'ConversationNotFoundError',
+      });
+    });
+  });
+
+  describe('stop requests', () => {
+    it('flags a stop for generations started before it, without bumping the version', async () => {
+      const time = clock();
+      const store = createStore(t, { now: time.now });
+      const { conversation } = await store.appendUserTurn(alice, { text: 'q' });
+      const { conversationId } = conversation;
+      const generationStarted = time.now().toISOString();
+      expect(await store.isStopRequested(alice, conversationId, generationStarted)).toBe(false);
+      time.advance(500);
+      await store.requestStop(alice, conversationId);
+      expect(await store.isStopRequested(alice, conversationId, generationStarted)).toBe(true);
+      time.advance(500);
+      expect(await store.isStopRequested(alice, conversationId, time.now().toISOString())).toBe(
+        false,
+      );
+      expect((await store.getConversation(alice, conversationId)).version).toBe(
+        conversation.version,
+      );
+    });
+  });
+
+  it('answers not-found for an id that is not a conversation id', async () => {
+    await expect(createStore(t).loadConversation(alice, '../etc')).rejects.toMatchObject({
+      name: 'ConversationNotFoundError',
+    });
+  });
+});
