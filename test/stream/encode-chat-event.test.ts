@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ChatEventValidationError,
+  encodeChatEvent,
+} from '../../functions/stream/encode-chat-event.js';
+import { encodeComment } from '../../functions/stream/encode-comment.js';
+import { encodeSseEvent } from '../../functions/stream/encode-sse-event.js';
+import { SSE_RESPONSE_HEADERS } from '../../functions/stream/sse-response-headers.js';
+
+describe('encodeChatEvent', () => {
+  it('frames a token event', () => {
+    expect(
+      encodeChatEvent({ event: 'token', data: { content: 'VPNに\n接続' } }),
+    ).toMatchInlineSnapshot(`
+      "event: token
+      data: {"content":"VPNに\\n接続"}
+
+      "
+    `);
+  });
+
+  it('frames a meta event', () => {
+    const meta = { conversationId: 'c1', inquiryId: 'i1', version: 3, offline: false };
+    expect(encodeChatEvent({ event: 'meta', data: meta })).toMatchInlineSnapshot(`
+      "event: meta
+      data: {"conversationId":"c1","inquiryId":"i1","version":3,"offline":false}
+
+      "
+    `);
+  });
+
+  it('rejects data that does not match the event schema', () => {
+    const bad = { event: 'progress', data: { step: 'dreaming' } } as never;
+    expect(() => encodeChatEvent(bad)).toThrow(ChatEventValidationError);
+    expect(encodeChatEvent(bad, { validate: false })).toBe(
+      'event: progress\ndata: {"step":"dreaming"}\n\n',
+    );
+  });
+});
+
+describe('encodeSseEvent', () => {
+  it('splits multi-line data into one data line per line, for every line terminator', () => {
+    expect(encodeSseEvent('note', 'a\nb\r\nc\rd\n')).toMatchInlineSnapshot(`
+      "event: note
+      data: a
+      data: b
+      data: c
+      data: d
+      data: 
+
+      "
+    `);
+  });
+
+  it.each(['', 'to ken', 'token\n', 'a:b', 'x\r', '1st', 'é'])(
+    'rejects the event name %j',
+    (name) => {
+      expect(() => encodeSseEvent(name, '{}')).toThrow(TypeError);
+    },
+  );
+});
+
+describe('encodeComment', () => {
+  it('frames a heartbeat comment', () => {
+    expect(encodeComment('ping')).toBe(': ping\n\n');
+    expect(encodeComment()).toBe(':\n\n');
+    expect(encodeComment('a\nb')).toBe(': a\n: b\n\n');
+  });
+});
+
+describe('SSE_RESPONSE_HEADERS', () => {
+  it('declares an uncompressed, unbuffered UTF-8 event stream', () => {
+    expect(SSE_RESPONSE_HEADERS).toEqual({
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    });
+    expect(Object.keys(SSE_RESPONSE_HEADERS)).not.toContain('content-encoding');
+  });
+});

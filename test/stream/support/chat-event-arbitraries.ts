@@ -1,0 +1,73 @@
+import fc from 'fast-check';
+import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import { trickyText } from './answer-arbitraries.js';
+
+/** Text for SSE payloads: everything, including CR, LF, U+2028 and astral characters. */
+const text = trickyText(30);
+const id = fc.stringMatching(/^[0-9A-Z]{26}$/);
+const version = fc.integer({ min: 0, max: 1_000_000 });
+const ticket = fc.record({
+  issue_id: fc.stringMatching(/^[0-9]{1,8}$/),
+  subject: text,
+  summary: text,
+  resolution: text,
+});
+const nonEmpty = trickyText(20).filter((value) => value.length > 0 && value.length <= 200);
+
+/** One valid event of every kind in `chatEventSchemas`. */
+export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
+  fc.record({
+    event: fc.constant('meta' as const),
+    data: fc.record({ conversationId: id, inquiryId: id, version, offline: fc.boolean() }),
+  }),
+  fc.record({
+    event: fc.constant('progress' as const),
+    data: fc.record({
+      step: fc.constantFrom('analyzing', 'retrieving', 'fetching', 'generating' as const),
+    }),
+  }),
+  fc.record({ event: fc.constant('kb_query' as const), data: fc.record({ query: text }) }),
+  fc.record({
+    event: fc.constant('kb_chunks' as const),
+    data: fc.record({
+      chunks: fc.array(
+        fc.record({
+          issueId: fc.stringMatching(/^[0-9]{1,6}$/),
+          subject: text,
+          score: fc.double({ min: 0, max: 1, noNaN: true }),
+          preview: text,
+        }),
+        { maxLength: 3 },
+      ),
+    }),
+  }),
+  fc.record({ event: fc.constant('token' as const), data: fc.record({ content: text }) }),
+  fc.record({ event: fc.constant('ticket' as const), data: ticket }),
+  fc.record({
+    event: fc.constant('result' as const),
+    data: fc.record(
+      {
+        response_type: fc.constantFrom('clarification', 'results' as const),
+        general_advice: text,
+        question: text,
+        options: fc.array(nonEmpty, { maxLength: 4 }),
+        results: fc.array(ticket, { maxLength: 3 }),
+        mail_draft: text,
+        todo_actions: fc.array(nonEmpty, { maxLength: 3 }),
+        reasoning: text,
+        conversationId: id,
+        version,
+        status: fc.constantFrom('complete', 'truncated', 'stopped' as const),
+      },
+      { requiredKeys: ['response_type', 'general_advice', 'conversationId', 'version', 'status'] },
+    ),
+  }),
+  fc.record({
+    event: fc.constant('error' as const),
+    data: fc.record({
+      code: fc.constantFrom('throttled', 'internal'),
+      message: text,
+      retryable: fc.boolean(),
+    }),
+  }),
+);
