@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createHandler } from '../functions/api/create-handler.js';
+import { createHandler, type HandlerOverrides } from '../functions/api/create-handler.js';
 import { readFunctionConfig } from '../functions/api/function-config.js';
 import {
   type LocalBedrockServer,
@@ -32,6 +32,10 @@ export interface LocalStackOptions {
   /** Extra function environment (e.g. `HEARTBEAT_MS`, `STOP_POLL_MS` in tests). */
   readonly functionEnvironment?: Record<string, string>;
   readonly environment?: Record<string, string | undefined>;
+  /** Prefix of the table names, so test files can share one DynamoDB. @default 'local-' */
+  readonly tablePrefix?: string;
+  /** Source mode only: replace adapters (e.g. a retriever that misbehaves on purpose). */
+  readonly handlerOverrides?: HandlerOverrides;
   readonly log?: (message: string) => void;
 }
 
@@ -66,7 +70,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const credentials = localCredentials();
     const tables = await createTables(
       new DynamoDBClient({ endpoint: dynamo.endpoint, region: environment.region, credentials }),
-      'local-',
+      options.tablePrefix ?? 'local-',
     );
     const functionEnvironment: Record<string, string> = {
       AUTH_MODE: 'local',
@@ -99,7 +103,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.functionEnvironment,
     };
     installAwsLambdaGlobal();
-    const handler = await loadHandler(options.handler ?? 'source', functionEnvironment);
+    const handler = await loadHandler(
+      options.handler ?? 'source',
+      functionEnvironment,
+      options.handlerOverrides,
+    );
     const server = await startFunctionUrlServer({
       handler,
       port: options.port ?? environment.port,
@@ -163,12 +171,14 @@ function localCredentials(): { accessKeyId: string; secretAccessKey: string } | 
 async function loadHandler(
   mode: NonNullable<LocalStackOptions['handler']>,
   functionEnvironment: Record<string, string>,
+  overrides: HandlerOverrides | undefined,
 ): Promise<unknown> {
   // The SDK's default credential chain reads process.env, in both modes.
   for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const) {
     if (functionEnvironment[name]) process.env[name] = functionEnvironment[name];
   }
-  if (mode === 'source') return createHandler(readFunctionConfig({ ...functionEnvironment }));
+  if (mode === 'source')
+    return createHandler(readFunctionConfig({ ...functionEnvironment }), overrides);
   // The bundle reads its configuration from process.env at import, exactly as in Lambda.
   Object.assign(process.env, functionEnvironment);
   const module = (await import(mode.bundlePath)) as { handler: unknown };

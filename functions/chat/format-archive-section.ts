@@ -48,8 +48,12 @@ function detailLines(inquiry: ArchivedInquiry, labels: (typeof promptLabels)[Lan
       `${labels.archiveFollowUp}: ${truncate(inquiry.followUps.map(oneLine).join(' / '), QUESTION_LIMIT)}`,
     );
   }
-  if (inquiry.advice)
-    details.push(`${labels.archiveAnswer}: ${truncate(inquiry.advice, ARCHIVE_ADVICE_LIMIT)}`);
+  // One line: markdown headings or lists in the advice must not read as new entries.
+  if (inquiry.advice) {
+    details.push(
+      `${labels.archiveAnswer}: ${truncate(oneLine(inquiry.advice), ARCHIVE_ADVICE_LIMIT)}`,
+    );
+  }
   return details;
 }
 

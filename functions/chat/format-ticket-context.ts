@@ -26,8 +26,17 @@ export function formatTicketContext(
       `issue_id: ${ticket.issueId}`,
       ...(ticket.category ? [`category: ${ticket.category}`] : []),
       `score: ${ticket.score.toFixed(2)}`,
-      ticket.text.trim(),
+      demoteHeadings(ticket.text.trim()),
     ].join('\n'),
   );
   return [labels.knowledgeBase, ...blocks].join('\n\n');
+}
+
+/**
+ * Ticket documents are markdown with their own `#`/`##` headings (an English ticket has
+ * `## Inquiry`, the very heading of the question section). Inside the context they become
+ * level-4 headings, so the prompt's own sections stay unambiguous.
+ */
+function demoteHeadings(text: string): string {
+  return text.replace(/^#{1,3}(?=\s)/gm, '####');
 }

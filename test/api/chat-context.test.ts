@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import { eventsNamed, postChat } from '../support/chat-client.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.stop());
+
+const lastConverse = () => {
+  const request = stack.bedrock.converseRequests.at(-1);
+  if (!request) throw new Error('no model request');
+  return request.body as {
+    messages: { role: string; content: { text: string }[] }[];
+    system: { text: string }[];
+  };
+};
+const textOf = (message: { content: { text: string }[] }) =>
+  message.content.map((block) => block.text).join('');
+
+describe('context assembly end to end', () => {
+  it('keeps an earlier inquiry out of the next one: only the reference section mentions it', async () => {
+    const user = 'contamination';
+    const first = await postChat(stack.url, { message: 'プリンターの設置依頼をしたい' }, { user });
+    expect(eventsNamed(first, 'result')[0]).toMatchObject({
+      response_type: 'results',
+      status: 'complete',
+    });
+    const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+
+    const second = await postChat(
+      stack.url,
+      { conversationId, message: 'Salesforceにログインできない' },
+      { user },
+    );
+    expect(eventsNamed(second, 'result')).toHaveLength(1);
+
+    expect(eventsNamed(second, 'kb_query')).toEqual([{ query: 'Salesforceにログインできない' }]);
+    const retrieve = stack.bedrock.retrieveRequests.at(-1)?.body as {
+      retrievalQuery: { text: string };
+    };
+    expect(retrieve.retrievalQuery.text).toBe('Salesforceにログインできない');
+
+    const request = lastConverse();
+    expect(request.messages).toHaveLength(1);
+    const last = textOf(request.messages[0] as never);
+    const [beforeReference, reference] = last.split('## 過去の問い合わせ回答（参照用）');
+    expect(reference).toContain('プリンターの設置依頼をしたい');
+    expect(beforeReference).not.toContain('プリンター');
+    const inquiry = last.split('## 問い合わせ\n')[1];
+    expect(inquiry).toBe('Salesforceにログインできない');
+    // Q1 is not the open inquiry any more: the new one has its own id.
+    expect(eventsNamed(second, 'meta')[0]?.inquiryId).not.toBe(
+      eventsNamed(first, 'meta')[0]?.inquiryId,
+    );
+  });
+
+  it('continues a clarified inquiry and archives the whole exchange as one entry', async () => {
+    const user = 'clarify';
+    const first = await postChat(stack.url, { message: 'ログインできない' }, { user });
+    const clarification = eventsNamed(first, 'result')[0] as {
+      response_type: string;
+      options: string[];
+      question: string;
+    };
+    expect(clarification.response_type).toBe('clarification');
+    expect(clarification.options.length).toBeGreaterThanOrEqual(2);
+    const { conversationId, inquiryId } = eventsNamed(first, 'meta')[0] as {
+      conversationId: string;
+      inquiryId: string;
+    };
+
+    const option = clarification.options[0] as string;
+    const second = await postChat(stack.url, { conversationId, message: option }, { user });
+    expect(eventsNamed(second, 'meta')[0]?.inquiryId).toBe(inquiryId);
+    expect(eventsNamed(second, 'result')[0]?.response_type).toBe('results');
+    const continued = lastConverse().messages;
+    expect(continued.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(textOf(continued[0] as never)).toBe('ログインできない');
+    expect(JSON.parse(textOf(continued[1] as never))).toEqual({
+      response_type: 'clarification',
+      question: clarification.question,
+      options: clarification.options,
+    });
+    expect(textOf(continued[2] as never).endsWith(`## 問い合わせ\n${option}`)).toBe(true);
+    // Retrieval for the continued inquiry uses its user text only.
+    expect(eventsNamed(second, 'kb_query')[0]?.query).toBe(`ログインできない\n${option}`);
+
+    const third = await postChat(
+      stack.url,
+      { conversationId, message: 'Teamsの会議で音が出ない' },
+      { user },
+    );
+    expect(eventsNamed(third, 'meta')[0]?.inquiryId).not.toBe(inquiryId);
+    const request = lastConverse();
+    expect(request.messages).toHaveLength(1);
+    const reference =
+      textOf(request.messages[0] as never)
+        .split('## 過去の問い合わせ回答（参照用）\n')[1]
+        ?.split('\n\n## 問い合わせ')[0] ?? '';
+    const entries = reference.split('\n').filter((line) => line.startsWith('### '));
+    expect(entries).toEqual(['### 1. 問い合わせ: ログインできない']);
+    expect(reference).toContain(`補足: ${option}`);
+  });
+
+  it('fetches a ticket the new inquiry references by number', async () => {
+    const user = 'reference';
+    const first = await postChat(
+      stack.url,
+      { message: 'SalesforceにSSOでログインできない。フェデレーションIDが合わない' },
+      { user },
+    );
+    const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+    expect(eventsNamed(first, 'ticket').map((ticket) => ticket.issue_id)).toContain('1234');
+    const before = stack.bedrock.retrieveRequests.length;
+
+    const second = await postChat(
+      stack.url,
+      { conversationId, message: 'さっきのチケット#1234について詳しく' },
+      { user },
+    );
+    const fetches = stack.bedrock.retrieveRequests
+      .slice(before)
+      .map((request) => JSON.stringify(request.body));
+    expect(fetches.some((body) => body.includes('"issue_id"') && body.includes('"1234"'))).toBe(
+      true,
+    );
+    expect(textOf(lastConverse().messages.at(-1) as never)).toContain('### Ticket 1234:');
+    expect(eventsNamed(second, 'result')).toHaveLength(1);
+  });
+
+  it('never parses history for references and never cites a ticket known only from history', async () => {
+    const user = 'hygiene';
+    // A past answer mentions #1099 (a real, unrelated ticket) — history only.
+    stack.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: '以前の #1099 と同じ手順で解決できます。',
+        results: [],
+      }),
+    );
+    const first = await postChat(stack.url, { message: 'Teamsの通知が来ない' }, { user });
+    const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+    const before = stack.bedrock.retrieveRequests.length;
+
+    stack.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: '前回と同じです。',
+        results: [{ issue_id: '1099', subject: 'fabricated', summary: 'x', resolution: 'y' }],
+      }),
+    );
+    const second = await postChat(
+      stack.url,
+      { conversationId, message: 'その件の続きです。まだ直りません' },
+      { user },
+    );
+    const bodies = stack.bedrock.retrieveRequests
+      .slice(before)
+      .map((request) => JSON.stringify(request.body));
+    expect(bodies.some((body) => body.includes('1099'))).toBe(false);
+    expect(eventsNamed(second, 'ticket')).toEqual([]);
+    expect(eventsNamed(second, 'result')[0]?.results).toEqual([]);
+  });
+});

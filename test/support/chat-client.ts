@@ -1,0 +1,80 @@
+import { createParser } from 'eventsource-parser';
+
+export interface ReceivedEvent {
+  readonly event: string;
+  readonly data: Record<string, unknown>;
+}
+
+export interface ChatResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  /** Decoded SSE events (by the independent `eventsource-parser`), or empty for JSON responses. */
+  readonly events: ReceivedEvent[];
+  /** The raw body text (SSE including comments, or JSON). */
+  readonly text: string;
+  readonly json?: unknown;
+}
+
+export interface ChatCallOptions {
+  readonly user?: string;
+  readonly headers?: Record<string, string>;
+  /** Called for each event as it arrives (e.g. to press stop after the first token). */
+  readonly onEvent?: (event: ReceivedEvent) => void | Promise<void>;
+}
+
+/** Calls an `/api` route of a running stack the way the web app does. */
+export async function callApi(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  options: ChatCallOptions = {},
+): Promise<ChatResponse> {
+  const rawBody =
+    body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const response = await fetch(new URL(path, baseUrl), {
+    method,
+    headers: {
+      ...(rawBody === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(options.user ? { 'x-dev-user': options.user } : {}),
+      ...options.headers,
+    },
+    body: rawBody,
+  });
+  const events: ReceivedEvent[] = [];
+  const pending: Promise<void>[] = [];
+  const parser = createParser({
+    onEvent(message) {
+      const event = {
+        event: message.event ?? 'message',
+        data: JSON.parse(message.data) as Record<string, unknown>,
+      };
+      events.push(event);
+      const handled = options.onEvent?.(event);
+      if (handled) pending.push(handled);
+    },
+  });
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of (response.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
+    const piece = decoder.decode(chunk, { stream: true });
+    text += piece;
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) parser.feed(piece);
+  }
+  await Promise.all(pending);
+  const isJson =
+    response.headers.get('content-type')?.startsWith('application/json') && text !== '';
+  return {
+    status: response.status,
+    headers: response.headers,
+    events,
+    text,
+    json: isJson ? JSON.parse(text) : undefined,
+  };
+}
+
+export const postChat = (baseUrl: string, body: unknown, options?: ChatCallOptions) =>
+  callApi(baseUrl, 'POST', '/api/chat', body, options);
+
+export const eventsNamed = (response: ChatResponse, name: string) =>
+  response.events.filter((event) => event.event === name).map((event) => event.data);

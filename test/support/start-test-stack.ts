@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import {
+  type LocalStack,
+  type LocalStackOptions,
+  startLocalStack,
+} from '../../local/start-local-stack.js';
+
+/**
+ * The local stack for end-to-end tests: the run's shared DynamoDB Local with tables of its own,
+ * the local Bedrock endpoint without pacing, a random port, short heartbeat and stop-poll
+ * intervals so failure paths finish quickly.
+ */
+export async function startTestStack(
+  options: Partial<LocalStackOptions> = {},
+): Promise<LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> }> {
+  const endpoint = inject('dynamoDbEndpoint');
+  if (!endpoint) throw new Error(inject('dynamoDbLocalError') ?? 'DynamoDB Local is not running');
+  const stack = await startLocalStack({
+    port: 0,
+    responderPacing: { minMs: 0, maxMs: 0 },
+    tablePrefix: `e2e-${randomUUID().slice(0, 8)}-`,
+    environment: { DYNAMODB_ENDPOINT: endpoint },
+    log: () => undefined,
+    ...options,
+    functionEnvironment: {
+      HEARTBEAT_MS: '10000',
+      STOP_POLL_MS: '50',
+      ...options.functionEnvironment,
+    },
+  });
+  if (!stack.bedrock) throw new Error('expected the local Bedrock endpoint');
+  return stack as LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+}
