@@ -35,8 +35,12 @@ const ALLOWED_TAGS = [
   'td',
 ];
 const ALLOWED_ATTR = ['href', 'title', 'start', 'align'];
-/** http(s) and mailto only; `javascript:` and `data:` links lose their href. */
-const ALLOWED_URI_REGEXP = /^(?:https?:|mailto:|#|\/(?!\/))/i;
+/**
+ * Links keep their href only for absolute http(s) and mailto URLs. Checked in a hook rather
+ * than with ALLOWED_URI_REGEXP, which DOMPurify also applies to every other attribute value
+ * (it would strip `<ol start="2">`).
+ */
+const SAFE_HREF = /^(?:https?:|mailto:)/i;
 
 const marked = new Marked({ gfm: true, breaks: true, async: false });
 let purifier: ReturnType<typeof DOMPurify> | undefined;
@@ -46,10 +50,15 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
   // An own instance, so these hooks never leak into other DOMPurify users on the page.
   purifier = DOMPurify(window);
   purifier.addHook('afterSanitizeAttributes', (node) => {
-    if (node.tagName === 'A' && node.hasAttribute('href')) {
-      node.setAttribute('target', '_blank');
-      node.setAttribute('rel', 'noopener noreferrer');
+    if (node.tagName !== 'A') return;
+    const href = node.getAttribute('href');
+    if (href === null) return;
+    if (!SAFE_HREF.test(href.trim())) {
+      node.removeAttribute('href');
+      return;
     }
+    node.setAttribute('target', '_blank');
+    node.setAttribute('rel', 'noopener noreferrer');
   });
   return purifier;
 }
@@ -65,7 +74,6 @@ export function renderMarkdown(markdown: string): string {
   return getPurifier().sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
-    ALLOWED_URI_REGEXP,
     ALLOW_DATA_ATTR: false,
   });
 }

@@ -1,0 +1,262 @@
+/// <reference lib="dom" />
+// Callbacks passed to page.evaluate/waitForFunction run in the browser.
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalStack, startLocalStack } from '../../local/start-local-stack.js';
+import { buildWebApp } from './support/build-web-app.js';
+import {
+  ask,
+  assistantBubbles,
+  conversationIdOf,
+  WAIT_MS,
+  waitForAnswer,
+} from './support/chat-actions.js';
+import { launchChromium } from './support/launch-chromium.js';
+import { type AppPage, openApp } from './support/open-app.js';
+import { startStreamRecording } from './support/record-stream.js';
+import { longAnswer, toFragments } from './support/scripted-answer.js';
+
+const SCREENSHOTS = 'docs/screenshots';
+const ARTEFACTS = 'test-results/browser';
+
+let stack: LocalStack;
+let browser: Browser;
+const opened: AppPage[] = [];
+
+/** Each test is its own dev user, so conversations never leak between tests. */
+async function open(devUser: string, options?: Parameters<typeof openApp>[3]): Promise<AppPage> {
+  const app = await openApp(browser, stack.url, devUser, options);
+  opened.push(app);
+  return app;
+}
+
+async function storedConversation(devUser: string, conversationId: string) {
+  const response = await fetch(`${stack.url}/api/conversations/${conversationId}`, {
+    headers: { 'x-dev-user': devUser },
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { turns: { status: string; role: string }[] },
+  };
+}
+
+function bedrock() {
+  if (!stack.bedrock) throw new Error('browser tests need the local Bedrock endpoint');
+  return stack.bedrock;
+}
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  mkdirSync(ARTEFACTS, { recursive: true });
+  await buildWebApp();
+  stack = await startLocalStack({
+    port: 0,
+    // Slow enough to watch the stream grow, fast enough for CI.
+    responderPacing: { minMs: 15, maxMs: 30 },
+    functionEnvironment: { STOP_POLL_MS: '50' },
+    log: () => {},
+  });
+  browser = await launchChromium();
+}, 120_000);
+
+afterEach(async (context) => {
+  for (const app of opened.splice(0)) {
+    if (context.task.result?.state === 'fail') {
+      await app.page
+        .screenshot({ path: `${ARTEFACTS}/${context.task.name.replace(/\W+/g, '-')}.png` })
+        .catch(() => {});
+    }
+    await app.context.close();
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe('the chat web app against the local stack', () => {
+  it('streams progress, growing advice and ticket cards one by one into one bubble, then the result', async () => {
+    const { page } = await open('browser-flow');
+    const samples = await startStreamRecording(page);
+    await ask(page, 'プリンターの設置依頼をしたい');
+    await page.locator('.bubble--assistant .progress-step--current').waitFor({ timeout: WAIT_MS });
+    await page.locator('.bubble--assistant .markdown-block').first().waitFor({ timeout: WAIT_MS });
+    await page.screenshot({ path: `${SCREENSHOTS}/answer-streaming.png` });
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+
+    const seen = await samples();
+    const streaming = seen.filter((sample) => sample.status === 'streaming');
+    expect(streaming.some((sample) => sample.progressVisible)).toBe(true);
+    const lengths = [...new Set(streaming.map((sample) => sample.textLength).filter((n) => n > 0))];
+    expect(lengths.length).toBeGreaterThan(2); // the advice grew token by token
+    expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
+    const finalCards = await page.locator('.bubble--assistant .ticket-card').count();
+    expect(finalCards).toBeGreaterThan(0);
+    expect(streaming.some((sample) => sample.cards > 0)).toBe(true); // cards arrived before the result
+    const finalText =
+      (await page.locator('.bubble--assistant .bubble__answer').textContent()) ?? '';
+    expect(finalText.length).toBeGreaterThanOrEqual(Math.max(...lengths)); // the result kept the text
+    await expect(assistantBubbles(page).count()).resolves.toBe(1);
+    await expect(page.locator('.badge--offline').textContent()).resolves.toBe('オフライン応答');
+    await expect(page.locator('.kb-details').getAttribute('open')).resolves.toBeNull();
+    await page
+      .locator('.bubble--assistant .ticket-cards')
+      .evaluate((element) => element.scrollIntoView());
+    await page.screenshot({ path: `${SCREENSHOTS}/answer-results.png` });
+  }, 60_000);
+
+  it('keeps a second inquiry in the same conversation free of the first', async () => {
+    const { page, chatBodies } = await open('browser-inquiries');
+    await ask(page, 'プリンターの設置依頼をしたい');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    const conversationId = conversationIdOf(page);
+    expect(conversationId).toMatch(/^[0-9A-Z]{26}$/);
+    const retrievalsBefore = bedrock().retrieveRequests.length;
+
+    await ask(page, 'Salesforceにログインできない');
+    expect(await waitForAnswer(page, 2)).not.toBe('failed');
+
+    expect(conversationIdOf(page)).toBe(conversationId);
+    expect(chatBodies).toHaveLength(2);
+    const second = chatBodies[1] ?? {};
+    expect(Object.keys(second).sort()).toEqual(['clientMessageId', 'conversationId', 'message']);
+    expect(second).toMatchObject({ conversationId, message: 'Salesforceにログインできない' });
+    expect(JSON.stringify(second)).not.toContain('プリンター');
+    const newRetrievals = bedrock().retrieveRequests.slice(retrievalsBefore);
+    expect(newRetrievals.length).toBeGreaterThan(0);
+    for (const request of newRetrievals)
+      expect(JSON.stringify(request)).not.toContain('プリンター');
+
+    const secondAnswer = (await assistantBubbles(page).nth(1).textContent()) ?? '';
+    expect(secondAnswer).not.toContain('プリンター');
+    await expect(page.locator('.inquiry-boundary').count()).resolves.toBe(1);
+    await expect(page.locator('.inquiry-boundary').textContent()).resolves.toBe('新しい問い合わせ');
+    await page.locator('.inquiry-boundary').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENSHOTS}/inquiry-boundary.png` });
+  }, 90_000);
+
+  it('asks back on an ambiguous inquiry, continues with the chosen option, and survives a reload', async () => {
+    const { page, chatBodies } = await open('browser-clarify');
+    await ask(page, 'ログインできない');
+    await waitForAnswer(page, 1);
+    const options = page.locator('.clarification__options button');
+    expect(await options.count()).toBeGreaterThan(1);
+    await page.screenshot({ path: `${SCREENSHOTS}/clarification.png` });
+    const option = (await options.first().textContent()) ?? '';
+    await options.first().click();
+    expect(await waitForAnswer(page, 2)).toBe('complete');
+    const conversationId = conversationIdOf(page);
+    expect(chatBodies[1]).toMatchObject({ conversationId, message: option });
+    await expect(
+      page.locator('.bubble--assistant').nth(1).locator('.ticket-card').count(),
+    ).resolves.toBeGreaterThan(0);
+    // The option continued the same inquiry: no boundary between question and answer.
+    await expect(page.locator('.inquiry-boundary').count()).resolves.toBe(0);
+
+    const before = await page.locator('.bubble').count();
+    await page.reload();
+    await page.locator('.bubble--assistant').nth(1).waitFor({ timeout: WAIT_MS });
+    expect(await page.locator('.bubble').count()).toBe(before);
+    expect(conversationIdOf(page)).toBe(conversationId);
+    await expect(
+      page.locator('.conversation-item__title').first().textContent(),
+    ).resolves.toContain('ログイン');
+    await expect(page.locator('.conversation-item--active').count()).resolves.toBe(1);
+  }, 90_000);
+
+  it('stops an answer midway: shown as stopped and stored as stopped', async () => {
+    const { page } = await open('browser-stop');
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: toFragments(longAnswer(60), 8),
+      delayMs: 60,
+    });
+    await ask(page, 'Salesforceにログインできない');
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('.bubble--assistant .bubble__answer')?.textContent?.length ?? 0) >
+        20,
+      undefined,
+      { timeout: WAIT_MS },
+    );
+    await expect(page.getByRole('textbox', { name: '問い合わせ内容' }).isDisabled()).resolves.toBe(
+      true,
+    );
+    await page.getByRole('button', { name: '停止' }).click();
+    expect(await waitForAnswer(page, 1)).toBe('stopped');
+    await expect(page.locator('.status-notice').textContent()).resolves.toContain('停止しました');
+    await page.screenshot({ path: `${SCREENSHOTS}/stopped.png` });
+
+    const conversationId = conversationIdOf(page) ?? '';
+    await expect
+      .poll(
+        async () =>
+          (await storedConversation('browser-stop', conversationId)).body.turns.at(-1)?.status,
+        {
+          timeout: WAIT_MS,
+        },
+      )
+      .toBe('stopped');
+    await page.reload();
+    expect(await waitForAnswer(page, 1)).toBe('stopped');
+  }, 90_000);
+
+  it('shows each dev user only their own conversations', async () => {
+    const alice = await open('browser-alice');
+    await ask(alice.page, 'プリンターの設置依頼をしたい');
+    await waitForAnswer(alice.page, 1);
+    const aliceConversation = conversationIdOf(alice.page) ?? '';
+    await expect(alice.page.locator('.conversation-item').count()).resolves.toBe(1);
+
+    const bob = await open('browser-bob', { path: `/?c=${aliceConversation}` });
+    await bob.page.locator('.conversation-pane [role="alert"]').waitFor({ timeout: WAIT_MS });
+    await expect(bob.page.locator('.bubble').count()).resolves.toBe(0);
+    await expect(bob.page.locator('.sidebar__empty').isVisible()).resolves.toBe(true);
+    expect((await storedConversation('browser-bob', aliceConversation)).status).toBe(404);
+
+    // Switching identity in the header swaps the whole list.
+    const userBox = alice.page.getByLabel('開発ユーザー');
+    await userBox.fill('browser-bob');
+    await alice.page.getByRole('button', { name: '切り替え' }).click();
+    await alice.page.locator('.sidebar__empty').waitFor({ timeout: WAIT_MS });
+    await expect(alice.page.locator('.conversation-item').count()).resolves.toBe(0);
+    expect(conversationIdOf(alice.page)).toBeNull();
+  }, 90_000);
+
+  it('renders model markdown inert: no script runs, no handlers, no javascript: links', async () => {
+    const { page, dialogs } = await open('browser-xss');
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: toFragments({
+        response_type: 'results',
+        general_advice:
+          '注意: <img src=x onerror=alert(1)> と [x](javascript:alert(1)) と <script>alert(2)</script> と [手順書](https://example.com/guide)',
+        results: [],
+      }),
+    });
+    await ask(page, 'Salesforceにログインできない');
+    await waitForAnswer(page, 1);
+    const answer = page.locator('.bubble--assistant .bubble__answer');
+    await expect(answer.textContent()).resolves.toContain('手順書');
+    expect(await page.locator('[onerror]').count()).toBe(0);
+    expect(await answer.locator('img, script').count()).toBe(0);
+    expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
+    const safe = answer.locator('a[href="https://example.com/guide"]');
+    await expect(safe.getAttribute('target')).resolves.toBe('_blank');
+    await expect(safe.getAttribute('rel')).resolves.toBe('noopener noreferrer');
+    expect(dialogs).toEqual([]);
+  }, 60_000);
+
+  it('stays readable at 360 px wide', async () => {
+    const { page } = await open('browser-mobile', { width: 360, height: 740 });
+    await ask(page, 'プリンターの設置依頼をしたい');
+    await waitForAnswer(page, 1);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${SCREENSHOTS}/mobile-360.png` });
+  }, 60_000);
+});

@@ -1,0 +1,46 @@
+/// <reference lib="dom" />
+// Callbacks passed to page.evaluate/waitForFunction run in the browser.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+export interface AppPage {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Every `window.alert/confirm/prompt` the page tried to open (must stay empty). */
+  readonly dialogs: string[];
+  /** Bodies of every `POST /api/chat`, as sent by the browser. */
+  readonly chatBodies: Record<string, unknown>[];
+}
+
+/**
+ * A fresh browser context signed in as `devUser` (local mode stores it in localStorage), with
+ * Japanese as the browser language, on the app's start page.
+ */
+export async function openApp(
+  browser: Browser,
+  baseUrl: string,
+  devUser: string,
+  options: { width?: number; height?: number; path?: string } = {},
+): Promise<AppPage> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1100, height: options.height ?? 760 },
+    locale: 'ja-JP',
+  });
+  await context.addInitScript((user) => {
+    if (!localStorage.getItem('sda.devUser')) localStorage.setItem('sda.devUser', user);
+  }, devUser);
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  const chatBodies: Record<string, unknown>[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/chat') {
+      chatBodies.push(JSON.parse(request.postData() ?? '{}') as Record<string, unknown>);
+    }
+  });
+  await page.goto(`${baseUrl}${options.path ?? '/'}`);
+  await page.getByRole('textbox', { name: '問い合わせ内容' }).waitFor();
+  return { context, page, dialogs, chatBodies };
+}

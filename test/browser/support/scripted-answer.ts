@@ -1,0 +1,28 @@
+import type { Answer } from '../../../functions/chat/answer-schema.js';
+
+/**
+ * The tool input of `answer`, cut into `size`-character fragments as a model would stream it
+ * (`ModelScript.fragments` for the local Bedrock endpoint).
+ */
+export function toFragments(answer: Answer, size = 12): string[] {
+  const json = JSON.stringify(answer);
+  const fragments: string[] = [];
+  for (let start = 0; start < json.length; start += size)
+    fragments.push(json.slice(start, start + size));
+  return fragments;
+}
+
+/** A long results answer whose advice takes a while to stream (for stopping it midway). */
+export function longAnswer(paragraphs: number): Answer {
+  const paragraph =
+    'パスワードの有効期限とアカウントのロック状態を確認し、必要であれば再設定を案内します。';
+  return {
+    response_type: 'results',
+    general_advice: Array.from({ length: paragraphs }, (_, i) => `${i + 1}. ${paragraph}`).join(
+      '\n\n',
+    ),
+    results: [],
+    mail_draft: 'お疲れさまです。',
+    todo_actions: ['確認する'],
+  };
+}
