@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { scriptedAnswer, splitEvery } from '../support/scripted-answer.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack({ functionEnvironment: { HEARTBEAT_MS: '40' } });
+});
+afterAll(() => stack?.stop());
+
+const advice = 'まずパスワードの有効期限を確認してください。次にブラウザのキャッシュを削除します。';
+const fullAnswer = {
+  response_type: 'results',
+  general_advice: advice,
+  results: [],
+  todo_actions: ['確認する'],
+};
+
+async function storedTurns(conversationId: string, user: string) {
+  const response = await callApi(
+    stack.url,
+    'GET',
+    `/api/conversations/${conversationId}`,
+    undefined,
+    { user },
+  );
+  return (response.json as { turns: { role: string; status: string; text: string }[] }).turns;
+}
+
+describe('chat failures end to end', () => {
+  it('ends throttling with a retryable error and stores the user turn and a failed answer', async () => {
+    // The SDK retries a throttled call (3 attempts by default); every attempt is throttled.
+    for (let attempt = 0; attempt < 3; attempt++) stack.bedrock.enqueueScript({ kind: 'throttle' });
+    const response = await postChat(
+      stack.url,
+      { message: 'VPNにつながらない' },
+      { user: 'throttle' },
+    );
+    expect(response.status).toBe(200);
+    expect(response.events.at(-1)).toEqual({
+      event: 'error',
+      data: { code: 'model_throttled', message: expect.any(String), retryable: true },
+    });
+    expect(eventsNamed(response, 'result')).toEqual([]);
+    const turns = await storedTurns(
+      eventsNamed(response, 'meta')[0]?.conversationId as string,
+      'throttle',
+    );
+    expect(turns.map((turn) => [turn.role, turn.status])).toEqual([
+      ['user', 'complete'],
+      ['assistant', 'failed'],
+    ]);
+  });
+
+  it('stores what streamed before a mid-stream exception as failed', async () => {
+    const fragments = splitEvery(JSON.stringify(fullAnswer), 5);
+    stack.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 12, delayMs: 0 });
+    const response = await postChat(
+      stack.url,
+      { message: 'VPNにつながらない' },
+      { user: 'midstream' },
+    );
+    const streamed = eventsNamed(response, 'token')
+      .map((token) => token.content)
+      .join('');
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(advice.startsWith(streamed)).toBe(true);
+    expect(response.events.at(-1)).toMatchObject({
+      event: 'error',
+      data: { code: 'model_stream_failed', retryable: true },
+    });
+    const turns = await storedTurns(
+      eventsNamed(response, 'meta')[0]?.conversationId as string,
+      'midstream',
+    );
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'failed', text: streamed });
+  });
+
+  it('turns max_tokens into a truncated result built from the partial answer', async () => {
+    const json = JSON.stringify(fullAnswer);
+    stack.bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: splitEvery(json.slice(0, 60), 4),
+      stopReason: 'max_tokens',
+      delayMs: 0,
+    });
+    const response = await postChat(
+      stack.url,
+      { message: 'VPNにつながらない' },
+      { user: 'truncated' },
+    );
+    const result = eventsNamed(response, 'result')[0];
+    expect(result).toMatchObject({ status: 'truncated', response_type: 'results' });
+    expect(advice.startsWith(result?.general_advice as string)).toBe(true);
+    const turns = await storedTurns(result?.conversationId as string, 'truncated');
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'truncated' });
+  });
+
+  it('reports invalid tool JSON as a retryable error and a failed turn', async () => {
+    stack.bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: ['{"response_type":"results",', '"general_advice":"ok"', ' oops}'],
+      delayMs: 0,
+    });
+    const response = await postChat(
+      stack.url,
+      { message: 'VPNにつながらない' },
+      { user: 'invalid' },
+    );
+    expect(response.events.at(-1)).toMatchObject({
+      event: 'error',
+      data: { code: 'invalid_model_output', retryable: true },
+    });
+    const turns = await storedTurns(
+      eventsNamed(response, 'meta')[0]?.conversationId as string,
+      'invalid',
+    );
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'failed' });
+  });
+
+  it('stops mid-answer when the stop route is called, storing the partial answer as stopped', async () => {
+    const slow = 'あ'.repeat(400);
+    stack.bedrock.enqueueScript(
+      scriptedAnswer(
+        { response_type: 'results', general_advice: slow, results: [] },
+        { size: 4, delayMs: 20 },
+      ),
+    );
+    let conversationId = '';
+    let stopStatus = 0;
+    const response = await postChat(
+      stack.url,
+      { message: 'VPNにつながらない' },
+      {
+        user: 'stopper',
+        onEvent: async (event) => {
+          if (event.event === 'meta') conversationId = event.data.conversationId as string;
+          if (event.event !== 'token' || stopStatus !== 0) return;
+          stopStatus = -1;
+          const stop = await callApi(
+            stack.url,
+            'POST',
+            `/api/conversations/${conversationId}/stop`,
+            undefined,
+            { user: 'stopper' },
+          );
+          stopStatus = stop.status;
+        },
+      },
+    );
+    expect(stopStatus).toBe(202);
+    const result = eventsNamed(response, 'result')[0];
+    expect(result).toMatchObject({ status: 'stopped' });
+    expect(String(result?.general_advice ?? '').length).toBeLessThan(slow.length);
+    const turns = await storedTurns(result?.conversationId as string, 'stopper');
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'stopped' });
+  });
+
+  it('keeps a slow model stream alive with heartbeat comments', async () => {
+    stack.bedrock.enqueueScript(scriptedAnswer(fullAnswer, { initialDelayMs: 400 }));
+    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'slow' });
+    const beforeFirstToken = response.text.split('event: token')[0] ?? '';
+    expect(beforeFirstToken).toContain(': ping\n\n');
+    expect(eventsNamed(response, 'result')[0]).toMatchObject({ status: 'complete' });
+  });
+});
