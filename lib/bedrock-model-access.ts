@@ -1,0 +1,61 @@
+import { Aws, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
+
+/** Prefixes of system-defined cross-Region inference profiles (`us.anthropic…`, `global.…`). */
+const inferenceProfilePrefixes = ['global', 'us', 'us-gov', 'eu', 'apac', 'jp', 'au', 'ca'];
+
+/** The inference-profile prefix of a model id, or undefined for a plain foundation model id. */
+export function inferenceProfilePrefix(modelId: string): string | undefined {
+  const head = modelId.split('.')[0] ?? '';
+  return inferenceProfilePrefixes.includes(head) && modelId.includes('.') ? head : undefined;
+}
+
+/** The foundation model behind a model or inference-profile id. */
+export function foundationModelId(modelId: string): string {
+  const prefix = inferenceProfilePrefix(modelId);
+  return prefix ? modelId.slice(prefix.length + 1) : modelId;
+}
+
+/**
+ * Least-privilege statements to invoke `modelId` with `actions`.
+ *
+ * - A foundation model id: that model's ARN in the stack's region.
+ * - An inference profile (`us.…`, `global.…`): the profile ARN in the stack's region, plus the
+ *   foundation model in *any* region, but only when the call goes through this profile
+ *   (`bedrock:InferenceProfileArn`). The profile decides where a request runs: geographic
+ *   profiles route to a model-specific set of regions that AWS extends over time, and global
+ *   profiles authorize the region-less `arn:aws:bedrock:::foundation-model/…`. A fixed region
+ *   list would break with AccessDenied when AWS adds a destination; the condition keeps the
+ *   grant as narrow as a list would (this model, through this profile only).
+ *   https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html
+ */
+export function modelInvokeStatements(
+  scope: IConstruct,
+  modelId: string,
+  actions: readonly string[],
+): iam.PolicyStatement[] {
+  const stack = Stack.of(scope);
+  if (!inferenceProfilePrefix(modelId)) {
+    return [
+      new iam.PolicyStatement({
+        actions: [...actions],
+        resources: [`arn:${Aws.PARTITION}:bedrock:${stack.region}::foundation-model/${modelId}`],
+      }),
+    ];
+  }
+  const profileArn = `arn:${Aws.PARTITION}:bedrock:${stack.region}:${stack.account}:inference-profile/${modelId}`;
+  return [
+    new iam.PolicyStatement({ actions: [...actions], resources: [profileArn] }),
+    new iam.PolicyStatement({
+      actions: [...actions],
+      resources: [foundationModelArnInAnyRegion(modelId)],
+      conditions: { ArnLike: { 'bedrock:InferenceProfileArn': profileArn } },
+    }),
+  ];
+}
+
+/** `arn:<partition>:bedrock:*::foundation-model/<model>` (the `*` also matches the empty region). */
+export function foundationModelArnInAnyRegion(modelId: string): string {
+  return `arn:${Aws.PARTITION}:bedrock:*::foundation-model/${foundationModelId(modelId)}`;
+}

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+/**
+ * Output dimension of each supported embedding model. The vector index is created with this
+ * dimension, so adding a model here is the only change needed to switch models (changing the
+ * model of a deployed stack replaces the index and the Knowledge Base, then re-ingests).
+ */
+export const embeddingModelDimensions = {
+  // Multilingual (the tickets are Japanese); 1024 is its default and most accurate size.
+  'amazon.titan-embed-text-v2:0': 1024,
+  'amazon.titan-embed-text-v1': 1536,
+  'cohere.embed-multilingual-v3': 1024,
+  'cohere.embed-english-v3': 1024,
+} as const;
+
+export type EmbeddingModelId = keyof typeof embeddingModelDimensions;
+
+const embeddingModelIds = Object.keys(embeddingModelDimensions) as [
+  EmbeddingModelId,
+  ...EmbeddingModelId[],
+];
+
+/**
+ * Claude Sonnet 4.5 through the global cross-Region inference profile: forced tool use works,
+ * it handles Japanese well, and the global profile is ~10% cheaper than the geographic ones and
+ * has the highest throughput quota. Use `us.`/`eu.`/`apac.`/`jp.` for data-residency needs.
+ */
+export const defaultModelId = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
+
+/** Values CloudWatch Logs accepts as a retention period, in days. */
+const logRetentionValues = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
+  3653,
+] as const;
+
+// `cdk -c key=value` passes strings; cdk.json passes JSON values. Accept both.
+const booleanSetting = z.union([z.boolean(), z.stringbool()]);
+const integerSetting = z.coerce.number().int();
+const listSetting = z.preprocess(
+  (value) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean)
+      : value,
+  z.array(z.string()),
+);
+
+const domainPattern = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
+
+/**
+ * The deployment settings, read from `cdk.json` `context` (or `-c key=value`). Every key has a
+ * default, so an empty context deploys a working stack.
+ */
+export const serviceDeskConfigSchema = z
+  .object({
+    /** CloudFormation stack name; also the prefix of named resources (collection, domain). */
+    stackName: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9-]{0,63}$/)
+      .default('ServiceDeskAssistant'),
+    /** Target account; `CDK_DEFAULT_ACCOUNT` (the CLI's credentials) when absent. */
+    account: z
+      .string()
+      .regex(/^\d{12}$/)
+      .optional(),
+    /** Target region. Bedrock, the model and OpenSearch Serverless must be available there. */
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/)
+      .default('us-east-1'),
+    /** Bedrock model id or (cross-Region) inference profile id used by ConverseStream. */
+    modelId: z
+      .string()
+      .regex(/^[a-z0-9-]+(\.[\w.:-]+)+$/)
+      .default(defaultModelId),
+    embeddingModelId: z.enum(embeddingModelIds).default('amazon.titan-embed-text-v2:0'),
+    /** Reuse this Knowledge Base instead of provisioning OpenSearch Serverless (≈$175/month). */
+    existingKnowledgeBaseId: z
+      .string()
+      .regex(/^[0-9A-Z]{10}$/)
+      .optional(),
+    /** Tickets requested from `Retrieve` per inquiry. */
+    numberOfResults: integerSetting.min(1).max(100).default(8),
+    /** Conversations and turns expire (DynamoDB TTL) this many days after their last change. */
+    retentionDays: integerSetting.min(1).max(3650).default(90),
+    /** CloudWatch Logs retention of the functions. */
+    logRetentionDays: integerSetting
+      .refine((days) => (logRetentionValues as readonly number[]).includes(days), {
+        message: `must be one of ${logRetentionValues.join(', ')}`,
+      })
+      .default(30),
+    /** What happens to tables, user pool, buckets and logs on `cdk destroy`. */
+    removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
+    /** Lower-case e-mail domains staff accounts may use; empty allows any. */
+    allowedEmailDomains: listSetting
+      .pipe(z.array(z.string().toLowerCase().regex(domainPattern)))
+      .default([]),
+    /** Attach a WAF web ACL (rate limit per IP) to the distribution. */
+    enableWaf: booleanSetting.default(false),
+    /** Use this CLOUDFRONT-scope web ACL (us-east-1) instead of creating one. Implies WAF on. */
+    webAclArn: z
+      .string()
+      .regex(/^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/.+$/)
+      .optional(),
+    /** Requests per client IP per 5 minutes before WAF blocks it (a page load is ~5 requests). */
+    wafRateLimit: integerSetting.min(10).max(2_000_000_000).default(1000),
+    /** OpenSearch Serverless standby replicas: doubles the OCU floor (≈$350/month). */
+    standbyReplicas: booleanSetting.default(false),
+    /** Cognito hosted-domain prefix; unique per region. Default: stack name + stack id suffix. */
+    cognitoDomainPrefix: z
+      .string()
+      .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/)
+      .refine((prefix) => !/aws|amazon|cognito/.test(prefix), {
+        message: 'must not contain aws, amazon or cognito',
+      })
+      .optional(),
+    /**
+     * The role CloudFormation uses to create the vector index. Default: the CDK bootstrap
+     * `cfn-exec-role`. Set it when deploying with a custom synthesizer or bootstrap.
+     */
+    deploymentRoleArn: z.string().regex(roleArnPattern).optional(),
+    /** Extra roles allowed to inspect the vector index (e.g. an operator role). */
+    collectionAdminRoleArns: listSetting
+      .pipe(z.array(z.string().regex(roleArnPattern)))
+      .default([]),
+    /** Function entry, relative to the repository root. */
+    apiEntry: z.string().default('functions/api/handler.ts'),
+    /** Built web app (`npm run build`), relative to the repository root. */
+    webDistPath: z.string().default('web/dist'),
+    /** Ticket documents for the Knowledge Base, relative to the repository root. */
+    ticketsPath: z.string().default('data/tickets'),
+  })
+  .strict();
+
+export type ServiceDeskConfig = z.infer<typeof serviceDeskConfigSchema>;
+
+/**
+ * Parses the CDK context into a typed config, with an error that names every bad key.
+ *
+ * @example
+ * const config = parseServiceDeskConfig(readContext(app, configKeys));
+ */
+export function parseServiceDeskConfig(context: Record<string, unknown>): ServiceDeskConfig {
+  const parsed = serviceDeskConfigSchema.safeParse(context);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `  - ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('\n');
+    throw new Error(`Invalid cdk.json context:\n${problems}`);
+  }
+  return parsed.data;
+}
+
+/** The context keys this app reads; anything else in `context` (feature flags) is ignored. */
+export const configKeys = Object.keys(serviceDeskConfigSchema.shape) as (keyof ServiceDeskConfig)[];
+
+/** The vector dimension of an embedding model. */
+export function embeddingDimension(modelId: EmbeddingModelId): number {
+  return embeddingModelDimensions[modelId];
+}

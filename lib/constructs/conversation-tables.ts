@@ -1,0 +1,84 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import {
+  type ConversationTableNames,
+  conversationsTable,
+  type KeyAttribute,
+  type TableDefinition,
+  turnsTable,
+} from '../../functions/adapters/dynamodb/table-definitions.js';
+
+export interface ConversationTablesProps {
+  /**
+   * What `cdk destroy` does with the tables (they hold every user's history).
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The Conversations and Turns tables, built from the same definitions as the local stack
+ * (`functions/adapters/dynamodb/table-definitions.ts`), so keys and indexes cannot drift.
+ * On-demand billing (a staff tool is idle most of the day), point-in-time recovery, AWS-managed
+ * KMS encryption, TTL on `expiresAt`.
+ */
+export class ConversationTables extends Construct {
+  readonly conversations: dynamodb.Table;
+  readonly turns: dynamodb.Table;
+  /** `${tableArn}/index/${name}` of every index, for exact IAM grants (no `index/*`). */
+  readonly indexArns: string[] = [];
+
+  constructor(scope: Construct, id: string, props: ConversationTablesProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.conversations = this.createTable(conversationsTable, removalPolicy);
+    this.turns = this.createTable(turnsTable, removalPolicy);
+  }
+
+  /** Physical names, as the function reads them from its environment. */
+  get tableNames(): ConversationTableNames {
+    return { conversations: this.conversations.tableName, turns: this.turns.tableName };
+  }
+
+  private createTable(definition: TableDefinition, removalPolicy: RemovalPolicy): dynamodb.Table {
+    // The construct id is the base name; CloudFormation picks the physical name, so several
+    // stacks can live in one account.
+    const table = new dynamodb.Table(this, definition.baseName, {
+      partitionKey: toAttribute(definition.partitionKey),
+      sortKey: toAttribute(definition.sortKey),
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      timeToLiveAttribute: definition.timeToLiveAttribute,
+      removalPolicy,
+      // A retained table should also survive a mistaken console delete.
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+    });
+    for (const index of definition.localSecondaryIndexes) {
+      table.addLocalSecondaryIndex({
+        indexName: index.indexName,
+        sortKey: toAttribute(index.sortKey),
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+      this.indexArns.push(`${table.tableArn}/index/${index.indexName}`);
+    }
+    for (const index of definition.globalSecondaryIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: toAttribute(index.partitionKey),
+        sortKey: toAttribute(index.sortKey),
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+      this.indexArns.push(`${table.tableArn}/index/${index.indexName}`);
+    }
+    return table;
+  }
+}
+
+function toAttribute(key: KeyAttribute): dynamodb.Attribute {
+  return {
+    name: key.name,
+    type: key.type === 'S' ? dynamodb.AttributeType.STRING : dynamodb.AttributeType.NUMBER,
+  };
+}

@@ -1,0 +1,426 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import {
+  Aws,
+  aws_bedrock as bedrock,
+  DefaultStackSynthesizer,
+  Fn,
+  aws_opensearchserverless as oss,
+  RemovalPolicy,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { type EmbeddingModelId, embeddingDimension } from '../config.js';
+import {
+  acknowledgeAwsCustomResourceProvider,
+  acknowledgeBucketDeploymentProvider,
+} from '../nag-acknowledgements.js';
+
+/** What the API function needs to know about a Knowledge Base, provisioned or reused. */
+export interface KnowledgeBaseReference {
+  readonly knowledgeBaseId: string;
+  readonly knowledgeBaseArn: string;
+}
+
+/** Field names Bedrock writes and reads in the vector index (its defaults for OSS). */
+export const knowledgeBaseFields = {
+  vector: 'bedrock-knowledge-base-default-vector',
+  text: 'AMAZON_BEDROCK_TEXT_CHUNK',
+  metadata: 'AMAZON_BEDROCK_METADATA',
+} as const;
+
+export const vectorIndexName = 'bedrock-knowledge-base-default-index';
+
+/** Key prefix of the ticket documents in the data source bucket. */
+export const ticketsKeyPrefix = 'tickets/';
+
+export interface KnowledgeBaseProps {
+  /**
+   * Lower-case prefix (3–20 characters, starts with a letter) of the collection, its policies
+   * and the Knowledge Base; OpenSearch Serverless names are unique per account and region.
+   */
+  readonly namePrefix: string;
+  readonly embeddingModelId: EmbeddingModelId;
+  /** Directory of `<id>.md` + `<id>.md.metadata.json` documents, uploaded on every deploy. */
+  readonly ticketsPath: string;
+  /**
+   * Standby replicas double the OCU floor (≈$175 → ≈$350/month) for availability-zone redundancy.
+   * @default false
+   */
+  readonly standbyReplicas?: boolean;
+  /**
+   * The role CloudFormation uses to create the vector index; it must be in the data access policy
+   * or `AWS::OpenSearchServerless::Index` fails with "Access denied for operation 'CreateIndex'".
+   * @default the bootstrap `cfn-exec-role` of the stack's `DefaultStackSynthesizer`
+   */
+  readonly deploymentRoleArn?: string;
+  /**
+   * Extra roles that may read the index and manage it (operators debugging retrieval).
+   * @default none
+   */
+  readonly adminRoleArns?: readonly string[];
+  /**
+   * Removal policy of the document bucket. The collection and Knowledge Base are always deleted:
+   * they are derived from the documents, and a retained collection keeps billing OCUs.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * A Bedrock Knowledge Base over the ticket documents, on an OpenSearch Serverless vector
+ * collection, built from L1 resources in the order the services require:
+ *
+ * encryption + network + data access policies → collection → vector index → Knowledge Base →
+ * data source → ingestion job (started on create and whenever the documents change).
+ */
+export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
+  /** A Knowledge Base created elsewhere: the stack only grants access to it. */
+  static fromKnowledgeBaseId(scope: Construct, knowledgeBaseId: string): KnowledgeBaseReference {
+    return {
+      knowledgeBaseId,
+      knowledgeBaseArn: Stack.of(scope).formatArn({
+        service: 'bedrock',
+        resource: 'knowledge-base',
+        resourceName: knowledgeBaseId,
+      }),
+    };
+  }
+
+  readonly knowledgeBaseId: string;
+  readonly knowledgeBaseArn: string;
+  readonly dataSourceId: string;
+  readonly documentBucket: s3.Bucket;
+  readonly collection: oss.CfnCollection;
+  readonly index: oss.CfnIndex;
+  /** SHA-256 of the ticket files; a new value starts a new ingestion job. */
+  readonly documentsHash: string;
+
+  constructor(scope: Construct, id: string, props: KnowledgeBaseProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    if (!/^[a-z][a-z0-9-]{2,19}$/.test(props.namePrefix)) {
+      throw new Error(`namePrefix must match ^[a-z][a-z0-9-]{2,19}$, got "${props.namePrefix}"`);
+    }
+    this.documentsHash = hashTicketDocuments(props.ticketsPath);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const collectionName = `${props.namePrefix}-tickets`;
+
+    // --- documents -----------------------------------------------------------------------
+    this.documentBucket = new s3.Bucket(this, 'Documents', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+      autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
+    });
+    const upload = new s3deploy.BucketDeployment(this, 'UploadTickets', {
+      sources: [s3deploy.Source.asset(props.ticketsPath)],
+      destinationBucket: this.documentBucket,
+      destinationKeyPrefix: ticketsKeyPrefix,
+      // Deleted tickets disappear from the bucket, and the next ingestion removes their vectors.
+      prune: true,
+    });
+    acknowledgeBucketDeploymentProvider(this, this.documentBucket);
+    Validations.of(this.documentBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        "Holds copies of the repository's ticket documents, written only by the deployment " +
+        'and read only by Bedrock (CloudTrail records both); access logs would add a bucket.',
+    });
+
+    // --- the Knowledge Base's service role ------------------------------------------------
+    const role = new iam.Role(this, 'ServiceRole', {
+      assumedBy: new iam.ServicePrincipal('bedrock.amazonaws.com').withConditions({
+        StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        ArnLike: {
+          'aws:SourceArn': stack.formatArn({ service: 'bedrock', resource: 'knowledge-base/*' }),
+        },
+      }),
+      description: 'Bedrock Knowledge Base: embed the ticket documents into the vector collection',
+    });
+
+    // --- OpenSearch Serverless --------------------------------------------------------------
+    const encryptionPolicy = new oss.CfnSecurityPolicy(this, 'EncryptionPolicy', {
+      name: `${props.namePrefix}-enc`,
+      type: 'encryption',
+      policy: JSON.stringify({
+        Rules: [{ ResourceType: 'collection', Resource: [`collection/${collectionName}`] }],
+        AWSOwnedKey: true,
+      }),
+    });
+    // Public endpoint: CloudFormation's index handler and Bedrock both call it from outside any
+    // VPC. Every request is still SigV4-authenticated and checked against the data access policy.
+    const networkPolicy = new oss.CfnSecurityPolicy(this, 'NetworkPolicy', {
+      name: `${props.namePrefix}-net`,
+      type: 'network',
+      policy: JSON.stringify([
+        {
+          Rules: [{ ResourceType: 'collection', Resource: [`collection/${collectionName}`] }],
+          AllowFromPublic: true,
+        },
+      ]),
+    });
+    const deploymentRoleArn = props.deploymentRoleArn ?? defaultDeploymentRoleArn(stack);
+    const dataAccessPolicy = new oss.CfnAccessPolicy(this, 'DataAccessPolicy', {
+      name: `${props.namePrefix}-data`,
+      type: 'data',
+      policy: stack.toJsonString([
+        {
+          Description: 'Bedrock Knowledge Base: read and write vectors',
+          Rules: [
+            {
+              ResourceType: 'collection',
+              Resource: [`collection/${collectionName}`],
+              Permission: [
+                'aoss:DescribeCollectionItems',
+                'aoss:CreateCollectionItems',
+                'aoss:UpdateCollectionItems',
+              ],
+            },
+            {
+              ResourceType: 'index',
+              Resource: [`index/${collectionName}/*`],
+              // The set the Bedrock guide lists for a Knowledge Base role.
+              Permission: [
+                'aoss:DescribeIndex',
+                'aoss:ReadDocument',
+                'aoss:WriteDocument',
+                'aoss:UpdateIndex',
+                'aoss:CreateIndex',
+              ],
+            },
+          ],
+          Principal: [role.roleArn],
+        },
+        {
+          Description:
+            'CloudFormation (and operators): manage the vector index, no document access',
+          Rules: [
+            {
+              ResourceType: 'collection',
+              Resource: [`collection/${collectionName}`],
+              Permission: [
+                'aoss:DescribeCollectionItems',
+                'aoss:CreateCollectionItems',
+                'aoss:UpdateCollectionItems',
+                'aoss:DeleteCollectionItems',
+              ],
+            },
+            {
+              ResourceType: 'index',
+              Resource: [`index/${collectionName}/*`],
+              Permission: [
+                'aoss:CreateIndex',
+                'aoss:DescribeIndex',
+                'aoss:UpdateIndex',
+                'aoss:DeleteIndex',
+              ],
+            },
+          ],
+          Principal: [deploymentRoleArn, ...(props.adminRoleArns ?? [])],
+        },
+      ]),
+    });
+
+    this.collection = new oss.CfnCollection(this, 'Collection', {
+      name: collectionName,
+      type: 'VECTORSEARCH',
+      standbyReplicas: props.standbyReplicas ? 'ENABLED' : 'DISABLED',
+      description: 'Ticket vectors for the service-desk Knowledge Base',
+    });
+    // An encryption policy must exist before its collection. The data access policy comes first
+    // too: rules take up to a minute to apply, and the collection takes minutes to become
+    // active, so the policy is in force by the time CloudFormation creates the index.
+    this.collection.addResourceDependency(encryptionPolicy);
+    this.collection.addResourceDependency(networkPolicy);
+    this.collection.addResourceDependency(dataAccessPolicy);
+
+    const dimension = embeddingDimension(props.embeddingModelId);
+    this.index = new oss.CfnIndex(this, 'VectorIndex', {
+      collectionEndpoint: this.collection.attrCollectionEndpoint,
+      indexName: vectorIndexName,
+      // Without knn true the mapping's `method` is rejected.
+      settings: { index: { knn: true, knnAlgoParamEfSearch: 512 } },
+      mappings: {
+        properties: {
+          [knowledgeBaseFields.vector]: {
+            type: 'knn_vector',
+            dimension,
+            method: {
+              name: 'hnsw',
+              engine: 'faiss',
+              spaceType: 'l2',
+              parameters: { efConstruction: 512, m: 16 },
+            },
+          },
+          // Indexed text enables HYBRID (keyword + vector) search, which helps ticket numbers
+          // and product names that embeddings blur.
+          [knowledgeBaseFields.text]: { type: 'text', index: true },
+          [knowledgeBaseFields.metadata]: { type: 'text', index: false },
+        },
+      },
+    });
+    this.index.addResourceDependency(this.collection);
+    this.index.addResourceDependency(dataAccessPolicy);
+
+    const embeddingModelArn = `arn:${Aws.PARTITION}:bedrock:${stack.region}::foundation-model/${props.embeddingModelId}`;
+    const rolePolicy = new iam.Policy(this, 'ServiceRolePolicy', {
+      roles: [role],
+      statements: [
+        new iam.PolicyStatement({
+          sid: 'EmbedDocumentsAndQueries',
+          actions: ['bedrock:InvokeModel'],
+          resources: [embeddingModelArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'UseVectorCollection',
+          actions: ['aoss:APIAccessAll'],
+          resources: [this.collection.attrArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'ListTicketDocuments',
+          actions: ['s3:ListBucket'],
+          resources: [this.documentBucket.bucketArn],
+          conditions: { StringLike: { 's3:prefix': [`${ticketsKeyPrefix}*`] } },
+        }),
+        new iam.PolicyStatement({
+          sid: 'ReadTicketDocuments',
+          actions: ['s3:GetObject'],
+          resources: [this.documentBucket.arnForObjects(`${ticketsKeyPrefix}*`)],
+        }),
+      ],
+    });
+    Validations.of(rolePolicy).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.documentBucket.node.defaultChild as s3.CfnBucket)}.Arn>/${ticketsKeyPrefix}*]`,
+      reason:
+        'Bedrock reads every ticket document under tickets/ (names unknown at synth time); ' +
+        'the grant is read-only and limited to that prefix of this bucket.',
+    });
+
+    const knowledgeBase = new bedrock.CfnKnowledgeBase(this, 'Resource', {
+      name: `${props.namePrefix}-tickets`,
+      description: 'Past service-desk tickets',
+      roleArn: role.roleArn,
+      knowledgeBaseConfiguration: {
+        type: 'VECTOR',
+        vectorKnowledgeBaseConfiguration: {
+          embeddingModelArn,
+          ...(props.embeddingModelId === 'amazon.titan-embed-text-v2:0'
+            ? {
+                embeddingModelConfiguration: {
+                  bedrockEmbeddingModelConfiguration: { dimensions: dimension },
+                },
+              }
+            : {}),
+        },
+      },
+      storageConfiguration: {
+        type: 'OPENSEARCH_SERVERLESS',
+        opensearchServerlessConfiguration: {
+          collectionArn: this.collection.attrArn,
+          vectorIndexName,
+          fieldMapping: {
+            vectorField: knowledgeBaseFields.vector,
+            textField: knowledgeBaseFields.text,
+            metadataField: knowledgeBaseFields.metadata,
+          },
+        },
+      },
+    });
+    // Bedrock validates the store on create: the index must exist and the role must already be
+    // allowed to use it, or creation fails with "storage configuration provided is invalid".
+    knowledgeBase.addResourceDependency(this.index);
+    knowledgeBase.addResourceDependency(dataAccessPolicy);
+    knowledgeBase.node.addDependency(rolePolicy);
+    this.knowledgeBaseId = knowledgeBase.attrKnowledgeBaseId;
+    this.knowledgeBaseArn = knowledgeBase.attrKnowledgeBaseArn;
+
+    const dataSource = new bedrock.CfnDataSource(this, 'TicketsDataSource', {
+      knowledgeBaseId: this.knowledgeBaseId,
+      name: 'tickets',
+      dataSourceConfiguration: {
+        type: 'S3',
+        s3Configuration: {
+          bucketArn: this.documentBucket.bucketArn,
+          inclusionPrefixes: [ticketsKeyPrefix],
+        },
+      },
+      // One ticket is one short document: keeping it whole makes each retrieval result one
+      // distinct ticket with its own metadata, instead of fragments that compete for the top N.
+      vectorIngestionConfiguration: { chunkingConfiguration: { chunkingStrategy: 'NONE' } },
+      // RETAIN: on stack deletion the collection goes too, so deleting vectors one by one first
+      // only adds a failure mode.
+      dataDeletionPolicy: 'RETAIN',
+    });
+    this.dataSourceId = dataSource.attrDataSourceId;
+
+    // --- ingestion ------------------------------------------------------------------------
+    // The physical id is the documents' hash: a changed document changes the resource, which
+    // CloudFormation treats as a replacement and so calls StartIngestionJob again. The job is
+    // asynchronous (the deploy does not wait for it) and one runs per data source at a time.
+    const startIngestion: cr.AwsSdkCall = {
+      service: 'bedrock-agent',
+      action: 'startIngestionJob',
+      parameters: {
+        knowledgeBaseId: this.knowledgeBaseId,
+        dataSourceId: this.dataSourceId,
+        description: `Deployed documents ${this.documentsHash.slice(0, 16)}`,
+      },
+      physicalResourceId: cr.PhysicalResourceId.of(`tickets-${this.documentsHash}`),
+    };
+    const ingestion = new cr.AwsCustomResource(this, 'StartIngestionJob', {
+      onCreate: startIngestion,
+      onUpdate: startIngestion,
+      policy: cr.AwsCustomResourcePolicy.fromSdkCalls({ resources: [this.knowledgeBaseArn] }),
+      // The Lambda runtime's bundled SDK has bedrock-agent; installing one at deploy time would
+      // need npm and the internet from the provider function.
+      installLatestAwsSdk: false,
+    });
+    ingestion.node.addDependency(upload, dataSource);
+    acknowledgeAwsCustomResourceProvider(this);
+  }
+}
+
+/** The CDK bootstrap role CloudFormation runs as, with `${AWS::…}` placeholders substituted. */
+function defaultDeploymentRoleArn(stack: Stack): string {
+  if (!(stack.synthesizer instanceof DefaultStackSynthesizer)) {
+    throw new Error(
+      'Set deploymentRoleArn: the stack does not use DefaultStackSynthesizer, so the role ' +
+        'CloudFormation runs as (which must create the vector index) is unknown.',
+    );
+  }
+  // For an environment-agnostic stack the ARN holds literal ${AWS::AccountId} placeholders.
+  return Fn.sub(stack.synthesizer.cloudFormationExecutionRoleArn);
+}
+
+/**
+ * SHA-256 over every file's relative path and bytes, in a stable order: changes whenever a
+ * document is added, removed, renamed or edited.
+ */
+export function hashTicketDocuments(directory: string): string {
+  if (!existsSync(directory) || !statSync(directory).isDirectory()) {
+    throw new Error(`Ticket documents not found: ${directory} is not a directory.`);
+  }
+  const files = readdirSync(directory, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(directory, name))
+    .filter((path) => statSync(path).isFile())
+    .sort();
+  if (files.length === 0) {
+    throw new Error(`Ticket documents not found: ${directory} is empty.`);
+  }
+  const hash = createHash('sha256');
+  for (const file of files) {
+    hash.update(relative(directory, file).split(sep).join('/'));
+    hash.update('\0');
+    hash.update(readFileSync(file));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}

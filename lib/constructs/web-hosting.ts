@@ -1,0 +1,235 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { acknowledgeBucketDeploymentProvider } from '../nag-acknowledgements.js';
+
+/** The Cognito settings the web app reads from `/config.json`. */
+export interface WebAuthSettings {
+  /** OIDC issuer, `https://cognito-idp.<region>.amazonaws.com/<pool id>`. */
+  readonly authority: string;
+  readonly clientId: string;
+  /** Hosted sign-in domain, `https://<prefix>.auth.<region>.amazoncognito.com`. */
+  readonly domainUrl: string;
+  readonly userPoolId: string;
+}
+
+export interface WebHostingProps {
+  /** The built web app (`web/dist`, containing `index.html`). */
+  readonly webDistPath: string;
+  /** The API function's URL (AWS_IAM auth, RESPONSE_STREAM), served at `/api/*`. */
+  readonly functionUrl: lambda.IFunctionUrl;
+  readonly auth: WebAuthSettings;
+  /**
+   * How long CloudFront waits for the first byte and between chunks of the SSE stream. The
+   * function sends a heartbeat at least every 10 s. Above 60 s needs a CloudFront quota increase.
+   * @default Duration.seconds(60)
+   */
+  readonly apiReadTimeout?: Duration;
+  /**
+   * ARN of a CLOUDFRONT-scope WAF web ACL (us-east-1) to attach.
+   * @default no WAF
+   */
+  readonly webAclArn?: string;
+  /** @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * One CloudFront origin for the web app and its API, so the browser never needs CORS:
+ * - `/*` → private S3 bucket through origin access control, security headers, SPA routing;
+ * - `/api/*` → the Function URL through origin access control (SigV4), uncached, uncompressed,
+ *   every method, every viewer header except Host (so `x-auth-token` and
+ *   `x-amz-content-sha256` reach the function).
+ *
+ * CloudFront's signature replaces the viewer's `Authorization` header, which is why the web app
+ * sends its Cognito access token in `x-auth-token`.
+ */
+export class WebHosting extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly distribution: cloudfront.Distribution;
+  /** `https://<distribution domain>/` */
+  readonly siteUrl: string;
+
+  constructor(scope: Construct, id: string, props: WebHostingProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    if (!existsSync(join(props.webDistPath, 'index.html'))) {
+      throw new Error(
+        `The web app is not built: ${join(props.webDistPath, 'index.html')} is missing. ` +
+          'Run npm run build first.',
+      );
+    }
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+
+    this.bucket = new s3.Bucket(this, 'Assets', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy,
+      autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
+    });
+
+    const cognitoIdp = `https://cognito-idp.${stack.region}.amazonaws.com`;
+    const contentSecurityPolicy = [
+      "default-src 'self'",
+      "script-src 'self'",
+      // React and the markdown renderer set style attributes.
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data:",
+      "font-src 'self'",
+      // OIDC discovery and JWKS on cognito-idp; the token endpoint on the hosted domain.
+      `connect-src 'self' ${cognitoIdp} ${props.auth.domainUrl}`,
+      `form-action 'self' ${props.auth.domainUrl}`,
+      "frame-ancestors 'none'",
+      "base-uri 'self'",
+      "object-src 'none'",
+    ].join('; ');
+    const securityHeaders = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      comment: 'Service desk: CSP, HSTS, no framing, no sniffing',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy, override: true },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.days(365),
+          includeSubdomains: true,
+          override: true,
+        },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: {
+          referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+          override: true,
+        },
+      },
+    });
+
+    // SPA routing without errorResponses: custom error responses apply to the whole
+    // distribution, so an API 404 ("not yours") or 403 (a signing problem) would turn into
+    // index.html with 200. This function runs only on the default (S3) behaviour and rewrites
+    // extension-less paths (client-side routes) to /index.html; /api/* never sees it.
+    const spaRouting = new cloudfront.Function(this, 'SpaRouting', {
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      comment: 'Serve index.html for client-side routes',
+      code: cloudfront.FunctionCode.fromInline(
+        [
+          'function handler(event) {',
+          '  var request = event.request;',
+          '  var lastSegment = request.uri.substring(request.uri.lastIndexOf("/") + 1);',
+          '  if (lastSegment.indexOf(".") === -1 && request.uri.indexOf("/api/") !== 0) {',
+          '    request.uri = "/index.html";',
+          '  }',
+          '  return request;',
+          '}',
+        ].join('\n'),
+      ),
+    });
+
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: `${stack.stackName} web app and API`,
+      defaultRootObject: 'index.html',
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      webAclId: props.webAclArn,
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: securityHeaders,
+        functionAssociations: [
+          { function: spaRouting, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
+        ],
+      },
+      additionalBehaviors: {
+        '/api/*': {
+          origin: origins.FunctionUrlOrigin.withOriginAccessControl(props.functionUrl, {
+            readTimeout: props.apiReadTimeout ?? Duration.seconds(60),
+          }),
+          // A redirect would turn a POST into a GET.
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+          // Host must not be forwarded: the Function URL (and the SigV4 signature) expect their
+          // own host name.
+          originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          // Compression buffers the stream, and streamed Content-Encoding breaks Function URLs.
+          compress: false,
+          responseHeadersPolicy: securityHeaders,
+        },
+      },
+    });
+    // CDK 2.276 grants CloudFront both lambda:InvokeFunctionUrl and lambda:InvokeFunction
+    // (invokedViaFunctionUrl) for the origin; function URLs created since October 2025 need both.
+    // test/cdk asserts the two permissions, so an upgrade that drops one fails the build.
+    this.siteUrl = `https://${this.distribution.distributionDomainName}/`;
+
+    new s3deploy.BucketDeployment(this, 'Deploy', {
+      sources: [
+        s3deploy.Source.asset(props.webDistPath),
+        // Last, so it replaces the local-mode config.json of the build (later sources win).
+        s3deploy.Source.jsonData('config.json', {
+          apiBase: '/api',
+          authMode: 'cognito',
+          authHeader: 'x-auth-token',
+          cognito: {
+            authority: props.auth.authority,
+            clientId: props.auth.clientId,
+            domain: props.auth.domainUrl,
+            userPoolId: props.auth.userPoolId,
+            region: stack.region,
+            redirectUri: this.siteUrl,
+            postLogoutRedirectUri: this.siteUrl,
+            scope: 'openid email profile',
+          },
+        }),
+      ],
+      destinationBucket: this.bucket,
+      prune: true,
+      // index.html and config.json change on every deploy; hashed assets never do.
+      distribution: this.distribution,
+      distributionPaths: ['/index.html', '/config.json'],
+    });
+    acknowledgeBucketDeploymentProvider(this, this.bucket);
+
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Holds only the public build of the web app, served through CloudFront; object ' +
+        'access logs would record nothing but CloudFront itself.',
+    });
+    Validations.of(this.distribution).acknowledge(
+      ...[
+        {
+          id: 'AwsSolutions-CFR1',
+          reason: 'Staff work from several countries; access is controlled by Cognito sign-in.',
+        },
+        ...(props.webAclArn
+          ? []
+          : [
+              {
+                id: 'AwsSolutions-CFR2',
+                reason:
+                  'WAF is optional (enableWaf, ≈$6/month + requests); every API call needs a valid ' +
+                  'Cognito token and an IAM-signed origin request.',
+              },
+            ]),
+        {
+          id: 'AwsSolutions-CFR3',
+          reason:
+            'Standard access logs need a log bucket with ACLs; the function logs every API call ' +
+            'to CloudWatch, and the static assets are not sensitive.',
+        },
+        {
+          id: 'AwsSolutions-CFR4',
+          reason:
+            'The default *.cloudfront.net certificate cannot pin a minimum TLS version; attach a ' +
+            'custom domain and certificate (TLSv1.2_2021) for production use.',
+        },
+      ],
+    );
+  }
+}

@@ -1,0 +1,42 @@
+import type { App } from 'aws-cdk-lib';
+import type { ServiceDeskConfig } from './config.js';
+import { type ServiceDeskPaths, ServiceDeskStack } from './service-desk-stack.js';
+import { WafStack } from './waf-stack.js';
+
+export interface ServiceDeskStacks {
+  readonly main: ServiceDeskStack;
+  /** Present when WAF is on, no web ACL ARN is given, and the main stack is not in us-east-1. */
+  readonly waf?: WafStack;
+}
+
+/**
+ * Adds the stacks a config describes to `app`: the service-desk stack, and a us-east-1 WAF stack
+ * when one is needed. bin/app.ts and the CDK tests both build the app through this function.
+ */
+export function addServiceDeskStacks(
+  app: App,
+  config: ServiceDeskConfig,
+  paths: ServiceDeskPaths,
+): ServiceDeskStacks {
+  const account = config.account ?? process.env.CDK_DEFAULT_ACCOUNT;
+  const needsWafStack = config.enableWaf && !config.webAclArn && config.region !== 'us-east-1';
+  const waf = needsWafStack
+    ? new WafStack(app, `${config.stackName}-Waf`, {
+        env: { account, region: 'us-east-1' },
+        crossRegionReferences: true,
+        requestsPerFiveMinutes: config.wafRateLimit,
+        description: `CloudFront WAF web ACL for ${config.stackName}`,
+      })
+    : undefined;
+  const main = new ServiceDeskStack(app, config.stackName, {
+    stackName: config.stackName,
+    env: { account, region: config.region },
+    crossRegionReferences: needsWafStack,
+    description: 'IT service-desk assistant: web app, streaming API, Knowledge Base, Cognito',
+    config,
+    paths,
+    webAclArn: waf?.webAclArn,
+  });
+  if (waf) main.addStackDependency(waf, 'the distribution attaches its web ACL');
+  return { main, waf };
+}

@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { ServiceDeskConfig } from './config.js';
+import { ApiFunction } from './constructs/api-function.js';
+import { Auth } from './constructs/auth.js';
+import { ConversationTables } from './constructs/conversation-tables.js';
+import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
+import { RateLimitWebAcl } from './constructs/waf.js';
+import { WebHosting } from './constructs/web-hosting.js';
+
+/** Files the stack packages, resolved by the caller (bin/app.ts: against the repository root). */
+export interface ServiceDeskPaths {
+  /** The API handler module (`functions/api/handler.ts`). */
+  readonly apiEntry: string;
+  /** The built web app (`web/dist`). */
+  readonly webDistPath: string;
+  /** The Knowledge Base documents (`data/tickets`); unused with `existingKnowledgeBaseId`. */
+  readonly ticketsPath: string;
+}
+
+export interface ServiceDeskStackProps extends StackProps {
+  readonly config: ServiceDeskConfig;
+  readonly paths: ServiceDeskPaths;
+  /**
+   * A CLOUDFRONT-scope web ACL created elsewhere (config `webAclArn`, or the us-east-1 WAF stack
+   * when this stack is in another region).
+   * @default a web ACL in this stack when `enableWaf` and the region is us-east-1; else none
+   */
+  readonly webAclArn?: string;
+}
+
+/** The names of the stack outputs; the integration test reads them. */
+export const stackOutputNames = {
+  siteUrl: 'SiteUrl',
+  userPoolId: 'UserPoolId',
+  userPoolClientId: 'UserPoolClientId',
+  cognitoDomain: 'CognitoDomainUrl',
+  conversationsTable: 'ConversationsTableName',
+  turnsTable: 'TurnsTableName',
+  knowledgeBaseId: 'KnowledgeBaseId',
+  dataSourceId: 'DataSourceId',
+  documentBucket: 'TicketDocumentsBucket',
+  functionUrl: 'ApiFunctionUrl',
+  functionName: 'ApiFunctionName',
+} as const;
+
+/**
+ * The service-desk assistant: web app and API behind one CloudFront distribution, Cognito
+ * sign-in, the conversation tables, and a Bedrock Knowledge Base (provisioned, or reused by id).
+ * Composition only; each concern lives in lib/constructs/.
+ */
+export class ServiceDeskStack extends Stack {
+  constructor(scope: Construct, id: string, props: ServiceDeskStackProps) {
+    super(scope, id, props);
+    const { config, paths } = props;
+    const removalPolicy =
+      config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    const logRetention = config.logRetentionDays as logs.RetentionDays;
+
+    const tables = new ConversationTables(this, 'ConversationTables', { removalPolicy });
+
+    let knowledgeBase: KnowledgeBaseReference;
+    if (config.existingKnowledgeBaseId) {
+      knowledgeBase = KnowledgeBase.fromKnowledgeBaseId(this, config.existingKnowledgeBaseId);
+    } else {
+      const provisioned = new KnowledgeBase(this, 'KnowledgeBase', {
+        namePrefix: resourceNamePrefix(this.stackName),
+        embeddingModelId: config.embeddingModelId,
+        ticketsPath: paths.ticketsPath,
+        standbyReplicas: config.standbyReplicas,
+        deploymentRoleArn: config.deploymentRoleArn,
+        adminRoleArns: config.collectionAdminRoleArns,
+        removalPolicy,
+      });
+      new CfnOutput(this, stackOutputNames.dataSourceId, { value: provisioned.dataSourceId });
+      new CfnOutput(this, stackOutputNames.documentBucket, {
+        value: provisioned.documentBucket.bucketName,
+      });
+      knowledgeBase = provisioned;
+    }
+
+    const auth = new Auth(this, 'Auth', {
+      domainPrefix: config.cognitoDomainPrefix,
+      allowedEmailDomains: config.allowedEmailDomains,
+      removalPolicy,
+      logRetention,
+    });
+
+    const api = new ApiFunction(this, 'Api', {
+      entry: paths.apiEntry,
+      conversationsTable: tables.conversations,
+      turnsTable: tables.turns,
+      indexArns: tables.indexArns,
+      knowledgeBase,
+      modelId: config.modelId,
+      userPoolId: auth.userPool.userPoolId,
+      userPoolClientId: auth.userPoolClientId,
+      retentionDays: config.retentionDays,
+      numberOfResults: config.numberOfResults,
+      logRetention,
+      logRemovalPolicy: removalPolicy,
+    });
+
+    let webAclArn = props.webAclArn ?? config.webAclArn;
+    if (!webAclArn && config.enableWaf) {
+      webAclArn = new RateLimitWebAcl(this, 'WebAcl', {
+        requestsPerFiveMinutes: config.wafRateLimit,
+      }).webAclArn;
+    }
+
+    const web = new WebHosting(this, 'Web', {
+      webDistPath: paths.webDistPath,
+      functionUrl: api.functionUrl,
+      auth: {
+        authority: auth.authority,
+        clientId: auth.userPoolClientId,
+        domainUrl: auth.domainUrl,
+        userPoolId: auth.userPool.userPoolId,
+      },
+      webAclArn,
+      removalPolicy,
+    });
+    auth.allowSignInFrom(web.siteUrl);
+
+    const outputs: Record<string, string> = {
+      [stackOutputNames.siteUrl]: web.siteUrl,
+      [stackOutputNames.userPoolId]: auth.userPool.userPoolId,
+      [stackOutputNames.userPoolClientId]: auth.userPoolClientId,
+      [stackOutputNames.cognitoDomain]: auth.domainUrl,
+      [stackOutputNames.conversationsTable]: tables.conversations.tableName,
+      [stackOutputNames.turnsTable]: tables.turns.tableName,
+      [stackOutputNames.knowledgeBaseId]: knowledgeBase.knowledgeBaseId,
+      [stackOutputNames.functionUrl]: api.functionUrl.url,
+      [stackOutputNames.functionName]: api.function.functionName,
+    };
+    for (const [name, value] of Object.entries(outputs)) {
+      new CfnOutput(this, name, { value });
+    }
+  }
+}
+
+/**
+ * A lower-case prefix (3–20 characters) for account-unique names such as the OpenSearch
+ * collection: the stack name, or, when it is too long, its start plus a hash of the whole name,
+ * so that two long stack names sharing a start do not collide.
+ */
+export function resourceNamePrefix(stackName: string): string {
+  const safe = stackName.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  const base = /^[a-z]/.test(safe) ? safe : `s${safe}`;
+  if (base.length >= 3 && base.length <= 20) return base;
+  const hash = createHash('sha256').update(stackName).digest('hex').slice(0, 6);
+  return `${base.slice(0, 13).replace(/-+$/, '')}-${hash}`;
+}

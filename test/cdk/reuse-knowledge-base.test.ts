@@ -1,0 +1,139 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type SynthesizedServiceDesk,
+  synthesizeServiceDesk,
+  wildcardResources,
+} from './synthesize.js';
+
+/**
+ * The other supported shape: an existing Knowledge Base, a region other than us-east-1 (so the
+ * WAF lives in its own us-east-1 stack), a geographic inference profile, e-mail domain
+ * enforcement and removalPolicy destroy. Context values are strings, as `cdk -c` passes them.
+ */
+describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 with WAF', () => {
+  let synthesized: SynthesizedServiceDesk;
+  let template: Template;
+
+  beforeAll(() => {
+    synthesized = synthesizeServiceDesk({
+      region: 'ap-northeast-1',
+      existingKnowledgeBaseId: 'KB12345678',
+      modelId: 'apac.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      enableWaf: 'true',
+      removalPolicy: 'destroy',
+      allowedEmailDomains: 'example.com, example.co.jp',
+    });
+    template = synthesized.template;
+  });
+
+  it('passes cdk-nag AwsSolutions with every finding acknowledged on its resource', () => {
+    expect(synthesized.nagFindings).toEqual([]);
+  });
+
+  it('provisions no OpenSearch Serverless, Knowledge Base, data source or ingestion', () => {
+    const types = Object.values(
+      template.toJSON().Resources as Record<string, { Type: string }>,
+    ).map((resource) => resource.Type);
+    expect(types.filter((type) => /OpenSearchServerless|Bedrock/.test(type))).toEqual([]);
+    expect(JSON.stringify(template.toJSON())).not.toContain('startIngestionJob');
+  });
+
+  it('retrieves from the configured Knowledge Base only', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [
+          {},
+          {},
+          {
+            Action: 'bedrock:Retrieve',
+            Resource: {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':bedrock:ap-northeast-1:123456789012:knowledge-base/KB12345678',
+                ],
+              ],
+            },
+          },
+          {},
+          {},
+        ],
+      },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { KNOWLEDGE_BASE_ID: 'KB12345678' } },
+    });
+  });
+
+  it('invokes the APAC profile, and its model in other regions only through that profile', () => {
+    expect(wildcardResources(template).ApiRoleDefaultPolicy).toEqual([
+      'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+    ]);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [
+          {},
+          {},
+          {},
+          {
+            Action: 'bedrock:InvokeModelWithResponseStream',
+            Resource: {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':bedrock:ap-northeast-1:123456789012:inference-profile/apac.anthropic.claude-sonnet-4-5-20250929-v1:0',
+                ],
+              ],
+            },
+          },
+          {},
+        ],
+      },
+    });
+  });
+
+  it('creates the rate-limiting web ACL in us-east-1 and attaches it across regions', () => {
+    expect(synthesized.wafTemplate).toBeDefined();
+    synthesized.wafTemplate?.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'CLOUDFRONT',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        {
+          Action: { Block: {} },
+          Statement: {
+            RateBasedStatement: { AggregateKeyType: 'IP', Limit: synthesized.config.wafRateLimit },
+          },
+        },
+      ],
+    });
+    const [distribution] = Object.values(template.findResources('AWS::CloudFront::Distribution'));
+    expect(JSON.stringify(distribution?.Properties.DistributionConfig.WebACLId)).toMatch(
+      /ExportsReader.*WebAcl/,
+    );
+  });
+
+  it('rejects staff accounts outside the allowed e-mail domains with a pre sign-up trigger', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { ALLOWED_EMAIL_DOMAINS: 'example.com,example.co.jp' } },
+    });
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      LambdaConfig: {
+        PreSignUp: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AuthEmailDomainCheck'), 'Arn'] },
+      },
+    });
+  });
+
+  it('deletes tables, user pool and buckets on destroy', () => {
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::Cognito::UserPool', 'AWS::S3::Bucket']) {
+      for (const resource of Object.values(template.findResources(type))) {
+        expect(resource.DeletionPolicy, type).toBe('Delete');
+      }
+    }
+    template.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
+  });
+});

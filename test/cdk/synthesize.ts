@@ -1,0 +1,88 @@
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { parseServiceDeskConfig, type ServiceDeskConfig } from '../../lib/config.js';
+import { addServiceDeskStacks } from '../../lib/service-desk-app.js';
+
+const fixture = (path: string) => fileURLToPath(new URL(`./fixtures/${path}`, import.meta.url));
+
+/** Small stand-ins for the handler, the built web app and the tickets, so tests never wait on them. */
+export const fixturePaths = {
+  apiEntry: fixture('api-handler.ts'),
+  webDistPath: fixture('web-dist'),
+  ticketsPath: fixture('tickets'),
+};
+
+export interface SynthesizedServiceDesk {
+  readonly config: ServiceDeskConfig;
+  readonly template: Template;
+  readonly wafTemplate?: Template;
+  /** Unacknowledged cdk-nag AwsSolutions findings as `rule at construct path`. */
+  readonly nagFindings: string[];
+}
+
+/**
+ * Builds the app exactly as bin/app.ts does (same config parser, same stack wiring), with the
+ * fixtures as file inputs, then runs cdk-nag's AwsSolutions pack over the whole app.
+ */
+export function synthesizeServiceDesk(context: Record<string, unknown>): SynthesizedServiceDesk {
+  const app = new App();
+  const config = parseServiceDeskConfig({ account: '123456789012', ...context });
+  const stacks = addServiceDeskStacks(app, config, fixturePaths);
+  const template = Template.fromStack(stacks.main);
+  const wafTemplate = stacks.waf ? Template.fromStack(stacks.waf) : undefined;
+  // cdk-nag 3 is a policy-validation plugin; validateScope is its documented direct entry
+  // point and honours Validations.of(...).acknowledge() exactly as synthesis does.
+  const report = new AwsSolutionsChecks().validateScope(app);
+  const nagFindings = report.violations.flatMap((violation) =>
+    violation.violatingResources.map(
+      (resource) => `${violation.ruleName} at ${resource.constructPath}`,
+    ),
+  );
+  return { config, template, wafTemplate, nagFindings };
+}
+
+/** Every IAM policy statement resource containing `*`, keyed by the policy's logical id (no hash). */
+export function wildcardResources(template: Template): Record<string, string[]> {
+  const result: Record<string, string[]> = {};
+  for (const [logicalId, resource] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
+    const statements = resource.Properties.PolicyDocument.Statement as {
+      Resource: unknown;
+    }[];
+    const wildcards = statements
+      .flatMap((statement) =>
+        Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource],
+      )
+      .map((value) => renderArn(value))
+      .filter((arn) => arn.includes('*'));
+    if (wildcards.length > 0) result[logicalId.replace(/[0-9A-F]{8}$/, '')] = wildcards.sort();
+  }
+  return result;
+}
+
+/** A CloudFormation expression as readable text: `<LogicalId.Attr>`, `<AWS::Partition>`. */
+export function renderArn(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const node = value as Record<string, unknown>;
+  if ('Fn::Join' in node) {
+    const [separator, parts] = node['Fn::Join'] as [string, unknown[]];
+    return parts.map(renderArn).join(separator);
+  }
+  if ('Fn::GetAtt' in node) {
+    const [id, attribute] = node['Fn::GetAtt'] as [string, string];
+    return `<${id.replace(/[0-9A-F]{8}$/, '')}.${attribute}>`;
+  }
+  if ('Ref' in node) return `<${String(node.Ref).replace(/[0-9A-F]{8}$/, '')}>`;
+  if ('Fn::Sub' in node) return String(node['Fn::Sub']).replace(/\$\{([^}]+)\}/g, '<$1>');
+  return JSON.stringify(value);
+}
+
+/** A resource or property of a synthesized template (CloudFormation JSON is untyped). */
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON has no static shape
+export type CfnJson = Record<string, any>;
+
+/** The synthesized template with asset hashes masked, for the one snapshot. */
+export function maskAssetHashes(template: Template): unknown {
+  return JSON.parse(JSON.stringify(template.toJSON()).replace(/[0-9a-f]{64}/g, '[ASSET-HASH]'));
+}
