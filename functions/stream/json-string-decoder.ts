@@ -76,7 +76,9 @@ export class JsonStringDecoder {
           if (code === QUOTE || code === BACKSLASH || code < LOWEST_PRINTABLE) break;
           index++;
         }
-        if (index > start) this.emit(text.slice(start, index));
+        // A fragment inside one string is passed on whole, without a slice.
+        if (index > start)
+          this.emit(start === 0 && index === length ? text : text.slice(start, index));
         if (index === length) return index;
         if (code === QUOTE) {
           this.status = ScanStatus.ended;

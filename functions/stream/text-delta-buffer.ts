@@ -7,14 +7,18 @@ export class TextDeltaBuffer {
   /** All text handed out so far, for the final value. */
   emitted = '';
   private pending = '';
+  /** Last code unit appended, so `take` never has to flatten `pending` to look at it. */
+  private lastCode = 0;
 
   reset(): void {
     this.emitted = '';
     this.pending = '';
+    this.lastCode = 0;
   }
 
   append(chunk: string): void {
-    this.pending += chunk;
+    this.pending = this.pending === '' ? chunk : this.pending + chunk;
+    this.lastCode = chunk.charCodeAt(chunk.length - 1);
   }
 
   /**
@@ -25,7 +29,7 @@ export class TextDeltaBuffer {
     let delta = this.pending;
     if (delta === '') return '';
     this.pending = '';
-    const last = delta.charCodeAt(delta.length - 1);
+    const last = this.lastCode;
     if (!final && last >= 0xd800 && last <= 0xdbff) {
       this.pending = delta.slice(-1);
       delta = delta.slice(0, -1);

@@ -1,0 +1,36 @@
+import { encodeChatEvent } from '../../functions/stream/encode-chat-event.js';
+import { createToolInputParser } from '../../functions/stream/tool-input-parser.js';
+
+const bytesOf = (text: string) => Buffer.byteLength(text, 'utf8');
+const tokenBytes = (content: string) =>
+  bytesOf(encodeChatEvent({ event: 'token', data: { content } }, { validate: false }));
+
+/** SSE bytes on the wire per byte of advice, for three ways of cutting the advice into events. */
+export function measureSseOverhead(fragments: readonly string[], batchChars: number) {
+  const parser = createToolInputParser({ textFields: ['general_advice'], arrayFields: {} });
+  const deltas: string[] = [];
+  for (const fragment of fragments) {
+    for (const event of parser.write(fragment)) if (event.type === 'text') deltas.push(event.delta);
+  }
+  const advice = deltas.join('');
+  const adviceBytes = bytesOf(advice);
+  const perFragment = deltas.reduce((sum, delta) => sum + tokenBytes(delta), 0);
+  let batched = 0;
+  let pending = '';
+  for (const delta of deltas) {
+    pending += delta;
+    if (pending.length >= batchChars) {
+      batched += tokenBytes(pending);
+      pending = '';
+    }
+  }
+  if (pending !== '') batched += tokenBytes(pending);
+  const perCharacter = [...advice].reduce((sum, character) => sum + tokenBytes(character), 0);
+  return {
+    adviceBytes,
+    events: deltas.length,
+    perFragment: perFragment / adviceBytes,
+    batched: batched / adviceBytes,
+    perCharacter: perCharacter / adviceBytes,
+  };
+}
