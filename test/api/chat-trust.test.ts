@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RetrievedTicket, Retriever } from '../../functions/chat/retriever.js';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import { eventsNamed, postChat } from '../support/chat-client.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+const open: RetrievedTicket = {
+  issueId: '1001',
+  subject: 'Salesforceにログインできない',
+  category: 'Salesforce',
+  restricted: false,
+  text: 'パスワードのロックを解除して解決。',
+  score: 0.9,
+};
+const secret: RetrievedTicket = {
+  issueId: '1015',
+  subject: '役員PCの調査（閲覧制限）',
+  category: 'Security',
+  restricted: true,
+  text: 'SECRET-INVESTIGATION の詳細',
+  score: 0.95,
+};
+
+/** A retriever that ignores its filter and leaks a restricted ticket, as a misconfigured KB might. */
+const leakingRetriever: Retriever = {
+  search: async () => [secret, open],
+  fetchByIssueIds: async () => [secret],
+};
+
+type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack({ handlerOverrides: { retriever: leakingRetriever } });
+});
+afterAll(() => stack?.stop());
+
+describe('trust: restricted tickets and grounding', () => {
+  it('keeps leaked restricted tickets out of the prompt, kb_chunks, tickets and the result', async () => {
+    stack.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: '手順は以下です。',
+        results: [
+          { issue_id: '1015', subject: 'leak', summary: 'x', resolution: 'y' },
+          { issue_id: '1001', subject: open.subject, summary: 's', resolution: 'r' },
+        ],
+      }),
+    );
+    const response = await postChat(
+      stack.url,
+      { message: 'Salesforceにログインできない #1015' },
+      { user: 'trust' },
+    );
+    expect(JSON.stringify(eventsNamed(response, 'kb_chunks'))).not.toContain('1015');
+    expect(eventsNamed(response, 'ticket').map((ticket) => ticket.issue_id)).toEqual(['1001']);
+    const result = eventsNamed(response, 'result')[0] as { results: { issue_id: string }[] };
+    expect(result.results.map((ticket) => ticket.issue_id)).toEqual(['1001']);
+    const prompt = JSON.stringify(stack.bedrock.converseRequests.at(-1)?.body);
+    expect(prompt).not.toContain('SECRET-INVESTIGATION');
+    expect(prompt).not.toContain('### Ticket 1015');
+  });
+
+  it('drops a cited ticket that was not retrieved', async () => {
+    stack.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: '確認してください。',
+        results: [
+          { issue_id: '#1001', subject: open.subject, summary: 's', resolution: 'r' },
+          { issue_id: '4242', subject: 'invented', summary: 's', resolution: 'r' },
+        ],
+      }),
+    );
+    const response = await postChat(
+      stack.url,
+      { message: 'Salesforceにログインできない' },
+      { user: 'grounding' },
+    );
+    expect(eventsNamed(response, 'ticket').map((ticket) => ticket.issue_id)).toEqual(['1001']);
+    const result = eventsNamed(response, 'result')[0] as { results: { issue_id: string }[] };
+    expect(result.results.map((ticket) => ticket.issue_id)).toEqual(['1001']);
+  });
+});
