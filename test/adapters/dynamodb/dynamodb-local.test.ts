@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTables } from '../../../local/create-tables.js';
+import { JAVA_REQUIRED_MESSAGE, startDynamoDbLocal } from '../../../local/dynamodb-local.js';
+
+describe('startDynamoDbLocal', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const clientFor = (endpoint: string) =>
+    new DynamoDBClient({
+      endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      maxAttempts: 1,
+    });
+
+  it('says in one line how to install Java when there is none', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = dataDir; // a directory without `java`
+    try {
+      const error = await startDynamoDbLocal({ port: 0 }).catch((caught: Error) => caught);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toBe(JAVA_REQUIRED_MESSAGE);
+      expect(JAVA_REQUIRED_MESSAGE).not.toContain('\n');
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it('keeps tables in dataDir across restarts, and stop() ends the process', async () => {
+    const first = await startDynamoDbLocal({ port: 0, dataDir });
+    const firstClient = clientFor(first.endpoint);
+    await createTables(firstClient, 'persist-');
+    await first.stop();
+    await expect(firstClient.send(new ListTablesCommand({}))).rejects.toThrow();
+    firstClient.destroy();
+
+    const second = await startDynamoDbLocal({ port: 0, dataDir });
+    const secondClient = clientFor(second.endpoint);
+    try {
+      const { TableNames } = await secondClient.send(new ListTablesCommand({}));
+      expect(TableNames).toEqual(['persist-Conversations', 'persist-Turns']);
+    } finally {
+      secondClient.destroy();
+      await second.stop();
+    }
+    // Two JVM starts: a few seconds on an idle machine, far more when the cores are shared.
+  }, 120_000);
+});
