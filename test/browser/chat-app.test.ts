@@ -203,6 +203,85 @@ describe('the chat web app against the local stack', () => {
     expect(await waitForAnswer(page, 1)).toBe('stopped');
   }, 90_000);
 
+  it('keeps a stream in its own conversation while the user switches to another', async () => {
+    const { page } = await open('browser-switch');
+    await ask(page, 'プリンターの設置依頼をしたい');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    const first = conversationIdOf(page);
+
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: toFragments(longAnswer(12), 8),
+      delayMs: 40,
+    });
+    await page.getByRole('button', { name: '新しい会話' }).click();
+    await ask(page, 'Salesforceにログインできない');
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('.bubble--assistant .bubble__answer')?.textContent?.length ?? 0) >
+        10,
+      undefined,
+      { timeout: WAIT_MS },
+    );
+    await page.waitForFunction(() => new URL(location.href).searchParams.has('c'), undefined, {
+      timeout: WAIT_MS,
+    });
+    const second = conversationIdOf(page);
+    expect(second).not.toBe(first);
+
+    await page.locator('.conversation-item__open', { hasText: 'プリンター' }).click();
+    expect(conversationIdOf(page)).toBe(first);
+    // Give the other stream time to (wrongly) land here; then check nothing did.
+    await page.waitForTimeout(800);
+    await expect(page.locator('.bubble').count()).resolves.toBe(2);
+    await expect(page.locator('.bubble--assistant').getAttribute('data-status')).resolves.toBe(
+      'complete',
+    );
+    await expect(page.locator('.conversation-pane').textContent()).resolves.not.toContain(
+      'パスワードの有効期限',
+    );
+    await expect(page.getByRole('textbox', { name: '問い合わせ内容' }).isDisabled()).resolves.toBe(
+      false,
+    );
+
+    await page.locator('.conversation-item__open', { hasText: 'Salesforce' }).click();
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    await expect(page.locator('.bubble__answer').textContent()).resolves.toContain(
+      'パスワードの有効期限',
+    );
+  }, 90_000);
+
+  it('renames and deletes conversations from the sidebar, and switches language', async () => {
+    const { page } = await open('browser-sidebar');
+    await ask(page, 'プリンターの設置依頼をしたい');
+    await waitForAnswer(page, 1);
+    const item = page.locator('.conversation-item').first();
+    await item.getByRole('button', { name: '名前を変更' }).click();
+    await page.getByRole('textbox', { name: '名前を変更' }).fill('3F 複合機の設置');
+    await page.getByRole('button', { name: '保存' }).click();
+    await page
+      .locator('.conversation-item__title', { hasText: '3F 複合機の設置' })
+      .waitFor({ timeout: WAIT_MS });
+    await page.reload();
+    await page
+      .locator('.conversation-item__title', { hasText: '3F 複合機の設置' })
+      .waitFor({ timeout: WAIT_MS });
+
+    await page.getByLabel('言語').selectOption('en');
+    await page.getByRole('button', { name: 'New conversation' }).waitFor();
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+    await page.getByLabel('Language').selectOption('ja');
+
+    await page.locator('.conversation-item').first().getByRole('button', { name: '削除' }).click();
+    await expect(page.locator('.conversation-item__confirm').textContent()).resolves.toContain(
+      '元に戻せません',
+    );
+    await page.getByRole('button', { name: '削除する' }).click();
+    await page.locator('.sidebar__empty').waitFor({ timeout: WAIT_MS });
+    expect(conversationIdOf(page)).toBeNull();
+    await expect(page.locator('.bubble').count()).resolves.toBe(0);
+  }, 60_000);
+
   it('shows each dev user only their own conversations', async () => {
     const alice = await open('browser-alice');
     await ask(alice.page, 'プリンターの設置依頼をしたい');

@@ -4,7 +4,8 @@ import type { ConversationView } from '../state/bubble.js';
 import { emptyConversationView } from '../state/bubble.js';
 import { chatStoreReducer, initialChatStoreState } from '../state/chat-store-reducer.js';
 import { runChatRequest } from './run-chat-request.js';
-import { readConversationFromUrl, writeConversationToUrl } from './url-conversation.js';
+import { type LiveRequest, stopLiveRequest } from './stop-live-request.js';
+import { isDraftKey, useActiveConversation } from './use-active-conversation.js';
 
 export interface ChatController {
   readonly activeKey: string;
@@ -19,18 +20,6 @@ export interface ChatController {
   forget(conversationId: string): void;
 }
 
-interface LiveRequest {
-  readonly controller: AbortController;
-  done: Promise<void>;
-  /** Known from the start for an existing conversation, from `meta` for a new one. */
-  conversationId?: string;
-}
-
-const newDraftKey = () => `draft:${crypto.randomUUID()}`;
-const isDraft = (key: string) => key.startsWith('draft:');
-/** After asking the server to stop, give it this long to end the stream itself before aborting. */
-const STOP_GRACE_MS = 1500;
-
 /**
  * Owns every conversation's view state and the requests streaming into them. State is keyed by
  * conversation id, and each request writes only under its own key, so switching conversations
@@ -43,11 +32,9 @@ export function useChatController(
   onConversationsChanged: () => void,
 ): ChatController {
   const [store, dispatch] = useReducer(chatStoreReducer, initialChatStoreState);
-  const [activeKey, setActiveKey] = useState(() => readConversationFromUrl() ?? newDraftKey());
+  const { activeKey, activeKeyRef, adopt, ...navigation } = useActiveConversation();
   const [loadError, setLoadError] = useState<unknown>();
   const [stoppingKey, setStoppingKey] = useState<string>();
-  const activeKeyRef = useRef(activeKey);
-  activeKeyRef.current = activeKey;
   const storeRef = useRef(store);
   storeRef.current = store;
   const requests = useRef(new Map<string, LiveRequest>());
@@ -69,11 +56,11 @@ export function useChatController(
         if (activeKeyRef.current === conversationId) setLoadError(error);
       }
     },
-    [api],
+    [api, activeKeyRef],
   );
 
   useEffect(() => {
-    if (!isDraft(activeKey)) void load(activeKey);
+    if (!isDraftKey(activeKey)) void load(activeKey);
   }, [activeKey, load]);
 
   // Leaving (sign-out, switching the dev user) ends every stream this controller started.
@@ -84,24 +71,18 @@ export function useChatController(
     };
   }, []);
 
-  // Back/forward buttons move between conversations like links.
-  useEffect(() => {
-    const onPopState = () => setActiveKey(readConversationFromUrl() ?? newDraftKey());
-    window.addEventListener('popstate', onPopState);
-    return () => window.removeEventListener('popstate', onPopState);
-  }, []);
-
-  const open = useCallback((conversationId: string) => {
-    setLoadError(undefined);
-    setActiveKey(conversationId);
-    writeConversationToUrl(conversationId, 'push');
-  }, []);
+  const open = useCallback(
+    (conversationId: string) => {
+      setLoadError(undefined);
+      navigation.open(conversationId);
+    },
+    [navigation.open],
+  );
 
   const startNew = useCallback(() => {
     setLoadError(undefined);
-    setActiveKey(newDraftKey());
-    writeConversationToUrl(undefined, 'push');
-  }, []);
+    navigation.startNew();
+  }, [navigation.startNew]);
 
   const send = useCallback(
     (message: string, clientMessageId = crypto.randomUUID()) => {
@@ -111,7 +92,7 @@ export function useChatController(
       const controller = new AbortController();
       const live: LiveRequest = {
         controller,
-        conversationId: isDraft(key) ? undefined : key,
+        conversationId: isDraftKey(key) ? undefined : key,
         done: Promise.resolve(),
       };
       requests.current.set(requestId, live);
@@ -121,10 +102,7 @@ export function useChatController(
         dispatch,
         onAdopted: (draftKey: string, conversationId: string) => {
           live.conversationId = conversationId;
-          if (activeKeyRef.current === draftKey) {
-            setActiveKey(conversationId);
-            writeConversationToUrl(conversationId, 'replace');
-          }
+          adopt(draftKey, conversationId);
           onConversationsChanged();
         },
       };
@@ -141,7 +119,7 @@ export function useChatController(
         onConversationsChanged();
       });
     },
-    [apiBase, apiFetch, onConversationsChanged],
+    [apiBase, apiFetch, onConversationsChanged, activeKeyRef, adopt],
   );
 
   const stop = useCallback(async () => {
@@ -151,28 +129,21 @@ export function useChatController(
     if (!live) return;
     setStoppingKey(key);
     try {
-      // The function cannot see a client disconnect, so it is told explicitly; it then stores
-      // the turn as stopped and usually ends the stream itself.
-      if (live.conversationId) {
-        await api.stop(live.conversationId).catch((error) => console.warn('stop failed', error));
-        await Promise.race([
-          live.done,
-          new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS)),
-        ]);
-      }
-      live.controller.abort();
-      await live.done;
+      await stopLiveRequest(live, api);
     } finally {
       setStoppingKey(undefined);
     }
-  }, [api]);
+  }, [api, activeKeyRef]);
 
   const forget = useCallback(
     (conversationId: string) => {
+      for (const live of requests.current.values()) {
+        if (live.conversationId === conversationId) live.controller.abort();
+      }
       dispatch({ type: 'forget', key: conversationId });
       if (activeKeyRef.current === conversationId) startNew();
     },
-    [startNew],
+    [startNew, activeKeyRef],
   );
 
   return {

@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { MAX_MESSAGE_LENGTH } from '../../../functions/chat/chat-request-schema.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { shouldSendOnKeyDown } from '../input/should-send-on-key-down.js';
@@ -18,6 +18,12 @@ export function Composer({ streaming, stopping, onSend, onStop }: ComposerProps)
   const textarea = useRef<HTMLTextAreaElement>(null);
   const id = useId();
   const canSend = !streaming && text.trim() !== '';
+
+  // Disabling the box while streaming drops focus to <body>; give it back when the answer ends,
+  // unless the user has moved on to something else (an option button, the sidebar).
+  useEffect(() => {
+    if (!streaming && document.activeElement === document.body) textarea.current?.focus();
+  }, [streaming]);
 
   const send = () => {
     if (!canSend) return;
