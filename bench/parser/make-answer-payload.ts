@@ -53,14 +53,18 @@ export function makeAnswerPayload(bytes: number): AnswerPayload {
   return { text, adviceStart, adviceEnd, advice, elementCloses };
 }
 
-/** Cuts `text` into fragments of 1–24 UTF-16 units from a fixed seed, so every run is the same. */
+/**
+ * Cuts `text` into fragments of 1–24 UTF-16 units from a fixed seed, so every run is the same.
+ * Each fragment is a fresh flat string, as the SDK's event-stream JSON decoding produces — not a
+ * V8 slice of one big string, which would make every library pay an indirection per character.
+ */
 export function splitIntoFragments(text: string, seed = 7): string[] {
   const fragments: string[] = [];
   let state = seed;
   for (let index = 0; index < text.length; ) {
     state = (Math.imul(state, 1103515245) + 12345) >>> 0;
     const size = 1 + ((state >>> 16) % 24);
-    fragments.push(text.slice(index, index + size));
+    fragments.push(JSON.parse(JSON.stringify(text.slice(index, index + size))) as string);
     index += size;
   }
   return fragments;

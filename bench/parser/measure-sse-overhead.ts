@@ -1,3 +1,4 @@
+import { createTokenBatcher } from '../../functions/stream/create-token-batcher.js';
 import { encodeChatEvent } from '../../functions/stream/encode-chat-event.js';
 import { createToolInputParser } from '../../functions/stream/tool-input-parser.js';
 
@@ -15,20 +16,23 @@ export function measureSseOverhead(fragments: readonly string[], batchChars: num
   const advice = deltas.join('');
   const adviceBytes = bytesOf(advice);
   const perFragment = deltas.reduce((sum, delta) => sum + tokenBytes(delta), 0);
+  // Fragments arrive back to back here, so only the size threshold of the batcher acts.
   let batched = 0;
-  let pending = '';
-  for (const delta of deltas) {
-    pending += delta;
-    if (pending.length >= batchChars) {
-      batched += tokenBytes(pending);
-      pending = '';
-    }
-  }
-  if (pending !== '') batched += tokenBytes(pending);
+  let batchedEvents = 0;
+  const batcher = createTokenBatcher({
+    minChars: batchChars,
+    send: (content) => {
+      batched += tokenBytes(content);
+      batchedEvents++;
+    },
+  });
+  for (const delta of deltas) batcher.add(delta);
+  batcher.close();
   const perCharacter = [...advice].reduce((sum, character) => sum + tokenBytes(character), 0);
   return {
     adviceBytes,
     events: deltas.length,
+    batchedEvents,
     perFragment: perFragment / adviceBytes,
     batched: batched / adviceBytes,
     perCharacter: perCharacter / adviceBytes,

@@ -11,7 +11,7 @@ const SIZES = [
   ['1 MB', 1024 * 1024],
 ] as const;
 /** A quadratic re-parser is skipped when its estimated run exceeds this. */
-const QUADRATIC_LIMIT_S = 10;
+const QUADRATIC_LIMIT_S = 30;
 /** Token events are batched to at least this many characters in the batched SSE figure. */
 const BATCH_CHARS = 80;
 

@@ -1,4 +1,5 @@
 import type { ChatEvent } from './chat-events.js';
+import { createTokenBatcher, type TokenBatchOptions } from './create-token-batcher.js';
 import { encodeChatEvent } from './encode-chat-event.js';
 import { encodeComment } from './encode-comment.js';
 
@@ -10,13 +11,20 @@ export interface SseStreamOptions {
    * @default 10_000
    */
   readonly heartbeatMs?: number;
+  /**
+   * Merge consecutive `token` events into fewer, larger ones (by size and time; see
+   * {@link createTokenBatcher}). Any other event, and `close()`, sends pending text first.
+   * Off by default: then each `token` sent is one event, as ARCHITECTURE.md describes.
+   * @default undefined (off)
+   */
+  readonly tokenBatch?: TokenBatchOptions;
 }
 
 /** An SSE response body and the only ways to write to it. */
 export interface SseStream {
   /** The response body; hand it to the Lambda streaming response (middy streamify). */
   readonly stream: ReadableStream<Uint8Array>;
-  /** Writes one chat event. Returns false (and writes nothing) once the stream is closed. */
+  /** Writes one chat event (a batched `token` may follow later). False once the stream is closed. */
   send(event: ChatEvent): boolean;
   /** Writes an SSE comment (`: text`). Returns false once the stream is closed. */
   comment(text?: string): boolean;
@@ -53,9 +61,18 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
   // Never keep a process (a test run, the local server) alive just for pings.
   (heartbeat as { unref?: () => void }).unref?.();
 
+  const batcher =
+    options.tokenBatch === undefined
+      ? undefined
+      : createTokenBatcher({
+          ...options.tokenBatch,
+          send: (content) => write(encodeChatEvent({ event: 'token', data: { content } })),
+        });
+
   function stop(): void {
     closed = true;
     clearInterval(heartbeat);
+    batcher?.close(); // only clears its timer: nothing can be written any more
   }
 
   function write(text: string): boolean {
@@ -67,10 +84,19 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
 
   return {
     stream,
-    send: (event) => (closed ? false : write(encodeChatEvent(event))),
+    send(event) {
+      if (closed) return false;
+      if (batcher !== undefined && event.event === 'token') {
+        batcher.add(event.data.content);
+        return true;
+      }
+      batcher?.flush();
+      return write(encodeChatEvent(event));
+    },
     comment: (text = '') => write(encodeComment(text)),
     close() {
       if (closed) return;
+      batcher?.close();
       stop();
       controller.close();
     },
