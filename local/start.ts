@@ -9,6 +9,8 @@ import { startLocalStack } from './start-local-stack.js';
  * `npm start`: builds what is stale, starts the local stack with data under `.data/`, prints the
  * URL, and stops every child on Ctrl-C.
  */
+// The SDK warns on Node 20 that releases after January 2027 need Node 22 (Lambda runs 22).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const started = Date.now();
 const log = (message: string) => console.log(`[start] ${message}`);
 
