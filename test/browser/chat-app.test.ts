@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 // Callbacks passed to page.evaluate/waitForFunction run in the browser.
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +106,29 @@ describe('the chat web app against the local stack', () => {
       .locator('.bubble--assistant .ticket-cards')
       .evaluate((element) => element.scrollIntoView());
     await page.screenshot({ path: `${SCREENSHOTS}/answer-results.png` });
+  }, 60_000);
+
+  it('signs every API write with the SHA-256 of its exact body and the dev identity', async () => {
+    const { page, apiWrites } = await open('browser-signing');
+    await ask(page, 'プリンターの設置依頼をしたい');
+    await waitForAnswer(page, 1);
+    await page
+      .locator('.conversation-item')
+      .first()
+      .getByRole('button', { name: '名前を変更' })
+      .click();
+    await page.getByRole('textbox', { name: '名前を変更' }).fill('署名の確認');
+    await page.getByRole('button', { name: '保存' }).click();
+    await page
+      .locator('.conversation-item__title', { hasText: '署名の確認' })
+      .waitFor({ timeout: WAIT_MS });
+    expect(apiWrites.length).toBeGreaterThanOrEqual(2);
+    for (const write of apiWrites) {
+      expect(write.headers['x-amz-content-sha256']).toBe(
+        createHash('sha256').update(write.body, 'utf8').digest('hex'),
+      );
+      expect(write.headers['x-dev-user']).toBe('browser-signing');
+    }
   }, 60_000);
 
   it('keeps a second inquiry in the same conversation free of the first', async () => {

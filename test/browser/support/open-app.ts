@@ -9,6 +9,8 @@ export interface AppPage {
   readonly dialogs: string[];
   /** Bodies of every `POST /api/chat`, as sent by the browser. */
   readonly chatBodies: Record<string, unknown>[];
+  /** Raw body and headers of every API request with a body (POST/PATCH). */
+  readonly apiWrites: { body: string; headers: Record<string, string> }[];
 }
 
 /**
@@ -31,16 +33,21 @@ export async function openApp(
   const page = await context.newPage();
   const dialogs: string[] = [];
   const chatBodies: Record<string, unknown>[] = [];
+  const apiWrites: AppPage['apiWrites'] = [];
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
   });
   page.on('request', (request) => {
+    const body = request.postData();
+    if (body !== null && new URL(request.url()).pathname.startsWith('/api/')) {
+      apiWrites.push({ body, headers: request.headers() });
+    }
     if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/chat') {
       chatBodies.push(JSON.parse(request.postData() ?? '{}') as Record<string, unknown>);
     }
   });
   await page.goto(`${baseUrl}${options.path ?? '/'}`);
   await page.getByRole('textbox', { name: '問い合わせ内容' }).waitFor();
-  return { context, page, dialogs, chatBodies };
+  return { context, page, dialogs, chatBodies, apiWrites };
 }

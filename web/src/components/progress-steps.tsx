@@ -17,7 +17,7 @@ export function ProgressSteps({ reached }: { reached: readonly ProgressStep[] })
   const { t } = useI18n();
   const latest = Math.max(-1, ...reached.map((step) => STEPS.findIndex((s) => s.step === step)));
   return (
-    <ol className="progress-steps" aria-label={t('stepGenerating')}>
+    <ol className="progress-steps" aria-label={t('progress')}>
       {STEPS.map(({ step, label }, index) => {
         const state = index < latest ? 'done' : index === latest ? 'current' : 'pending';
         return (
