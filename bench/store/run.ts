@@ -60,7 +60,7 @@ export async function main(): Promise<void> {
         await seedLangChain(history, length);
         langChain = await theirs.measure(() => langChainChatTurn(history));
       } catch (error) {
-        langChain = `fails: ${(error as Error).message.slice(0, 40)}`;
+        langChain = `fails: ${(error as Error).message.split(':')[0]}`;
       }
       rows.push(
         `| ${length} | ${cells(hit)} | ${cells(miss)} | ${typeof langChain === 'string' ? `${langChain} | | |` : cells(langChain)} |`,

@@ -35,8 +35,9 @@ export interface VersionedCommit<T> {
 
 /**
  * Optimistic concurrency for every change to a conversation: read the version, plan a
- * `TransactWriteItems` conditioned on it, commit; on conflict re-read and retry with jittered
- * backoff, at most `maxAttempts` times, then `ConversationConflictError`.
+ * `TransactWriteItems` conditioned on it, commit; on conflict retry from the current row (returned
+ * by the failed condition, else re-read) after a jittered backoff, at most `maxAttempts` times,
+ * then `ConversationConflictError`.
  */
 export async function commitWithVersion<T>(
   context: StoreContext,
@@ -92,7 +93,7 @@ export async function commitWithVersion<T>(
 /**
  * The state to condition on. First attempt: this container's cached row if it has one (usually
  * current — the chat pipeline loaded the conversation just before), saving a read; a stale guess
- * only costs one failed condition. Retries always read.
+ * only costs one failed condition. Later attempts read (unless the failure returned the row).
  */
 async function expectedState<T>(
   context: StoreContext,
