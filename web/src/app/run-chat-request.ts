@@ -1,6 +1,7 @@
 import type { ChatEvent } from '../../../functions/stream/chat-events.js';
 import { ChatHttpError, readChatStream } from '../chat/read-chat-stream.js';
 import type { ChatStoreAction } from '../state/chat-store-reducer.js';
+import { toBubbleError } from './to-bubble-error.js';
 
 export interface ChatRequestInput {
   /** Store key of the conversation: its id, or a draft key for a new one. */
@@ -72,15 +73,7 @@ export async function runChatRequest(
     });
   } catch (error) {
     if (!signal.aborted && !finished) {
-      const failure =
-        error instanceof ChatHttpError
-          ? {
-              code: error.code,
-              message: error.message,
-              retryable: error.status >= 429,
-              httpStatus: error.status,
-            }
-          : { code: sawEvent ? 'stream_cut' : 'network', message: String(error), retryable: true };
+      const failure = toBubbleError(error, sawEvent);
       if (!(error instanceof ChatHttpError)) console.error('chat stream failed', error);
       dispatch({
         type: 'conversation',

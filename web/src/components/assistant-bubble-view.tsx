@@ -30,8 +30,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   const { result, status, request } = bubble;
   const streaming = status === 'streaming';
   const clarification = result?.response_type === 'clarification';
+  // Retrying helps after a stop, a cut-off or a transient failure — not after a rejected request.
+  const retryable =
+    status === 'stopped' ||
+    status === 'truncated' ||
+    (status === 'failed' && bubble.error?.retryable !== false);
   const retry =
-    actionable && request && status !== 'complete' && status !== 'streaming'
+    actionable && request && retryable
       ? () => onSend(request.message, request.clientMessageId)
       : undefined;
   return (

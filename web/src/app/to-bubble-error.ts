@@ -1,0 +1,20 @@
+import { ChatHttpError } from '../chat/read-chat-stream.js';
+import type { BubbleError } from '../state/bubble.js';
+
+/**
+ * Classifies a failed chat request for the UI. A refused request keeps the server's code and
+ * status (the UI explains it in words); anything else is the network — before the first event
+ * (never connected) or after it (the stream was cut).
+ */
+export function toBubbleError(error: unknown, sawEvent: boolean): BubbleError {
+  if (error instanceof ChatHttpError) {
+    return {
+      code: error.code,
+      message: error.message,
+      // Conflicts, throttling and server errors may pass on a second try; 400/401/404/413 will not.
+      retryable: error.status === 409 || error.status >= 429,
+      httpStatus: error.status,
+    };
+  }
+  return { code: sawEvent ? 'stream_cut' : 'network', message: String(error), retryable: true };
+}
