@@ -67,7 +67,7 @@ describe('createSseParser', () => {
         const chunks = points.slice(1).map((end, index) => stream.slice(points[index], end));
         expect(parse(chunks).events).toEqual(expected);
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 });

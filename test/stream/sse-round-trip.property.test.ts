@@ -47,7 +47,7 @@ describe('SSE round trip', () => {
           expect(decodeWithEventsourceParser(text)).toEqual(events);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: 1500 },
     );
   });
 });
