@@ -63,7 +63,7 @@ export async function startDynamoDbLocal(
   return { endpoint, stop };
 }
 
-function assertJavaAvailable(): void {
+export function assertJavaAvailable(): void {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) throw new Error(JAVA_REQUIRED_MESSAGE);
   // `java -version` prints e.g. `openjdk version "17.0.15"` or `java version "1.8.0_392"` on stderr.

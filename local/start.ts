@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildWeb, isWebBuildStale } from '../scripts/build-web.js';
 import { bundleApiHandler } from '../scripts/bundle-api-handler.js';
-import { JAVA_REQUIRED_MESSAGE } from './dynamodb-local.js';
+import { assertJavaAvailable, JAVA_REQUIRED_MESSAGE } from './dynamodb-local.js';
 import { startLocalStack } from './start-local-stack.js';
 
 /**
@@ -15,6 +15,8 @@ const started = Date.now();
 const log = (message: string) => console.log(`[start] ${message}`);
 
 try {
+  // Fail in a second, not after the build, when DynamoDB Local cannot run here.
+  if (!process.env.DYNAMODB_ENDPOINT) assertJavaAvailable();
   if (await isWebBuildStale()) {
     log('building the web app…');
     await buildWeb();
@@ -42,8 +44,8 @@ try {
     await stack.stop();
     process.exit(0);
   };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  // Ctrl-C reaches the whole process group; a closed terminal sends SIGHUP.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, shutdown);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   if (message === JAVA_REQUIRED_MESSAGE) console.error(message);
