@@ -13,7 +13,8 @@ const config = parseServiceDeskConfig(
   Object.fromEntries(
     configKeys
       .map((key) => [key, app.node.tryGetContext(key)] as const)
-      .filter(([, value]) => value !== undefined),
+      // cdk.json lists optional keys as null so they are discoverable; null means unset.
+      .filter(([, value]) => value !== undefined && value !== null),
   ),
 );
 

@@ -116,6 +116,8 @@ export class ApiFunction extends Construct {
         minify: true,
         sourceMap: true,
         sourceMapMode: nodejs.SourceMapMode.DEFAULT,
+        // Line mappings for stack traces without shipping the sources (a 4 MB map otherwise).
+        sourcesContent: false,
         // Bundle the pinned SDK clients: the same versions as the tests and the local stack,
         // rather than whatever the runtime ships.
         bundleAwsSDK: true,

@@ -174,16 +174,15 @@ export class WebHosting extends Construct {
         s3deploy.Source.jsonData('config.json', {
           apiBase: '/api',
           authMode: 'cognito',
-          authHeader: 'x-auth-token',
+          // Read by web/src/config/load-runtime-config.ts.
           cognito: {
             authority: props.auth.authority,
             clientId: props.auth.clientId,
+            redirectUri: this.siteUrl,
+            logoutUri: this.siteUrl,
             domain: props.auth.domainUrl,
             userPoolId: props.auth.userPoolId,
             region: stack.region,
-            redirectUri: this.siteUrl,
-            postLogoutRedirectUri: this.siteUrl,
-            scope: 'openid email profile',
           },
         }),
       ],

@@ -7,6 +7,7 @@ import {
 import { embeddingDimension } from '../../lib/config.js';
 import { hashTicketDocuments } from '../../lib/constructs/knowledge-base.js';
 import { stackOutputNames } from '../../lib/service-desk-stack.js';
+import { runtimeConfigSchema } from '../../web/src/config/load-runtime-config.js';
 import {
   type CfnJson,
   fixturePaths,
@@ -330,6 +331,21 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
       expect(csp).toMatch(
         /form-action 'self' https:\/\/servicedeskassistant-.*\.auth\.us-east-1\.amazoncognito\.com;/,
       );
+    });
+
+    it('generates a config.json the web app accepts, with the site as redirect URI', () => {
+      const config = runtimeConfigSchema.parse(synthesized.webConfig);
+      expect(config).toMatchObject({
+        apiBase: '/api',
+        authMode: 'cognito',
+        cognito: {
+          authority: 'https://cognito-idp.us-east-1.amazonaws.com/x',
+          clientId: 'x',
+          redirectUri: 'https://x/',
+          logoutUri: 'https://x/',
+          domain: 'https://servicedeskassistant-x.auth.us-east-1.amazoncognito.com',
+        },
+      });
     });
 
     it('deploys the web app with a generated config.json and invalidates it', () => {

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -20,6 +22,8 @@ export interface SynthesizedServiceDesk {
   readonly wafTemplate?: Template;
   /** Unacknowledged cdk-nag AwsSolutions findings as `rule at construct path`. */
   readonly nagFindings: string[];
+  /** The generated `/config.json`, with each deploy-time value replaced by `x`. */
+  readonly webConfig: unknown;
 }
 
 /**
@@ -40,7 +44,7 @@ export function synthesizeServiceDesk(context: Record<string, unknown>): Synthes
       (resource) => `${violation.ruleName} at ${resource.constructPath}`,
     ),
   );
-  return { config, template, wafTemplate, nagFindings };
+  return { config, template, wafTemplate, nagFindings, webConfig: readWebConfig(app) };
 }
 
 /** Every IAM policy statement resource containing `*`, keyed by the policy's logical id (no hash). */
@@ -85,4 +89,17 @@ export type CfnJson = Record<string, any>;
 /** The synthesized template with asset hashes masked, for the one snapshot. */
 export function maskAssetHashes(template: Template): unknown {
   return JSON.parse(JSON.stringify(template.toJSON()).replace(/[0-9a-f]{64}/g, '[ASSET-HASH]'));
+}
+
+/** Finds the `Source.jsonData('config.json', …)` asset in the assembly and fills its markers. */
+function readWebConfig(app: App): unknown {
+  const directory = app.synth().directory;
+  for (const entry of readdirSync(directory)) {
+    const file = join(directory, entry, 'config.json');
+    if (!entry.startsWith('asset.') || !existsSync(file)) continue;
+    const text = readFileSync(file, 'utf8');
+    if (text.includes('"cognito"'))
+      return JSON.parse(text.replace(/<<marker:0x[a-f0-9]+:\d+>>/g, 'x'));
+  }
+  throw new Error('No generated config.json asset in the assembly');
 }
