@@ -147,7 +147,12 @@ export class ServiceDeskStack extends Stack {
  * so that two long stack names sharing a start do not collide.
  */
 export function resourceNamePrefix(stackName: string): string {
-  const safe = stackName.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  // Single hyphens only: Bedrock names allow no `--`.
+  const safe = stackName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/-$/, '');
   const base = /^[a-z]/.test(safe) ? safe : `s${safe}`;
   if (base.length >= 3 && base.length <= 20) return base;
   const hash = createHash('sha256').update(stackName).digest('hex').slice(0, 6);
