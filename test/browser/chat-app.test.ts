@@ -306,6 +306,27 @@ describe('the chat web app against the local stack', () => {
     await expect(page.locator('.bubble').count()).resolves.toBe(0);
   }, 60_000);
 
+  it('explains a failed answer in words and retries it with the same clientMessageId', async () => {
+    const { page, chatBodies } = await open('browser-retry');
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: toFragments(longAnswer(3), 8),
+      failAfter: 4,
+    });
+    await ask(page, 'Salesforceにログインできない');
+    expect(await waitForAnswer(page, 1)).toBe('failed');
+    const notice = page.locator('.status-notice');
+    await expect(notice.textContent()).resolves.toContain('回答を作成できませんでした。');
+    await expect(notice.getAttribute('role')).resolves.toBe('alert');
+    await page.screenshot({ path: `${SCREENSHOTS}/failed-retry.png` });
+
+    await notice.getByRole('button', { name: 'もう一度試す' }).click();
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    expect(chatBodies).toHaveLength(2);
+    expect(chatBodies[1]?.clientMessageId).toBe(chatBodies[0]?.clientMessageId);
+    await expect(page.locator('.bubble--user').count()).resolves.toBe(1);
+  }, 60_000);
+
   it('shows each dev user only their own conversations', async () => {
     const alice = await open('browser-alice');
     await ask(alice.page, 'プリンターの設置依頼をしたい');

@@ -30,11 +30,9 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   const { result, status, request } = bubble;
   const streaming = status === 'streaming';
   const clarification = result?.response_type === 'clarification';
-  // Retrying helps after a stop, a cut-off or a transient failure — not after a rejected request.
-  const retryable =
-    status === 'stopped' ||
-    status === 'truncated' ||
-    (status === 'failed' && bubble.error?.retryable !== false);
+  // Only a failure is worth re-sending: the server replays a stored stopped or truncated answer
+  // for the same clientMessageId, and a rejected request (400/401/413) would fail again.
+  const retryable = status === 'failed' && bubble.error?.retryable !== false;
   const retry =
     actionable && request && retryable
       ? () => onSend(request.message, request.clientMessageId)
