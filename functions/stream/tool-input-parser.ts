@@ -50,7 +50,7 @@ class StreamingToolInputParser<T extends string, A extends ElementSchemas>
   private textField: T | undefined;
   private arrayField: (keyof A & string) | undefined;
   private arrayIndex = 0;
-  private events: ToolInputEvent<T, A>[] = [];
+  private events: ToolInputEvent<T, A>[] | undefined;
   private result: ToolInputResult | undefined;
 
   constructor(options: ToolInputParserOptions<T, A>) {
@@ -60,13 +60,12 @@ class StreamingToolInputParser<T extends string, A extends ElementSchemas>
 
   write(fragment: string): ToolInputEvent<T, A>[] {
     if (this.result !== undefined || this.tokenizer.error !== undefined) return [];
-    const events: ToolInputEvent<T, A>[] = [];
-    this.events = events;
+    this.events = undefined;
     this.tokenizer.write(fragment);
     this.flushText(false);
-    if (this.tokenizer.error !== undefined)
-      events.push({ type: 'error', error: this.tokenizer.error });
-    return events;
+    const error = this.tokenizer.error;
+    if (error !== undefined) this.emit({ type: 'error', error });
+    return this.events ?? [];
   }
 
   end(): ToolInputResult {
@@ -154,14 +153,20 @@ class StreamingToolInputParser<T extends string, A extends ElementSchemas>
     const index = this.arrayIndex++;
     const schema = this.arrayFields[field] as z.ZodType;
     const event = validateElement(schema, field, index, array[array.length - 1]);
-    this.events.push(event as ToolInputEvent<T, A>);
+    this.emit(event as ToolInputEvent<T, A>);
+  }
+
+  /** Events of the current write; most writes have one, so the array is made for it exactly. */
+  private emit(event: ToolInputEvent<T, A>): void {
+    if (this.events === undefined) this.events = [event];
+    else this.events.push(event);
   }
 
   private flushText(final: boolean): void {
     const field = this.textField;
     if (field === undefined) return;
     const delta = this.text.take(final);
-    if (delta !== '') this.events.push({ type: 'text', field, delta });
+    if (delta !== '') this.emit({ type: 'text', field, delta });
   }
 
   /** The top-level object as far as it is trustworthy; see {@link ToolInputResult}. */
