@@ -288,48 +288,76 @@ async function run(): Promise<void> {
     check(after.status === 404, 'the conversation is gone (404)');
     conversationId = undefined;
   } finally {
-    await cleanUp();
+    // Each step on its own: a failed one must not leave the user behind or hide the test error.
+    for (const [label, action] of cleanUpSteps()) {
+      await action().catch((error: unknown) => {
+        console.error(`Clean-up failed (${label}); remove it by hand:`, error);
+        process.exitCode = 1;
+      });
+    }
   }
 
-  async function cleanUp(): Promise<void> {
-    // Whatever the API did not delete (a failed run), remove directly.
-    if (ownerId && conversationId) {
-      const key = conversationKeyOf(ownerId, conversationId);
-      const left = await documents
-        .send(
-          new QueryCommand({
-            TableName: turnsTable,
-            KeyConditionExpression: 'conversationKey = :key',
-            ExpressionAttributeValues: { ':key': key },
-            ProjectionExpression: 'seq',
-          }),
-        )
-        .catch(() => ({ Items: [] }));
-      for (const item of left.Items ?? []) {
-        await documents.send(
-          new DeleteCommand({
-            TableName: turnsTable,
-            Key: { conversationKey: key, seq: item.seq },
-          }),
-        );
+  function cleanUpSteps(): [string, () => Promise<unknown>][] {
+    const steps: [string, () => Promise<unknown>][] = [];
+    if (ownerId) {
+      const owner = ownerId;
+      // The idempotency marker of our clientMessageId (its own partition in Turns).
+      steps.push([
+        'client message marker',
+        () =>
+          documents.send(
+            new DeleteCommand({
+              TableName: turnsTable,
+              Key: clientMessageKeyOf(owner, clientMessageId),
+            }),
+          ),
+      ]);
+      if (conversationId) {
+        // The API did not delete it (the run failed before): remove it directly.
+        const id = conversationId;
+        steps.push([
+          `conversation ${id}`,
+          async () => {
+            const key = conversationKeyOf(owner, id);
+            const left = await documents.send(
+              new QueryCommand({
+                TableName: turnsTable,
+                KeyConditionExpression: 'conversationKey = :key',
+                ExpressionAttributeValues: { ':key': key },
+                ProjectionExpression: 'seq',
+              }),
+            );
+            for (const item of left.Items ?? []) {
+              await documents.send(
+                new DeleteCommand({
+                  TableName: turnsTable,
+                  Key: { conversationKey: key, seq: item.seq },
+                }),
+              );
+            }
+            await documents.send(
+              new DeleteCommand({
+                TableName: conversationsTable,
+                Key: { ownerId: owner, conversationId: id },
+              }),
+            );
+            console.log(`• deleted conversation ${id} directly`);
+          },
+        ]);
       }
-      await documents.send(
-        new DeleteCommand({ TableName: conversationsTable, Key: { ownerId, conversationId } }),
-      );
-      await documents.send(
-        new DeleteCommand({
-          TableName: turnsTable,
-          Key: clientMessageKeyOf(ownerId, clientMessageId),
-        }),
-      );
-      console.log('  cleaned up the conversation directly');
     }
     if (userCreated) {
-      await cognito.send(
-        new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: username }),
-      );
-      console.log(`• deleted temporary user ${username}`);
+      steps.push([
+        `user ${username}`,
+        async () => {
+          await cognito.send(
+            new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: username }),
+          );
+          console.log(`• deleted temporary user ${username}`);
+        },
+      ]);
     }
+    return steps;
   }
 }
 
