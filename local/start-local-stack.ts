@@ -3,6 +3,7 @@ import { createHandler, type HandlerOverrides } from '../functions/api/create-ha
 import { readFunctionConfig } from '../functions/api/function-config.js';
 import {
   type LocalBedrockServer,
+  type LocalBedrockServerOptions,
   startLocalBedrockServer,
 } from './bedrock/start-local-bedrock-server.js';
 import { createTables } from './create-tables.js';
@@ -21,6 +22,8 @@ export interface LocalStackOptions {
   readonly dataDir?: string;
   /** Offline responder pacing. @default realistic; `{ minMs: 0, maxMs: 0 }` in tests */
   readonly responderPacing?: { readonly minMs: number; readonly maxMs: number };
+  /** Passed to the local Bedrock endpoint as they are (e.g. `onFragmentSent` in benchmarks); win over `responderPacing`. */
+  readonly bedrockOptions?: LocalBedrockServerOptions;
   /** Built web app to serve. @default 'web/dist' */
   readonly webDir?: string;
   /**
@@ -64,7 +67,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const dynamo = await startDynamo(environment, options.dataDir);
     if (dynamo.local) cleanups.push(() => dynamo.local?.stop() ?? Promise.resolve());
     const bedrock = needsLocalBedrock(environment)
-      ? await startLocalBedrockServer({ pacing: options.responderPacing })
+      ? await startLocalBedrockServer({
+          pacing: options.responderPacing,
+          ...options.bedrockOptions,
+        })
       : undefined;
     if (bedrock) cleanups.push(() => bedrock.close());
     const credentials = localCredentials();

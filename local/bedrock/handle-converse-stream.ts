@@ -6,12 +6,18 @@ import { respondOffline } from './offline-responder/respond-offline.js';
 import { readJsonBody } from './read-json-body.js';
 import type { ConverseWireRequest, RecordedConverseRequest } from './recorded-requests.js';
 import { sendAwsError } from './send-aws-error.js';
-import { type ConverseStreamPlan, writeConverseStream } from './write-converse-stream.js';
+import {
+  type ConverseStreamPlan,
+  type FragmentSentHook,
+  writeConverseStream,
+} from './write-converse-stream.js';
 
 export interface ConverseStreamContext {
   readonly takeScript: () => ModelScript | undefined;
   readonly record: (request: RecordedConverseRequest) => void;
   readonly pacing: { readonly minMs: number; readonly maxMs: number };
+  /** Benchmarks only: see {@link FragmentSentHook}. */
+  readonly onFragmentSent?: FragmentSentHook;
 }
 
 const forcedToolName = (body: ConverseWireRequest): string =>
@@ -64,7 +70,7 @@ export async function handleConverseStream(
       inputTokens: Math.ceil(JSON.stringify(body).length / 4),
       outputTokens: Math.ceil(script.fragments.join('').length / 3),
     };
-    await writeConverseStream(response, plan);
+    await writeConverseStream(response, plan, context.onFragmentSent);
     return;
   }
   if (!modelId.startsWith(OFFLINE_MODEL_PREFIX)) {
@@ -77,11 +83,15 @@ export async function handleConverseStream(
   }
   try {
     const answer = respondOffline(body);
-    await writeConverseStream(response, {
-      ...answer,
-      initialDelayMs: paced() * 4, // time to first token
-      delayBeforeFragment: paced,
-    });
+    await writeConverseStream(
+      response,
+      {
+        ...answer,
+        initialDelayMs: paced() * 4, // time to first token
+        delayBeforeFragment: paced,
+      },
+      context.onFragmentSent,
+    );
   } catch (error) {
     if (!(error instanceof OfflineRequestError)) throw error;
     sendAwsError(response, {

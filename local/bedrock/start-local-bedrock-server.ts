@@ -8,6 +8,7 @@ import type { RecordedConverseRequest, RecordedRetrieveRequest } from './recorde
 import { sendAwsError } from './send-aws-error.js';
 import { createTicketIndex } from './ticket-index/create-ticket-index.js';
 import { loadTicketDocuments } from './ticket-index/load-ticket-documents.js';
+import type { FragmentSentHook } from './write-converse-stream.js';
 
 export interface LocalBedrockServerOptions {
   /** @default 0 (a random free port) */
@@ -20,6 +21,11 @@ export interface LocalBedrockServerOptions {
   readonly knowledgeBaseId?: string;
   /** Gap between streamed fragments of the offline responder. Use `{ minMs: 0, maxMs: 0 }` in tests. @default DEFAULT_PACING */
   readonly pacing?: { readonly minMs: number; readonly maxMs: number };
+  /**
+   * Called right after each tool-input fragment is written, with `performance.now()`; for
+   * benchmarks that time the pipeline behind the endpoint (bench/chat). @default undefined
+   */
+  readonly onFragmentSent?: FragmentSentHook;
 }
 
 export interface LocalBedrockServer {
@@ -77,6 +83,7 @@ export async function startLocalBedrockServer(
         takeScript: () => scripts.shift(),
         record: (recorded) => converseRequests.push(recorded),
         pacing,
+        onFragmentSent: options.onFragmentSent,
       });
     } else if (request.method === 'POST' && retrieve?.[1] !== undefined) {
       await handleRetrieve(request, response, decodeURIComponent(retrieve[1]), {

@@ -18,6 +18,12 @@ export interface ConverseStreamPlan {
 }
 
 /**
+ * Called right after a tool-input fragment was written to the response, with
+ * `performance.now()` (benchmarks match it with the moment the client sees the fragment).
+ */
+export type FragmentSentHook = (fragment: string, at: number) => void;
+
+/**
  * Streams a plan as Bedrock's ConverseStream does for a forced tool:
  * `messageStart → contentBlockStart(toolUse) → contentBlockDelta* → contentBlockStop →
  * messageStop → metadata` (metadata comes last, see AWS_NOTES §3.2).
@@ -26,6 +32,7 @@ export interface ConverseStreamPlan {
 export async function writeConverseStream(
   response: LocalResponse,
   plan: ConverseStreamPlan,
+  onFragmentSent?: FragmentSentHook,
 ): Promise<void> {
   const startedAt = Date.now();
   let clientGone = false;
@@ -35,7 +42,9 @@ export async function writeConverseStream(
     clientGone = true;
   });
   const send = (kind: 'event' | 'exception', type: string, payload: unknown) => {
-    if (!clientGone) stream.write(encodeEventStreamMessage({ kind, type, payload }));
+    if (clientGone) return false;
+    stream.write(encodeEventStreamMessage({ kind, type, payload }));
+    return true;
   };
 
   response.writeHead(200, {
@@ -64,10 +73,11 @@ export async function writeConverseStream(
     if (fragment === undefined) break;
     const delay = index === 0 ? 0 : plan.delayBeforeFragment(index);
     if (delay > 0) await sleep(delay);
-    send('event', 'contentBlockDelta', {
+    const sent = send('event', 'contentBlockDelta', {
       contentBlockIndex: 0,
       delta: { toolUse: { input: fragment } },
     });
+    if (sent) onFragmentSent?.(fragment, performance.now());
   }
   send('event', 'contentBlockStop', { contentBlockIndex: 0 });
   send('event', 'messageStop', { stopReason: plan.stopReason });
