@@ -8,7 +8,8 @@ import {
 
 /** The conversation routes; `fetch` is the identity-adding one from `createApiFetch`. */
 export interface ConversationApi {
-  list(): Promise<ConversationList>;
+  /** One page, newest activity first; pass `nextCursor` back for the next. */
+  list(cursor?: string): Promise<ConversationList>;
   /** `undefined` when the server answers 304 for `knownVersion`. */
   get(conversationId: string, knownVersion?: number): Promise<ConversationDetail | undefined>;
   rename(conversationId: string, title: string): Promise<void>;
@@ -33,9 +34,9 @@ export function createConversationApi(apiBase: string, apiFetch: typeof fetch): 
   const etags = new Map<string, { version: number; etag: string }>();
 
   return {
-    async list() {
-      // Every user only has one page worth showing in a sidebar; older pages load on demand later.
-      return conversationListSchema.parse(await (await call('')).json());
+    async list(cursor) {
+      const query = cursor ? `?${new URLSearchParams({ cursor })}` : '';
+      return conversationListSchema.parse(await (await call(query)).json());
     },
     async get(conversationId, knownVersion) {
       const cached = etags.get(conversationId);

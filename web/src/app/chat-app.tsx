@@ -43,6 +43,8 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
         <Sidebar
           conversations={list.items}
           loaded={list.loaded}
+          hasMore={list.hasMore}
+          onLoadMore={() => void list.loadMore().catch(console.error)}
           activeKey={chat.activeKey}
           open={sidebarOpen}
           onNew={closeSidebarThen(chat.startNew)}

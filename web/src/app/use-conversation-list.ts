@@ -1,19 +1,17 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ConversationSummary } from '../api/conversation-schemas.js';
 import type { ConversationApi } from '../api/create-conversation-api.js';
+import { mergeByLastActivity } from './merge-by-last-activity.js';
 
 export interface ConversationListState {
   readonly items: readonly ConversationSummary[];
   readonly loaded: boolean;
+  readonly hasMore: boolean;
   readonly error?: unknown;
   refresh(): Promise<void>;
+  loadMore(): Promise<void>;
   rename(conversationId: string, title: string): Promise<void>;
   remove(conversationId: string): Promise<void>;
-}
-
-/** Newest activity first, whatever order the server used. */
-function byLastActivity(items: readonly ConversationSummary[]): ConversationSummary[] {
-  return [...items].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
 }
 
 /** The sidebar's data: the caller's conversations, kept fresh after every change. */
@@ -21,11 +19,20 @@ export function useConversationList(api: ConversationApi): ConversationListState
   const [items, setItems] = useState<readonly ConversationSummary[]>([]);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<unknown>();
+  // Where the next older page starts; `pagesLoaded > 1` means the user asked for more.
+  const cursor = useRef<{ next?: string; pagesLoaded: number }>({ pagesLoaded: 0 });
+  const [hasMore, setHasMore] = useState(false);
 
   const refresh = useCallback(async () => {
     try {
-      const list = await api.list();
-      setItems(byLastActivity(list.items));
+      const first = await api.list();
+      // The first page is fresh; older pages the user already opened stay below it.
+      setItems((current) =>
+        mergeByLastActivity(first.items, cursor.current.pagesLoaded > 1 ? current : []),
+      );
+      if (cursor.current.pagesLoaded <= 1)
+        cursor.current = { next: first.nextCursor, pagesLoaded: 1 };
+      setHasMore(cursor.current.next !== undefined);
       setError(undefined);
     } catch (failure) {
       setError(failure);
@@ -37,6 +44,15 @@ export function useConversationList(api: ConversationApi): ConversationListState
   useEffect(() => {
     void refresh();
   }, [refresh]);
+
+  const loadMore = useCallback(async () => {
+    const next = cursor.current.next;
+    if (!next) return;
+    const page = await api.list(next);
+    cursor.current = { next: page.nextCursor, pagesLoaded: cursor.current.pagesLoaded + 1 };
+    setItems((current) => mergeByLastActivity(current, page.items));
+    setHasMore(page.nextCursor !== undefined);
+  }, [api]);
 
   const rename = useCallback(
     async (conversationId: string, title: string) => {
@@ -61,5 +77,5 @@ export function useConversationList(api: ConversationApi): ConversationListState
     [api],
   );
 
-  return { items, loaded, error, refresh, rename, remove };
+  return { items, loaded, hasMore, error, refresh, loadMore, rename, remove };
 }

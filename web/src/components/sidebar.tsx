@@ -5,6 +5,8 @@ import { ConversationListItem } from './conversation-list-item.js';
 interface SidebarProps {
   readonly conversations: readonly ConversationSummary[];
   readonly loaded: boolean;
+  readonly hasMore: boolean;
+  readonly onLoadMore: () => void;
   readonly activeKey: string;
   readonly open: boolean;
   readonly onNew: () => void;
@@ -40,6 +42,15 @@ export function Sidebar(props: SidebarProps) {
           />
         ))}
       </ul>
+      {props.hasMore && (
+        <button
+          type="button"
+          className="button button--small sidebar__more"
+          onClick={props.onLoadMore}
+        >
+          {t('loadMore')}
+        </button>
+      )}
     </nav>
   );
 }
