@@ -71,14 +71,17 @@ export class JsonStringDecoder {
       if (this.mode === Mode.text) {
         const start = index;
         let code = 0;
+        let last = 0;
         while (index < length) {
           code = text.charCodeAt(index);
           if (code === QUOTE || code === BACKSLASH || code < LOWEST_PRINTABLE) break;
+          last = code; // the handler needs the last unit (surrogate check): no second read
           index++;
         }
         // A fragment inside one string is passed on whole, without a slice.
-        if (index > start)
-          this.emit(start === 0 && index === length ? text : text.slice(start, index));
+        if (index > start) {
+          this.emit(start === 0 && index === length ? text : text.slice(start, index), last);
+        }
         if (index === length) return index;
         if (code === QUOTE) {
           this.status = ScanStatus.ended;
@@ -95,7 +98,7 @@ export class JsonStringDecoder {
         } else {
           const decoded = SIMPLE_ESCAPES[code];
           if (decoded === undefined) return this.fail(index, 'invalid escape in string');
-          this.emit(decoded);
+          this.emit(decoded, 0);
           this.mode = Mode.text;
         }
       } else {
@@ -103,7 +106,7 @@ export class JsonStringDecoder {
         if (digit < 0) return this.fail(index, 'invalid \\u escape in string');
         this.hexValue = this.hexValue * 16 + digit;
         if (++this.hexCount === 4) {
-          this.emit(String.fromCharCode(this.hexValue));
+          this.emit(String.fromCharCode(this.hexValue), this.hexValue);
           this.mode = Mode.text;
         }
       }
@@ -112,9 +115,9 @@ export class JsonStringDecoder {
     return index;
   }
 
-  private emit(chunk: string): void {
+  private emit(chunk: string, last: number): void {
     if (this.isKey) this.key += chunk;
-    else this.handler.stringChunk(chunk);
+    else this.handler.stringChunk(chunk, last);
   }
 
   private fail(index: number, reason: string): number {

@@ -12,8 +12,11 @@ export interface JsonTokenHandler {
   /** An object key, decoded; the next token is its value. */
   key(name: string): void;
   startString(): void;
-  /** Decoded text of the current string value; never empty. */
-  stringChunk(chunk: string): void;
+  /**
+   * Decoded text of the current string value; never empty. `lastCode` is its last UTF-16 code
+   * unit, which the tokenizer has already read (0 after a one-character escape).
+   */
+  stringChunk(chunk: string, lastCode: number): void;
   endString(): void;
   /** A number, `true`, `false` or `null` that has been completely read. */
   primitive(value: number | boolean | null): void;

@@ -7,7 +7,7 @@ export class TextDeltaBuffer {
   /** All text handed out so far, for the final value. */
   emitted = '';
   private pending = '';
-  /** Last code unit appended, so `take` never has to flatten `pending` to look at it. */
+  /** Last code unit appended (from the tokenizer, which read it anyway). */
   private lastCode = 0;
 
   reset(): void {
@@ -16,9 +16,9 @@ export class TextDeltaBuffer {
     this.lastCode = 0;
   }
 
-  append(chunk: string): void {
+  append(chunk: string, lastCode: number): void {
     this.pending = this.pending === '' ? chunk : this.pending + chunk;
-    this.lastCode = chunk.charCodeAt(chunk.length - 1);
+    this.lastCode = lastCode;
   }
 
   /**

@@ -118,9 +118,9 @@ class StreamingToolInputParser<T extends string, A extends ElementSchemas>
     }
   }
 
-  stringChunk(chunk: string): void {
+  stringChunk(chunk: string, lastCode: number): void {
     if (this.textField === undefined) this.builder.stringChunk(chunk);
-    else this.text.append(chunk);
+    else this.text.append(chunk, lastCode);
   }
 
   endString(): void {
