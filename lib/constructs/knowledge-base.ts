@@ -132,7 +132,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       id: 'AwsSolutions-S1',
       reason:
         "Holds copies of the repository's ticket documents, written only by the deployment " +
-        'and read only by Bedrock (CloudTrail records both); access logs would add a bucket.',
+        'and read only by Bedrock; enable CloudTrail S3 data events if reads must be audited.',
     });
 
     // --- the Knowledge Base's service role ------------------------------------------------
