@@ -337,6 +337,7 @@ describe('the chat web app against the local stack', () => {
     const bob = await open('browser-bob', { path: `/?c=${aliceConversation}` });
     await bob.page.locator('.conversation-pane [role="alert"]').waitFor({ timeout: WAIT_MS });
     await expect(bob.page.locator('.bubble').count()).resolves.toBe(0);
+    expect(conversationIdOf(bob.page)).toBeNull(); // the dead link was left for a fresh conversation
     await expect(bob.page.locator('.sidebar__empty').isVisible()).resolves.toBe(true);
     expect((await storedConversation('browser-bob', aliceConversation)).status).toBe(404);
 

@@ -10,7 +10,8 @@ export interface ActiveConversation {
   /** The same, for callbacks that outlive a render (stream events). */
   readonly activeKeyRef: RefObject<string>;
   open(conversationId: string): void;
-  startNew(): void;
+  /** `replace` when the current entry is useless to go back to (a dead link). */
+  startNew(mode?: 'push' | 'replace'): void;
   /** A draft got its id: follow it in the address bar if it is still the one on screen. */
   adopt(draftKey: string, conversationId: string): void;
 }
@@ -35,9 +36,9 @@ export function useActiveConversation(): ActiveConversation {
     writeConversationToUrl(conversationId, 'push');
   }, []);
 
-  const startNew = useCallback(() => {
+  const startNew = useCallback((mode: 'push' | 'replace' = 'push') => {
     setActiveKey(newDraftKey());
-    writeConversationToUrl(undefined, 'push');
+    writeConversationToUrl(undefined, mode);
   }, []);
 
   const adopt = useCallback((draftKey: string, conversationId: string) => {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { ApiError } from '../api/api-error.js';
 import type { ConversationApi } from '../api/create-conversation-api.js';
 import type { ConversationView } from '../state/bubble.js';
 import { emptyConversationView } from '../state/bubble.js';
@@ -53,10 +54,14 @@ export function useChatController(
           });
         setLoadError(undefined);
       } catch (error) {
-        if (activeKeyRef.current === conversationId) setLoadError(error);
+        if (activeKeyRef.current !== conversationId) return;
+        // A missing (or someone else's) conversation cannot take new messages: start a fresh
+        // one, and keep saying why the link did not open.
+        if (error instanceof ApiError && error.status === 404) navigation.startNew('replace');
+        setLoadError(error);
       }
     },
-    [api, activeKeyRef],
+    [api, activeKeyRef, navigation.startNew],
   );
 
   useEffect(() => {
