@@ -18,8 +18,13 @@ import { type AppPage, openApp } from './support/open-app.js';
 import { startStreamRecording } from './support/record-stream.js';
 import { longAnswer, toFragments } from './support/scripted-answer.js';
 
-const SCREENSHOTS = 'docs/screenshots';
 const ARTEFACTS = 'test-results/browser';
+/**
+ * Screenshots of the main states. They go to the test artefacts on every run, and refresh the
+ * committed docs only on request (`UPDATE_SCREENSHOTS=1`), so a test run never dirties the tree.
+ */
+const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : `${ARTEFACTS}/screenshots`;
 
 let stack: LocalStack;
 let browser: Browser;
