@@ -28,7 +28,8 @@ export function Root() {
 
   useEffect(() => {
     document.documentElement.lang = locale;
-  }, [locale]);
+    document.title = i18n.t('appTitle');
+  }, [locale, i18n]);
 
   useEffect(() => {
     void (async () => {
