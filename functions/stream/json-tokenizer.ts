@@ -1,3 +1,4 @@
+import { JsonLiteralScanner } from './json-literal-scanner.js';
 import { JsonNumberScanner } from './json-number-scanner.js';
 import { JsonStringDecoder } from './json-string-decoder.js';
 import type { JsonTokenHandler } from './json-token-handler.js';
@@ -22,12 +23,6 @@ type State = (typeof S)[keyof typeof S];
 
 const OBJECT = 0;
 const ARRAY = 1;
-const LITERALS: Record<number, readonly [string, boolean | null]> = {
-  116: ['true', true],
-  102: ['false', false],
-  110: ['null', null],
-};
-
 /**
  * An incremental JSON (RFC 8259) tokenizer: one pass over each fragment, no look-behind, no
  * buffering beyond the token in progress, so the total cost is O(input). It checks the whole
@@ -40,8 +35,7 @@ export class JsonTokenizer {
   private readonly containers: number[] = [];
   private readonly strings: JsonStringDecoder;
   private readonly numbers = new JsonNumberScanner();
-  private literal: readonly [string, boolean | null] = ['null', null];
-  private literalIndex = 0;
+  private readonly literals = new JsonLiteralScanner();
   /** Code units consumed by earlier fragments, for error positions. */
   private offset = 0;
 
@@ -123,10 +117,7 @@ export class JsonTokenizer {
       this.numbers.begin(code);
       this.state = S.number;
     } else {
-      const literal = LITERALS[code];
-      if (literal === undefined) return this.fail(index, 'expected a JSON value');
-      this.literal = literal;
-      this.literalIndex = 1;
+      if (!this.literals.begin(code)) return this.fail(index, 'expected a JSON value');
       this.state = S.literal;
     }
     return index + 1;
@@ -165,17 +156,10 @@ export class JsonTokenizer {
   }
 
   private continueLiteral(text: string, from: number): number {
-    const [word, value] = this.literal;
-    let index = from;
-    while (index < text.length && this.literalIndex < word.length) {
-      if (text.charCodeAt(index) !== word.charCodeAt(this.literalIndex)) {
-        return this.fail(index, `invalid literal (expected '${word}')`);
-      }
-      index++;
-      this.literalIndex++;
-    }
-    if (this.literalIndex === word.length) {
-      this.handler.primitive(value);
+    const index = this.literals.scan(text, from);
+    if (this.literals.status === ScanStatus.failed) return this.fail(index, this.literals.reason);
+    if (this.literals.status === ScanStatus.ended) {
+      this.handler.primitive(this.literals.value);
       this.valueDone();
     }
     return index;

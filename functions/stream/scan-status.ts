@@ -1,6 +1,6 @@
 /**
  * Outcome of feeding one fragment to a sub-scanner ({@link JsonStringDecoder},
- * {@link JsonNumberScanner}): the token continues in the next fragment, it ended, or it is invalid.
+ * {@link JsonNumberScanner}, {@link JsonLiteralScanner}): the token continues in the next fragment, it ended, or it is invalid.
  */
 export const ScanStatus = {
   open: 0,
