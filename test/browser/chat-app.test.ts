@@ -113,6 +113,29 @@ describe('the chat web app against the local stack', () => {
     await page.screenshot({ path: `${SCREENSHOTS}/answer-results.png` });
   }, 60_000);
 
+  it('sends on Enter, adds a line on Shift+Enter, and never sends on an Enter that confirms IME input', async () => {
+    const { page, chatBodies } = await open('browser-keys');
+    const box = page.getByRole('textbox', { name: '問い合わせ内容' });
+    await box.fill('1行目');
+    await box.press('Shift+Enter');
+    await box.pressSequentially('2行目');
+    await expect(box.inputValue()).resolves.toBe('1行目\n2行目');
+    // What Chromium delivers when Enter confirms a Japanese conversion.
+    await box.evaluate((element) => {
+      element.dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Enter', isComposing: true, bubbles: true }),
+      );
+      element.dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Enter', keyCode: 229, bubbles: true }),
+      );
+    });
+    await expect(box.inputValue()).resolves.toBe('1行目\n2行目');
+    expect(chatBodies).toHaveLength(0);
+    await box.press('Enter');
+    await waitForAnswer(page, 1);
+    expect(chatBodies).toEqual([expect.objectContaining({ message: '1行目\n2行目' })]);
+  }, 60_000);
+
   it('signs every API write with the SHA-256 of its exact body and the dev identity', async () => {
     const { page, apiWrites } = await open('browser-signing');
     await ask(page, 'プリンターの設置依頼をしたい');
