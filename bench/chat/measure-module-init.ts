@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * Stands in for the Lambda runtime before the handler module loads: the `awslambda` global
+ * middy needs at import (streamifyResponse), then times `await import(bundle)`.
+ */
+const PROBE = `
+globalThis.awslambda = Object.assign(globalThis.awslambda ?? {}, {
+  streamifyResponse: (handler) => handler,
+  HttpResponseStream: { from: (stream) => stream },
+});
+const started = performance.now();
+const module = await import(process.argv[2]);
+const importMs = performance.now() - started;
+if (typeof module.handler !== 'function') throw new Error('no handler export');
+process.stdout.write(JSON.stringify({ importMs, processMs: performance.now() }));
+`;
+
+/** The variables the handler validates at import, with local values (nothing is called). */
+const FUNCTION_ENVIRONMENT = {
+  AUTH_MODE: 'local',
+  CONVERSATIONS_TABLE: 'bench-Conversations',
+  TURNS_TABLE: 'bench-Turns',
+  KNOWLEDGE_BASE_ID: 'BENCHKB',
+  MODEL_ID: 'offline.bench',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+};
+
+export interface ModuleInit {
+  /** `await import(bundle)` in a fresh process, ms, one per spawn. */
+  readonly importMs: number[];
+  /** Process start → import done (Node bootstrap included), ms. */
+  readonly processMs: number[];
+}
+
+/**
+ * Spawns a fresh `node` `times` times and measures the module init of the bundle there, with
+ * the given NODE_OPTIONS (the deployed function sets `--enable-source-maps`).
+ */
+export async function measureModuleInit(
+  bundlePath: string,
+  workDir: string,
+  variants: Record<string, string>,
+  times: number,
+): Promise<Map<string, ModuleInit>> {
+  const probe = join(workDir, 'probe-module-init.mjs');
+  await writeFile(probe, PROBE);
+  const results = new Map<string, ModuleInit>(
+    Object.keys(variants).map((name) => [name, { importMs: [], processMs: [] }]),
+  );
+  // Interleaved, so a burst of load on the shared machine hits every variant alike.
+  for (let index = 0; index < times; index++) {
+    for (const [name, nodeOptions] of Object.entries(variants)) {
+      const { stdout } = await run(process.execPath, [probe, pathToFileURL(bundlePath).href], {
+        env: { PATH: process.env.PATH, NODE_OPTIONS: nodeOptions, ...FUNCTION_ENVIRONMENT },
+      });
+      const figures = JSON.parse(stdout) as { importMs: number; processMs: number };
+      results.get(name)?.importMs.push(figures.importMs);
+      results.get(name)?.processMs.push(figures.processMs);
+    }
+  }
+  return results;
+}

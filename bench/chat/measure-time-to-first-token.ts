@@ -1,0 +1,121 @@
+import {
+  BedrockAgentRuntimeClient,
+  RetrieveCommand,
+  type RetrieveCommandInput,
+} from '@aws-sdk/client-bedrock-agent-runtime';
+import {
+  BedrockRuntimeClient,
+  ConverseStreamCommand,
+  type ConverseStreamCommandInput,
+} from '@aws-sdk/client-bedrock-runtime';
+import type { LocalBedrockServer } from '../../local/bedrock/start-local-bedrock-server.js';
+import { markedAnswerScript } from './marked-answer.js';
+import { postChatTimed } from './post-chat-timed.js';
+
+export interface TimeToFirstTokenOptions {
+  readonly url: string;
+  readonly bedrock: LocalBedrockServer;
+  readonly region: string;
+  readonly runs: number;
+  readonly nextStream: () => number;
+}
+
+export interface TimeToFirstToken {
+  /** POST /api/chat → first `token` event at the client, ms. */
+  readonly function: number[];
+  /** The same Retrieve + ConverseStream requests sent directly → first `contentBlockDelta`, ms. */
+  readonly bare: number[];
+  /** Through the function: POST → each event's arrival (`meta`, `kb_chunks`, `progress:generating`, `token`), ms. */
+  readonly timeline: ReadonlyMap<string, number[]>;
+  readonly failedChats: number;
+}
+
+/** The events whose arrival times show where the function's time to first token goes. */
+export const TIMELINE_EVENTS = ['meta', 'kb_chunks', 'progress:generating', 'token'] as const;
+
+const MESSAGE = 'VPNに接続できない';
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * Time to first token with a model that answers at once, through the whole function and bare
+ * (only the requests the function made, replayed with the real SDK clients). Runs alternate
+ * which path goes first; one unmeasured run of each warms clients and connections.
+ */
+export async function measureTimeToFirstToken(
+  options: TimeToFirstTokenOptions,
+): Promise<TimeToFirstToken> {
+  const agentRuntime = new BedrockAgentRuntimeClient({
+    endpoint: options.bedrock.agentRuntimeEndpoint,
+    region: options.region,
+    credentials,
+  });
+  const runtime = new BedrockRuntimeClient({
+    endpoint: options.bedrock.runtimeEndpoint,
+    region: options.region,
+    credentials,
+  });
+  const script = () =>
+    markedAnswerScript({ stream: options.nextStream(), fragments: 20, delayMs: 0 });
+  let failedChats = 0;
+  const timeline = new Map<string, number[]>(TIMELINE_EVENTS.map((name) => [name, []]));
+  let replay:
+    | { retrieve: RetrieveCommandInput[]; converse: ConverseStreamCommandInput }
+    | undefined;
+
+  const viaFunction = async (run: number) => {
+    const retrievedBefore = options.bedrock.retrieveRequests.length;
+    options.bedrock.enqueueScript(script());
+    const chat = await postChatTimed(options.url, MESSAGE, `bench-ttft-${run}`);
+    const firstTokenAt = chat.eventsAt.get('token');
+    if (chat.status !== 200 || !chat.completed || firstTokenAt === undefined) failedChats++;
+    if (run >= 0) {
+      for (const name of TIMELINE_EVENTS)
+        timeline.get(name)?.push((chat.eventsAt.get(name) ?? Number.NaN) - chat.startedAt);
+    }
+    const converse = options.bedrock.converseRequests.at(-1);
+    if (!converse) throw new Error('the function sent no ConverseStream request');
+    replay = {
+      retrieve: options.bedrock.retrieveRequests
+        .slice(retrievedBefore)
+        .map(
+          (request) =>
+            ({ knowledgeBaseId: request.knowledgeBaseId, ...request.body }) as RetrieveCommandInput,
+        ),
+      converse: { modelId: converse.modelId, ...converse.body } as ConverseStreamCommandInput,
+    };
+    return (firstTokenAt ?? Number.NaN) - chat.startedAt;
+  };
+
+  const bare = async () => {
+    if (!replay) throw new Error('no function request to replay yet');
+    options.bedrock.enqueueScript(script());
+    const startedAt = performance.now();
+    for (const input of replay.retrieve) await agentRuntime.send(new RetrieveCommand(input));
+    const response = await runtime.send(new ConverseStreamCommand(replay.converse));
+    let firstDeltaAt = Number.NaN;
+    for await (const event of response.stream ?? []) {
+      if (event.contentBlockDelta && Number.isNaN(firstDeltaAt)) firstDeltaAt = performance.now();
+    }
+    return firstDeltaAt - startedAt;
+  };
+
+  try {
+    await viaFunction(-1);
+    await bare();
+    failedChats = 0;
+    const result = { function: [] as number[], bare: [] as number[] };
+    for (let run = 0; run < options.runs; run++) {
+      if (run % 2 === 0) {
+        result.function.push(await viaFunction(run));
+        result.bare.push(await bare());
+      } else {
+        result.bare.push(await bare());
+        result.function.push(await viaFunction(run));
+      }
+    }
+    return { ...result, timeline, failedChats };
+  } finally {
+    agentRuntime.destroy();
+    runtime.destroy();
+  }
+}

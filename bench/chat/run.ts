@@ -1,0 +1,214 @@
+/**
+ * Chat pipeline benchmark (issue 5): per-fragment overhead from the local Bedrock endpoint to
+ * the HTTP client at 1 and 50 concurrent streams, time to first token against the bare Bedrock
+ * calls, and cold start (bundle size, module init). Prints figures beside targets; never fails.
+ * `npx tsx bench/chat/run.ts`
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startLocalStack } from '../../local/start-local-stack.js';
+import { firstMarker } from './marked-answer.js';
+import { isAwsSdkPackage, measureBundle } from './measure-bundle.js';
+import { measureModuleInit } from './measure-module-init.js';
+import { measurePipelineOverhead } from './measure-pipeline-overhead.js';
+import { measureTimeToFirstToken, TIMELINE_EVENTS } from './measure-time-to-first-token.js';
+import { median, percentile, row } from './summarize.js';
+
+const TARGET_P99_MS = 5;
+const TARGET_TTFT_RATIO = 1.2;
+const TARGET_BUNDLE_BYTES = 1024 * 1024;
+const TARGET_INIT_MS = 250;
+const FRAGMENTS_PER_STREAM = 100;
+const FRAGMENT_GAP_MS = 20;
+const TTFT_RUNS = 30;
+const INIT_SPAWNS = 10;
+
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+
+export async function main(): Promise<void> {
+  console.log(
+    `# Chat pipeline benchmark (node ${process.version}, ${cpus().length} cores, load ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')})\n`,
+  );
+  await runStreamingBenches();
+  await runColdStartBench();
+}
+
+async function runStreamingBenches(): Promise<void> {
+  const sentAt = new Map<string, number>();
+  let streams = 0;
+  const nextStream = () => streams++;
+  const stack = await startLocalStack({
+    port: 0,
+    environment: {},
+    tablePrefix: `bench-chat-${randomUUID().slice(0, 8)}-`,
+    responderPacing: { minMs: 0, maxMs: 0 },
+    bedrockOptions: {
+      onFragmentSent: (fragment, at) => {
+        const marker = firstMarker(fragment);
+        if (marker) sentAt.set(marker, at);
+      },
+    },
+    log: () => undefined,
+  }).catch((error: unknown) => {
+    console.error('chat benchmark: the local stack did not start:', error);
+    return undefined;
+  });
+  if (!stack?.bedrock) {
+    await stack?.stop();
+    return;
+  }
+  const { bedrock } = stack;
+  try {
+    console.log(
+      `## Pipeline overhead: fragment leaves the local Bedrock endpoint → its token bytes reach the client`,
+    );
+    console.log(
+      `  ${FRAGMENTS_PER_STREAM} fragments per stream, ${FRAGMENT_GAP_MS} ms apart; client, Function URL emulator, handler and endpoint share one process`,
+    );
+    const common = { url: stack.url, bedrock, sentAt, nextStream, delayMs: FRAGMENT_GAP_MS };
+    // Warm-up: first requests pay for module JIT, connections and table caches.
+    await measurePipelineOverhead({ ...common, concurrency: 4, rounds: 1, fragments: 20 });
+    for (const [concurrency, rounds] of [
+      [1, 5],
+      [10, 1],
+      [50, 2],
+    ] as const) {
+      const result = await measurePipelineOverhead({
+        ...common,
+        concurrency,
+        rounds,
+        fragments: FRAGMENTS_PER_STREAM,
+      });
+      const p99 = percentile(result.samples, 99);
+      const label = `${concurrency} stream${concurrency > 1 ? 's' : ''}`;
+      console.log(
+        `  ${label}: ${result.samples.length} fragments over ${result.streams} chats, ${result.missing} missing, ${result.failedChats} chats without result`,
+      );
+      console.log(row(`${label}: p50`, ms(percentile(result.samples, 50)), '(info)'));
+      console.log(
+        row(
+          `${label}: p99`,
+          ms(p99),
+          concurrency === 50 ? `< ${TARGET_P99_MS} ms` : '(info)',
+          concurrency === 50 ? p99 < TARGET_P99_MS : undefined,
+        ),
+      );
+      console.log(row(`${label}: max`, ms(Math.max(...result.samples)), '(info)'));
+      console.log(row(`${label}: event-loop delay p99`, ms(result.eventLoopP99Ms), '(info)'));
+      console.log(
+        row(`${label}: wall ÷ scripted duration`, `${result.slowdown.toFixed(2)}×`, '(info)'),
+      );
+      console.log(row(`${label}: process CPU per fragment`, ms(result.cpuMsPerFragment), '(info)'));
+    }
+
+    console.log(
+      `\n## Time to first token, model answers at once (median of ${TTFT_RUNS}, interleaved)`,
+    );
+    const ttft = await measureTimeToFirstToken({
+      url: stack.url,
+      bedrock,
+      region: stack.functionEnvironment.AWS_REGION ?? 'us-east-1',
+      runs: TTFT_RUNS,
+      nextStream,
+    });
+    const throughFunction = median(ttft.function);
+    const bare = median(ttft.bare);
+    const ratio = throughFunction / bare;
+    console.log(row('through the function (POST → first token)', ms(throughFunction), '(info)'));
+    console.log(row('bare Retrieve + ConverseStream → first delta', ms(bare), '(baseline)'));
+    console.log(
+      row(
+        'function ÷ bare',
+        `${ratio.toFixed(2)}×`,
+        `≤ ${TARGET_TTFT_RATIO}×`,
+        ratio <= TARGET_TTFT_RATIO,
+      ),
+    );
+    console.log(row('difference', ms(throughFunction - bare), '(info)'));
+    console.log(row('p90 through the function', ms(percentile(ttft.function, 90)), '(info)'));
+    console.log(row('p90 bare', ms(percentile(ttft.bare, 90)), '(info)'));
+    console.log("  where the function's time goes (median ms after the POST):");
+    for (const name of TIMELINE_EVENTS)
+      console.log(
+        `    ${name.padEnd(24)} ${ms(median(ttft.timeline.get(name) ?? [])).padStart(10)}`,
+      );
+    if (ttft.failedChats > 0) console.log(`  ${ttft.failedChats} chats did not complete`);
+  } catch (error) {
+    console.error('chat benchmark (streaming part) could not finish:', error);
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function runColdStartBench(): Promise<void> {
+  const workDir = await mkdtemp(join(tmpdir(), 'bench-chat-'));
+  try {
+    console.log('\n## Cold start: the bundle Lambda gets (bundleApiHandler, minified, node22)');
+    const bundlePath = join(workDir, 'handler.mjs');
+    const bundle = await measureBundle(bundlePath);
+    console.log(
+      row(
+        'bundle, minified',
+        kb(bundle.bytes),
+        `< ${kb(TARGET_BUNDLE_BYTES)}`,
+        bundle.bytes < TARGET_BUNDLE_BYTES,
+      ),
+    );
+    console.log(row('bundle, gzip -9', kb(bundle.gzipBytes), '(info)'));
+    const sdkBytes = bundle.byPackage
+      .filter((entry) => isAwsSdkPackage(entry.name))
+      .reduce((sum, entry) => sum + entry.bytes, 0);
+    console.log(
+      row(
+        'AWS SDK v3 (@aws-sdk, @smithy, @aws-crypto, @aws)',
+        kb(sdkBytes),
+        `${((100 * sdkBytes) / bundle.bytes).toFixed(0)}% of bundle`,
+      ),
+    );
+    console.log(
+      `  largest packages${bundle.breakdownMatches ? '' : ' (metafile build differed in size: approximate)'}:`,
+    );
+    for (const entry of bundle.byPackage.slice(0, 12))
+      console.log(`    ${entry.name.padEnd(48)} ${kb(entry.bytes).padStart(8)}`);
+
+    console.log(
+      `\n## Cold start: module init, fresh node ${process.version} process × ${INIT_SPAWNS} (median)`,
+    );
+    const init = await measureModuleInit(
+      bundlePath,
+      workDir,
+      {
+        'NODE_OPTIONS=--enable-source-maps (as deployed)': '--enable-source-maps',
+        'no NODE_OPTIONS': '',
+      },
+      INIT_SPAWNS,
+    );
+    let first = true;
+    for (const [name, figures] of init) {
+      const importMs = median(figures.importMs);
+      console.log(
+        row(
+          `import(bundle), ${name}`,
+          ms(importMs),
+          first ? `< ${TARGET_INIT_MS} ms` : '(info)',
+          first ? importMs < TARGET_INIT_MS : undefined,
+        ),
+      );
+      console.log(row('  fastest of the spawns', ms(Math.min(...figures.importMs)), '(info)'));
+      console.log(row('  process start → imported', ms(median(figures.processMs)), '(info)'));
+      first = false;
+    }
+  } catch (error) {
+    console.error('chat benchmark (cold start part) could not finish:', error);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
