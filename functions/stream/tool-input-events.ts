@@ -6,7 +6,10 @@ export type ElementSchemas = Readonly<Record<string, z.ZodType>>;
 
 /** Which top-level fields of the tool input stream, and how. */
 export interface ToolInputParserOptions<T extends string, A extends ElementSchemas> {
-  /** Top-level string fields whose text is emitted as `text` deltas while it arrives. */
+  /**
+   * Top-level string fields whose text is emitted as `text` deltas while it arrives. A key that
+   * appears twice streams twice, while the value keeps the last one, as `JSON.parse` does.
+   */
   readonly textFields: readonly T[];
   /** Top-level array fields whose elements are emitted, validated, as soon as each one closes. */
   readonly arrayFields: A;
