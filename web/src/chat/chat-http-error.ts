@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const errorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
