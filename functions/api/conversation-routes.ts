@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ConversationStore, Turn } from '../chat/conversation-store.js';
 import { type ApiRequest, parseJsonBody } from './api-request.js';
 import { HttpError } from './http-error.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const optionalUrl = z.string().url().optional();
 const booleanText = z.enum(['true', 'false']).transform((value) => value === 'true');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ANSWER_TOOL_NAME, answerSchema } from './answer-schema.js';
 import type { ToolDefinition } from './chat-model.js';
 

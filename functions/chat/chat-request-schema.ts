@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const MAX_MESSAGE_LENGTH = 4000;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { answerSchema, ticketResultSchema } from '../chat/answer-schema.js';
 
 /**

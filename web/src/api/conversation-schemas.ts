@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { answerSchema } from '../../../functions/chat/answer-schema.js';
 import { turnStatusSchema } from '../../../functions/stream/chat-events.js';
 

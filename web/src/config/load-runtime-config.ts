@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Settings read at runtime from `/config.json`, so one build serves the local stack and every
