@@ -1,12 +1,5 @@
 import type { ConversationApi } from '../api/create-conversation-api.js';
-
-/** A request streaming into a conversation, as the controller tracks it. */
-export interface LiveRequest {
-  readonly controller: AbortController;
-  done: Promise<void>;
-  /** Known from the start for an existing conversation, from `meta` for a new one. */
-  conversationId?: string;
-}
+import type { LiveRequest } from './start-live-request.js';
 
 /** After asking the server to stop, give it this long to end the stream itself before aborting. */
 const STOP_GRACE_MS = 1500;
@@ -17,8 +10,9 @@ const STOP_GRACE_MS = 1500;
  * stream itself. The fetch is aborted either way, so the UI never waits on a stuck stream.
  */
 export async function stopLiveRequest(live: LiveRequest, api: ConversationApi): Promise<void> {
-  if (live.conversationId) {
-    await api.stop(live.conversationId).catch((error) => console.warn('stop failed', error));
+  const conversationId = live.conversationId();
+  if (conversationId) {
+    await api.stop(conversationId).catch((error) => console.warn('stop failed', error));
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       live.done,

@@ -4,8 +4,8 @@ import type { ConversationApi } from '../api/create-conversation-api.js';
 import type { ConversationView } from '../state/bubble.js';
 import { emptyConversationView } from '../state/bubble.js';
 import { chatStoreReducer, initialChatStoreState } from '../state/chat-store-reducer.js';
-import { runChatRequest } from './run-chat-request.js';
-import { type LiveRequest, stopLiveRequest } from './stop-live-request.js';
+import { type LiveRequest, startLiveRequest } from './start-live-request.js';
+import { stopLiveRequest } from './stop-live-request.js';
 import { isDraftKey, useActiveConversation } from './use-active-conversation.js';
 
 export interface ChatController {
@@ -94,35 +94,29 @@ export function useChatController(
       const key = activeKeyRef.current;
       if (storeRef.current.views[key]?.activeRequestId) return; // one answer at a time per conversation
       const requestId = crypto.randomUUID();
-      const controller = new AbortController();
-      const live: LiveRequest = {
-        controller,
-        conversationId: isDraftKey(key) ? undefined : key,
-        done: Promise.resolve(),
-      };
-      requests.current.set(requestId, live);
-      const deps = {
-        apiBase,
-        apiFetch,
-        dispatch,
-        onAdopted: (draftKey: string, conversationId: string) => {
-          live.conversationId = conversationId;
-          adopt(draftKey, conversationId);
-          onConversationsChanged();
+      const live = startLiveRequest(
+        {
+          apiBase,
+          apiFetch,
+          dispatch,
+          onAdopted: (draftKey, conversationId) => {
+            adopt(draftKey, conversationId);
+            onConversationsChanged();
+          },
+          onSettled: () => {
+            requests.current.delete(requestId);
+            onConversationsChanged();
+          },
         },
-      };
-      const input = {
-        key,
-        conversationId: live.conversationId,
-        message,
-        clientMessageId,
-        requestId,
-        signal: controller.signal,
-      };
-      live.done = runChatRequest(deps, input).finally(() => {
-        requests.current.delete(requestId);
-        onConversationsChanged();
-      });
+        {
+          key,
+          conversationId: isDraftKey(key) ? undefined : key,
+          message,
+          clientMessageId,
+          requestId,
+        },
+      );
+      requests.current.set(requestId, live);
     },
     [apiBase, apiFetch, onConversationsChanged, activeKeyRef, adopt],
   );
@@ -143,7 +137,7 @@ export function useChatController(
   const forget = useCallback(
     (conversationId: string) => {
       for (const live of requests.current.values()) {
-        if (live.conversationId === conversationId) live.controller.abort();
+        if (live.conversationId() === conversationId) live.controller.abort();
       }
       dispatch({ type: 'forget', key: conversationId });
       if (activeKeyRef.current === conversationId) startNew();
