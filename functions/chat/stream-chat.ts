@@ -3,7 +3,7 @@ import type { BegunChat } from './begin-chat.js';
 import { buildModelRequest } from './build-model-request.js';
 import type { ChatConfig } from './chat-config.js';
 import type { ChatModel } from './chat-model.js';
-import type { ConversationStore, Turn } from './conversation-store.js';
+import type { ConversationStore, ConversationWithTurns, Turn } from './conversation-store.js';
 import { detectLanguage } from './detect-language.js';
 import { type GenerationOutcome, generateAnswer } from './generate-answer.js';
 import { parseTicketReferences } from './parse-ticket-references.js';
@@ -45,7 +45,11 @@ export async function streamChat(
       offline: config.offline,
     },
   });
-  const history = store.loadConversation(owner, conversation.conversationId);
+  // A brand-new conversation's history is the turn just written: no need to read it back.
+  const history: Promise<ConversationWithTurns> =
+    conversation.turnCount === 1 && !begun.duplicate
+      ? Promise.resolve({ conversation, turns: [turn] })
+      : store.loadConversation(owner, conversation.conversationId);
   history.catch(() => undefined);
   try {
     if (begun.duplicate && replayStoredAnswer(await history, turn, send)) return;
