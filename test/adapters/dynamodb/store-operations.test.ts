@@ -17,7 +17,9 @@ describe('createDynamoDbConversationStore', () => {
   afterAll(() => t.dispose());
 
   /** A clock the test moves by hand. */
-  function clock(start = Date.parse('2026-06-01T09:00:00Z')) {
+  // Starts at the real time: DynamoDB Local's TTL sweeper deletes items whose expiresAt is in the
+  // real past, so a fixed past start date made rows vanish mid-test.
+  function clock(start = Date.now()) {
     let time = start;
     return { now: () => new Date(time), advance: (ms: number) => (time += ms) };
   }
