@@ -5,6 +5,7 @@ import { extractTicketParts } from './extract-ticket-parts.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
 import { rankTickets } from './rank-tickets.js';
 import type { OfflinePrompt } from './read-offline-prompt.js';
+import { splitSentences } from './split-sentences.js';
 import { truncateText } from './truncate-text.js';
 
 const MIN_TODOS = 3;
@@ -79,7 +80,8 @@ export function buildResultsAnswer(
       '',
       phrases.mailClosing,
     ].join('\n'),
-    todo_actions: todos.map((todo) => truncateText(todo, 500)),
+    // A to-do is one action: the first sentence of a resolution step, kept short.
+    todo_actions: todos.map((todo) => truncateText(splitSentences(todo)[0] ?? todo, 120)),
     reasoning: phrases.reasoningResults(ids) + archiveNote,
   };
 }
