@@ -69,6 +69,8 @@ function toSummaryBody(conversation: Awaited<ReturnType<ConversationStore['getCo
 }
 
 function toTurnBody(turn: Turn) {
-  const { seq, role, kind, inquiryId, text, result, status, createdAt } = turn;
-  return { seq, role, kind, inquiryId, text, result, status, createdAt };
+  const { seq, role, kind, inquiryId, text, result, status, clientMessageId, createdAt, offline } =
+    turn;
+  // clientMessageId lets the page retry a failed answer with the same id after a reload.
+  return { seq, role, kind, inquiryId, text, result, status, clientMessageId, createdAt, offline };
 }

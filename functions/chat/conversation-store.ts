@@ -16,6 +16,8 @@ export interface Turn {
   readonly status: TurnStatus;
   readonly clientMessageId?: string;
   readonly createdAt: string;
+  /** Assistant turns written by the local offline responder rather than a real model. */
+  readonly offline?: boolean;
 }
 
 export interface ConversationSummary {
@@ -52,6 +54,8 @@ export interface AppendAssistantTurnInput {
   readonly status: TurnStatus;
   /** True for a `results` answer: the inquiry leaves the working buffer for the archive. */
   readonly closesInquiry: boolean;
+  /** The answer came from the local offline responder (shown as such after a reload too). */
+  readonly offline?: boolean;
 }
 
 export interface AppendResult {

@@ -13,6 +13,7 @@ export async function recordAnswer(
   outcome: GenerationOutcome,
   store: ConversationStore,
   send: (event: ChatEvent) => void,
+  offline: boolean,
 ): Promise<void> {
   const { answer, status } = outcome;
   const isResults = answer.response_type === 'results';
@@ -25,6 +26,7 @@ export async function recordAnswer(
       result: answer,
       status,
       closesInquiry: isResults && (status === 'complete' || status === 'truncated'),
+      offline,
     });
     if (status === 'failed') {
       send({

@@ -90,7 +90,7 @@ export async function streamChat(
       new Set(tickets.map((ticket) => ticket.issueId)),
       send,
     );
-    await recordAnswer(begun, outcome, store, send);
+    await recordAnswer(begun, outcome, store, send, config.offline);
   } catch (error) {
     console.error('chat pipeline failed', error);
     const failed: GenerationOutcome = {
@@ -102,7 +102,7 @@ export async function streamChat(
         retryable: true,
       },
     };
-    await recordAnswer(begun, failed, store, send);
+    await recordAnswer(begun, failed, store, send, config.offline);
   }
 }
 

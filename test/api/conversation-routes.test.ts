@@ -81,6 +81,22 @@ describe('conversation routes', () => {
     expect((changed.json as { title: string }).title).toBe('プリンター（3F）');
   });
 
+  it('returns the caller’s clientMessageId and marks offline answers, so a reloaded page can retry and label them', async () => {
+    const user = 'reloader';
+    const chat = await postChat(
+      stack.url,
+      { message: 'Zoomの音が出ない', clientMessageId: 'client-message-0001' },
+      { user },
+    );
+    const id = eventsNamed(chat, 'meta')[0]?.conversationId as string;
+    const detail = await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, { user });
+    const turns = (
+      detail.json as { turns: { role: string; clientMessageId?: string; offline?: boolean }[] }
+    ).turns;
+    expect(turns[0]).toMatchObject({ role: 'user', clientMessageId: 'client-message-0001' });
+    expect(turns[1]).toMatchObject({ role: 'assistant', offline: true });
+  });
+
   it('refuses an empty title', async () => {
     const id = await newConversation('renamer', 'Wi-Fiが遅い');
     const response = await callApi(

@@ -42,6 +42,7 @@ export async function appendAssistantTurn(
           text: input.text,
           ...(result !== undefined ? { result } : {}),
           status: input.status,
+          ...(input.offline ? { offline: true } : {}),
         },
         openInquiryIdAfter: closes ? undefined : state?.openInquiryId,
         now: context.now(),

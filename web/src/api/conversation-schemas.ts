@@ -32,6 +32,7 @@ export const historyTurnSchema = z.object({
   status: turnStatusSchema,
   clientMessageId: z.string().optional(),
   createdAt: z.string(),
+  offline: z.boolean().optional(),
 });
 export type HistoryTurn = z.infer<typeof historyTurnSchema>;
 

@@ -33,7 +33,13 @@ describe('rebuildFromTurns', () => {
         },
       }),
       turn(3, { kind: 'option', text: 'Salesforce', clientMessageId: 'cm-3' }),
-      turn(4, { role: 'assistant', kind: 'answer', text: answer.general_advice, result: answer }),
+      turn(4, {
+        role: 'assistant',
+        kind: 'answer',
+        text: answer.general_advice,
+        result: answer,
+        offline: true,
+      }),
       turn(5, { text: 'プリンター', inquiryId: 'inq-2', clientMessageId: 'cm-5' }),
       turn(6, {
         role: 'assistant',
@@ -62,6 +68,12 @@ describe('rebuildFromTurns', () => {
       result: answer,
     });
     expect(view.bubbles[1]).toMatchObject({ result: { options: ['Salesforce', 'VPN'] } });
+  });
+
+  it('keeps the offline label of a stored answer', () => {
+    const view = rebuildFromTurns(detail);
+    expect(view.bubbles[3]).toMatchObject({ offline: true });
+    expect(view.bubbles[1]).toMatchObject({ offline: false });
   });
 
   it('keeps a stopped answer stopped, retryable with the stored clientMessageId', () => {

@@ -43,7 +43,7 @@ function assistantFromTurn(turn: HistoryTurn, lastUser: HistoryTurn | undefined)
     tickets: turn.result?.results ?? [],
     result: turn.result,
     error: failed ? { code: 'stored_failure', message: '', retryable: true } : undefined,
-    offline: false,
+    offline: turn.offline ?? false,
     // Retry re-uses the stored id only when the server tells us it; a fresh id would duplicate.
     request:
       lastUser?.clientMessageId !== undefined
