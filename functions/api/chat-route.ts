@@ -17,6 +17,8 @@ export interface ChatRouteDependencies {
   readonly model: ChatModel;
   readonly config: ChatConfig;
   readonly heartbeatMs: number;
+  /** 0 sends one `token` event per model fragment; otherwise the batching delay in ms. */
+  readonly tokenBatchMs: number;
   readonly now: () => Date;
 }
 
@@ -29,7 +31,11 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
   return async (request: ApiRequest): Promise<HttpResponse> => {
     const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
     const begun = await beginChat(request.owner, chatRequest, dependencies);
-    const sse = createSseStream({ heartbeatMs: dependencies.heartbeatMs });
+    const sse = createSseStream({
+      heartbeatMs: dependencies.heartbeatMs,
+      tokenBatch:
+        dependencies.tokenBatchMs > 0 ? { maxDelayMs: dependencies.tokenBatchMs } : undefined,
+    });
     void streamChat(begun, (event) => sse.send(event), {
       ...dependencies,
       remainingTimeMs: request.remainingTimeMs,

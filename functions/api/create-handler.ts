@@ -90,6 +90,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       retriever,
       model,
       heartbeatMs: config.HEARTBEAT_MS,
+      tokenBatchMs: config.TOKEN_BATCH_MS,
       now: overrides.now ?? (() => new Date()),
       config: {
         ...defaultChatConfig,

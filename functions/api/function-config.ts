@@ -26,6 +26,12 @@ export const functionConfigSchema = z
     MAX_TOKENS: z.coerce.number().int().min(256).max(64_000).default(4096),
     RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     HEARTBEAT_MS: z.coerce.number().int().min(10).max(25_000).default(10_000),
+    /**
+     * 0: one `token` event per model fragment (the contract's default, lowest latency). Above 0:
+     * coalesce advice into events of ≥ 80 characters or at most this many ms old, trading that
+     * delay for ~2× fewer bytes on the wire when fragments are tiny.
+     */
+    TOKEN_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(0),
     STOP_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(1000),
     ARCHIVE_BUDGET_CHARS: z.coerce.number().int().min(200).max(50_000).default(3000),
     TURN_CACHE_MAX_BYTES: z.coerce
