@@ -4,14 +4,14 @@
  * come (raw, or as a second `\uXXXX` escape), and a delta must never split a surrogate pair.
  */
 export class TextDeltaBuffer {
-  /** The deltas handed out so far; joined on demand, as a push is cheaper than a concatenation. */
-  private readonly deltas: string[] = [];
+  /** All text handed out so far, for the final value. */
+  emitted = '';
   private pending = '';
   /** Last code unit appended (from the tokenizer, which read it anyway). */
   private lastCode = 0;
 
   reset(): void {
-    this.deltas.length = 0;
+    this.emitted = '';
     this.pending = '';
     this.lastCode = 0;
   }
@@ -34,12 +34,7 @@ export class TextDeltaBuffer {
       this.pending = delta.slice(-1);
       delta = delta.slice(0, -1);
     }
-    this.deltas.push(delta);
+    this.emitted += delta;
     return delta;
-  }
-
-  /** All text handed out so far, for the final value. */
-  get emitted(): string {
-    return this.deltas.join('');
   }
 }
