@@ -4,8 +4,6 @@ import { ScanStatus } from './scan-status.js';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const LOWEST_PRINTABLE = 0x20;
-/** Returned by `escapeInFragment` when the fragment ends inside the escape. */
-const CUT = -1;
 
 /** Where the decoder is inside a string: plain text, just after `\`, or inside `\uXXXX`. */
 const Mode = { text: 0, escape: 1, unicode: 2 } as const;
@@ -33,31 +31,6 @@ function hexDigitValue(code: number): number {
   const lower = code | 0x20; // A-F → a-f
   if (lower >= 0x61 && lower <= 0x66) return lower - 0x61 + 10;
   return -1;
-}
-
-/** The value of the four hex digits at `at`, or -1 when one is not a hex digit. */
-function readHex4(text: string, at: number): number {
-  const a = hexDigitValue(text.charCodeAt(at));
-  const b = hexDigitValue(text.charCodeAt(at + 1));
-  const c = hexDigitValue(text.charCodeAt(at + 2));
-  const d = hexDigitValue(text.charCodeAt(at + 3));
-  if ((a | b | c | d) < 0) return -1;
-  return (a << 12) | (b << 8) | (c << 4) | d;
-}
-
-/** Offset (0–3) of the first non-hex digit among the four at `at`; one is known to be bad. */
-function firstBadHexDigit(text: string, at: number): number {
-  let offset = 0;
-  while (hexDigitValue(text.charCodeAt(at + offset)) >= 0) offset++;
-  return offset;
-}
-
-/** True when `text` holds a whole `\uDC00`–`\uDFFF` escape at `at`. */
-function isLowSurrogateEscape(text: string, at: number): boolean {
-  if (at + 5 >= text.length || text.charCodeAt(at) !== BACKSLASH) return false;
-  if (text.charCodeAt(at + 1) !== 0x75) return false;
-  const unit = readHex4(text, at + 2);
-  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 /**
@@ -114,16 +87,8 @@ export class JsonStringDecoder {
           this.status = ScanStatus.ended;
           return index + 1;
         }
-        if (code !== BACKSLASH) return this.fail(index, 'unescaped control character in string');
-        // Most escapes lie whole inside the fragment: decode them here, without the mode
-        // machinery below, which only handles an escape that a fragment boundary cuts.
-        const after = this.escapeInFragment(text, index);
-        if (this.status === ScanStatus.failed) return after;
-        if (after !== CUT) {
-          index = after;
-          continue;
-        }
-        this.mode = Mode.escape;
+        if (code === BACKSLASH) this.mode = Mode.escape;
+        else return this.fail(index, 'unescaped control character in string');
       } else if (this.mode === Mode.escape) {
         const code = text.charCodeAt(index);
         if (code === 0x75 /* u */) {
@@ -148,39 +113,6 @@ export class JsonStringDecoder {
       index++;
     }
     return index;
-  }
-
-  /**
-   * Decodes the escape at `backslash` if it ends inside `text`, with a `\uD8xx\uDCxx` pair as
-   * one chunk (one concatenation fewer downstream).
-   * @returns the index after the escape; {@link CUT} when the fragment ends inside it; or the
-   * index of the offending character, with `status` set to `failed`.
-   */
-  private escapeInFragment(text: string, backslash: number): number {
-    const length = text.length;
-    const letter = backslash + 1;
-    if (letter >= length) return CUT;
-    const code = text.charCodeAt(letter);
-    if (code !== 0x75 /* u */) {
-      const decoded = SIMPLE_ESCAPES[code];
-      if (decoded === undefined) return this.fail(letter, 'invalid escape in string');
-      this.emit(decoded, 0);
-      return letter + 1;
-    }
-    if (letter + 4 >= length) return CUT;
-    const unit = readHex4(text, letter + 1);
-    if (unit < 0) {
-      const bad = letter + 1 + firstBadHexDigit(text, letter + 1);
-      return this.fail(bad, 'invalid \\u escape in string');
-    }
-    const end = letter + 5;
-    if (unit >= 0xd800 && unit <= 0xdbff && isLowSurrogateEscape(text, end)) {
-      const low = readHex4(text, end + 2);
-      this.emit(String.fromCharCode(unit, low), low);
-      return end + 6;
-    }
-    this.emit(String.fromCharCode(unit), unit);
-    return end;
   }
 
   private emit(chunk: string, last: number): void {
