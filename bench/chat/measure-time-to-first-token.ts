@@ -8,13 +8,16 @@ import {
   ConverseStreamCommand,
   type ConverseStreamCommandInput,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { LocalBedrockServer } from '../../local/bedrock/start-local-bedrock-server.js';
 import { markedAnswerScript } from './marked-answer.js';
 import { postChatTimed } from './post-chat-timed.js';
+import type { BedrockProcess } from './processes/bedrock-process-client.js';
+import { wallClockNow } from './wall-clock.js';
 
 export interface TimeToFirstTokenOptions {
+  /** Base URL of the function (process C). */
   readonly url: string;
-  readonly bedrock: LocalBedrockServer;
+  /** The local Bedrock endpoint (process B), which both paths call. */
+  readonly bedrock: BedrockProcess;
   readonly region: string;
   readonly runs: number;
   readonly nextStream: () => number;
@@ -38,19 +41,21 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
  * Time to first token with a model that answers at once, through the whole function and bare
- * (only the requests the function made, replayed with the real SDK clients). Runs alternate
- * which path goes first; one unmeasured run of each warms clients and connections.
+ * (only the requests the function made, replayed with the real SDK clients from this process).
+ * Both paths cross processes the same way: client → function (C) → endpoint (B), and client →
+ * endpoint (B). Runs alternate which path goes first; one unmeasured run of each warms clients
+ * and connections.
  */
 export async function measureTimeToFirstToken(
   options: TimeToFirstTokenOptions,
 ): Promise<TimeToFirstToken> {
   const agentRuntime = new BedrockAgentRuntimeClient({
-    endpoint: options.bedrock.agentRuntimeEndpoint,
+    endpoint: options.bedrock.endpoint,
     region: options.region,
     credentials,
   });
   const runtime = new BedrockRuntimeClient({
-    endpoint: options.bedrock.runtimeEndpoint,
+    endpoint: options.bedrock.endpoint,
     region: options.region,
     credentials,
   });
@@ -63,8 +68,8 @@ export async function measureTimeToFirstToken(
     | undefined;
 
   const viaFunction = async (run: number) => {
-    const retrievedBefore = options.bedrock.retrieveRequests.length;
-    options.bedrock.enqueueScript(script());
+    await options.bedrock.takeRequests(); // forget the bare path's requests
+    await options.bedrock.enqueueScripts([script()]);
     const chat = await postChatTimed(options.url, MESSAGE, `bench-ttft-${run}`);
     const firstTokenAt = chat.eventsAt.get('token');
     if (chat.status !== 200 || !chat.completed || firstTokenAt === undefined) failedChats++;
@@ -72,15 +77,14 @@ export async function measureTimeToFirstToken(
       for (const name of TIMELINE_EVENTS)
         timeline.get(name)?.push((chat.eventsAt.get(name) ?? Number.NaN) - chat.startedAt);
     }
-    const converse = options.bedrock.converseRequests.at(-1);
+    const requests = await options.bedrock.takeRequests();
+    const converse = requests.converse.at(-1);
     if (!converse) throw new Error('the function sent no ConverseStream request');
     replay = {
-      retrieve: options.bedrock.retrieveRequests
-        .slice(retrievedBefore)
-        .map(
-          (request) =>
-            ({ knowledgeBaseId: request.knowledgeBaseId, ...request.body }) as RetrieveCommandInput,
-        ),
+      retrieve: requests.retrieve.map(
+        (request) =>
+          ({ knowledgeBaseId: request.knowledgeBaseId, ...request.body }) as RetrieveCommandInput,
+      ),
       converse: { modelId: converse.modelId, ...converse.body } as ConverseStreamCommandInput,
     };
     return (firstTokenAt ?? Number.NaN) - chat.startedAt;
@@ -88,13 +92,13 @@ export async function measureTimeToFirstToken(
 
   const bare = async () => {
     if (!replay) throw new Error('no function request to replay yet');
-    options.bedrock.enqueueScript(script());
-    const startedAt = performance.now();
+    await options.bedrock.enqueueScripts([script()]);
+    const startedAt = wallClockNow();
     for (const input of replay.retrieve) await agentRuntime.send(new RetrieveCommand(input));
     const response = await runtime.send(new ConverseStreamCommand(replay.converse));
     let firstDeltaAt = Number.NaN;
     for await (const event of response.stream ?? []) {
-      if (event.contentBlockDelta && Number.isNaN(firstDeltaAt)) firstDeltaAt = performance.now();
+      if (event.contentBlockDelta && Number.isNaN(firstDeltaAt)) firstDeltaAt = wallClockNow();
     }
     return firstDeltaAt - startedAt;
   };

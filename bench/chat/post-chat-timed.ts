@@ -1,14 +1,15 @@
 import { MARKER_PATTERN } from './marked-answer.js';
+import { wallClockNow } from './wall-clock.js';
 
 export interface TimedChat {
   readonly status: number;
   readonly startedAt: number;
   /**
-   * First arrival of each event, `performance.now()` of the chunk that completed its `data:`
+   * First arrival of each event, {@link wallClockNow} of the chunk that completed its `data:`
    * line; progress events are keyed `progress:<step>` (e.g. `progress:generating`).
    */
   readonly eventsAt: ReadonlyMap<string, number>;
-  /** Marker → arrival of the `token` event that carried it. */
+  /** Marker → arrival ({@link wallClockNow}) of the `token` event that carried it. */
   readonly markers: ReadonlyMap<string, number>;
   /** The stream ended with a `result` event (not `error`). */
   readonly completed: boolean;
@@ -19,7 +20,8 @@ const EVENT_LINE = /event: ([\w.-]+)\ndata: ([^\n]*)\n/g;
 const PROGRESS_STEP = /^\{"step":"(\w+)"/;
 
 /**
- * `POST /api/chat`, read chunk by chunk and timestamped on arrival with `performance.now()`.
+ * `POST /api/chat`, read chunk by chunk and timestamped on arrival with {@link wallClockNow}
+ * (comparable with the send times recorded in the local Bedrock endpoint's process).
  * Minimal SSE reading is enough here: the function writes each event as `event:` + one `data:`
  * line (JSON never contains a raw newline), so the numbers are not blurred by a parser's cost.
  */
@@ -28,7 +30,7 @@ export async function postChatTimed(
   message: string,
   user: string,
 ): Promise<TimedChat> {
-  const startedAt = performance.now();
+  const startedAt = wallClockNow();
   const response = await fetch(new URL('/api/chat', baseUrl), {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-dev-user': user },
@@ -39,7 +41,7 @@ export async function postChatTimed(
   const decoder = new TextDecoder();
   let pending = '';
   for await (const chunk of (response.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
-    const at = performance.now();
+    const at = wallClockNow();
     pending += decoder.decode(chunk, { stream: true });
     let consumed = 0;
     for (const match of pending.matchAll(EVENT_LINE)) {

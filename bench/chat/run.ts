@@ -1,20 +1,22 @@
 /**
  * Chat pipeline benchmark (issue 5): per-fragment overhead from the local Bedrock endpoint to
- * the HTTP client at 1 and 50 concurrent streams, time to first token against the bare Bedrock
- * calls, and cold start (bundle size, module init). Prints figures beside targets; never fails.
+ * the HTTP client at 1, 10 and 50 concurrent streams, time to first token against the bare
+ * Bedrock calls, and cold start (bundle size, module init). Prints figures beside targets; never
+ * fails. The streaming figures run client, endpoint and function in three processes, as in AWS
+ * (see README). All child processes are stopped before `main()` returns.
  * `npx tsx bench/chat/run.ts`
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { startLocalStack } from '../../local/start-local-stack.js';
-import { firstMarker } from './marked-answer.js';
 import { isAwsSdkPackage, measureBundle } from './measure-bundle.js';
 import { measureModuleInit } from './measure-module-init.js';
-import { measurePipelineOverhead } from './measure-pipeline-overhead.js';
+import { measurePipelineOverhead, type PipelineOverhead } from './measure-pipeline-overhead.js';
 import { measureTimeToFirstToken, TIMELINE_EVENTS } from './measure-time-to-first-token.js';
+import { measureClockOffset } from './processes/clock-offset.js';
+import { startPipelineProcesses } from './processes/start-pipeline-processes.js';
 import { median, percentile, row } from './summarize.js';
 
 const TARGET_P99_MS = 5;
@@ -25,6 +27,7 @@ const FRAGMENTS_PER_STREAM = 100;
 const FRAGMENT_GAP_MS = 20;
 const TTFT_RUNS = 30;
 const INIT_SPAWNS = 10;
+const IDLE_WINDOW_MS = 2_000;
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
@@ -40,40 +43,40 @@ export async function main(): Promise<void> {
 }
 
 async function runStreamingBenches(): Promise<void> {
-  const sentAt = new Map<string, number>();
   let streams = 0;
   const nextStream = () => streams++;
-  const stack = await startLocalStack({
-    port: 0,
-    environment: {},
-    tablePrefix: `bench-chat-${randomUUID().slice(0, 8)}-`,
-    responderPacing: { minMs: 0, maxMs: 0 },
-    bedrockOptions: {
-      onFragmentSent: (fragment, at) => {
-        const marker = firstMarker(fragment);
-        if (marker) sentAt.set(marker, at);
-      },
-    },
-    log: () => undefined,
-  }).catch((error: unknown) => {
-    console.error('chat benchmark: the local stack did not start:', error);
+  const processes = await startPipelineProcesses().catch((error: unknown) => {
+    console.error('chat benchmark: the bench processes did not start:', error);
     return undefined;
   });
-  if (!stack?.bedrock) {
-    await stack?.stop();
-    return;
-  }
-  const { bedrock } = stack;
+  if (!processes) return;
+  const { bedrock, function: fn } = processes;
   try {
     console.log(
       `## Pipeline overhead: fragment leaves the local Bedrock endpoint → its token bytes reach the client`,
     );
     console.log(
-      `  ${FRAGMENTS_PER_STREAM} fragments per stream, ${FRAGMENT_GAP_MS} ms apart; client, Function URL emulator, handler and endpoint share one process`,
+      `  ${FRAGMENTS_PER_STREAM} fragments per stream, ${FRAGMENT_GAP_MS} ms apart; three processes: client (this one, pid ${process.pid}), endpoint (pid ${bedrock.process.pid}), function + emulator (pid ${fn.process.pid}, with DynamoDB Local as its child)`,
     );
-    const common = { url: stack.url, bedrock, sentAt, nextStream, delayMs: FRAGMENT_GAP_MS };
+    const clock = await measureClockOffset(bedrock.process);
+    console.log(
+      `  clocks: endpoint − client = ${clock.offsetMs.toFixed(3)} ms ± ${clock.uncertaintyMs.toFixed(3)} ms (IPC round trip)`,
+    );
+    const common = { bedrock, function: fn, nextStream, delayMs: FRAGMENT_GAP_MS };
     // Warm-up: first requests pay for module JIT, connections and table caches.
     await measurePipelineOverhead({ ...common, concurrency: 4, rounds: 1, fragments: 20 });
+    // What the function process burns with no chat at all (timers, GC, the loop-delay monitor):
+    // it weighs on the 1-stream CPU figure, hardly on the 50-stream one.
+    await fn.statsStart();
+    await sleep(IDLE_WINDOW_MS);
+    const idle = await fn.statsStop();
+    console.log(
+      row(
+        'function process CPU while idle',
+        `${((1e3 * idle.cpuMs) / idle.wallMs).toFixed(1)} ms/s`,
+        '(info)',
+      ),
+    );
     for (const [concurrency, rounds] of [
       [1, 5],
       [10, 1],
@@ -85,35 +88,16 @@ async function runStreamingBenches(): Promise<void> {
         rounds,
         fragments: FRAGMENTS_PER_STREAM,
       });
-      const p99 = percentile(result.samples, 99);
-      const label = `${concurrency} stream${concurrency > 1 ? 's' : ''}`;
-      console.log(
-        `  ${label}: ${result.samples.length} fragments over ${result.streams} chats, ${result.missing} missing, ${result.failedChats} chats without result`,
-      );
-      console.log(row(`${label}: p50`, ms(percentile(result.samples, 50)), '(info)'));
-      console.log(
-        row(
-          `${label}: p99`,
-          ms(p99),
-          concurrency === 50 ? `< ${TARGET_P99_MS} ms` : '(info)',
-          concurrency === 50 ? p99 < TARGET_P99_MS : undefined,
-        ),
-      );
-      console.log(row(`${label}: max`, ms(Math.max(...result.samples)), '(info)'));
-      console.log(row(`${label}: event-loop delay p99`, ms(result.eventLoopP99Ms), '(info)'));
-      console.log(
-        row(`${label}: wall ÷ scripted duration`, `${result.slowdown.toFixed(2)}×`, '(info)'),
-      );
-      console.log(row(`${label}: process CPU per fragment`, ms(result.cpuMsPerFragment), '(info)'));
+      printOverhead(concurrency, result);
     }
 
     console.log(
-      `\n## Time to first token, model answers at once (median of ${TTFT_RUNS}, interleaved)`,
+      `\n## Time to first token, model answers at once (median of ${TTFT_RUNS}, interleaved; same three processes)`,
     );
     const ttft = await measureTimeToFirstToken({
-      url: stack.url,
+      url: fn.url,
       bedrock,
-      region: stack.functionEnvironment.AWS_REGION ?? 'us-east-1',
+      region: fn.region,
       runs: TTFT_RUNS,
       nextStream,
     });
@@ -142,8 +126,55 @@ async function runStreamingBenches(): Promise<void> {
   } catch (error) {
     console.error('chat benchmark (streaming part) could not finish:', error);
   } finally {
-    await stack.stop();
+    await processes.stop();
   }
+}
+
+function printOverhead(concurrency: number, result: PipelineOverhead): void {
+  const p99 = percentile(result.samples, 99);
+  const label = `${concurrency} stream${concurrency > 1 ? 's' : ''}`;
+  const at50 = concurrency === 50;
+  console.log(
+    `  ${label}: ${result.samples.length} fragments over ${result.streams} chats, ${result.missing} missing, ${result.failedChats} chats without result`,
+  );
+  console.log(row(`${label}: p50`, ms(percentile(result.samples, 50)), '(info)'));
+  console.log(
+    row(
+      `${label}: p99`,
+      ms(p99),
+      at50 ? `< ${TARGET_P99_MS} ms` : '(info)',
+      at50 ? p99 < TARGET_P99_MS : undefined,
+    ),
+  );
+  console.log(row(`${label}: max`, ms(Math.max(...result.samples)), '(info)'));
+  console.log(
+    row(
+      `${label}: after all started, p50 / p99`,
+      `${percentile(result.steadySamples, 50).toFixed(2)} / ${ms(percentile(result.steadySamples, 99))}`,
+      `(info, n=${result.steadySamples.length})`,
+    ),
+  );
+  console.log(row(`${label}: last stream started after`, ms(result.lastStreamStartMs), '(info)'));
+  console.log(
+    row(`${label}: function CPU per fragment`, ms(result.function.cpuMsPerFragment), '(info)'),
+  );
+  console.log(
+    row(`${label}: function event-loop delay p99`, ms(result.function.eventLoopP99Ms), '(info)'),
+  );
+  for (const [name, cost] of [
+    ['client', result.client],
+    ['endpoint', result.endpoint],
+  ] as const)
+    console.log(
+      row(
+        `${label}: ${name} CPU/fragment, loop p99`,
+        `${cost.cpuMsPerFragment.toFixed(3)} / ${cost.eventLoopP99Ms.toFixed(2)} ms`,
+        '(info)',
+      ),
+    );
+  console.log(
+    row(`${label}: wall ÷ scripted duration`, `${result.slowdown.toFixed(2)}×`, '(info)'),
+  );
 }
 
 async function runColdStartBench(): Promise<void> {

@@ -1,0 +1,37 @@
+/**
+ * Process C of the pipeline-overhead bench: the function under test, alone as in Lambda — the
+ * Function URL emulator and the real handler (`startLocalStack`, handler built from source),
+ * talking to the local Bedrock endpoint of process B (`BENCH_BEDROCK_ENDPOINT`) and to a
+ * DynamoDB Local it starts itself (a java child process, stopped with it). The parent reads this
+ * process's CPU time and event-loop delay over IPC. Forked by `startFunctionProcess`.
+ */
+import { randomUUID } from 'node:crypto';
+import { startLocalStack } from '../../../local/start-local-stack.js';
+import { processStatsHandlers } from './process-stats.js';
+import { serveParent } from './serve-parent.js';
+
+/** What process C announces once the function listens. */
+export interface FunctionProcessReady {
+  /** Base URL of the Function URL emulator (`POST /api/chat`). */
+  readonly url: string;
+  readonly region: string;
+}
+
+await serveParent<FunctionProcessReady>({
+  start: async () => {
+    const endpoint = process.env.BENCH_BEDROCK_ENDPOINT;
+    if (!endpoint) throw new Error('BENCH_BEDROCK_ENDPOINT is not set');
+    const stack = await startLocalStack({
+      port: 0,
+      // Only these: the bench's own PORT, DYNAMODB_ENDPOINT… must not leak in.
+      environment: { BEDROCK_RUNTIME_ENDPOINT: endpoint, BEDROCK_AGENT_RUNTIME_ENDPOINT: endpoint },
+      tablePrefix: `bench-chat-${randomUUID().slice(0, 8)}-`,
+      log: () => undefined,
+    });
+    return {
+      ready: { url: stack.url, region: stack.functionEnvironment.AWS_REGION ?? 'us-east-1' },
+      stop: () => stack.stop(),
+    };
+  },
+  handlers: processStatsHandlers(),
+});
