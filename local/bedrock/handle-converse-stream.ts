@@ -36,15 +36,8 @@ export async function handleConverseStream(
   modelId: string,
   context: ConverseStreamContext,
 ): Promise<void> {
-  const body = (await readJsonBody(request)) as ConverseWireRequest | undefined;
-  if (body === undefined || typeof body !== 'object') {
-    sendAwsError(response, {
-      statusCode: 400,
-      type: 'ValidationException',
-      message: 'Invalid JSON',
-    });
-    return;
-  }
+  const body = await readJsonBody<ConverseWireRequest>(request, response);
+  if (body === undefined) return;
   context.record({ modelId, body });
   const paced = () =>
     context.pacing.minMs + Math.random() * (context.pacing.maxMs - context.pacing.minMs);

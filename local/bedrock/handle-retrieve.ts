@@ -22,15 +22,8 @@ export async function handleRetrieve(
   knowledgeBaseId: string,
   context: RetrieveContext,
 ): Promise<void> {
-  const body = (await readJsonBody(request)) as RetrieveWireRequest | undefined;
-  if (body === undefined || typeof body !== 'object') {
-    sendAwsError(response, {
-      statusCode: 400,
-      type: 'ValidationException',
-      message: 'Invalid JSON',
-    });
-    return;
-  }
+  const body = await readJsonBody<RetrieveWireRequest>(request, response);
+  if (body === undefined) return;
   context.record({ knowledgeBaseId, body });
   if (knowledgeBaseId !== context.knowledgeBaseId) {
     sendAwsError(response, {

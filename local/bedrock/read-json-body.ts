@@ -1,13 +1,24 @@
-import type { LocalRequest } from './listen-h2c-and-http1.js';
+import type { LocalRequest, LocalResponse } from './listen-h2c-and-http1.js';
+import { sendAwsError } from './send-aws-error.js';
 
-/** Reads the whole request body and parses it as JSON; `undefined` when it is not valid JSON. */
-export async function readJsonBody(request: LocalRequest): Promise<unknown> {
+/**
+ * Reads the whole request body as a JSON object. When it is not one, answers with AWS's
+ * `ValidationException` shape and returns `undefined`, so a handler only has to stop.
+ */
+export async function readJsonBody<T extends object>(
+  request: LocalRequest,
+  response: LocalResponse,
+): Promise<T | undefined> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(Buffer.from(chunk as Uint8Array));
   const text = Buffer.concat(chunks).toString('utf8');
+  let body: unknown;
   try {
-    return text.length === 0 ? {} : JSON.parse(text);
+    body = text.length === 0 ? {} : JSON.parse(text);
   } catch {
-    return undefined;
+    body = undefined;
   }
+  if (typeof body === 'object' && body !== null) return body as T;
+  sendAwsError(response, { statusCode: 400, type: 'ValidationException', message: 'Invalid JSON' });
+  return undefined;
 }
