@@ -45,6 +45,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const tickets: TicketResult[] = [];
   const seen = new Set<string>();
   let stopReason: string | undefined;
+  let fragments = 0;
   let failure: GenerationOutcome['failure'];
 
   try {
@@ -52,6 +53,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
       if (input.signal.aborted) break;
       if (event.type === 'stop') stopReason = event.reason;
       if (event.type !== 'tool_input') continue;
+      fragments++;
       for (const parsed of parser.write(event.fragment)) {
         if (parsed.type === 'text' && parsed.field === 'general_advice') {
           input.send({ event: 'token', data: { content: parsed.delta } });
@@ -79,6 +81,18 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const answer = finalizeAnswer(final.value, tickets);
   if (failure) return { status: 'failed', answer, failure };
   if (input.signal.aborted) return { status: 'stopped', answer };
+  if (fragments === 0) {
+    // The model ended without calling the tool (e.g. a refusal or a content filter).
+    return {
+      status: 'failed',
+      answer,
+      failure: {
+        code: 'empty_model_output',
+        message: 'The model returned no answer. Please try again.',
+        retryable: true,
+      },
+    };
+  }
   if (final.error) {
     return {
       status: 'failed',

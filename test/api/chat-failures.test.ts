@@ -121,6 +121,25 @@ describe('chat failures end to end', () => {
     expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'failed' });
   });
 
+  it('reports a model that ends without calling the tool as a retryable error', async () => {
+    stack.bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: [],
+      stopReason: 'end_turn',
+      delayMs: 0,
+    });
+    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'empty' });
+    expect(response.events.at(-1)).toMatchObject({
+      event: 'error',
+      data: { code: 'empty_model_output', retryable: true },
+    });
+    const turns = await storedTurns(
+      eventsNamed(response, 'meta')[0]?.conversationId as string,
+      'empty',
+    );
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'failed' });
+  });
+
   it('stops mid-answer when the stop route is called, storing the partial answer as stopped', async () => {
     const slow = 'あ'.repeat(400);
     stack.bedrock.enqueueScript(
