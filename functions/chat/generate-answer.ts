@@ -81,6 +81,18 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const answer = finalizeAnswer(final.value, tickets);
   if (failure) return { status: 'failed', answer, failure };
   if (input.signal.aborted) return { status: 'stopped', answer };
+  if (stopReason === undefined) {
+    // Bedrock always ends with messageStop; a stream that just ends was cut off.
+    return {
+      status: 'failed',
+      answer,
+      failure: {
+        code: 'model_stream_failed',
+        message: 'The answer was interrupted. Please try again.',
+        retryable: true,
+      },
+    };
+  }
   if (fragments === 0) {
     // The model ended without calling the tool (e.g. a refusal or a content filter).
     return {

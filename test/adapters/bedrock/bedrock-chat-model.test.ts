@@ -1,0 +1,154 @@
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBedrockChatModel } from '../../../functions/adapters/bedrock/bedrock-chat-model.js';
+import { answerTool } from '../../../functions/chat/answer-tool.js';
+import { ChatModelError, type ChatModelEvent } from '../../../functions/chat/chat-model.js';
+import {
+  type LocalBedrockServer,
+  startLocalBedrockServer,
+} from '../../../local/bedrock/start-local-bedrock-server.js';
+
+let bedrock: LocalBedrockServer;
+let client: BedrockRuntimeClient;
+beforeAll(async () => {
+  bedrock = await startLocalBedrockServer({ pacing: { minMs: 0, maxMs: 0 } });
+  client = new BedrockRuntimeClient({
+    endpoint: bedrock.runtimeEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 2,
+  });
+});
+afterAll(async () => {
+  client?.destroy();
+  await bedrock?.close();
+});
+
+const request = {
+  system: 'system prompt',
+  messages: [{ role: 'user' as const, text: 'VPNにつながらない' }],
+  tool: answerTool,
+  maxTokens: 1000,
+};
+
+async function collect(events: AsyncIterable<ChatModelEvent>): Promise<ChatModelEvent[]> {
+  const collected: ChatModelEvent[] = [];
+  for await (const event of events) collected.push(event);
+  return collected;
+}
+
+describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint)', () => {
+  it('forces the tool, asks Anthropic models for fine-grained tool streaming and maps the stream', async () => {
+    const modelId = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
+    bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: ['{"response_type":', '"results"}'],
+      delayMs: 0,
+    });
+    const events = await collect(createBedrockChatModel({ client, modelId }).stream(request));
+    expect(events).toEqual([
+      { type: 'tool_input', fragment: '{"response_type":' },
+      { type: 'tool_input', fragment: '"results"}' },
+      { type: 'stop', reason: 'tool_use' },
+      { type: 'usage', inputTokens: expect.any(Number), outputTokens: expect.any(Number) },
+    ]);
+    const sent = bedrock.converseRequests.at(-1);
+    expect(sent?.modelId).toBe(modelId);
+    expect(sent?.body).toMatchObject({
+      system: [{ text: 'system prompt' }],
+      messages: [{ role: 'user', content: [{ text: 'VPNにつながらない' }] }],
+      toolConfig: {
+        tools: [
+          { toolSpec: { name: 'submit_response', inputSchema: { json: answerTool.inputSchema } } },
+        ],
+        toolChoice: { tool: { name: 'submit_response' } },
+      },
+      inferenceConfig: { maxTokens: 1000, temperature: 0 },
+      additionalModelRequestFields: { anthropic_beta: ['fine-grained-tool-streaming-2025-05-14'] },
+    });
+  });
+
+  it('does not ask other models for the Anthropic beta, and can be told not to', async () => {
+    for (const [modelId, fineGrained] of [
+      ['offline.service-desk-responder', undefined],
+      ['us.anthropic.claude-haiku-4-5-20251001-v1:0', false],
+    ] as const) {
+      bedrock.enqueueScript({ kind: 'stream', fragments: ['{}'], delayMs: 0 });
+      await collect(
+        createBedrockChatModel({ client, modelId, fineGrainedToolStreaming: fineGrained }).stream(
+          request,
+        ),
+      );
+      expect(bedrock.converseRequests.at(-1)?.body).not.toHaveProperty(
+        'additionalModelRequestFields',
+      );
+    }
+  });
+
+  it('maps max_tokens', async () => {
+    bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: ['{"general_advice":"ab'],
+      stopReason: 'max_tokens',
+      delayMs: 0,
+    });
+    const events = await collect(
+      createBedrockChatModel({ client, modelId: 'offline.x' }).stream(request),
+    );
+    expect(events).toContainEqual({ type: 'stop', reason: 'max_tokens' });
+  });
+
+  it('turns throttling after the SDK retries into a retryable ChatModelError', async () => {
+    bedrock.enqueueScript({ kind: 'throttle' });
+    bedrock.enqueueScript({ kind: 'throttle' });
+    const failure = await collect(
+      createBedrockChatModel({ client, modelId: 'offline.x' }).stream(request),
+    ).catch((error) => error);
+    expect(failure).toBeInstanceOf(ChatModelError);
+    expect(failure).toMatchObject({ code: 'throttled', retryable: true });
+  });
+
+  it('turns a mid-stream exception into a retryable stream failure after the fragments before it', async () => {
+    bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: ['{"a":', '1', '}'],
+      failAfter: 2,
+      delayMs: 0,
+    });
+    const seen: ChatModelEvent[] = [];
+    const failure = await (async () => {
+      for await (const event of createBedrockChatModel({ client, modelId: 'offline.x' }).stream(
+        request,
+      ))
+        seen.push(event);
+    })().catch((error) => error);
+    expect(seen).toEqual([
+      { type: 'tool_input', fragment: '{"a":' },
+      { type: 'tool_input', fragment: '1' },
+    ]);
+    expect(failure).toMatchObject({
+      name: 'ChatModelError',
+      code: 'stream_failed',
+      retryable: true,
+    });
+  });
+
+  it('ends quietly when aborted after the response started (the core checks its own signal)', async () => {
+    bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: ['{', '}'],
+      initialDelayMs: 2000,
+      delayMs: 0,
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const failure = await collect(
+      createBedrockChatModel({ client, modelId: 'offline.x' }).stream({
+        ...request,
+        signal: controller.signal,
+      }),
+    ).catch((error) => error);
+    // The SDK ends the event stream without an error when the HTTP/2 stream is cancelled.
+    expect(failure).toEqual([]);
+  });
+});

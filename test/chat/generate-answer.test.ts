@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { answerTool } from '../../functions/chat/answer-tool.js';
+import type { ChatModel, ChatModelEvent } from '../../functions/chat/chat-model.js';
+import { generateAnswer } from '../../functions/chat/generate-answer.js';
+import type { ChatEvent } from '../../functions/stream/chat-events.js';
+
+const modelOf = (events: ChatModelEvent[]): ChatModel => ({
+  async *stream() {
+    yield* events;
+  },
+});
+const request = {
+  system: 's',
+  messages: [{ role: 'user' as const, text: 'q' }],
+  tool: answerTool,
+  maxTokens: 100,
+};
+
+async function run(events: ChatModelEvent[], allowed = ['1001']) {
+  const sent: ChatEvent[] = [];
+  const outcome = await generateAnswer({
+    model: modelOf(events),
+    request,
+    allowedIssueIds: new Set(allowed),
+    send: (event) => sent.push(event),
+    signal: new AbortController().signal,
+  });
+  return { outcome, sent };
+}
+
+const fragment = (text: string): ChatModelEvent => ({ type: 'tool_input', fragment: text });
+const stop = (reason: 'tool_use' | 'max_tokens'): ChatModelEvent => ({ type: 'stop', reason });
+
+describe('generateAnswer', () => {
+  it('streams advice as one token per fragment and grounded tickets as they close', async () => {
+    const { outcome, sent } = await run([
+      fragment('{"response_type":"results","general_advice":"Re'),
+      fragment('start."'),
+      fragment(',"results":[{"issue_id":"#1001","subject":"s","summary":"m","resolution":"r"},'),
+      fragment('{"issue_id":"9999","subject":"s","summary":"m","resolution":"r"}]}'),
+      stop('tool_use'),
+    ]);
+    expect(sent).toEqual([
+      { event: 'token', data: { content: 'Re' } },
+      { event: 'token', data: { content: 'start.' } },
+      { event: 'ticket', data: { issue_id: '1001', subject: 's', summary: 'm', resolution: 'r' } },
+    ]);
+    expect(outcome.status).toBe('complete');
+    expect(outcome.answer.results?.map((ticket) => ticket.issue_id)).toEqual(['1001']);
+  });
+
+  it('is truncated at max_tokens, keeping what streamed', async () => {
+    const { outcome } = await run([
+      fragment('{"response_type":"results","general_advice":"Half'),
+      stop('max_tokens'),
+    ]);
+    expect(outcome).toMatchObject({ status: 'truncated', answer: { general_advice: 'Half' } });
+  });
+
+  it('fails, retryably, when the stream ends without messageStop', async () => {
+    const { outcome } = await run([fragment('{"response_type":"results","general_advice":"Half')]);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      failure: { code: 'model_stream_failed', retryable: true },
+    });
+  });
+
+  it('fails when the model never calls the tool', async () => {
+    const { outcome } = await run([{ type: 'stop', reason: 'end_turn' }]);
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'empty_model_output' } });
+  });
+
+  it('fails on invalid JSON and stops reading', async () => {
+    const { outcome, sent } = await run([
+      fragment('{"general_advice":"ok"'),
+      fragment(' oops'),
+      fragment(',"general_advice":"never"}'),
+      stop('tool_use'),
+    ]);
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'invalid_model_output' } });
+    expect(sent).toEqual([{ event: 'token', data: { content: 'ok' } }]);
+  });
+
+  it('is stopped when its signal aborts', async () => {
+    const controller = new AbortController();
+    const sent: ChatEvent[] = [];
+    const model: ChatModel = {
+      async *stream() {
+        yield fragment('{"general_advice":"first');
+        controller.abort();
+        yield fragment(' second');
+        yield stop('tool_use');
+      },
+    };
+    const outcome = await generateAnswer({
+      model,
+      request,
+      allowedIssueIds: new Set(),
+      send: (event) => sent.push(event),
+      signal: controller.signal,
+    });
+    expect(outcome).toMatchObject({ status: 'stopped', answer: { general_advice: 'first' } });
+    expect(sent).toEqual([{ event: 'token', data: { content: 'first' } }]);
+  });
+});
