@@ -1,0 +1,111 @@
+import {
+  BedrockAgentRuntimeClient,
+  type KnowledgeBaseRetrievalResult,
+} from '@aws-sdk/client-bedrock-agent-runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKnowledgeBaseRetriever } from '../../../functions/adapters/bedrock/knowledge-base-retriever.js';
+import { toRetrievedTicket } from '../../../functions/adapters/bedrock/to-retrieved-ticket.js';
+import {
+  type LocalBedrockServer,
+  startLocalBedrockServer,
+} from '../../../local/bedrock/start-local-bedrock-server.js';
+
+let bedrock: LocalBedrockServer;
+let client: BedrockAgentRuntimeClient;
+beforeAll(async () => {
+  // The real sample corpus: it contains restricted tickets that share words with normal ones.
+  bedrock = await startLocalBedrockServer({ pacing: { minMs: 0, maxMs: 0 } });
+  client = new BedrockAgentRuntimeClient({
+    endpoint: bedrock.agentRuntimeEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+afterAll(async () => {
+  client?.destroy();
+  await bedrock?.close();
+});
+
+describe('createKnowledgeBaseRetriever (real SDK client, local Retrieve endpoint)', () => {
+  it('searches with hybrid search and a filter that excludes restricted tickets', async () => {
+    const retriever = createKnowledgeBaseRetriever({
+      client,
+      knowledgeBaseId: bedrock.knowledgeBaseId,
+    });
+    const tickets = await retriever.search('PCにログインできない メール', { limit: 20 });
+    expect(tickets.length).toBeGreaterThan(3);
+    expect(tickets.every((ticket) => !ticket.restricted)).toBe(true);
+    expect(bedrock.retrieveRequests.at(-1)?.body).toMatchObject({
+      retrievalQuery: { text: 'PCにログインできない メール' },
+      retrievalConfiguration: {
+        vectorSearchConfiguration: {
+          numberOfResults: 20,
+          overrideSearchType: 'HYBRID',
+          filter: { notEquals: { key: 'restricted', value: true } },
+        },
+      },
+    });
+    const first = tickets[0];
+    expect(first).toMatchObject({
+      issueId: expect.stringMatching(/^\d+$/),
+      subject: expect.any(String),
+      score: expect.any(Number),
+    });
+    expect(first?.uri).toMatch(/^s3:\/\//);
+  });
+
+  it('fetches referenced tickets by issue id, never a restricted one', async () => {
+    const retriever = createKnowledgeBaseRetriever({
+      client,
+      knowledgeBaseId: bedrock.knowledgeBaseId,
+    });
+    // 1015 is a restricted ticket in the sample corpus.
+    const tickets = await retriever.fetchByIssueIds(['1234', '1015'], { limit: 8 });
+    expect([...new Set(tickets.map((ticket) => ticket.issueId))]).toEqual(['1234']);
+    expect(bedrock.retrieveRequests.at(-1)?.body).toMatchObject({
+      retrievalConfiguration: {
+        vectorSearchConfiguration: {
+          filter: {
+            andAll: [
+              { in: { key: 'issue_id', value: ['1234', '1015'] } },
+              { notEquals: { key: 'restricted', value: true } },
+            ],
+          },
+        },
+      },
+    });
+  });
+});
+
+type DocumentType = NonNullable<KnowledgeBaseRetrievalResult['metadata']>[string];
+
+describe('toRetrievedTicket', () => {
+  const result = (metadata: Record<string, DocumentType>) => ({
+    content: { text: 't', type: 'TEXT' as const },
+    score: 0.5,
+    metadata,
+  });
+
+  it.each([
+    [true, true],
+    ['true', true],
+    ['TRUE', true],
+    ['yes', true],
+    [false, false],
+    ['false', false],
+    [undefined, false],
+  ])('reads restricted=%s as %s', (restricted, expected) => {
+    expect(
+      toRetrievedTicket(result({ issue_id: '1', restricted: restricted as DocumentType }))
+        ?.restricted,
+    ).toBe(expected);
+  });
+
+  it('drops a chunk without an issue id', () => {
+    expect(toRetrievedTicket(result({ subject: 'x' }))).toBeUndefined();
+  });
+
+  it('accepts a numeric issue id', () => {
+    expect(toRetrievedTicket(result({ issue_id: 1234 }))?.issueId).toBe('1234');
+  });
+});
