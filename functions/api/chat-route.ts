@@ -30,7 +30,10 @@ export interface ChatRouteDependencies {
 export function createChatRoute(dependencies: ChatRouteDependencies) {
   return async (request: ApiRequest): Promise<HttpResponse> => {
     const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
-    const begun = await beginChat(request.owner, chatRequest, dependencies);
+    // Retrieval must not outlive the function: leave the reserve for storing the outcome.
+    const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
+    const deadline = AbortSignal.timeout(Math.max(1000, budgetMs));
+    const begun = await beginChat(request.owner, chatRequest, { ...dependencies, deadline });
     const sse = createSseStream({
       heartbeatMs: dependencies.heartbeatMs,
       tokenBatch:
@@ -39,7 +42,11 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
     void streamChat(begun, (event) => sse.send(event), {
       ...dependencies,
       remainingTimeMs: request.remainingTimeMs,
-    }).finally(() => sse.close());
+      deadline,
+    })
+      // streamChat never throws by design; a bug must still end the stream, not the container.
+      .catch((error: unknown) => console.error('chat stream failed', error))
+      .finally(() => sse.close());
     return { statusCode: 200, headers: { ...SSE_RESPONSE_HEADERS }, body: sse.stream };
   };
 }

@@ -14,6 +14,9 @@ export type TicketResult = z.infer<typeof ticketResultSchema>;
 
 export const todoActionSchema = z.string().min(1).max(500);
 
+/** At most this many ticket cards per answer; further citations are ignored. */
+export const MAX_RESULTS = 10;
+
 /**
  * The input of the forced tool `submit_response`. Field order matters for streaming
  * (advice first, so staff read while the rest is generated) but the parser never relies on it.
@@ -33,7 +36,7 @@ export const answerSchema = z.object({
     .describe('2-4 short options for the clarification question'),
   results: z
     .array(ticketResultSchema)
-    .max(10)
+    .max(MAX_RESULTS)
     .optional()
     .describe('The most relevant retrieved tickets (results only)'),
   mail_draft: z

@@ -26,12 +26,19 @@ export async function beginChat(
     retriever: Retriever;
     config: ChatConfig;
     now: () => Date;
+    /** Aborts retrieval when the function's time is nearly up. */
+    deadline?: AbortSignal;
   },
 ): Promise<BegunChat> {
   const startedAt = dependencies.now().toISOString();
   const earlySearch = request.conversationId
     ? undefined
-    : retrieveTickets(dependencies.retriever, request.message, dependencies.config.numberOfResults);
+    : retrieveTickets(
+        dependencies.retriever,
+        request.message,
+        dependencies.config.numberOfResults,
+        dependencies.deadline,
+      );
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
   const appended = await dependencies.store.appendUserTurn(owner, {

@@ -32,7 +32,12 @@ export function finalizeAnswer(value: unknown, groundedResults: readonly TicketR
     todo_actions: pick('todo_actions'),
     reasoning: pick('reasoning'),
   };
-  return answerSchema.parse(dropUndefined(answer));
+  // Every field was validated on its own, so this holds; the fallback keeps the promise that
+  // finishing an answer never throws, whatever a future schema change does.
+  const parsed = answerSchema.safeParse(dropUndefined(answer));
+  return parsed.success
+    ? parsed.data
+    : { response_type: responseType, general_advice: answer.general_advice };
 }
 
 function dropUndefined<T extends object>(value: T): T {

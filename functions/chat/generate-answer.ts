@@ -2,6 +2,7 @@ import type { ChatEvent } from '../stream/chat-events.js';
 import { createToolInputParser } from '../stream/tool-input-parser.js';
 import {
   type Answer,
+  MAX_RESULTS,
   type TicketResult,
   ticketResultSchema,
   todoActionSchema,
@@ -59,7 +60,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
           input.send({ event: 'token', data: { content: parsed.delta } });
         } else if (parsed.type === 'element' && parsed.field === 'results') {
           const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
-          if (!grounded || seen.has(grounded.issue_id)) continue;
+          if (!grounded || seen.has(grounded.issue_id) || tickets.length >= MAX_RESULTS) continue;
           seen.add(grounded.issue_id);
           tickets.push(grounded);
           input.send({ event: 'ticket', data: grounded });

@@ -7,11 +7,15 @@
 const REFERENCE =
   /(?:#|＃|INC-?|チケット(?:番号)?\s*[:：]?\s*[#＃]?|\bticket\s*(?:no\.?|number)?\s*[:#]?\s*)(\d{3,8})(?!\d)/giu;
 
+/** More references than this in one inquiry are ignored (they would only bloat the prompt). */
+export const MAX_TICKET_REFERENCES = 10;
+
 export function parseTicketReferences(text: string): string[] {
   const normalized = text.normalize('NFKC');
   const found = new Set<string>();
   for (const match of normalized.matchAll(REFERENCE)) {
     if (match[1]) found.add(String(Number(match[1])));
+    if (found.size === MAX_TICKET_REFERENCES) break;
   }
   return [...found];
 }

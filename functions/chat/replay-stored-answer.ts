@@ -10,15 +10,33 @@ export function replayStoredAnswer(
   userTurn: Turn,
   send: (event: ChatEvent) => void,
 ): boolean {
-  const next = loaded.turns.find((turn) => turn.seq > userTurn.seq);
-  if (next?.role !== 'assistant' || !next.result || next.inquiryId !== userTurn.inquiryId)
-    return false;
-  if (next.status !== 'complete' && next.status !== 'truncated' && next.status !== 'stopped')
-    return false;
-  if (next.result.general_advice)
-    send({ event: 'token', data: { content: next.result.general_advice } });
-  for (const ticket of next.result.results ?? []) send({ event: 'ticket', data: ticket });
+  // The latest final answer of this inquiry after the retried turn: an earlier attempt may have
+  // failed before a later one succeeded.
+  const answer = loaded.turns
+    .filter(
+      (turn) =>
+        turn.seq > userTurn.seq &&
+        turn.role === 'assistant' &&
+        turn.inquiryId === userTurn.inquiryId &&
+        turn.result !== undefined &&
+        FINAL.has(turn.status),
+    )
+    .at(-1);
+  const result = answer?.result;
+  if (!answer || !result) return false;
+  if (result.general_advice) send({ event: 'token', data: { content: result.general_advice } });
+  for (const ticket of result.results ?? []) send({ event: 'ticket', data: ticket });
   const { conversationId, version } = loaded.conversation;
-  send({ event: 'result', data: { ...next.result, conversationId, version, status: next.status } });
+  send({
+    event: 'result',
+    data: {
+      ...result,
+      conversationId,
+      version,
+      status: answer.status as 'complete' | 'truncated' | 'stopped',
+    },
+  });
   return true;
 }
+
+const FINAL = new Set<Turn['status']>(['complete', 'truncated', 'stopped']);

@@ -15,18 +15,19 @@ export async function retrieveTickets(
   retriever: Retriever,
   inquiryText: string,
   limit: number,
+  signal?: AbortSignal,
 ): Promise<RetrievedTicket[]> {
-  return mergeChunks(await retriever.search(toRetrievalQuery(inquiryText), { limit }));
+  return mergeChunks(await retriever.search(toRetrievalQuery(inquiryText), { limit, signal }));
 }
 
 export async function fetchReferencedTickets(
   retriever: Retriever,
   issueIds: readonly string[],
+  signal?: AbortSignal,
 ): Promise<RetrievedTicket[]> {
   if (issueIds.length === 0) return [];
-  return mergeChunks(
-    await retriever.fetchByIssueIds(issueIds, { limit: Math.min(100, issueIds.length * 4) }),
-  );
+  const limit = Math.min(100, issueIds.length * 4);
+  return mergeChunks(await retriever.fetchByIssueIds(issueIds, { limit, signal }));
 }
 
 /** Drops restricted chunks and joins chunks of one ticket, best score first. */

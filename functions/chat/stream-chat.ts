@@ -5,14 +5,14 @@ import type { ChatConfig } from './chat-config.js';
 import type { ChatModel } from './chat-model.js';
 import type { ConversationStore, ConversationWithTurns, Turn } from './conversation-store.js';
 import { detectLanguage } from './detect-language.js';
-import { type GenerationOutcome, generateAnswer } from './generate-answer.js';
+import type { GenerationOutcome } from './generate-answer.js';
+import { generateWithStop } from './generate-with-stop.js';
 import { parseTicketReferences } from './parse-ticket-references.js';
 import { recordAnswer } from './record-answer.js';
 import { replayStoredAnswer } from './replay-stored-answer.js';
 import { fetchReferencedTickets, retrieveTickets, toRetrievalQuery } from './retrieve-tickets.js';
 import type { RetrievedTicket, Retriever } from './retriever.js';
 import { splitInquiries } from './split-inquiries.js';
-import { startStopPoller } from './stop-poller.js';
 
 export interface StreamChatDependencies {
   readonly store: ConversationStore;
@@ -20,6 +20,8 @@ export interface StreamChatDependencies {
   readonly model: ChatModel;
   readonly config: ChatConfig;
   readonly remainingTimeMs: () => number;
+  /** Aborts retrieval and fetching when the function's time is nearly up. */
+  readonly deadline?: AbortSignal;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -36,15 +38,6 @@ export async function streamChat(
 ): Promise<void> {
   const { store, retriever, config } = dependencies;
   const { owner, conversation, turn } = begun;
-  send({
-    event: 'meta',
-    data: {
-      conversationId: conversation.conversationId,
-      inquiryId: turn.inquiryId,
-      version: conversation.version,
-      offline: config.offline,
-    },
-  });
   // A brand-new conversation's history is the turn just written: no need to read it back.
   const history: Promise<ConversationWithTurns> =
     conversation.turnCount === 1 && !begun.duplicate
@@ -52,6 +45,15 @@ export async function streamChat(
       : store.loadConversation(owner, conversation.conversationId);
   history.catch(() => undefined);
   try {
+    send({
+      event: 'meta',
+      data: {
+        conversationId: conversation.conversationId,
+        inquiryId: turn.inquiryId,
+        version: conversation.version,
+        offline: config.offline,
+      },
+    });
     if (begun.duplicate && replayStoredAnswer(await history, turn, send)) return;
 
     send({ event: 'progress', data: { step: 'analyzing' } });
@@ -65,11 +67,11 @@ export async function streamChat(
     send({ event: 'kb_query', data: { query: toRetrievalQuery(inquiryText) } });
     const similar = await (turn.kind === 'question' && begun.earlySearch
       ? begun.earlySearch
-      : retrieveTickets(retriever, inquiryText, config.numberOfResults));
+      : retrieveTickets(retriever, inquiryText, config.numberOfResults, dependencies.deadline));
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
 
     send({ event: 'progress', data: { step: 'fetching' } });
-    const referenced = await fetchReferencedTickets(retriever, references);
+    const referenced = await fetchReferencedTickets(retriever, references, dependencies.deadline);
     const tickets = uniqueTickets([...referenced, ...similar]);
 
     send({ event: 'progress', data: { step: 'generating' } });
@@ -103,39 +105,6 @@ export async function streamChat(
       },
     };
     await recordAnswer(begun, failed, store, send, config.offline);
-  }
-}
-
-async function generateWithStop(
-  begun: BegunChat,
-  dependencies: StreamChatDependencies,
-  request: ReturnType<typeof buildModelRequest>,
-  allowedIssueIds: ReadonlySet<string>,
-  send: (event: ChatEvent) => void,
-): Promise<GenerationOutcome> {
-  const controller = new AbortController();
-  const poller = startStopPoller({
-    isStopRequested: () =>
-      dependencies.store.isStopRequested(
-        begun.owner,
-        begun.conversation.conversationId,
-        begun.startedAt,
-      ),
-    remainingTimeMs: dependencies.remainingTimeMs,
-    reserveMs: dependencies.config.remainingTimeReserveMs,
-    intervalMs: dependencies.config.stopPollMs,
-    onStop: () => controller.abort(),
-  });
-  try {
-    return await generateAnswer({
-      model: dependencies.model,
-      request,
-      allowedIssueIds,
-      send,
-      signal: controller.signal,
-    });
-  } finally {
-    poller.stop();
   }
 }
 

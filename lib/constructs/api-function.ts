@@ -105,7 +105,8 @@ export class ApiFunction extends Construct {
       timeout: props.timeout ?? Duration.minutes(5),
       role: this.role,
       logGroup: this.logGroup,
-      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
+      // NODE_ENV=production turns off the per-event schema check of the SSE encoder (tests keep it).
+      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps', NODE_ENV: 'production' },
       bundling: {
         // esbuild from node_modules: synthesis works offline and without Docker.
         forceDockerBundling: false,

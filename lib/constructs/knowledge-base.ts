@@ -287,8 +287,10 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
         new iam.PolicyStatement({
           sid: 'ListTicketDocuments',
           actions: ['s3:ListBucket'],
+          // No s3:prefix condition: the bucket holds only the tickets, and the policy AWS documents
+          // for Knowledge Base roles has none — a connector listing without the prefix must not
+          // fail ingestion silently.
           resources: [this.documentBucket.bucketArn],
-          conditions: { StringLike: { 's3:prefix': [`${ticketsKeyPrefix}*`] } },
         }),
         new iam.PolicyStatement({
           sid: 'ReadTicketDocuments',

@@ -55,6 +55,35 @@ describe('chat failures end to end', () => {
     ]);
   });
 
+  it('replays the stored answer to a retried message instead of generating again', async () => {
+    const user = 'retrier';
+    const body = { message: 'VPNにつながらない', clientMessageId: 'retry-message-0001' };
+    for (let attempt = 0; attempt < 3; attempt++) stack.bedrock.enqueueScript({ kind: 'throttle' });
+    const failed = await postChat(stack.url, body, { user });
+    expect(failed.events.at(-1)?.event).toBe('error');
+    const conversationId = eventsNamed(failed, 'meta')[0]?.conversationId as string;
+
+    // The retry generates (the first attempt failed) and stores a complete answer.
+    const retried = await postChat(stack.url, { ...body, conversationId }, { user });
+    const answer = eventsNamed(retried, 'result')[0];
+    expect(answer).toMatchObject({ status: 'complete' });
+
+    // Retrying once more (say the result was lost on the way) replays it: no model call.
+    const calls = stack.bedrock.converseRequests.length;
+    const replayed = await postChat(stack.url, { ...body, conversationId }, { user });
+    expect(stack.bedrock.converseRequests.length).toBe(calls);
+    expect(eventsNamed(replayed, 'result')[0]).toMatchObject({
+      general_advice: answer?.general_advice,
+      status: 'complete',
+    });
+    const turns = await storedTurns(conversationId, user);
+    expect(turns.map((turn) => [turn.role, turn.status])).toEqual([
+      ['user', 'complete'],
+      ['assistant', 'failed'],
+      ['assistant', 'complete'],
+    ]);
+  });
+
   it('stores what streamed before a mid-stream exception as failed', async () => {
     const fragments = splitEvery(JSON.stringify(fullAnswer), 5);
     stack.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 12, delayMs: 0 });

@@ -49,6 +49,26 @@ describe('generateAnswer', () => {
     expect(outcome.answer.results?.map((ticket) => ticket.issue_id)).toEqual(['1001']);
   });
 
+  it('shows at most 10 ticket cards, however many grounded tickets the model cites', async () => {
+    const ids = Array.from({ length: 12 }, (_, index) => String(2000 + index));
+    const results = ids.map((issue_id) => ({
+      issue_id,
+      subject: 's',
+      summary: 'm',
+      resolution: 'r',
+    }));
+    const { outcome, sent } = await run(
+      [
+        fragment(JSON.stringify({ response_type: 'results', general_advice: 'a', results })),
+        stop('tool_use'),
+      ],
+      ids,
+    );
+    expect(sent.filter((event) => event.event === 'ticket')).toHaveLength(10);
+    expect(outcome.status).toBe('complete');
+    expect(outcome.answer.results).toHaveLength(10);
+  });
+
   it('is truncated at max_tokens, keeping what streamed', async () => {
     const { outcome } = await run([
       fragment('{"response_type":"results","general_advice":"Half'),

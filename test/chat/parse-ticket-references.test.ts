@@ -19,6 +19,11 @@ describe('parseTicketReferences', () => {
   });
 });
 
+it('keeps at most 10 references', () => {
+  const text = Array.from({ length: 300 }, (_, index) => `#${1000 + index}`).join(' ');
+  expect(parseTicketReferences(text)).toHaveLength(10);
+});
+
 describe('normalizeIssueId', () => {
   it.each([
     ['1234', '1234'],

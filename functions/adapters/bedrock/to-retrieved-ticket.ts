@@ -4,8 +4,9 @@ import type { RetrievedTicket } from '../../chat/retriever.js';
 /**
  * One Retrieve result as a ticket. Metadata comes from the `.metadata.json` sidecars; a chunk
  * without an issue id is dropped (it cannot be cited or grounded). `restricted` is read
- * defensively — sidecars written by hand may say "true" — and anything unclear counts as
- * restricted.
+ * defensively — sidecars written by hand may say "true": any value but false/"false" counts as
+ * restricted. A document without the key is not restricted (as the Knowledge Base filter
+ * `notEquals restricted true` treats it), so an existing KB without the attribute still works.
  */
 export function toRetrievedTicket(
   result: KnowledgeBaseRetrievalResult,
