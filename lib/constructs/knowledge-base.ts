@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
 import {
   Aws,
   aws_bedrock as bedrock,
@@ -21,6 +18,8 @@ import {
   acknowledgeAwsCustomResourceProvider,
   acknowledgeBucketDeploymentProvider,
 } from '../nag-acknowledgements.js';
+import { hashTicketDocuments } from './hash-ticket-documents.js';
+import { vectorCollectionAccessRules } from './vector-collection-access-rules.js';
 
 /** What the API function needs to know about a Knowledge Base, provisioned or reused. */
 export interface KnowledgeBaseReference {
@@ -171,62 +170,12 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     const dataAccessPolicy = new oss.CfnAccessPolicy(this, 'DataAccessPolicy', {
       name: `${props.namePrefix}-data`,
       type: 'data',
-      policy: stack.toJsonString([
-        {
-          Description: 'Bedrock Knowledge Base: read and write vectors',
-          Rules: [
-            {
-              ResourceType: 'collection',
-              Resource: [`collection/${collectionName}`],
-              Permission: [
-                'aoss:DescribeCollectionItems',
-                'aoss:CreateCollectionItems',
-                'aoss:UpdateCollectionItems',
-              ],
-            },
-            {
-              ResourceType: 'index',
-              Resource: [`index/${collectionName}/*`],
-              // The set the Bedrock guide lists for a Knowledge Base role.
-              Permission: [
-                'aoss:DescribeIndex',
-                'aoss:ReadDocument',
-                'aoss:WriteDocument',
-                'aoss:UpdateIndex',
-                'aoss:CreateIndex',
-              ],
-            },
-          ],
-          Principal: [role.roleArn],
-        },
-        {
-          Description:
-            'CloudFormation (and operators): manage the vector index, no document access',
-          Rules: [
-            {
-              ResourceType: 'collection',
-              Resource: [`collection/${collectionName}`],
-              Permission: [
-                'aoss:DescribeCollectionItems',
-                'aoss:CreateCollectionItems',
-                'aoss:UpdateCollectionItems',
-                'aoss:DeleteCollectionItems',
-              ],
-            },
-            {
-              ResourceType: 'index',
-              Resource: [`index/${collectionName}/*`],
-              Permission: [
-                'aoss:CreateIndex',
-                'aoss:DescribeIndex',
-                'aoss:UpdateIndex',
-                'aoss:DeleteIndex',
-              ],
-            },
-          ],
-          Principal: [deploymentRoleArn, ...(props.adminRoleArns ?? [])],
-        },
-      ]),
+      policy: stack.toJsonString(
+        vectorCollectionAccessRules(collectionName, {
+          knowledgeBaseRole: role.roleArn,
+          administrators: [deploymentRoleArn, ...(props.adminRoleArns ?? [])],
+        }),
+      ),
     });
 
     this.collection = new oss.CfnCollection(this, 'Collection', {
@@ -400,29 +349,4 @@ function defaultDeploymentRoleArn(stack: Stack): string {
   }
   // For an environment-agnostic stack the ARN holds literal ${AWS::AccountId} placeholders.
   return Fn.sub(stack.synthesizer.cloudFormationExecutionRoleArn);
-}
-
-/**
- * SHA-256 over every file's relative path and bytes, in a stable order: changes whenever a
- * document is added, removed, renamed or edited.
- */
-export function hashTicketDocuments(directory: string): string {
-  if (!existsSync(directory) || !statSync(directory).isDirectory()) {
-    throw new Error(`Ticket documents not found: ${directory} is not a directory.`);
-  }
-  const files = readdirSync(directory, { recursive: true, encoding: 'utf8' })
-    .map((name) => join(directory, name))
-    .filter((path) => statSync(path).isFile())
-    .sort();
-  if (files.length === 0) {
-    throw new Error(`Ticket documents not found: ${directory} is empty.`);
-  }
-  const hash = createHash('sha256');
-  for (const file of files) {
-    hash.update(relative(directory, file).split(sep).join('/'));
-    hash.update('\0');
-    hash.update(readFileSync(file));
-    hash.update('\0');
-  }
-  return hash.digest('hex');
 }

@@ -10,7 +10,7 @@ import {
   modelInvokeStatements,
 } from '../../lib/bedrock-model-access.js';
 import { defaultModelId, embeddingDimension, parseServiceDeskConfig } from '../../lib/config.js';
-import { hashTicketDocuments } from '../../lib/constructs/knowledge-base.js';
+import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
 import { WebHosting } from '../../lib/constructs/web-hosting.js';
 import { resourceNamePrefix } from '../../lib/service-desk-stack.js';
 

@@ -5,7 +5,7 @@ import {
   turnsTable,
 } from '../../functions/adapters/dynamodb/table-definitions.js';
 import { embeddingDimension } from '../../lib/config.js';
-import { hashTicketDocuments } from '../../lib/constructs/knowledge-base.js';
+import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
 import { stackOutputNames } from '../../lib/service-desk-stack.js';
 import { runtimeConfigSchema } from '../../web/src/config/load-runtime-config.js';
 import {

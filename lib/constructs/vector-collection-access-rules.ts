@@ -1,0 +1,64 @@
+/** Who may do what inside the vector collection (an OpenSearch Serverless data access policy). */
+export interface VectorCollectionPrincipals {
+  /** The Knowledge Base service role: reads and writes vectors. */
+  readonly knowledgeBaseRole: string;
+  /** CloudFormation's execution role and operators: manage the index, never read documents. */
+  readonly administrators: readonly string[];
+}
+
+/**
+ * The data access policy document of the vector collection. Two grants on the same collection
+ * and its indexes, differing only in principal and permissions.
+ */
+export function vectorCollectionAccessRules(
+  collectionName: string,
+  principals: VectorCollectionPrincipals,
+) {
+  const grant = (
+    description: string,
+    principal: readonly string[],
+    collectionPermissions: readonly string[],
+    indexPermissions: readonly string[],
+  ) => ({
+    Description: description,
+    Rules: [
+      {
+        ResourceType: 'collection',
+        Resource: [`collection/${collectionName}`],
+        Permission: collectionPermissions,
+      },
+      {
+        ResourceType: 'index',
+        Resource: [`index/${collectionName}/*`],
+        Permission: indexPermissions,
+      },
+    ],
+    Principal: principal,
+  });
+  return [
+    grant(
+      'Bedrock Knowledge Base: read and write vectors',
+      [principals.knowledgeBaseRole],
+      ['aoss:DescribeCollectionItems', 'aoss:CreateCollectionItems', 'aoss:UpdateCollectionItems'],
+      // The set the Bedrock guide lists for a Knowledge Base role.
+      [
+        'aoss:DescribeIndex',
+        'aoss:ReadDocument',
+        'aoss:WriteDocument',
+        'aoss:UpdateIndex',
+        'aoss:CreateIndex',
+      ],
+    ),
+    grant(
+      'CloudFormation (and operators): manage the vector index, no document access',
+      principals.administrators,
+      [
+        'aoss:DescribeCollectionItems',
+        'aoss:CreateCollectionItems',
+        'aoss:UpdateCollectionItems',
+        'aoss:DeleteCollectionItems',
+      ],
+      ['aoss:CreateIndex', 'aoss:DescribeIndex', 'aoss:UpdateIndex', 'aoss:DeleteIndex'],
+    ),
+  ];
+}
