@@ -1,0 +1,138 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { conversationsTable } from '../../functions/adapters/dynamodb/table-definitions.js';
+import {
+  type CfnJson,
+  renderArn,
+  type SynthesizedServiceDesk,
+  synthesizeServiceDesk,
+} from './synthesize.js';
+import { logicalIdOf } from './template-queries.js';
+
+// One concern of the default stack per file; each file synthesizes it once.
+describe('ServiceDeskStack (default config): API function', () => {
+  let synthesized: SynthesizedServiceDesk;
+  let template: Template;
+
+  beforeAll(() => {
+    synthesized = synthesizeServiceDesk({});
+    template = synthesized.template;
+  });
+
+  describe('API function', () => {
+    it('is exposed through a streaming, IAM-authenticated Function URL', () => {
+      template.hasResourceProperties('AWS::Lambda::Url', {
+        AuthType: 'AWS_IAM',
+        InvokeMode: 'RESPONSE_STREAM',
+      });
+    });
+
+    it('runs Node 22 on arm64 with 1024 MB, a 5-minute timeout and its own log group', () => {
+      const functions = Object.values(
+        template.findResources('AWS::Lambda::Function', {
+          Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+        }),
+      );
+      expect(functions).toHaveLength(1);
+      expect(functions[0]?.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: 1024,
+        Timeout: 300,
+        Handler: 'index.handler',
+      });
+      const logGroupId = functions[0]?.Properties.LoggingConfig.LogGroup.Ref;
+      expect(template.toJSON().Resources[logGroupId]).toMatchObject({
+        Type: 'AWS::Logs::LogGroup',
+        Properties: { RetentionInDays: 30 },
+        DeletionPolicy: 'Retain',
+      });
+    });
+
+    it('gets the tables, Knowledge Base, model and Cognito ids from its environment', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: {
+            CONVERSATIONS_TABLE: {
+              Ref: Match.stringLikeRegexp('^ConversationTablesConversations'),
+            },
+            TURNS_TABLE: { Ref: Match.stringLikeRegexp('^ConversationTablesTurns') },
+            KNOWLEDGE_BASE_ID: {
+              'Fn::GetAtt': [
+                logicalIdOf(template, 'AWS::Bedrock::KnowledgeBase'),
+                'KnowledgeBaseId',
+              ],
+            },
+            MODEL_ID: synthesized.config.modelId,
+            AUTH_MODE: 'cognito',
+            COGNITO_USER_POOL_ID: { Ref: logicalIdOf(template, 'AWS::Cognito::UserPool') },
+            COGNITO_CLIENT_ID: { Ref: logicalIdOf(template, 'AWS::Cognito::UserPoolClient') },
+            RETENTION_DAYS: '90',
+            NUMBER_OF_RESULTS: '8',
+            NODE_OPTIONS: '--enable-source-maps',
+          },
+        },
+      });
+    });
+
+    it('may touch only the two tables, the Conversations index, the KB and the model', () => {
+      const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
+        id.startsWith('ApiRoleDefaultPolicy'),
+      ) as [string, CfnJson];
+      const statements = (policy.Properties.PolicyDocument.Statement as CfnJson[]).map(
+        (statement) => ({
+          actions: [statement.Action].flat(),
+          resources: [statement.Resource].flat().map(renderArn),
+          condition: statement.Condition,
+        }),
+      );
+      const profileArn =
+        'arn:<AWS::Partition>:bedrock:us-east-1:123456789012:inference-profile/global.anthropic.claude-sonnet-4-5-20250929-v1:0';
+      expect(statements).toEqual([
+        {
+          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          resources: ['<ApiLogs.Arn>'],
+          condition: undefined,
+        },
+        {
+          actions: [
+            'dynamodb:GetItem',
+            'dynamodb:BatchGetItem',
+            'dynamodb:Query',
+            'dynamodb:PutItem',
+            'dynamodb:UpdateItem',
+            'dynamodb:DeleteItem',
+            'dynamodb:BatchWriteItem',
+            'dynamodb:ConditionCheckItem',
+          ],
+          resources: [
+            '<ConversationTablesConversations.Arn>',
+            '<ConversationTablesTurns.Arn>',
+            `<ConversationTablesConversations.Arn>/index/${conversationsTable.localSecondaryIndexes[0].indexName}`,
+          ],
+          condition: undefined,
+        },
+        {
+          actions: ['bedrock:Retrieve'],
+          resources: ['<KnowledgeBase.KnowledgeBaseArn>'],
+          condition: undefined,
+        },
+        {
+          actions: ['bedrock:InvokeModelWithResponseStream'],
+          resources: [profileArn],
+          condition: undefined,
+        },
+        {
+          actions: ['bedrock:InvokeModelWithResponseStream'],
+          resources: [
+            'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+          ],
+          condition: { ArnLike: { 'bedrock:InferenceProfileArn': expect.anything() } },
+        },
+      ]);
+      expect(renderArn(statements[4]?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(
+        profileArn,
+      );
+    });
+  });
+});

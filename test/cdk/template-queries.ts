@@ -1,0 +1,27 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { expect } from 'vitest';
+import { type CfnJson, renderArn } from './synthesize.js';
+
+// CloudFront managed policy ids (documented constants).
+export const cachingDisabled = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+export const allViewerExceptHostHeader = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+/** The one resource of a type, with its logical id. */
+export function onlyResource(template: Template, type: string): [string, CfnJson] {
+  const resources = Object.entries(template.findResources(type));
+  expect(resources, type).toHaveLength(1);
+  return resources[0] as [string, CfnJson];
+}
+
+/** The AwsCustomResource whose create call is `action` (its JSON holds tokens, so render it). */
+export function sdkCallResource(template: Template, action: string): CfnJson {
+  const matches = Object.values(template.findResources('Custom::AWS')).filter(
+    (resource) => JSON.parse(renderArn(resource.Properties.Create)).action === action,
+  );
+  expect(matches, action).toHaveLength(1);
+  return matches[0] as CfnJson;
+}
+
+export function logicalIdOf(template: Template, type: string): string {
+  return onlyResource(template, type)[0];
+}
