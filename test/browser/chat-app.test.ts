@@ -1,11 +1,8 @@
 /// <reference lib="dom" />
 // Callbacks passed to page.evaluate/waitForFunction run in the browser.
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalStack, startLocalStack } from '../../local/start-local-stack.js';
-import { buildWebApp } from './support/build-web-app.js';
+import { describe, expect, it } from 'vitest';
+import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
 import {
   ask,
   assistantBubbles,
@@ -13,74 +10,10 @@ import {
   WAIT_MS,
   waitForAnswer,
 } from './support/chat-actions.js';
-import { launchChromium } from './support/launch-chromium.js';
-import { type AppPage, openApp } from './support/open-app.js';
 import { startStreamRecording } from './support/record-stream.js';
 import { longAnswer, toFragments } from './support/scripted-answer.js';
 
-const ARTEFACTS = 'test-results/browser';
-/**
- * Screenshots of the main states. They go to the test artefacts on every run, and refresh the
- * committed docs only on request (`UPDATE_SCREENSHOTS=1`), so a test run never dirties the tree.
- */
-const SCREENSHOTS =
-  process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : `${ARTEFACTS}/screenshots`;
-
-let stack: LocalStack;
-let browser: Browser;
-const opened: AppPage[] = [];
-
-/** Each test is its own dev user, so conversations never leak between tests. */
-async function open(devUser: string, options?: Parameters<typeof openApp>[3]): Promise<AppPage> {
-  const app = await openApp(browser, stack.url, devUser, options);
-  opened.push(app);
-  return app;
-}
-
-async function storedConversation(devUser: string, conversationId: string) {
-  const response = await fetch(`${stack.url}/api/conversations/${conversationId}`, {
-    headers: { 'x-dev-user': devUser },
-  });
-  return {
-    status: response.status,
-    body: (await response.json()) as { turns: { status: string; role: string }[] },
-  };
-}
-
-function bedrock() {
-  if (!stack.bedrock) throw new Error('browser tests need the local Bedrock endpoint');
-  return stack.bedrock;
-}
-
-beforeAll(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  mkdirSync(ARTEFACTS, { recursive: true });
-  await buildWebApp();
-  stack = await startLocalStack({
-    port: 0,
-    // Slow enough to watch the stream grow, fast enough for CI.
-    responderPacing: { minMs: 15, maxMs: 30 },
-    functionEnvironment: { STOP_POLL_MS: '50' },
-    log: () => {},
-  });
-  browser = await launchChromium();
-}, 120_000);
-
-afterEach(async (context) => {
-  for (const app of opened.splice(0)) {
-    if (context.task.result?.state === 'fail') {
-      await app.page
-        .screenshot({ path: `${ARTEFACTS}/${context.task.name.replace(/\W+/g, '-')}.png` })
-        .catch(() => {});
-    }
-    await app.context.close();
-  }
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const { open, storedConversation, bedrock } = registerBrowserHarness();
 
 describe('the chat web app against the local stack', () => {
   it('streams progress, growing advice and ticket cards one by one into one bubble, then the result', async () => {

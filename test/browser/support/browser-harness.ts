@@ -1,0 +1,80 @@
+/// <reference lib="dom" />
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type LocalStack, startLocalStack } from '../../../local/start-local-stack.js';
+import { buildWebApp } from './build-web-app.js';
+import { launchChromium } from './launch-chromium.js';
+import { type AppPage, openApp } from './open-app.js';
+
+const ARTEFACTS = 'test-results/browser';
+/**
+ * Screenshots of the main states. They go to the test artefacts on every run, and refresh the
+ * committed docs only on request (`UPDATE_SCREENSHOTS=1`), so a test run never dirties the tree.
+ */
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : `${ARTEFACTS}/screenshots`;
+
+/**
+ * Registers the file's hooks — build the web app, start one local stack and one Chromium, close
+ * each test's pages (screenshotting failures) — and returns what tests use.
+ */
+export function registerBrowserHarness() {
+  let stack: LocalStack;
+  let browser: Browser;
+  const opened: AppPage[] = [];
+
+  /** Each test is its own dev user, so conversations never leak between tests. */
+  async function open(devUser: string, options?: Parameters<typeof openApp>[3]): Promise<AppPage> {
+    const app = await openApp(browser, stack.url, devUser, options);
+    opened.push(app);
+    return app;
+  }
+
+  async function storedConversation(devUser: string, conversationId: string) {
+    const response = await fetch(`${stack.url}/api/conversations/${conversationId}`, {
+      headers: { 'x-dev-user': devUser },
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as { turns: { status: string; role: string }[] },
+    };
+  }
+
+  function bedrock() {
+    if (!stack.bedrock) throw new Error('browser tests need the local Bedrock endpoint');
+    return stack.bedrock;
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    mkdirSync(ARTEFACTS, { recursive: true });
+    await buildWebApp();
+    stack = await startLocalStack({
+      port: 0,
+      // Slow enough to watch the stream grow, fast enough for CI.
+      responderPacing: { minMs: 15, maxMs: 30 },
+      functionEnvironment: { STOP_POLL_MS: '50' },
+      log: () => {},
+    });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterEach(async (context) => {
+    for (const app of opened.splice(0)) {
+      if (context.task.result?.state === 'fail') {
+        await app.page
+          .screenshot({ path: `${ARTEFACTS}/${context.task.name.replace(/\W+/g, '-')}.png` })
+          .catch(() => {});
+      }
+      await app.context.close();
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  return { open, storedConversation, bedrock };
+}
