@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ConversationNotFoundError } from '../../chat/conversation-store.js';
 import { type Owner, ownerKey } from '../../chat/owner.js';
 
 const ulidPattern = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -17,6 +18,16 @@ export function ownerIdOf(owner: Owner): string {
 /** True for a well-formed conversation id (ULID). Anything else cannot exist: callers answer not-found. */
 export function isConversationId(value: string): boolean {
   return ulidPattern.test(value);
+}
+
+/**
+ * The owner key of an existing-conversation operation. A malformed id cannot exist, so it is
+ * not-found — the same answer as a missing or foreign conversation.
+ */
+export function ownerIdForConversation(owner: Owner, conversationId: string): string {
+  const ownerId = ownerIdOf(owner);
+  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
+  return ownerId;
 }
 
 /** Partition key of a conversation's turns: `ownerId#conversationId` — the owner is part of every key. */

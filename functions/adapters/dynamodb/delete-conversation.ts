@@ -1,13 +1,12 @@
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { ConversationNotFoundError } from '../../chat/conversation-store.js';
 import type { Owner } from '../../chat/owner.js';
 import {
   clientMessageKeyOf,
   conversationKeyOf,
-  isConversationId,
-  ownerIdOf,
+  ownerIdForConversation,
 } from './conversation-keys.js';
 import { queryAllTurns } from './query-all-turns.js';
+import { sendToExistingConversation } from './send-to-existing-conversation.js';
 import { cacheKeyOf, type StoreContext } from './store-context.js';
 
 const batchSize = 25; // BatchWriteItem's maximum
@@ -23,23 +22,16 @@ export async function deleteConversation(
   owner: Owner,
   conversationId: string,
 ): Promise<void> {
-  const ownerId = ownerIdOf(owner);
-  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
+  const ownerId = ownerIdForConversation(owner, conversationId);
   context.cache.delete(cacheKeyOf(ownerId, conversationId));
-  try {
-    await context.documents.send(
-      new DeleteCommand({
-        TableName: context.tables.conversations,
-        Key: { ownerId, conversationId },
-        ConditionExpression: 'attribute_exists(ownerId)',
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') {
-      throw new ConversationNotFoundError();
-    }
-    throw error;
-  }
+  await sendToExistingConversation(
+    context,
+    new DeleteCommand({
+      TableName: context.tables.conversations,
+      Key: { ownerId, conversationId },
+      ConditionExpression: 'attribute_exists(ownerId)',
+    }),
+  );
   const conversationKey = conversationKeyOf(ownerId, conversationId);
   const turns = await queryAllTurns(context, conversationKey, 'seq, clientMessageId');
   const keys = turns.flatMap((turn) => [

@@ -4,7 +4,7 @@ import {
 } from '../../chat/conversation-store.js';
 import type { Owner } from '../../chat/owner.js';
 import { toConversationSummary } from './conversation-item.js';
-import { isConversationId, ownerIdOf } from './conversation-keys.js';
+import { ownerIdForConversation } from './conversation-keys.js';
 import { readConversationItem } from './read-conversation-item.js';
 import type { StoreContext } from './store-context.js';
 
@@ -14,8 +14,7 @@ export async function getConversation(
   owner: Owner,
   conversationId: string,
 ): Promise<ConversationSummary> {
-  const ownerId = ownerIdOf(owner);
-  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
+  const ownerId = ownerIdForConversation(owner, conversationId);
   const item = await readConversationItem(context, ownerId, conversationId);
   if (!item) throw new ConversationNotFoundError();
   return toConversationSummary(item);

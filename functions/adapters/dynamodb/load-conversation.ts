@@ -5,7 +5,7 @@ import {
 } from '../../chat/conversation-store.js';
 import type { Owner } from '../../chat/owner.js';
 import { type ConversationItem, toConversationSummary } from './conversation-item.js';
-import { conversationKeyOf, isConversationId, ownerIdOf } from './conversation-keys.js';
+import { conversationKeyOf, ownerIdForConversation } from './conversation-keys.js';
 import { queryAllTurns } from './query-all-turns.js';
 import { readConversationItem } from './read-conversation-item.js';
 import { cacheKeyOf, nowSeconds, type StoreContext } from './store-context.js';
@@ -22,8 +22,7 @@ export async function loadConversation(
   owner: Owner,
   conversationId: string,
 ): Promise<ConversationWithTurns> {
-  const ownerId = ownerIdOf(owner);
-  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
+  const ownerId = ownerIdForConversation(owner, conversationId);
   const key = cacheKeyOf(ownerId, conversationId);
   for (let attempt = 1; attempt <= context.maxAttempts; attempt++) {
     if (attempt > 1) await context.backoff(attempt - 1);

@@ -3,7 +3,7 @@ import { ConversationNotFoundError } from '../../chat/conversation-store.js';
 import type { Owner } from '../../chat/owner.js';
 import { commitWithVersion } from './commit-with-version.js';
 import { toConversationSummary } from './conversation-item.js';
-import { isConversationId, ownerIdOf } from './conversation-keys.js';
+import { ownerIdForConversation } from './conversation-keys.js';
 import { cacheKeyOf, type StoreContext } from './store-context.js';
 import { advanceCachedConversation } from './turn-cache.js';
 import { assertTitleFits } from './turn-size-limits.js';
@@ -16,9 +16,8 @@ export async function renameConversation(
   conversationId: string,
   title: string,
 ): Promise<ConversationSummary> {
-  const ownerId = ownerIdOf(owner);
+  const ownerId = ownerIdForConversation(owner, conversationId);
   assertTitleFits(title);
-  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
   return commitWithVersion(context, {
     ownerId,
     conversationId,

@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConversationNotFoundError } from '../../chat/conversation-store.js';
 import type { Owner } from '../../chat/owner.js';
-import { isConversationId, ownerIdOf } from './conversation-keys.js';
+import { ownerIdForConversation } from './conversation-keys.js';
+import { sendToExistingConversation } from './send-to-existing-conversation.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -14,24 +15,17 @@ export async function requestStop(
   owner: Owner,
   conversationId: string,
 ): Promise<void> {
-  const ownerId = ownerIdOf(owner);
-  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
-  try {
-    await context.documents.send(
-      new UpdateCommand({
-        TableName: context.tables.conversations,
-        Key: { ownerId, conversationId },
-        UpdateExpression: 'SET stopRequestedAt = :now',
-        ConditionExpression: 'attribute_exists(ownerId)',
-        ExpressionAttributeValues: { ':now': context.now().toISOString() },
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') {
-      throw new ConversationNotFoundError();
-    }
-    throw error;
-  }
+  const ownerId = ownerIdForConversation(owner, conversationId);
+  await sendToExistingConversation(
+    context,
+    new UpdateCommand({
+      TableName: context.tables.conversations,
+      Key: { ownerId, conversationId },
+      UpdateExpression: 'SET stopRequestedAt = :now',
+      ConditionExpression: 'attribute_exists(ownerId)',
+      ExpressionAttributeValues: { ':now': context.now().toISOString() },
+    }),
+  );
 }
 
 /** True when a stop was requested after `since` (ISO time the generation started). */
@@ -41,8 +35,7 @@ export async function isStopRequested(
   conversationId: string,
   since: string,
 ): Promise<boolean> {
-  const ownerId = ownerIdOf(owner);
-  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
+  const ownerId = ownerIdForConversation(owner, conversationId);
   const { Item } = await context.documents.send(
     new GetCommand({
       TableName: context.tables.conversations,
