@@ -38,7 +38,8 @@ export async function streamChat(
 ): Promise<void> {
   const { store, retriever, config } = dependencies;
   const { owner, conversation, turn } = begun;
-  // A brand-new conversation's history is the turn just written: no need to read it back.
+  // Read after the user turn committed (consistently), so it always contains that turn. A
+  // brand-new conversation's history is just that turn: no need to read it back.
   const history: Promise<ConversationWithTurns> =
     conversation.turnCount === 1 && !begun.duplicate
       ? Promise.resolve({ conversation, turns: [turn] })
@@ -76,7 +77,7 @@ export async function streamChat(
 
     send({ event: 'progress', data: { step: 'generating' } });
     const { turns } = await history;
-    const { working, archive } = splitInquiries(withTurn(turns, turn), turn.inquiryId);
+    const { working, archive } = splitInquiries(turns, turn.inquiryId);
     const request = buildModelRequest({
       working,
       archive,
@@ -113,11 +114,6 @@ function userTextOf(turns: readonly Turn[], inquiryId: string): string {
     .filter((turn) => turn.inquiryId === inquiryId && turn.role === 'user')
     .map((turn) => turn.text)
     .join('\n');
-}
-
-/** The history as loaded may predate the user turn's commit only if it was read first; add it then. */
-function withTurn(turns: readonly Turn[], turn: Turn): Turn[] {
-  return turns.some((existing) => existing.seq === turn.seq) ? [...turns] : [...turns, turn];
 }
 
 function uniqueTickets(tickets: readonly RetrievedTicket[]): RetrievedTicket[] {
