@@ -2,7 +2,7 @@ import { JSONParser } from '@streamparser/json';
 import { parsePartialJson } from 'ai';
 import { parse as parseBestEffort } from 'best-effort-json-parser';
 import { parse as parsePartial } from 'partial-json';
-import { ticketResultSchema, todoActionSchema } from '../../functions/chat/answer-schema.js';
+import { ticketResultSchema, todoActionSchema } from '../../functions/contract/answer.js';
 import { createToolInputParser } from '../../functions/stream/tool-input-parser.js';
 
 /**

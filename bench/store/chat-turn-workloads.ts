@@ -3,8 +3,7 @@ import { DynamoDBChatMessageHistory } from '@langchain/community/stores/message/
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { createDynamoDbConversationStore } from '../../functions/adapters/dynamodb/create-dynamodb-conversation-store.js';
 import type { ConversationTableNames } from '../../functions/adapters/dynamodb/table-definitions.js';
-import type { ConversationStore } from '../../functions/chat/conversation-store.js';
-import type { Owner } from '../../functions/chat/owner.js';
+import type { ConversationStore, Owner } from '../../functions/chat/ports.js';
 
 /** Realistic sizes: a short question, an answer of ~2 KB of markdown. */
 export const userText =

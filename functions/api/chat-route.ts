@@ -1,15 +1,9 @@
-import { beginChat } from '../chat/begin-chat.js';
-import type { ChatConfig } from '../chat/chat-config.js';
-import type { ChatModel } from '../chat/chat-model.js';
-import { chatRequestSchema } from '../chat/chat-request-schema.js';
-import type { ConversationStore } from '../chat/conversation-store.js';
-import type { Retriever } from '../chat/retriever.js';
-import { streamChat } from '../chat/stream-chat.js';
+import type { ChatConfig, ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
+import { beginChat, streamChat } from '../chat/run-chat.js';
+import { chatRequestSchema } from '../contract/chat-request.js';
 import { createSseStream } from '../stream/create-sse-stream.js';
 import { SSE_RESPONSE_HEADERS } from '../stream/sse-response-headers.js';
-import { type ApiRequest, parseJsonBody } from './api-request.js';
-import type { HttpResponse } from './json-response.js';
-import { validateBody } from './validate-body.js';
+import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from './http.js';
 
 export interface ChatRouteDependencies {
   readonly store: ConversationStore;

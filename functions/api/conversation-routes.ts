@@ -1,15 +1,22 @@
-import * as z from 'zod';
-import type { ConversationStore, Turn } from '../chat/conversation-store.js';
-import { type ApiRequest, parseJsonBody } from './api-request.js';
-import { HttpError } from './http-error.js';
-import { type HttpResponse, jsonResponse } from './json-response.js';
-import { validateBody } from './validate-body.js';
-
-const renameSchema = z.object({ title: z.string().trim().min(1).max(200) }).strict();
-const listQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(30),
-  cursor: z.string().max(2000).optional(),
-});
+import type * as z from 'zod';
+import type { ConversationStore } from '../chat/ports.js';
+import {
+  type ConversationDetail,
+  type ConversationList,
+  type ConversationSummary,
+  conversationSummarySchema,
+  listConversationsQuerySchema,
+  renameConversationSchema,
+  turnSchema,
+} from '../contract/conversations.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from './http.js';
 
 /** The ETag of a conversation is its version: every change bumps it. */
 const etagOf = (version: number) => `"${version}"`;
@@ -18,13 +25,14 @@ const etagOf = (version: number) => `"${version}"`;
 export function createConversationRoutes(store: ConversationStore) {
   return {
     async list(request: ApiRequest): Promise<HttpResponse> {
-      const query = listQuerySchema.safeParse(request.query);
+      const query = listConversationsQuerySchema.safeParse(request.query);
       if (!query.success) throw new HttpError(400, 'bad_request', 'limit must be 1-100');
       const page = await store.listConversations(request.owner, query.data);
-      return jsonResponse(200, {
+      const body: ConversationList = {
         items: page.items.map(toSummaryBody),
         nextCursor: page.nextCursor,
-      });
+      };
+      return jsonResponse(200, body);
     },
 
     async get(request: ApiRequest, conversationId: string): Promise<HttpResponse> {
@@ -33,20 +41,17 @@ export function createConversationRoutes(store: ConversationStore) {
       if (request.headers['if-none-match'] === etag)
         return { statusCode: 304, headers: { etag }, body: '' };
       const { conversation, turns } = await store.loadConversation(request.owner, conversationId);
-      return jsonResponse(
-        200,
-        {
-          conversationId,
-          title: conversation.title,
-          version: conversation.version,
-          turns: turns.map(toTurnBody),
-        },
-        { etag: etagOf(conversation.version) },
-      );
+      const body: ConversationDetail = {
+        conversationId,
+        title: conversation.title,
+        version: conversation.version,
+        turns: turns.map((turn) => pickDeclared(turnSchema, turn)),
+      };
+      return jsonResponse(200, body, { etag: etagOf(conversation.version) });
     },
 
     async rename(request: ApiRequest, conversationId: string): Promise<HttpResponse> {
-      const { title } = validateBody(renameSchema, parseJsonBody(request));
+      const { title } = validateBody(renameConversationSchema, parseJsonBody(request));
       const renamed = await store.renameConversation(request.owner, conversationId, title);
       return jsonResponse(200, toSummaryBody(renamed), { etag: etagOf(renamed.version) });
     },
@@ -63,14 +68,19 @@ export function createConversationRoutes(store: ConversationStore) {
   };
 }
 
-function toSummaryBody(conversation: Awaited<ReturnType<ConversationStore['getConversation']>>) {
-  const { conversationId, title, createdAt, updatedAt, version, turnCount } = conversation;
-  return { conversationId, title, createdAt, updatedAt, version, turnCount };
+function toSummaryBody(conversation: ConversationSummary): ConversationSummary {
+  return pickDeclared(conversationSummarySchema, conversation);
 }
 
-function toTurnBody(turn: Turn) {
-  const { seq, role, kind, inquiryId, text, result, status, clientMessageId, createdAt, offline } =
-    turn;
-  // clientMessageId lets the page retry a failed answer with the same id after a reload.
-  return { seq, role, kind, inquiryId, text, result, status, clientMessageId, createdAt, offline };
+/**
+ * The fields the contract declares, nothing else: the store's own fields (the open inquiry, keys)
+ * never leak into a response, and a field added to the contract is sent without another list here.
+ */
+function pickDeclared<S extends z.ZodObject>(schema: S, value: object): z.infer<S> {
+  const source = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(schema.shape)
+      .filter((key) => source[key] !== undefined)
+      .map((key) => [key, source[key]]),
+  ) as z.infer<S>;
 }

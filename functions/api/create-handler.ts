@@ -8,22 +8,28 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
-import { defaultChatConfig } from '../chat/chat-config.js';
-import type { ChatModel } from '../chat/chat-model.js';
-import type { ConversationStore } from '../chat/conversation-store.js';
-import type { Retriever } from '../chat/retriever.js';
-import { type ApiRequest, rawBodyOf } from './api-request.js';
+import {
+  type ChatModel,
+  type ConversationStore,
+  defaultChatConfig,
+  type Retriever,
+} from '../chat/ports.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
-import { type FunctionConfig, isOfflineModel } from './function-config.js';
-import { toErrorResponseBody } from './http-error.js';
-import { type HttpResponse, jsonResponse } from './json-response.js';
+import type { FunctionConfig } from './function-config.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  rawBodyOf,
+  toErrorResponseBody,
+} from './http.js';
 import {
   type AccessTokenVerifier,
   createCognitoVerifier,
   createOwnerResolver,
 } from './resolve-owner.js';
-import { routeRequest } from './route-request.js';
 
 /** Replacements for tests; production passes none and gets the AWS adapters. */
 export interface HandlerOverrides {
@@ -98,7 +104,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         maxTokens: config.MAX_TOKENS,
         archiveBudget: config.ARCHIVE_BUDGET_CHARS,
         stopPollMs: config.STOP_POLL_MS,
-        offline: isOfflineModel(config.MODEL_ID),
+        modelId: config.MODEL_ID,
       },
     }),
     conversations: createConversationRoutes(store),
@@ -125,4 +131,34 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
   return middy<APIGatewayProxyEventV2, HttpResponse>({
     executionMode: executionModeStreamifyResponse,
   }).handler(handle);
+}
+
+export interface Routes {
+  readonly chat: ReturnType<typeof createChatRoute>;
+  readonly conversations: ReturnType<typeof createConversationRoutes>;
+}
+
+const ID = '([0-9A-HJKMNP-TV-Z]{26})';
+const CONVERSATION = new RegExp(`^/api/conversations/${ID}$`);
+const STOP = new RegExp(`^/api/conversations/${ID}/stop$`);
+
+/** Dispatches `/api/*` by method and path. Unknown paths are 404, known paths with other methods 405. */
+export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpResponse> {
+  const { method, path } = request;
+  const notAllowed = () =>
+    Promise.reject(new HttpError(405, 'method_not_allowed', `${method} is not allowed here`));
+  if (path === '/api/chat') return method === 'POST' ? routes.chat(request) : notAllowed();
+  if (path === '/api/conversations')
+    return method === 'GET' ? routes.conversations.list(request) : notAllowed();
+  const stop = STOP.exec(path)?.[1];
+  if (stop) return method === 'POST' ? routes.conversations.stop(request, stop) : notAllowed();
+  const conversationId = CONVERSATION.exec(path)?.[1];
+  if (conversationId) {
+    if (method === 'GET') return routes.conversations.get(request, conversationId);
+    if (method === 'PATCH') return routes.conversations.rename(request, conversationId);
+    if (method === 'DELETE') return routes.conversations.remove(request, conversationId);
+    return notAllowed();
+  }
+  // Anything under /api/conversations that is not a valid id cannot exist: same as missing.
+  return Promise.reject(new HttpError(404, 'not_found', 'Not found'));
 }

@@ -66,6 +66,3 @@ export function readFunctionConfig(
   );
   throw new Error(`Invalid function configuration — ${problems.join('; ')}`);
 }
-
-/** Model ids served by the local offline responder (`npm start`), marked as offline in the UI. */
-export const isOfflineModel = (modelId: string) => modelId.startsWith('offline.');

@@ -1,6 +1,6 @@
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
-import type { Owner } from '../chat/owner.js';
-import { HttpError } from './http-error.js';
+import type { Owner } from '../chat/ports.js';
+import { HttpError } from './http.js';
 
 /** The custom header carrying the Cognito access token (CloudFront OAC overwrites `Authorization`). */
 export const AUTH_TOKEN_HEADER = 'x-auth-token';

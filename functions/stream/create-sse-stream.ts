@@ -1,4 +1,4 @@
-import type { ChatEvent } from './chat-events.js';
+import type { ChatEvent } from '../contract/chat-events.js';
 import { createTokenBatcher, type TokenBatchOptions } from './create-token-batcher.js';
 import { encodeChatEvent } from './encode-chat-event.js';
 import { encodeComment } from './encode-comment.js';

@@ -1,4 +1,4 @@
-import { type ChatEvent, chatEventSchemas } from './chat-events.js';
+import { type ChatEvent, chatEventSchemas } from '../contract/chat-events.js';
 import { encodeSseEvent } from './encode-sse-event.js';
 
 /** The chat event does not match its schema in `chatEventSchemas`: a bug in the sender. */

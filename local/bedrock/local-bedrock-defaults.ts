@@ -1,6 +1,14 @@
 /** Model ids with this prefix are answered by the offline responder. */
 export const OFFLINE_MODEL_PREFIX = 'offline.';
 
+/**
+ * True for model ids the offline responder answers. The web app imports this to label such
+ * answers: the model id is all the API says about where an answer came from.
+ */
+export function isOfflineModelId(modelId: string): boolean {
+  return modelId.startsWith(OFFLINE_MODEL_PREFIX);
+}
+
 /** The model id `npm start` uses when no real Bedrock model is configured. */
 export const OFFLINE_MODEL_ID = 'offline.service-desk-responder';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RetrievedTicket, Retriever } from '../../functions/chat/retriever.js';
+import type { RetrievedTicket, Retriever } from '../../functions/chat/ports.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';

@@ -81,7 +81,7 @@ describe('conversation routes', () => {
     expect((changed.json as { title: string }).title).toBe('プリンター（3F）');
   });
 
-  it('returns the caller’s clientMessageId and marks offline answers, so a reloaded page can retry and label them', async () => {
+  it('returns the caller’s clientMessageId and stores the answer’s model id, so a reloaded page can retry and label offline answers', async () => {
     const user = 'reloader';
     const chat = await postChat(
       stack.url,
@@ -91,10 +91,13 @@ describe('conversation routes', () => {
     const id = eventsNamed(chat, 'meta')[0]?.conversationId as string;
     const detail = await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, { user });
     const turns = (
-      detail.json as { turns: { role: string; clientMessageId?: string; offline?: boolean }[] }
+      detail.json as { turns: { role: string; clientMessageId?: string; modelId?: string }[] }
     ).turns;
     expect(turns[0]).toMatchObject({ role: 'user', clientMessageId: 'client-message-0001' });
-    expect(turns[1]).toMatchObject({ role: 'assistant', offline: true });
+    expect(turns[1]).toMatchObject({
+      role: 'assistant',
+      modelId: 'offline.service-desk-responder',
+    });
   });
 
   it('refuses an empty title', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildModelRequest } from '../../functions/chat/build-model-request.js';
-import type { Turn } from '../../functions/chat/conversation-store.js';
-import { splitInquiries } from '../../functions/chat/split-inquiries.js';
+import { splitInquiries } from '../../functions/chat/inquiry-rules.js';
+import { buildModelRequest } from '../../functions/chat/model-request.js';
+import type { Turn } from '../../functions/chat/ports.js';
 
 const turn = (seq: number, partial: Partial<Turn>): Turn => ({
   seq,

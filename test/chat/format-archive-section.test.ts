@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatArchiveSection } from '../../functions/chat/format-archive-section.js';
-import type { ArchivedInquiry } from '../../functions/chat/split-inquiries.js';
+import type { ArchivedInquiry } from '../../functions/chat/inquiry-rules.js';
+import { formatArchiveSection } from '../../functions/chat/prompt-text.js';
 
 const inquiry = (index: number, advice = 'A'.repeat(1000)): ArchivedInquiry => ({
   inquiryId: `I${index}`,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { answerTool } from '../../functions/chat/answer-tool.js';
-import type { ChatModel, ChatModelEvent } from '../../functions/chat/chat-model.js';
-import { generateAnswer } from '../../functions/chat/generate-answer.js';
-import type { ChatEvent } from '../../functions/stream/chat-events.js';
+import { generateAnswer } from '../../functions/chat/generate.js';
+import { answerTool } from '../../functions/chat/model-request.js';
+import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
+import type { ChatEvent } from '../../functions/contract/chat-events.js';
 
 const modelOf = (events: ChatModelEvent[]): ChatModel => ({
   async *stream() {

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { answerTool } from '../../functions/chat/answer-tool.js';
-import type { BegunChat } from '../../functions/chat/begin-chat.js';
-import { defaultChatConfig } from '../../functions/chat/chat-config.js';
-import type { ChatModel, ChatModelRequest } from '../../functions/chat/chat-model.js';
-import type { ConversationStore } from '../../functions/chat/conversation-store.js';
-import { generateWithStop } from '../../functions/chat/generate-with-stop.js';
+import { generateWithStop } from '../../functions/chat/generate.js';
+import { answerTool } from '../../functions/chat/model-request.js';
+import {
+  type ChatModel,
+  type ChatModelRequest,
+  type ConversationStore,
+  defaultChatConfig,
+} from '../../functions/chat/ports.js';
+import type { BegunChat } from '../../functions/chat/run-chat.js';
 
 const begun = {
   owner: { tenantId: 't', userId: 'u' },
@@ -35,7 +38,12 @@ function run(options: { stopRequested: boolean; remainingMs: number }) {
     {
       store,
       model: slowModel,
-      config: { ...defaultChatConfig, stopPollMs: 5, remainingTimeReserveMs: 1000 },
+      config: {
+        ...defaultChatConfig,
+        modelId: 'test-model',
+        stopPollMs: 5,
+        remainingTimeReserveMs: 1000,
+      },
       remainingTimeMs: () => options.remainingMs,
     },
     request,

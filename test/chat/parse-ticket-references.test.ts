@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  normalizeIssueId,
-  parseTicketReferences,
-} from '../../functions/chat/parse-ticket-references.js';
+import { normalizeIssueId, parseTicketReferences } from '../../functions/chat/inquiry-rules.js';
 
 describe('parseTicketReferences', () => {
   it.each([

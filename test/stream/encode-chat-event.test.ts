@@ -20,10 +20,10 @@ describe('encodeChatEvent', () => {
   });
 
   it('frames a meta event', () => {
-    const meta = { conversationId: 'c1', inquiryId: 'i1', version: 3, offline: false };
+    const meta = { conversationId: 'c1', inquiryId: 'i1', version: 3, modelId: 'm1' };
     expect(encodeChatEvent({ event: 'meta', data: meta })).toMatchInlineSnapshot(`
       "event: meta
-      data: {"conversationId":"c1","inquiryId":"i1","version":3,"offline":false}
+      data: {"conversationId":"c1","inquiryId":"i1","version":3,"modelId":"m1"}
 
       "
     `);

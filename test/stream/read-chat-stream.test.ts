@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../functions/stream/chat-events.js';
+import type { ChatEvent } from '../../functions/contract/chat-events.js';
 import { encodeChatEvent } from '../../functions/stream/encode-chat-event.js';
 import {
   ChatHttpError,

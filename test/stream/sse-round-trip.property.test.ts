@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../functions/stream/chat-events.js';
+import type { ChatEvent } from '../../functions/contract/chat-events.js';
 import { encodeChatEvent } from '../../functions/stream/encode-chat-event.js';
 import { encodeComment } from '../../functions/stream/encode-comment.js';
 import { readChatStream } from '../../web/src/chat/read-chat-stream.js';

@@ -5,9 +5,13 @@ import {
   type ConverseStreamCommandOutput,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { ChatModel, ChatModelEvent, ChatModelRequest } from '../../chat/chat-model.js';
-import { mapBedrockError } from './map-bedrock-error.js';
-import { mapBedrockStopReason } from './map-bedrock-stop-reason.js';
+import {
+  type ChatModel,
+  ChatModelError,
+  type ChatModelEvent,
+  type ChatModelRequest,
+  type StopReason,
+} from '../../chat/ports.js';
 
 export interface BedrockChatModelOptions {
   readonly client: BedrockRuntimeClient;
@@ -85,4 +89,55 @@ function toChatModelEvent(event: ConverseStreamOutput): ChatModelEvent | undefin
     };
   }
   return undefined;
+}
+
+const THROTTLED = new Set([
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'ServiceQuotaExceededException',
+]);
+const UNAVAILABLE = new Set([
+  'ServiceUnavailableException',
+  'ModelNotReadyException',
+  'InternalServerException',
+  'ModelTimeoutException',
+]);
+const MID_STREAM = new Set(['ModelStreamErrorException']);
+
+/**
+ * Translates the Bedrock errors the core can act on; anything else (including an abort, which
+ * the core recognises by its own signal) is rethrown unchanged.
+ * `midStream`: the error came while iterating, after the SDK's retries no longer apply.
+ */
+export function mapBedrockError(error: unknown, midStream: boolean): unknown {
+  const name = (error as { name?: string } | undefined)?.name ?? '';
+  if (name === 'AbortError') return error;
+  if (MID_STREAM.has(name) || (midStream && (THROTTLED.has(name) || UNAVAILABLE.has(name)))) {
+    return new ChatModelError('stream_failed', true, { cause: error });
+  }
+  if (THROTTLED.has(name)) return new ChatModelError('throttled', true, { cause: error });
+  if (UNAVAILABLE.has(name)) return new ChatModelError('unavailable', true, { cause: error });
+  if (
+    name === 'ValidationException' ||
+    name === 'AccessDeniedException' ||
+    name === 'ResourceNotFoundException'
+  ) {
+    return new ChatModelError('rejected', false, { cause: error });
+  }
+  return error;
+}
+
+/** Bedrock's stop reasons in the core's terms; values added later by AWS become `other`. */
+export function mapBedrockStopReason(reason: string | undefined): StopReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'tool_use':
+    case 'max_tokens':
+    case 'stop_sequence':
+      return reason;
+    case 'model_context_window_exceeded':
+      return 'max_tokens';
+    default:
+      return 'other';
+  }
 }

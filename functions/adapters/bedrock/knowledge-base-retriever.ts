@@ -1,10 +1,10 @@
 import {
   type BedrockAgentRuntimeClient,
+  type KnowledgeBaseRetrievalResult,
   type RetrievalFilter,
   RetrieveCommand,
 } from '@aws-sdk/client-bedrock-agent-runtime';
-import type { RetrievedTicket, RetrieveOptions, Retriever } from '../../chat/retriever.js';
-import { toRetrievedTicket } from './to-retrieved-ticket.js';
+import type { RetrievedTicket, RetrieveOptions, Retriever } from '../../chat/ports.js';
 
 export interface KnowledgeBaseRetrieverOptions {
   readonly client: BedrockAgentRuntimeClient;
@@ -50,4 +50,43 @@ export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOpti
         retrieveOptions,
       ),
   };
+}
+
+/**
+ * One Retrieve result as a ticket. Metadata comes from the `.metadata.json` sidecars; a chunk
+ * without an issue id is dropped (it cannot be cited or grounded). `restricted` is read
+ * defensively — sidecars written by hand may say "true": any value but false/"false" counts as
+ * restricted. A document without the key is not restricted (as the Knowledge Base filter
+ * `notEquals restricted true` treats it), so an existing KB without the attribute still works.
+ */
+export function toRetrievedTicket(
+  result: KnowledgeBaseRetrievalResult,
+): RetrievedTicket | undefined {
+  const metadata = (result.metadata ?? {}) as Record<string, unknown>;
+  const issueId = asText(metadata.issue_id);
+  const text = result.content?.text;
+  if (!issueId || text === undefined) return undefined;
+  return {
+    issueId,
+    subject: asText(metadata.subject) ?? '',
+    category: asText(metadata.category),
+    status: asText(metadata.status),
+    createdAt: asText(metadata.created_at),
+    restricted: isRestricted(metadata.restricted),
+    text,
+    score: result.score ?? 0,
+    uri: result.location?.s3Location?.uri,
+  };
+}
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+function isRestricted(value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (typeof value === 'string') return value.trim().toLowerCase() !== 'false';
+  return true;
 }

@@ -2,8 +2,8 @@ import {
   type AppendAssistantTurnInput,
   type AppendResult,
   ConversationNotFoundError,
-} from '../../chat/conversation-store.js';
-import type { Owner } from '../../chat/owner.js';
+  type Owner,
+} from '../../chat/ports.js';
 import { commitWithVersion } from './commit-with-version.js';
 import { isConversationId, ownerIdOf } from './conversation-keys.js';
 import { planAppend } from './plan-append.js';
@@ -42,7 +42,7 @@ export async function appendAssistantTurn(
           text: input.text,
           ...(result !== undefined ? { result } : {}),
           status: input.status,
-          ...(input.offline ? { offline: true } : {}),
+          ...(input.modelId ? { modelId: input.modelId } : {}),
         },
         openInquiryIdAfter: closes ? undefined : state?.openInquiryId,
         now: context.now(),

@@ -3,8 +3,8 @@ import {
   type AppendResult,
   type AppendUserTurnInput,
   ConversationNotFoundError,
-} from '../../chat/conversation-store.js';
-import type { Owner } from '../../chat/owner.js';
+  type Owner,
+} from '../../chat/ports.js';
 import { commitWithVersion } from './commit-with-version.js';
 import { isConversationId, ownerIdOf } from './conversation-keys.js';
 import { findDuplicateTurn } from './find-duplicate-turn.js';

@@ -1,8 +1,5 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import {
-  ConversationConflictError,
-  ConversationNotFoundError,
-} from '../../chat/conversation-store.js';
+import { ConversationConflictError, ConversationNotFoundError } from '../../chat/ports.js';
 import { classifyCommitFailure } from './classify-commit-failure.js';
 import { conversationFromCancellation } from './conversation-from-cancellation.js';
 import type { ConversationItem } from './conversation-item.js';

@@ -1,4 +1,4 @@
-import type { ConversationSummary } from '../../chat/conversation-store.js';
+import type { ConversationSummary } from '../../chat/ports.js';
 
 /** A `Conversations` row as stored. */
 export interface ConversationItem {

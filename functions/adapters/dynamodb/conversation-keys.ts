@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ConversationNotFoundError } from '../../chat/conversation-store.js';
-import { type Owner, ownerKey } from '../../chat/owner.js';
+import { ConversationNotFoundError, type Owner, ownerKey } from '../../chat/ports.js';
 
 const ulidPattern = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 

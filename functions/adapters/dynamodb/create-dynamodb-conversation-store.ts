@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ConversationStore } from '../../chat/conversation-store.js';
+import type { ConversationStore } from '../../chat/ports.js';
 import { appendAssistantTurn } from './append-assistant-turn.js';
 import { appendUserTurn } from './append-user-turn.js';
 import { deleteConversation } from './delete-conversation.js';

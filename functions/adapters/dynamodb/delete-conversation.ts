@@ -1,5 +1,5 @@
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Owner } from '../../chat/owner.js';
+import type { Owner } from '../../chat/ports.js';
 import {
   clientMessageKeyOf,
   conversationKeyOf,

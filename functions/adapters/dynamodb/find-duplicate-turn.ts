@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type AppendResult, ConversationNotFoundError } from '../../chat/conversation-store.js';
+import { type AppendResult, ConversationNotFoundError } from '../../chat/ports.js';
 import { toConversationSummary } from './conversation-item.js';
 import { clientMessageKeyOf, conversationKeyOf } from './conversation-keys.js';
 import { readConversationItem } from './read-conversation-item.js';

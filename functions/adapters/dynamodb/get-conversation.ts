@@ -1,8 +1,8 @@
 import {
   ConversationNotFoundError,
   type ConversationSummary,
-} from '../../chat/conversation-store.js';
-import type { Owner } from '../../chat/owner.js';
+  type Owner,
+} from '../../chat/ports.js';
 import { toConversationSummary } from './conversation-item.js';
 import { ownerIdForConversation } from './conversation-keys.js';
 import { readConversationItem } from './read-conversation-item.js';

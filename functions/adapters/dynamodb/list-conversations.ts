@@ -1,6 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ListConversationsResult } from '../../chat/conversation-store.js';
-import type { Owner } from '../../chat/owner.js';
+import type { ListConversationsResult, Owner } from '../../chat/ports.js';
 import { type ConversationItem, toConversationSummary } from './conversation-item.js';
 import { ownerIdOf } from './conversation-keys.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';

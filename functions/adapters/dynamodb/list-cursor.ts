@@ -1,4 +1,4 @@
-import { InvalidCursorError } from '../../chat/conversation-store.js';
+import { InvalidCursorError } from '../../chat/ports.js';
 
 /**
  * The opaque sidebar cursor: the last item's `updatedAt` and `conversationId`, base64url JSON.

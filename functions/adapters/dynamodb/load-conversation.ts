@@ -2,8 +2,8 @@ import {
   ConversationConflictError,
   ConversationNotFoundError,
   type ConversationWithTurns,
-} from '../../chat/conversation-store.js';
-import type { Owner } from '../../chat/owner.js';
+  type Owner,
+} from '../../chat/ports.js';
 import { type ConversationItem, toConversationSummary } from './conversation-item.js';
 import { conversationKeyOf, ownerIdForConversation } from './conversation-keys.js';
 import { queryAllTurns } from './query-all-turns.js';

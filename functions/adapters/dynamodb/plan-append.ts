@@ -1,4 +1,4 @@
-import type { AppendResult, Turn } from '../../chat/conversation-store.js';
+import type { AppendResult, Turn } from '../../chat/ports.js';
 import type { CommitPlan, TransactItem } from './commit-with-version.js';
 import { type ConversationItem, toConversationSummary } from './conversation-item.js';
 import {

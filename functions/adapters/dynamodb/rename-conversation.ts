@@ -1,6 +1,8 @@
-import type { ConversationSummary } from '../../chat/conversation-store.js';
-import { ConversationNotFoundError } from '../../chat/conversation-store.js';
-import type { Owner } from '../../chat/owner.js';
+import {
+  ConversationNotFoundError,
+  type ConversationSummary,
+  type Owner,
+} from '../../chat/ports.js';
 import { commitWithVersion } from './commit-with-version.js';
 import { toConversationSummary } from './conversation-item.js';
 import { ownerIdForConversation } from './conversation-keys.js';

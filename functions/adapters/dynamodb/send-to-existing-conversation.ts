@@ -1,5 +1,5 @@
 import type { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConversationNotFoundError } from '../../chat/conversation-store.js';
+import { ConversationNotFoundError } from '../../chat/ports.js';
 import type { StoreContext } from './store-context.js';
 
 /**

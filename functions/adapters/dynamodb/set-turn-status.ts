@@ -1,9 +1,9 @@
 import {
   ConversationNotFoundError,
   type ConversationSummary,
-} from '../../chat/conversation-store.js';
-import type { Owner } from '../../chat/owner.js';
-import type { TurnStatus } from '../../stream/chat-events.js';
+  type Owner,
+} from '../../chat/ports.js';
+import type { TurnStatus } from '../../contract/chat-events.js';
 import { commitWithVersion } from './commit-with-version.js';
 import { toConversationSummary } from './conversation-item.js';
 import { conversationKeyOf, isConversationId, ownerIdOf } from './conversation-keys.js';

@@ -1,6 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConversationNotFoundError } from '../../chat/conversation-store.js';
-import type { Owner } from '../../chat/owner.js';
+import { ConversationNotFoundError, type Owner } from '../../chat/ports.js';
 import { ownerIdForConversation } from './conversation-keys.js';
 import { sendToExistingConversation } from './send-to-existing-conversation.js';
 import type { StoreContext } from './store-context.js';

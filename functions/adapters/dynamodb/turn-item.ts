@@ -1,4 +1,4 @@
-import type { Turn } from '../../chat/conversation-store.js';
+import type { Turn } from '../../chat/ports.js';
 
 /** A `Turns` row as stored: the domain turn plus its keys and TTL. */
 export interface TurnItem extends Turn {

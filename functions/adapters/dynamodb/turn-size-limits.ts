@@ -1,4 +1,4 @@
-import { TurnTooLargeError } from '../../chat/conversation-store.js';
+import { TurnTooLargeError } from '../../chat/ports.js';
 
 /**
  * Size limits checked before any write, so DynamoDB's 400 KB item limit is never met at run time

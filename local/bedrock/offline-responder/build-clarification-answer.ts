@@ -1,4 +1,4 @@
-import type { Answer } from '../../../functions/chat/answer-schema.js';
+import type { Answer } from '../../../functions/contract/answer.js';
 import { segmentContentWords } from '../ticket-index/tokenize-for-search.js';
 import type { SeededRandom } from './create-seeded-random.js';
 import type { InquiryLanguage } from './detect-inquiry-language.js';

@@ -3,8 +3,10 @@ import {
   type KnowledgeBaseRetrievalResult,
 } from '@aws-sdk/client-bedrock-agent-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKnowledgeBaseRetriever } from '../../../functions/adapters/bedrock/knowledge-base-retriever.js';
-import { toRetrievedTicket } from '../../../functions/adapters/bedrock/to-retrieved-ticket.js';
+import {
+  createKnowledgeBaseRetriever,
+  toRetrievedTicket,
+} from '../../../functions/adapters/bedrock/knowledge-base-retriever.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,

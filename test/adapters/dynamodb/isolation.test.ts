@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Answer } from '../../../functions/chat/answer-schema.js';
-import type { ConversationStore } from '../../../functions/chat/conversation-store.js';
+import type { ConversationStore } from '../../../functions/chat/ports.js';
+import type { Answer } from '../../../functions/contract/answer.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, bob, createStore } from './store-fixture.js';
 

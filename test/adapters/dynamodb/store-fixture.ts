@@ -3,8 +3,7 @@ import {
   createDynamoDbConversationStore,
   type DynamoDbConversationStoreOptions,
 } from '../../../functions/adapters/dynamodb/create-dynamodb-conversation-store.js';
-import type { ConversationStore } from '../../../functions/chat/conversation-store.js';
-import type { Owner } from '../../../functions/chat/owner.js';
+import type { ConversationStore, Owner } from '../../../functions/chat/ports.js';
 import type { TestTables } from '../../support/dynamodb-test-tables.js';
 
 export const alice: Owner = { tenantId: 'acme', userId: 'alice' };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationStore } from '../../../functions/chat/conversation-store.js';
+import type { ConversationStore } from '../../../functions/chat/ports.js';
 import {
   createTestClient,
   createTestTables,

@@ -1,4 +1,4 @@
-import type { Answer } from '../../../functions/chat/answer-schema.js';
+import type { Answer } from '../../../functions/contract/answer.js';
 
 /**
  * The tool input of `answer`, cut into `size`-character fragments as a model would stream it

@@ -6,7 +6,7 @@ import {
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
-import { ANSWER_TOOL_NAME, answerSchema } from '../../../functions/chat/answer-schema.js';
+import { ANSWER_TOOL_NAME, answerSchema } from '../../../functions/contract/answer.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, answerSchema } from '../../../functions/chat/answer-schema.js';
+import { type Answer, answerSchema } from '../../../functions/contract/answer.js';
 import {
   collectEvents,
   converseInput,

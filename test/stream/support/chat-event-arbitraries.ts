@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import { trickyText } from './answer-arbitraries.js';
 
 /** Text for SSE payloads: everything, including CR, LF, U+2028 and astral characters. */
@@ -18,7 +18,7 @@ const nonEmpty = trickyText(20).filter((value) => value.length > 0 && value.leng
 export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
   fc.record({
     event: fc.constant('meta' as const),
-    data: fc.record({ conversationId: id, inquiryId: id, version, offline: fc.boolean() }),
+    data: fc.record({ conversationId: id, inquiryId: id, version, modelId: fc.string() }),
   }),
   fc.record({
     event: fc.constant('progress' as const),

@@ -1,4 +1,4 @@
-import { ticketResultSchema, todoActionSchema } from '../../../functions/chat/answer-schema.js';
+import { ticketResultSchema, todoActionSchema } from '../../../functions/contract/answer.js';
 import type {
   ToolInputEvent,
   ToolInputResult,

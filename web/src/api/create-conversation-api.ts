@@ -1,10 +1,10 @@
-import { ApiError } from './api-error.js';
 import {
   type ConversationDetail,
   type ConversationList,
   conversationDetailSchema,
   conversationListSchema,
-} from './conversation-schemas.js';
+} from '../../../functions/contract/conversations.js';
+import { ApiError } from './api-error.js';
 
 /** The conversation routes; `fetch` is the identity-adding one from `createApiFetch`. */
 export interface ConversationApi {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConversationSummary } from '../api/conversation-schemas.js';
+import type { ConversationSummary } from '../../../functions/contract/conversations.js';
 import { mergeByLastActivity } from './merge-by-last-activity.js';
 
 const summary = (

@@ -1,4 +1,4 @@
-import type { ConversationSummary } from '../api/conversation-schemas.js';
+import type { ConversationSummary } from '../../../functions/contract/conversations.js';
 
 /**
  * Sidebar order: newest activity first. Earlier lists win, so a fresh first page overrides the

@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import { ChatHttpError, readChatStream } from '../chat/read-chat-stream.js';
 import type { ChatStoreAction } from '../state/chat-store-reducer.js';
 import { toBubbleError } from './to-bubble-error.js';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ConversationSummary } from '../api/conversation-schemas.js';
+import type { ConversationSummary } from '../../../functions/contract/conversations.js';
 import type { ConversationApi } from '../api/create-conversation-api.js';
 import { mergeByLastActivity } from './merge-by-last-activity.js';
 

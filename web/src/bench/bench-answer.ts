@@ -1,4 +1,4 @@
-import type { TicketResult } from '../../../functions/chat/answer-schema.js';
+import type { TicketResult } from '../../../functions/contract/answer.js';
 
 /** A deterministic pseudo-random generator, so every benchmark run streams the same tokens. */
 function seeded(seed: number): () => number {

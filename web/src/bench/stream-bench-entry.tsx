@@ -1,14 +1,15 @@
 import { useSyncExternalStore } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
-import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import { MessageList } from '../components/message-list.js';
 import { type ConversationView, emptyConversationView } from '../state/bubble.js';
 import type { ConversationAction } from '../state/conversation-action.js';
 import { conversationReducer } from '../state/conversation-reducer.js';
-import '../styles/app.css';
 import { benchTickets, buildBenchMarkdown, splitIntoTokens } from './bench-answer.js';
 import type { StreamBenchResult } from './stream-bench-result.js';
+
+import '../styles/app.css';
 
 /**
  * Benchmark page (bench/web/run.ts): streams a long answer through the real reducer and the real
@@ -82,7 +83,12 @@ async function runStreamBench(options: {
   );
   send({
     event: 'meta',
-    data: { conversationId: 'BENCH', inquiryId: 'i1', version: 1, offline: true },
+    data: {
+      conversationId: 'BENCH',
+      inquiryId: 'i1',
+      version: 1,
+      modelId: 'offline.service-desk-responder',
+    },
   });
   for (const step of ['analyzing', 'retrieving', 'generating'] as const)
     send({ event: 'progress', data: { step } });

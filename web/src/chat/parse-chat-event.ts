@@ -2,7 +2,7 @@ import {
   type ChatEvent,
   chatEventSchemas,
   isChatEventName,
-} from '../../../functions/stream/chat-events.js';
+} from '../../../functions/contract/chat-events.js';
 import type { SseMessage } from './sse-parser.js';
 
 /** A chat event whose data was not JSON or did not match its schema. */

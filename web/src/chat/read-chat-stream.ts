@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import { ChatHttpError } from './chat-http-error.js';
 import { type InvalidChatEvent, parseChatEvent } from './parse-chat-event.js';
 import { createSseParser } from './sse-parser.js';

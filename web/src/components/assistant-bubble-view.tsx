@@ -1,4 +1,5 @@
 import { memo } from 'react';
+import { isOfflineModelId } from '../../../local/bedrock/local-bedrock-defaults.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { AssistantBubble } from '../state/bubble.js';
 import { ClarificationPanel } from './clarification-panel.js';
@@ -41,7 +42,11 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
     <li className="bubble bubble--assistant" data-status={status} aria-busy={streaming}>
       <div className="bubble__meta">
         <span className="visually-hidden">{t('assistant')}</span>
-        {bubble.offline && <span className="badge badge--offline">{t('offline')}</span>}
+        {bubble.modelId !== undefined && isOfflineModelId(bubble.modelId) && (
+          <span className="badge badge--offline" title={bubble.modelId}>
+            {t('offline')}
+          </span>
+        )}
       </div>
       {streaming && <ProgressSteps reached={bubble.steps} />}
       <KbDetails query={bubble.kbQuery} chunks={bubble.kbChunks} />

@@ -1,5 +1,5 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
-import { MAX_MESSAGE_LENGTH } from '../../../functions/chat/chat-request-schema.js';
+import { MAX_MESSAGE_LENGTH } from '../../../functions/contract/chat-request.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { shouldSendOnKeyDown } from '../input/should-send-on-key-down.js';
 

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import type { ConversationSummary } from '../api/conversation-schemas.js';
+import type { ConversationSummary } from '../../../functions/contract/conversations.js';
 import { useI18n } from '../i18n/i18n-context.js';
 
 interface ConversationListItemProps {

@@ -1,4 +1,4 @@
-import type { KbChunk } from '../../../functions/stream/chat-events.js';
+import type { KbChunk } from '../../../functions/contract/chat-events.js';
 import { useI18n } from '../i18n/i18n-context.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ProgressStep } from '../../../functions/stream/chat-events.js';
+import type { ProgressStep } from '../../../functions/contract/chat-events.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { MessageKey } from '../i18n/messages.js';
 

@@ -1,4 +1,4 @@
-import type { ConversationSummary } from '../api/conversation-schemas.js';
+import type { ConversationSummary } from '../../../functions/contract/conversations.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { ConversationListItem } from './conversation-list-item.js';
 

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import type { TicketResult } from '../../../functions/chat/answer-schema.js';
+import type { TicketResult } from '../../../functions/contract/answer.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { TicketCard } from './ticket-card.js';
 

@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import type { AssistantBubble } from './bubble.js';
 
 /**
@@ -10,7 +10,7 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
   if (bubble.status !== 'streaming') return bubble;
   switch (event.event) {
     case 'meta':
-      return { ...bubble, inquiryId: event.data.inquiryId, offline: event.data.offline };
+      return { ...bubble, inquiryId: event.data.inquiryId, modelId: event.data.modelId };
     case 'progress':
       return bubble.steps.includes(event.data.step)
         ? bubble

@@ -1,5 +1,5 @@
-import type { Answer, TicketResult } from '../../../functions/chat/answer-schema.js';
-import type { KbChunk, ProgressStep } from '../../../functions/stream/chat-events.js';
+import type { Answer, TicketResult } from '../../../functions/contract/answer.js';
+import type { KbChunk, ProgressStep } from '../../../functions/contract/chat-events.js';
 
 /** What the user sent; `inquiryId` is known once the server's `meta` event names it. */
 export interface UserBubble {
@@ -41,7 +41,8 @@ export interface AssistantBubble {
   readonly tickets: readonly TicketResult[];
   readonly result?: Answer;
   readonly error?: BubbleError;
-  readonly offline: boolean;
+  /** The model that wrote the answer (from `meta`, or the stored turn after a reload). */
+  readonly modelId?: string;
   /** The message that produced this answer, for retry with the same clientMessageId. */
   readonly request?: { readonly message: string; readonly clientMessageId: string };
 }

@@ -1,5 +1,5 @@
-import type { ChatEvent } from '../../../functions/stream/chat-events.js';
-import type { ConversationDetail } from '../api/conversation-schemas.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { ConversationDetail } from '../../../functions/contract/conversations.js';
 import type { BubbleError } from './bubble.js';
 
 /** Everything that can change one conversation's view. Plain data, so the reducer stays pure. */

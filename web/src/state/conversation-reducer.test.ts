@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../../functions/stream/chat-events.js';
-import type { AssistantBubble, ConversationView } from './bubble.js';
-import { emptyConversationView } from './bubble.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import { type AssistantBubble, type ConversationView, emptyConversationView } from './bubble.js';
 import type { ConversationAction } from './conversation-action.js';
 import { conversationReducer } from './conversation-reducer.js';
 import { answer, meta, result, ticket, ticket1, ticket2, token } from './test-events.js';
@@ -46,7 +45,7 @@ describe('conversationReducer', () => {
     expect(assistantOf(view)).toMatchObject({
       steps: ['analyzing', 'retrieving'],
       kbQuery: 'プリンター 設置',
-      offline: true,
+      modelId: 'offline.service-desk-responder',
       inquiryId: 'inq-1',
     });
     expect(view.conversationId).toBe('C1');

@@ -78,7 +78,6 @@ function sendMessage(
     steps: [],
     text: '',
     tickets: [],
-    offline: false,
     request: { message, clientMessageId },
   };
   // A retry keeps the user's bubble (the server de-duplicates the turn) and replaces the failed answer.

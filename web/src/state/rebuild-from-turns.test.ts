@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryTurn } from '../api/conversation-schemas.js';
+import type { Turn } from '../../../functions/contract/conversations.js';
 import { rebuildFromTurns } from './rebuild-from-turns.js';
 import { answer } from './test-events.js';
 
-const turn = (seq: number, fields: Partial<HistoryTurn>): HistoryTurn => ({
+const turn = (seq: number, fields: Partial<Turn>): Turn => ({
   seq,
   role: 'user',
   kind: 'question',
@@ -38,7 +38,7 @@ describe('rebuildFromTurns', () => {
         kind: 'answer',
         text: answer.general_advice,
         result: answer,
-        offline: true,
+        modelId: 'offline.service-desk-responder',
       }),
       turn(5, { text: 'プリンター', inquiryId: 'inq-2', clientMessageId: 'cm-5' }),
       turn(6, {
@@ -70,10 +70,10 @@ describe('rebuildFromTurns', () => {
     expect(view.bubbles[1]).toMatchObject({ result: { options: ['Salesforce', 'VPN'] } });
   });
 
-  it('keeps the offline label of a stored answer', () => {
+  it('keeps the model id of a stored answer (the offline label reads it)', () => {
     const view = rebuildFromTurns(detail);
-    expect(view.bubbles[3]).toMatchObject({ offline: true });
-    expect(view.bubbles[1]).toMatchObject({ offline: false });
+    expect(view.bubbles[3]).toMatchObject({ modelId: 'offline.service-desk-responder' });
+    expect(view.bubbles[1]).toMatchObject({ modelId: undefined });
   });
 
   it('keeps a stopped answer stopped, retryable with the stored clientMessageId', () => {

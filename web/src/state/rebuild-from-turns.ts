@@ -1,4 +1,4 @@
-import type { ConversationDetail, HistoryTurn } from '../api/conversation-schemas.js';
+import type { ConversationDetail, Turn } from '../../../functions/contract/conversations.js';
 import type { AssistantBubble, Bubble, ConversationView } from './bubble.js';
 
 /**
@@ -7,7 +7,7 @@ import type { AssistantBubble, Bubble, ConversationView } from './bubble.js';
  */
 export function rebuildFromTurns(detail: ConversationDetail): ConversationView {
   const bubbles: Bubble[] = [];
-  let lastUser: HistoryTurn | undefined;
+  let lastUser: Turn | undefined;
   for (const turn of detail.turns) {
     if (turn.role === 'user') {
       lastUser = turn;
@@ -30,7 +30,7 @@ export function rebuildFromTurns(detail: ConversationDetail): ConversationView {
   };
 }
 
-function assistantFromTurn(turn: HistoryTurn, lastUser: HistoryTurn | undefined): AssistantBubble {
+function assistantFromTurn(turn: Turn, lastUser: Turn | undefined): AssistantBubble {
   const failed = turn.status === 'failed';
   return {
     kind: 'assistant',
@@ -43,7 +43,7 @@ function assistantFromTurn(turn: HistoryTurn, lastUser: HistoryTurn | undefined)
     tickets: turn.result?.results ?? [],
     result: turn.result,
     error: failed ? { code: 'stored_failure', message: '', retryable: true } : undefined,
-    offline: turn.offline ?? false,
+    modelId: turn.modelId,
     // Retry re-uses the stored id only when the server tells us it; a fresh id would duplicate.
     request:
       lastUser?.clientMessageId !== undefined

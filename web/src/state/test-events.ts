@@ -1,5 +1,5 @@
-import type { Answer } from '../../../functions/chat/answer-schema.js';
-import type { ChatEvent } from '../../../functions/stream/chat-events.js';
+import type { Answer } from '../../../functions/contract/answer.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 
 /** Builders for reducer tests: realistic events without repeating every field. */
 export const ticket1 = {
@@ -20,7 +20,7 @@ export const answer: Answer = {
 
 export const meta = (inquiryId = 'inq-1', conversationId = 'C1'): ChatEvent => ({
   event: 'meta',
-  data: { conversationId, inquiryId, version: 1, offline: true },
+  data: { conversationId, inquiryId, version: 1, modelId: 'offline.service-desk-responder' },
 });
 export const token = (content: string): ChatEvent => ({ event: 'token', data: { content } });
 export const ticket = (data = ticket1): ChatEvent => ({ event: 'ticket', data });

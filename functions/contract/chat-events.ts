@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { answerSchema, ticketResultSchema } from '../chat/answer-schema.js';
+import { answerSchema, ticketResultSchema } from './answer.js';
 
 /**
  * The SSE contract between the API function and the web app: one zod schema per event name.
@@ -25,8 +25,8 @@ export const chatEventSchemas = {
     conversationId: z.string(),
     inquiryId: z.string(),
     version: z.number().int(),
-    /** True when answers come from the local offline responder rather than a real model. */
-    offline: z.boolean(),
+    /** The model writing this answer (the web app labels the local offline responder's). */
+    modelId: z.string(),
   }),
   progress: z.object({ step: progressStepSchema }),
   kb_query: z.object({ query: z.string() }),
@@ -51,8 +51,6 @@ export type ChatEventData<N extends ChatEventName> = z.infer<(typeof chatEventSc
 export type ChatEvent = {
   [N in ChatEventName]: { event: N; data: ChatEventData<N> };
 }[ChatEventName];
-
-export const chatEventNames = Object.keys(chatEventSchemas) as ChatEventName[];
 
 export function isChatEventName(name: string): name is ChatEventName {
   return Object.hasOwn(chatEventSchemas, name);

@@ -1,0 +1,118 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Owner } from '../chat/ports.js';
+
+/**
+ * HTTP plumbing of the API function: the request a route sees, typed errors with a status, JSON
+ * responses and body validation.
+ */
+
+/** What a route sees of a Function URL request. */
+export interface ApiRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly query: Readonly<Record<string, string | undefined>>;
+  readonly rawBody: string;
+  readonly owner: Owner;
+  readonly remainingTimeMs: () => number;
+}
+
+/** Larger bodies are refused before parsing (a chat message is at most 4,000 characters). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export function rawBodyOf(event: APIGatewayProxyEventV2): string {
+  if (!event.body) return '';
+  const body = event.isBase64Encoded
+    ? Buffer.from(event.body, 'base64').toString('utf8')
+    : event.body;
+  if (Buffer.byteLength(body) > MAX_BODY_BYTES)
+    throw new HttpError(413, 'too_large', 'Request body is too large');
+  return body;
+}
+
+/** The body as JSON, or a 400 that says so. */
+export function parseJsonBody(request: ApiRequest): unknown {
+  if (request.rawBody.trim() === '')
+    throw new HttpError(400, 'bad_request', 'Request body must be JSON');
+  try {
+    return JSON.parse(request.rawBody);
+  } catch {
+    throw new HttpError(400, 'bad_request', 'Request body is not valid JSON');
+  }
+}
+
+/** An error with an HTTP status, raised before the first byte of a response. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'HttpError';
+  }
+}
+
+const CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'too_large',
+  429: 'too_many_requests',
+};
+
+/**
+ * Maps any error to a status and a client-safe body. Errors that carry a 4xx `statusCode` (ours
+ * and the store's typed errors) show their message; everything else is a 500 without internals.
+ */
+export function toErrorResponseBody(error: unknown): {
+  statusCode: number;
+  body: { error: { code: string; message: string } };
+} {
+  const statusCode = (error as { statusCode?: unknown })?.statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    const code = error instanceof HttpError ? error.code : (CODES[statusCode] ?? 'bad_request');
+    return { statusCode, body: { error: { code, message: (error as Error).message } } };
+  }
+  return {
+    statusCode: 500,
+    body: { error: { code: 'internal', message: 'Internal error. Please try again later.' } },
+  };
+}
+
+/** The response shape middy's streamify mode turns into a Function URL prelude + body. */
+export interface HttpResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string | ReadableStream<Uint8Array>;
+}
+
+export function jsonResponse(
+  statusCode: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): HttpResponse {
+  return {
+    statusCode,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      ...headers,
+    },
+    body: value === undefined ? '' : JSON.stringify(value),
+  };
+}
+
+/** Validates a parsed body; a too-long string is a 413, any other problem a 400 naming the field. */
+export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join('.') || 'body';
+  const message = `${field}: ${issue?.message ?? 'invalid'}`;
+  if (issue?.code === 'too_big') throw new HttpError(413, 'too_large', message);
+  throw new HttpError(400, 'bad_request', message);
+}

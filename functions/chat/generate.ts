@@ -1,0 +1,320 @@
+import type { z } from 'zod';
+import {
+  type Answer,
+  answerSchema,
+  MAX_RESULTS,
+  type TicketResult,
+  ticketResultSchema,
+  todoActionSchema,
+} from '../contract/answer.js';
+import type { ChatEvent } from '../contract/chat-events.js';
+import { createToolInputParser } from '../stream/tool-input-parser.js';
+import { normalizeIssueId } from './inquiry-rules.js';
+import {
+  type ChatConfig,
+  type ChatModel,
+  ChatModelError,
+  type ChatModelRequest,
+  type ConversationStore,
+} from './ports.js';
+import type { BegunChat } from './run-chat.js';
+
+/**
+ * Generating the answer: the model's tool input streamed through the incremental parser into
+ * `token` and grounded `ticket` events, stopped by staff or the time budget, and finished into a
+ * valid answer whatever happened.
+ */
+
+export interface GenerateWithStopDependencies {
+  readonly store: ConversationStore;
+  readonly model: ChatModel;
+  readonly config: ChatConfig;
+  readonly remainingTimeMs: () => number;
+}
+
+/**
+ * Generation that ends early when staff press stop (the flag is polled) or when the function's
+ * time is nearly up. A stop keeps what streamed as `stopped`; running out of time is a
+ * retryable failure, so the page offers to try again instead of looking deliberately stopped.
+ */
+export async function generateWithStop(
+  begun: BegunChat,
+  dependencies: GenerateWithStopDependencies,
+  request: Omit<ChatModelRequest, 'signal'>,
+  allowedIssueIds: ReadonlySet<string>,
+  send: (event: ChatEvent) => void,
+): Promise<GenerationOutcome> {
+  const controller = new AbortController();
+  let reason: StopCause | undefined;
+  const poller = startStopPoller({
+    isStopRequested: () =>
+      dependencies.store.isStopRequested(
+        begun.owner,
+        begun.conversation.conversationId,
+        begun.startedAt,
+      ),
+    remainingTimeMs: dependencies.remainingTimeMs,
+    reserveMs: dependencies.config.remainingTimeReserveMs,
+    intervalMs: dependencies.config.stopPollMs,
+    onStop: (stopReason) => {
+      reason = stopReason;
+      controller.abort();
+    },
+  });
+  try {
+    const outcome = await generateAnswer({
+      model: dependencies.model,
+      request,
+      allowedIssueIds,
+      send,
+      signal: controller.signal,
+    });
+    if (outcome.status !== 'stopped' || reason !== 'timeout') return outcome;
+    return {
+      status: 'failed',
+      answer: outcome.answer,
+      failure: {
+        code: 'timeout',
+        message: 'The answer took too long and was cut off. Please try again.',
+        retryable: true,
+      },
+    };
+  } finally {
+    poller.stop();
+  }
+}
+
+export type GenerationStatus = 'complete' | 'truncated' | 'stopped' | 'failed';
+
+export interface GenerationOutcome {
+  readonly status: GenerationStatus;
+  /** The validated answer (partial when truncated, stopped or failed). */
+  readonly answer: Answer;
+  readonly failure?: {
+    readonly code: string;
+    readonly message: string;
+    readonly retryable: boolean;
+  };
+}
+
+export interface GenerateAnswerInput {
+  readonly model: ChatModel;
+  readonly request: Omit<ChatModelRequest, 'signal'>;
+  readonly allowedIssueIds: ReadonlySet<string>;
+  readonly send: (event: ChatEvent) => void;
+  /** Aborted by a stop request or the time budget; `stopReason()` tells which happened. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Streams the model's tool input through the incremental parser: advice deltas become `token`
+ * events (one per upstream fragment), each grounded results element a `ticket` event the moment
+ * its object closes. Never throws: every ending is an outcome.
+ */
+export async function generateAnswer(input: GenerateAnswerInput): Promise<GenerationOutcome> {
+  const parser = createToolInputParser({
+    textFields: ['general_advice'],
+    arrayFields: { results: ticketResultSchema, todo_actions: todoActionSchema },
+  });
+  const tickets: TicketResult[] = [];
+  const seen = new Set<string>();
+  let stopReason: string | undefined;
+  let fragments = 0;
+  let failure: GenerationOutcome['failure'];
+
+  try {
+    for await (const event of input.model.stream({ ...input.request, signal: input.signal })) {
+      if (input.signal.aborted) break;
+      if (event.type === 'stop') stopReason = event.reason;
+      if (event.type !== 'tool_input') continue;
+      fragments++;
+      for (const parsed of parser.write(event.fragment)) {
+        if (parsed.type === 'text' && parsed.field === 'general_advice') {
+          input.send({ event: 'token', data: { content: parsed.delta } });
+        } else if (parsed.type === 'element' && parsed.field === 'results') {
+          const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
+          if (!grounded || seen.has(grounded.issue_id) || tickets.length >= MAX_RESULTS) continue;
+          seen.add(grounded.issue_id);
+          tickets.push(grounded);
+          input.send({ event: 'ticket', data: grounded });
+        } else if (parsed.type === 'error') {
+          failure = {
+            code: 'invalid_model_output',
+            message: 'The model returned malformed output',
+            retryable: true,
+          };
+        }
+      }
+      if (failure) break;
+    }
+  } catch (error) {
+    if (!input.signal.aborted) failure = toFailure(error);
+  }
+
+  const final = parser.end();
+  const answer = finalizeAnswer(final.value, tickets);
+  if (failure) return { status: 'failed', answer, failure };
+  if (input.signal.aborted) return { status: 'stopped', answer };
+  if (stopReason === undefined) {
+    // Bedrock always ends with messageStop; a stream that just ends was cut off.
+    return {
+      status: 'failed',
+      answer,
+      failure: {
+        code: 'model_stream_failed',
+        message: 'The answer was interrupted. Please try again.',
+        retryable: true,
+      },
+    };
+  }
+  if (fragments === 0) {
+    // The model ended without calling the tool (e.g. a refusal or a content filter).
+    return {
+      status: 'failed',
+      answer,
+      failure: {
+        code: 'empty_model_output',
+        message: 'The model returned no answer. Please try again.',
+        retryable: true,
+      },
+    };
+  }
+  if (final.error) {
+    return {
+      status: 'failed',
+      answer,
+      failure: {
+        code: 'invalid_model_output',
+        message: 'The model returned malformed output',
+        retryable: true,
+      },
+    };
+  }
+  if (stopReason === 'max_tokens' || final.truncated) return { status: 'truncated', answer };
+  return { status: 'complete', answer };
+}
+
+function toFailure(error: unknown): NonNullable<GenerationOutcome['failure']> {
+  if (error instanceof ChatModelError) {
+    const messages = {
+      throttled: 'The AI model is busy right now. Please try again in a moment.',
+      unavailable: 'The AI model is temporarily unavailable. Please try again.',
+      stream_failed: 'The answer was interrupted. Please try again.',
+      rejected: 'The AI model rejected the request.',
+    } as const;
+    return {
+      code: `model_${error.code}`,
+      message: messages[error.code],
+      retryable: error.retryable,
+    };
+  }
+  return {
+    code: 'internal',
+    message: 'Something went wrong while generating the answer.',
+    retryable: true,
+  };
+}
+
+export type StopCause = 'requested' | 'timeout';
+
+export interface StopPollerOptions {
+  /** Asks the store whether staff pressed stop. Failures are ignored (the next poll retries). */
+  readonly isStopRequested: () => Promise<boolean>;
+  readonly remainingTimeMs: () => number;
+  readonly reserveMs: number;
+  readonly intervalMs: number;
+  readonly onStop: (reason: StopCause) => void;
+}
+
+/**
+ * Polls the stop flag on a timer rather than per fragment, so a stop lands even while the model
+ * is silent, and the store sees one read per interval however fast fragments arrive. Lambda
+ * cannot see a client disconnect, so this flag and the time budget are the only ways out.
+ */
+export function startStopPoller(options: StopPollerOptions): { stop(): void } {
+  let stopped = false;
+  let inFlight = false;
+  const fire = (reason: StopCause) => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    options.onStop(reason);
+  };
+  const timer = setInterval(() => {
+    if (options.remainingTimeMs() < options.reserveMs) return fire('timeout');
+    if (inFlight) return;
+    inFlight = true;
+    options
+      .isStopRequested()
+      .then((requested) => {
+        if (requested) fire('requested');
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        inFlight = false;
+      });
+  }, options.intervalMs);
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+const fieldSchemas = answerSchema.shape;
+
+/**
+ * The answer from the parser's final (possibly partial) value: each field kept only if it is
+ * valid on its own, `results` replaced by the grounded tickets already streamed, so `result`
+ * never contains a ticket the browser did not get as a `ticket` event.
+ */
+export function finalizeAnswer(value: unknown, groundedResults: readonly TicketResult[]): Answer {
+  const source = (typeof value === 'object' && value !== null ? value : {}) as Record<
+    string,
+    unknown
+  >;
+  const pick = <K extends keyof typeof fieldSchemas>(
+    key: K,
+  ): z.infer<(typeof fieldSchemas)[K]> | undefined => {
+    const parsed = fieldSchemas[key].safeParse(source[key]);
+    return parsed.success ? (parsed.data as z.infer<(typeof fieldSchemas)[K]>) : undefined;
+  };
+  const question = pick('question');
+  const responseType = pick('response_type') ?? (question ? 'clarification' : 'results');
+  const answer: Answer = {
+    response_type: responseType,
+    general_advice: pick('general_advice') ?? '',
+    question,
+    options: pick('options'),
+    results:
+      groundedResults.length > 0 || responseType === 'results' ? [...groundedResults] : undefined,
+    mail_draft: pick('mail_draft'),
+    todo_actions: pick('todo_actions'),
+    reasoning: pick('reasoning'),
+  };
+  // Every field was validated on its own, so this holds; the fallback keeps the promise that
+  // finishing an answer never throws, whatever a future schema change does.
+  const parsed = answerSchema.safeParse(dropUndefined(answer));
+  return parsed.success
+    ? parsed.data
+    : { response_type: responseType, general_advice: answer.general_advice };
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}
+
+/**
+ * Grounding: a cited ticket survives only if its issue id is one of the tickets retrieved or
+ * fetched for this inquiry (restricted ones already removed). The model cannot invent a source,
+ * and a ticket that appears only in history can never become one.
+ */
+export function groundTicket(
+  ticket: TicketResult,
+  allowedIssueIds: ReadonlySet<string>,
+): TicketResult | undefined {
+  const issueId = normalizeIssueId(ticket.issue_id);
+  if (issueId === undefined || !allowedIssueIds.has(issueId)) return undefined;
+  return { ...ticket, issue_id: issueId };
+}

@@ -1,0 +1,141 @@
+import type { Turn } from './ports.js';
+
+/**
+ * Domain rules about inquiries, independent of storage: splitting a conversation into the open
+ * inquiry and the archive, which inquiry a message belongs to, ticket references typed by staff,
+ * the inquiry's language and a conversation's title.
+ */
+
+/** A closed (or abandoned) inquiry, reduced to what the archive section shows. */
+export interface ArchivedInquiry {
+  readonly inquiryId: string;
+  /** The user text that opened the inquiry. */
+  readonly question: string;
+  /** Later user turns of the same inquiry (answers to clarifications). */
+  readonly followUps: readonly string[];
+  /** The advice of its last complete answer, if any. */
+  readonly advice?: string;
+}
+
+export interface SplitInquiries {
+  /** The open inquiry's turns: the working buffer. */
+  readonly working: readonly Turn[];
+  /** Every other inquiry, newest first. */
+  readonly archive: readonly ArchivedInquiry[];
+}
+
+/** Unusable as context: a partial answer that failed or was stopped. */
+const isIncompleteAnswer = (turn: Turn) =>
+  turn.role === 'assistant' && (turn.status === 'failed' || turn.status === 'stopped');
+
+/**
+ * Splits a conversation's turns into the working buffer (the inquiry `openInquiryId`) and the
+ * archive (all other inquiries). Incomplete assistant turns are left out of both.
+ */
+export function splitInquiries(turns: readonly Turn[], openInquiryId: string): SplitInquiries {
+  const byInquiry = new Map<string, Turn[]>();
+  for (const turn of turns) {
+    if (isIncompleteAnswer(turn)) continue;
+    const group = byInquiry.get(turn.inquiryId) ?? [];
+    group.push(turn);
+    byInquiry.set(turn.inquiryId, group);
+  }
+  const archive: ArchivedInquiry[] = [];
+  for (const [inquiryId, group] of byInquiry) {
+    if (inquiryId === openInquiryId) continue;
+    const userTexts = group.filter((turn) => turn.role === 'user').map((turn) => turn.text);
+    const lastAnswer = group.filter((turn) => turn.role === 'assistant').at(-1);
+    archive.push({
+      inquiryId,
+      question: userTexts[0] ?? '',
+      followUps: userTexts.slice(1),
+      advice: lastAnswer?.result?.general_advice ?? lastAnswer?.text,
+    });
+  }
+  return { working: byInquiry.get(openInquiryId) ?? [], archive: archive.reverse() };
+}
+
+/**
+ * Ticket references written in an inquiry: `#1234`, `チケット1234` / `チケット #1234`,
+ * `INC-1234`, `ticket 1234`. Deterministic and applied to the current inquiry's own user text
+ * only — never to history or to assistant text, so a number in a past answer can't become a
+ * reference.
+ */
+const REFERENCE =
+  /(?:#|＃|INC-?|チケット(?:番号)?\s*[:：]?\s*[#＃]?|\bticket\s*(?:no\.?|number)?\s*[:#]?\s*)(\d{3,8})(?!\d)/giu;
+
+/** More references than this in one inquiry are ignored (they would only bloat the prompt). */
+export const MAX_TICKET_REFERENCES = 10;
+
+export function parseTicketReferences(text: string): string[] {
+  const normalized = text.normalize('NFKC');
+  const found = new Set<string>();
+  for (const match of normalized.matchAll(REFERENCE)) {
+    if (match[1]) found.add(String(Number(match[1])));
+    if (found.size === MAX_TICKET_REFERENCES) break;
+  }
+  return [...found];
+}
+
+/** The canonical form of an issue id the model wrote (`#1234`, `INC-1234`, ` 1234 `) or undefined. */
+export function normalizeIssueId(value: string): string | undefined {
+  const digits = /^\s*(?:#|INC-?|チケット)?\s*(\d{1,12})\s*$/iu.exec(value.normalize('NFKC'))?.[1];
+  return digits === undefined ? undefined : String(Number(digits));
+}
+
+export type Language = 'ja' | 'en';
+
+const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]/;
+
+/** Japanese when the text has any kana or kanji, otherwise English. */
+export function detectLanguage(text: string): Language {
+  return JAPANESE.test(text) ? 'ja' : 'en';
+}
+
+/** Where a user message goes in its conversation. */
+export interface UserTurnPlacement {
+  /** `option` answers the open inquiry's clarification; `question` opens a new inquiry. */
+  readonly kind: 'question' | 'option';
+  readonly inquiryId: string;
+  /** The conversation's open inquiry once this message is stored. */
+  readonly openInquiryIdAfter: string;
+}
+
+/**
+ * A user message continues the open inquiry (the working buffer) when there is one; otherwise it
+ * opens a new inquiry. Decided by the store against the state it commits on, so a concurrent
+ * answer cannot slip between the decision and the write.
+ */
+export function placeUserTurn(
+  openInquiryId: string | undefined,
+  newInquiryId: () => string,
+): UserTurnPlacement {
+  const inquiryId = openInquiryId ?? newInquiryId();
+  return { kind: openInquiryId ? 'option' : 'question', inquiryId, openInquiryIdAfter: inquiryId };
+}
+
+/**
+ * The open inquiry after an assistant turn: a closing answer (`results`) clears it only if it
+ * still names this answer's inquiry — a newer inquiry opened meanwhile stays open.
+ */
+export function openInquiryAfterAssistantTurn(
+  openInquiryId: string | undefined,
+  answer: { readonly inquiryId: string; readonly closesInquiry: boolean },
+): string | undefined {
+  return answer.closesInquiry && openInquiryId === answer.inquiryId ? undefined : openInquiryId;
+}
+
+const MAX_TITLE_LENGTH = 60;
+
+/** The sidebar title of a new conversation: the first message on one line, about 60 characters. */
+export function titleFromText(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  // Count code points, not UTF-16 units, so a surrogate pair (emoji) is never cut in half.
+  const characters = Array.from(oneLine);
+  if (characters.length === 0) return 'New conversation';
+  if (characters.length <= MAX_TITLE_LENGTH) return oneLine;
+  return `${characters
+    .slice(0, MAX_TITLE_LENGTH - 1)
+    .join('')
+    .trimEnd()}…`;
+}

@@ -1,0 +1,112 @@
+import * as z from 'zod';
+import { ANSWER_TOOL_NAME, type Answer, answerSchema } from '../contract/answer.js';
+import type { ArchivedInquiry, Language } from './inquiry-rules.js';
+import type {
+  ChatMessage,
+  ChatModelRequest,
+  RetrievedTicket,
+  ToolDefinition,
+  Turn,
+} from './ports.js';
+import {
+  buildSystemPrompt,
+  formatArchiveSection,
+  formatTicketContext,
+  promptLabels,
+} from './prompt-text.js';
+
+/**
+ * The model request: which history may go to the model and in what shape (ADR 0001), the forced
+ * answer tool, and the sections injected into the last user message.
+ */
+
+export interface ModelRequestInput {
+  /** The open inquiry's turns, ending with the user turn just recorded. */
+  readonly working: readonly Pick<Turn, 'role' | 'text' | 'result'>[];
+  readonly archive: readonly ArchivedInquiry[];
+  readonly tickets: readonly RetrievedTicket[];
+  readonly language: Language;
+  readonly archiveBudget: number;
+  readonly maxTokens: number;
+}
+
+/**
+ * Context assembly: the working buffer as alternating messages; the KB context, the archive (as
+ * reference text only) and the inquiry heading injected into the last user message.
+ */
+export function buildModelRequest(input: ModelRequestInput): Omit<ChatModelRequest, 'signal'> {
+  const messages = toAlternatingMessages(input.working.map(toFlatMessage));
+  const last = messages.at(-1);
+  if (last?.role !== 'user') throw new Error('The working buffer must end with a user turn');
+  const sections = [
+    formatTicketContext(input.tickets, input.language),
+    formatArchiveSection(input.archive, input.language, input.archiveBudget),
+    `${promptLabels[input.language].inquiry}\n${last.text}`,
+  ].filter((section) => section !== '');
+  messages[messages.length - 1] = { role: 'user', text: sections.join('\n\n') };
+  return {
+    system: buildSystemPrompt(input.language),
+    messages,
+    tool: answerTool,
+    maxTokens: input.maxTokens,
+  };
+}
+
+/**
+ * What history may carry into a model request: flat `(role, text)` pairs with roles user and
+ * assistant only. Anything else becomes `user`, so a stored turn can never smuggle a system
+ * prompt or a tool result into the request.
+ */
+export function toFlatMessage(turn: Pick<Turn, 'role' | 'text' | 'result'>): ChatMessage {
+  if (turn.role !== 'assistant') return { role: 'user', text: turn.text };
+  return { role: 'assistant', text: compactAnswerText(turn.result, turn.text) };
+}
+
+/**
+ * An assistant turn as the model sees it in the working buffer: compact JSON of what it decided
+ * (never a tool call, so the model doesn't pattern-match its own past tool input).
+ */
+export function compactAnswerText(result: Answer | undefined, fallbackText: string): string {
+  if (!result) return JSON.stringify({ response_type: 'results', general_advice: fallbackText });
+  if (result.response_type === 'clarification') {
+    return JSON.stringify({
+      response_type: 'clarification',
+      question: result.question ?? '',
+      options: result.options ?? [],
+    });
+  }
+  return JSON.stringify({ response_type: 'results', general_advice: result.general_advice });
+}
+
+/**
+ * Strictly alternating user/assistant messages starting with a user message: same-role
+ * neighbours are merged, leading assistant messages dropped, empty texts ignored.
+ */
+export function toAlternatingMessages(messages: readonly ChatMessage[]): ChatMessage[] {
+  const merged: ChatMessage[] = [];
+  for (const message of messages) {
+    if (message.text.trim() === '') continue;
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    if (merged.length === 0 && role === 'assistant') continue;
+    const last = merged.at(-1);
+    if (last && last.role === role)
+      merged[merged.length - 1] = { role, text: `${last.text}\n\n${message.text}` };
+    else merged.push({ role, text: message.text });
+  }
+  return merged;
+}
+
+/**
+ * The forced tool, its JSON Schema generated from the zod schema so validation and the model's
+ * contract cannot drift. Computed once: the same object (and bytes) for every request.
+ */
+export const answerTool: ToolDefinition = Object.freeze({
+  name: ANSWER_TOOL_NAME,
+  description: 'Submit the structured answer for the service-desk staff member.',
+  inputSchema: withoutSchemaKeyword(z.toJSONSchema(answerSchema, { target: 'draft-7' })),
+});
+
+function withoutSchemaKeyword(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}

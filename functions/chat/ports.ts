@@ -1,0 +1,242 @@
+import type { Answer } from '../contract/answer.js';
+import type { TurnStatus } from '../contract/chat-events.js';
+import type {
+  ConversationSummary as ConversationSummaryBody,
+  Turn,
+  TurnKind,
+  TurnRole,
+} from '../contract/conversations.js';
+
+/**
+ * The chat core's ports: what it needs from the conversation store, the model and the Knowledge
+ * Base, who the caller is, and its tunables. Adapters in `functions/adapters/` implement them;
+ * tests pass in-memory ones. Nothing here imports AWS.
+ */
+
+export type { Turn, TurnKind, TurnRole };
+
+/** The stored conversation: the REST summary plus what only the server sees. */
+export interface ConversationSummary extends Readonly<ConversationSummaryBody> {
+  /** The inquiry still waiting for a `results` answer, if any (the working buffer). */
+  readonly openInquiryId?: string;
+}
+
+export interface ConversationWithTurns {
+  readonly conversation: ConversationSummary;
+  readonly turns: readonly Turn[];
+}
+
+export interface AppendUserTurnInput {
+  /** Absent: a new conversation is created in the same commit, titled from `text`. */
+  readonly conversationId?: string;
+  readonly text: string;
+  /** Makes a retried POST idempotent: the same id never yields a second turn. */
+  readonly clientMessageId?: string;
+}
+
+export interface AppendAssistantTurnInput {
+  readonly conversationId: string;
+  readonly inquiryId: string;
+  readonly kind: 'clarification' | 'answer';
+  readonly text: string;
+  readonly result?: Answer;
+  readonly status: TurnStatus;
+  /** True for a `results` answer: the inquiry leaves the working buffer for the archive. */
+  readonly closesInquiry: boolean;
+  /** The model that wrote the answer (stored with the turn, so a reload can say which). */
+  readonly modelId?: string;
+}
+
+export interface AppendResult {
+  readonly conversation: ConversationSummary;
+  readonly turn: Turn;
+  /** True when `clientMessageId` matched an earlier turn, which is returned instead of a new one. */
+  readonly duplicate: boolean;
+}
+
+export interface ListConversationsResult {
+  readonly items: readonly ConversationSummary[];
+  /** Opaque; pass back as `cursor` for the next page. */
+  readonly nextCursor?: string;
+}
+
+/**
+ * The conversation memory. Every method takes the owner from the verified identity; another
+ * owner's conversation behaves exactly like a missing one (`ConversationNotFoundError`).
+ */
+export interface ConversationStore {
+  appendUserTurn(owner: Owner, input: AppendUserTurnInput): Promise<AppendResult>;
+  appendAssistantTurn(owner: Owner, input: AppendAssistantTurnInput): Promise<AppendResult>;
+  /** The conversation (consistent read) — cheap; use for ETag/304. */
+  getConversation(owner: Owner, conversationId: string): Promise<ConversationSummary>;
+  /** Conversation and all turns in `seq` order, at one consistent version. */
+  loadConversation(owner: Owner, conversationId: string): Promise<ConversationWithTurns>;
+  listConversations(
+    owner: Owner,
+    options?: { limit?: number; cursor?: string },
+  ): Promise<ListConversationsResult>;
+  renameConversation(
+    owner: Owner,
+    conversationId: string,
+    title: string,
+  ): Promise<ConversationSummary>;
+  deleteConversation(owner: Owner, conversationId: string): Promise<void>;
+  setTurnStatus(
+    owner: Owner,
+    conversationId: string,
+    seq: number,
+    status: TurnStatus,
+  ): Promise<ConversationSummary>;
+  /** Ask whatever is generating in this conversation to stop (polled by `isStopRequested`). Does not bump `version`. */
+  requestStop(owner: Owner, conversationId: string): Promise<void>;
+  /** True when a stop was requested after `since` (ISO time the generation started). */
+  isStopRequested(owner: Owner, conversationId: string, since: string): Promise<boolean>;
+}
+
+export class ConversationNotFoundError extends Error {
+  readonly statusCode = 404;
+  constructor() {
+    super('Conversation not found');
+    this.name = 'ConversationNotFoundError';
+  }
+}
+
+/** Retries could not land the write: another writer kept winning. */
+export class ConversationConflictError extends Error {
+  readonly statusCode = 409;
+  constructor(options?: { cause?: unknown }) {
+    super('The conversation changed too often to save this turn; try again', options);
+    this.name = 'ConversationConflictError';
+  }
+}
+
+/** Text or result too large to store (checked before writing; DynamoDB's 400 KB item limit). */
+export class TurnTooLargeError extends Error {
+  readonly statusCode = 413;
+  constructor(message: string) {
+    super(message);
+    this.name = 'TurnTooLargeError';
+  }
+}
+
+/** The `cursor` passed to `listConversations` was not one it returned. */
+export class InvalidCursorError extends Error {
+  readonly statusCode = 400;
+  constructor() {
+    super('Invalid cursor');
+    this.name = 'InvalidCursorError';
+  }
+}
+
+/**
+ * Who a conversation belongs to. Always derived from the verified identity (Cognito token, or the
+ * dev header in local mode) — never from a request body.
+ */
+export interface Owner {
+  readonly tenantId: string;
+  readonly userId: string;
+}
+
+/** The partition key of an owner's conversations: `tenantId#userId`. */
+export function ownerKey(owner: Owner): string {
+  return `${owner.tenantId}#${owner.userId}`;
+}
+
+export interface ChatMessage {
+  readonly role: 'user' | 'assistant';
+  readonly text: string;
+}
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the tool input. */
+  readonly inputSchema: Record<string, unknown>;
+}
+
+export interface ChatModelRequest {
+  readonly system: string;
+  readonly messages: readonly ChatMessage[];
+  /** The model is forced to call this tool; its input is the answer. */
+  readonly tool: ToolDefinition;
+  readonly maxTokens: number;
+  readonly signal?: AbortSignal;
+}
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'other';
+
+export type ChatModelEvent =
+  | { readonly type: 'tool_input'; readonly fragment: string }
+  | { readonly type: 'stop'; readonly reason: StopReason }
+  | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number };
+
+/** A streaming model behind a forced tool; the Bedrock ConverseStream adapter implements it. */
+export interface ChatModel {
+  stream(request: ChatModelRequest): AsyncIterable<ChatModelEvent>;
+}
+
+/** A model failure the core understands; anything else is an internal error. */
+export class ChatModelError extends Error {
+  constructor(
+    readonly code: 'throttled' | 'unavailable' | 'stream_failed' | 'rejected',
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(`Model call failed: ${code}`, options);
+    this.name = 'ChatModelError';
+  }
+}
+
+/** A past ticket as retrieved from the Knowledge Base (one chunk of its document). */
+export interface RetrievedTicket {
+  readonly issueId: string;
+  readonly subject: string;
+  readonly category?: string;
+  readonly status?: string;
+  readonly createdAt?: string;
+  readonly restricted: boolean;
+  /** The chunk text as stored in the Knowledge Base. */
+  readonly text: string;
+  readonly score: number;
+  readonly uri?: string;
+}
+
+export interface RetrieveOptions {
+  readonly limit: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Knowledge Base access as the core needs it; the Bedrock adapter implements it. */
+export interface Retriever {
+  /** Similar tickets for the current inquiry's text. Must already exclude restricted tickets. */
+  search(query: string, options: RetrieveOptions): Promise<RetrievedTicket[]>;
+  /** Tickets referenced by number (`#1234`), fetched by metadata filter. */
+  fetchByIssueIds(
+    issueIds: readonly string[],
+    options: RetrieveOptions,
+  ): Promise<RetrievedTicket[]>;
+}
+
+/** Tunables of the chat pipeline; the handler fills them from the environment. */
+export interface ChatConfig {
+  /** Chunks asked from the Knowledge Base per inquiry. @default 8 */
+  readonly numberOfResults: number;
+  readonly maxTokens: number;
+  /** Characters the archive section may use. @default 3000 */
+  readonly archiveBudget: number;
+  /** How often the stop flag is polled during generation. @default 1000 */
+  readonly stopPollMs: number;
+  /** Stop generating when less than this much of the function's time remains. @default 20_000 */
+  readonly remainingTimeReserveMs: number;
+  /** The model answers come from; sent in `meta` and stored with each assistant turn. */
+  readonly modelId: string;
+}
+
+/** Every tunable but the model, which has no sensible default. */
+export const defaultChatConfig: Omit<ChatConfig, 'modelId'> = {
+  numberOfResults: 8,
+  maxTokens: 4096,
+  archiveBudget: 3000,
+  stopPollMs: 1000,
+  remainingTimeReserveMs: 20_000,
+};
