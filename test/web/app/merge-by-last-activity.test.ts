@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConversationSummary } from '../api/conversation-schemas.js';
-import { mergeByLastActivity } from './merge-by-last-activity.js';
+import type { ConversationSummary } from '../../../web/src/api/conversation-schemas.js';
+import { mergeByLastActivity } from '../../../web/src/app/merge-by-last-activity.js';
 
 const summary = (
   conversationId: string,
