@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMarkdownBlockSplitter } from './markdown-block-splitter.js';
+import { createMarkdownBlockSplitter } from '../../../web/src/markdown/markdown-block-splitter.js';
 
 /** Feeds `text` in pieces of the given sizes and returns every intermediate split. */
 function feed(text: string, sizes: readonly number[]) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalSession } from '../auth/create-local-session.js';
-import { createApiFetch } from './create-api-fetch.js';
-import { sha256Hex } from './sha256-hex.js';
+import { createApiFetch } from '../../../web/src/api/create-api-fetch.js';
+import { sha256Hex } from '../../../web/src/api/sha256-hex.js';
+import { createLocalSession } from '../../../web/src/auth/create-local-session.js';
 
 /** A fetch double that records what would have gone over the wire. */
 function recordingFetch() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeError } from './describe-error.js';
+import { describeError } from '../../../web/src/errors/describe-error.js';
 
 describe('describeError', () => {
   it('explains an expired sign-in in the chosen language', () => {

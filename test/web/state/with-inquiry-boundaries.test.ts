@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Bubble } from './bubble.js';
-import { withInquiryBoundaries } from './with-inquiry-boundaries.js';
+import type { Bubble } from '../../../web/src/state/bubble.js';
+import { withInquiryBoundaries } from '../../../web/src/state/with-inquiry-boundaries.js';
 
 const user = (id: string, inquiryId?: string): Bubble => ({
   kind: 'user',

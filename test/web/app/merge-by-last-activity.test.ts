@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationSummary } from '../../../functions/contract/conversations.js';
-import { mergeByLastActivity } from './merge-by-last-activity.js';
+import { mergeByLastActivity } from '../../../web/src/app/merge-by-last-activity.js';
 
 const summary = (
   conversationId: string,

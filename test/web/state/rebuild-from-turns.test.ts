@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Turn } from '../../../functions/contract/conversations.js';
-import { rebuildFromTurns } from './rebuild-from-turns.js';
-import { answer } from './test-events.js';
+import { rebuildFromTurns } from '../../../web/src/state/rebuild-from-turns.js';
+import { answer } from '../support/test-events.js';
 
 const turn = (seq: number, fields: Partial<Turn>): Turn => ({
   seq,

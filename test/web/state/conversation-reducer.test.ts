@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
-import { type AssistantBubble, type ConversationView, emptyConversationView } from './bubble.js';
-import type { ConversationAction } from './conversation-action.js';
-import { conversationReducer } from './conversation-reducer.js';
-import { answer, meta, result, ticket, ticket1, ticket2, token } from './test-events.js';
+import type { AssistantBubble, ConversationView } from '../../../web/src/state/bubble.js';
+import { emptyConversationView } from '../../../web/src/state/bubble.js';
+import type { ConversationAction } from '../../../web/src/state/conversation-action.js';
+import { conversationReducer } from '../../../web/src/state/conversation-reducer.js';
+import { answer, meta, result, ticket, ticket1, ticket2, token } from '../support/test-events.js';
 
 type SendAction = Extract<ConversationAction, { type: 'send' }>;
 const send = (requestId = 'r1', message = 'プリンターの設置依頼をしたい'): SendAction => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from './sha256-hex.js';
+import { sha256Hex } from '../../../web/src/api/sha256-hex.js';
 
 describe('sha256Hex', () => {
   it('matches the FIPS 180-2 "abc" vector', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChatHttpError } from '../chat/read-chat-stream.js';
-import { toBubbleError } from './to-bubble-error.js';
+import { toBubbleError } from '../../../web/src/app/to-bubble-error.js';
+import { ChatHttpError } from '../../../web/src/chat/read-chat-stream.js';
 
 describe('toBubbleError', () => {
   it('keeps the server code and status of a refused request', () => {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { chatStoreReducer, initialChatStoreState } from './chat-store-reducer.js';
-import { meta, token } from './test-events.js';
+import {
+  chatStoreReducer,
+  initialChatStoreState,
+} from '../../../web/src/state/chat-store-reducer.js';
+import { meta, token } from '../support/test-events.js';
 
 describe('chatStoreReducer', () => {
   it('keeps each conversation’s stream under its own key', () => {

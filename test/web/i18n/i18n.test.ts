@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createI18n } from './i18n-context.js';
-import { en, ja } from './messages.js';
-import { pickLocale } from './pick-locale.js';
+import { createI18n } from '../../../web/src/i18n/i18n-context.js';
+import { en, ja } from '../../../web/src/i18n/messages.js';
+import { pickLocale } from '../../../web/src/i18n/pick-locale.js';
 
 describe('pickLocale', () => {
   it('prefers the stored choice over the browser languages', () => {

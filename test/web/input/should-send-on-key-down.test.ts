@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type KeyDownFacts, shouldSendOnKeyDown } from './should-send-on-key-down.js';
+import {
+  type KeyDownFacts,
+  shouldSendOnKeyDown,
+} from '../../../web/src/input/should-send-on-key-down.js';
 
 const enter: KeyDownFacts = { key: 'Enter', shiftKey: false, isComposing: false, keyCode: 13 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadRuntimeConfig } from './load-runtime-config.js';
+import { loadRuntimeConfig } from '../../../web/src/config/load-runtime-config.js';
 
 const serving = (body: unknown, status = 200) =>
   (async () => new Response(JSON.stringify(body), { status })) as unknown as typeof fetch;
