@@ -1,5 +1,5 @@
 import type { ChatEvent } from '../stream/chat-events.js';
-import { createToolInputParser } from '../stream/tool-input-parser.js';
+import { createToolInputParser } from '../tool-input/tool-input-parser.js';
 import {
   type Answer,
   MAX_RESULTS,

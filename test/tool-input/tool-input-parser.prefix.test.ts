@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { answerLikeScaled } from './support/answer-arbitraries.js';
+import { answerLikeScaled } from '../support/answer-arbitraries.js';
+import { splitBySizes } from '../support/split-at.js';
 import { completedLengths } from './support/decode-completed-prefix.js';
 import { ARRAY_FIELDS, runParser, TEXT_FIELDS } from './support/run-tool-input-parser.js';
 import { type Serialized, serializeJson } from './support/serialize-json.js';
-import { splitBySizes } from './support/split-at.js';
 
 /**
  * What a truncated answer may report after `cut` characters: completed members, the streamed

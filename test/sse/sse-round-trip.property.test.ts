@@ -1,13 +1,12 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { encodeChatEvent, encodeComment } from '../../functions/sse/sse-encoding.js';
 import type { ChatEvent } from '../../functions/stream/chat-events.js';
-import { encodeChatEvent } from '../../functions/stream/encode-chat-event.js';
-import { encodeComment } from '../../functions/stream/encode-comment.js';
 import { readChatStream } from '../../web/src/chat/read-chat-stream.js';
+import { encodeUtf8, fakeFetch } from '../support/fake-fetch.js';
+import { splitBytesBySizes } from '../support/split-at.js';
 import { chatEvent } from './support/chat-event-arbitraries.js';
-import { encodeUtf8, fakeFetch } from './support/fake-fetch.js';
-import { splitBytesBySizes } from './support/split-at.js';
 
 /** What an independent, widely used SSE parser makes of the same text. */
 function decodeWithEventsourceParser(text: string): ChatEvent[] {

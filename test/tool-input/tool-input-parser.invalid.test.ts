@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ToolInputSyntaxError } from '../../functions/stream/tool-input-syntax-error.js';
-import { answerLike } from './support/answer-arbitraries.js';
+import { ToolInputSyntaxError } from '../../functions/tool-input/tool-input-parser.js';
+import { answerLike } from '../support/answer-arbitraries.js';
+import { splitBySizes } from '../support/split-at.js';
 import { invalidJsonCorpus } from './support/invalid-json-corpus.js';
 import { runParser } from './support/run-tool-input-parser.js';
 import { serializeJson } from './support/serialize-json.js';
-import { splitBySizes } from './support/split-at.js';
 
 describe('createToolInputParser on invalid JSON', () => {
   it('has a corpus of at least 50 cases that JSON.parse rejects too', () => {
