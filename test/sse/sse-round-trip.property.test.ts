@@ -5,7 +5,7 @@ import { encodeChatEvent, encodeComment } from '../../functions/sse/sse-encoding
 import type { ChatEvent } from '../../functions/stream/chat-events.js';
 import { readChatStream } from '../../web/src/chat/read-chat-stream.js';
 import { encodeUtf8, fakeFetch } from '../support/fake-fetch.js';
-import { splitBytesBySizes } from '../support/split-at.js';
+import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { chatEvent } from './support/chat-event-arbitraries.js';
 
 /** What an independent, widely used SSE parser makes of the same text. */
@@ -31,7 +31,7 @@ describe('SSE round trip', () => {
             .map((event) => encodeChatEvent(event) + (withHeartbeats ? encodeComment('ping') : ''))
             .join('');
           const decoded: ChatEvent[] = [];
-          const { fetch } = fakeFetch(splitBytesBySizes(encodeUtf8(text), sizes));
+          const { fetch } = fakeFetch(splitIntoFragments(encodeUtf8(text), sizes));
           await readChatStream({
             url: '/api/chat',
             body: {},
