@@ -3,7 +3,7 @@ import { parsePartialJson } from 'ai';
 import { parse as parseBestEffort } from 'best-effort-json-parser';
 import { parse as parsePartial } from 'partial-json';
 import { ticketResultSchema, todoActionSchema } from '../../functions/contract/answer.js';
-import { createToolInputParser } from '../../functions/stream/tool-input-parser.js';
+import { createToolInputParser } from '../../functions/tool-input/tool-input-parser.js';
 
 /**
  * What a consumer holds after each fragment: the advice text it can show and how many results

@@ -1,3 +1,5 @@
+import { splitIntoFragments } from '../../test/support/split-into-fragments.js';
+
 /** An answer-shaped tool input and where its streamed parts sit in the text. */
 export interface AnswerPayload {
   text: string;
@@ -58,14 +60,21 @@ export function makeAnswerPayload(bytes: number): AnswerPayload {
  * Each fragment is a fresh flat string, as the SDK's event-stream JSON decoding produces — not a
  * V8 slice of one big string, which would make every library pay an indirection per character.
  */
-export function splitIntoFragments(text: string, seed = 7): string[] {
-  const fragments: string[] = [];
+export function seededFragments(text: string, seed = 7): string[] {
+  return splitIntoFragments(text, seededSizes(text.length, seed)).map(
+    (fragment) => JSON.parse(JSON.stringify(fragment)) as string,
+  );
+}
+
+/** Sizes of 1–24 from a linear congruential generator, as many as it takes to cover `length`. */
+function seededSizes(length: number, seed: number): number[] {
+  const sizes: number[] = [];
   let state = seed;
-  for (let index = 0; index < text.length; ) {
+  for (let covered = 0; covered < length; ) {
     state = (Math.imul(state, 1103515245) + 12345) >>> 0;
     const size = 1 + ((state >>> 16) % 24);
-    fragments.push(JSON.parse(JSON.stringify(text.slice(index, index + size))) as string);
-    index += size;
+    sizes.push(size);
+    covered += size;
   }
-  return fragments;
+  return sizes;
 }

@@ -1,6 +1,6 @@
-import { createTokenBatcher } from '../../functions/stream/create-token-batcher.js';
-import { encodeChatEvent } from '../../functions/stream/encode-chat-event.js';
-import { createToolInputParser } from '../../functions/stream/tool-input-parser.js';
+import { encodeChatEvent } from '../../functions/sse/sse-encoding.js';
+import { createTokenBatcher } from '../../functions/sse/sse-stream.js';
+import { createToolInputParser } from '../../functions/tool-input/tool-input-parser.js';
 
 const bytesOf = (text: string) => Buffer.byteLength(text, 'utf8');
 const tokenBytes = (content: string) =>

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { competitors, concatThenParse, readEveryCharacter } from './competitors.js';
-import { makeAnswerPayload, splitIntoFragments } from './make-answer-payload.js';
+import { makeAnswerPayload, seededFragments } from './make-answer-payload.js';
 import { measurePromptness } from './measure-promptness.js';
 import { measureSseOverhead } from './measure-sse-overhead.js';
 import { measureThroughput } from './measure-throughput.js';
@@ -31,7 +31,7 @@ export async function main(): Promise<void> {
   const lastMs = new Map<string, { ms: number; length: number }>();
   for (const [label, size] of SIZES) {
     const payload = makeAnswerPayload(size);
-    const fragments = splitIntoFragments(payload.text);
+    const fragments = seededFragments(payload.text);
     const bytes = Buffer.byteLength(payload.text);
     console.log(`## ${label}: ${bytes} bytes, ${fragments.length} fragments`);
     const ceilingMs = await measureThroughput(() => concatThenParse(fragments), {
@@ -80,7 +80,7 @@ export async function main(): Promise<void> {
   }
 
   const payload = makeAnswerPayload(4 * 1024);
-  const fragments = splitIntoFragments(payload.text);
+  const fragments = seededFragments(payload.text);
   console.log('## Promptness and surrogate safety, 4 KB answer (target: all zero)');
   console.log(
     '  late/early/wrong = fragments after which the shown advice lagged / ran ahead / was not a prefix',

@@ -1,8 +1,7 @@
 import type { ChatConfig, ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
 import { beginChat, streamChat } from '../chat/run-chat.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
-import { createSseStream } from '../stream/create-sse-stream.js';
-import { SSE_RESPONSE_HEADERS } from '../stream/sse-response-headers.js';
+import { createSseStream, SSE_RESPONSE_HEADERS } from '../sse/sse-stream.js';
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from './http.js';
 
 export interface ChatRouteDependencies {

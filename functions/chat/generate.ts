@@ -8,7 +8,7 @@ import {
   todoActionSchema,
 } from '../contract/answer.js';
 import type { ChatEvent } from '../contract/chat-events.js';
-import { createToolInputParser } from '../stream/tool-input-parser.js';
+import { createToolInputParser } from '../tool-input/tool-input-parser.js';
 import { normalizeIssueId } from './inquiry-rules.js';
 import {
   type ChatConfig,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
-import { scriptedAnswer, splitEvery } from '../support/scripted-answer.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
+import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
@@ -85,7 +86,7 @@ describe('chat failures end to end', () => {
   });
 
   it('stores what streamed before a mid-stream exception as failed', async () => {
-    const fragments = splitEvery(JSON.stringify(fullAnswer), 5);
+    const fragments = splitIntoFragments(JSON.stringify(fullAnswer), [5]);
     stack.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 12, delayMs: 0 });
     const response = await postChat(
       stack.url,
@@ -112,7 +113,7 @@ describe('chat failures end to end', () => {
     const json = JSON.stringify(fullAnswer);
     stack.bedrock.enqueueScript({
       kind: 'stream',
-      fragments: splitEvery(json.slice(0, 60), 4),
+      fragments: splitIntoFragments(json.slice(0, 60), [4]),
       stopReason: 'max_tokens',
       delayMs: 0,
     });

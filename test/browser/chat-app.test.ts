@@ -2,6 +2,8 @@
 // Callbacks passed to page.evaluate/waitForFunction run in the browser.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { Answer } from '../../functions/contract/answer.js';
+import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
 import {
   ask,
@@ -11,7 +13,7 @@ import {
   waitForAnswer,
 } from './support/chat-actions.js';
 import { startStreamRecording } from './support/record-stream.js';
-import { longAnswer, toFragments } from './support/scripted-answer.js';
+import { longAnswer } from './support/scripted-answer.js';
 
 const { open, storedConversation, bedrock } = registerBrowserHarness();
 
@@ -155,7 +157,7 @@ describe('the chat web app against the local stack', () => {
     const { page } = await open('browser-stop');
     bedrock().enqueueScript({
       kind: 'stream',
-      fragments: toFragments(longAnswer(60), 8),
+      fragments: splitIntoFragments(JSON.stringify(longAnswer(60)), [8]),
       delayMs: 60,
     });
     await ask(page, 'Salesforceにログインできない');
@@ -196,7 +198,7 @@ describe('the chat web app against the local stack', () => {
 
     bedrock().enqueueScript({
       kind: 'stream',
-      fragments: toFragments(longAnswer(12), 8),
+      fragments: splitIntoFragments(JSON.stringify(longAnswer(12)), [8]),
       delayMs: 40,
     });
     await page.getByRole('button', { name: '新しい会話' }).click();
@@ -271,7 +273,7 @@ describe('the chat web app against the local stack', () => {
     const { page, chatBodies } = await open('browser-retry');
     bedrock().enqueueScript({
       kind: 'stream',
-      fragments: toFragments(longAnswer(3), 8),
+      fragments: splitIntoFragments(JSON.stringify(longAnswer(3)), [8]),
       failAfter: 4,
     });
     await ask(page, 'Salesforceにログインできない');
@@ -315,12 +317,15 @@ describe('the chat web app against the local stack', () => {
     const { page, dialogs } = await open('browser-xss');
     bedrock().enqueueScript({
       kind: 'stream',
-      fragments: toFragments({
-        response_type: 'results',
-        general_advice:
-          '注意: <img src=x onerror=alert(1)> と [x](javascript:alert(1)) と <script>alert(2)</script> と [手順書](https://example.com/guide)',
-        results: [],
-      }),
+      fragments: splitIntoFragments(
+        JSON.stringify({
+          response_type: 'results',
+          general_advice:
+            '注意: <img src=x onerror=alert(1)> と [x](javascript:alert(1)) と <script>alert(2)</script> と [手順書](https://example.com/guide)',
+          results: [],
+        } satisfies Answer),
+        [12],
+      ),
     });
     await ask(page, 'Salesforceにログインできない');
     await waitForAnswer(page, 1);

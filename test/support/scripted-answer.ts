@@ -1,4 +1,5 @@
 import type { ModelScript } from '../../local/bedrock/model-script.js';
+import { splitIntoFragments } from './split-into-fragments.js';
 
 /** A model stream that answers with `answer` as tool-input fragments of `size` characters. */
 export function scriptedAnswer(
@@ -8,15 +9,8 @@ export function scriptedAnswer(
   const { size = 7, ...rest } = options;
   return {
     kind: 'stream',
-    fragments: splitEvery(JSON.stringify(answer), size),
+    fragments: splitIntoFragments(JSON.stringify(answer), [size]),
     delayMs: 0,
     ...rest,
   };
-}
-
-export function splitEvery(text: string, size: number): string[] {
-  const pieces: string[] = [];
-  for (let index = 0; index < text.length; index += size)
-    pieces.push(text.slice(index, index + size));
-  return pieces;
 }

@@ -1,17 +1,5 @@
 import type { Answer } from '../../../functions/contract/answer.js';
 
-/**
- * The tool input of `answer`, cut into `size`-character fragments as a model would stream it
- * (`ModelScript.fragments` for the local Bedrock endpoint).
- */
-export function toFragments(answer: Answer, size = 12): string[] {
-  const json = JSON.stringify(answer);
-  const fragments: string[] = [];
-  for (let start = 0; start < json.length; start += size)
-    fragments.push(json.slice(start, start + size));
-  return fragments;
-}
-
 /** A long results answer whose advice takes a while to stream (for stopping it midway). */
 export function longAnswer(paragraphs: number): Answer {
   const paragraph =

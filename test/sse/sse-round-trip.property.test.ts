@@ -2,12 +2,11 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from '../../functions/contract/chat-events.js';
-import { encodeChatEvent } from '../../functions/stream/encode-chat-event.js';
-import { encodeComment } from '../../functions/stream/encode-comment.js';
+import { encodeChatEvent, encodeComment } from '../../functions/sse/sse-encoding.js';
 import { readChatStream } from '../../web/src/chat/read-chat-stream.js';
+import { encodeUtf8, fakeFetch } from '../support/fake-fetch.js';
+import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { chatEvent } from './support/chat-event-arbitraries.js';
-import { encodeUtf8, fakeFetch } from './support/fake-fetch.js';
-import { splitBytesBySizes } from './support/split-at.js';
 
 /** What an independent, widely used SSE parser makes of the same text. */
 function decodeWithEventsourceParser(text: string): ChatEvent[] {
@@ -32,7 +31,7 @@ describe('SSE round trip', () => {
             .map((event) => encodeChatEvent(event) + (withHeartbeats ? encodeComment('ping') : ''))
             .join('');
           const decoded: ChatEvent[] = [];
-          const { fetch } = fakeFetch(splitBytesBySizes(encodeUtf8(text), sizes));
+          const { fetch } = fakeFetch(splitIntoFragments(encodeUtf8(text), sizes));
           await readChatStream({
             url: '/api/chat',
             body: {},

@@ -1,15 +1,74 @@
 import type { z } from 'zod';
-import type { JsonTokenHandler } from './json-token-handler.js';
-import { JsonTokenizer } from './json-tokenizer.js';
+import {
+  type JsonTokenHandler,
+  JsonTokenizer,
+  type ToolInputSyntaxError,
+} from './json-tokenizer.js';
 import { JsonValueBuilder, setOwnProperty } from './json-value-builder.js';
-import { TextDeltaBuffer } from './text-delta-buffer.js';
-import type {
-  ElementSchemas,
-  ToolInputEvent,
-  ToolInputParserOptions,
-  ToolInputResult,
-} from './tool-input-events.js';
-import { validateElement } from './validate-element.js';
+
+// The error type is created by the tokenizer; callers import the parser's whole API from here.
+export { ToolInputSyntaxError } from './json-tokenizer.js';
+
+/** Element schemas of the streamed array fields, by field name. */
+export type ElementSchemas = Readonly<Record<string, z.ZodType>>;
+
+/** Which top-level fields of the tool input stream, and how. */
+export interface ToolInputParserOptions<T extends string, A extends ElementSchemas> {
+  /**
+   * Top-level string fields whose text is emitted as `text` deltas while it arrives. A key that
+   * appears twice streams twice, while the value keeps the last one, as `JSON.parse` does.
+   */
+  readonly textFields: readonly T[];
+  /** Top-level array fields whose elements are emitted, validated, as soon as each one closes. */
+  readonly arrayFields: A;
+}
+
+/** Decoded text of a streamed field: whole characters only, at most one per field per fragment. */
+export interface ToolInputTextEvent<T extends string = string> {
+  type: 'text';
+  field: T;
+  delta: string;
+}
+
+/** A closed element of a streamed array that passed its schema; `value` is the schema's output. */
+export type ToolInputElementEvent<A extends ElementSchemas = ElementSchemas> = {
+  [F in keyof A & string]: { type: 'element'; field: F; index: number; value: z.output<A[F]> };
+}[keyof A & string];
+
+/** A closed element that failed its schema. It is skipped; the stream goes on. */
+export interface ToolInputInvalidElementEvent<A extends ElementSchemas = ElementSchemas> {
+  type: 'invalid_element';
+  field: keyof A & string;
+  /** Position in the array as written, counting invalid elements too. */
+  index: number;
+  value: unknown;
+  issues: readonly z.core.$ZodIssue[];
+}
+
+/** The input is not valid JSON; reported once, after which input is ignored. */
+export interface ToolInputErrorEvent {
+  type: 'error';
+  error: ToolInputSyntaxError;
+}
+
+/** Everything `write()` can report. */
+export type ToolInputEvent<T extends string = string, A extends ElementSchemas = ElementSchemas> =
+  | ToolInputTextEvent<T>
+  | ToolInputElementEvent<A>
+  | ToolInputInvalidElementEvent<A>
+  | ToolInputErrorEvent;
+
+/**
+ * What `end()` returns. Complete input: the parsed value, as `JSON.parse` would give it.
+ * Truncated or invalid input: the top-level object with its completed fields, the streamed text
+ * so far and the completed elements of streamed arrays; unfinished other fields are left out.
+ */
+export interface ToolInputResult {
+  value: unknown;
+  /** The input ended before the JSON value was closed (e.g. the model hit `max_tokens`). */
+  truncated: boolean;
+  error?: ToolInputSyntaxError;
+}
 
 /** Incremental parser of one tool input; see {@link createToolInputParser}. */
 export interface ToolInputParser<T extends string, A extends ElementSchemas> {
@@ -180,4 +239,67 @@ class StreamingToolInputParser<T extends string, A extends ElementSchemas>
       setOwnProperty(object, this.arrayField, builder.containerAt(1));
     return object;
   }
+}
+
+/**
+ * Collects the decoded text of one streamed string during a `write()` and hands it out as one
+ * delta. It holds back a trailing high surrogate until the next fragment: the low half may still
+ * come (raw, or as a second `\uXXXX` escape), and a delta must never split a surrogate pair.
+ */
+class TextDeltaBuffer {
+  /** All text handed out so far, for the final value. */
+  emitted = '';
+  private pending = '';
+  /** Last code unit appended (from the tokenizer, which read it anyway). */
+  private lastCode = 0;
+
+  reset(): void {
+    this.emitted = '';
+    this.pending = '';
+    this.lastCode = 0;
+  }
+
+  append(chunk: string, lastCode: number): void {
+    this.pending = this.pending === '' ? chunk : this.pending + chunk;
+    this.lastCode = lastCode;
+  }
+
+  /**
+   * Takes the pending text ('' when there is none). `final` is true when the string has closed,
+   * so nothing can follow a trailing high surrogate and it is handed out as it is (lone).
+   */
+  take(final: boolean): string {
+    let delta = this.pending;
+    if (delta === '') return '';
+    this.pending = '';
+    const last = this.lastCode;
+    if (!final && last >= 0xd800 && last <= 0xdbff) {
+      this.pending = delta.slice(-1);
+      delta = delta.slice(0, -1);
+    }
+    this.emitted += delta;
+    return delta;
+  }
+}
+
+/**
+ * Checks one closed array element against its schema and says what to emit. A schema that throws
+ * (a buggy refinement) counts as an invalid element: the parser must never throw.
+ */
+function validateElement(
+  schema: z.ZodType,
+  field: string,
+  index: number,
+  value: unknown,
+): ToolInputElementEvent | ToolInputInvalidElementEvent {
+  let outcome: ReturnType<z.ZodType['safeParse']>;
+  try {
+    outcome = schema.safeParse(value);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const issue = { code: 'custom', message, path: [], input: value } as z.core.$ZodIssue;
+    return { type: 'invalid_element', field, index, value, issues: [issue] };
+  }
+  if (outcome.success) return { type: 'element', field, index, value: outcome.data };
+  return { type: 'invalid_element', field, index, value, issues: outcome.error.issues };
 }

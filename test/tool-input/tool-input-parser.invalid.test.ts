@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ToolInputSyntaxError } from '../../functions/stream/tool-input-syntax-error.js';
-import { answerLike } from './support/answer-arbitraries.js';
+import { ToolInputSyntaxError } from '../../functions/tool-input/tool-input-parser.js';
+import { answerLike } from '../support/answer-arbitraries.js';
+import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { invalidJsonCorpus } from './support/invalid-json-corpus.js';
 import { runParser } from './support/run-tool-input-parser.js';
 import { serializeJson } from './support/serialize-json.js';
-import { splitBySizes } from './support/split-at.js';
 
 describe('createToolInputParser on invalid JSON', () => {
   it('has a corpus of at least 50 cases that JSON.parse rejects too', () => {
@@ -19,7 +19,7 @@ describe('createToolInputParser on invalid JSON', () => {
     'reports %s as a typed error at its position',
     (_name, text, position) => {
       for (const sizes of [[text.length], [1], [2, 3]]) {
-        const { writes, result } = runParser([...splitBySizes(text, sizes), '"more input"']);
+        const { writes, result } = runParser([...splitIntoFragments(text, sizes), '"more input"']);
         const errors = writes.flat().filter((event) => event.type === 'error');
         expect(errors).toHaveLength(1);
         expect(writes.at(-1)).toEqual([]); // input after the error is ignored

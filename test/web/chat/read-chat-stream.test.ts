@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
-import { encodeChatEvent } from '../../functions/stream/encode-chat-event.js';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import { encodeChatEvent } from '../../../functions/sse/sse-encoding.js';
 import {
   ChatHttpError,
   type InvalidChatEvent,
   readChatStream,
-} from '../../web/src/chat/read-chat-stream.js';
-import { encodeUtf8, fakeFetch } from './support/fake-fetch.js';
+} from '../../../web/src/chat/read-chat-stream.js';
+import { encodeUtf8, fakeFetch } from '../../support/fake-fetch.js';
 
 async function read(chunks: readonly string[], init?: Parameters<typeof fakeFetch>[1]) {
   const events: ChatEvent[] = [];

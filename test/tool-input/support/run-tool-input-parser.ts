@@ -1,9 +1,9 @@
 import { ticketResultSchema, todoActionSchema } from '../../../functions/contract/answer.js';
-import type {
-  ToolInputEvent,
-  ToolInputResult,
-} from '../../../functions/stream/tool-input-events.js';
-import { createToolInputParser } from '../../../functions/stream/tool-input-parser.js';
+import {
+  createToolInputParser,
+  type ToolInputEvent,
+  type ToolInputResult,
+} from '../../../functions/tool-input/tool-input-parser.js';
 
 export const TEXT_FIELDS = ['general_advice', 'mail_draft'] as const;
 export const ARRAY_FIELDS = { results: ticketResultSchema, todo_actions: todoActionSchema };

@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   ChatEventValidationError,
   encodeChatEvent,
-} from '../../functions/stream/encode-chat-event.js';
-import { encodeComment } from '../../functions/stream/encode-comment.js';
-import { encodeSseEvent } from '../../functions/stream/encode-sse-event.js';
-import { SSE_RESPONSE_HEADERS } from '../../functions/stream/sse-response-headers.js';
+  encodeComment,
+  encodeSseEvent,
+} from '../../functions/sse/sse-encoding.js';
 
 describe('encodeChatEvent', () => {
   it('frames a token event', () => {
@@ -65,16 +64,5 @@ describe('encodeComment', () => {
     expect(encodeComment('ping')).toBe(': ping\n\n');
     expect(encodeComment()).toBe(':\n\n');
     expect(encodeComment('a\nb')).toBe(': a\n: b\n\n');
-  });
-});
-
-describe('SSE_RESPONSE_HEADERS', () => {
-  it('declares an uncompressed, unbuffered UTF-8 event stream', () => {
-    expect(SSE_RESPONSE_HEADERS).toEqual({
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    });
-    expect(Object.keys(SSE_RESPONSE_HEADERS)).not.toContain('content-encoding');
   });
 });

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { answerLike, fragmentSizes, wrongTypes } from './support/answer-arbitraries.js';
+import { answerLike, fragmentSizes, wrongTypes } from '../support/answer-arbitraries.js';
+import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { completedLengths } from './support/decode-completed-prefix.js';
 import { ARRAY_FIELDS, runParser, TEXT_FIELDS } from './support/run-tool-input-parser.js';
 import { type Serialized, serializeJson } from './support/serialize-json.js';
-import { splitBySizes } from './support/split-at.js';
 
 const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
 const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
@@ -17,7 +17,7 @@ function check(condition: boolean, message: string): void {
 /** Runs the parser over one fragmentation of `serialized` and checks every streaming promise. */
 function checkStreaming({ text, members }: Serialized, sizes: readonly number[]): void {
   const expected = JSON.parse(text) as unknown;
-  const fragments = splitBySizes(text, sizes);
+  const fragments = splitIntoFragments(text, sizes);
   const { writes, result } = runParser(fragments);
   let total = 0;
   const fragmentEnds = fragments.map((fragment) => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSseParser, type SseMessage } from '../../web/src/chat/sse-parser.js';
+import { createSseParser, type SseMessage } from '../../../web/src/chat/sse-parser.js';
 
 function parse(chunks: readonly string[]) {
   const events: SseMessage[] = [];

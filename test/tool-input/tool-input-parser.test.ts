@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolInputParser } from '../../functions/stream/tool-input-parser.js';
+import { createToolInputParser } from '../../functions/tool-input/tool-input-parser.js';
 import { createAnswerParser, runParser } from './support/run-tool-input-parser.js';
 
 const ticket = { issue_id: '1234', subject: 'VPN', summary: 'VPN drops', resolution: 'New cert' };

@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { answerLikeScaled } from './support/answer-arbitraries.js';
+import { answerLikeScaled } from '../support/answer-arbitraries.js';
+import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { completedLengths } from './support/decode-completed-prefix.js';
 import { ARRAY_FIELDS, runParser, TEXT_FIELDS } from './support/run-tool-input-parser.js';
 import { type Serialized, serializeJson } from './support/serialize-json.js';
-import { splitBySizes } from './support/split-at.js';
 
 /**
  * What a truncated answer may report after `cut` characters: completed members, the streamed
@@ -59,7 +59,7 @@ describe('createToolInputParser on truncated input', () => {
         const partialAt = partialsOf(serialized);
         const firstBrace = text.indexOf('{');
         for (let cut = 0; cut < trimmed.length; cut++) {
-          const { result } = runParser(splitBySizes(text.slice(0, cut), sizes));
+          const { result } = runParser(splitIntoFragments(text.slice(0, cut), sizes));
           if (result.truncated !== true || result.error !== undefined) {
             throw new Error(`cut ${cut}: ${JSON.stringify(result)}`);
           }

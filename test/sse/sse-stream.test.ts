@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSseStream } from '../../functions/stream/create-sse-stream.js';
+import { createSseStream, SSE_RESPONSE_HEADERS } from '../../functions/sse/sse-stream.js';
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   let text = '';
@@ -86,5 +86,16 @@ describe('createSseStream', () => {
     sse.send({ event: 'token', data: { content: 'pending' } });
     await sse.stream.cancel();
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('SSE_RESPONSE_HEADERS', () => {
+  it('declares an uncompressed, unbuffered UTF-8 event stream', () => {
+    expect(SSE_RESPONSE_HEADERS).toEqual({
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    });
+    expect(Object.keys(SSE_RESPONSE_HEADERS)).not.toContain('content-encoding');
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
-import { trickyText } from './answer-arbitraries.js';
+import { trickyText } from '../../support/answer-arbitraries.js';
 
 /** Text for SSE payloads: everything, including CR, LF, U+2028 and astral characters. */
 const text = trickyText(30);
