@@ -5,7 +5,7 @@
  *   parameters (a retried POST, or our own retry at a newer version).
  * - `retry`: the version moved, the conversation vanished, or a concurrent transaction or throttle
  *   got in the way — re-read and try again.
- * - `other-condition`: a condition on another item failed (e.g. the turn to update is missing).
+ * - `other-condition`: a condition on another item failed.
  * - `unknown`: not ours to translate; rethrow.
  *
  * The JS SDK v3 exposes `CancellationReasons` on `TransactionCanceledException`, ordered like

@@ -29,8 +29,6 @@ export interface VersionedCommit<T> {
   plan(state: ConversationItem | undefined): CommitPlan<T>;
   /** The earlier result for this idempotency key, or undefined when there is none. */
   duplicate?(): Promise<T | undefined>;
-  /** Error for a failed condition on an item other than the conversation and the marker. */
-  otherConditionFailed?(): Error;
 }
 
 /**
@@ -81,9 +79,7 @@ export async function commitWithVersion<T>(
         if (commit.conversationId !== undefined) current = conversationFromCancellation(error, 0);
         continue;
       }
-      if (failure === 'other-condition') {
-        throw commit.otherConditionFailed?.() ?? new ConversationConflictError({ cause: error });
-      }
+      if (failure === 'other-condition') throw new ConversationConflictError({ cause: error });
       throw error;
     }
   }

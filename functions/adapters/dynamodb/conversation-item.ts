@@ -6,7 +6,7 @@ export interface ConversationItem {
   readonly conversationId: string;
   readonly title: string;
   readonly createdAt: string;
-  /** Last append (the sidebar order); rename and status changes do not move it. */
+  /** Last append (the sidebar order); a rename does not move it. */
   readonly updatedAt: string;
   readonly version: number;
   readonly turnCount: number;

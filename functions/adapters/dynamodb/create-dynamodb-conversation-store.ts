@@ -9,7 +9,6 @@ import { type BackoffOptions, jitteredBackoff } from './jittered-backoff.js';
 import { listConversations } from './list-conversations.js';
 import { loadConversation } from './load-conversation.js';
 import { renameConversation } from './rename-conversation.js';
-import { setTurnStatus } from './set-turn-status.js';
 import { isStopRequested, requestStop } from './stop-request.js';
 import type { StoreContext, StoreHooks } from './store-context.js';
 import type { ConversationTableNames } from './table-definitions.js';
@@ -78,7 +77,6 @@ export function createDynamoDbConversationStore(
     listConversations: (owner, listOptions) => listConversations(context, owner, listOptions),
     renameConversation: (owner, id, title) => renameConversation(context, owner, id, title),
     deleteConversation: (owner, id) => deleteConversation(context, owner, id),
-    setTurnStatus: (owner, id, seq, status) => setTurnStatus(context, owner, id, seq, status),
     requestStop: (owner, id) => requestStop(context, owner, id),
     isStopRequested: (owner, id, since) => isStopRequested(context, owner, id, since),
   };

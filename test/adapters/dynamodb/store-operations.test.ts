@@ -287,21 +287,6 @@ describe('createDynamoDbConversationStore', () => {
     });
   });
 
-  describe('setTurnStatus', () => {
-    it('changes one turn and bumps the version; a turn that does not exist is not-found', async () => {
-      const store = createStore(t);
-      const { conversation } = await store.appendUserTurn(alice, { text: 'q' });
-      const { conversationId } = conversation;
-      const updated = await store.setTurnStatus(alice, conversationId, 1, 'stopped');
-      expect(updated.version).toBe(conversation.version + 1);
-      const { turns } = await createStore(t).loadConversation(alice, conversationId);
-      expect(turns[0]?.status).toBe('stopped');
-      await expect(store.setTurnStatus(alice, conversationId, 2, 'failed')).rejects.toMatchObject({
-        name: 'ConversationNotFoundError',
-      });
-    });
-  });
-
   describe('stop requests', () => {
     it('flags a stop for generations started before it, without bumping the version', async () => {
       const time = clock();
