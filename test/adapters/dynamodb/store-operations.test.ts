@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { turnSizeLimits } from '../../../functions/adapters/dynamodb/turn-size-limits.js';
+import { turnSizeLimits } from '../../../functions/adapters/dynamodb/conversation-items.js';
 import type { Answer } from '../../../functions/chat/answer-schema.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, createStore } from './store-fixture.js';
