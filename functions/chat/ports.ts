@@ -81,12 +81,6 @@ export interface ConversationStore {
     title: string,
   ): Promise<ConversationSummary>;
   deleteConversation(owner: Owner, conversationId: string): Promise<void>;
-  setTurnStatus(
-    owner: Owner,
-    conversationId: string,
-    seq: number,
-    status: TurnStatus,
-  ): Promise<ConversationSummary>;
   /** Ask whatever is generating in this conversation to stop (polled by `isStopRequested`). Does not bump `version`. */
   requestStop(owner: Owner, conversationId: string): Promise<void>;
   /** True when a stop was requested after `since` (ISO time the generation started). */

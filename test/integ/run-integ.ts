@@ -37,7 +37,7 @@ import {
   clientMessageKeyOf,
   conversationKeyOf,
   ownerIdOf,
-} from '../../functions/adapters/dynamodb/conversation-keys.js';
+} from '../../functions/adapters/dynamodb/conversation-items.js';
 import { stackOutputNames } from '../../lib/service-desk-stack.js';
 
 interface CdkContext {

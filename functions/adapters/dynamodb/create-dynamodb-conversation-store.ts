@@ -1,19 +1,17 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ConversationStore } from '../../chat/ports.js';
-import { appendAssistantTurn } from './append-assistant-turn.js';
-import { appendUserTurn } from './append-user-turn.js';
-import { deleteConversation } from './delete-conversation.js';
-import { getConversation } from './get-conversation.js';
-import { type BackoffOptions, jitteredBackoff } from './jittered-backoff.js';
-import { listConversations } from './list-conversations.js';
-import { loadConversation } from './load-conversation.js';
-import { renameConversation } from './rename-conversation.js';
-import { setTurnStatus } from './set-turn-status.js';
-import { isStopRequested, requestStop } from './stop-request.js';
-import type { StoreContext, StoreHooks } from './store-context.js';
+import { appendAssistantTurn, appendUserTurn } from './append-turn.js';
+import {
+  deleteConversation,
+  isStopRequested,
+  renameConversation,
+  requestStop,
+} from './change-conversation.js';
+import { getConversation, listConversations, loadConversation } from './read-conversations.js';
 import type { ConversationTableNames } from './table-definitions.js';
-import { createTurnCache } from './turn-cache.js';
+import { createTurnCache, type TurnCache } from './turn-cache.js';
+import { type BackoffOptions, jitteredBackoff } from './versioned-commit.js';
 
 export interface DynamoDbConversationStoreOptions {
   /** Created once per container and shared; a plain client is wrapped in a document client. */
@@ -37,6 +35,32 @@ export interface DynamoDbConversationStoreOptions {
   readonly clientRequestTokens?: boolean;
   /** Test seams; see `StoreHooks`. */
   readonly hooks?: StoreHooks;
+}
+
+/** Test seams. Production code passes none. */
+export interface StoreHooks {
+  /**
+   * Runs after the expected version was read and before the transaction that depends on it is
+   * sent — lets a test pause a writer exactly where a concurrent commit can overtake it.
+   */
+  beforeCommit?(context: {
+    readonly conversationId: string | undefined;
+    readonly expectedVersion: number | undefined;
+    readonly attempt: number;
+  }): Promise<void> | void;
+}
+
+/** Everything the store's operations share; built once by `createDynamoDbConversationStore`. */
+export interface StoreContext {
+  readonly documents: DynamoDBDocumentClient;
+  readonly tables: ConversationTableNames;
+  readonly cache: TurnCache;
+  readonly now: () => Date;
+  readonly retentionSeconds: number;
+  readonly maxAttempts: number;
+  readonly backoff: (attempt: number) => Promise<void>;
+  readonly clientRequestTokens: boolean;
+  readonly hooks: StoreHooks;
 }
 
 /**
@@ -78,7 +102,6 @@ export function createDynamoDbConversationStore(
     listConversations: (owner, listOptions) => listConversations(context, owner, listOptions),
     renameConversation: (owner, id, title) => renameConversation(context, owner, id, title),
     deleteConversation: (owner, id) => deleteConversation(context, owner, id),
-    setTurnStatus: (owner, id, seq, status) => setTurnStatus(context, owner, id, seq, status),
     requestStop: (owner, id) => requestStop(context, owner, id),
     isStopRequested: (owner, id, since) => isStopRequested(context, owner, id, since),
   };

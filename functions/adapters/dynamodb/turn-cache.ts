@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ConversationItem } from './conversation-item.js';
-import type { TurnItem } from './turn-item.js';
+import type { ConversationItem, TurnItem } from './conversation-items.js';
 
 /** The turns of one conversation exactly as they were at `conversation.version`. */
 export interface CachedConversation {
@@ -12,6 +11,11 @@ export interface TurnCache {
   get(key: string): CachedConversation | undefined;
   set(key: string, entry: CachedConversation): void;
   delete(key: string): void;
+}
+
+/** The cache key: owner and conversation, so one owner's entry is never another's hit. */
+export function cacheKeyOf(ownerId: string, conversationId: string): string {
+  return `${ownerId}\n${conversationId}`;
 }
 
 /** Per-entry bookkeeping the byte count cannot see (object headers, numbers, key strings). */

@@ -37,7 +37,6 @@ describe('owner isolation', () => {
         }),
     ],
     ['rename', () => store.renameConversation(bob, conversationId, 'mine now')],
-    ['set a turn status', () => store.setTurnStatus(bob, conversationId, 1, 'failed')],
     ['request a stop', () => store.requestStop(bob, conversationId)],
     [
       'ask whether stopped',

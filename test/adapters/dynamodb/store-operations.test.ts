@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { turnSizeLimits } from '../../../functions/adapters/dynamodb/turn-size-limits.js';
+import { turnSizeLimits } from '../../../functions/adapters/dynamodb/conversation-items.js';
 import type { Answer } from '../../../functions/contract/answer.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, createStore } from './store-fixture.js';
@@ -282,21 +282,6 @@ describe('createDynamoDbConversationStore', () => {
       expect(again.duplicate).toBe(false);
       expect(again.conversation.conversationId).not.toBe(conversationId);
       await expect(store.deleteConversation(alice, conversationId)).rejects.toMatchObject({
-        name: 'ConversationNotFoundError',
-      });
-    });
-  });
-
-  describe('setTurnStatus', () => {
-    it('changes one turn and bumps the version; a turn that does not exist is not-found', async () => {
-      const store = createStore(t);
-      const { conversation } = await store.appendUserTurn(alice, { text: 'q' });
-      const { conversationId } = conversation;
-      const updated = await store.setTurnStatus(alice, conversationId, 1, 'stopped');
-      expect(updated.version).toBe(conversation.version + 1);
-      const { turns } = await createStore(t).loadConversation(alice, conversationId);
-      expect(turns[0]?.status).toBe('stopped');
-      await expect(store.setTurnStatus(alice, conversationId, 2, 'failed')).rejects.toMatchObject({
         name: 'ConversationNotFoundError',
       });
     });

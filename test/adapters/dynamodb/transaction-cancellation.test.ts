@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyCommitFailure } from '../../../functions/adapters/dynamodb/classify-commit-failure.js';
+import { classifyCommitFailure } from '../../../functions/adapters/dynamodb/versioned-commit.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 
 /** Pins what the JS SDK v3 really exposes on a cancelled transaction, against DynamoDB Local. */

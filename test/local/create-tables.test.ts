@@ -1,7 +1,7 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTables } from '../../../local/create-tables.js';
-import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
+import { createTables } from '../../local/create-tables.js';
+import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
 
 describe('createTables', () => {
   let t: TestTables;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTables } from '../../../local/create-tables.js';
-import { JAVA_REQUIRED_MESSAGE, startDynamoDbLocal } from '../../../local/dynamodb-local.js';
+import { createTables } from '../../local/create-tables.js';
+import { JAVA_REQUIRED_MESSAGE, startDynamoDbLocal } from '../../local/dynamodb-local.js';
 
 describe('startDynamoDbLocal', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-'));

@@ -1,0 +1,278 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import {
+  openInquiryAfterAssistantTurn,
+  placeUserTurn,
+  titleFromText,
+} from '../../chat/inquiry-rules.js';
+import {
+  type AppendAssistantTurnInput,
+  type AppendResult,
+  type AppendUserTurnInput,
+  ConversationNotFoundError,
+  type Owner,
+  type Turn,
+} from '../../chat/ports.js';
+import {
+  assertTurnFits,
+  type ConversationItem,
+  clientMessageKeyOf,
+  clientRequestTokenOf,
+  conversationKeyOf,
+  expiresAtFrom,
+  isConversationId,
+  ownerIdOf,
+  type TurnItem,
+  toConversationSummary,
+  toTurn,
+} from './conversation-items.js';
+import type { StoreContext } from './create-dynamodb-conversation-store.js';
+import { advanceCachedConversation, cacheKeyOf } from './turn-cache.js';
+import {
+  type CommitPlan,
+  commitWithVersion,
+  readConversationItem,
+  type TransactItem,
+  updateConversationAtVersion,
+} from './versioned-commit.js';
+
+/**
+ * Stores what the user said. The inquiry is decided by the core's `placeUserTurn` from the state
+ * being committed against, so a concurrent answer cannot slip between decision and write. Without
+ * `conversationId` the conversation is created in the same commit.
+ */
+export async function appendUserTurn(
+  context: StoreContext,
+  owner: Owner,
+  input: AppendUserTurnInput,
+): Promise<AppendResult> {
+  const ownerId = ownerIdOf(owner);
+  assertTurnFits(input.text, undefined);
+  if (input.conversationId !== undefined && !isConversationId(input.conversationId)) {
+    throw new ConversationNotFoundError();
+  }
+  const { clientMessageId } = input;
+  return commitWithVersion(context, {
+    ownerId,
+    ...(input.conversationId !== undefined ? { conversationId: input.conversationId } : {}),
+    plan(state) {
+      const now = context.now();
+      const placement = placeUserTurn(state?.openInquiryId, () => ulid(now.getTime()));
+      return planAppend(context, {
+        ownerId,
+        conversationId: input.conversationId ?? ulid(now.getTime()),
+        state,
+        title: titleFromText(input.text),
+        turn: {
+          role: 'user',
+          kind: placement.kind,
+          inquiryId: placement.inquiryId,
+          text: input.text,
+          status: 'complete',
+          ...(clientMessageId !== undefined ? { clientMessageId } : {}),
+        },
+        openInquiryIdAfter: placement.openInquiryIdAfter,
+        now,
+      });
+    },
+    ...(clientMessageId !== undefined
+      ? { duplicate: () => findDuplicateTurn(context, ownerId, clientMessageId) }
+      : {}),
+  });
+}
+
+/**
+ * Stores the assistant's answer; the open inquiry afterwards is the core's
+ * `openInquiryAfterAssistantTurn`, applied to the version being committed.
+ */
+export async function appendAssistantTurn(
+  context: StoreContext,
+  owner: Owner,
+  input: AppendAssistantTurnInput,
+): Promise<AppendResult> {
+  const ownerId = ownerIdOf(owner);
+  // Round-trip through JSON: validates the size as stored and drops `undefined` fields.
+  const resultJson = input.result === undefined ? undefined : JSON.stringify(input.result);
+  assertTurnFits(input.text, resultJson);
+  if (!isConversationId(input.conversationId)) throw new ConversationNotFoundError();
+  const result = resultJson === undefined ? undefined : JSON.parse(resultJson);
+  return commitWithVersion(context, {
+    ownerId,
+    conversationId: input.conversationId,
+    plan(state) {
+      return planAppend(context, {
+        ownerId,
+        conversationId: input.conversationId,
+        state,
+        title: '',
+        turn: {
+          role: 'assistant',
+          kind: input.kind,
+          inquiryId: input.inquiryId,
+          text: input.text,
+          ...(result !== undefined ? { result } : {}),
+          status: input.status,
+          ...(input.modelId ? { modelId: input.modelId } : {}),
+        },
+        openInquiryIdAfter: openInquiryAfterAssistantTurn(state?.openInquiryId, input),
+        now: context.now(),
+      });
+    },
+  });
+}
+
+interface AppendSpec {
+  readonly ownerId: string;
+  readonly conversationId: string;
+  /** The row the commit is conditioned on; undefined creates the conversation. */
+  readonly state: ConversationItem | undefined;
+  /** Title of a conversation created by this append. */
+  readonly title: string;
+  readonly turn: Omit<Turn, 'seq' | 'createdAt'>;
+  /** `openInquiryId` once this turn is committed (undefined closes the inquiry). */
+  readonly openInquiryIdAfter: string | undefined;
+  readonly now: Date;
+}
+
+/**
+ * One append as one transaction: the conversation row (version and turnCount bumped, conditioned
+ * on the version read — or created, conditioned on absence), the turn at `seq = turnCount + 1`
+ * (attribute_not_exists), and for a `clientMessageId` its idempotency marker (attribute_not_exists).
+ * The sequence number is decided by the same condition as the version, so numbering order is
+ * commit order and two writers can never both take a number.
+ */
+function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendResult> {
+  const { ownerId, conversationId, state, now } = spec;
+  const createdAt = now.toISOString();
+  const expiresAt = expiresAtFrom(context, now);
+  const seq = (state?.turnCount ?? 0) + 1;
+  const activity = {
+    turnCount: seq,
+    updatedAt: createdAt,
+    expiresAt,
+    openInquiryId: spec.openInquiryIdAfter,
+  };
+  let conversationWrite: TransactItem;
+  let after: ConversationItem;
+  if (state) {
+    ({ item: conversationWrite, after } = updateConversationAtVersion(context, state, activity));
+  } else {
+    after = withoutUndefined({
+      ownerId,
+      conversationId,
+      title: spec.title,
+      createdAt,
+      version: 1,
+      ...activity,
+    });
+    conversationWrite = {
+      Put: {
+        TableName: context.tables.conversations,
+        Item: after,
+        ConditionExpression: 'attribute_not_exists(ownerId)',
+      },
+    };
+  }
+  const turnItem: TurnItem = withoutUndefined({
+    conversationKey: conversationKeyOf(ownerId, conversationId),
+    seq,
+    ...spec.turn,
+    createdAt,
+    expiresAt,
+  });
+  const items: TransactItem[] = [
+    conversationWrite,
+    {
+      Put: {
+        TableName: context.tables.turns,
+        Item: turnItem,
+        ConditionExpression: 'attribute_not_exists(conversationKey)',
+      },
+    },
+  ];
+  const clientMessageId = spec.turn.clientMessageId;
+  if (clientMessageId !== undefined) {
+    items.push({
+      Put: {
+        TableName: context.tables.turns,
+        Item: {
+          ...clientMessageKeyOf(ownerId, clientMessageId),
+          conversationId,
+          turnSeq: seq,
+          expiresAt,
+        },
+        ConditionExpression: 'attribute_not_exists(conversationKey)',
+      },
+    });
+  }
+  return {
+    items,
+    ...(clientMessageId !== undefined
+      ? { markerIndex: 2, clientRequestToken: clientRequestTokenOf(ownerId, clientMessageId) }
+      : {}),
+    committed() {
+      const key = cacheKeyOf(ownerId, conversationId);
+      if (state) {
+        advanceCachedConversation(context.cache, key, state.version, after, (turns) => [
+          ...turns,
+          turnItem,
+        ]);
+      } else {
+        context.cache.set(key, { conversation: after, turns: [turnItem] });
+      }
+      return {
+        conversation: toConversationSummary(after),
+        turn: toTurn(turnItem),
+        duplicate: false,
+      };
+    },
+  };
+}
+
+/** DynamoDB rejects `undefined` attribute values; optional fields are simply left out. */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}
+
+interface ClientMessageMarker {
+  readonly conversationId: string;
+  readonly turnSeq: number;
+}
+
+/**
+ * The turn an earlier request stored for this owner's `clientMessageId`, found through its
+ * idempotency marker; `undefined` when there is no marker (the message was never stored).
+ */
+async function findDuplicateTurn(
+  context: StoreContext,
+  ownerId: string,
+  clientMessageId: string,
+): Promise<AppendResult | undefined> {
+  const { Item } = await context.documents.send(
+    new GetCommand({
+      TableName: context.tables.turns,
+      Key: clientMessageKeyOf(ownerId, clientMessageId),
+      ConsistentRead: true,
+    }),
+  );
+  const marker = Item as ClientMessageMarker | undefined;
+  if (!marker) return undefined;
+  const conversation = await readConversationItem(context, ownerId, marker.conversationId);
+  const turn = conversation
+    ? ((
+        await context.documents.send(
+          new GetCommand({
+            TableName: context.tables.turns,
+            Key: {
+              conversationKey: conversationKeyOf(ownerId, marker.conversationId),
+              seq: marker.turnSeq,
+            },
+            ConsistentRead: true,
+          }),
+        )
+      ).Item as TurnItem | undefined)
+    : undefined;
+  // The conversation was deleted between the marker check and now.
+  if (!conversation || !turn) throw new ConversationNotFoundError();
+  return { conversation: toConversationSummary(conversation), turn: toTurn(turn), duplicate: true };
+}

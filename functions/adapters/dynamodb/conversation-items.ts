@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import {
+  ConversationNotFoundError,
+  type ConversationSummary,
+  type Owner,
+  ownerKey,
+  type Turn,
+  TurnTooLargeError,
+} from '../../chat/ports.js';
+import type { StoreContext } from './create-dynamodb-conversation-store.js';
+
+/**
+ * The conversation store's items as stored: the rows of the two tables (`table-definitions.ts`),
+ * their keys, their retention and their size limits.
+ */
+
+// --- Rows ----------------------------------------------------------------------------------------
+
+/** A `Conversations` row as stored. */
+export interface ConversationItem {
+  readonly ownerId: string;
+  readonly conversationId: string;
+  readonly title: string;
+  readonly createdAt: string;
+  /** Last append (the sidebar order); a rename does not move it. */
+  readonly updatedAt: string;
+  readonly version: number;
+  readonly turnCount: number;
+  readonly openInquiryId?: string;
+  /** ISO time of the last stop request; a control flag, not history, so it never bumps `version`. */
+  readonly stopRequestedAt?: string;
+  /** TTL, epoch seconds. */
+  readonly expiresAt: number;
+}
+
+export function toConversationSummary(item: ConversationItem): ConversationSummary {
+  return {
+    conversationId: item.conversationId,
+    title: item.title,
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+    version: item.version,
+    turnCount: item.turnCount,
+    ...(item.openInquiryId ? { openInquiryId: item.openInquiryId } : {}),
+  };
+}
+
+/** A `Turns` row as stored: the domain turn plus its keys and TTL. */
+export interface TurnItem extends Turn {
+  readonly conversationKey: string;
+  /** TTL, epoch seconds: a turn is kept `retentionDays` after it was written. */
+  readonly expiresAt: number;
+}
+
+export function toTurn(item: TurnItem): Turn {
+  const { conversationKey: _key, expiresAt: _expiresAt, ...turn } = item;
+  return turn;
+}
+
+// --- Keys ----------------------------------------------------------------------------------------
+
+const ulidPattern = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * The partition key of an owner's conversations. Rejects owners whose parts contain `#`: with one,
+ * `a#b` + `c` and `a` + `b#c` would share a key, and one user could read another's history.
+ */
+export function ownerIdOf(owner: Owner): string {
+  if (owner.tenantId.includes('#') || owner.userId.includes('#') || !owner.userId) {
+    throw new Error('Owner ids must be non-empty and must not contain "#"');
+  }
+  return ownerKey(owner);
+}
+
+/** True for a well-formed conversation id (ULID). Anything else cannot exist: callers answer not-found. */
+export function isConversationId(value: string): boolean {
+  return ulidPattern.test(value);
+}
+
+/**
+ * The owner key of an existing-conversation operation. A malformed id cannot exist, so it is
+ * not-found — the same answer as a missing or foreign conversation.
+ */
+export function ownerIdForConversation(owner: Owner, conversationId: string): string {
+  const ownerId = ownerIdOf(owner);
+  if (!isConversationId(conversationId)) throw new ConversationNotFoundError();
+  return ownerId;
+}
+
+/** Partition key of a conversation's turns: `ownerId#conversationId` — the owner is part of every key. */
+export function conversationKeyOf(ownerId: string, conversationId: string): string {
+  return `${ownerId}#${conversationId}`;
+}
+
+/**
+ * Key of the idempotency marker for one owner's `clientMessageId`, in the Turns table at seq 0.
+ * The id is hashed: any client string fits, and the key can never look like a conversation key
+ * (those end in a ULID).
+ */
+export function clientMessageKeyOf(ownerId: string, clientMessageId: string) {
+  const digest = createHash('sha256').update(clientMessageId).digest('base64url');
+  return { conversationKey: `${ownerId}#client-message#${digest}`, seq: 0 };
+}
+
+/**
+ * `ClientRequestToken` for a `clientMessageId` (at most 36 characters). Tokens are account-wide,
+ * so the owner is hashed in: two users picking the same id never share a token.
+ */
+export function clientRequestTokenOf(ownerId: string, clientMessageId: string): string {
+  return createHash('sha256').update(`${ownerId}\n${clientMessageId}`).digest('hex').slice(0, 36);
+}
+
+// --- Retention -----------------------------------------------------------------------------------
+
+/** TTL value for an item written now: epoch seconds, `retentionDays` ahead. */
+export function expiresAtFrom(context: StoreContext, now: Date): number {
+  return Math.floor(now.getTime() / 1000) + context.retentionSeconds;
+}
+
+export function nowSeconds(context: StoreContext): number {
+  return Math.floor(context.now().getTime() / 1000);
+}
+
+/**
+ * Items whose TTL has passed. DynamoDB deletes expired items lazily (within days), so reads drop
+ * them themselves: retention means the same thing whether or not the sweeper has run.
+ */
+export function isExpired(item: { readonly expiresAt?: number }, nowSeconds: number): boolean {
+  return item.expiresAt !== undefined && item.expiresAt <= nowSeconds;
+}
+
+// --- Sizes ---------------------------------------------------------------------------------------
+
+/**
+ * Size limits checked before any write, so DynamoDB's 400 KB item limit is never met at run time
+ * (it would cancel the whole transaction). Text + result + keys and attribute names stay well
+ * below 400 KB. Bytes are UTF-8: a Japanese character is 3 bytes.
+ */
+export const turnSizeLimits = {
+  textBytes: 100_000,
+  resultBytes: 250_000,
+  titleCharacters: 200,
+} as const;
+
+/** Throws `TurnTooLargeError` when a turn's text or structured result is too large to store. */
+export function assertTurnFits(text: string, resultJson: string | undefined): void {
+  const textBytes = Buffer.byteLength(text, 'utf8');
+  if (textBytes > turnSizeLimits.textBytes) {
+    throw new TurnTooLargeError(
+      `Message is ${textBytes} bytes (UTF-8); the limit is ${turnSizeLimits.textBytes} bytes`,
+    );
+  }
+  const resultBytes = resultJson === undefined ? 0 : Buffer.byteLength(resultJson, 'utf8');
+  if (resultBytes > turnSizeLimits.resultBytes) {
+    throw new TurnTooLargeError(
+      `Answer is ${resultBytes} bytes as JSON; the limit is ${turnSizeLimits.resultBytes} bytes`,
+    );
+  }
+}
+
+/** Throws `TurnTooLargeError` for a title longer than the sidebar can hold. */
+export function assertTitleFits(title: string): void {
+  const length = Array.from(title).length;
+  if (length > turnSizeLimits.titleCharacters) {
+    throw new TurnTooLargeError(
+      `Title is ${length} characters; the limit is ${turnSizeLimits.titleCharacters}`,
+    );
+  }
+}

@@ -1,0 +1,169 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  ConversationConflictError,
+  ConversationNotFoundError,
+  type ConversationSummary,
+  type ConversationWithTurns,
+  InvalidCursorError,
+  type ListConversationsResult,
+  type Owner,
+} from '../../chat/ports.js';
+import {
+  type ConversationItem,
+  conversationKeyOf,
+  isExpired,
+  nowSeconds,
+  ownerIdForConversation,
+  ownerIdOf,
+  type TurnItem,
+  toConversationSummary,
+  toTurn,
+} from './conversation-items.js';
+import type { StoreContext } from './create-dynamodb-conversation-store.js';
+import { conversationsTable } from './table-definitions.js';
+import { cacheKeyOf } from './turn-cache.js';
+import { readConversationItem } from './versioned-commit.js';
+
+/** The conversation row alone (one consistent read): cheap enough for ETag / 304 checks. */
+export async function getConversation(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+): Promise<ConversationSummary> {
+  const ownerId = ownerIdForConversation(owner, conversationId);
+  const item = await readConversationItem(context, ownerId, conversationId);
+  if (!item) throw new ConversationNotFoundError();
+  return toConversationSummary(item);
+}
+
+/**
+ * The conversation and its turns at one version. A consistent read gives the current version;
+ * the cache answers when it holds exactly that version. Otherwise the turns are queried and the
+ * version re-read: unchanged means no commit happened in between, so the turns are exactly the
+ * history at that version and may be cached. Moved means retry.
+ */
+export async function loadConversation(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+): Promise<ConversationWithTurns> {
+  const ownerId = ownerIdForConversation(owner, conversationId);
+  const key = cacheKeyOf(ownerId, conversationId);
+  for (let attempt = 1; attempt <= context.maxAttempts; attempt++) {
+    if (attempt > 1) await context.backoff(attempt - 1);
+    const conversation = await readConversationItem(context, ownerId, conversationId);
+    if (!conversation) {
+      context.cache.delete(key);
+      throw new ConversationNotFoundError();
+    }
+    const cached = context.cache.get(key);
+    if (cached && cached.conversation.version === conversation.version) {
+      return present(context, conversation, cached.turns);
+    }
+    const turns = await queryAllTurns(context, conversationKeyOf(ownerId, conversationId));
+    const confirmed = await readConversationItem(context, ownerId, conversationId);
+    if (!confirmed) throw new ConversationNotFoundError();
+    if (confirmed.version === conversation.version) {
+      context.cache.set(key, { conversation: confirmed, turns });
+      return present(context, confirmed, turns);
+    }
+  }
+  throw new ConversationConflictError();
+}
+
+function present(
+  context: StoreContext,
+  conversation: ConversationItem,
+  turns: readonly TurnItem[],
+): ConversationWithTurns {
+  const now = nowSeconds(context);
+  return {
+    conversation: toConversationSummary(conversation),
+    turns: turns.filter((turn) => !isExpired(turn, now)).map(toTurn),
+  };
+}
+
+/** Every turn of one conversation in `seq` order: consistent reads, following every page. */
+export async function queryAllTurns(
+  context: StoreContext,
+  conversationKey: string,
+  projection?: string,
+): Promise<TurnItem[]> {
+  const turns: TurnItem[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await context.documents.send(
+      new QueryCommand({
+        TableName: context.tables.turns,
+        KeyConditionExpression: 'conversationKey = :key',
+        ExpressionAttributeValues: { ':key': conversationKey },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+        ...(projection ? { ProjectionExpression: projection } : {}),
+      }),
+    );
+    turns.push(...((page.Items ?? []) as TurnItem[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return turns;
+}
+
+const defaultLimit = 20;
+const maxLimit = 100;
+
+/** The owner's conversations, most recent activity first, through the `byUpdatedAt` LSI. */
+export async function listConversations(
+  context: StoreContext,
+  owner: Owner,
+  options: { limit?: number; cursor?: string } = {},
+): Promise<ListConversationsResult> {
+  const ownerId = ownerIdOf(owner);
+  const limit = Math.min(Math.max(1, Math.floor(options.limit ?? defaultLimit)), maxLimit);
+  const start = options.cursor === undefined ? undefined : decodeListCursor(options.cursor);
+  const page = await context.documents.send(
+    new QueryCommand({
+      TableName: context.tables.conversations,
+      IndexName: conversationsTable.localSecondaryIndexes[0].indexName,
+      KeyConditionExpression: 'ownerId = :ownerId',
+      ExpressionAttributeValues: { ':ownerId': ownerId },
+      ScanIndexForward: false,
+      // An LSI shares the base table's partition, so it supports consistent reads.
+      ConsistentRead: true,
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: { ownerId, ...start } } : {}),
+    }),
+  );
+  const now = nowSeconds(context);
+  const items = ((page.Items ?? []) as ConversationItem[]).filter((item) => !isExpired(item, now));
+  const last = page.LastEvaluatedKey as ConversationItem | undefined;
+  return {
+    items: items.map(toConversationSummary),
+    ...(last ? { nextCursor: encodeListCursor(last) } : {}),
+  };
+}
+
+/**
+ * The opaque sidebar cursor: the last item's `updatedAt` and `conversationId`, base64url JSON.
+ * The owner is deliberately not in it — it is always taken from the verified identity, so a
+ * forged cursor can only move within the caller's own partition.
+ */
+function encodeListCursor(key: { updatedAt: string; conversationId: string }): string {
+  return Buffer.from(JSON.stringify([key.updatedAt, key.conversationId])).toString('base64url');
+}
+
+function decodeListCursor(cursor: string): { updatedAt: string; conversationId: string } {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string'
+    ) {
+      return { updatedAt: value[0], conversationId: value[1] };
+    }
+  } catch {
+    // fall through: not JSON
+  }
+  throw new InvalidCursorError();
+}
