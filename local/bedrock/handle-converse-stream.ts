@@ -1,11 +1,10 @@
+import { readJsonBody, sendAwsError } from './aws-json-protocol.js';
 import type { LocalRequest, LocalResponse } from './listen-h2c-and-http1.js';
 import { OFFLINE_MODEL_PREFIX } from './local-bedrock-defaults.js';
 import type { ModelScript } from './model-script.js';
-import { OfflineRequestError } from './offline-responder/offline-request-error.js';
+import { OfflineRequestError } from './offline-responder/read-offline-prompt.js';
 import { respondOffline } from './offline-responder/respond-offline.js';
-import { readJsonBody } from './read-json-body.js';
 import type { ConverseWireRequest, RecordedConverseRequest } from './recorded-requests.js';
-import { sendAwsError } from './send-aws-error.js';
 import {
   type ConverseStreamPlan,
   type FragmentSentHook,

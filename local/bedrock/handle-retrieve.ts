@@ -1,9 +1,8 @@
+import { readJsonBody, sendAwsError } from './aws-json-protocol.js';
 import type { LocalRequest, LocalResponse } from './listen-h2c-and-http1.js';
-import { readJsonBody } from './read-json-body.js';
 import type { RecordedRetrieveRequest, RetrieveWireRequest } from './recorded-requests.js';
-import { sendAwsError } from './send-aws-error.js';
-import type { TicketIndex } from './ticket-index/create-ticket-index.js';
 import { InvalidRetrievalFilterError } from './ticket-index/match-retrieval-filter.js';
+import type { TicketIndex } from './ticket-index/ticket-index.js';
 
 export interface RetrieveContext {
   readonly knowledgeBaseId: string;

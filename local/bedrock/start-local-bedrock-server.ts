@@ -1,13 +1,13 @@
 import { join } from 'node:path';
+import { sendAwsError } from './aws-json-protocol.js';
 import { handleConverseStream } from './handle-converse-stream.js';
 import { handleRetrieve } from './handle-retrieve.js';
 import { type LocalRequestHandler, listenH2cAndHttp1 } from './listen-h2c-and-http1.js';
 import { DEFAULT_PACING, LOCAL_KNOWLEDGE_BASE_ID } from './local-bedrock-defaults.js';
 import type { ModelScript } from './model-script.js';
 import type { RecordedConverseRequest, RecordedRetrieveRequest } from './recorded-requests.js';
-import { sendAwsError } from './send-aws-error.js';
-import { createTicketIndex } from './ticket-index/create-ticket-index.js';
-import { loadTicketDocuments } from './ticket-index/load-ticket-documents.js';
+import { createTicketIndex, loadTicketDocuments } from './ticket-index/ticket-index.js';
+
 import type { FragmentSentHook } from './write-converse-stream.js';
 
 export interface LocalBedrockServerOptions {

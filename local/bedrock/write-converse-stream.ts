@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { encodeEventStreamMessage } from './encode-event-stream-message.js';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { LocalResponse } from './listen-h2c-and-http1.js';
 
 /** Everything needed to stream one forced-tool answer. */
@@ -90,4 +91,31 @@ export async function writeConverseStream(
     metrics: { latencyMs: Date.now() - startedAt },
   });
   if (!clientGone) response.end();
+}
+
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+
+/**
+ * One `application/vnd.amazon.eventstream` message, as Bedrock sends it.
+ *
+ * - `event`: `:message-type: event`, `:event-type: <member>` (e.g. `contentBlockDelta`);
+ * - `exception`: `:message-type: exception`, `:exception-type: <member>`
+ *   (e.g. `modelStreamErrorException`), which the SDK throws during iteration.
+ *
+ * The payload is the member's JSON body.
+ */
+function encodeEventStreamMessage(message: {
+  readonly kind: 'event' | 'exception';
+  readonly type: string;
+  readonly payload: unknown;
+}): Uint8Array {
+  const typeHeader = message.kind === 'event' ? ':event-type' : ':exception-type';
+  return codec.encode({
+    headers: {
+      [typeHeader]: { type: 'string', value: message.type },
+      ':message-type': { type: 'string', value: message.kind },
+      ':content-type': { type: 'string', value: 'application/json' },
+    },
+    body: fromUtf8(JSON.stringify(message.payload)),
+  });
 }

@@ -1,4 +1,4 @@
-import type { InquiryLanguage } from './detect-inquiry-language.js';
+import type { Language } from '../../../functions/chat/inquiry-rules.js';
 
 /** The fixed wording of offline answers, per inquiry language. Variants are picked by seed. */
 export const OFFLINE_PHRASES = {
@@ -78,6 +78,4 @@ export const OFFLINE_PHRASES = {
     reasoningArchive:
       'The earlier inquiries (reference only) were not used: the current inquiry does not refer to them.',
   },
-} as const satisfies Record<InquiryLanguage, unknown>;
-
-export type OfflinePhrases = (typeof OFFLINE_PHRASES)[InquiryLanguage];
+} as const satisfies Record<Language, unknown>;

@@ -1,7 +1,5 @@
+import { promptLabels, TICKET_BLOCK_LABELS } from '../../../functions/chat/prompt-text.js';
 import type { ConverseWireRequest } from '../recorded-requests.js';
-import { type KbTicketBlock, parseKbTicketBlocks } from './kb-ticket-block.js';
-import { OfflineRequestError } from './offline-request-error.js';
-import { splitPromptSections } from './prompt-sections.js';
 
 /** What the offline responder knows: only what the ConverseStream request carries. */
 export interface OfflinePrompt {
@@ -21,29 +19,10 @@ export interface OfflinePrompt {
   readonly answeredClarification: boolean;
 }
 
-const messageText = (message: NonNullable<ConverseWireRequest['messages']>[number]) =>
-  (message.content ?? [])
-    .map((block) => block.text ?? '')
-    .join('\n')
-    .trim();
-
-const mergeChunks = (tickets: readonly KbTicketBlock[]): KbTicketBlock[] => {
-  const byId = new Map<string, KbTicketBlock>();
-  for (const ticket of tickets) {
-    const seen = byId.get(ticket.issueId);
-    byId.set(
-      ticket.issueId,
-      seen === undefined
-        ? ticket
-        : {
-            ...seen,
-            score: Math.max(seen.score ?? 0, ticket.score ?? 0),
-            text: `${seen.text}\n\n${ticket.text}`,
-          },
-    );
-  }
-  return [...byId.values()];
-};
+/** The request cannot be answered offline (e.g. no tool to call); sent as a ValidationException. */
+export class OfflineRequestError extends Error {
+  override readonly name = 'OfflineRequestError';
+}
 
 /**
  * Reads a ConverseStream request body the way the offline responder needs it: the tool to call,
@@ -80,4 +59,174 @@ export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
     archive: last.archive,
     answeredClarification: messages.some((message) => message.role === 'assistant'),
   };
+}
+
+const messageText = (message: NonNullable<ConverseWireRequest['messages']>[number]) =>
+  (message.content ?? [])
+    .map((block) => block.text ?? '')
+    .join('\n')
+    .trim();
+
+const mergeChunks = (tickets: readonly KbTicketBlock[]): KbTicketBlock[] => {
+  const byId = new Map<string, KbTicketBlock>();
+  for (const ticket of tickets) {
+    const seen = byId.get(ticket.issueId);
+    byId.set(
+      ticket.issueId,
+      seen === undefined
+        ? ticket
+        : {
+            ...seen,
+            score: Math.max(seen.score ?? 0, ticket.score ?? 0),
+            text: `${seen.text}\n\n${ticket.text}`,
+          },
+    );
+  }
+  return [...byId.values()];
+};
+
+// ---------------------------------------------------------------------------------------------
+// Sections: the chat core injects them into the last user message under the headings of
+// `functions/chat/prompt-text.ts` (`promptLabels`) (Japanese or English), each on its own line.
+
+/** The last user message cut into its parts; `preamble` is text before the first section. */
+export interface PromptSections {
+  readonly preamble: string;
+  readonly knowledgeBase?: string;
+  readonly archive?: string;
+  readonly inquiry?: string;
+}
+
+// Compared after NFKC (full-width brackets become ASCII) and lower-casing; the Knowledge Base
+// and archive headings up to their parenthesis, so a reworded remark in brackets does not lose
+// a section.
+const normalize = (line: string) => line.slice(3).normalize('NFKC').toLowerCase().trim();
+const beforeParenthesis = (heading: string) => heading.split('(')[0]?.trim() ?? heading;
+const labelsOf = (section: 'knowledgeBase' | 'archive' | 'inquiry') =>
+  Object.values(promptLabels).map((labels) => normalize(labels[section]));
+const KNOWLEDGE_BASE_STEMS = labelsOf('knowledgeBase').map(beforeParenthesis);
+const ARCHIVE_STEMS = labelsOf('archive').map(beforeParenthesis);
+const INQUIRY_HEADINGS = labelsOf('inquiry');
+const isKnowledgeBase = (heading: string) =>
+  KNOWLEDGE_BASE_STEMS.some((stem) => heading.startsWith(stem));
+const isArchive = (heading: string) => ARCHIVE_STEMS.some((stem) => heading.startsWith(stem));
+const isInquiry = (heading: string) => INQUIRY_HEADINGS.includes(heading);
+
+/**
+ * Splits a user message into preamble, Knowledge Base, archive and inquiry sections.
+ *
+ * Ticket texts carry their own markdown headings — the English sample tickets have `## Inquiry`,
+ * which the core demotes to `#### Inquiry`, but a hand-written prompt may not — so headings are
+ * located structurally, not line by line: the inquiry starts at the **last** inquiry heading, the
+ * archive at the last archive heading before it, and the Knowledge Base at the first Knowledge
+ * Base heading; each section runs to the next of these.
+ */
+export function splitPromptSections(text: string): PromptSections {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const headings = lines.map((line) => (line.startsWith('## ') ? normalize(line) : undefined));
+  const lastIndex = (test: (heading: string) => boolean, before = lines.length) =>
+    headings.findLastIndex(
+      (heading, index) => index < before && heading !== undefined && test(heading),
+    );
+
+  const inquiry = lastIndex(isInquiry);
+  const archive = lastIndex(isArchive, inquiry === -1 ? lines.length : inquiry);
+  const knowledgeBase = headings.findIndex(
+    (heading, index) =>
+      heading !== undefined &&
+      isKnowledgeBase(heading) &&
+      (archive === -1 || index < archive) &&
+      (inquiry === -1 || index < inquiry),
+  );
+  const starts = [knowledgeBase, archive, inquiry].filter((index) => index !== -1);
+  const body = (start: number) => {
+    if (start === -1) return undefined;
+    const end = Math.min(...starts.filter((other) => other > start), lines.length);
+    return lines
+      .slice(start + 1, end)
+      .join('\n')
+      .trim();
+  };
+  return {
+    preamble: lines
+      .slice(0, Math.min(...starts, lines.length))
+      .join('\n')
+      .trim(),
+    knowledgeBase: body(knowledgeBase),
+    archive: body(archive),
+    inquiry: body(inquiry),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ticket blocks: the Knowledge Base section holds one block per retrieved ticket, as
+// `formatTicketBlock` in `functions/chat/prompt-text.ts` writes it:
+//
+//   ### Ticket 1234: SalesforceにSSOでログインできない
+//   issue_id: 1234
+//   category: Salesforce
+//   score: 0.83
+//   …the chunk text as retrieved…
+//
+// Field lines follow the heading directly, one `key: value` each; then the text, optionally
+// after one blank line. Blocks are separated by a blank line; with no tickets the section holds
+// a note and no block.
+
+/** One ticket block as the offline responder reads it. */
+export interface KbTicketBlock {
+  readonly issueId: string;
+  readonly subject: string;
+  readonly category?: string;
+  readonly status?: string;
+  readonly createdAt?: string;
+  readonly score?: number;
+  readonly text: string;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// Besides the fields the core writes, `subject`, `status` and `created_at` are read too, in any
+// order, so a hand-written prompt (curl, tests) may carry them.
+const FIELD_KEYS = [
+  TICKET_BLOCK_LABELS.issueId,
+  'subject',
+  TICKET_BLOCK_LABELS.category,
+  'status',
+  'created_at',
+  TICKET_BLOCK_LABELS.score,
+];
+const HEADING = new RegExp(
+  `^${escapeRegExp(TICKET_BLOCK_LABELS.heading)} ([^:\\s]+):?[ \\t]*(.*)$`,
+);
+const FIELD = new RegExp(`^(${FIELD_KEYS.map(escapeRegExp).join('|')}):[ \\t]*(.*)$`);
+const BLOCK_START = new RegExp(`^(?=${escapeRegExp(TICKET_BLOCK_LABELS.heading)} )`, 'm');
+
+/** Parses the ticket blocks of a Knowledge Base section body; text outside blocks is ignored. */
+export function parseKbTicketBlocks(section: string): KbTicketBlock[] {
+  return section
+    .replace(/\r\n/g, '\n')
+    .split(BLOCK_START)
+    .map((block) => block.split('\n'))
+    .flatMap(([headingLine = '', ...rest]) => {
+      const heading = HEADING.exec(headingLine.trim());
+      if (heading === null) return [];
+      const fields = new Map<string, string>();
+      let index = 0;
+      for (; index < rest.length; index += 1) {
+        const field = FIELD.exec(rest[index] ?? '');
+        if (field === null) break;
+        fields.set(field[1] as string, (field[2] as string).trim());
+      }
+      const score = Number.parseFloat(fields.get(TICKET_BLOCK_LABELS.score) ?? '');
+      return [
+        {
+          issueId: fields.get(TICKET_BLOCK_LABELS.issueId) || (heading[1] as string),
+          subject: fields.get('subject') || (heading[2] as string).trim(),
+          category: fields.get(TICKET_BLOCK_LABELS.category) || undefined,
+          status: fields.get('status') || undefined,
+          createdAt: fields.get('created_at') || undefined,
+          score: Number.isFinite(score) ? score : undefined,
+          text: rest.slice(index).join('\n').trim(),
+        },
+      ];
+    });
 }

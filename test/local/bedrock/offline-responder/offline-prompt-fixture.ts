@@ -1,17 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatKbTicketBlock } from '../../../../local/bedrock/offline-responder/kb-ticket-block.js';
-import { PROMPT_SECTION_HEADINGS } from '../../../../local/bedrock/offline-responder/prompt-sections.js';
+import type { Language } from '../../../../functions/chat/inquiry-rules.js';
+import { buildModelRequest } from '../../../../functions/chat/model-request.js';
+import { defaultChatConfig, type RetrievedTicket } from '../../../../functions/chat/ports.js';
+import { formatTicketContext, promptLabels } from '../../../../functions/chat/prompt-text.js';
 import { FIXTURE_TICKETS_DIR } from '../local-bedrock-fixture.js';
 
-const ticket = (issueId: string, subject: string, category: string, score: number) =>
-  formatKbTicketBlock({
-    issueId,
-    subject,
-    category,
-    score,
-    text: readFileSync(join(FIXTURE_TICKETS_DIR, `${issueId}.md`), 'utf8'),
-  });
+const ticket = (
+  issueId: string,
+  subject: string,
+  category: string,
+  score: number,
+): RetrievedTicket => ({
+  issueId,
+  subject,
+  category,
+  score,
+  restricted: false,
+  text: readFileSync(join(FIXTURE_TICKETS_DIR, `${issueId}.md`), 'utf8'),
+});
 
 /** Ticket A: Japanese, Salesforce. */
 export const TICKET_A = ticket(
@@ -23,24 +30,37 @@ export const TICKET_A = ticket(
 /** Ticket B: English, VPN, whose text has its own `## Inquiry` heading. */
 export const TICKET_B = ticket('9004', 'Cannot log in to VPN (Login failed)', 'VPN', 0.74);
 
-/** The last user message as the chat function assembles it. */
+/** One ticket's block exactly as the chat core writes it into the Knowledge Base section. */
+export function ticketBlock(retrieved: RetrievedTicket, language: Language = 'ja'): string {
+  const section = formatTicketContext([retrieved], language);
+  return section.slice(`${promptLabels[language].knowledgeBase}\n\n`.length);
+}
+
+// The core never sends an empty inquiry (its history rules drop empty texts); to test how the
+// responder copes with one anyway, the message is built around a placeholder that is then cut.
+const EMPTY_INQUIRY_PLACEHOLDER = '(empty inquiry)';
+
+/** The last user message as the chat core assembles it (`buildModelRequest`). */
 export function userMessage(options: {
   inquiry: string;
-  tickets?: readonly string[];
-  archive?: string;
-  language?: 'ja' | 'en';
+  tickets?: readonly RetrievedTicket[];
+  /** Earlier inquiries of the conversation, newest first, for the archive section. */
+  archive?: readonly { question: string; advice?: string }[];
+  language?: Language;
 }): string {
-  const language = options.language ?? 'ja';
-  const tickets = options.tickets ?? [TICKET_A, TICKET_B];
-  const knowledgeBase =
-    tickets.length === 0
-      ? `${PROMPT_SECTION_HEADINGS.knowledgeBase[language]}\n（類似する過去チケットは見つかりませんでした）`
-      : [PROMPT_SECTION_HEADINGS.knowledgeBase[language], ...tickets].join('\n\n');
-  return [
-    knowledgeBase,
-    ...(options.archive
-      ? [`${PROMPT_SECTION_HEADINGS.archive[language]}\n${options.archive}`]
-      : []),
-    `${PROMPT_SECTION_HEADINGS.inquiry[language]}\n${options.inquiry}`,
-  ].join('\n\n');
+  const empty = options.inquiry === '';
+  const request = buildModelRequest({
+    working: [{ role: 'user', text: empty ? EMPTY_INQUIRY_PLACEHOLDER : options.inquiry }],
+    archive: (options.archive ?? []).map((inquiry, index) => ({
+      inquiryId: `archived-${index + 1}`,
+      followUps: [],
+      ...inquiry,
+    })),
+    tickets: options.tickets ?? [TICKET_A, TICKET_B],
+    language: options.language ?? 'ja',
+    archiveBudget: defaultChatConfig.archiveBudget,
+    maxTokens: defaultChatConfig.maxTokens,
+  });
+  const text = request.messages.at(-1)?.text ?? '';
+  return empty ? text.slice(0, -EMPTY_INQUIRY_PLACEHOLDER.length) : text;
 }

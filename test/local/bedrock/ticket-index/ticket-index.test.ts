@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkTicketDocument } from '../../../../local/bedrock/ticket-index/chunk-ticket-document.js';
+import { chunkTicketDocument } from '../../../../local/bedrock/ticket-index/ticket-index.js';
 
 describe('chunkTicketDocument', () => {
   it('keeps a short ticket whole', () => {

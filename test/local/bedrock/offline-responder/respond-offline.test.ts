@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, answerSchema } from '../../../functions/contract/answer.js';
+import { type Answer, answerSchema } from '../../../../functions/contract/answer.js';
 import {
   collectEvents,
   converseInput,
   fragmentsOf,
   startFixtureServer,
-} from './local-bedrock-fixture.js';
-import { TICKET_A, TICKET_B, userMessage } from './offline-responder/offline-prompt-fixture.js';
+} from '../local-bedrock-fixture.js';
+import { TICKET_A, TICKET_B, ticketBlock, userMessage } from './offline-prompt-fixture.js';
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
@@ -46,7 +46,8 @@ describe('offline responder behind ConverseStream', () => {
     for (const inquiry of inquiries) {
       for (const archive of [
         undefined,
-        '### 1. 問い合わせ: Teams会議の音声 (#9008)\n回答: #9008 を参照',
+        // archived as `### 1. 問い合わせ: Teams会議の音声 (#9008)` + `回答: #9008 を参照`
+        [{ question: 'Teams会議の音声 (#9008)', advice: '#9008 を参照' }],
       ]) {
         const { answer, stopReason } = await ask(userMessage({ inquiry, archive }));
         const parsed = answer();
@@ -192,12 +193,12 @@ describe('offline responder behind ConverseStream', () => {
   });
 
   it('renders the two test tickets in the shared block format', () => {
-    expect(TICKET_A.split('\n').slice(0, 4)).toEqual([
+    expect(ticketBlock(TICKET_A).split('\n').slice(0, 4)).toEqual([
       '### Ticket 9001: Salesforceにログインできない（パスワードエラー）',
       'issue_id: 9001',
       'category: Salesforce',
       'score: 0.82',
     ]);
-    expect(TICKET_B).toContain('## Inquiry');
+    expect(ticketBlock(TICKET_B)).toContain('## Inquiry');
   });
 });
