@@ -53,7 +53,7 @@ export interface SseStream {
  *
  * @example
  * const sse = createSseStream();
- * void runChat({ emit: (event) => sse.send(event) }).finally(() => sse.close());
+ * void streamChat(begun, (event) => sse.send(event), dependencies).finally(() => sse.close());
  * return { statusCode: 200, headers: { ...SSE_RESPONSE_HEADERS }, body: sse.stream };
  */
 export function createSseStream(options: SseStreamOptions = {}): SseStream {

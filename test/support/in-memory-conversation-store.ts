@@ -1,0 +1,165 @@
+import {
+  openInquiryAfterAssistantTurn,
+  placeUserTurn,
+  titleFromText,
+} from '../../functions/chat/inquiry-rules.js';
+import {
+  type AppendResult,
+  ConversationNotFoundError,
+  type ConversationStore,
+  type ConversationSummary,
+  type Owner,
+  ownerKey,
+  type Turn,
+} from '../../functions/chat/ports.js';
+
+interface StoredConversation {
+  summary: ConversationSummary;
+  turns: Turn[];
+  stopRequestedAt?: string;
+}
+
+/**
+ * The `ConversationStore` port in memory, for unit tests of the chat core without Java. It keeps
+ * the contract's observable rules — owner isolation (another owner's conversation is missing), a
+ * version bumped by every change, turn numbers in commit order, idempotent `clientMessageId`s, the
+ * inquiry rules of the core — but none of DynamoDB's concurrency, which the DynamoDB Local suites
+ * cover. Every conversation and turn is copied in and out, so callers cannot mutate stored state.
+ */
+export function createInMemoryConversationStore(options: { now?: () => Date } = {}) {
+  const now = options.now ?? (() => new Date());
+  const conversations = new Map<string, StoredConversation>();
+  let nextId = 0;
+  // Sorted like ULIDs: later ids compare greater.
+  const newId = () => `ID${String(++nextId).padStart(24, '0')}`;
+  const keyOf = (owner: Owner, conversationId: string) => `${ownerKey(owner)}|${conversationId}`;
+  const find = (owner: Owner, conversationId: string): StoredConversation => {
+    const found = conversations.get(keyOf(owner, conversationId));
+    if (!found) throw new ConversationNotFoundError();
+    return found;
+  };
+  const bump = (stored: StoredConversation, changes: Partial<ConversationSummary> = {}) => {
+    stored.summary = {
+      ...stored.summary,
+      ...changes,
+      version: stored.summary.version + 1,
+      updatedAt: now().toISOString(),
+    };
+  };
+  const append = (stored: StoredConversation, turn: Omit<Turn, 'seq' | 'createdAt'>): Turn => {
+    const full: Turn = { ...turn, seq: stored.turns.length + 1, createdAt: now().toISOString() };
+    stored.turns.push(full);
+    return full;
+  };
+  const result = (stored: StoredConversation, turn: Turn, duplicate: boolean): AppendResult => ({
+    conversation: structuredClone(stored.summary),
+    turn: structuredClone(turn),
+    duplicate,
+  });
+
+  const store: ConversationStore & {
+    /** Every stored turn of a conversation, for assertions. */
+    turnsOf(owner: Owner, conversationId: string): Turn[];
+  } = {
+    async appendUserTurn(owner, input) {
+      if (input.clientMessageId !== undefined) {
+        for (const [key, stored] of conversations) {
+          if (!key.startsWith(`${ownerKey(owner)}|`)) continue;
+          const earlier = stored.turns.find(
+            (turn) => turn.role === 'user' && turn.clientMessageId === input.clientMessageId,
+          );
+          if (earlier) return result(stored, earlier, true);
+        }
+      }
+      let stored: StoredConversation;
+      if (input.conversationId === undefined) {
+        const createdAt = now().toISOString();
+        stored = {
+          summary: {
+            conversationId: newId(),
+            title: titleFromText(input.text),
+            createdAt,
+            updatedAt: createdAt,
+            version: 0,
+            turnCount: 0,
+          },
+          turns: [],
+        };
+        conversations.set(keyOf(owner, stored.summary.conversationId), stored);
+      } else {
+        stored = find(owner, input.conversationId);
+      }
+      const placement = placeUserTurn(stored.summary.openInquiryId, newId);
+      const turn = append(stored, {
+        role: 'user',
+        kind: placement.kind,
+        inquiryId: placement.inquiryId,
+        text: input.text,
+        status: 'complete',
+        ...(input.clientMessageId !== undefined ? { clientMessageId: input.clientMessageId } : {}),
+      });
+      bump(stored, { turnCount: stored.turns.length, openInquiryId: placement.openInquiryIdAfter });
+      return result(stored, turn, false);
+    },
+
+    async appendAssistantTurn(owner, input) {
+      const stored = find(owner, input.conversationId);
+      const turn = append(stored, {
+        role: 'assistant',
+        kind: input.kind,
+        inquiryId: input.inquiryId,
+        text: input.text,
+        status: input.status,
+        ...(input.result !== undefined ? { result: structuredClone(input.result) } : {}),
+        ...(input.modelId ? { modelId: input.modelId } : {}),
+      });
+      bump(stored, {
+        turnCount: stored.turns.length,
+        openInquiryId: openInquiryAfterAssistantTurn(stored.summary.openInquiryId, input),
+      });
+      return result(stored, turn, false);
+    },
+
+    async getConversation(owner, conversationId) {
+      return structuredClone(find(owner, conversationId).summary);
+    },
+
+    async loadConversation(owner, conversationId) {
+      const stored = find(owner, conversationId);
+      return structuredClone({ conversation: stored.summary, turns: stored.turns });
+    },
+
+    async listConversations(owner, options = {}) {
+      const items = [...conversations.entries()]
+        .filter(([key]) => key.startsWith(`${ownerKey(owner)}|`))
+        .map(([, stored]) => structuredClone(stored.summary))
+        .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+      return { items: items.slice(0, options.limit ?? 30) };
+    },
+
+    async renameConversation(owner, conversationId, title) {
+      const stored = find(owner, conversationId);
+      bump(stored, { title });
+      return structuredClone(stored.summary);
+    },
+
+    async deleteConversation(owner, conversationId) {
+      find(owner, conversationId);
+      conversations.delete(keyOf(owner, conversationId));
+    },
+
+    async requestStop(owner, conversationId) {
+      find(owner, conversationId).stopRequestedAt = now().toISOString();
+    },
+
+    async isStopRequested(owner, conversationId, since) {
+      const requestedAt = find(owner, conversationId).stopRequestedAt;
+      return requestedAt !== undefined && requestedAt >= since;
+    },
+
+    turnsOf(owner, conversationId) {
+      return structuredClone(find(owner, conversationId).turns);
+    },
+  };
+  return store;
+}
