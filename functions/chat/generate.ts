@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import {
   type Answer,
   answerSchema,
+  type DeliveredAnswer,
   MAX_RESULTS,
   type TicketResult,
   ticketResultSchema,
@@ -89,7 +90,7 @@ export type GenerationStatus = 'complete' | 'truncated' | 'stopped' | 'failed';
 export interface GenerationOutcome {
   readonly status: GenerationStatus;
   /** The validated answer (partial when truncated, stopped or failed). */
-  readonly answer: Answer;
+  readonly answer: DeliveredAnswer;
   readonly failure?: {
     readonly code: string;
     readonly message: string;

@@ -1,4 +1,4 @@
-import type { Answer } from '../contract/answer.js';
+import type { DeliveredAnswer } from '../contract/answer.js';
 import type { TurnStatus } from '../contract/chat-events.js';
 import type {
   ConversationSummary as ConversationSummaryBody,
@@ -39,7 +39,7 @@ export interface AppendAssistantTurnInput {
   readonly inquiryId: string;
   readonly kind: 'clarification' | 'answer';
   readonly text: string;
-  readonly result?: Answer;
+  readonly result?: DeliveredAnswer;
   readonly status: TurnStatus;
   /** True for a `results` answer: the inquiry leaves the working buffer for the archive. */
   readonly closesInquiry: boolean;

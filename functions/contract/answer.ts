@@ -52,4 +52,19 @@ export const answerSchema = z.object({
 });
 export type Answer = z.infer<typeof answerSchema>;
 
+/**
+ * The answer as staff get it: the model's answer plus what the server found when it checked it.
+ * Sent in `result` and stored with the assistant turn, so a reload shows the same thing. Not part
+ * of the tool schema (the model never writes these fields), and optional, so answers stored
+ * before they existed still parse.
+ */
+export const deliveredAnswerSchema = answerSchema.extend({
+  /**
+   * How many Knowledge Base chunks were retrieved for this inquiry (restricted ones removed, one
+   * per ticket): the length of the `kb_chunks` event.
+   */
+  source_chunks_count: z.number().int().min(0).optional(),
+});
+export type DeliveredAnswer = z.infer<typeof deliveredAnswerSchema>;
+
 export const ANSWER_TOOL_NAME = 'submit_response';
