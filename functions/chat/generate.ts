@@ -9,6 +9,7 @@ import {
   todoActionSchema,
 } from '../contract/answer.js';
 import type { ChatEvent } from '../contract/chat-events.js';
+import { findTicketReferences } from '../contract/ticket-references.js';
 import { createToolInputParser } from '../tool-input/tool-input-parser.js';
 import { normalizeIssueId } from './inquiry-rules.js';
 import {
@@ -72,8 +73,8 @@ export async function generateWithStop(
     });
     if (outcome.status !== 'stopped' || reason !== 'timeout') return outcome;
     return {
+      ...outcome,
       status: 'failed',
-      answer: outcome.answer,
       failure: {
         code: 'timeout',
         message: 'The answer took too long and was cut off. Please try again.',
@@ -91,6 +92,11 @@ export interface GenerationOutcome {
   readonly status: GenerationStatus;
   /** The validated answer (partial when truncated, stopped or failed). */
   readonly answer: DeliveredAnswer;
+  /**
+   * How many distinct ticket numbers the advice and mail draft cite without them being among the
+   * inquiry's tickets (`answer.unverifiedReferences`), kept here for metrics.
+   */
+  readonly unverifiedReferenceCount: number;
   readonly failure?: {
     readonly code: string;
     readonly message: string;
@@ -153,46 +159,45 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   }
 
   const final = parser.end();
-  const answer = finalizeAnswer(final.value, tickets);
-  if (failure) return { status: 'failed', answer, failure };
-  if (input.signal.aborted) return { status: 'stopped', answer };
+  const finalized = finalizeAnswer(final.value, tickets);
+  const unverifiedReferences = findUnverifiedReferences(finalized, input.allowedIssueIds);
+  const answer: DeliveredAnswer = { ...finalized, unverifiedReferences };
+  const outcome = (
+    status: GenerationStatus,
+    failure?: GenerationOutcome['failure'],
+  ): GenerationOutcome => ({
+    status,
+    answer,
+    unverifiedReferenceCount: unverifiedReferences.length,
+    ...(failure ? { failure } : {}),
+  });
+  if (failure) return outcome('failed', failure);
+  if (input.signal.aborted) return outcome('stopped');
   if (stopReason === undefined) {
     // Bedrock always ends with messageStop; a stream that just ends was cut off.
-    return {
-      status: 'failed',
-      answer,
-      failure: {
-        code: 'model_stream_failed',
-        message: 'The answer was interrupted. Please try again.',
-        retryable: true,
-      },
-    };
+    return outcome('failed', {
+      code: 'model_stream_failed',
+      message: 'The answer was interrupted. Please try again.',
+      retryable: true,
+    });
   }
   if (fragments === 0) {
     // The model ended without calling the tool (e.g. a refusal or a content filter).
-    return {
-      status: 'failed',
-      answer,
-      failure: {
-        code: 'empty_model_output',
-        message: 'The model returned no answer. Please try again.',
-        retryable: true,
-      },
-    };
+    return outcome('failed', {
+      code: 'empty_model_output',
+      message: 'The model returned no answer. Please try again.',
+      retryable: true,
+    });
   }
   if (final.error) {
-    return {
-      status: 'failed',
-      answer,
-      failure: {
-        code: 'invalid_model_output',
-        message: 'The model returned malformed output',
-        retryable: true,
-      },
-    };
+    return outcome('failed', {
+      code: 'invalid_model_output',
+      message: 'The model returned malformed output',
+      retryable: true,
+    });
   }
-  if (stopReason === 'max_tokens' || final.truncated) return { status: 'truncated', answer };
-  return { status: 'complete', answer };
+  if (stopReason === 'max_tokens' || final.truncated) return outcome('truncated');
+  return outcome('complete');
 }
 
 function toFailure(error: unknown): NonNullable<GenerationOutcome['failure']> {
@@ -304,6 +309,25 @@ export function finalizeAnswer(value: unknown, groundedResults: readonly TicketR
 
 function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}
+
+/**
+ * Grounding for free text: the ticket numbers the advice and the mail draft mention that are not
+ * among this inquiry's retrieved or fetched tickets, each once, in order of appearance. Unlike a
+ * ticket card, a sentence cannot be dropped, so these are flagged (the web app marks them as not
+ * verified) rather than removed.
+ */
+export function findUnverifiedReferences(
+  answer: Pick<Answer, 'general_advice' | 'mail_draft'>,
+  allowedIssueIds: ReadonlySet<string>,
+): string[] {
+  const unverified = new Set<string>();
+  for (const text of [answer.general_advice, answer.mail_draft ?? '']) {
+    for (const { issueId } of findTicketReferences(text)) {
+      if (!allowedIssueIds.has(issueId)) unverified.add(issueId);
+    }
+  }
+  return [...unverified];
 }
 
 /**

@@ -152,6 +152,7 @@ export async function streamChat(
     const failed: GenerationOutcome = {
       status: 'failed',
       answer: { response_type: 'results', general_advice: '' },
+      unverifiedReferenceCount: 0,
       failure: {
         code: 'internal',
         message: 'Something went wrong while preparing the answer. Please try again.',

@@ -64,6 +64,13 @@ export const deliveredAnswerSchema = answerSchema.extend({
    * per ticket): the length of the `kb_chunks` event.
    */
   source_chunks_count: z.number().int().min(0).optional(),
+  /**
+   * Ticket numbers cited in `general_advice` or `mail_draft` (as `findTicketReferences` finds
+   * them) that are not among this inquiry's retrieved or fetched tickets: canonical digits, each
+   * once, in order of appearance. The web app marks them as not verified. A ticket card cannot
+   * hold one: an unverified card is dropped instead.
+   */
+  unverifiedReferences: z.array(z.string()).optional(),
 });
 export type DeliveredAnswer = z.infer<typeof deliveredAnswerSchema>;
 

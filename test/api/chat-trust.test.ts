@@ -112,4 +112,38 @@ describe('trust: restricted tickets and grounding', () => {
     const turns = (stored.json as { turns: { result?: Record<string, unknown> }[] }).turns;
     expect(turns.at(-1)?.result).toMatchObject({ source_chunks_count: 1 });
   });
+
+  it('flags ticket numbers in the advice and mail draft that were not retrieved, live and stored', async () => {
+    stack.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: '#1001 のとおりロックを解除します。#1015 と チケット4242 も同じ症状です。',
+        results: [{ issue_id: '1001', subject: open.subject, summary: 's', resolution: 'r' }],
+        mail_draft: 'INC-4243 と同様の手順でご案内します（参考: #1001）。',
+      }),
+    );
+    const user = 'unverified';
+    const response = await postChat(
+      stack.url,
+      { message: 'Salesforceにログインできない' },
+      { user },
+    );
+    const result = eventsNamed(response, 'result')[0];
+    // 1001 was retrieved; 1015 is restricted (never a source); 4242 and 4243 were never retrieved.
+    expect(result).toMatchObject({
+      status: 'complete',
+      unverifiedReferences: ['1015', '4242', '4243'],
+    });
+    // The text itself is left as written: the web app marks, the server does not rewrite.
+    expect(result?.general_advice).toContain('チケット4242');
+    const stored = await callApi(
+      stack.url,
+      'GET',
+      `/api/conversations/${result?.conversationId}`,
+      undefined,
+      { user },
+    );
+    const turns = (stored.json as { turns: { result?: Record<string, unknown> }[] }).turns;
+    expect(turns.at(-1)?.result?.unverifiedReferences).toEqual(['1015', '4242', '4243']);
+  });
 });

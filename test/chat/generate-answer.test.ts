@@ -49,6 +49,37 @@ describe('generateAnswer', () => {
     expect(outcome.answer.results?.map((ticket) => ticket.issue_id)).toEqual(['1001']);
   });
 
+  it('lists ticket numbers in the advice and mail draft that are not among the inquiry tickets', async () => {
+    const { outcome } = await run(
+      [
+        fragment(
+          JSON.stringify({
+            response_type: 'results',
+            general_advice: '#1001 と同様です。チケット4242 や INC-0777 も参考に。#1001',
+            mail_draft: 'ticket 5555 の件でご連絡します。#4242',
+            results: [],
+          }),
+        ),
+        stop('tool_use'),
+      ],
+      ['1001'],
+    );
+    expect(outcome.status).toBe('complete');
+    expect(outcome.answer.unverifiedReferences).toEqual(['4242', '777', '5555']);
+    expect(outcome.unverifiedReferenceCount).toBe(3);
+  });
+
+  it('reports no unverified references when every cited number was retrieved', async () => {
+    const { outcome } = await run([
+      fragment(
+        '{"response_type":"results","general_advice":"#1001 を参照","mail_draft":"内線1234"}',
+      ),
+      stop('tool_use'),
+    ]);
+    expect(outcome.answer.unverifiedReferences).toEqual([]);
+    expect(outcome.unverifiedReferenceCount).toBe(0);
+  });
+
   it('shows at most 10 ticket cards, however many grounded tickets the model cites', async () => {
     const ids = Array.from({ length: 12 }, (_, index) => String(2000 + index));
     const results = ids.map((issue_id) => ({

@@ -22,7 +22,17 @@ describe('the chat event contract', () => {
     });
   });
 
-  it('still reads a stored answer written before source_chunks_count existed', () => {
+  it('carries unverifiedReferences in result and in a stored turn', () => {
+    const data = { ...answer, unverifiedReferences: ['4242'], conversationId: 'C1', version: 2 };
+    expect(chatEventSchemas.result.parse({ ...data, status: 'truncated' })).toMatchObject({
+      unverifiedReferences: ['4242'],
+    });
+    expect(
+      chatEventSchemas.result.safeParse({ ...data, unverifiedReferences: '4242' }),
+    ).toMatchObject({ success: false });
+  });
+
+  it('still reads a stored answer written before the server-side fields existed, and keeps them', () => {
     const stored = {
       seq: 2,
       role: 'assistant',
@@ -34,8 +44,7 @@ describe('the chat event contract', () => {
       createdAt: '2026-01-01T00:00:00Z',
     };
     expect(turnSchema.parse(stored).result).toEqual(answer);
-    expect(
-      turnSchema.parse({ ...stored, result: { ...answer, source_chunks_count: 2 } }).result,
-    ).toEqual({ ...answer, source_chunks_count: 2 });
+    const checked = { ...answer, source_chunks_count: 2, unverifiedReferences: ['4242'] };
+    expect(turnSchema.parse({ ...stored, result: checked }).result).toEqual(checked);
   });
 });

@@ -56,6 +56,7 @@ export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
         todo_actions: fc.array(nonEmpty, { maxLength: 3 }),
         reasoning: text,
         source_chunks_count: fc.nat({ max: 100 }),
+        unverifiedReferences: fc.array(fc.stringMatching(/^[1-9][0-9]{2,7}$/), { maxLength: 3 }),
         conversationId: id,
         version,
         status: fc.constantFrom('complete', 'truncated', 'stopped' as const),
