@@ -88,6 +88,19 @@ export async function generateWithStop(
 
 export type GenerationStatus = 'complete' | 'truncated' | 'stopped' | 'failed';
 
+/**
+ * Why an answer is `truncated`: the model ran out of tokens, its tool input stopped being valid
+ * JSON, or the stream broke off. The web app shows one notice for all three; this is for logs and
+ * metrics.
+ */
+export type Truncation = 'max_tokens' | 'malformed_output' | 'interrupted';
+
+export interface GenerationFailure {
+  readonly code: string;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
 export interface GenerationOutcome {
   readonly status: GenerationStatus;
   /** The validated answer (partial when truncated, stopped or failed). */
@@ -97,11 +110,10 @@ export interface GenerationOutcome {
    * inquiry's tickets (`answer.unverifiedReferences`), kept here for metrics.
    */
   readonly unverifiedReferenceCount: number;
-  readonly failure?: {
-    readonly code: string;
-    readonly message: string;
-    readonly retryable: boolean;
-  };
+  /** Set when `status` is `truncated`. */
+  readonly truncation?: Truncation;
+  /** Set when `status` is `failed`: what the `error` event says. */
+  readonly failure?: GenerationFailure;
 }
 
 export interface GenerateAnswerInput {
@@ -113,10 +125,22 @@ export interface GenerateAnswerInput {
   readonly signal: AbortSignal;
 }
 
+const MALFORMED_OUTPUT: GenerationFailure = {
+  code: 'invalid_model_output',
+  message: 'The AI model returned an answer that could not be read. Please try again.',
+  retryable: true,
+};
+
 /**
  * Streams the model's tool input through the incremental parser: advice deltas become `token`
  * events (one per upstream fragment), each grounded results element a `ticket` event the moment
  * its object closes. Never throws: every ending is an outcome.
+ *
+ * An answer that breaks off — `max_tokens`, invalid JSON, a stream error or a stream that just
+ * ends — is `truncated` once advice has streamed: staff have read it, so the stored turn and
+ * `result` keep exactly that (partial data is a state, not an exception). Before any advice there
+ * is nothing to keep, and it is a `failed` answer whose `error` event says what happened. A model
+ * that never calls the tool, and errors before the stream (throttling, rejection), always fail.
  */
 export async function generateAnswer(input: GenerateAnswerInput): Promise<GenerationOutcome> {
   const parser = createToolInputParser({
@@ -127,7 +151,9 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const seen = new Set<string>();
   let stopReason: string | undefined;
   let fragments = 0;
-  let failure: GenerationOutcome['failure'];
+  let adviceStreamed = false;
+  let malformed = false;
+  let streamError: { readonly error: unknown } | undefined;
 
   try {
     for await (const event of input.model.stream({ ...input.request, signal: input.signal })) {
@@ -138,6 +164,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
       for (const parsed of parser.write(event.fragment)) {
         if (parsed.type === 'text' && parsed.field === 'general_advice') {
           input.send({ event: 'token', data: { content: parsed.delta } });
+          adviceStreamed ||= parsed.delta !== '';
         } else if (parsed.type === 'element' && parsed.field === 'results') {
           const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
           if (!grounded || seen.has(grounded.issue_id) || tickets.length >= MAX_RESULTS) continue;
@@ -145,17 +172,19 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
           tickets.push(grounded);
           input.send({ event: 'ticket', data: grounded });
         } else if (parsed.type === 'error') {
-          failure = {
-            code: 'invalid_model_output',
-            message: 'The model returned malformed output',
-            retryable: true,
-          };
+          malformed = true;
         }
       }
-      if (failure) break;
+      // Nothing after invalid JSON can be trusted (the parser ignores it anyway).
+      if (malformed) break;
     }
   } catch (error) {
-    if (!input.signal.aborted) failure = toFailure(error);
+    if (!input.signal.aborted) streamError = { error };
+    // A model failure the adapter translated is expected; anything else is a bug to look at,
+    // even when staff keep a truncated answer.
+    if (!input.signal.aborted && !(error instanceof ChatModelError)) {
+      console.error('answer stream failed', error);
+    }
   }
 
   const final = parser.end();
@@ -164,18 +193,22 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const answer: DeliveredAnswer = { ...finalized, unverifiedReferences };
   const outcome = (
     status: GenerationStatus,
-    failure?: GenerationOutcome['failure'],
+    details: Pick<GenerationOutcome, 'truncation' | 'failure'> = {},
   ): GenerationOutcome => ({
     status,
     answer,
     unverifiedReferenceCount: unverifiedReferences.length,
-    ...(failure ? { failure } : {}),
+    ...details,
   });
-  if (failure) return outcome('failed', failure);
+  const brokeOff = (truncation: Truncation, failure: GenerationFailure) =>
+    adviceStreamed ? outcome('truncated', { truncation }) : outcome('failed', { failure });
+
+  if (streamError) return brokeOff('interrupted', toFailure(streamError.error));
+  if (malformed) return brokeOff('malformed_output', MALFORMED_OUTPUT);
   if (input.signal.aborted) return outcome('stopped');
   if (stopReason === undefined) {
     // Bedrock always ends with messageStop; a stream that just ends was cut off.
-    return outcome('failed', {
+    return brokeOff('interrupted', {
       code: 'model_stream_failed',
       message: 'The answer was interrupted. Please try again.',
       retryable: true,
@@ -184,23 +217,25 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   if (fragments === 0) {
     // The model ended without calling the tool (e.g. a refusal or a content filter).
     return outcome('failed', {
-      code: 'empty_model_output',
-      message: 'The model returned no answer. Please try again.',
+      failure: {
+        code: 'empty_model_output',
+        message: 'The model returned no answer. Please try again.',
+        retryable: true,
+      },
+    });
+  }
+  if (final.error) return brokeOff('malformed_output', MALFORMED_OUTPUT);
+  if (stopReason === 'max_tokens' || final.truncated) {
+    return brokeOff(stopReason === 'max_tokens' ? 'max_tokens' : 'interrupted', {
+      code: 'model_output_truncated',
+      message: 'The answer was cut off before any of it arrived. Please try again.',
       retryable: true,
     });
   }
-  if (final.error) {
-    return outcome('failed', {
-      code: 'invalid_model_output',
-      message: 'The model returned malformed output',
-      retryable: true,
-    });
-  }
-  if (stopReason === 'max_tokens' || final.truncated) return outcome('truncated');
   return outcome('complete');
 }
 
-function toFailure(error: unknown): NonNullable<GenerationOutcome['failure']> {
+function toFailure(error: unknown): GenerationFailure {
   if (error instanceof ChatModelError) {
     const messages = {
       throttled: 'The AI model is busy right now. Please try again in a moment.',

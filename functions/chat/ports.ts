@@ -221,6 +221,7 @@ export interface Retriever {
 export interface ChatConfig {
   /** Chunks asked from the Knowledge Base per inquiry. @default 8 */
   readonly numberOfResults: number;
+  /** Output tokens the model may spend on one answer; beyond them it is truncated. @default 8192 */
   readonly maxTokens: number;
   /** Characters the archive section may use. @default 3000 */
   readonly archiveBudget: number;
@@ -235,7 +236,7 @@ export interface ChatConfig {
 /** Every tunable but the model, which has no sensible default. */
 export const defaultChatConfig: Omit<ChatConfig, 'modelId'> = {
   numberOfResults: 8,
-  maxTokens: 4096,
+  maxTokens: 8192,
   archiveBudget: 3000,
   stopPollMs: 1000,
   remainingTimeReserveMs: 20_000,

@@ -290,6 +290,31 @@ describe('the chat web app against the local stack', () => {
     await expect(page.locator('.bubble--user').count()).resolves.toBe(1);
   }, 60_000);
 
+  it('keeps an answer whose stream broke off after advice arrived: shown as cut off, the same after a reload', async () => {
+    const { page } = await open('browser-cut');
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: splitIntoFragments(JSON.stringify(longAnswer(3)), [8]),
+      failAfter: 12,
+    });
+    await ask(page, 'Salesforceにログインできない');
+    expect(await waitForAnswer(page, 1)).toBe('truncated');
+    const answer = page.locator('.bubble--assistant .bubble__answer');
+    const shown = (await answer.textContent()) ?? '';
+    expect(shown).toContain('パスワード');
+    const notice = page.locator('.status-notice');
+    await expect(notice.textContent()).resolves.toBe(
+      '回答が途中で途切れました。表示されているのは届いた部分までです。',
+    );
+    await expect(notice.getAttribute('role')).resolves.toBe('status');
+    await page.screenshot({ path: `${SCREENSHOTS}/truncated.png` });
+
+    await page.reload();
+    expect(await waitForAnswer(page, 1)).toBe('truncated');
+    await expect(answer.textContent()).resolves.toBe(shown);
+    await expect(notice.textContent()).resolves.toContain('途中で途切れました');
+  }, 60_000);
+
   it('shows each dev user only their own conversations', async () => {
     const alice = await open('browser-alice');
     await ask(alice.page, 'プリンターの設置依頼をしたい');
