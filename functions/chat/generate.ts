@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import {
   type Answer,
   answerSchema,
+  type DeliveredAnswer,
   MAX_RESULTS,
   type TicketResult,
   ticketResultSchema,
   todoActionSchema,
 } from '../contract/answer.js';
 import type { ChatEvent } from '../contract/chat-events.js';
+import { findTicketReferences } from '../contract/ticket-references.js';
 import { createToolInputParser } from '../tool-input/tool-input-parser.js';
 import { normalizeIssueId } from './inquiry-rules.js';
 import {
@@ -71,8 +73,8 @@ export async function generateWithStop(
     });
     if (outcome.status !== 'stopped' || reason !== 'timeout') return outcome;
     return {
+      ...outcome,
       status: 'failed',
-      answer: outcome.answer,
       failure: {
         code: 'timeout',
         message: 'The answer took too long and was cut off. Please try again.',
@@ -86,15 +88,32 @@ export async function generateWithStop(
 
 export type GenerationStatus = 'complete' | 'truncated' | 'stopped' | 'failed';
 
+/**
+ * Why an answer is `truncated`: the model ran out of tokens, its tool input stopped being valid
+ * JSON, or the stream broke off. The web app shows one notice for all three; this is for logs and
+ * metrics.
+ */
+export type Truncation = 'max_tokens' | 'malformed_output' | 'interrupted';
+
+export interface GenerationFailure {
+  readonly code: string;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
 export interface GenerationOutcome {
   readonly status: GenerationStatus;
   /** The validated answer (partial when truncated, stopped or failed). */
-  readonly answer: Answer;
-  readonly failure?: {
-    readonly code: string;
-    readonly message: string;
-    readonly retryable: boolean;
-  };
+  readonly answer: DeliveredAnswer;
+  /**
+   * How many distinct ticket numbers the advice and mail draft cite without them being among the
+   * inquiry's tickets (`answer.unverified_references`), kept here for metrics.
+   */
+  readonly unverifiedReferenceCount: number;
+  /** Set when `status` is `truncated`. */
+  readonly truncation?: Truncation;
+  /** Set when `status` is `failed`: what the `error` event says. */
+  readonly failure?: GenerationFailure;
 }
 
 export interface GenerateAnswerInput {
@@ -106,10 +125,22 @@ export interface GenerateAnswerInput {
   readonly signal: AbortSignal;
 }
 
+const MALFORMED_OUTPUT: GenerationFailure = {
+  code: 'invalid_model_output',
+  message: 'The AI model returned an answer that could not be read. Please try again.',
+  retryable: true,
+};
+
 /**
  * Streams the model's tool input through the incremental parser: advice deltas become `token`
  * events (one per upstream fragment), each grounded results element a `ticket` event the moment
  * its object closes. Never throws: every ending is an outcome.
+ *
+ * An answer that breaks off — `max_tokens`, invalid JSON, a stream error or a stream that just
+ * ends — is `truncated` once advice has streamed: staff have read it, so the stored turn and
+ * `result` keep exactly that (partial data is a state, not an exception). Before any advice there
+ * is nothing to keep, and it is a `failed` answer whose `error` event says what happened. A model
+ * that never calls the tool, and errors before the stream (throttling, rejection), always fail.
  */
 export async function generateAnswer(input: GenerateAnswerInput): Promise<GenerationOutcome> {
   const parser = createToolInputParser({
@@ -120,7 +151,9 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const seen = new Set<string>();
   let stopReason: string | undefined;
   let fragments = 0;
-  let failure: GenerationOutcome['failure'];
+  let adviceStreamed = false;
+  let malformed = false;
+  let streamError: { readonly error: unknown } | undefined;
 
   try {
     for await (const event of input.model.stream({ ...input.request, signal: input.signal })) {
@@ -131,6 +164,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
       for (const parsed of parser.write(event.fragment)) {
         if (parsed.type === 'text' && parsed.field === 'general_advice') {
           input.send({ event: 'token', data: { content: parsed.delta } });
+          adviceStreamed ||= parsed.delta !== '';
         } else if (parsed.type === 'element' && parsed.field === 'results') {
           const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
           if (!grounded || seen.has(grounded.issue_id) || tickets.length >= MAX_RESULTS) continue;
@@ -138,63 +172,70 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
           tickets.push(grounded);
           input.send({ event: 'ticket', data: grounded });
         } else if (parsed.type === 'error') {
-          failure = {
-            code: 'invalid_model_output',
-            message: 'The model returned malformed output',
-            retryable: true,
-          };
+          malformed = true;
         }
       }
-      if (failure) break;
+      // Nothing after invalid JSON can be trusted (the parser ignores it anyway).
+      if (malformed) break;
     }
   } catch (error) {
-    if (!input.signal.aborted) failure = toFailure(error);
+    if (!input.signal.aborted) streamError = { error };
+    // A model failure the adapter translated is expected; anything else is a bug to look at,
+    // even when staff keep a truncated answer.
+    if (!input.signal.aborted && !(error instanceof ChatModelError)) {
+      console.error('answer stream failed', error);
+    }
   }
 
   const final = parser.end();
-  const answer = finalizeAnswer(final.value, tickets);
-  if (failure) return { status: 'failed', answer, failure };
-  if (input.signal.aborted) return { status: 'stopped', answer };
+  const finalized = finalizeAnswer(final.value, tickets);
+  const unverifiedReferences = findUnverifiedReferences(finalized, input.allowedIssueIds);
+  const answer: DeliveredAnswer = { ...finalized, unverified_references: unverifiedReferences };
+  const outcome = (
+    status: GenerationStatus,
+    details: Pick<GenerationOutcome, 'truncation' | 'failure'> = {},
+  ): GenerationOutcome => ({
+    status,
+    answer,
+    unverifiedReferenceCount: unverifiedReferences.length,
+    ...details,
+  });
+  const brokeOff = (truncation: Truncation, failure: GenerationFailure) =>
+    adviceStreamed ? outcome('truncated', { truncation }) : outcome('failed', { failure });
+
+  if (streamError) return brokeOff('interrupted', toFailure(streamError.error));
+  if (malformed) return brokeOff('malformed_output', MALFORMED_OUTPUT);
+  if (input.signal.aborted) return outcome('stopped');
   if (stopReason === undefined) {
     // Bedrock always ends with messageStop; a stream that just ends was cut off.
-    return {
-      status: 'failed',
-      answer,
-      failure: {
-        code: 'model_stream_failed',
-        message: 'The answer was interrupted. Please try again.',
-        retryable: true,
-      },
-    };
+    return brokeOff('interrupted', {
+      code: 'model_stream_failed',
+      message: 'The answer was interrupted. Please try again.',
+      retryable: true,
+    });
   }
   if (fragments === 0) {
     // The model ended without calling the tool (e.g. a refusal or a content filter).
-    return {
-      status: 'failed',
-      answer,
+    return outcome('failed', {
       failure: {
         code: 'empty_model_output',
         message: 'The model returned no answer. Please try again.',
         retryable: true,
       },
-    };
+    });
   }
-  if (final.error) {
-    return {
-      status: 'failed',
-      answer,
-      failure: {
-        code: 'invalid_model_output',
-        message: 'The model returned malformed output',
-        retryable: true,
-      },
-    };
+  if (final.error) return brokeOff('malformed_output', MALFORMED_OUTPUT);
+  if (stopReason === 'max_tokens' || final.truncated) {
+    return brokeOff(stopReason === 'max_tokens' ? 'max_tokens' : 'interrupted', {
+      code: 'model_output_truncated',
+      message: 'The answer was cut off before any of it arrived. Please try again.',
+      retryable: true,
+    });
   }
-  if (stopReason === 'max_tokens' || final.truncated) return { status: 'truncated', answer };
-  return { status: 'complete', answer };
+  return outcome('complete');
 }
 
-function toFailure(error: unknown): NonNullable<GenerationOutcome['failure']> {
+function toFailure(error: unknown): GenerationFailure {
   if (error instanceof ChatModelError) {
     const messages = {
       throttled: 'The AI model is busy right now. Please try again in a moment.',
@@ -303,6 +344,25 @@ export function finalizeAnswer(value: unknown, groundedResults: readonly TicketR
 
 function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}
+
+/**
+ * Grounding for free text: the ticket numbers the advice and the mail draft mention that are not
+ * among this inquiry's retrieved or fetched tickets, each once, in order of appearance. Unlike a
+ * ticket card, a sentence cannot be dropped, so these are flagged (the web app marks them as not
+ * verified) rather than removed.
+ */
+export function findUnverifiedReferences(
+  answer: Pick<Answer, 'general_advice' | 'mail_draft'>,
+  allowedIssueIds: ReadonlySet<string>,
+): string[] {
+  const unverified = new Set<string>();
+  for (const text of [answer.general_advice, answer.mail_draft ?? '']) {
+    for (const { issueId } of findTicketReferences(text)) {
+      if (!allowedIssueIds.has(issueId)) unverified.add(issueId);
+    }
+  }
+  return [...unverified];
 }
 
 /**

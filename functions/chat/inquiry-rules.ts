@@ -1,3 +1,4 @@
+import { findTicketReferences } from '../contract/ticket-references.js';
 import type { Turn } from './ports.js';
 
 /**
@@ -55,23 +56,19 @@ export function splitInquiries(turns: readonly Turn[], openInquiryId: string): S
   return { working: byInquiry.get(openInquiryId) ?? [], archive: archive.reverse() };
 }
 
-/**
- * Ticket references written in an inquiry: `#1234`, `チケット1234` / `チケット #1234`,
- * `INC-1234`, `ticket 1234`. Deterministic and applied to the current inquiry's own user text
- * only — never to history or to assistant text, so a number in a past answer can't become a
- * reference.
- */
-const REFERENCE =
-  /(?:#|＃|INC-?|チケット(?:番号)?\s*[:：]?\s*[#＃]?|\bticket\s*(?:no\.?|number)?\s*[:#]?\s*)(\d{3,8})(?!\d)/giu;
-
 /** More references than this in one inquiry are ignored (they would only bloat the prompt). */
 export const MAX_TICKET_REFERENCES = 10;
 
+/**
+ * Ticket references written in an inquiry (`#1234`, `チケット1234`, `INC-1234`, `ticket 1234`;
+ * the grammar is `findTicketReferences` in the contract), as canonical ids, each once.
+ * Deterministic and applied to the current inquiry's own user text only — never to history or to
+ * assistant text, so a number in a past answer can't become a reference.
+ */
 export function parseTicketReferences(text: string): string[] {
-  const normalized = text.normalize('NFKC');
   const found = new Set<string>();
-  for (const match of normalized.matchAll(REFERENCE)) {
-    if (match[1]) found.add(String(Number(match[1])));
+  for (const reference of findTicketReferences(text)) {
+    found.add(reference.issueId);
     if (found.size === MAX_TICKET_REFERENCES) break;
   }
   return [...found];

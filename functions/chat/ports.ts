@@ -1,4 +1,4 @@
-import type { Answer } from '../contract/answer.js';
+import type { DeliveredAnswer } from '../contract/answer.js';
 import type { TurnStatus } from '../contract/chat-events.js';
 import type {
   ConversationSummary as ConversationSummaryBody,
@@ -39,7 +39,7 @@ export interface AppendAssistantTurnInput {
   readonly inquiryId: string;
   readonly kind: 'clarification' | 'answer';
   readonly text: string;
-  readonly result?: Answer;
+  readonly result?: DeliveredAnswer;
   readonly status: TurnStatus;
   /** True for a `results` answer: the inquiry leaves the working buffer for the archive. */
   readonly closesInquiry: boolean;
@@ -215,6 +215,7 @@ export interface Retriever {
 export interface ChatConfig {
   /** Chunks asked from the Knowledge Base per inquiry. @default 8 */
   readonly numberOfResults: number;
+  /** Output tokens the model may spend on one answer; beyond them it is truncated. @default 8192 */
   readonly maxTokens: number;
   /** Characters the archive section may use. @default 3000 */
   readonly archiveBudget: number;
@@ -229,7 +230,7 @@ export interface ChatConfig {
 /** Every tunable but the model, which has no sensible default. */
 export const defaultChatConfig: Omit<ChatConfig, 'modelId'> = {
   numberOfResults: 8,
-  maxTokens: 4096,
+  maxTokens: 8192,
   archiveBudget: 3000,
   stopPollMs: 1000,
   remainingTimeReserveMs: 20_000,

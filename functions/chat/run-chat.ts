@@ -145,12 +145,14 @@ export async function streamChat(
       new Set(tickets.map((ticket) => ticket.issueId)),
       send,
     );
-    await recordAnswer(begun, outcome, store, send, config.modelId);
+    const answer = { ...outcome.answer, source_chunks_count: similar.length };
+    await recordAnswer(begun, { ...outcome, answer }, store, send, config.modelId);
   } catch (error) {
     console.error('chat pipeline failed', error);
     const failed: GenerationOutcome = {
       status: 'failed',
       answer: { response_type: 'results', general_advice: '' },
+      unverifiedReferenceCount: 0,
       failure: {
         code: 'internal',
         message: 'Something went wrong while preparing the answer. Please try again.',
@@ -177,7 +179,7 @@ function toKbChunk(ticket: RetrievedTicket): KbChunk {
   const preview = Array.from(ticket.text.replace(/\s+/g, ' ').trim())
     .slice(0, PREVIEW_LENGTH)
     .join('');
-  return { issueId: ticket.issueId, subject: ticket.subject, score: ticket.score, preview };
+  return { issue_id: ticket.issueId, subject: ticket.subject, score: ticket.score, preview };
 }
 
 /** Bedrock's Retrieve accepts at most 1,000 characters of query text. */

@@ -52,4 +52,26 @@ export const answerSchema = z.object({
 });
 export type Answer = z.infer<typeof answerSchema>;
 
+/**
+ * The answer as staff get it: the model's answer plus what the server found when it checked it.
+ * Sent in `result` and stored with the assistant turn, so a reload shows the same thing. Not part
+ * of the tool schema (the model never writes these fields), and optional, so answers stored
+ * before they existed still parse.
+ */
+export const deliveredAnswerSchema = answerSchema.extend({
+  /**
+   * How many Knowledge Base chunks were retrieved for this inquiry (restricted ones removed, one
+   * per ticket): the length of the `kb_chunks` event.
+   */
+  source_chunks_count: z.number().int().min(0).optional(),
+  /**
+   * Ticket numbers cited in `general_advice` or `mail_draft` (as `findTicketReferences` finds
+   * them) that are not among this inquiry's retrieved or fetched tickets: canonical digits, each
+   * once, in order of appearance. The web app marks them as not verified. A ticket card cannot
+   * hold one: an unverified card is dropped instead.
+   */
+  unverified_references: z.array(z.string()).optional(),
+});
+export type DeliveredAnswer = z.infer<typeof deliveredAnswerSchema>;
+
 export const ANSWER_TOOL_NAME = 'submit_response';

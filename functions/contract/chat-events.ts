@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { answerSchema, ticketResultSchema } from './answer.js';
+import { deliveredAnswerSchema, ticketResultSchema } from './answer.js';
 
 /**
  * The SSE contract between the API function and the web app: one zod schema per event name.
@@ -12,8 +12,12 @@ export type ProgressStep = z.infer<typeof progressStepSchema>;
 export const turnStatusSchema = z.enum(['complete', 'truncated', 'failed', 'stopped']);
 export type TurnStatus = z.infer<typeof turnStatusSchema>;
 
+/**
+ * One retrieved ticket as the `kb_chunks` event lists it. Field names follow the tool schema
+ * (`issue_id`, snake_case), as in `ticket` and `result`.
+ */
 export const kbChunkSchema = z.object({
-  issueId: z.string(),
+  issue_id: z.string(),
   subject: z.string(),
   score: z.number(),
   preview: z.string(),
@@ -33,7 +37,7 @@ export const chatEventSchemas = {
   kb_chunks: z.object({ chunks: z.array(kbChunkSchema) }),
   token: z.object({ content: z.string() }),
   ticket: ticketResultSchema,
-  result: answerSchema.extend({
+  result: deliveredAnswerSchema.extend({
     conversationId: z.string(),
     version: z.number().int(),
     status: z.enum(['complete', 'truncated', 'stopped']),

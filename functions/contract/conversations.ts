@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { answerSchema } from './answer.js';
+import { deliveredAnswerSchema } from './answer.js';
 import { turnStatusSchema } from './chat-events.js';
 
 /**
@@ -22,7 +22,7 @@ export const turnSchema = z.object({
   kind: turnKindSchema,
   inquiryId: z.string(),
   text: z.string(),
-  result: answerSchema.optional(),
+  result: deliveredAnswerSchema.optional(),
   status: turnStatusSchema,
   /** Lets the page retry a failed answer with the same id after a reload. */
   clientMessageId: z.string().optional(),

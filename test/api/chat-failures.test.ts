@@ -85,31 +85,51 @@ describe('chat failures end to end', () => {
     ]);
   });
 
-  it('stores what streamed before a mid-stream exception as failed', async () => {
+  // Until issue #16 this was an error event and a failed turn: the advice staff had been reading
+  // was replaced by an error, and a reload showed a failure instead of what they saw.
+  it('keeps the advice that streamed before a mid-stream exception as a truncated answer, live and stored', async () => {
+    const user = 'midstream';
     const fragments = splitIntoFragments(JSON.stringify(fullAnswer), [5]);
     stack.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 12, delayMs: 0 });
-    const response = await postChat(
-      stack.url,
-      { message: 'VPNにつながらない' },
-      { user: 'midstream' },
-    );
+    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user });
     const streamed = eventsNamed(response, 'token')
       .map((token) => token.content)
       .join('');
     expect(streamed.length).toBeGreaterThan(0);
     expect(advice.startsWith(streamed)).toBe(true);
+    expect(eventsNamed(response, 'error')).toEqual([]);
+    expect(response.events.at(-1)).toMatchObject({
+      event: 'result',
+      data: { status: 'truncated', response_type: 'results', general_advice: streamed },
+    });
+    const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
+    const turns = await storedTurns(conversationId, user);
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'truncated', text: streamed });
+
+    // What staff read is history: the next inquiry sees it in the archive.
+    await postChat(stack.url, { conversationId, message: 'Teamsの音が出ない' }, { user });
+    const prompt = JSON.stringify(stack.bedrock.converseRequests.at(-1)?.body);
+    expect(prompt).toContain(`回答: ${streamed}`);
+  });
+
+  it('reports a mid-stream exception before any advice as a retryable error and a failed turn', async () => {
+    const fragments = splitIntoFragments(JSON.stringify(fullAnswer), [5]);
+    stack.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 2, delayMs: 0 });
+    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'early' });
+    expect(eventsNamed(response, 'token')).toEqual([]);
+    expect(eventsNamed(response, 'result')).toEqual([]);
     expect(response.events.at(-1)).toMatchObject({
       event: 'error',
       data: { code: 'model_stream_failed', retryable: true },
     });
     const turns = await storedTurns(
       eventsNamed(response, 'meta')[0]?.conversationId as string,
-      'midstream',
+      'early',
     );
-    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'failed', text: streamed });
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'failed' });
   });
 
-  it('turns max_tokens into a truncated result built from the partial answer', async () => {
+  it('turns max_tokens into a truncated result built from the partial answer, asking for 8192 tokens by default', async () => {
     const json = JSON.stringify(fullAnswer);
     stack.bedrock.enqueueScript({
       kind: 'stream',
@@ -127,9 +147,28 @@ describe('chat failures end to end', () => {
     expect(advice.startsWith(result?.general_advice as string)).toBe(true);
     const turns = await storedTurns(result?.conversationId as string, 'truncated');
     expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'truncated' });
+    const request = stack.bedrock.converseRequests.at(-1)?.body as {
+      inferenceConfig: { maxTokens: number };
+    };
+    expect(request.inferenceConfig.maxTokens).toBe(8192);
   });
 
-  it('reports invalid tool JSON as a retryable error and a failed turn', async () => {
+  it('reports max_tokens before any advice as a retryable error, not an empty answer', async () => {
+    stack.bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: ['{"response_type":"results",', '"reasoning":"long'],
+      stopReason: 'max_tokens',
+      delayMs: 0,
+    });
+    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'long' });
+    expect(eventsNamed(response, 'result')).toEqual([]);
+    expect(response.events.at(-1)).toMatchObject({
+      event: 'error',
+      data: { code: 'model_output_truncated', retryable: true },
+    });
+  });
+
+  it('keeps the advice that streamed before invalid tool JSON as a truncated answer', async () => {
     stack.bedrock.enqueueScript({
       kind: 'stream',
       fragments: ['{"response_type":"results",', '"general_advice":"ok"', ' oops}'],
@@ -141,12 +180,34 @@ describe('chat failures end to end', () => {
       { user: 'invalid' },
     );
     expect(response.events.at(-1)).toMatchObject({
+      event: 'result',
+      data: { status: 'truncated', general_advice: 'ok' },
+    });
+    const turns = await storedTurns(
+      eventsNamed(response, 'meta')[0]?.conversationId as string,
+      'invalid',
+    );
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'truncated', text: 'ok' });
+  });
+
+  it('reports invalid tool JSON before any advice as a retryable error and a failed turn', async () => {
+    stack.bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: ['{"response_type":"results" oops', ',"general_advice":"ok"}'],
+      delayMs: 0,
+    });
+    const response = await postChat(
+      stack.url,
+      { message: 'VPNにつながらない' },
+      { user: 'invalid-early' },
+    );
+    expect(response.events.at(-1)).toMatchObject({
       event: 'error',
       data: { code: 'invalid_model_output', retryable: true },
     });
     const turns = await storedTurns(
       eventsNamed(response, 'meta')[0]?.conversationId as string,
-      'invalid',
+      'invalid-early',
     );
     expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'failed' });
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetrievedTicket, Retriever } from '../../functions/chat/ports.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
-import { eventsNamed, postChat } from '../support/chat-client.js';
+import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
@@ -80,5 +80,70 @@ describe('trust: restricted tickets and grounding', () => {
     expect(eventsNamed(response, 'ticket').map((ticket) => ticket.issue_id)).toEqual(['1001']);
     const result = eventsNamed(response, 'result')[0] as { results: { issue_id: string }[] };
     expect(result.results.map((ticket) => ticket.issue_id)).toEqual(['1001']);
+  });
+
+  it('lists the retrieved tickets by issue_id and counts them in the result and the stored answer', async () => {
+    stack.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: '確認してください。',
+        results: [],
+      }),
+    );
+    const user = 'source-count';
+    const response = await postChat(
+      stack.url,
+      { message: 'Salesforceにログインできない' },
+      { user },
+    );
+    // The leaked restricted ticket is not a source: one chunk, not two.
+    expect(eventsNamed(response, 'kb_chunks')).toEqual([
+      { chunks: [{ issue_id: '1001', subject: open.subject, score: 0.9, preview: open.text }] },
+    ]);
+    const result = eventsNamed(response, 'result')[0];
+    expect(result).toMatchObject({ status: 'complete', source_chunks_count: 1 });
+    const stored = await callApi(
+      stack.url,
+      'GET',
+      `/api/conversations/${result?.conversationId}`,
+      undefined,
+      { user },
+    );
+    const turns = (stored.json as { turns: { result?: Record<string, unknown> }[] }).turns;
+    expect(turns.at(-1)?.result).toMatchObject({ source_chunks_count: 1 });
+  });
+
+  it('flags ticket numbers in the advice and mail draft that were not retrieved, live and stored', async () => {
+    stack.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: '#1001 のとおりロックを解除します。#1015 と チケット4242 も同じ症状です。',
+        results: [{ issue_id: '1001', subject: open.subject, summary: 's', resolution: 'r' }],
+        mail_draft: 'INC-4243 と同様の手順でご案内します（参考: #1001）。',
+      }),
+    );
+    const user = 'unverified';
+    const response = await postChat(
+      stack.url,
+      { message: 'Salesforceにログインできない' },
+      { user },
+    );
+    const result = eventsNamed(response, 'result')[0];
+    // 1001 was retrieved; 1015 is restricted (never a source); 4242 and 4243 were never retrieved.
+    expect(result).toMatchObject({
+      status: 'complete',
+      unverified_references: ['1015', '4242', '4243'],
+    });
+    // The text itself is left as written: the web app marks, the server does not rewrite.
+    expect(result?.general_advice).toContain('チケット4242');
+    const stored = await callApi(
+      stack.url,
+      'GET',
+      `/api/conversations/${result?.conversationId}`,
+      undefined,
+      { user },
+    );
+    const turns = (stored.json as { turns: { result?: Record<string, unknown> }[] }).turns;
+    expect(turns.at(-1)?.result?.unverified_references).toEqual(['1015', '4242', '4243']);
   });
 });

@@ -290,6 +290,31 @@ describe('the chat web app against the local stack', () => {
     await expect(page.locator('.bubble--user').count()).resolves.toBe(1);
   }, 60_000);
 
+  it('keeps an answer whose stream broke off after advice arrived: shown as cut off, the same after a reload', async () => {
+    const { page } = await open('browser-cut');
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: splitIntoFragments(JSON.stringify(longAnswer(3)), [8]),
+      failAfter: 12,
+    });
+    await ask(page, 'Salesforceにログインできない');
+    expect(await waitForAnswer(page, 1)).toBe('truncated');
+    const answer = page.locator('.bubble--assistant .bubble__answer');
+    const shown = (await answer.textContent()) ?? '';
+    expect(shown).toContain('パスワード');
+    const notice = page.locator('.status-notice');
+    await expect(notice.textContent()).resolves.toBe(
+      '回答が途中で途切れました。表示されているのは届いた部分までです。',
+    );
+    await expect(notice.getAttribute('role')).resolves.toBe('status');
+    await page.screenshot({ path: `${SCREENSHOTS}/truncated.png` });
+
+    await page.reload();
+    expect(await waitForAnswer(page, 1)).toBe('truncated');
+    await expect(answer.textContent()).resolves.toBe(shown);
+    await expect(notice.textContent()).resolves.toContain('途中で途切れました');
+  }, 60_000);
+
   it('shows each dev user only their own conversations', async () => {
     const alice = await open('browser-alice');
     await ask(alice.page, 'プリンターの設置依頼をしたい');
@@ -338,6 +363,50 @@ describe('the chat web app against the local stack', () => {
     await expect(safe.getAttribute('target')).resolves.toBe('_blank');
     await expect(safe.getAttribute('rel')).resolves.toBe('noopener noreferrer');
     expect(dialogs).toEqual([]);
+  }, 60_000);
+
+  it('marks ticket numbers the answer cites without retrieving them, in advice and mail draft, after a reload too', async () => {
+    const { page } = await open('browser-unverified');
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: splitIntoFragments(
+        JSON.stringify({
+          response_type: 'results',
+          general_advice:
+            '**#99999** と同じ手順です。チケット88888 も参照。<span class="unverified-reference" title="偽">#1</span>',
+          results: [],
+          mail_draft: 'INC-77777 と同様にご案内します。',
+        } satisfies Answer),
+        [12],
+      ),
+    });
+    await ask(page, 'Salesforceにログインできない');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    // The retrieved tickets are listed by number in the KB details.
+    await expect(page.locator('.kb-details__id').first().textContent()).resolves.toMatch(/^#\d+$/);
+
+    const expectMarks = async () => {
+      const answer = page.locator('.bubble--assistant .bubble__answer');
+      const marks = answer.locator('.unverified-reference');
+      // The span written by the model is not a mark: sanitising dropped it, its text stays text.
+      await expect(marks.allTextContents()).resolves.toEqual(['#99999', 'チケット88888']);
+      await expect(marks.first().getAttribute('title')).resolves.toBe(
+        '取得したチケットに含まれていない番号です（未確認）',
+      );
+      await expect(answer.locator('[title="偽"]').count()).resolves.toBe(0);
+      await expect(answer.textContent()).resolves.toContain('参照。#1');
+      await expect(
+        page.locator('.mail-draft__body .unverified-reference').allTextContents(),
+      ).resolves.toEqual(['INC-77777']);
+      await expect(page.locator('.mail-draft__body').textContent()).resolves.toBe(
+        'INC-77777 と同様にご案内します。',
+      );
+    };
+    await expectMarks();
+    await page.screenshot({ path: `${SCREENSHOTS}/unverified-references.png` });
+    await page.reload();
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    await expectMarks();
   }, 60_000);
 
   it('stays readable at 360 px wide', async () => {

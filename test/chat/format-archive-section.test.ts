@@ -22,19 +22,42 @@ describe('formatArchiveSection', () => {
     expect(text.split('\n')).toHaveLength(3);
   });
 
-  it('shrinks older inquiries to their question and drops the oldest with a count, within the budget', () => {
-    const archive = Array.from({ length: 30 }, (_, index) => inquiry(index + 1));
+  it('lists closed inquiries oldest first, so the most recent one comes last', () => {
+    // splitInquiries gives the archive newest first.
+    const archive = [inquiry(3, '最新の回答'), inquiry(2, '前回の回答'), inquiry(1, '最初の回答')];
+    expect(formatArchiveSection(archive, 'ja', 3000).split('\n')).toEqual([
+      '## 過去の問い合わせ回答（参照用）',
+      '### 1. 問い合わせ: 質問1',
+      '回答: 最初の回答',
+      '### 2. 問い合わせ: 質問2',
+      '回答: 前回の回答',
+      '### 3. 問い合わせ: 質問3',
+      '回答: 最新の回答',
+    ]);
+  });
+
+  it('shrinks and drops from the oldest end within the budget, keeping the newest whole and last', () => {
+    // Newest first: 質問30 is the most recent closed inquiry.
+    const archive = Array.from({ length: 30 }, (_, index) => inquiry(30 - index));
     const text = formatArchiveSection(archive, 'ja', 1000);
     expect(text.length).toBeLessThanOrEqual(1000 + 40);
     const lines = text.split('\n');
-    expect(lines[1]).toBe('### 1. 問い合わせ: 質問1');
-    expect(lines[2]?.startsWith('回答: ')).toBe(true);
-    expect(lines).toContain('### 3. 問い合わせ: 質問3');
-    expect(lines.at(-1)).toMatch(/^（さらに古い問い合わせ \d+ 件は省略）$/);
-    // Once shrunk, no older entry shows its answer again.
-    const firstQuestionOnly = lines.findIndex(
-      (line, index) => line.startsWith('###') && !lines[index + 1]?.startsWith('回答'),
+    const omitted = /^（さらに古い問い合わせ (\d+) 件は省略）$/.exec(lines[1] ?? '');
+    expect(omitted).not.toBeNull();
+    const questions = lines.filter((line) => line.startsWith('### '));
+    // The oldest were dropped, the rest keep their numbers and run up to the newest.
+    expect(questions.length + Number(omitted?.[1])).toBe(30);
+    expect(questions[0]).toBe(
+      `### ${Number(omitted?.[1]) + 1}. 問い合わせ: 質問${Number(omitted?.[1]) + 1}`,
     );
-    expect(lines.slice(firstQuestionOnly).some((line) => line.startsWith('回答'))).toBe(false);
+    expect(lines.at(-2)).toBe('### 30. 問い合わせ: 質問30');
+    expect(lines.at(-1)?.startsWith('回答: ')).toBe(true);
+    // The shrunk (question-only) entries are older than every whole one.
+    const firstWhole = lines.findIndex((line) => line.startsWith('回答: ')) - 1;
+    expect(lines.slice(2, firstWhole).every((line) => line.startsWith('### '))).toBe(true);
+    expect(firstWhole).toBeGreaterThan(2);
+    expect(lines.slice(firstWhole).filter((line) => line.startsWith('回答: ')).length).toBe(
+      lines.slice(firstWhole).filter((line) => line.startsWith('### ')).length,
+    );
   });
 });

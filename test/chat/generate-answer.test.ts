@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateAnswer } from '../../functions/chat/generate.js';
 import { answerTool } from '../../functions/chat/model-request.js';
-import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
+import { type ChatModel, ChatModelError, type ChatModelEvent } from '../../functions/chat/ports.js';
 import type { ChatEvent } from '../../functions/contract/chat-events.js';
 
 const modelOf = (events: ChatModelEvent[]): ChatModel => ({
@@ -49,6 +49,37 @@ describe('generateAnswer', () => {
     expect(outcome.answer.results?.map((ticket) => ticket.issue_id)).toEqual(['1001']);
   });
 
+  it('lists ticket numbers in the advice and mail draft that are not among the inquiry tickets', async () => {
+    const { outcome } = await run(
+      [
+        fragment(
+          JSON.stringify({
+            response_type: 'results',
+            general_advice: '#1001 と同様です。チケット4242 や INC-0777 も参考に。#1001',
+            mail_draft: 'ticket 5555 の件でご連絡します。#4242',
+            results: [],
+          }),
+        ),
+        stop('tool_use'),
+      ],
+      ['1001'],
+    );
+    expect(outcome.status).toBe('complete');
+    expect(outcome.answer.unverified_references).toEqual(['4242', '777', '5555']);
+    expect(outcome.unverifiedReferenceCount).toBe(3);
+  });
+
+  it('reports no unverified references when every cited number was retrieved', async () => {
+    const { outcome } = await run([
+      fragment(
+        '{"response_type":"results","general_advice":"#1001 を参照","mail_draft":"内線1234"}',
+      ),
+      stop('tool_use'),
+    ]);
+    expect(outcome.answer.unverified_references).toEqual([]);
+    expect(outcome.unverifiedReferenceCount).toBe(0);
+  });
+
   it('shows at most 10 ticket cards, however many grounded tickets the model cites', async () => {
     const ids = Array.from({ length: 12 }, (_, index) => String(2000 + index));
     const results = ids.map((issue_id) => ({
@@ -74,14 +105,88 @@ describe('generateAnswer', () => {
       fragment('{"response_type":"results","general_advice":"Half'),
       stop('max_tokens'),
     ]);
-    expect(outcome).toMatchObject({ status: 'truncated', answer: { general_advice: 'Half' } });
+    expect(outcome).toMatchObject({
+      status: 'truncated',
+      truncation: 'max_tokens',
+      answer: { general_advice: 'Half' },
+    });
+    expect(outcome.failure).toBeUndefined();
   });
 
-  it('fails, retryably, when the stream ends without messageStop', async () => {
+  it('fails at max_tokens before any advice streamed, instead of an empty answer', async () => {
+    const { outcome, sent } = await run([
+      fragment('{"response_type":"results","gen'),
+      stop('max_tokens'),
+    ]);
+    expect(sent).toEqual([]);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      failure: { code: 'model_output_truncated', retryable: true },
+    });
+  });
+
+  // Until issue #16 a stream that broke off after advice was a failed turn: the error event
+  // replaced what staff had been reading. Now what they read is kept.
+  it('keeps the advice that streamed as truncated when the stream ends without messageStop', async () => {
     const { outcome } = await run([fragment('{"response_type":"results","general_advice":"Half')]);
+    expect(outcome).toMatchObject({
+      status: 'truncated',
+      truncation: 'interrupted',
+      answer: { general_advice: 'Half' },
+    });
+  });
+
+  it('fails, retryably, when the stream ends without messageStop before any advice', async () => {
+    const { outcome } = await run([fragment('{"response_type":"results",')]);
     expect(outcome).toMatchObject({
       status: 'failed',
       failure: { code: 'model_stream_failed', retryable: true },
+    });
+  });
+
+  it('keeps the advice and tickets that streamed as truncated when the stream fails midway', async () => {
+    const model: ChatModel = {
+      async *stream() {
+        yield fragment('{"response_type":"results","general_advice":"Check the VPN."');
+        yield fragment(
+          ',"results":[{"issue_id":"1001","subject":"s","summary":"m","resolution":"r"}',
+        );
+        throw new ChatModelError('stream_failed', true);
+      },
+    };
+    const sent: ChatEvent[] = [];
+    const outcome = await generateAnswer({
+      model,
+      request,
+      allowedIssueIds: new Set(['1001']),
+      send: (event) => sent.push(event),
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toMatchObject({
+      status: 'truncated',
+      truncation: 'interrupted',
+      answer: { general_advice: 'Check the VPN.', results: [{ issue_id: '1001' }] },
+    });
+    expect(sent.map((event) => event.event)).toEqual(['token', 'ticket']);
+  });
+
+  it('fails with the model error when the stream fails before any advice', async () => {
+    const model: ChatModel = {
+      // biome-ignore lint/correctness/useYield: fails before its first event
+      async *stream() {
+        throw new ChatModelError('throttled', true);
+      },
+    };
+    const outcome = await generateAnswer({
+      model,
+      request,
+      allowedIssueIds: new Set(),
+      send: () => undefined,
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      failure: { code: 'model_throttled', retryable: true },
     });
   });
 
@@ -90,15 +195,32 @@ describe('generateAnswer', () => {
     expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'empty_model_output' } });
   });
 
-  it('fails on invalid JSON and stops reading', async () => {
+  it('keeps the advice that streamed as truncated on invalid JSON, and stops reading', async () => {
     const { outcome, sent } = await run([
       fragment('{"general_advice":"ok"'),
       fragment(' oops'),
       fragment(',"general_advice":"never"}'),
       stop('tool_use'),
     ]);
-    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'invalid_model_output' } });
+    expect(outcome).toMatchObject({
+      status: 'truncated',
+      truncation: 'malformed_output',
+      answer: { general_advice: 'ok' },
+    });
     expect(sent).toEqual([{ event: 'token', data: { content: 'ok' } }]);
+  });
+
+  it('fails on invalid JSON before any advice streamed', async () => {
+    const { outcome, sent } = await run([
+      fragment('{"response_type":"results" oops'),
+      fragment(',"general_advice":"never"}'),
+      stop('tool_use'),
+    ]);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      failure: { code: 'invalid_model_output', retryable: true },
+    });
+    expect(sent).toEqual([]);
   });
 
   it('is stopped when its signal aborts', async () => {

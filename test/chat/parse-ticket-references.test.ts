@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeIssueId, parseTicketReferences } from '../../functions/chat/inquiry-rules.js';
+import { findTicketReferences } from '../../functions/contract/ticket-references.js';
 
 describe('parseTicketReferences', () => {
   it.each([
@@ -30,5 +31,42 @@ describe('normalizeIssueId', () => {
     ['12a', undefined],
   ])('%s → %s', (value, expected) => {
     expect(normalizeIssueId(value)).toBe(expected);
+  });
+});
+
+describe('findTicketReferences', () => {
+  it.each([
+    ['過去の #12345 を参照', '#12345', '12345'],
+    ['チケット12345の手順', 'チケット12345', '12345'],
+    ['チケット番号：＃１２３４５', 'チケット番号：＃１２３４５', '12345'],
+    ['ﾁｹｯﾄ 12345 と同じ', 'ﾁｹｯﾄ 12345', '12345'],
+    ['see INC-12345.', 'INC-12345', '12345'],
+    ['like ticket 12345 did', 'ticket 12345', '12345'],
+    ['Ticket No. 012345', 'Ticket No. 012345', '12345'],
+    ['**#9001**: 再起動', '#9001', '9001'],
+  ])(
+    'finds the reference in %s with offsets into the text as written',
+    (text, written, issueId) => {
+      const [reference, ...rest] = findTicketReferences(text);
+      expect(rest).toEqual([]);
+      expect(reference?.issueId).toBe(issueId);
+      expect(text.slice(reference?.start, reference?.end)).toBe(written);
+    },
+  );
+
+  it.each(['内線12345にかけてください', '2025年1月から', 'ポート 443 を開ける', '#12 は短すぎる'])(
+    'finds nothing in %s',
+    (text) => {
+      expect(findTicketReferences(text)).toEqual([]);
+    },
+  );
+
+  it('keeps offsets right after astral characters and expansions', () => {
+    const text = '🙂㍻ #1001 と #1001';
+    const references = findTicketReferences(text);
+    expect(references.map((reference) => text.slice(reference.start, reference.end))).toEqual([
+      '#1001',
+      '#1001',
+    ]);
   });
 });

@@ -199,7 +199,7 @@ describe('streamChat', () => {
     const { chat } = harness({ model });
     const { events } = await chat('PCの設定');
 
-    const chunks = named(events, 'kb_chunks')[0]?.data.chunks.map((chunk) => chunk.issueId);
+    const chunks = named(events, 'kb_chunks')[0]?.data.chunks.map((chunk) => chunk.issue_id);
     expect(chunks).toEqual(['1001', '1002']);
     expect(lastUserText(requests[0])).not.toContain('1003');
     expect(named(events, 'ticket').map((event) => event.data.issue_id)).toEqual(['1001']);
@@ -323,6 +323,26 @@ describe('streamChat', () => {
     expect((await store.getConversation(alice, conversationId)).openInquiryId).toBeUndefined();
   });
 
+  it('keeps the advice that streamed when the stream is cut before the stop, as truncated', async () => {
+    const { model } = scriptedModel({
+      kind: 'raw',
+      fragments: ['{"response_type":"results","general_advice":"再起動', 'してください'],
+      stop: false,
+    });
+    const { chat, store } = harness({ model });
+    const { events, conversationId } = await chat('プリンター');
+
+    expect(named(events, 'error')).toHaveLength(0);
+    expect(named(events, 'result')[0]?.data).toMatchObject({
+      status: 'truncated',
+      general_advice: '再起動してください',
+    });
+    expect(store.turnsOf(alice, conversationId).at(-1)).toMatchObject({
+      role: 'assistant',
+      status: 'truncated',
+    });
+  });
+
   it('stops when staff press stop: the partial answer is kept as stopped and the inquiry stays open', async () => {
     const { model } = scriptedModel({ kind: 'hang' });
     const { store, dependencies } = harness({ model });
@@ -359,8 +379,8 @@ describe('streamChat', () => {
         { code: 'internal', retryable: true },
       ],
       [
-        'a stream that ends without a stop',
-        { kind: 'raw', fragments: ['{"general_advice":"a'], stop: false },
+        'a stream that ends without a stop before any advice',
+        { kind: 'raw', fragments: ['{"response_type":"resu'], stop: false },
         { code: 'model_stream_failed', retryable: true },
       ],
       [

@@ -32,7 +32,7 @@ export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
     data: fc.record({
       chunks: fc.array(
         fc.record({
-          issueId: fc.stringMatching(/^[0-9]{1,6}$/),
+          issue_id: fc.stringMatching(/^[0-9]{1,6}$/),
           subject: text,
           score: fc.double({ min: 0, max: 1, noNaN: true }),
           preview: text,
@@ -55,6 +55,8 @@ export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
         mail_draft: text,
         todo_actions: fc.array(nonEmpty, { maxLength: 3 }),
         reasoning: text,
+        source_chunks_count: fc.nat({ max: 100 }),
+        unverified_references: fc.array(fc.stringMatching(/^[1-9][0-9]{2,7}$/), { maxLength: 3 }),
         conversationId: id,
         version,
         status: fc.constantFrom('complete', 'truncated', 'stopped' as const),

@@ -17,3 +17,17 @@ describe('describeError', () => {
     expect(text).toContain('server');
   });
 });
+
+describe('describeError for a broken model answer', () => {
+  it.each([
+    'invalid_model_output',
+    'empty_model_output',
+    'model_stream_failed',
+    'model_output_truncated',
+  ])('explains %s as the model failing, never as a problem with what staff typed', (code) => {
+    expect(describeError({ code }, 'en')).toBe(
+      "The AI model's answer broke off or could not be read. Please try again.",
+    );
+    expect(describeError({ code }, 'ja')).toContain('AI モデル');
+  });
+});

@@ -40,7 +40,7 @@ describe('conversationReducer', () => {
       event({ event: 'kb_query', data: { query: 'プリンター 設置' } }),
       event({
         event: 'kb_chunks',
-        data: { chunks: [{ issueId: '1001', subject: 's', score: 0.9, preview: 'p' }] },
+        data: { chunks: [{ issue_id: '1001', subject: 's', score: 0.9, preview: 'p' }] },
       }),
     ]);
     expect(assistantOf(view)).toMatchObject({

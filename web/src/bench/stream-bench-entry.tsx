@@ -112,6 +112,7 @@ async function runStreamBench(options: {
       response_type: 'results',
       general_advice: text,
       results: benchTickets,
+      source_chunks_count: benchTickets.length,
       conversationId: 'BENCH',
       version: 2,
       status: 'complete',

@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useMemo } from 'react';
 import { isOfflineModelId } from '../../../local/bedrock/local-bedrock-defaults.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { AssistantBubble } from '../state/bubble.js';
@@ -30,6 +30,15 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   const { t } = useI18n();
   const { result, status, request } = bubble;
   const streaming = status === 'streaming';
+  // Marked once the result names them. A failed answer has no result while live, so it is not
+  // marked after a reload either: both views agree.
+  const unverified = status === 'failed' ? undefined : result?.unverified_references;
+  const unverifiedTitle = t('unverifiedReference');
+  const marks = useMemo(
+    () =>
+      unverified && unverified.length > 0 ? { unverified, title: unverifiedTitle } : undefined,
+    [unverified, unverifiedTitle],
+  );
   const clarification = result?.response_type === 'clarification';
   // Only a failure is worth re-sending: the server replays a stored stopped or truncated answer
   // for the same clientMessageId, and a rejected request (400/401/413) would fail again.
@@ -51,7 +60,7 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
       {streaming && <ProgressSteps reached={bubble.steps} />}
       <KbDetails query={bubble.kbQuery} chunks={bubble.kbChunks} />
       <div className="bubble__answer" aria-live="polite" aria-busy={streaming}>
-        <StreamingMarkdown text={bubble.text} />
+        <StreamingMarkdown text={bubble.text} marks={marks} />
       </div>
       {clarification && (
         <ClarificationPanel
@@ -62,7 +71,7 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
         />
       )}
       <TicketCards tickets={bubble.tickets} />
-      {result?.mail_draft && <MailDraft draft={result.mail_draft} />}
+      {result?.mail_draft && <MailDraft draft={result.mail_draft} marks={marks} />}
       {result?.todo_actions && result.todo_actions.length > 0 && (
         <TodoChecklist actions={result.todo_actions} />
       )}

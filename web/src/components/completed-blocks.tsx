@@ -1,4 +1,5 @@
 import { memo } from 'react';
+import type { ReferenceMarks } from '../markdown/render-markdown.js';
 import { MarkdownBlock } from './markdown-block.js';
 
 /**
@@ -7,15 +8,17 @@ import { MarkdownBlock } from './markdown-block.js';
  */
 export const CompletedBlocks = memo(function CompletedBlocks({
   blocks,
+  marks,
 }: {
   blocks: readonly string[];
+  marks?: ReferenceMarks;
 }) {
   return (
     <>
       {blocks.map((block, index) => (
         // Index keys are stable here: blocks are append-only and never reorder.
         // biome-ignore lint/suspicious/noArrayIndexKey: append-only list
-        <MarkdownBlock key={index} markdown={block} />
+        <MarkdownBlock key={index} markdown={block} marks={marks} />
       ))}
     </>
   );

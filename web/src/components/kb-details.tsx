@@ -20,8 +20,8 @@ export function KbDetails({ query, chunks }: { query?: string; chunks?: readonly
       {chunks && chunks.length > 0 && (
         <ul className="kb-details__chunks">
           {chunks.map((chunk) => (
-            <li key={chunk.issueId}>
-              <span className="kb-details__id">#{chunk.issueId}</span> {chunk.subject}{' '}
+            <li key={chunk.issue_id}>
+              <span className="kb-details__id">#{chunk.issue_id}</span> {chunk.subject}{' '}
               <span className="kb-details__score">({chunk.score.toFixed(2)})</span>
               <p className="kb-details__preview">{chunk.preview}</p>
             </li>

@@ -1,8 +1,16 @@
 import { useState } from 'react';
 import { useI18n } from '../i18n/i18n-context.js';
+import type { ReferenceMarks } from '../markdown/render-markdown.js';
+import {
+  splitUnverifiedReferences,
+  UNVERIFIED_REFERENCE_CLASS,
+} from '../markdown/unverified-references.js';
 
-/** The e-mail draft to the requester, as plain text with a copy button. */
-export function MailDraft({ draft }: { draft: string }) {
+/**
+ * The e-mail draft to the requester, as plain text with a copy button. Unverified ticket
+ * references are marked on screen; the copied text is the draft as written.
+ */
+export function MailDraft({ draft, marks }: { draft: string; marks?: ReferenceMarks }) {
   const { t } = useI18n();
   const [copied, setCopied] = useState(false);
   const copy = async () => {
@@ -23,7 +31,20 @@ export function MailDraft({ draft }: { draft: string }) {
           {copied ? t('copied') : t('copy')}
         </button>
       </div>
-      <pre className="mail-draft__body">{draft}</pre>
+      <pre className="mail-draft__body">
+        {marks
+          ? splitUnverifiedReferences(draft, marks.unverified).map((segment, index) =>
+              segment.unverified ? (
+                // biome-ignore lint/suspicious/noArrayIndexKey: segments of a fixed text
+                <span key={index} className={UNVERIFIED_REFERENCE_CLASS} title={marks.title}>
+                  {segment.text}
+                </span>
+              ) : (
+                segment.text
+              ),
+            )
+          : draft}
+      </pre>
       <span className="visually-hidden" aria-live="polite">
         {copied ? t('copied') : ''}
       </span>

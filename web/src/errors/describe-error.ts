@@ -34,6 +34,10 @@ const byReason = {
     ja: '回答の途中で接続が切れました。もう一度お試しください。',
     en: 'The connection dropped while the answer was arriving. Please try again.',
   },
+  model: {
+    ja: 'AI モデルの回答が途中で途切れたか、読み取れませんでした。もう一度お試しください。',
+    en: "The AI model's answer broke off or could not be read. Please try again.",
+  },
   server: {
     ja: 'サーバーでエラーが発生しました。時間をおいてもう一度お試しください。解決しない場合は管理者に連絡してください。',
     en: 'Something went wrong on the server. Try again later, and tell the administrators if it persists.',
@@ -56,6 +60,10 @@ const statusReasons: Record<number, Reason> = {
 /** Error codes (SSE `error` events and JSON bodies) that deserve a specific explanation. */
 function reasonFromCode(code: string): Reason | undefined {
   if (code === 'network' || code === 'stream_cut') return code === 'network' ? 'network' : 'cut';
+  // Before the generic patterns: `invalid_model_output` is the model's fault, not the user's input.
+  if (/^(invalid|empty)_model_output$|^model_(stream_failed|output_truncated)$/.test(code)) {
+    return 'model';
+  }
   if (/throttl|rate|busy|too_many/i.test(code)) return 'busy';
   if (/unauthori[sz]ed|auth/i.test(code)) return 'unauthorized';
   if (/not_?found/i.test(code)) return 'notFound';

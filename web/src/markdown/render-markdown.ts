@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
+import { markUnverifiedReferences } from './unverified-references.js';
 
 /**
  * Model output is untrusted: it may echo ticket text or a prompt injection. Markdown is parsed
@@ -63,17 +64,30 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
   return purifier;
 }
 
+/** Ticket references to mark in the rendered text (see `unverified-references.ts`). */
+export interface ReferenceMarks {
+  /** Ticket numbers from `result.unverified_references`. */
+  readonly unverified: readonly string[];
+  /** The tooltip of each mark, in the page's language. */
+  readonly title: string;
+}
+
 /**
  * Markdown → sanitised HTML for `dangerouslySetInnerHTML`. Never returns executable markup.
+ * With `marks`, unverified ticket references are wrapped after sanitising, through DOM calls on
+ * text nodes: the marks are ours, and model text can neither forge one (`span` and `class` are
+ * not allowed through DOMPurify) nor smuggle markup in through one.
  *
  * @example
  * <div dangerouslySetInnerHTML={{ __html: renderMarkdown(block) }} />
  */
-export function renderMarkdown(markdown: string): string {
+export function renderMarkdown(markdown: string, marks?: ReferenceMarks): string {
   const html = marked.parse(markdown, { async: false });
-  return getPurifier().sanitize(html, {
-    ALLOWED_TAGS,
-    ALLOWED_ATTR,
-    ALLOW_DATA_ATTR: false,
-  });
+  const config = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false };
+  if (!marks || marks.unverified.length === 0) return getPurifier().sanitize(html, config);
+  const fragment = getPurifier().sanitize(html, { ...config, RETURN_DOM_FRAGMENT: true });
+  markUnverifiedReferences(fragment, marks.unverified, marks.title);
+  const container = document.createElement('div');
+  container.append(fragment);
+  return container.innerHTML;
 }

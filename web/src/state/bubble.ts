@@ -1,4 +1,4 @@
-import type { Answer, TicketResult } from '../../../functions/contract/answer.js';
+import type { DeliveredAnswer, TicketResult } from '../../../functions/contract/answer.js';
 import type { KbChunk, ProgressStep } from '../../../functions/contract/chat-events.js';
 
 /** What the user sent; `inquiryId` is known once the server's `meta` event names it. */
@@ -39,7 +39,7 @@ export interface AssistantBubble {
   readonly text: string;
   /** Ticket cards in arrival order; replaced by `result.results` once validated. */
   readonly tickets: readonly TicketResult[];
-  readonly result?: Answer;
+  readonly result?: DeliveredAnswer;
   readonly error?: BubbleError;
   /** The model that wrote the answer (from `meta`, or the stored turn after a reload). */
   readonly modelId?: string;

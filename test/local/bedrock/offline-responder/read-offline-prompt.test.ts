@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Language } from '../../../../functions/chat/inquiry-rules.js';
+import { buildModelRequest } from '../../../../functions/chat/model-request.js';
 import type { RetrievedTicket } from '../../../../functions/chat/ports.js';
 import { formatTicketBlock, promptLabels } from '../../../../functions/chat/prompt-text.js';
 import {
@@ -47,6 +48,30 @@ describe('splitPromptSections', () => {
     );
     expect(sections.knowledgeBase).toContain('## 問い合わせ内容');
     expect(sections.inquiry).toBe('ログインできない');
+  });
+
+  it('reads a real model request whose archive is shrunk and ends with the most recent inquiry', () => {
+    const archive = Array.from({ length: 12 }, (_, index) => ({
+      inquiryId: `I${12 - index}`,
+      question: `質問${12 - index}`,
+      followUps: [],
+      advice: '回答'.repeat(150),
+    }));
+    const request = buildModelRequest({
+      working: [{ role: 'user', text: 'さっきの件の続きです' }],
+      archive,
+      tickets: [
+        { issueId: '9001', subject: 'Salesforce', restricted: false, text: '本文', score: 0.8 },
+      ],
+      language: 'ja',
+      archiveBudget: 800,
+      maxTokens: 1000,
+    });
+    const sections = splitPromptSections(request.messages.at(-1)?.text ?? '');
+    expect(sections.knowledgeBase).toContain('### Ticket 9001: Salesforce');
+    expect(sections.archive).toMatch(/^（さらに古い問い合わせ \d+ 件は省略）\n### /);
+    expect(sections.archive).toMatch(/### 12\. 問い合わせ: 質問12\n回答: [^\n]+$/);
+    expect(sections.inquiry).toBe('さっきの件の続きです');
   });
 
   it('treats a message without sections as preamble only', () => {

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { readFunctionConfig } from '../../functions/api/function-config.js';
+import { defaultChatConfig } from '../../functions/chat/ports.js';
+
+const required = {
+  AUTH_MODE: 'local',
+  CONVERSATIONS_TABLE: 'Conversations',
+  TURNS_TABLE: 'Turns',
+  KNOWLEDGE_BASE_ID: 'KB',
+  MODEL_ID: 'model',
+};
+
+describe('readFunctionConfig', () => {
+  it('gives the model 8192 output tokens per answer unless MAX_TOKENS says otherwise', () => {
+    expect(readFunctionConfig(required).MAX_TOKENS).toBe(8192);
+    expect(defaultChatConfig.maxTokens).toBe(8192);
+    expect(readFunctionConfig({ ...required, MAX_TOKENS: '2048' }).MAX_TOKENS).toBe(2048);
+    expect(() => readFunctionConfig({ ...required, MAX_TOKENS: '100' })).toThrow(/MAX_TOKENS/);
+  });
+});
