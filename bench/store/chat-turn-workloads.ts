@@ -52,7 +52,6 @@ function assistantTurn(store: ConversationStore, conversationId: string, inquiry
     kind: 'clarification',
     text: assistantText,
     status: 'complete',
-    closesInquiry: false,
   });
 }
 

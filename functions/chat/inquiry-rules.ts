@@ -89,37 +89,61 @@ export function detectLanguage(text: string): Language {
   return JAPANESE.test(text) ? 'ja' : 'en';
 }
 
+/** Whether a message may continue the open inquiry (`continue`, the default) or starts a new one. */
+export type InquiryIntent = 'continue' | 'new';
+
 /** Where a user message goes in its conversation. */
 export interface UserTurnPlacement {
   /** `option` answers the open inquiry's clarification; `question` opens a new inquiry. */
   readonly kind: 'question' | 'option';
   readonly inquiryId: string;
-  /** The conversation's open inquiry once this message is stored. */
-  readonly openInquiryIdAfter: string;
 }
 
 /**
- * A user message continues the open inquiry (the working buffer) when there is one; otherwise it
- * opens a new inquiry. Decided by the store against the state it commits on, so a concurrent
- * answer cannot slip between the decision and the write.
+ * A user message continues the open inquiry only when there is one — an inquiry whose last answer
+ * is a clarification still awaiting its reply — and staff did not ask for a new inquiry;
+ * otherwise it opens a new inquiry. After a failed, stopped or `results` answer there is no open
+ * inquiry, so the next message never merges into the one before it. Decided by the store against
+ * the state it commits on, so a concurrent answer cannot slip between the decision and the write.
+ * Storing the message closes the open inquiry (its clarification has its reply); the inquiry's
+ * next answer decides whether it opens again (`openInquiryAfterAssistantTurn`).
  */
 export function placeUserTurn(
   openInquiryId: string | undefined,
+  intent: InquiryIntent,
   newInquiryId: () => string,
 ): UserTurnPlacement {
-  const inquiryId = openInquiryId ?? newInquiryId();
-  return { kind: openInquiryId ? 'option' : 'question', inquiryId, openInquiryIdAfter: inquiryId };
+  return openInquiryId !== undefined && intent === 'continue'
+    ? { kind: 'option', inquiryId: openInquiryId }
+    : { kind: 'question', inquiryId: newInquiryId() };
+}
+
+/** The conversation's inquiry state as a store keeps it on the conversation. */
+export interface InquiryState {
+  /** The inquiry awaiting a reply to its clarification, if any. */
+  readonly openInquiryId?: string;
+  /** The inquiry of the conversation's latest user message. */
+  readonly latestInquiryId?: string;
 }
 
 /**
- * The open inquiry after an assistant turn: a closing answer (`results`) clears it only if it
- * still names this answer's inquiry — a newer inquiry opened meanwhile stays open.
+ * The open inquiry after an assistant turn. Only a complete clarification opens (or keeps open)
+ * its inquiry, and only while that inquiry is still the conversation's latest: an answer to an
+ * older message (a retry finishing late, a generation overtaken by a newer question) never
+ * hijacks the newer inquiry. Any other answer — results, failed, stopped, a truncated
+ * clarification — closes its own inquiry and leaves another open one alone.
  */
 export function openInquiryAfterAssistantTurn(
-  openInquiryId: string | undefined,
-  answer: { readonly inquiryId: string; readonly closesInquiry: boolean },
+  state: InquiryState,
+  answer: {
+    readonly inquiryId: string;
+    readonly kind: 'clarification' | 'answer';
+    readonly status: Turn['status'];
+  },
 ): string | undefined {
-  return answer.closesInquiry && openInquiryId === answer.inquiryId ? undefined : openInquiryId;
+  const awaitsReply = answer.kind === 'clarification' && answer.status === 'complete';
+  if (awaitsReply && state.latestInquiryId === answer.inquiryId) return answer.inquiryId;
+  return state.openInquiryId === answer.inquiryId ? undefined : state.openInquiryId;
 }
 
 const MAX_TITLE_LENGTH = 60;

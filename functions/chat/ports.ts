@@ -6,6 +6,7 @@ import type {
   TurnKind,
   TurnRole,
 } from '../contract/conversations.js';
+import type { InquiryIntent } from './inquiry-rules.js';
 
 /**
  * The chat core's ports: what it needs from the conversation store, the model and the Knowledge
@@ -17,8 +18,13 @@ export type { Turn, TurnKind, TurnRole };
 
 /** The stored conversation: the REST summary plus what only the server sees. */
 export interface ConversationSummary extends Readonly<ConversationSummaryBody> {
-  /** The inquiry still waiting for a `results` answer, if any (the working buffer). */
+  /**
+   * The inquiry awaiting a reply to its clarification, if any: the only inquiry a message can
+   * continue (see `placeUserTurn`).
+   */
   readonly openInquiryId?: string;
+  /** The inquiry of the latest user message (so a late answer cannot reopen an older inquiry). */
+  readonly latestInquiryId?: string;
 }
 
 export interface ConversationWithTurns {
@@ -32,6 +38,8 @@ export interface AppendUserTurnInput {
   readonly text: string;
   /** Makes a retried POST idempotent: the same id never yields a second turn. */
   readonly clientMessageId?: string;
+  /** `new` starts a new inquiry even while a clarification awaits its reply. @default 'continue' */
+  readonly inquiry?: InquiryIntent;
 }
 
 export interface AppendAssistantTurnInput {
@@ -40,9 +48,8 @@ export interface AppendAssistantTurnInput {
   readonly kind: 'clarification' | 'answer';
   readonly text: string;
   readonly result?: DeliveredAnswer;
+  /** Only a `complete` clarification keeps its inquiry open (`openInquiryAfterAssistantTurn`). */
   readonly status: TurnStatus;
-  /** True for a `results` answer: the inquiry leaves the working buffer for the archive. */
-  readonly closesInquiry: boolean;
   /** The model that wrote the answer (stored with the turn, so a reload can say which). */
   readonly modelId?: string;
 }

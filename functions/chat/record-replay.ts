@@ -11,7 +11,7 @@ import type { BegunChat } from './run-chat.js';
 /**
  * Stores the assistant turn — whatever happened, so a reload shows what staff saw — then ends the
  * stream: `result` on success (carrying the version after the write) or one `error` event.
- * A `results` answer closes the inquiry; a clarification, a failure or a stop keeps it open.
+ * Only a complete clarification keeps the inquiry open (the store applies the inquiry rules).
  */
 export async function recordAnswer(
   begun: BegunChat,
@@ -30,7 +30,6 @@ export async function recordAnswer(
       text: answer.general_advice || answer.question || '',
       result: answer,
       status,
-      closesInquiry: isResults && (status === 'complete' || status === 'truncated'),
       modelId,
     });
     if (status === 'failed') {

@@ -62,6 +62,7 @@ export async function beginChat(
     conversationId: request.conversationId,
     text: request.message,
     clientMessageId: request.clientMessageId,
+    inquiry: request.inquiry,
   });
   return { ...appended, owner, startedAt, earlySearch };
 }

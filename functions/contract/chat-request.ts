@@ -18,6 +18,11 @@ export const chatRequestSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{8,64}$/, 'clientMessageId must be 8-64 URL-safe characters')
       .optional(),
+    /**
+     * `continue` (default): a reply to a pending clarification continues its inquiry. `new`:
+     * the message starts a new inquiry even while a clarification awaits its reply.
+     */
+    inquiry: z.enum(['continue', 'new']).optional(),
   })
   .strict();
 

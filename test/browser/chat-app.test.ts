@@ -153,6 +153,57 @@ describe('the chat web app against the local stack', () => {
     await expect(page.locator('.conversation-item--active').count()).resolves.toBe(1);
   }, 90_000);
 
+  it('starts a new inquiry beside a pending clarification, in the same conversation, after a reload too', async () => {
+    const { page, chatBodies } = await open('browser-new-inquiry');
+    await ask(page, 'ログインできない');
+    await waitForAnswer(page, 1);
+    await page.locator('.clarification__options button').first().waitFor({ timeout: WAIT_MS });
+    const conversationId = conversationIdOf(page);
+
+    // Choosing the action and cancelling it leaves the composer as it was.
+    const newInquiry = page.getByRole('button', { name: '別件として新しく質問する' });
+    await newInquiry.click();
+    await page.locator('.composer__chip').waitFor({ timeout: WAIT_MS });
+    await page.getByRole('button', { name: '新しい問い合わせを取り消す' }).click();
+    await expect(page.locator('.composer__chip').count()).resolves.toBe(0);
+
+    await newInquiry.click();
+    // The question is typed next: the composer has the focus.
+    await expect(page.evaluate(() => document.activeElement?.tagName)).resolves.toBe('TEXTAREA');
+    await page.screenshot({ path: `${SCREENSHOTS}/new-inquiry-chip.png` });
+    const retrievalsBefore = bedrock().retrieveRequests.length;
+    await ask(page, 'プリンターの設置依頼をしたい');
+    expect(await waitForAnswer(page, 2)).not.toBe('failed');
+
+    expect(conversationIdOf(page)).toBe(conversationId);
+    expect(chatBodies[1]).toMatchObject({
+      conversationId,
+      message: 'プリンターの設置依頼をしたい',
+      inquiry: 'new',
+    });
+    await expect(page.locator('.composer__chip').count()).resolves.toBe(0);
+    // The unanswered clarification is over: its options no longer answer anything.
+    await expect(page.locator('.clarification__options button:enabled').count()).resolves.toBe(0);
+    await expect(page.locator('.inquiry-boundary').count()).resolves.toBe(1);
+    const newRetrievals = bedrock().retrieveRequests.slice(retrievalsBefore);
+    expect(newRetrievals.length).toBeGreaterThan(0);
+    for (const request of newRetrievals) expect(JSON.stringify(request)).not.toContain('ログイン');
+
+    const stored = await storedConversation('browser-new-inquiry', conversationId ?? '');
+    const inquiries = (stored.body.turns as unknown as { inquiryId: string }[]).map(
+      (turn) => turn.inquiryId,
+    );
+    expect(inquiries).toHaveLength(4);
+    expect(inquiries[0]).toBe(inquiries[1]);
+    expect(inquiries[2]).toBe(inquiries[3]);
+    expect(inquiries[2]).not.toBe(inquiries[0]);
+
+    await page.reload();
+    await assistantBubbles(page).nth(1).waitFor({ timeout: WAIT_MS });
+    await expect(page.locator('.inquiry-boundary').count()).resolves.toBe(1);
+    await expect(page.locator('.clarification__options button:enabled').count()).resolves.toBe(0);
+  }, 90_000);
+
   it('stops an answer midway: shown as stopped and stored as stopped', async () => {
     const { page } = await open('browser-stop');
     bedrock().enqueueScript({

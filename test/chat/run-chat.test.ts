@@ -142,7 +142,7 @@ function harness(options: {
   /** One chat as the route runs it: begin before the first byte, then stream. */
   async function chat(
     message: string,
-    extra: { conversationId?: string; clientMessageId?: string } = {},
+    extra: { conversationId?: string; clientMessageId?: string; inquiry?: 'continue' | 'new' } = {},
   ) {
     const begun = await beginChat(alice, { message, ...extra }, dependencies);
     const events: ChatEvent[] = [];
@@ -343,7 +343,7 @@ describe('streamChat', () => {
     });
   });
 
-  it('stops when staff press stop: the partial answer is kept as stopped and the inquiry stays open', async () => {
+  it('stops when staff press stop: the partial answer is kept as stopped and the inquiry closes', async () => {
     const { model } = scriptedModel({ kind: 'hang' });
     const { store, dependencies } = harness({ model });
     const begun = await beginChat(alice, { message: 'プリンター' }, dependencies);
@@ -358,6 +358,91 @@ describe('streamChat', () => {
     });
     expect(store.turnsOf(alice, begun.conversation.conversationId)[1]).toMatchObject({
       status: 'stopped',
+    });
+    const summary = await store.getConversation(alice, begun.conversation.conversationId);
+    expect(summary.openInquiryId).toBeUndefined();
+  });
+
+  describe('a failed or stopped answer never merges into the next question', () => {
+    const q1 = 'プリンターの設置依頼をしたい';
+    const q2 = 'Salesforceにログインできない';
+    /** The model request of Q2: retrieval and the current-inquiry section hold Q2 only. */
+    const expectQ2Alone = (
+      queries: readonly string[],
+      request: ChatModelRequest | undefined,
+      turn: { kind: string; inquiryId: string },
+      q1InquiryId: string,
+    ) => {
+      expect(queries.at(-1)).toBe(q2);
+      expect(turn.kind).toBe('question');
+      expect(turn.inquiryId).not.toBe(q1InquiryId);
+      expect(request?.messages).toHaveLength(1);
+      const text = lastUserText(request);
+      const inquirySection = text.slice(text.lastIndexOf(promptLabels.ja.inquiry));
+      expect(inquirySection).toBe(`${promptLabels.ja.inquiry}\n${q2}`);
+    };
+
+    it('after a failed (throttled) answer, the next message is a new inquiry', async () => {
+      const { model, requests } = scriptedModel(
+        { kind: 'throw', error: new ChatModelError('throttled', true) },
+        { kind: 'answer', answer: results('Salesforceのパスワードをリセット。', ['1002']) },
+      );
+      const { chat, kb } = harness({ model });
+      const first = await chat(q1);
+      expect(named(first.events, 'error')[0]?.data.code).toBe('model_throttled');
+      const second = await chat(q2, { conversationId: first.conversationId });
+
+      expect(kb.queries).toEqual([q1, q2]);
+      expectQ2Alone(kb.queries, requests[1], second.begun.turn, first.begun.turn.inquiryId);
+    });
+
+    it('after a stopped answer, the next message is a new inquiry', async () => {
+      const { model, requests } = scriptedModel(
+        { kind: 'hang' },
+        { kind: 'answer', answer: results('Salesforceのパスワードをリセット。', ['1002']) },
+      );
+      const { chat, store, kb, dependencies } = harness({ model });
+      const begun = await beginChat(alice, { message: q1 }, dependencies);
+      const streaming = streamChat(begun, () => undefined, dependencies);
+      await store.requestStop(alice, begun.conversation.conversationId);
+      await streaming;
+      // The stop flag stays set for generations that started before it; let time move on.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const second = await chat(q2, { conversationId: begun.conversation.conversationId });
+
+      expect(named(second.events, 'result')[0]?.data.status).toBe('complete');
+      expectQ2Alone(kb.queries, requests[1], second.begun.turn, begun.turn.inquiryId);
+    });
+
+    it('after a failed reply to a clarification, the next message is a new inquiry', async () => {
+      const { model, requests } = scriptedModel(
+        { kind: 'answer', answer: clarification },
+        { kind: 'throw', error: new ChatModelError('unavailable', true) },
+        { kind: 'answer', answer: results('Salesforceのパスワードをリセット。', ['1002']) },
+      );
+      const { chat, kb } = harness({ model });
+      const first = await chat(q1);
+      await chat('Salesforce', { conversationId: first.conversationId });
+      const third = await chat(q2, { conversationId: first.conversationId });
+
+      expect(kb.queries).toEqual([q1, `${q1}\nSalesforce`, q2]);
+      expectQ2Alone(kb.queries, requests[2], third.begun.turn, first.begun.turn.inquiryId);
+    });
+
+    it('a new inquiry asked for while a clarification awaits its reply does not merge into it', async () => {
+      const { model, requests } = scriptedModel(
+        { kind: 'answer', answer: clarification },
+        { kind: 'answer', answer: results('Salesforceのパスワードをリセット。', ['1002']) },
+      );
+      const { chat, kb, store } = harness({ model });
+      const first = await chat(q1);
+      const second = await chat(q2, { conversationId: first.conversationId, inquiry: 'new' });
+
+      expect(kb.queries).toEqual([q1, q2]);
+      expectQ2Alone(kb.queries, requests[1], second.begun.turn, first.begun.turn.inquiryId);
+      expect((await store.getConversation(alice, first.conversationId)).openInquiryId).toBe(
+        undefined,
+      );
     });
   });
 

@@ -89,7 +89,11 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       } else {
         stored = find(owner, input.conversationId);
       }
-      const placement = placeUserTurn(stored.summary.openInquiryId, newId);
+      const placement = placeUserTurn(
+        stored.summary.openInquiryId,
+        input.inquiry ?? 'continue',
+        newId,
+      );
       const turn = append(stored, {
         role: 'user',
         kind: placement.kind,
@@ -98,7 +102,11 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         status: 'complete',
         ...(input.clientMessageId !== undefined ? { clientMessageId: input.clientMessageId } : {}),
       });
-      bump(stored, { turnCount: stored.turns.length, openInquiryId: placement.openInquiryIdAfter });
+      bump(stored, {
+        turnCount: stored.turns.length,
+        openInquiryId: undefined,
+        latestInquiryId: placement.inquiryId,
+      });
       return result(stored, turn, false);
     },
 
@@ -115,7 +123,7 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       });
       bump(stored, {
         turnCount: stored.turns.length,
-        openInquiryId: openInquiryAfterAssistantTurn(stored.summary.openInquiryId, input),
+        openInquiryId: openInquiryAfterAssistantTurn(stored.summary, input),
       });
       return result(stored, turn, false);
     },

@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import {
+  type InquiryState,
   openInquiryAfterAssistantTurn,
   placeUserTurn,
   titleFromText,
@@ -57,7 +58,9 @@ export async function appendUserTurn(
     ...(input.conversationId !== undefined ? { conversationId: input.conversationId } : {}),
     plan(state) {
       const now = context.now();
-      const placement = placeUserTurn(state?.openInquiryId, () => ulid(now.getTime()));
+      const placement = placeUserTurn(state?.openInquiryId, input.inquiry ?? 'continue', () =>
+        ulid(now.getTime()),
+      );
       return planAppend(context, {
         ownerId,
         conversationId: input.conversationId ?? ulid(now.getTime()),
@@ -71,7 +74,8 @@ export async function appendUserTurn(
           status: 'complete',
           ...(clientMessageId !== undefined ? { clientMessageId } : {}),
         },
-        openInquiryIdAfter: placement.openInquiryIdAfter,
+        // The message is the reply the open inquiry awaited (or starts a new one): none stays open.
+        inquiryAfter: { latestInquiryId: placement.inquiryId },
         now,
       });
     },
@@ -83,7 +87,8 @@ export async function appendUserTurn(
 
 /**
  * Stores the assistant's answer; the open inquiry afterwards is the core's
- * `openInquiryAfterAssistantTurn`, applied to the version being committed.
+ * `openInquiryAfterAssistantTurn`, applied to the version being committed (only a complete
+ * clarification of the latest inquiry leaves one open).
  */
 export async function appendAssistantTurn(
   context: StoreContext,
@@ -114,7 +119,17 @@ export async function appendAssistantTurn(
           status: input.status,
           ...(input.modelId ? { modelId: input.modelId } : {}),
         },
-        openInquiryIdAfter: openInquiryAfterAssistantTurn(state?.openInquiryId, input),
+        inquiryAfter: {
+          openInquiryId: openInquiryAfterAssistantTurn(
+            {
+              openInquiryId: state?.openInquiryId,
+              // Rows written before `latestInquiryId` existed opened the inquiry on the user turn.
+              latestInquiryId: state?.latestInquiryId ?? state?.openInquiryId,
+            },
+            input,
+          ),
+          latestInquiryId: state?.latestInquiryId,
+        },
         now: context.now(),
       });
     },
@@ -129,8 +144,8 @@ interface AppendSpec {
   /** Title of a conversation created by this append. */
   readonly title: string;
   readonly turn: Omit<Turn, 'seq' | 'createdAt'>;
-  /** `openInquiryId` once this turn is committed (undefined closes the inquiry). */
-  readonly openInquiryIdAfter: string | undefined;
+  /** The inquiry state once this turn is committed (an undefined field is removed). */
+  readonly inquiryAfter: InquiryState;
   readonly now: Date;
 }
 
@@ -150,7 +165,8 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
     turnCount: seq,
     updatedAt: createdAt,
     expiresAt,
-    openInquiryId: spec.openInquiryIdAfter,
+    openInquiryId: spec.inquiryAfter.openInquiryId,
+    latestInquiryId: spec.inquiryAfter.latestInquiryId,
   };
   let conversationWrite: TransactItem;
   let after: ConversationItem;

@@ -26,7 +26,10 @@ export interface ConversationItem {
   readonly updatedAt: string;
   readonly version: number;
   readonly turnCount: number;
+  /** The inquiry awaiting a reply to its clarification (`placeUserTurn`). */
   readonly openInquiryId?: string;
+  /** The inquiry of the latest user turn (`openInquiryAfterAssistantTurn`). */
+  readonly latestInquiryId?: string;
   /** ISO time of the last stop request; a control flag, not history, so it never bumps `version`. */
   readonly stopRequestedAt?: string;
   /** TTL, epoch seconds. */
@@ -42,6 +45,7 @@ export function toConversationSummary(item: ConversationItem): ConversationSumma
     version: item.version,
     turnCount: item.turnCount,
     ...(item.openInquiryId ? { openInquiryId: item.openInquiryId } : {}),
+    ...(item.latestInquiryId ? { latestInquiryId: item.latestInquiryId } : {}),
   };
 }
 

@@ -33,7 +33,6 @@ describe('owner isolation', () => {
           text: 'x',
           result: answer,
           status: 'complete',
-          closesInquiry: true,
         }),
     ],
     ['rename', () => store.renameConversation(bob, conversationId, 'mine now')],

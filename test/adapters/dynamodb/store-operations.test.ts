@@ -32,12 +32,12 @@ describe('createDynamoDbConversationStore', () => {
   };
 
   describe('inquiries', () => {
-    it('opens an inquiry with a question, keeps it through clarification, closes it with results', async () => {
+    it('starts an inquiry with a question, keeps it open only while its clarification awaits a reply, closes it with results', async () => {
       const store = createStore(t);
       const q = await store.appendUserTurn(alice, { text: 'VPNに繋がらない' });
       expect(q.turn).toMatchObject({ seq: 1, role: 'user', kind: 'question', status: 'complete' });
       const inquiryId = q.turn.inquiryId;
-      expect(q.conversation.openInquiryId).toBe(inquiryId);
+      expect(q.conversation.openInquiryId).toBeUndefined();
       const { conversationId } = q.conversation;
 
       const clarification = await store.appendAssistantTurn(alice, {
@@ -46,11 +46,11 @@ describe('createDynamoDbConversationStore', () => {
         kind: 'clarification',
         text: 'Which OS?',
         status: 'complete',
-        closesInquiry: false,
       });
       expect(clarification.conversation.openInquiryId).toBe(inquiryId);
       const option = await store.appendUserTurn(alice, { conversationId, text: 'Windows' });
       expect(option.turn).toMatchObject({ kind: 'option', inquiryId });
+      expect(option.conversation.openInquiryId).toBeUndefined();
 
       const answer = await store.appendAssistantTurn(alice, {
         conversationId,
@@ -59,7 +59,6 @@ describe('createDynamoDbConversationStore', () => {
         text: results.general_advice,
         result: results,
         status: 'complete',
-        closesInquiry: true,
       });
       expect(answer.conversation.openInquiryId).toBeUndefined();
       expect(answer.turn.result).toEqual(results);
@@ -79,19 +78,108 @@ describe('createDynamoDbConversationStore', () => {
       expect(loaded.conversation).toMatchObject({ version: 5, turnCount: 5 });
     });
 
-    it('leaves a newer inquiry open when an answer closes an older one', async () => {
-      const store = createStore(t);
-      const q = await store.appendUserTurn(alice, { text: 'first' });
+    /** A conversation whose inquiry awaits the reply to a clarification. */
+    async function pendingClarification(store = createStore(t)) {
+      const q = await store.appendUserTurn(alice, { text: 'ログインできない' });
       const { conversationId } = q.conversation;
+      const inquiryId = q.turn.inquiryId;
+      const clarification = await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId,
+        kind: 'clarification',
+        text: 'Which system?',
+        status: 'complete',
+      });
+      expect(clarification.conversation.openInquiryId).toBe(inquiryId);
+      return { store, conversationId, inquiryId };
+    }
+
+    it('leaves a newer open inquiry alone when an answer closes an older one', async () => {
+      const { store, conversationId, inquiryId } = await pendingClarification();
       const stale = await store.appendAssistantTurn(alice, {
         conversationId,
         inquiryId: 'an-older-inquiry',
         kind: 'answer',
         text: 'late',
         status: 'complete',
-        closesInquiry: true,
       });
-      expect(stale.conversation.openInquiryId).toBe(q.turn.inquiryId);
+      expect(stale.conversation.openInquiryId).toBe(inquiryId);
+    });
+
+    it.each(['failed', 'stopped'] as const)(
+      'starts a new inquiry with the message after a %s answer',
+      async (status) => {
+        const store = createStore(t);
+        const q1 = await store.appendUserTurn(alice, { text: 'プリンターの設置依頼をしたい' });
+        const { conversationId } = q1.conversation;
+        const failed = await store.appendAssistantTurn(alice, {
+          conversationId,
+          inquiryId: q1.turn.inquiryId,
+          kind: 'answer',
+          text: '',
+          status,
+        });
+        expect(failed.conversation.openInquiryId).toBeUndefined();
+        const q2 = await store.appendUserTurn(alice, {
+          conversationId,
+          text: 'Salesforceにログインできない',
+        });
+        expect(q2.turn.kind).toBe('question');
+        expect(q2.turn.inquiryId).not.toBe(q1.turn.inquiryId);
+      },
+    );
+
+    it('closes the inquiry when a reply to its clarification fails', async () => {
+      const { store, conversationId, inquiryId } = await pendingClarification();
+      await store.appendUserTurn(alice, { conversationId, text: 'Salesforce' });
+      await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId,
+        kind: 'answer',
+        text: '',
+        status: 'failed',
+      });
+      const next = await store.appendUserTurn(alice, { conversationId, text: 'VPNも' });
+      expect(next.turn).toMatchObject({ kind: 'question' });
+      expect(next.turn.inquiryId).not.toBe(inquiryId);
+    });
+
+    it('starts a new inquiry when asked to, even while a clarification awaits its reply', async () => {
+      const { store, conversationId, inquiryId } = await pendingClarification();
+      const fresh = await store.appendUserTurn(alice, {
+        conversationId,
+        text: 'プリンターの設置依頼をしたい',
+        inquiry: 'new',
+      });
+      expect(fresh.turn.kind).toBe('question');
+      expect(fresh.turn.inquiryId).not.toBe(inquiryId);
+      expect(fresh.conversation.openInquiryId).toBeUndefined();
+    });
+
+    it('never lets a late clarification of an older inquiry take over from a newer one', async () => {
+      const store = createStore(t);
+      const q1 = await store.appendUserTurn(alice, { text: 'first' });
+      const { conversationId } = q1.conversation;
+      // A second question while the first is still generating starts its own inquiry.
+      const q2 = await store.appendUserTurn(alice, { conversationId, text: 'second' });
+      expect(q2.turn).toMatchObject({ kind: 'question' });
+      expect(q2.turn.inquiryId).not.toBe(q1.turn.inquiryId);
+      const late = await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId: q1.turn.inquiryId,
+        kind: 'clarification',
+        text: 'Which one?',
+        status: 'complete',
+      });
+      expect(late.conversation.openInquiryId).toBeUndefined();
+      const own = await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId: q2.turn.inquiryId,
+        kind: 'clarification',
+        text: 'Which system?',
+        status: 'complete',
+      });
+      expect(own.conversation.openInquiryId).toBe(q2.turn.inquiryId);
     });
   });
 
@@ -131,7 +219,6 @@ describe('createDynamoDbConversationStore', () => {
           text: 'x',
           result: huge,
           status: 'complete',
-          closesInquiry: true,
         }),
       ).rejects.toThrow(/^Answer is \d+ bytes as JSON; the limit is 250000 bytes$/);
     });
@@ -153,7 +240,6 @@ describe('createDynamoDbConversationStore', () => {
         text: 'z'.repeat(turnSizeLimits.textBytes),
         result: maximal,
         status: 'complete',
-        closesInquiry: true,
       });
       expect(stored.turn.seq).toBe(2);
     });

@@ -24,14 +24,13 @@ describe('the per-container history cache', () => {
 
   async function seeded(): Promise<{ conversationId: string; other: ConversationStore }> {
     const other = createStore(t);
-    const { conversation } = await other.appendUserTurn(alice, { text: 'one' });
+    const { conversation, turn } = await other.appendUserTurn(alice, { text: 'one' });
     await other.appendAssistantTurn(alice, {
       conversationId: conversation.conversationId,
-      inquiryId: conversation.openInquiryId ?? '',
+      inquiryId: turn.inquiryId,
       kind: 'clarification',
       text: 'two',
       status: 'complete',
-      closesInquiry: false,
     });
     return { conversationId: conversation.conversationId, other };
   }

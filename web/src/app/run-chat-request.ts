@@ -9,6 +9,8 @@ export interface ChatRequestInput {
   readonly conversationId?: string;
   readonly message: string;
   readonly clientMessageId: string;
+  /** `new`: start a new inquiry even while a clarification awaits its reply. */
+  readonly inquiry?: 'new';
   readonly requestId: string;
   readonly signal: AbortSignal;
 }
@@ -66,6 +68,7 @@ export async function runChatRequest(
         conversationId: input.conversationId,
         message: input.message,
         clientMessageId: input.clientMessageId,
+        ...(input.inquiry ? { inquiry: input.inquiry } : {}),
       },
       signal,
       fetch: deps.apiFetch,

@@ -13,9 +13,13 @@ export interface ChatController {
   readonly view: ConversationView;
   readonly loadError?: unknown;
   readonly stopping: boolean;
+  /** The next message in this conversation starts a new inquiry (staff chose "new inquiry"). */
+  readonly newInquiry: boolean;
   open(conversationId: string): void;
   startNew(): void;
-  send(message: string, clientMessageId?: string): void;
+  /** `inquiry: 'new'` starts a new inquiry even while a clarification awaits its reply. */
+  send(message: string, clientMessageId?: string, inquiry?: 'new'): void;
+  setNewInquiry(on: boolean): void;
   stop(): Promise<void>;
   /** The open conversation was deleted elsewhere in the UI. */
   forget(conversationId: string): void;
@@ -36,6 +40,8 @@ export function useChatController(
   const { activeKey, activeKeyRef, adopt, ...navigation } = useActiveConversation();
   const [loadError, setLoadError] = useState<unknown>();
   const [stoppingKey, setStoppingKey] = useState<string>();
+  // The conversation whose next message starts a new inquiry; switching away leaves it behind.
+  const [newInquiryKey, setNewInquiryKey] = useState<string>();
   const storeRef = useRef(store);
   storeRef.current = store;
   const requests = useRef(new Map<string, LiveRequest>());
@@ -90,9 +96,10 @@ export function useChatController(
   }, [navigation.startNew]);
 
   const send = useCallback(
-    (message: string, clientMessageId = crypto.randomUUID()) => {
+    (message: string, clientMessageId = crypto.randomUUID(), inquiry?: 'new') => {
       const key = activeKeyRef.current;
       if (storeRef.current.views[key]?.activeRequestId) return; // one answer at a time per conversation
+      setNewInquiryKey(undefined); // any message sent (an option too) ends the "new inquiry" mode
       const requestId = crypto.randomUUID();
       const live = startLiveRequest(
         {
@@ -113,12 +120,18 @@ export function useChatController(
           conversationId: isDraftKey(key) ? undefined : key,
           message,
           clientMessageId,
+          ...(inquiry ? { inquiry } : {}),
           requestId,
         },
       );
       requests.current.set(requestId, live);
     },
     [apiBase, apiFetch, onConversationsChanged, activeKeyRef, adopt],
+  );
+
+  const setNewInquiry = useCallback(
+    (on: boolean) => setNewInquiryKey(on ? activeKeyRef.current : undefined),
+    [activeKeyRef],
   );
 
   const stop = useCallback(async () => {
@@ -150,9 +163,11 @@ export function useChatController(
     view: store.views[activeKey] ?? emptyConversationView,
     loadError,
     stopping: stoppingKey === activeKey,
+    newInquiry: newInquiryKey === activeKey,
     open,
     startNew,
     send,
+    setNewInquiry,
     stop,
     forget,
   };

@@ -16,6 +16,7 @@ interface AssistantBubbleViewProps {
   /** The last bubble of the conversation, with nothing streaming: it may be answered or retried. */
   readonly actionable: boolean;
   readonly onSend: (message: string, clientMessageId?: string) => void;
+  readonly onNewInquiry: () => void;
 }
 
 /**
@@ -26,6 +27,7 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   bubble,
   actionable,
   onSend,
+  onNewInquiry,
 }: AssistantBubbleViewProps) {
   const { t } = useI18n();
   const { result, status, request } = bubble;
@@ -68,6 +70,7 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
           options={result.options ?? []}
           active={actionable}
           onAnswer={(text) => onSend(text)}
+          onNewInquiry={onNewInquiry}
         />
       )}
       <TicketCards tickets={bubble.tickets} />

@@ -7,17 +7,21 @@ interface ClarificationPanelProps {
   /** Only the latest clarification of the open inquiry can still be answered. */
   readonly active: boolean;
   readonly onAnswer: (text: string) => void;
+  /** Staff leave the clarification unanswered: the next message in the composer starts a new inquiry. */
+  readonly onNewInquiry: () => void;
 }
 
 /**
  * The assistant's question with its options as buttons, plus free text. The answer is sent as
- * the next message of the same conversation; the server continues the same inquiry.
+ * the next message of the same conversation; the server continues the same inquiry. "New
+ * inquiry" instead marks the composer's next message as a new inquiry in the same conversation.
  */
 export function ClarificationPanel({
   question,
   options,
   active,
   onAnswer,
+  onNewInquiry,
 }: ClarificationPanelProps) {
   const { t } = useI18n();
   const [other, setOther] = useState('');
@@ -61,6 +65,11 @@ export function ClarificationPanel({
             {t('send')}
           </button>
         </form>
+      )}
+      {active && (
+        <button type="button" className="button clarification__new-inquiry" onClick={onNewInquiry}>
+          {t('startNewInquiry')}
+        </button>
       )}
     </section>
   );

@@ -7,12 +7,22 @@ interface ComposerProps {
   /** An answer is streaming into this conversation: typing waits, the stop button shows. */
   readonly streaming: boolean;
   readonly stopping: boolean;
+  /** The next message starts a new inquiry (shown as a chip that can be cancelled). */
+  readonly newInquiry: boolean;
   readonly onSend: (message: string) => void;
   readonly onStop: () => void;
+  readonly onCancelNewInquiry: () => void;
 }
 
 /** The message box: Enter sends, Shift+Enter adds a line, Enter that confirms IME input does not send. */
-export function Composer({ streaming, stopping, onSend, onStop }: ComposerProps) {
+export function Composer({
+  streaming,
+  stopping,
+  newInquiry,
+  onSend,
+  onStop,
+  onCancelNewInquiry,
+}: ComposerProps) {
   const { t } = useI18n();
   const [text, setText] = useState('');
   const textarea = useRef<HTMLTextAreaElement>(null);
@@ -24,6 +34,11 @@ export function Composer({ streaming, stopping, onSend, onStop }: ComposerProps)
   useEffect(() => {
     if (!streaming && document.activeElement === document.body) textarea.current?.focus();
   }, [streaming]);
+
+  // "New inquiry" was chosen beside a clarification: the question is typed here next.
+  useEffect(() => {
+    if (newInquiry) textarea.current?.focus();
+  }, [newInquiry]);
 
   const send = () => {
     if (!canSend) return;
@@ -48,6 +63,19 @@ export function Composer({ streaming, stopping, onSend, onStop }: ComposerProps)
 
   return (
     <form className="composer" onSubmit={onSubmit}>
+      {newInquiry && (
+        <p className="composer__chip" title={t('newInquiryHint')}>
+          <span>{t('newInquiry')}</span>
+          <button
+            type="button"
+            className="composer__chip-cancel"
+            aria-label={t('cancelNewInquiry')}
+            onClick={onCancelNewInquiry}
+          >
+            ×
+          </button>
+        </p>
+      )}
       <label htmlFor={id} className="visually-hidden">
         {t('composerLabel')}
       </label>

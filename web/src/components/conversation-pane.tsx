@@ -25,12 +25,19 @@ export function ConversationPane({ chat }: { chat: ChatController }) {
           </p>
         </div>
       )}
-      <MessageList bubbles={chat.view.bubbles} streaming={streaming} onSend={chat.send} />
+      <MessageList
+        bubbles={chat.view.bubbles}
+        streaming={streaming}
+        onSend={chat.send}
+        onNewInquiry={() => chat.setNewInquiry(true)}
+      />
       <Composer
         streaming={streaming}
         stopping={chat.stopping}
-        onSend={(message) => chat.send(message)}
+        newInquiry={chat.newInquiry}
+        onSend={(message) => chat.send(message, undefined, chat.newInquiry ? 'new' : undefined)}
         onStop={() => void chat.stop()}
+        onCancelNewInquiry={() => chat.setNewInquiry(false)}
       />
     </main>
   );

@@ -10,6 +10,7 @@ interface MessageListProps {
   readonly bubbles: readonly Bubble[];
   readonly streaming: boolean;
   readonly onSend: (message: string, clientMessageId?: string) => void;
+  readonly onNewInquiry: () => void;
 }
 
 /** Pixels from the bottom within which the list keeps following new text. */
@@ -19,7 +20,7 @@ const FOLLOW_THRESHOLD = 80;
  * The conversation, with a line wherever a new inquiry starts. Follows the growing answer only
  * while the reader is at the bottom, so scrolling up to reread is never yanked back.
  */
-export function MessageList({ bubbles, streaming, onSend }: MessageListProps) {
+export function MessageList({ bubbles, streaming, onSend, onNewInquiry }: MessageListProps) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
@@ -59,6 +60,7 @@ export function MessageList({ bubbles, streaming, onSend }: MessageListProps) {
                 bubble={row.bubble}
                 actionable={!streaming && row.bubble === last}
                 onSend={onSend}
+                onNewInquiry={onNewInquiry}
               />
             ),
           )}

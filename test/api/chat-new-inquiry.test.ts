@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import { type ChatResponse, callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.stop());
+
+const q1 = 'プリンターの設置依頼をしたい';
+const q2 = 'Salesforceにログインできない';
+
+/**
+ * Q2 was answered as an inquiry of its own: retrieval saw Q2 only, the model got one message
+ * whose current-inquiry section is Q2 alone, and the inquiry id is new.
+ */
+function expectAnsweredAlone(first: ChatResponse, second: ChatResponse, message: string) {
+  expect(eventsNamed(second, 'result')).toHaveLength(1);
+  expect(eventsNamed(second, 'kb_query')).toEqual([{ query: message }]);
+  const retrieve = stack.bedrock.retrieveRequests.at(-1)?.body as {
+    retrievalQuery: { text: string };
+  };
+  expect(retrieve.retrievalQuery.text).toBe(message);
+  const request = stack.bedrock.converseRequests.at(-1)?.body as {
+    messages: { role: string; content: { text: string }[] }[];
+  };
+  expect(request.messages).toHaveLength(1);
+  const last = request.messages[0]?.content.map((block) => block.text).join('') ?? '';
+  expect(last.split('## 問い合わせ\n')[1]).toBe(message);
+  expect(eventsNamed(second, 'meta')[0]?.inquiryId).not.toBe(
+    eventsNamed(first, 'meta')[0]?.inquiryId,
+  );
+}
+
+const conversationOf = (response: ChatResponse) =>
+  eventsNamed(response, 'meta')[0]?.conversationId as string;
+
+describe('a new inquiry end to end', () => {
+  it('answers the question after a throttled one on its own', async () => {
+    const user = 'throttled-then-new';
+    // The SDK retries a throttled call (3 attempts by default); every attempt is throttled.
+    for (let attempt = 0; attempt < 3; attempt++) stack.bedrock.enqueueScript({ kind: 'throttle' });
+    const first = await postChat(stack.url, { message: q1 }, { user });
+    expect(eventsNamed(first, 'error')[0]).toMatchObject({ code: 'model_throttled' });
+
+    const second = await postChat(
+      stack.url,
+      { conversationId: conversationOf(first), message: q2 },
+      { user },
+    );
+    expectAnsweredAlone(first, second, q2);
+  });
+
+  it('answers the question after a stopped one on its own', async () => {
+    const user = 'stopped-then-new';
+    stack.bedrock.enqueueScript(
+      scriptedAnswer(
+        { response_type: 'results', general_advice: 'あ'.repeat(400), results: [] },
+        { size: 4, delayMs: 20 },
+      ),
+    );
+    let conversationId = '';
+    let stopping = false;
+    const first = await postChat(
+      stack.url,
+      { message: q1 },
+      {
+        user,
+        onEvent: async (event) => {
+          if (event.event === 'meta') conversationId = event.data.conversationId as string;
+          if (event.event !== 'token' || stopping) return;
+          stopping = true;
+          await callApi(stack.url, 'POST', `/api/conversations/${conversationId}/stop`, undefined, {
+            user,
+          });
+        },
+      },
+    );
+    expect(eventsNamed(first, 'result')[0]).toMatchObject({ status: 'stopped' });
+
+    const second = await postChat(stack.url, { conversationId, message: q2 }, { user });
+    expect(eventsNamed(second, 'result')[0]).toMatchObject({ status: 'complete' });
+    expectAnsweredAlone(first, second, q2);
+  });
+
+  it('starts a new inquiry on request while a clarification awaits its reply', async () => {
+    const user = 'new-over-clarification';
+    const first = await postChat(stack.url, { message: 'ログインできない' }, { user });
+    expect(eventsNamed(first, 'result')[0]).toMatchObject({ response_type: 'clarification' });
+
+    const second = await postChat(
+      stack.url,
+      { conversationId: conversationOf(first), message: q1, inquiry: 'new' },
+      { user },
+    );
+    expectAnsweredAlone(first, second, q1);
+  });
+
+  it('rejects an unknown inquiry intent before the first byte', async () => {
+    const response = await postChat(
+      stack.url,
+      { message: q1, inquiry: 'merge' },
+      { user: 'bad-intent' },
+    );
+    expect(response.status).toBe(400);
+  });
+});
