@@ -20,11 +20,13 @@ const config = parseServiceDeskConfig(
 
 const paths = {
   apiEntry: join(repositoryRoot, config.apiEntry),
+  retentionEntry: join(repositoryRoot, config.retentionEntry),
   webDistPath: join(repositoryRoot, config.webDistPath),
   ticketsPath: join(repositoryRoot, config.ticketsPath),
 };
 const missing = [
   [paths.apiEntry, 'the API handler'],
+  [paths.retentionEntry, 'the retention sweeper'],
   [join(paths.webDistPath, 'index.html'), 'the built web app'],
   ...(config.existingKnowledgeBaseId ? [] : [[paths.ticketsPath, 'the ticket documents']]),
 ].filter(([path]) => !existsSync(path as string));

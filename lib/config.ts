@@ -84,7 +84,10 @@ export const serviceDeskConfigSchema = z
       .optional(),
     /** Tickets requested from `Retrieve` per inquiry. */
     numberOfResults: integerSetting.min(1).max(100).default(8),
-    /** Conversations and turns expire (DynamoDB TTL) this many days after their last change. */
+    /**
+     * A conversation, with all its turns, expires (DynamoDB TTL on its row; the retention sweeper
+     * deletes the turns) this many days after its last activity.
+     */
     retentionDays: integerSetting.min(1).max(3650).default(90),
     /** CloudWatch Logs retention of the functions. */
     logRetentionDays: integerSetting
@@ -128,6 +131,8 @@ export const serviceDeskConfigSchema = z
       .default([]),
     /** Function entry, relative to the repository root. */
     apiEntry: z.string().default('functions/api/handler.ts'),
+    /** Retention sweeper entry, relative to the repository root. */
+    retentionEntry: z.string().default('functions/retention/handler.ts'),
     /** Built web app (`npm run build`), relative to the repository root. */
     webDistPath: z.string().default('web/dist'),
     /** Ticket documents for the Knowledge Base, relative to the repository root. */

@@ -7,6 +7,7 @@ import { ApiFunction } from './constructs/api-function.js';
 import { Auth } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
+import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
 import { WebHosting } from './constructs/web-hosting.js';
 
@@ -14,6 +15,8 @@ import { WebHosting } from './constructs/web-hosting.js';
 export interface ServiceDeskPaths {
   /** The API handler module (`functions/api/handler.ts`). */
   readonly apiEntry: string;
+  /** The retention sweeper module (`functions/retention/handler.ts`). */
+  readonly retentionEntry: string;
   /** The built web app (`web/dist`). */
   readonly webDistPath: string;
   /** The Knowledge Base documents (`data/tickets`); unused with `existingKnowledgeBaseId`. */
@@ -60,6 +63,13 @@ export class ServiceDeskStack extends Stack {
     const logRetention = config.logRetentionDays as logs.RetentionDays;
 
     const tables = new ConversationTables(this, 'ConversationTables', { removalPolicy });
+    new RetentionSweeper(this, 'RetentionSweeper', {
+      entry: paths.retentionEntry,
+      conversationsTable: tables.conversations,
+      turnsTable: tables.turns,
+      logRetention,
+      logRemovalPolicy: removalPolicy,
+    });
 
     let knowledgeBase: KnowledgeBaseReference;
     if (config.existingKnowledgeBaseId) {

@@ -25,6 +25,31 @@ export const apiEnvironmentNames = {
   numberOfResults: 'NUMBER_OF_RESULTS',
 } as const;
 
+/**
+ * How every function of this app is bundled (the API and the retention sweeper): one ESM file
+ * built by esbuild from node_modules, SDK included.
+ */
+export const nodeFunctionBundling: nodejs.BundlingOptions = {
+  // esbuild from node_modules: synthesis works offline and without Docker.
+  forceDockerBundling: false,
+  format: nodejs.OutputFormat.ESM,
+  target: 'node22',
+  platform: 'node',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourceMap: true,
+  sourceMapMode: nodejs.SourceMapMode.DEFAULT,
+  // Line mappings for stack traces without shipping the sources (a 4 MB map otherwise).
+  sourcesContent: false,
+  // Bundle the pinned SDK clients: the same versions as the tests and the local stack,
+  // rather than whatever the runtime ships.
+  bundleAwsSDK: true,
+  // CommonJS dependencies inside an ESM bundle call require(); give them one.
+  banner:
+    "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  logLevel: nodejs.LogLevel.ERROR,
+};
+
 export interface ApiFunctionProps {
   /** The handler module, e.g. `functions/api/handler.ts`. */
   readonly entry: string;
@@ -107,26 +132,7 @@ export class ApiFunction extends Construct {
       logGroup: this.logGroup,
       // NODE_ENV=production turns off the per-event schema check of the SSE encoder (tests keep it).
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps', NODE_ENV: 'production' },
-      bundling: {
-        // esbuild from node_modules: synthesis works offline and without Docker.
-        forceDockerBundling: false,
-        format: nodejs.OutputFormat.ESM,
-        target: 'node22',
-        platform: 'node',
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: nodejs.SourceMapMode.DEFAULT,
-        // Line mappings for stack traces without shipping the sources (a 4 MB map otherwise).
-        sourcesContent: false,
-        // Bundle the pinned SDK clients: the same versions as the tests and the local stack,
-        // rather than whatever the runtime ships.
-        bundleAwsSDK: true,
-        // CommonJS dependencies inside an ESM bundle call require(); give them one.
-        banner:
-          "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-        logLevel: nodejs.LogLevel.ERROR,
-      },
+      bundling: nodeFunctionBundling,
     });
 
     this.functionUrl = this.function.addFunctionUrl({

@@ -21,7 +21,9 @@ export interface ConversationTablesProps {
  * The Conversations and Turns tables, built from the same definitions as the local stack
  * (`functions/adapters/dynamodb/table-definitions.ts`), so keys and indexes cannot drift.
  * On-demand billing (a staff tool is idle most of the day), point-in-time recovery, AWS-managed
- * KMS encryption, TTL on `expiresAt`.
+ * KMS encryption, TTL on `expiresAt`. Conversations has a KEYS_ONLY stream: the retention
+ * sweeper deletes the turns of the rows TTL removes (keys are all it needs; no history leaves
+ * the table through the stream).
  */
 export class ConversationTables extends Construct {
   readonly conversations: dynamodb.Table;
@@ -32,7 +34,11 @@ export class ConversationTables extends Construct {
   constructor(scope: Construct, id: string, props: ConversationTablesProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    this.conversations = this.createTable(conversationsTable, removalPolicy);
+    this.conversations = this.createTable(
+      conversationsTable,
+      removalPolicy,
+      dynamodb.StreamViewType.KEYS_ONLY,
+    );
     this.turns = this.createTable(turnsTable, removalPolicy);
   }
 
@@ -41,7 +47,11 @@ export class ConversationTables extends Construct {
     return { conversations: this.conversations.tableName, turns: this.turns.tableName };
   }
 
-  private createTable(definition: TableDefinition, removalPolicy: RemovalPolicy): dynamodb.Table {
+  private createTable(
+    definition: TableDefinition,
+    removalPolicy: RemovalPolicy,
+    stream?: dynamodb.StreamViewType,
+  ): dynamodb.Table {
     // The construct id is the base name; CloudFormation picks the physical name, so several
     // stacks can live in one account.
     const table = new dynamodb.Table(this, definition.baseName, {
@@ -51,6 +61,7 @@ export class ConversationTables extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: definition.timeToLiveAttribute,
+      ...(stream ? { stream } : {}),
       removalPolicy,
       // A retained table should also survive a mistaken console delete.
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,

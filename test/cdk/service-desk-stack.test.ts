@@ -30,6 +30,8 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
         ApiRoleDefaultPolicy: [
           'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
         ],
+        // ListStreams has no resource-level permission (the stream event source adds it).
+        RetentionSweeperRoleDefaultPolicy: ['*'],
         // Bedrock reads every ticket document (object names unknown at synth time).
         KnowledgeBaseServiceRolePolicy: ['<KnowledgeBaseDocuments.Arn>/tickets/*'],
         // CDK's BucketDeployment provider: objects of the asset and target buckets; CloudFront

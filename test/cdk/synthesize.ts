@@ -12,6 +12,7 @@ const fixture = (path: string) => fileURLToPath(new URL(`./fixtures/${path}`, im
 /** Small stand-ins for the handler, the built web app and the tickets, so tests never wait on them. */
 export const fixturePaths = {
   apiEntry: fixture('api-handler.ts'),
+  retentionEntry: fixture('retention-handler.ts'),
   webDistPath: fixture('web-dist'),
   ticketsPath: fixture('tickets'),
 };

@@ -159,19 +159,23 @@ interface AppendSpec {
 function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendResult> {
   const { ownerId, conversationId, state, now } = spec;
   const createdAt = now.toISOString();
-  const expiresAt = expiresAtFrom(context, now);
   const seq = (state?.turnCount ?? 0) + 1;
   const activity = {
     turnCount: seq,
     updatedAt: createdAt,
-    expiresAt,
     openInquiryId: spec.inquiryAfter.openInquiryId,
     latestInquiryId: spec.inquiryAfter.latestInquiryId,
   };
   let conversationWrite: TransactItem;
   let after: ConversationItem;
   if (state) {
-    ({ item: conversationWrite, after } = updateConversationAtVersion(context, state, activity));
+    // Also moves the conversation's expiresAt: retention counts from the last activity.
+    ({ item: conversationWrite, after } = updateConversationAtVersion(
+      context,
+      state,
+      activity,
+      now,
+    ));
   } else {
     after = withoutUndefined({
       ownerId,
@@ -180,6 +184,7 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
       createdAt,
       version: 1,
       ...activity,
+      expiresAt: expiresAtFrom(context, now),
     });
     conversationWrite = {
       Put: {
@@ -189,12 +194,12 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
       },
     };
   }
+  // No TTL of its own: a turn lives as long as its conversation row (retention per conversation).
   const turnItem: TurnItem = withoutUndefined({
     conversationKey: conversationKeyOf(ownerId, conversationId),
     seq,
     ...spec.turn,
     createdAt,
-    expiresAt,
   });
   const items: TransactItem[] = [
     conversationWrite,
@@ -215,7 +220,9 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
           ...clientMessageKeyOf(ownerId, clientMessageId),
           conversationId,
           turnSeq: seq,
-          expiresAt,
+          // A marker only has to outlive client retries (minutes); it keeps a write-time TTL, so
+          // it disappears even if the retention sweeper never runs for its conversation.
+          expiresAt: expiresAtFrom(context, now),
         },
         ConditionExpression: 'attribute_not_exists(conversationKey)',
       },

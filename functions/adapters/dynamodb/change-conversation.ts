@@ -54,7 +54,8 @@ const maxUnprocessedRounds = 8;
 /**
  * Deletes the conversation row first — from that moment every read and every pending append sees
  * not-found (an append's version condition fails on a missing row) — then its turns and
- * idempotency markers in batches. A crash in between leaves only unreachable rows, which TTL removes.
+ * idempotency markers (`deleteConversationTurns`). A crash in between leaves only unreachable
+ * rows (see docs/adr/0003-conversation-store-protocol.md, retention).
  */
 export async function deleteConversation(
   context: StoreContext,
@@ -71,6 +72,24 @@ export async function deleteConversation(
       ConditionExpression: 'attribute_exists(ownerId)',
     }),
   );
+  await deleteConversationTurns(context, ownerId, conversationId);
+}
+
+/** What deleting turns needs: the Turns table alone (the retention sweeper may touch nothing else). */
+export type TurnsContext = Pick<StoreContext, 'documents' | 'backoff'> & {
+  readonly tables: Pick<StoreContext['tables'], 'turns'>;
+};
+
+/**
+ * Deletes every turn of a conversation whose row is already gone, and the idempotency markers
+ * those turns name, in batches of 25. No owner check: callers have one (the row they deleted, or
+ * a TTL deletion on the stream). Idempotent — a repeat finds fewer turns and deletes those.
+ */
+export async function deleteConversationTurns(
+  context: TurnsContext,
+  ownerId: string,
+  conversationId: string,
+): Promise<void> {
   const conversationKey = conversationKeyOf(ownerId, conversationId);
   const turns = await queryAllTurns(context, conversationKey, 'seq, clientMessageId');
   const keys = turns.flatMap((turn) => [
@@ -82,7 +101,7 @@ export async function deleteConversation(
   }
 }
 
-async function deleteBatch(context: StoreContext, keys: Record<string, unknown>[]) {
+async function deleteBatch(context: TurnsContext, keys: Record<string, unknown>[]) {
   let requests = keys.map((Key) => ({ DeleteRequest: { Key } }));
   for (let round = 1; requests.length > 0; round++) {
     if (round > maxUnprocessedRounds) {

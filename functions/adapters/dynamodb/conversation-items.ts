@@ -32,7 +32,10 @@ export interface ConversationItem {
   readonly latestInquiryId?: string;
   /** ISO time of the last stop request; a control flag, not history, so it never bumps `version`. */
   readonly stopRequestedAt?: string;
-  /** TTL, epoch seconds. */
+  /**
+   * TTL, epoch seconds: `retentionDays` after the last commit. The whole conversation expires
+   * with this row; the retention sweeper (`expire-conversations.ts`) then deletes its turns.
+   */
   readonly expiresAt: number;
 }
 
@@ -49,11 +52,14 @@ export function toConversationSummary(item: ConversationItem): ConversationSumma
   };
 }
 
-/** A `Turns` row as stored: the domain turn plus its keys and TTL. */
+/** A `Turns` row as stored: the domain turn plus its key. */
 export interface TurnItem extends Turn {
   readonly conversationKey: string;
-  /** TTL, epoch seconds: a turn is kept `retentionDays` after it was written. */
-  readonly expiresAt: number;
+  /**
+   * Only on turns written before retention became per conversation: each carried its own TTL,
+   * `retentionDays` after it was written. New turns have none; they go with their conversation.
+   */
+  readonly expiresAt?: number;
 }
 
 export function toTurn(item: TurnItem): Turn {
@@ -116,7 +122,10 @@ export function clientRequestTokenOf(ownerId: string, clientMessageId: string): 
 
 // --- Retention -----------------------------------------------------------------------------------
 
-/** TTL value for an item written now: epoch seconds, `retentionDays` ahead. */
+/**
+ * TTL value of a conversation row committed now: epoch seconds, `retentionDays` ahead. Every
+ * commit sets it again, so a conversation lasts `retentionDays` after its last activity.
+ */
 export function expiresAtFrom(context: StoreContext, now: Date): number {
   return Math.floor(now.getTime() / 1000) + context.retentionSeconds;
 }

@@ -77,6 +77,7 @@ function present(
   turns: readonly TurnItem[],
 ): ConversationWithTurns {
   const now = nowSeconds(context);
+  // Only turns written before retention became per conversation carry an expiresAt of their own.
   return {
     conversation: toConversationSummary(conversation),
     turns: turns.filter((turn) => !isExpired(turn, now)).map(toTurn),
@@ -85,7 +86,7 @@ function present(
 
 /** Every turn of one conversation in `seq` order: consistent reads, following every page. */
 export async function queryAllTurns(
-  context: StoreContext,
+  context: Pick<StoreContext, 'documents'> & { readonly tables: { readonly turns: string } },
   conversationKey: string,
   projection?: string,
 ): Promise<TurnItem[]> {

@@ -57,3 +57,13 @@ export interface ConversationTableNames {
   readonly conversations: string;
   readonly turns: string;
 }
+
+/**
+ * The `userIdentity` of a DynamoDB Streams REMOVE record written by TTL, as opposed to a delete
+ * by a user or a function. The event source mapping filters on it and the retention sweeper
+ * checks it again. https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html
+ */
+export const ttlDeletionIdentity = {
+  type: 'Service',
+  principalId: 'dynamodb.amazonaws.com',
+} as const;

@@ -6,7 +6,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConversationConflictError, ConversationNotFoundError } from '../../chat/ports.js';
-import { type ConversationItem, isExpired, nowSeconds } from './conversation-items.js';
+import {
+  type ConversationItem,
+  expiresAtFrom,
+  isExpired,
+  nowSeconds,
+} from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 import { cacheKeyOf } from './turn-cache.js';
 
@@ -83,7 +88,12 @@ export async function commitWithVersion<T>(
         continue;
       }
       if (failure === 'retry') {
-        if (commit.conversationId !== undefined) current = conversationFromCancellation(error, 0);
+        if (commit.conversationId !== undefined) {
+          // An expired row (TTL not yet applied) fails the condition for good: re-read instead,
+          // which answers not-found.
+          const returned = conversationFromCancellation(error, 0);
+          current = returned && !isExpired(returned, nowSeconds(context)) ? returned : undefined;
+        }
         continue;
       }
       if (failure === 'other-condition') throw new ConversationConflictError({ cause: error });
@@ -134,25 +144,34 @@ export async function readConversationItem(
   return item && !isExpired(item, nowSeconds(context)) ? item : undefined;
 }
 
-type MutableFields = Partial<Omit<ConversationItem, 'ownerId' | 'conversationId' | 'version'>>;
+type MutableFields = Partial<
+  Omit<ConversationItem, 'ownerId' | 'conversationId' | 'version' | 'expiresAt'>
+>;
 
 /**
- * The conversation half of a versioned commit: `SET version = expected + 1` plus `changes`
- * (an `undefined` value REMOVEs the attribute), conditioned on `version = expected`. A missing
- * row fails the condition too, so a deleted conversation can never be written back.
+ * The conversation half of a versioned commit: `SET version = expected + 1`, `expiresAt` =
+ * `retentionDays` from now (every commit is activity: the conversation lasts `retentionDays`
+ * after its last one) plus `changes` (an `undefined` value REMOVEs the attribute), conditioned on
+ * `version = expected` and on the row not having expired. A missing row fails the condition too,
+ * so a deleted conversation can never be written back; neither can an expired one that TTL has
+ * not removed yet (TTL deletion is lazy), which would otherwise come back to life.
  * Returns the transaction item and the row as it will be once committed.
  */
 export function updateConversationAtVersion(
   context: StoreContext,
   state: ConversationItem,
   changes: MutableFields,
+  now: Date = context.now(),
 ): { item: TransactItem; after: ConversationItem } {
-  const names: Record<string, string> = { '#version': 'version' };
+  const expiresAt = expiresAtFrom(context, now);
+  const names: Record<string, string> = { '#version': 'version', '#expiresAt': 'expiresAt' };
   const values: Record<string, unknown> = {
     ':expected': state.version,
     ':next': state.version + 1,
+    ':expiresAt': expiresAt,
+    ':now': Math.floor(now.getTime() / 1000),
   };
-  const set = ['#version = :next'];
+  const set = ['#version = :next', '#expiresAt = :expiresAt'];
   const remove: string[] = [];
   Object.entries(changes).forEach(([field, value], index) => {
     names[`#f${index}`] = field;
@@ -168,14 +187,20 @@ export function updateConversationAtVersion(
       TableName: context.tables.conversations,
       Key: { ownerId: state.ownerId, conversationId: state.conversationId },
       UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-      ConditionExpression: '#version = :expected',
+      ConditionExpression:
+        '#version = :expected AND (attribute_not_exists(#expiresAt) OR #expiresAt > :now)',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
       // On conflict DynamoDB hands back the current row: the retry plans from it without a read.
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
-  const after = { ...state, ...changes, version: state.version + 1 } as ConversationItem;
+  const after = {
+    ...state,
+    ...changes,
+    version: state.version + 1,
+    expiresAt,
+  } as ConversationItem;
   return { item, after };
 }
 

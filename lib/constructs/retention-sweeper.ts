@@ -1,0 +1,129 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ttlDeletionIdentity } from '../../functions/adapters/dynamodb/table-definitions.js';
+import { nodeFunctionBundling } from './api-function.js';
+
+export interface RetentionSweeperProps {
+  /** The handler module, e.g. `functions/retention/handler.ts`. */
+  readonly entry: string;
+  /** The Conversations table; must have a stream (KEYS_ONLY is enough). */
+  readonly conversationsTable: dynamodb.ITable;
+  readonly turnsTable: dynamodb.ITable;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * Retention per conversation (docs/adr/0003-conversation-store-protocol.md): TTL removes a
+ * Conversations row `retentionDays` after its last activity; this function, fed only the TTL
+ * deletions of that table's stream, deletes the conversation's turns and idempotency markers.
+ * It may query and batch-delete the Turns table and nothing else. A batch that still fails after
+ * the retries (bisected to isolate the bad record) is reported to `failures`.
+ */
+export class RetentionSweeper extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+  /**
+   * Where a stream batch goes when every retry failed: the message names the shard and sequence
+   * range (not the keys); its turns stay unreachable, and can be swept by replaying that range
+   * within the stream's 24-hour retention.
+   */
+  readonly failures: sqs.Queue;
+
+  constructor(scope: Construct, id: string, props: RetentionSweeperProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Service-desk retention sweeper: deletes the turns of expired conversations',
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 256,
+      // A batch of 100 conversations, each a query and a few batch deletes.
+      timeout: Duration.minutes(5),
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        TURNS_TABLE: props.turnsTable.tableName,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: nodeFunctionBundling,
+    });
+
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'DeleteTurnsOfExpiredConversations',
+        actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem'],
+        resources: [props.turnsTable.tableArn],
+      }),
+    );
+
+    this.failures = new sqs.Queue(this, 'Failures', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+
+    this.function.addEventSource(
+      new eventSources.DynamoEventSource(props.conversationsTable, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(30),
+        // Only TTL deletions reach the function; user deletes sweep their own turns.
+        filters: [
+          lambda.FilterCriteria.filter({
+            eventName: lambda.FilterRule.isEqual('REMOVE'),
+            userIdentity: {
+              type: lambda.FilterRule.isEqual(ttlDeletionIdentity.type),
+              principalId: lambda.FilterRule.isEqual(ttlDeletionIdentity.principalId),
+            },
+          }),
+        ],
+        // The handler reports the first record it could not sweep; Lambda resumes there.
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        maxRecordAge: Duration.hours(12),
+        onFailure: new eventSources.SqsDlq(this.failures),
+      }),
+    );
+
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the on-failure destination of the stream event source mapping; ' +
+        'nothing consumes it automatically, so it needs no dead-letter queue of its own.',
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams takes no resource (added by the stream event source); every other ' +
+        'grant of this role names the Turns table, the Conversations stream or the failure queue.',
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is pinned on purpose, as for the API function: the bundle targets node22 ' +
+        'and the tests run the same major version.',
+    });
+  }
+}
