@@ -26,7 +26,11 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
     // Retrieval must not outlive the function: leave the reserve for storing the outcome.
     const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
     const deadline = AbortSignal.timeout(Math.max(1000, budgetMs));
-    const begun = await beginChat(request.owner, chatRequest, { ...dependencies, deadline });
+    const begun = await beginChat(request.owner, chatRequest, {
+      ...dependencies,
+      deadline,
+      remainingTimeMs: request.remainingTimeMs,
+    });
     const sse = createSseStream({
       heartbeatMs: dependencies.heartbeatMs,
       tokenBatch:

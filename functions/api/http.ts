@@ -74,7 +74,9 @@ export function toErrorResponseBody(error: unknown): {
 } {
   const statusCode = (error as { statusCode?: unknown })?.statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    const code = error instanceof HttpError ? error.code : (CODES[statusCode] ?? 'bad_request');
+    // Ours and the core's typed errors name their own code (`client_message_id_reused`).
+    const ownCode = (error as { code?: unknown }).code;
+    const code = typeof ownCode === 'string' ? ownCode : (CODES[statusCode] ?? 'bad_request');
     return { statusCode, body: { error: { code, message: (error as Error).message } } };
   }
   return {

@@ -40,6 +40,22 @@ export interface AppendUserTurnInput {
   readonly clientMessageId?: string;
   /** `new` starts a new inquiry even while a clarification awaits its reply. @default 'continue' */
   readonly inquiry?: InquiryIntent;
+  /**
+   * With `clientMessageId`: the caller will generate the answer and holds the message's
+   * generation claim (see `claimGeneration`) until `until`, written in the same commit.
+   */
+  readonly generation?: GenerationClaim;
+}
+
+/**
+ * Who is generating the answer to one message, and until when at the latest (the holder's
+ * function timeout). One claim per `clientMessageId`: a retry sent while the first copy is still
+ * answering finds it held and waits for that answer instead of starting a second model call.
+ */
+export interface GenerationClaim {
+  /** Unique per request. */
+  readonly holder: string;
+  readonly until: Date;
 }
 
 export interface AppendAssistantTurnInput {
@@ -92,6 +108,13 @@ export interface ConversationStore {
   requestStop(owner: Owner, conversationId: string): Promise<void>;
   /** True when a stop was requested after `since` (ISO time the generation started). */
   isStopRequested(owner: Owner, conversationId: string, since: string): Promise<boolean>;
+  /**
+   * Takes the generation claim of a stored message when nobody holds it or its holder's time ran
+   * out; false while another request holds it. Only for a `clientMessageId` that was stored.
+   */
+  claimGeneration(owner: Owner, clientMessageId: string, claim: GenerationClaim): Promise<boolean>;
+  /** Gives the claim up (after the answer was recorded); a claim someone else holds is left alone. */
+  releaseGeneration(owner: Owner, clientMessageId: string, holder: string): Promise<void>;
 }
 
 export class ConversationNotFoundError extends Error {
@@ -108,6 +131,22 @@ export class ConversationConflictError extends Error {
   constructor(options?: { cause?: unknown }) {
     super('The conversation changed too often to save this turn; try again', options);
     this.name = 'ConversationConflictError';
+  }
+}
+
+/**
+ * A `clientMessageId` sent again with another message, or for another conversation: it names one
+ * message, so the earlier answer cannot stand for this request, and a new one would make the id
+ * ambiguous. Raised before anything is written.
+ */
+export class ClientMessageIdReusedError extends Error {
+  readonly statusCode = 422;
+  readonly code = 'client_message_id_reused';
+  constructor() {
+    super(
+      'This clientMessageId was already used for a different message or conversation; send a new id',
+    );
+    this.name = 'ClientMessageIdReusedError';
   }
 }
 

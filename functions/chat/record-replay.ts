@@ -1,11 +1,18 @@
 import type { ChatEvent } from '../contract/chat-events.js';
 import type { GenerationOutcome } from './generate.js';
-import type { ConversationStore, ConversationWithTurns, Turn } from './ports.js';
+import {
+  type ChatConfig,
+  ConversationNotFoundError,
+  type ConversationStore,
+  type ConversationWithTurns,
+  type Turn,
+} from './ports.js';
 import type { BegunChat } from './run-chat.js';
 
 /**
- * The end of a chat: recording the assistant turn and sending the final event, or replaying an
- * answer already stored for a retried message.
+ * The end of a chat: recording the assistant turn and sending the final event, or — for a retried
+ * message — replaying the answer already stored, waiting for the one still being generated, and
+ * generating only when no copy of the request holds the message's generation claim.
  */
 
 /**
@@ -56,12 +63,86 @@ export async function recordAnswer(
     console.error('could not record the assistant turn', error);
     send({
       event: 'error',
-      data: outcome.failure ?? {
-        code: 'save_failed',
-        message: 'The answer could not be saved. Please try again.',
-        retryable: true,
-      },
+      data:
+        outcome.failure ??
+        (error instanceof ConversationNotFoundError
+          ? {
+              code: 'conversation_deleted',
+              message: 'The conversation was deleted while this answer was being written.',
+              retryable: false,
+            }
+          : {
+              code: 'save_failed',
+              message: 'The answer could not be saved. Please try again.',
+              retryable: true,
+            }),
     });
+  }
+}
+
+export type Attachment =
+  /** The earlier copy's answer was replayed, or waiting ran out (an `error` event was sent). */
+  | { readonly kind: 'settled' }
+  /** Nothing to replay and nobody generating: this request generates from `loaded`. */
+  | {
+      readonly kind: 'generate';
+      readonly loaded: ConversationWithTurns;
+      readonly holdsClaim: boolean;
+    };
+
+/**
+ * A retried message (same `clientMessageId`) attaches to what its first copy does: a final answer
+ * already stored is replayed; while another request holds the generation claim, it waits (polling
+ * like the stop flag, with heartbeats on the stream) and replays that answer once recorded; only
+ * when the claim is free — the first copy failed, or died and its time ran out — does it take the
+ * claim and generate. So any number of retries cost one model call.
+ */
+export async function attachToEarlierCopy(
+  begun: BegunChat,
+  send: (event: ChatEvent) => void,
+  dependencies: {
+    readonly store: ConversationStore;
+    readonly config: ChatConfig;
+    readonly remainingTimeMs: () => number;
+  },
+): Promise<Attachment> {
+  const { store, config } = dependencies;
+  const { owner, turn, generation } = begun;
+  const { conversationId } = begun.conversation;
+  const { clientMessageId } = turn;
+  let waiting = false;
+  for (;;) {
+    const loaded = await store.loadConversation(owner, conversationId);
+    if (replayStoredAnswer(loaded, turn, send)) return { kind: 'settled' };
+    if (clientMessageId === undefined || generation === undefined) {
+      return { kind: 'generate', loaded, holdsClaim: false };
+    }
+    if (await store.claimGeneration(owner, clientMessageId, generation)) {
+      // The holder records its answer before it releases the claim: read once more, so an answer
+      // recorded between the read above and the claim is replayed rather than generated twice.
+      const settled = await store.loadConversation(owner, conversationId);
+      if (!replayStoredAnswer(settled, turn, send)) {
+        return { kind: 'generate', loaded: settled, holdsClaim: true };
+      }
+      await store.releaseGeneration(owner, clientMessageId, generation.holder);
+      return { kind: 'settled' };
+    }
+    if (!waiting) {
+      send({ event: 'progress', data: { step: 'generating' } });
+      waiting = true;
+    }
+    if (dependencies.remainingTimeMs() - config.remainingTimeReserveMs < config.stopPollMs) {
+      send({
+        event: 'error',
+        data: {
+          code: 'answer_in_progress',
+          message: 'This message is still being answered. Try again in a moment to see the answer.',
+          retryable: true,
+        },
+      });
+      return { kind: 'settled' };
+    }
+    await new Promise((resolve) => setTimeout(resolve, config.stopPollMs));
   }
 }
 

@@ -3,18 +3,20 @@ import type { ChatRequest } from '../contract/chat-request.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import { detectLanguage, parseTicketReferences, splitInquiries } from './inquiry-rules.js';
 import { buildModelRequest } from './model-request.js';
-import type {
-  AppendResult,
-  ChatConfig,
-  ChatModel,
-  ConversationStore,
-  ConversationWithTurns,
-  Owner,
-  RetrievedTicket,
-  Retriever,
-  Turn,
+import {
+  type AppendResult,
+  type ChatConfig,
+  type ChatModel,
+  ClientMessageIdReusedError,
+  type ConversationStore,
+  type ConversationWithTurns,
+  type GenerationClaim,
+  type Owner,
+  type RetrievedTicket,
+  type Retriever,
+  type Turn,
 } from './ports.js';
-import { recordAnswer, replayStoredAnswer } from './record-replay.js';
+import { attachToEarlierCopy, recordAnswer } from './record-replay.js';
 
 /**
  * Running one chat: `beginChat` does what must succeed before the first byte (the user turn is
@@ -27,13 +29,20 @@ export interface BegunChat extends AppendResult {
   readonly startedAt: string;
   /** Retrieval already under way for a brand-new conversation (its inquiry can only be this message). */
   readonly earlySearch?: Promise<RetrievedTicket[]>;
+  /**
+   * The generation claim this request asked for (with a `clientMessageId`). A new message holds
+   * it from the commit on; a duplicate only once `attachToEarlierCopy` took it over.
+   */
+  readonly generation?: GenerationClaim;
 }
 
 /**
  * Everything that must succeed before the first byte, so failures still get an HTTP status:
  * the user turn is recorded (404 for a conversation that is missing or not the caller's, 413 for
- * oversize text, 409 when retries could not land it). For a new conversation, retrieval starts
- * alongside the write instead of waiting for it.
+ * oversize text, 409 when retries could not land it, 422 for a `clientMessageId` reused with
+ * another message). For a new conversation, retrieval starts alongside the write instead of
+ * waiting for it. With a `clientMessageId` the commit also claims the message's generation until
+ * the function's time runs out, so a retry arriving meanwhile waits for this answer.
  */
 export async function beginChat(
   owner: Owner,
@@ -45,9 +54,12 @@ export async function beginChat(
     now: () => Date;
     /** Aborts retrieval when the function's time is nearly up. */
     deadline?: AbortSignal;
+    /** The function's remaining time: how long this request may hold the generation claim. */
+    remainingTimeMs?: () => number;
   },
 ): Promise<BegunChat> {
-  const startedAt = dependencies.now().toISOString();
+  const now = dependencies.now();
+  const startedAt = now.toISOString();
   const earlySearch = request.conversationId
     ? undefined
     : retrieveTickets(
@@ -58,13 +70,37 @@ export async function beginChat(
       );
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
+  const generation: GenerationClaim | undefined =
+    request.clientMessageId === undefined
+      ? undefined
+      : {
+          holder: crypto.randomUUID(),
+          until: new Date(now.getTime() + (dependencies.remainingTimeMs?.() ?? 15 * 60_000)),
+        };
   const appended = await dependencies.store.appendUserTurn(owner, {
     conversationId: request.conversationId,
     text: request.message,
     clientMessageId: request.clientMessageId,
     inquiry: request.inquiry,
+    generation,
   });
-  return { ...appended, owner, startedAt, earlySearch };
+  if (appended.duplicate) assertSameMessage(request, appended);
+  return { ...appended, owner, startedAt, earlySearch, generation };
+}
+
+/**
+ * A `clientMessageId` names one message: a retry must repeat it exactly, in the conversation it
+ * went to (or, for a request that created one, as that conversation's first turn). Anything else
+ * would replay an answer to a question that was not asked here and drop the new message.
+ */
+function assertSameMessage(request: ChatRequest, earlier: AppendResult): void {
+  const sameConversation =
+    request.conversationId === undefined
+      ? earlier.turn.seq === 1
+      : request.conversationId === earlier.conversation.conversationId;
+  if (!sameConversation || earlier.turn.text !== request.message) {
+    throw new ClientMessageIdReusedError();
+  }
 }
 
 export interface StreamChatDependencies {
@@ -92,12 +128,16 @@ export async function streamChat(
   const { store, retriever, config } = dependencies;
   const { owner, conversation, turn } = begun;
   // Read after the user turn committed (consistently), so it always contains that turn. A
-  // brand-new conversation's history is just that turn: no need to read it back.
-  const history: Promise<ConversationWithTurns> =
-    conversation.turnCount === 1 && !begun.duplicate
+  // brand-new conversation's history is just that turn: no need to read it back. A duplicate
+  // reads it once the earlier copy settled (below).
+  const history: Promise<ConversationWithTurns> | undefined = begun.duplicate
+    ? undefined
+    : conversation.turnCount === 1
       ? Promise.resolve({ conversation, turns: [turn] })
       : store.loadConversation(owner, conversation.conversationId);
-  history.catch(() => undefined);
+  history?.catch(() => undefined);
+  // A new message holds its generation claim from the commit on; a duplicate once it took it over.
+  let holdsClaim = !begun.duplicate && begun.generation !== undefined;
   try {
     send({
       event: 'meta',
@@ -108,12 +148,20 @@ export async function streamChat(
         modelId: config.modelId,
       },
     });
-    if (begun.duplicate && replayStoredAnswer(await history, turn, send)) return;
+    let loaded: Promise<ConversationWithTurns>;
+    if (history) {
+      loaded = history;
+    } else {
+      const attached = await attachToEarlierCopy(begun, send, dependencies);
+      if (attached.kind === 'settled') return;
+      holdsClaim = attached.holdsClaim;
+      loaded = Promise.resolve(attached.loaded);
+    }
 
     send({ event: 'progress', data: { step: 'analyzing' } });
     // The inquiry's own user text: never assistant text, never other inquiries.
     const inquiryText =
-      turn.kind === 'question' ? turn.text : userTextOf((await history).turns, turn.inquiryId);
+      turn.kind === 'question' ? turn.text : userTextOf((await loaded).turns, turn.inquiryId);
     const references = parseTicketReferences(inquiryText);
     const language = detectLanguage(inquiryText);
 
@@ -129,7 +177,7 @@ export async function streamChat(
     const tickets = uniqueTickets([...referenced, ...similar]);
 
     send({ event: 'progress', data: { step: 'generating' } });
-    const { turns } = await history;
+    const { turns } = await loaded;
     const { working, archive } = splitInquiries(turns, turn.inquiryId);
     const request = buildModelRequest({
       working,
@@ -161,6 +209,15 @@ export async function streamChat(
       },
     };
     await recordAnswer(begun, failed, store, send, config.modelId);
+  } finally {
+    // The answer is recorded (or could not be): a retry may now replay it, or generate again
+    // after a failure, without waiting for the claim to time out.
+    const { clientMessageId } = turn;
+    if (holdsClaim && begun.generation && clientMessageId !== undefined) {
+      await store
+        .releaseGeneration(owner, clientMessageId, begun.generation.holder)
+        .catch((error: unknown) => console.error('could not release the generation claim', error));
+    }
   }
 }
 

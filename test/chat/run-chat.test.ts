@@ -307,6 +307,35 @@ describe('streamChat', () => {
     expect(store.turnsOf(alice, first.conversationId)).toHaveLength(2);
   });
 
+  it('gives up waiting for a first copy that still holds the claim when its own time runs out', async () => {
+    const { model, requests } = scriptedModel({ kind: 'hang' });
+    let firstRemaining = 60_000;
+    const { dependencies } = harness({ model, remainingTimeMs: () => firstRemaining });
+    const body = { message: 'プリンター', clientMessageId: 'still-busy-01' };
+    const first = await beginChat(alice, body, dependencies);
+    const firstStream = streamChat(first, () => undefined, dependencies);
+
+    // The retry's function has 100 ms left beyond its reserve: it waits, then gives up.
+    const retryEnd = Date.now() + dependencies.config.remainingTimeReserveMs + 100;
+    const retryDependencies = { ...dependencies, remainingTimeMs: () => retryEnd - Date.now() };
+    const retry = await beginChat(
+      alice,
+      { ...body, conversationId: first.conversation.conversationId },
+      retryDependencies,
+    );
+    const retryEvents: ChatEvent[] = [];
+    await streamChat(retry, (event) => retryEvents.push(event), retryDependencies);
+    firstRemaining = 0;
+    await firstStream;
+
+    expect(requests).toHaveLength(1);
+    expect(retryEvents.map((event) => event.event)).toEqual(['meta', 'progress', 'error']);
+    expect(retryEvents.at(-1)).toEqual({
+      event: 'error',
+      data: { code: 'answer_in_progress', message: expect.any(String), retryable: true },
+    });
+  });
+
   it('ends a max_tokens answer as truncated, keeping what streamed, and closes the inquiry', async () => {
     const { model } = scriptedModel({
       kind: 'answer',

@@ -29,6 +29,10 @@ interface StoredConversation {
 export function createInMemoryConversationStore(options: { now?: () => Date } = {}) {
   const now = options.now ?? (() => new Date());
   const conversations = new Map<string, StoredConversation>();
+  // Generation claims by owner and clientMessageId, as the DynamoDB store keeps them on the marker.
+  const claims = new Map<string, { holder: string; until: number }>();
+  const claimKeyOf = (owner: Owner, clientMessageId: string) =>
+    `${ownerKey(owner)}|${clientMessageId}`;
   let nextId = 0;
   // Sorted like ULIDs: later ids compare greater.
   const newId = () => `ID${String(++nextId).padStart(24, '0')}`;
@@ -102,6 +106,12 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         status: 'complete',
         ...(input.clientMessageId !== undefined ? { clientMessageId: input.clientMessageId } : {}),
       });
+      if (input.clientMessageId !== undefined && input.generation) {
+        claims.set(claimKeyOf(owner, input.clientMessageId), {
+          holder: input.generation.holder,
+          until: input.generation.until.getTime(),
+        });
+      }
       bump(stored, {
         turnCount: stored.turns.length,
         openInquiryId: undefined,
@@ -163,6 +173,19 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
     async isStopRequested(owner, conversationId, since) {
       const requestedAt = find(owner, conversationId).stopRequestedAt;
       return requestedAt !== undefined && requestedAt >= since;
+    },
+
+    async claimGeneration(owner, clientMessageId, claim) {
+      const key = claimKeyOf(owner, clientMessageId);
+      const held = claims.get(key);
+      if (held && held.until >= now().getTime()) return false;
+      claims.set(key, { holder: claim.holder, until: claim.until.getTime() });
+      return true;
+    },
+
+    async releaseGeneration(owner, clientMessageId, holder) {
+      const key = claimKeyOf(owner, clientMessageId);
+      if (claims.get(key)?.holder === holder) claims.delete(key);
     },
 
     turnsOf(owner, conversationId) {

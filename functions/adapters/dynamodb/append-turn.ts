@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import {
   type InquiryState,
@@ -11,6 +11,7 @@ import {
   type AppendResult,
   type AppendUserTurnInput,
   ConversationNotFoundError,
+  type GenerationClaim,
   type Owner,
   type Turn,
 } from '../../chat/ports.js';
@@ -76,6 +77,7 @@ export async function appendUserTurn(
         },
         // The message is the reply the open inquiry awaited (or starts a new one): none stays open.
         inquiryAfter: { latestInquiryId: placement.inquiryId },
+        generation: input.generation,
         now,
       });
     },
@@ -146,6 +148,8 @@ interface AppendSpec {
   readonly turn: Omit<Turn, 'seq' | 'createdAt'>;
   /** The inquiry state once this turn is committed (an undefined field is removed). */
   readonly inquiryAfter: InquiryState;
+  /** Claimed on the idempotency marker in the same commit (a user turn with `clientMessageId`). */
+  readonly generation?: GenerationClaim;
   readonly now: Date;
 }
 
@@ -223,6 +227,12 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
           // A marker only has to outlive client retries (minutes); it keeps a write-time TTL, so
           // it disappears even if the retention sweeper never runs for its conversation.
           expiresAt: expiresAtFrom(context, now),
+          ...(spec.generation
+            ? {
+                generationHolder: spec.generation.holder,
+                generationUntil: spec.generation.until.getTime(),
+              }
+            : {}),
         },
         ConditionExpression: 'attribute_not_exists(conversationKey)',
       },
@@ -257,9 +267,15 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
 }
 
+/**
+ * The idempotency marker of one owner's `clientMessageId`: which turn it stored, and who is
+ * generating its answer until when (epoch ms) — one generation per message, however many retries.
+ */
 interface ClientMessageMarker {
   readonly conversationId: string;
   readonly turnSeq: number;
+  readonly generationHolder?: string;
+  readonly generationUntil?: number;
 }
 
 /**
@@ -298,4 +314,59 @@ async function findDuplicateTurn(
   // The conversation was deleted between the marker check and now.
   if (!conversation || !turn) throw new ConversationNotFoundError();
   return { conversation: toConversationSummary(conversation), turn: toTurn(turn), duplicate: true };
+}
+
+/**
+ * Takes the generation claim on a stored message's marker: only when nobody holds it, or the
+ * holder's time ran out (a function that died mid-answer cannot release it). One conditional
+ * update, so of several retries exactly one wins.
+ */
+export async function claimGeneration(
+  context: StoreContext,
+  owner: Owner,
+  clientMessageId: string,
+  claim: GenerationClaim,
+): Promise<boolean> {
+  try {
+    await context.documents.send(
+      new UpdateCommand({
+        TableName: context.tables.turns,
+        Key: clientMessageKeyOf(ownerIdOf(owner), clientMessageId),
+        UpdateExpression: 'SET generationHolder = :holder, generationUntil = :until',
+        ConditionExpression:
+          'attribute_exists(conversationKey) AND (attribute_not_exists(generationUntil) OR generationUntil < :now)',
+        ExpressionAttributeValues: {
+          ':holder': claim.holder,
+          ':until': claim.until.getTime(),
+          ':now': context.now().getTime(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Gives up the claim if `holder` still has it; someone who took over an expired claim keeps theirs. */
+export async function releaseGeneration(
+  context: StoreContext,
+  owner: Owner,
+  clientMessageId: string,
+  holder: string,
+): Promise<void> {
+  try {
+    await context.documents.send(
+      new UpdateCommand({
+        TableName: context.tables.turns,
+        Key: clientMessageKeyOf(ownerIdOf(owner), clientMessageId),
+        UpdateExpression: 'REMOVE generationHolder, generationUntil',
+        ConditionExpression: 'generationHolder = :holder',
+        ExpressionAttributeValues: { ':holder': holder },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
 }

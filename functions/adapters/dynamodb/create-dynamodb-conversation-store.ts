@@ -1,7 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ConversationStore } from '../../chat/ports.js';
-import { appendAssistantTurn, appendUserTurn } from './append-turn.js';
+import {
+  appendAssistantTurn,
+  appendUserTurn,
+  claimGeneration,
+  releaseGeneration,
+} from './append-turn.js';
 import {
   deleteConversation,
   isStopRequested,
@@ -104,5 +109,7 @@ export function createDynamoDbConversationStore(
     deleteConversation: (owner, id) => deleteConversation(context, owner, id),
     requestStop: (owner, id) => requestStop(context, owner, id),
     isStopRequested: (owner, id, since) => isStopRequested(context, owner, id, since),
+    claimGeneration: (owner, id, claim) => claimGeneration(context, owner, id, claim),
+    releaseGeneration: (owner, id, holder) => releaseGeneration(context, owner, id, holder),
   };
 }

@@ -93,4 +93,66 @@ describe('clientMessageId idempotency', () => {
     expect(fromBob.duplicate).toBe(false);
     expect(fromBob.conversation.conversationId).not.toBe(fromAlice.conversation.conversationId);
   });
+
+  describe('the generation claim', () => {
+    const clock = (start: number) => {
+      let time = start;
+      return { now: () => new Date(time), advance: (ms: number) => (time += ms) };
+    };
+
+    it('is held by the request that stored the message, until it is released', async () => {
+      const time = clock(Date.now());
+      const store = createStore(t, { now: time.now });
+      const until = new Date(time.now().getTime() + 60_000);
+      await store.appendUserTurn(alice, {
+        text: 'claimed',
+        clientMessageId: 'claim-held-01',
+        generation: { holder: 'first', until },
+      });
+      const second = { holder: 'second', until };
+      expect(await createStore(t).claimGeneration(alice, 'claim-held-01', second)).toBe(false);
+      // Another owner's id of the same spelling is another message.
+      expect(await store.claimGeneration(bob, 'claim-held-01', second)).toBe(false);
+
+      await store.releaseGeneration(alice, 'claim-held-01', 'someone-else');
+      expect(await store.claimGeneration(alice, 'claim-held-01', second)).toBe(false);
+      await store.releaseGeneration(alice, 'claim-held-01', 'first');
+      expect(await store.claimGeneration(alice, 'claim-held-01', second)).toBe(true);
+      expect(await store.claimGeneration(alice, 'claim-held-01', { holder: 'third', until })).toBe(
+        false,
+      );
+    });
+
+    it('passes to a retry once the holder died and its time ran out; of several, to one', async () => {
+      const time = clock(Date.now());
+      const store = createStore(t, { now: time.now });
+      await store.appendUserTurn(alice, {
+        text: 'orphaned',
+        clientMessageId: 'claim-expired-01',
+        generation: { holder: 'died', until: new Date(time.now().getTime() + 30_000) },
+      });
+      time.advance(31_000);
+      const until = new Date(time.now().getTime() + 60_000);
+      const claims = await Promise.all(
+        Array.from({ length: 5 }, (_, index) =>
+          createStore(t, { now: time.now }).claimGeneration(alice, 'claim-expired-01', {
+            holder: `retry-${index}`,
+            until,
+          }),
+        ),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // The late release of the holder that died does not free the new holder's claim.
+      await store.releaseGeneration(alice, 'claim-expired-01', 'died');
+      expect(
+        await store.claimGeneration(alice, 'claim-expired-01', { holder: 'late', until }),
+      ).toBe(false);
+    });
+
+    it('cannot be claimed for a message that was never stored', async () => {
+      const store = createStore(t);
+      const claim = { holder: 'nobody', until: new Date(Date.now() + 60_000) };
+      expect(await store.claimGeneration(alice, 'never-stored-01', claim)).toBe(false);
+    });
+  });
 });

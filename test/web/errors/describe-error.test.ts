@@ -31,3 +31,23 @@ describe('describeError for a broken model answer', () => {
     expect(describeError({ code }, 'ja')).toContain('AI モデル');
   });
 });
+
+describe('describeError for one answer per question', () => {
+  it('says a conversation deleted mid-answer is gone, rather than suggesting a retry', () => {
+    expect(describeError({ code: 'conversation_deleted' }, 'en')).toContain('deleted');
+    expect(describeError({ code: 'conversation_deleted' }, 'en')).not.toContain('retry');
+  });
+
+  it('says a retried question is still being answered, and that retrying shows that answer', () => {
+    expect(describeError({ code: 'answer_in_progress' }, 'en')).toContain('still being answered');
+    expect(describeError({ code: 'answer_in_progress', httpStatus: 200 }, 'ja')).toContain(
+      '回答中',
+    );
+  });
+
+  it('asks for a fresh send when a clientMessageId was reused with other content', () => {
+    expect(describeError({ code: 'client_message_id_reused', httpStatus: 422 }, 'en')).toContain(
+      'Send the message again',
+    );
+  });
+});

@@ -38,6 +38,18 @@ const byReason = {
     ja: 'AI モデルの回答が途中で途切れたか、読み取れませんでした。もう一度お試しください。',
     en: "The AI model's answer broke off or could not be read. Please try again.",
   },
+  deleted: {
+    ja: 'この会話は回答の途中で削除されました。新しい会話で質問し直してください。',
+    en: 'This conversation was deleted while the answer was being written. Ask again in a new conversation.',
+  },
+  inProgress: {
+    ja: 'この質問はまだ別の画面で回答中です。少し待ってから「再試行」を押すと、その回答が表示されます。',
+    en: 'This question is still being answered elsewhere. Wait a moment and retry to see that answer.',
+  },
+  reusedId: {
+    ja: '同じ送信が別の内容で繰り返されました。メッセージをもう一度送信してください。',
+    en: 'This send was repeated with different content. Send the message again.',
+  },
   server: {
     ja: 'サーバーでエラーが発生しました。時間をおいてもう一度お試しください。解決しない場合は管理者に連絡してください。',
     en: 'Something went wrong on the server. Try again later, and tell the administrators if it persists.',
@@ -64,6 +76,9 @@ function reasonFromCode(code: string): Reason | undefined {
   if (/^(invalid|empty)_model_output$|^model_(stream_failed|output_truncated)$/.test(code)) {
     return 'model';
   }
+  if (code === 'conversation_deleted') return 'deleted';
+  if (code === 'answer_in_progress') return 'inProgress';
+  if (code === 'client_message_id_reused') return 'reusedId';
   if (/throttl|rate|busy|too_many/i.test(code)) return 'busy';
   if (/unauthori[sz]ed|auth/i.test(code)) return 'unauthorized';
   if (/not_?found/i.test(code)) return 'notFound';
