@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { DynamoDBChatMessageHistory } from '@langchain/community/stores/message/dynamodb';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
@@ -38,11 +39,23 @@ export async function seedConversation(store: ConversationStore, turns: number):
   return conversationId;
 }
 
-/** One chat turn on our store: load history, append the user turn, append the answer. */
+/**
+ * One chat turn on our store, as the chat route runs it: load the history, append the user turn
+ * with its `clientMessageId` (the web app always sends one: an idempotency marker carrying the
+ * generation claim), append the answer, release the claim.
+ */
 export async function ourChatTurn(store: ConversationStore, conversationId: string) {
   await store.loadConversation(owner, conversationId);
-  const user = await store.appendUserTurn(owner, { conversationId, text: userText });
+  const clientMessageId = randomUUID();
+  const generation = { holder: randomUUID(), until: new Date(Date.now() + 15 * 60_000) };
+  const user = await store.appendUserTurn(owner, {
+    conversationId,
+    text: userText,
+    clientMessageId,
+    generation,
+  });
   await assistantTurn(store, conversationId, user.turn.inquiryId);
+  await store.releaseGeneration(owner, clientMessageId, generation.holder);
 }
 
 function assistantTurn(store: ConversationStore, conversationId: string, inquiryId: string) {

@@ -59,6 +59,34 @@ describe('context assembly end to end', () => {
     );
   });
 
+  it('lists closed inquiries oldest first, so the most recent one sits right before the inquiry', async () => {
+    const user = 'archive-order';
+    const questions = [
+      'プリンターの設置依頼をしたい',
+      'VPNにつながらない',
+      'Teamsの会議に入れない',
+    ];
+    let conversationId: string | undefined;
+    for (const message of questions) {
+      const answered = await postChat(stack.url, { conversationId, message }, { user });
+      expect(eventsNamed(answered, 'result')).toHaveLength(1);
+      conversationId = eventsNamed(answered, 'meta')[0]?.conversationId as string;
+    }
+    await postChat(stack.url, { conversationId, message: 'Outlookが起動しない' }, { user });
+
+    const last = textOf(lastConverse().messages.at(-1) as never);
+    const reference = last
+      .split('## 過去の問い合わせ回答（参照用）\n')[1]
+      ?.split('\n\n## 問い合わせ\n')[0];
+    const entries = (reference ?? '').split('\n').filter((line) => line.startsWith('### '));
+    expect(entries).toEqual(
+      questions.map((question, index) => `### ${index + 1}. 問い合わせ: ${question}`),
+    );
+    // Nothing between the most recent closed inquiry and the current one but its own answer.
+    const afterNewest = last.split(`### 3. 問い合わせ: ${questions[2]}`)[1] ?? '';
+    expect(afterNewest).toMatch(/^\n回答: [^\n]*\n\n## 問い合わせ\nOutlookが起動しない$/);
+  });
+
   it('continues a clarified inquiry and archives the whole exchange as one entry', async () => {
     const user = 'clarify';
     const first = await postChat(stack.url, { message: 'ログインできない' }, { user });
