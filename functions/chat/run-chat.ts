@@ -27,6 +27,11 @@ export interface BegunChat extends AppendResult {
   readonly startedAt: string;
   /** Retrieval already under way for a brand-new conversation (its inquiry can only be this message). */
   readonly earlySearch?: Promise<RetrievedTicket[]>;
+  /**
+   * Tickets retrieval or fetching returned marked restricted (and that were removed): kept only
+   * so grounding can say why it dropped a card citing one.
+   */
+  readonly restrictedIssueIds?: Set<string>;
 }
 
 /**
@@ -48,6 +53,7 @@ export async function beginChat(
   },
 ): Promise<BegunChat> {
   const startedAt = dependencies.now().toISOString();
+  const restrictedIssueIds = new Set<string>();
   const earlySearch = request.conversationId
     ? undefined
     : retrieveTickets(
@@ -55,6 +61,7 @@ export async function beginChat(
         request.message,
         dependencies.config.numberOfResults,
         dependencies.deadline,
+        restrictedIssueIds,
       );
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
@@ -64,7 +71,7 @@ export async function beginChat(
     clientMessageId: request.clientMessageId,
     inquiry: request.inquiry,
   });
-  return { ...appended, owner, startedAt, earlySearch };
+  return { ...appended, owner, startedAt, earlySearch, restrictedIssueIds };
 }
 
 export interface StreamChatDependencies {
@@ -91,6 +98,7 @@ export async function streamChat(
 ): Promise<void> {
   const { store, retriever, config } = dependencies;
   const { owner, conversation, turn } = begun;
+  const restricted = begun.restrictedIssueIds ?? new Set<string>();
   // Read after the user turn committed (consistently), so it always contains that turn. A
   // brand-new conversation's history is just that turn: no need to read it back.
   const history: Promise<ConversationWithTurns> =
@@ -121,11 +129,22 @@ export async function streamChat(
     send({ event: 'kb_query', data: { query: toRetrievalQuery(inquiryText) } });
     const similar = await (turn.kind === 'question' && begun.earlySearch
       ? begun.earlySearch
-      : retrieveTickets(retriever, inquiryText, config.numberOfResults, dependencies.deadline));
+      : retrieveTickets(
+          retriever,
+          inquiryText,
+          config.numberOfResults,
+          dependencies.deadline,
+          restricted,
+        ));
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
 
     send({ event: 'progress', data: { step: 'fetching' } });
-    const referenced = await fetchReferencedTickets(retriever, references, dependencies.deadline);
+    const referenced = await fetchReferencedTickets(
+      retriever,
+      references,
+      dependencies.deadline,
+      restricted,
+    );
     const tickets = uniqueTickets([...referenced, ...similar]);
 
     send({ event: 'progress', data: { step: 'generating' } });
@@ -140,7 +159,7 @@ export async function streamChat(
       maxTokens: config.maxTokens,
     });
     const outcome = await generateWithStop(
-      begun,
+      { ...begun, restrictedIssueIds: restricted },
       dependencies,
       request,
       new Set(tickets.map((ticket) => ticket.issueId)),
@@ -199,25 +218,38 @@ export async function retrieveTickets(
   inquiryText: string,
   limit: number,
   signal?: AbortSignal,
+  restrictedIssueIds?: Set<string>,
 ): Promise<RetrievedTicket[]> {
-  return mergeChunks(await retriever.search(toRetrievalQuery(inquiryText), { limit, signal }));
+  const chunks = await retriever.search(toRetrievalQuery(inquiryText), { limit, signal });
+  return mergeChunks(chunks, restrictedIssueIds);
 }
 
 export async function fetchReferencedTickets(
   retriever: Retriever,
   issueIds: readonly string[],
   signal?: AbortSignal,
+  restrictedIssueIds?: Set<string>,
 ): Promise<RetrievedTicket[]> {
   if (issueIds.length === 0) return [];
   const limit = Math.min(100, issueIds.length * 4);
-  return mergeChunks(await retriever.fetchByIssueIds(issueIds, { limit, signal }));
+  const chunks = await retriever.fetchByIssueIds(issueIds, { limit, signal });
+  return mergeChunks(chunks, restrictedIssueIds);
 }
 
-/** Drops restricted chunks and joins chunks of one ticket, best score first. */
-export function mergeChunks(chunks: readonly RetrievedTicket[]): RetrievedTicket[] {
+/**
+ * Drops restricted chunks (noting their ids in `restrictedIssueIds`, for the grounding log) and
+ * joins chunks of one ticket, best score first.
+ */
+export function mergeChunks(
+  chunks: readonly RetrievedTicket[],
+  restrictedIssueIds?: Set<string>,
+): RetrievedTicket[] {
   const byIssue = new Map<string, RetrievedTicket>();
   for (const chunk of chunks) {
-    if (chunk.restricted) continue;
+    if (chunk.restricted) {
+      restrictedIssueIds?.add(chunk.issueId);
+      continue;
+    }
     const existing = byIssue.get(chunk.issueId);
     if (!existing) byIssue.set(chunk.issueId, chunk);
     else if (!existing.text.includes(chunk.text)) {
