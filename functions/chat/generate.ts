@@ -141,7 +141,7 @@ const MALFORMED_OUTPUT: GenerationFailure = {
 
 /**
  * Streams the model's tool input through the incremental parser: advice deltas become `token`
- * events (one per upstream fragment), each grounded results element a `ticket` event the moment
+ * events (one per upstream fragment here; the SSE stream coalesces them), each grounded results element a `ticket` event the moment
  * its object closes. Never throws: every ending is an outcome.
  *
  * An answer that breaks off — `max_tokens`, invalid JSON, a stream error or a stream that just
