@@ -16,6 +16,8 @@ const REFERENCE = new RegExp(String.raw`${PREFIX}(\d{3,8})(?!\d)`, 'giu');
  * A field that holds nothing but an issue id: the digits alone or one reference, nothing else
  * around it. The field says it is an id, so the prefix is optional and 1–12 digits count.
  */
+const CANONICAL_DIGITS = /^[0-9]{1,12}$/;
+
 const WHOLE_ISSUE_ID = new RegExp(String.raw`^${PREFIX}?(\d{1,12})$`, 'iu');
 
 /** One reference as written: where it is in the original text and the ticket it names. */
@@ -90,6 +92,8 @@ export function canonicalIssueId(value: unknown): string | undefined {
     return Number.isSafeInteger(value) && value >= 0 ? String(value) : undefined;
   }
   if (typeof value !== 'string') return undefined;
+  // The form the tool schema asks for, and nearly every card: skip NFKC and the grammar.
+  if (CANONICAL_DIGITS.test(value)) return String(Number(value));
   const digits = WHOLE_ISSUE_ID.exec(value.normalize('NFKC').trim())?.[1];
   return digits === undefined ? undefined : String(Number(digits));
 }
