@@ -2,7 +2,7 @@ import { JSONParser } from '@streamparser/json';
 import { parsePartialJson } from 'ai';
 import { parse as parseBestEffort } from 'best-effort-json-parser';
 import { parse as parsePartial } from 'partial-json';
-import { ticketResultSchema, todoActionSchema } from '../../functions/contract/answer.js';
+import { modelTicketResultSchema, todoActionSchema } from '../../functions/contract/answer.js';
 import { createToolInputParser } from '../../functions/tool-input/tool-input-parser.js';
 
 /**
@@ -25,7 +25,7 @@ export interface Competitor {
 
 const parserOptions = {
   textFields: ['general_advice', 'mail_draft'],
-  arrayFields: { results: ticketResultSchema, todo_actions: todoActionSchema },
+  arrayFields: { results: modelTicketResultSchema, todo_actions: todoActionSchema },
 } as const;
 
 /** Reads a re-parser's partial value; only elements followed by another are surely complete. */

@@ -10,7 +10,7 @@ export interface ChatRouteDependencies {
   readonly model: ChatModel;
   readonly config: ChatConfig;
   readonly heartbeatMs: number;
-  /** 0 sends one `token` event per model fragment; otherwise the batching delay in ms. */
+  /** 0 coalesces `token` events without delay (the default); otherwise the batching delay in ms. */
   readonly tokenBatchMs: number;
   readonly now: () => Date;
 }

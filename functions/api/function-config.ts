@@ -28,9 +28,10 @@ export const functionConfigSchema = z
     RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     HEARTBEAT_MS: z.coerce.number().int().min(10).max(25_000).default(10_000),
     /**
-     * 0: one `token` event per model fragment (the contract's default, lowest latency). Above 0:
-     * coalesce advice into events of ≥ 80 characters or at most this many ms old, trading that
-     * delay for ~2× fewer bytes on the wire when fragments are tiny.
+     * 0 (default): `token` events are coalesced without delay — written at once when the stream
+     * is idle, merged only while a write is pending or within one event-loop turn. Above 0: an
+     * opt-in extra that also holds advice until it is ≥ 80 characters or this many ms old, for
+     * fewer events (and syscalls) when fragments arrive spread out, at the cost of that delay.
      */
     TOKEN_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(0),
     STOP_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(1000),

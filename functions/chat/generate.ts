@@ -4,14 +4,16 @@ import {
   answerSchema,
   type DeliveredAnswer,
   MAX_RESULTS,
+  modelTicketResultSchema,
   type TicketResult,
-  ticketResultSchema,
   todoActionSchema,
 } from '../contract/answer.js';
 import type { ChatEvent } from '../contract/chat-events.js';
-import { findTicketReferences } from '../contract/ticket-references.js';
-import { createToolInputParser } from '../tool-input/tool-input-parser.js';
-import { normalizeIssueId } from './inquiry-rules.js';
+import { canonicalIssueId, findTicketReferences } from '../contract/ticket-references.js';
+import {
+  createToolInputParser,
+  type ToolInputInvalidElementEvent,
+} from '../tool-input/tool-input-parser.js';
 import {
   type ChatConfig,
   type ChatModel,
@@ -68,6 +70,7 @@ export async function generateWithStop(
       model: dependencies.model,
       request,
       allowedIssueIds,
+      restrictedIssueIds: begun.restrictedIssueIds,
       send,
       signal: controller.signal,
     });
@@ -120,6 +123,11 @@ export interface GenerateAnswerInput {
   readonly model: ChatModel;
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly allowedIssueIds: ReadonlySet<string>;
+  /**
+   * Tickets retrieval returned but removed as restricted: only to say why a card citing one was
+   * dropped (they are not in `allowedIssueIds` either way).
+   */
+  readonly restrictedIssueIds?: ReadonlySet<string>;
   readonly send: (event: ChatEvent) => void;
   /** Aborted by a stop request or the time budget; `stopReason()` tells which happened. */
   readonly signal: AbortSignal;
@@ -133,7 +141,7 @@ const MALFORMED_OUTPUT: GenerationFailure = {
 
 /**
  * Streams the model's tool input through the incremental parser: advice deltas become `token`
- * events (one per upstream fragment), each grounded results element a `ticket` event the moment
+ * events (one per upstream fragment here; the SSE stream coalesces them), each grounded results element a `ticket` event the moment
  * its object closes. Never throws: every ending is an outcome.
  *
  * An answer that breaks off — `max_tokens`, invalid JSON, a stream error or a stream that just
@@ -145,10 +153,11 @@ const MALFORMED_OUTPUT: GenerationFailure = {
 export async function generateAnswer(input: GenerateAnswerInput): Promise<GenerationOutcome> {
   const parser = createToolInputParser({
     textFields: ['general_advice'],
-    arrayFields: { results: ticketResultSchema, todo_actions: todoActionSchema },
+    arrayFields: { results: modelTicketResultSchema, todo_actions: todoActionSchema },
   });
   const tickets: TicketResult[] = [];
   const seen = new Set<string>();
+  const dropped = new DroppedTickets();
   let stopReason: string | undefined;
   let fragments = 0;
   let adviceStreamed = false;
@@ -167,10 +176,19 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
           adviceStreamed ||= parsed.delta !== '';
         } else if (parsed.type === 'element' && parsed.field === 'results') {
           const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
-          if (!grounded || seen.has(grounded.issue_id) || tickets.length >= MAX_RESULTS) continue;
-          seen.add(grounded.issue_id);
-          tickets.push(grounded);
-          input.send({ event: 'ticket', data: grounded });
+          const issueId = (parsed.value as TicketResult).issue_id;
+          if (!grounded) {
+            const restricted = input.restrictedIssueIds?.has(issueId) ?? false;
+            dropped.add(restricted ? 'restricted' : 'not_retrieved', issueId);
+          } else if (seen.has(grounded.issue_id)) dropped.add('duplicate', issueId);
+          else if (tickets.length >= MAX_RESULTS) dropped.add('over_limit', issueId);
+          else {
+            seen.add(grounded.issue_id);
+            tickets.push(grounded);
+            input.send({ event: 'ticket', data: grounded });
+          }
+        } else if (parsed.type === 'invalid_element' && parsed.field === 'results') {
+          dropped.addMalformed(parsed);
         } else if (parsed.type === 'error') {
           malformed = true;
         }
@@ -187,6 +205,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
     }
   }
 
+  dropped.log();
   const final = parser.end();
   const finalized = finalizeAnswer(final.value, tickets);
   const unverifiedReferences = findUnverifiedReferences(finalized, input.allowedIssueIds);
@@ -374,7 +393,61 @@ export function groundTicket(
   ticket: TicketResult,
   allowedIssueIds: ReadonlySet<string>,
 ): TicketResult | undefined {
-  const issueId = normalizeIssueId(ticket.issue_id);
+  const issueId = canonicalIssueId(ticket.issue_id);
   if (issueId === undefined || !allowedIssueIds.has(issueId)) return undefined;
   return { ...ticket, issue_id: issueId };
+}
+
+/**
+ * Why grounding left a ticket card out: its id is not one ticket number (`malformed_id`), another
+ * field failed the schema (`malformed_ticket`), it was not among the inquiry's tickets
+ * (`not_retrieved`) or retrieval returned it as restricted (`restricted`), or it repeated a card
+ * (`duplicate`) or came after {@link MAX_RESULTS} (`over_limit`).
+ */
+export type TicketDropReason =
+  | 'malformed_id'
+  | 'malformed_ticket'
+  | 'not_retrieved'
+  | 'restricted'
+  | 'duplicate'
+  | 'over_limit';
+
+/**
+ * The cards one answer lost, by reason, logged as one structured line: a model that drifts from
+ * the schema, or cites what it was not given, otherwise loses cards without a trace. (A later
+ * observability change moves this to Powertools Logger and a metric.)
+ */
+class DroppedTickets {
+  private readonly byReason = new Map<TicketDropReason, string[]>();
+
+  add(reason: TicketDropReason, issueId: string): void {
+    const issueIds = this.byReason.get(reason) ?? [];
+    issueIds.push(issueId);
+    this.byReason.set(reason, issueIds);
+  }
+
+  addMalformed(event: Pick<ToolInputInvalidElementEvent, 'value' | 'issues'>): void {
+    const idIssue = event.issues.some((issue) => issue.path[0] === 'issue_id');
+    const written = (event.value as { issue_id?: unknown } | null)?.issue_id;
+    // As written, cut short: it is the model's text, not a trusted id.
+    this.add(
+      idIssue ? 'malformed_id' : 'malformed_ticket',
+      String(JSON.stringify(written)).slice(0, 40),
+    );
+  }
+
+  log(): void {
+    if (this.byReason.size === 0) return;
+    const counts = Object.fromEntries(
+      [...this.byReason].map(([reason, issueIds]) => [reason, issueIds.length]),
+    );
+    console.info(
+      JSON.stringify({
+        level: 'INFO',
+        message: 'grounding dropped ticket cards',
+        dropped: counts,
+        issueIds: Object.fromEntries(this.byReason),
+      }),
+    );
+  }
 }

@@ -74,12 +74,6 @@ export function parseTicketReferences(text: string): string[] {
   return [...found];
 }
 
-/** The canonical form of an issue id the model wrote (`#1234`, `INC-1234`, ` 1234 `) or undefined. */
-export function normalizeIssueId(value: string): string | undefined {
-  const digits = /^\s*(?:#|INC-?|チケット)?\s*(\d{1,12})\s*$/iu.exec(value.normalize('NFKC'))?.[1];
-  return digits === undefined ? undefined : String(Number(digits));
-}
-
 export type Language = 'ja' | 'en';
 
 const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]/;

@@ -34,6 +34,11 @@ export interface BegunChat extends AppendResult {
    * it from the commit on; a duplicate only once `attachToEarlierCopy` took it over.
    */
   readonly generation?: GenerationClaim;
+  /**
+   * Tickets retrieval or fetching returned marked restricted (and that were removed): kept only
+   * so grounding can say why it dropped a card citing one.
+   */
+  readonly restrictedIssueIds?: Set<string>;
 }
 
 /**
@@ -60,6 +65,7 @@ export async function beginChat(
 ): Promise<BegunChat> {
   const now = dependencies.now();
   const startedAt = now.toISOString();
+  const restrictedIssueIds = new Set<string>();
   const earlySearch = request.conversationId
     ? undefined
     : retrieveTickets(
@@ -67,6 +73,7 @@ export async function beginChat(
         request.message,
         dependencies.config.numberOfResults,
         dependencies.deadline,
+        restrictedIssueIds,
       );
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
@@ -85,7 +92,7 @@ export async function beginChat(
     generation,
   });
   if (appended.duplicate) assertSameMessage(request, appended);
-  return { ...appended, owner, startedAt, earlySearch, generation };
+  return { ...appended, owner, startedAt, earlySearch, generation, restrictedIssueIds };
 }
 
 /**
@@ -127,6 +134,7 @@ export async function streamChat(
 ): Promise<void> {
   const { store, retriever, config } = dependencies;
   const { owner, conversation, turn } = begun;
+  const restricted = begun.restrictedIssueIds ?? new Set<string>();
   // Read after the user turn committed (consistently), so it always contains that turn. A
   // brand-new conversation's history is just that turn: no need to read it back. A duplicate
   // reads it once the earlier copy settled (below).
@@ -169,11 +177,22 @@ export async function streamChat(
     send({ event: 'kb_query', data: { query: toRetrievalQuery(inquiryText) } });
     const similar = await (turn.kind === 'question' && begun.earlySearch
       ? begun.earlySearch
-      : retrieveTickets(retriever, inquiryText, config.numberOfResults, dependencies.deadline));
+      : retrieveTickets(
+          retriever,
+          inquiryText,
+          config.numberOfResults,
+          dependencies.deadline,
+          restricted,
+        ));
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
 
     send({ event: 'progress', data: { step: 'fetching' } });
-    const referenced = await fetchReferencedTickets(retriever, references, dependencies.deadline);
+    const referenced = await fetchReferencedTickets(
+      retriever,
+      references,
+      dependencies.deadline,
+      restricted,
+    );
     const tickets = uniqueTickets([...referenced, ...similar]);
 
     send({ event: 'progress', data: { step: 'generating' } });
@@ -188,7 +207,7 @@ export async function streamChat(
       maxTokens: config.maxTokens,
     });
     const outcome = await generateWithStop(
-      begun,
+      { ...begun, restrictedIssueIds: restricted },
       dependencies,
       request,
       new Set(tickets.map((ticket) => ticket.issueId)),
@@ -256,25 +275,38 @@ export async function retrieveTickets(
   inquiryText: string,
   limit: number,
   signal?: AbortSignal,
+  restrictedIssueIds?: Set<string>,
 ): Promise<RetrievedTicket[]> {
-  return mergeChunks(await retriever.search(toRetrievalQuery(inquiryText), { limit, signal }));
+  const chunks = await retriever.search(toRetrievalQuery(inquiryText), { limit, signal });
+  return mergeChunks(chunks, restrictedIssueIds);
 }
 
 export async function fetchReferencedTickets(
   retriever: Retriever,
   issueIds: readonly string[],
   signal?: AbortSignal,
+  restrictedIssueIds?: Set<string>,
 ): Promise<RetrievedTicket[]> {
   if (issueIds.length === 0) return [];
   const limit = Math.min(100, issueIds.length * 4);
-  return mergeChunks(await retriever.fetchByIssueIds(issueIds, { limit, signal }));
+  const chunks = await retriever.fetchByIssueIds(issueIds, { limit, signal });
+  return mergeChunks(chunks, restrictedIssueIds);
 }
 
-/** Drops restricted chunks and joins chunks of one ticket, best score first. */
-export function mergeChunks(chunks: readonly RetrievedTicket[]): RetrievedTicket[] {
+/**
+ * Drops restricted chunks (noting their ids in `restrictedIssueIds`, for the grounding log) and
+ * joins chunks of one ticket, best score first.
+ */
+export function mergeChunks(
+  chunks: readonly RetrievedTicket[],
+  restrictedIssueIds?: Set<string>,
+): RetrievedTicket[] {
   const byIssue = new Map<string, RetrievedTicket>();
   for (const chunk of chunks) {
-    if (chunk.restricted) continue;
+    if (chunk.restricted) {
+      restrictedIssueIds?.add(chunk.issueId);
+      continue;
+    }
     const existing = byIssue.get(chunk.issueId);
     if (!existing) byIssue.set(chunk.issueId, chunk);
     else if (!existing.text.includes(chunk.text)) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { canonicalIssueId } from './ticket-references.js';
 
 /**
  * One similar past ticket, as the model cites it in `results`.
@@ -11,6 +12,23 @@ export const ticketResultSchema = z.object({
   resolution: z.string().max(4000).describe('How it was resolved'),
 });
 export type TicketResult = z.infer<typeof ticketResultSchema>;
+
+/**
+ * A ticket card as a model may actually write it: the tool schema asks for a digit string, but
+ * models drift toward the seed's own payload (`"issue_id": 12345`) or write `#12345`, ` 12345 `,
+ * full-width digits. Each unambiguous form becomes the canonical digit string
+ * ({@link canonicalIssueId}), so the output is a {@link TicketResult}; an ambiguous id fails
+ * here and the card is dropped as malformed. Reading only: the tool schema stays strict, to
+ * keep asking for the canonical form.
+ */
+export const modelTicketResultSchema = ticketResultSchema.extend({
+  issue_id: z.union([z.string(), z.number()]).transform((value, context) => {
+    const issueId = canonicalIssueId(value);
+    if (issueId !== undefined) return issueId;
+    context.addIssue({ code: 'custom', message: 'not one unambiguous ticket number' });
+    return z.NEVER;
+  }),
+});
 
 export const todoActionSchema = z.string().min(1).max(500);
 

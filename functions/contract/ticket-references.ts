@@ -6,8 +6,19 @@
  * A number without one of these prefixes is not a reference: `内線1234` is a phone extension.
  */
 
-const REFERENCE =
-  /(?:#|INC-?|チケット(?:番号)?\s*:?\s*#?|\bticket\s*(?:no\.?|number)?\s*[:#]?\s*)(\d{3,8})(?!\d)/giu;
+/** What may stand before the digits: `#`, `INC-`, `チケット番号：＃`, `Ticket No.` (after NFKC). */
+const PREFIX = String.raw`(?:#|INC-?|チケット(?:番号)?\s*:?\s*#?|\bticket\s*(?:no\.?|number)?\s*[:#]?\s*)`;
+
+/** In free text a prefix is required and 3–8 digits, so `内線1234` or a year is no reference. */
+const REFERENCE = new RegExp(String.raw`${PREFIX}(\d{3,8})(?!\d)`, 'giu');
+
+/**
+ * A field that holds nothing but an issue id: the digits alone or one reference, nothing else
+ * around it. The field says it is an id, so the prefix is optional and 1–12 digits count.
+ */
+const CANONICAL_DIGITS = /^[0-9]{1,12}$/;
+
+const WHOLE_ISSUE_ID = new RegExp(String.raw`^${PREFIX}?(\d{1,12})$`, 'iu');
 
 /** One reference as written: where it is in the original text and the ticket it names. */
 export interface TicketReference {
@@ -62,4 +73,27 @@ function normalizeWithOffsets(text: string): { normalized: string; offsets: numb
   }
   offsets.push(text.length);
   return { normalized, offsets };
+}
+
+/**
+ * The canonical form (digits, no leading zeros) of a value that is meant to be one issue id, as a
+ * model writes it in a ticket card's `issue_id`: a string of digits, `#1234`, ` 1234 `,
+ * `ＩＮＣ－０１２３`, `チケット1234`, or a JSON number (`1234`, as the seed's own payload writes it).
+ * Anything that does not name exactly one ticket unambiguously — two numbers, a fraction, a
+ * negative or unsafe number, words around the id — is `undefined`: better no card than the wrong one.
+ *
+ * @example
+ * canonicalIssueId(12345); // '12345'
+ * canonicalIssueId(' ＃０１２３４５ '); // '12345'
+ * canonicalIssueId('12345, 12346'); // undefined
+ */
+export function canonicalIssueId(value: unknown): string | undefined {
+  if (typeof value === 'number') {
+    return Number.isSafeInteger(value) && value >= 0 ? String(value) : undefined;
+  }
+  if (typeof value !== 'string') return undefined;
+  // The form the tool schema asks for, and nearly every card: skip NFKC and the grammar.
+  if (CANONICAL_DIGITS.test(value)) return String(Number(value));
+  const digits = WHOLE_ISSUE_ID.exec(value.normalize('NFKC').trim())?.[1];
+  return digits === undefined ? undefined : String(Number(digits));
 }

@@ -25,9 +25,17 @@ export interface SseStreamOptions {
    */
   readonly heartbeatMs?: number;
   /**
-   * Merge consecutive `token` events into fewer, larger ones (by size and time; see
-   * {@link createTokenBatcher}). Any other event, and `close()`, sends pending text first.
-   * Off by default: then each `token` sent is one event, as ARCHITECTURE.md describes.
+   * Coalesce `token` events without delaying them: a token is written at once when the stream is
+   * idle; tokens that arrive while that write is still pending (the consumer has not taken the
+   * previous chunk: backpressure) or later in the same turn of the event loop are merged into one
+   * event, written when the turn ends or the consumer pulls. Any other event, a heartbeat and
+   * `close()` write pending text first, so nothing overtakes it. Off: one event per `token` sent.
+   * @default true
+   */
+  readonly coalesceTokens?: boolean;
+  /**
+   * Additionally hold `token` text by size and time (see {@link createTokenBatcher}): fewer,
+   * larger events at the cost of up to `maxDelayMs` of delay. Replaces `coalesceTokens` when set.
    * @default undefined (off)
    */
   readonly tokenBatch?: TokenBatchOptions;
@@ -65,32 +73,76 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     start(streamController) {
       controller = streamController;
     },
+    // The consumer took what was queued (middy's pipeline awaits each write's drain before it
+    // reads again): text merged while it was busy goes out now.
+    pull() {
+      if (!turnOpen) flushPending();
+    },
     cancel() {
       stop();
     },
   });
 
-  const heartbeat = setInterval(() => write(encodeComment('ping')), options.heartbeatMs ?? 10_000);
+  const heartbeat = setInterval(() => {
+    flushPending();
+    write(encodeComment('ping'));
+  }, options.heartbeatMs ?? 10_000);
   // Never keep a process (a test run, the local server) alive just for pings.
   (heartbeat as { unref?: () => void }).unref?.();
 
+  const writeToken = (content: string) =>
+    write(encodeChatEvent({ event: 'token', data: { content } }));
   const batcher =
     options.tokenBatch === undefined
       ? undefined
-      : createTokenBatcher({
-          ...options.tokenBatch,
-          send: (content) => write(encodeChatEvent({ event: 'token', data: { content } })),
-        });
+      : createTokenBatcher({ ...options.tokenBatch, send: writeToken });
+  const coalesce = batcher === undefined && (options.coalesceTokens ?? true);
+
+  // Coalescing state: text not yet written, and whether a token was written (or text held) in
+  // the current turn of the event loop. Fragments decoded from one network read all arrive in
+  // one turn (the SDK's event-stream iterator resolves them in microtasks); writing the first at
+  // once and the rest together at the turn's end costs no delay a reader could see, yet saves
+  // the ~35 bytes of framing per fragment.
+  let pending = '';
+  let turnOpen = false;
+
+  function sendToken(content: string): void {
+    if (content === '') return;
+    if (pending === '' && !turnOpen && (controller.desiredSize ?? 0) > 0) {
+      writeToken(content);
+    } else {
+      pending += content;
+    }
+    if (!turnOpen) {
+      turnOpen = true;
+      setImmediate(endTurn);
+    }
+  }
+
+  function endTurn(): void {
+    turnOpen = false;
+    // Still backpressured: pull() writes it once the consumer is ready.
+    if ((controller.desiredSize ?? 0) > 0) flushPending();
+  }
+
+  function flushPending(): void {
+    if (pending === '') return;
+    const content = pending;
+    pending = '';
+    writeToken(content);
+  }
 
   function stop(): void {
     closed = true;
+    pending = '';
     clearInterval(heartbeat);
     batcher?.close(); // only clears its timer: nothing can be written any more
   }
 
   function write(text: string): boolean {
     if (closed) return false;
-    // No backpressure wait: events are small and paced by the model; the queue stays short.
+    // No backpressure wait: events are small and paced by the model; the queue stays short, and
+    // coalescing folds tokens into one chunk while the consumer is behind.
     controller.enqueue(encoder.encode(text));
     return true;
   }
@@ -99,17 +151,24 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     stream,
     send(event) {
       if (closed) return false;
-      if (batcher !== undefined && event.event === 'token') {
-        batcher.add(event.data.content);
+      if (event.event === 'token') {
+        if (batcher !== undefined) batcher.add(event.data.content);
+        else if (coalesce) sendToken(event.data.content);
+        else return write(encodeChatEvent(event));
         return true;
       }
       batcher?.flush();
+      flushPending();
       return write(encodeChatEvent(event));
     },
-    comment: (text = '') => write(encodeComment(text)),
+    comment: (text = '') => {
+      flushPending();
+      return write(encodeComment(text));
+    },
     close() {
       if (closed) return;
       batcher?.close();
+      flushPending();
       stop();
       controller.close();
     },

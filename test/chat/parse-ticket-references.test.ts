@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeIssueId, parseTicketReferences } from '../../functions/chat/inquiry-rules.js';
-import { findTicketReferences } from '../../functions/contract/ticket-references.js';
+import { parseTicketReferences } from '../../functions/chat/inquiry-rules.js';
+import {
+  canonicalIssueId,
+  findTicketReferences,
+} from '../../functions/contract/ticket-references.js';
 
 describe('parseTicketReferences', () => {
   it.each([
@@ -22,15 +25,47 @@ it('keeps at most 10 references', () => {
   expect(parseTicketReferences(text)).toHaveLength(10);
 });
 
-describe('normalizeIssueId', () => {
-  it.each([
+describe('canonicalIssueId', () => {
+  it.each<[unknown, string]>([
     ['1234', '1234'],
+    [1234, '1234'],
+    [12345.0, '12345'],
     ['#1234', '1234'],
+    [' 12345 ', '12345'],
     [' INC-1234 ', '1234'],
-    ['ticket', undefined],
-    ['12a', undefined],
-  ])('%s → %s', (value, expected) => {
-    expect(normalizeIssueId(value)).toBe(expected);
+    ['チケット1234', '1234'],
+    ['Ticket No. 1234', '1234'],
+    ['１２３４５', '12345'],
+    ['＃０１２３４５', '12345'],
+    ['0042', '42'],
+  ])('reads %j as %s', (value, expected) => {
+    expect(canonicalIssueId(value)).toBe(expected);
+  });
+
+  it.each<unknown>([
+    'ticket',
+    '12a',
+    '',
+    '#',
+    '1234, 5678',
+    '1234 5678',
+    '#1234 #5678',
+    'see #1234',
+    '1234 (VPN)',
+    '12.5',
+    '-1234',
+    '1e3',
+    '1234567890123',
+    12.5,
+    -1234,
+    Number.NaN,
+    2 ** 53,
+    null,
+    true,
+    ['1234'],
+    { issue_id: '1234' },
+  ])('rejects %j as ambiguous or not an id', (value) => {
+    expect(canonicalIssueId(value)).toBeUndefined();
   });
 });
 
