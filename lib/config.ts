@@ -85,6 +85,12 @@ export const serviceDeskConfigSchema = z
     /** Tickets requested from `Retrieve` per inquiry. */
     numberOfResults: integerSetting.min(1).max(100).default(8),
     /**
+     * Expand each retrieval query with the bilingual IT glossary (other-language words for what
+     * the inquiry mentions). Measured on the local keyword index (`npm run eval`); off here until
+     * `npm run eval -- --target aws` shows it helps the deployed hybrid search too.
+     */
+    queryExpansion: booleanSetting.default(false),
+    /**
      * A conversation, with all its turns, expires (DynamoDB TTL on its row; the retention sweeper
      * deletes the turns) this many days after its last activity.
      */

@@ -109,6 +109,7 @@ export class ServiceDeskStack extends Stack {
       userPoolClientId: auth.userPoolClientId,
       retentionDays: config.retentionDays,
       numberOfResults: config.numberOfResults,
+      queryExpansion: config.queryExpansion,
       logRetention,
       logRemovalPolicy: removalPolicy,
     });

@@ -101,6 +101,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       config: {
         ...defaultChatConfig,
         numberOfResults: config.NUMBER_OF_RESULTS,
+        queryExpansion: config.QUERY_EXPANSION,
         maxTokens: config.MAX_TOKENS,
         archiveBudget: config.ARCHIVE_BUDGET_CHARS,
         stopPollMs: config.STOP_POLL_MS,

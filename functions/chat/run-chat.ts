@@ -17,6 +17,7 @@ import {
   type Turn,
 } from './ports.js';
 import { attachToEarlierCopy, recordAnswer } from './record-replay.js';
+import { toRetrievalQuery } from './retrieval-query.js';
 
 /**
  * Running one chat: `beginChat` does what must succeed before the first byte (the user turn is
@@ -71,7 +72,7 @@ export async function beginChat(
     : retrieveTickets(
         dependencies.retriever,
         request.message,
-        dependencies.config.numberOfResults,
+        dependencies.config,
         dependencies.deadline,
         restrictedIssueIds,
       );
@@ -174,16 +175,13 @@ export async function streamChat(
     const language = detectLanguage(inquiryText);
 
     send({ event: 'progress', data: { step: 'retrieving' } });
-    send({ event: 'kb_query', data: { query: toRetrievalQuery(inquiryText) } });
+    send({
+      event: 'kb_query',
+      data: { query: toRetrievalQuery(inquiryText, { expand: config.queryExpansion }) },
+    });
     const similar = await (turn.kind === 'question' && begun.earlySearch
       ? begun.earlySearch
-      : retrieveTickets(
-          retriever,
-          inquiryText,
-          config.numberOfResults,
-          dependencies.deadline,
-          restricted,
-        ));
+      : retrieveTickets(retriever, inquiryText, config, dependencies.deadline, restricted));
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
 
     send({ event: 'progress', data: { step: 'fetching' } });
@@ -259,13 +257,6 @@ function toKbChunk(ticket: RetrievedTicket): KbChunk {
   return { issue_id: ticket.issueId, subject: ticket.subject, score: ticket.score, preview };
 }
 
-/** Bedrock's Retrieve accepts at most 1,000 characters of query text. */
-export const MAX_QUERY_LENGTH = 1000;
-
-export function toRetrievalQuery(inquiryText: string): string {
-  return Array.from(inquiryText.trim()).slice(0, MAX_QUERY_LENGTH).join('');
-}
-
 /**
  * Similar tickets for the inquiry text, restricted ones removed a second time here whatever the
  * retriever's filter did, and merged per ticket (a long ticket can come back as several chunks).
@@ -273,11 +264,12 @@ export function toRetrievalQuery(inquiryText: string): string {
 export async function retrieveTickets(
   retriever: Retriever,
   inquiryText: string,
-  limit: number,
+  config: Pick<ChatConfig, 'numberOfResults' | 'queryExpansion'>,
   signal?: AbortSignal,
   restrictedIssueIds?: Set<string>,
 ): Promise<RetrievedTicket[]> {
-  const chunks = await retriever.search(toRetrievalQuery(inquiryText), { limit, signal });
+  const query = toRetrievalQuery(inquiryText, { expand: config.queryExpansion });
+  const chunks = await retriever.search(query, { limit: config.numberOfResults, signal });
   return mergeChunks(chunks, restrictedIssueIds);
 }
 

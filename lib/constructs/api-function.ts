@@ -23,6 +23,7 @@ export const apiEnvironmentNames = {
   clientId: 'COGNITO_CLIENT_ID',
   retentionDays: 'RETENTION_DAYS',
   numberOfResults: 'NUMBER_OF_RESULTS',
+  queryExpansion: 'QUERY_EXPANSION',
 } as const;
 
 /**
@@ -66,6 +67,8 @@ export interface ApiFunctionProps {
   readonly retentionDays: number;
   /** Tickets requested per Retrieve call. */
   readonly numberOfResults: number;
+  /** Expand retrieval queries with the bilingual glossary. @default false */
+  readonly queryExpansion?: boolean;
   /**
    * Longer than the longest answer: generation of a full `results` answer takes ~30–90 s, and a
    * timed-out stream loses its final `result` event.
@@ -118,6 +121,7 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.clientId]: props.userPoolClientId,
       [apiEnvironmentNames.retentionDays]: String(props.retentionDays),
       [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
+      [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),
     };
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
@@ -39,11 +40,14 @@ describe('context assembly end to end', () => {
     );
     expect(eventsNamed(second, 'result')).toHaveLength(1);
 
-    expect(eventsNamed(second, 'kb_query')).toEqual([{ query: 'Salesforceにログインできない' }]);
+    // Q2's own text, expanded with the glossary's words for it (`login`): nothing of Q1.
+    const query = toRetrievalQuery('Salesforceにログインできない', { expand: true });
+    expect(query).not.toContain('プリンター');
+    expect(eventsNamed(second, 'kb_query')).toEqual([{ query }]);
     const retrieve = stack.bedrock.retrieveRequests.at(-1)?.body as {
       retrievalQuery: { text: string };
     };
-    expect(retrieve.retrievalQuery.text).toBe('Salesforceにログインできない');
+    expect(retrieve.retrievalQuery.text).toBe(query);
 
     const request = lastConverse();
     expect(request.messages).toHaveLength(1);
@@ -116,7 +120,9 @@ describe('context assembly end to end', () => {
     });
     expect(textOf(continued[2] as never).endsWith(`## 問い合わせ\n${option}`)).toBe(true);
     // Retrieval for the continued inquiry uses its user text only.
-    expect(eventsNamed(second, 'kb_query')[0]?.query).toBe(`ログインできない\n${option}`);
+    expect(eventsNamed(second, 'kb_query')[0]?.query).toBe(
+      toRetrievalQuery(`ログインできない\n${option}`, { expand: true }),
+    );
 
     const third = await postChat(
       stack.url,

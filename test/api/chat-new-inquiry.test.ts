@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { type ChatResponse, callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
@@ -20,11 +21,13 @@ const q2 = 'Salesforceにログインできない';
  */
 function expectAnsweredAlone(first: ChatResponse, second: ChatResponse, message: string) {
   expect(eventsNamed(second, 'result')).toHaveLength(1);
-  expect(eventsNamed(second, 'kb_query')).toEqual([{ query: message }]);
+  // The query is Q2's own text (plus the glossary's words for it), nothing of Q1.
+  const query = toRetrievalQuery(message, { expand: true });
+  expect(eventsNamed(second, 'kb_query')).toEqual([{ query }]);
   const retrieve = stack.bedrock.retrieveRequests.at(-1)?.body as {
     retrievalQuery: { text: string };
   };
-  expect(retrieve.retrievalQuery.text).toBe(message);
+  expect(retrieve.retrievalQuery.text).toBe(query);
   const request = stack.bedrock.converseRequests.at(-1)?.body as {
     messages: { role: string; content: { text: string }[] }[];
   };

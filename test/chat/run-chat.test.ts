@@ -129,6 +129,9 @@ function harness(options: {
     ...defaultChatConfig,
     modelId: 'test.model',
     stopPollMs: 5,
+    // Context assembly is checked on the inquiry text itself; the expansion has its own tests
+    // (retrieval-query.test.ts) and one below.
+    queryExpansion: false,
     ...options.config,
   };
   const dependencies = {
@@ -305,6 +308,15 @@ describe('streamChat', () => {
     ).toBe('一度だけ');
     expect(named(retry.events, 'result')[0]?.data.results?.[0]?.issue_id).toBe('1001');
     expect(store.turnsOf(alice, first.conversationId)).toHaveLength(2);
+  });
+
+  it('sends the glossary-expanded inquiry to Retrieve and shows exactly that in kb_query', async () => {
+    const { model } = scriptedModel({ kind: 'answer', answer: results('手順です。', ['1001']) });
+    const { chat, kb } = harness({ model, config: { queryExpansion: true } });
+    const { events } = await chat('プリンターで印刷できない');
+
+    expect(kb.queries).toEqual(['プリンターで印刷できない\nprinter print']);
+    expect(named(events, 'kb_query')[0]?.data.query).toBe(kb.queries[0]);
   });
 
   it('gives up waiting for a first copy that still holds the claim when its own time runs out', async () => {
