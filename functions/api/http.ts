@@ -31,8 +31,24 @@ export function rawBodyOf(event: APIGatewayProxyEventV2): string {
   return body;
 }
 
-/** The body as JSON, or a 400 that says so. */
+/** `application/json`, optionally with parameters (`; charset=utf-8`); media types are case-insensitive. */
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * The body as JSON: a 415 unless it is declared `application/json`, a 400 unless it parses.
+ *
+ * The content type is a CSRF defence, not pedantry: a page on any origin may POST `text/plain`,
+ * a form or multipart to us without a CORS preflight (a "simple request"), and a body that
+ * happens to be JSON would be accepted. `application/json` cannot be sent cross-origin without
+ * a preflight, which the Function URL (no CORS configured) and the local server never grant.
+ */
 export function parseJsonBody(request: ApiRequest): unknown {
+  if (!JSON_MEDIA_TYPE.test(request.headers['content-type']?.trim() ?? ''))
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      'Request body must be sent as Content-Type: application/json',
+    );
   if (request.rawBody.trim() === '')
     throw new HttpError(400, 'bad_request', 'Request body must be JSON');
   try {
@@ -61,6 +77,7 @@ const CODES: Record<number, string> = {
   404: 'not_found',
   409: 'conflict',
   413: 'too_large',
+  415: 'unsupported_media_type',
   429: 'too_many_requests',
 };
 
@@ -74,7 +91,9 @@ export function toErrorResponseBody(error: unknown): {
 } {
   const statusCode = (error as { statusCode?: unknown })?.statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    const code = error instanceof HttpError ? error.code : (CODES[statusCode] ?? 'bad_request');
+    // Ours and the store's typed errors may name a precise code (`invalid_cursor`).
+    const own = (error as { code?: unknown }).code;
+    const code = typeof own === 'string' ? own : (CODES[statusCode] ?? 'bad_request');
     return { statusCode, body: { error: { code, message: (error as Error).message } } };
   }
   return {
@@ -114,5 +133,7 @@ export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.o
   const field = issue?.path.join('.') || 'body';
   const message = `${field}: ${issue?.message ?? 'invalid'}`;
   if (issue?.code === 'too_big') throw new HttpError(413, 'too_large', message);
-  throw new HttpError(400, 'bad_request', message);
+  // A contract rule may name its own code (the user-text rules: `invalid_text`, `empty_text`).
+  const code = issue?.code === 'custom' ? (issue.params as { code?: unknown })?.code : undefined;
+  throw new HttpError(400, typeof code === 'string' ? code : 'bad_request', message);
 }

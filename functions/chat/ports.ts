@@ -123,6 +123,7 @@ export class TurnTooLargeError extends Error {
 /** The `cursor` passed to `listConversations` was not one it returned. */
 export class InvalidCursorError extends Error {
   readonly statusCode = 400;
+  readonly code = 'invalid_cursor';
   constructor() {
     super('Invalid cursor');
     this.name = 'InvalidCursorError';
