@@ -83,22 +83,38 @@ const CODES: Record<number, string> = {
 
 /**
  * Maps any error to a status and a client-safe body. Errors that carry a 4xx `statusCode` (ours
- * and the store's typed errors) show their message; everything else is a 500 without internals.
+ * and the store's typed errors) show their message; so does a typed 503 (`store_unavailable`),
+ * which adds `Retry-After`. Everything else is a 500 without internals.
  */
 export function toErrorResponseBody(error: unknown): {
   statusCode: number;
   body: { error: { code: string; message: string } };
+  headers: Record<string, string>;
 } {
   const statusCode = (error as { statusCode?: unknown })?.statusCode;
+  const retryAfter = (error as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
+  if (statusCode === 503 && typeof retryAfter === 'number') {
+    const { code, message } = error as { code: string; message: string };
+    return {
+      statusCode,
+      body: { error: { code, message } },
+      headers: { 'retry-after': String(retryAfter) },
+    };
+  }
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     // Ours and the store's typed errors may name a precise code (`invalid_cursor`).
     const own = (error as { code?: unknown }).code;
     const code = typeof own === 'string' ? own : (CODES[statusCode] ?? 'bad_request');
-    return { statusCode, body: { error: { code, message: (error as Error).message } } };
+    return {
+      statusCode,
+      body: { error: { code, message: (error as Error).message } },
+      headers: {},
+    };
   }
   return {
     statusCode: 500,
     body: { error: { code: 'internal', message: 'Internal error. Please try again later.' } },
+    headers: {},
   };
 }
 

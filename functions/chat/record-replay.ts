@@ -1,6 +1,11 @@
 import type { ChatEvent } from '../contract/chat-events.js';
 import type { GenerationOutcome } from './generate.js';
-import type { ConversationStore, ConversationWithTurns, Turn } from './ports.js';
+import {
+  type ConversationStore,
+  type ConversationWithTurns,
+  StoreUnavailableError,
+  type Turn,
+} from './ports.js';
 import type { BegunChat } from './run-chat.js';
 
 /**
@@ -56,14 +61,25 @@ export async function recordAnswer(
     console.error('could not record the assistant turn', error);
     send({
       event: 'error',
-      data: outcome.failure ?? {
-        code: 'save_failed',
-        message: 'The answer could not be saved. Please try again.',
-        retryable: true,
-      },
+      data:
+        outcome.failure ??
+        (error instanceof StoreUnavailableError
+          ? storeUnavailableFailure
+          : {
+              code: 'save_failed',
+              message: 'The answer could not be saved. Please try again.',
+              retryable: true,
+            }),
     });
   }
 }
+
+/** The `error` event of a stream whose store became unreachable after the first byte. */
+export const storeUnavailableFailure = {
+  code: 'store_unavailable',
+  message: 'The conversation store is temporarily unavailable. Please try again shortly.',
+  retryable: true,
+} as const;
 
 /**
  * A retried POST (same clientMessageId) whose answer was already stored gets that answer again

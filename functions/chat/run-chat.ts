@@ -3,18 +3,19 @@ import type { ChatRequest } from '../contract/chat-request.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import { detectLanguage, parseTicketReferences, splitInquiries } from './inquiry-rules.js';
 import { buildModelRequest } from './model-request.js';
-import type {
-  AppendResult,
-  ChatConfig,
-  ChatModel,
-  ConversationStore,
-  ConversationWithTurns,
-  Owner,
-  RetrievedTicket,
-  Retriever,
-  Turn,
+import {
+  type AppendResult,
+  type ChatConfig,
+  type ChatModel,
+  type ConversationStore,
+  type ConversationWithTurns,
+  type Owner,
+  type RetrievedTicket,
+  type Retriever,
+  StoreUnavailableError,
+  type Turn,
 } from './ports.js';
-import { recordAnswer, replayStoredAnswer } from './record-replay.js';
+import { recordAnswer, replayStoredAnswer, storeUnavailableFailure } from './record-replay.js';
 
 /**
  * Running one chat: `beginChat` does what must succeed before the first byte (the user turn is
@@ -154,11 +155,14 @@ export async function streamChat(
       status: 'failed',
       answer: { response_type: 'results', general_advice: '' },
       unverifiedReferenceCount: 0,
-      failure: {
-        code: 'internal',
-        message: 'Something went wrong while preparing the answer. Please try again.',
-        retryable: true,
-      },
+      failure:
+        error instanceof StoreUnavailableError
+          ? storeUnavailableFailure
+          : {
+              code: 'internal',
+              message: 'Something went wrong while preparing the answer. Please try again.',
+              retryable: true,
+            },
     };
     await recordAnswer(begun, failed, store, send, config.modelId);
   }
