@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { ConversationStore } from '../chat/ports.js';
+import { type ConversationStore, InvalidCursorError } from '../chat/ports.js';
 import {
   type ConversationDetail,
   type ConversationList,
@@ -26,7 +26,11 @@ export function createConversationRoutes(store: ConversationStore) {
   return {
     async list(request: ApiRequest): Promise<HttpResponse> {
       const query = listConversationsQuerySchema.safeParse(request.query);
-      if (!query.success) throw new HttpError(400, 'bad_request', 'limit must be 1-100');
+      if (!query.success) {
+        if (query.error.issues.some((issue) => issue.path[0] === 'cursor'))
+          throw new InvalidCursorError();
+        throw new HttpError(400, 'bad_request', 'limit must be 1-100');
+      }
       const page = await store.listConversations(request.owner, query.data);
       const body: ConversationList = {
         items: page.items.map(toSummaryBody),

@@ -124,9 +124,9 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       };
       return await routeRequest(routes, request);
     } catch (error) {
-      const { statusCode, body } = toErrorResponseBody(error);
+      const { statusCode, body, headers } = toErrorResponseBody(error);
       if (statusCode >= 500) console.error('request failed', error);
-      return jsonResponse(statusCode, body);
+      return jsonResponse(statusCode, body, headers);
     }
   };
   return middy<APIGatewayProxyEventV2, HttpResponse>({

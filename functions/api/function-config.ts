@@ -12,8 +12,14 @@ export const functionConfigSchema = z
     AUTH_MODE: z.enum(['cognito', 'local']).default('cognito'),
     COGNITO_USER_POOL_ID: z.string().optional(),
     COGNITO_CLIENT_ID: z.string().optional(),
-    /** Tenant part of every owner key; one deployment serves one tenant. */
-    TENANT_ID: z.string().min(1).default('default'),
+    /**
+     * Tenant part of every owner key (`<tenant>#<user>`); one deployment serves one tenant. A `#`
+     * would make the key ambiguous and the store refuses it on every request, so it fails here.
+     */
+    TENANT_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9._:@-]{1,64}$/, 'TENANT_ID must be 1-64 of A-Z a-z 0-9 . _ : @ -')
+      .default('default'),
     CONVERSATIONS_TABLE: z.string().min(1),
     TURNS_TABLE: z.string().min(1),
     KNOWLEDGE_BASE_ID: z.string().min(1),

@@ -31,8 +31,24 @@ export function rawBodyOf(event: APIGatewayProxyEventV2): string {
   return body;
 }
 
-/** The body as JSON, or a 400 that says so. */
+/** `application/json`, optionally with parameters (`; charset=utf-8`); media types are case-insensitive. */
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * The body as JSON: a 415 unless it is declared `application/json`, a 400 unless it parses.
+ *
+ * The content type is a CSRF defence, not pedantry: a page on any origin may POST `text/plain`,
+ * a form or multipart to us without a CORS preflight (a "simple request"), and a body that
+ * happens to be JSON would be accepted. `application/json` cannot be sent cross-origin without
+ * a preflight, which the Function URL (no CORS configured) and the local server never grant.
+ */
 export function parseJsonBody(request: ApiRequest): unknown {
+  if (!JSON_MEDIA_TYPE.test(request.headers['content-type']?.trim() ?? ''))
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      'Request body must be sent as Content-Type: application/json',
+    );
   if (request.rawBody.trim() === '')
     throw new HttpError(400, 'bad_request', 'Request body must be JSON');
   try {
@@ -61,27 +77,44 @@ const CODES: Record<number, string> = {
   404: 'not_found',
   409: 'conflict',
   413: 'too_large',
+  415: 'unsupported_media_type',
   429: 'too_many_requests',
 };
 
 /**
  * Maps any error to a status and a client-safe body. Errors that carry a 4xx `statusCode` (ours
- * and the store's typed errors) show their message; everything else is a 500 without internals.
+ * and the store's typed errors) show their message; so does a typed 503 (`store_unavailable`),
+ * which adds `Retry-After`. Everything else is a 500 without internals.
  */
 export function toErrorResponseBody(error: unknown): {
   statusCode: number;
   body: { error: { code: string; message: string } };
+  headers: Record<string, string>;
 } {
   const statusCode = (error as { statusCode?: unknown })?.statusCode;
+  const retryAfter = (error as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
+  if (statusCode === 503 && typeof retryAfter === 'number') {
+    const { code, message } = error as { code: string; message: string };
+    return {
+      statusCode,
+      body: { error: { code, message } },
+      headers: { 'retry-after': String(retryAfter) },
+    };
+  }
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    // Ours and the core's typed errors name their own code (`client_message_id_reused`).
-    const ownCode = (error as { code?: unknown }).code;
-    const code = typeof ownCode === 'string' ? ownCode : (CODES[statusCode] ?? 'bad_request');
-    return { statusCode, body: { error: { code, message: (error as Error).message } } };
+    // Ours and the store's typed errors may name a precise code (`invalid_cursor`, `client_message_id_reused`).
+    const own = (error as { code?: unknown }).code;
+    const code = typeof own === 'string' ? own : (CODES[statusCode] ?? 'bad_request');
+    return {
+      statusCode,
+      body: { error: { code, message: (error as Error).message } },
+      headers: {},
+    };
   }
   return {
     statusCode: 500,
     body: { error: { code: 'internal', message: 'Internal error. Please try again later.' } },
+    headers: {},
   };
 }
 
@@ -116,5 +149,7 @@ export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.o
   const field = issue?.path.join('.') || 'body';
   const message = `${field}: ${issue?.message ?? 'invalid'}`;
   if (issue?.code === 'too_big') throw new HttpError(413, 'too_large', message);
-  throw new HttpError(400, 'bad_request', message);
+  // A contract rule may name its own code (the user-text rules: `invalid_text`, `empty_text`).
+  const code = issue?.code === 'custom' ? (issue.params as { code?: unknown })?.code : undefined;
+  throw new HttpError(400, typeof code === 'string' ? code : 'bad_request', message);
 }

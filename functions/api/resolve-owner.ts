@@ -39,9 +39,9 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
   return async (headers) => {
     const token = headers[AUTH_TOKEN_HEADER]?.replace(/^Bearer\s+/i, '').trim();
     if (!token) throw new HttpError(401, 'unauthorized', 'Sign-in required');
+    let payload: { sub: string };
     try {
-      const payload = await options.verifier.verify(token);
-      return { tenantId: options.tenantId, userId: payload.sub };
+      payload = await options.verifier.verify(token);
     } catch (error) {
       throw new HttpError(
         401,
@@ -50,6 +50,12 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
         { cause: error },
       );
     }
+    // A valid signature does not make the subject a usable owner key: the store joins tenant and
+    // user with '#', so an empty subject or one containing '#' is refused here, not as a 500 later.
+    // Cognito's own subjects are UUIDs; this guards against a misconfigured or foreign issuer.
+    if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.includes('#'))
+      throw new HttpError(401, 'unauthorized', 'The access token has no usable subject');
+    return { tenantId: options.tenantId, userId: payload.sub };
   };
 }
 

@@ -159,9 +159,26 @@ export class TurnTooLargeError extends Error {
   }
 }
 
+/**
+ * The store cannot be reached or is overloaded (connection refused or reset, timeouts, throttling,
+ * 5xx). Nothing about the request is wrong: the client should try again shortly. Before the first
+ * byte it is a 503 with `Retry-After`; after it, a retryable `error` event.
+ */
+export class StoreUnavailableError extends Error {
+  readonly statusCode = 503;
+  readonly code = 'store_unavailable';
+  /** What `Retry-After` tells the client. */
+  readonly retryAfterSeconds = 5;
+  constructor(options?: { cause?: unknown }) {
+    super('The conversation store is temporarily unavailable. Please try again shortly.', options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** The `cursor` passed to `listConversations` was not one it returned. */
 export class InvalidCursorError extends Error {
   readonly statusCode = 400;
+  readonly code = 'invalid_cursor';
   constructor() {
     super('Invalid cursor');
     this.name = 'InvalidCursorError';

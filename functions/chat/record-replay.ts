@@ -5,6 +5,7 @@ import {
   ConversationNotFoundError,
   type ConversationStore,
   type ConversationWithTurns,
+  StoreUnavailableError,
   type Turn,
 } from './ports.js';
 import type { BegunChat } from './run-chat.js';
@@ -65,20 +66,29 @@ export async function recordAnswer(
       event: 'error',
       data:
         outcome.failure ??
-        (error instanceof ConversationNotFoundError
-          ? {
-              code: 'conversation_deleted',
-              message: 'The conversation was deleted while this answer was being written.',
-              retryable: false,
-            }
-          : {
-              code: 'save_failed',
-              message: 'The answer could not be saved. Please try again.',
-              retryable: true,
-            }),
+        (error instanceof StoreUnavailableError
+          ? storeUnavailableFailure
+          : error instanceof ConversationNotFoundError
+            ? {
+                code: 'conversation_deleted',
+                message: 'The conversation was deleted while this answer was being written.',
+                retryable: false,
+              }
+            : {
+                code: 'save_failed',
+                message: 'The answer could not be saved. Please try again.',
+                retryable: true,
+              }),
     });
   }
 }
+
+/** The `error` event of a stream whose store became unreachable after the first byte. */
+export const storeUnavailableFailure = {
+  code: 'store_unavailable',
+  message: 'The conversation store is temporarily unavailable. Please try again shortly.',
+  retryable: true,
+} as const;
 
 export type Attachment =
   /** The earlier copy's answer was replayed, or waiting ran out (an `error` event was sent). */

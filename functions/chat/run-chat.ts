@@ -14,9 +14,10 @@ import {
   type Owner,
   type RetrievedTicket,
   type Retriever,
+  StoreUnavailableError,
   type Turn,
 } from './ports.js';
-import { attachToEarlierCopy, recordAnswer } from './record-replay.js';
+import { attachToEarlierCopy, recordAnswer, storeUnavailableFailure } from './record-replay.js';
 import { toRetrievalQuery } from './retrieval-query.js';
 
 /**
@@ -219,11 +220,14 @@ export async function streamChat(
       status: 'failed',
       answer: { response_type: 'results', general_advice: '' },
       unverifiedReferenceCount: 0,
-      failure: {
-        code: 'internal',
-        message: 'Something went wrong while preparing the answer. Please try again.',
-        retryable: true,
-      },
+      failure:
+        error instanceof StoreUnavailableError
+          ? storeUnavailableFailure
+          : {
+              code: 'internal',
+              message: 'Something went wrong while preparing the answer. Please try again.',
+              retryable: true,
+            },
     };
     await recordAnswer(begun, failed, store, send, config.modelId);
   } finally {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { userTextSchema } from './user-text.js';
 
 export const MAX_MESSAGE_LENGTH = 4000;
 
@@ -9,11 +10,7 @@ export const chatRequestSchema = z
       .string()
       .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'conversationId must be a ULID')
       .optional(),
-    message: z
-      .string()
-      .trim()
-      .min(1, 'message must not be empty')
-      .max(MAX_MESSAGE_LENGTH, `message must be at most ${MAX_MESSAGE_LENGTH} characters`),
+    message: userTextSchema('message', MAX_MESSAGE_LENGTH),
     clientMessageId: z
       .string()
       .regex(/^[A-Za-z0-9_-]{8,64}$/, 'clientMessageId must be 8-64 URL-safe characters')

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { deliveredAnswerSchema } from './answer.js';
 import { turnStatusSchema } from './chat-events.js';
+import { userTextSchema } from './user-text.js';
 
 /**
  * The REST bodies of the conversation routes (`/api/conversations…`). The store's types, the
@@ -67,7 +68,9 @@ export const listConversationsQuerySchema = z.object({
   cursor: z.string().max(2000).optional(),
 });
 
+export const MAX_TITLE_LENGTH = 200;
+
 /** Body of `PATCH /api/conversations/{id}`. */
 export const renameConversationSchema = z
-  .object({ title: z.string().trim().min(1).max(200) })
+  .object({ title: userTextSchema('title', MAX_TITLE_LENGTH) })
   .strict();

@@ -8,6 +8,12 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { acknowledgeBucketDeploymentProvider } from '../nag-acknowledgements.js';
+import {
+  contentSecurityPolicy as buildContentSecurityPolicy,
+  FRAME_OPTIONS,
+  REFERRER_POLICY,
+  STRICT_TRANSPORT_SECURITY,
+} from '../security-headers.js';
 
 /** The Cognito settings the web app reads from `/config.json`. */
 export interface WebAuthSettings {
@@ -77,33 +83,25 @@ export class WebHosting extends Construct {
     });
 
     const cognitoIdp = `https://cognito-idp.${stack.region}.amazonaws.com`;
-    const contentSecurityPolicy = [
-      "default-src 'self'",
-      "script-src 'self'",
-      // React and the markdown renderer set style attributes.
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      "font-src 'self'",
-      // OIDC discovery and JWKS on cognito-idp; the token endpoint on the hosted domain.
-      `connect-src 'self' ${cognitoIdp} ${props.auth.domainUrl}`,
-      `form-action 'self' ${props.auth.domainUrl}`,
-      "frame-ancestors 'none'",
-      "base-uri 'self'",
-      "object-src 'none'",
-    ].join('; ');
+    // The same headers the local server sends (lib/security-headers.ts), plus Cognito's origins.
+    const contentSecurityPolicy = buildContentSecurityPolicy({
+      connectSources: [cognitoIdp, props.auth.domainUrl],
+      formActions: [props.auth.domainUrl],
+    });
     const securityHeaders = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'Service desk: CSP, HSTS, no framing, no sniffing',
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy, override: true },
         strictTransportSecurity: {
-          accessControlMaxAge: Duration.days(365),
-          includeSubdomains: true,
+          accessControlMaxAge: Duration.seconds(STRICT_TRANSPORT_SECURITY.maxAgeSeconds),
+          includeSubdomains: STRICT_TRANSPORT_SECURITY.includeSubdomains,
           override: true,
         },
-        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption[FRAME_OPTIONS], override: true },
         contentTypeOptions: { override: true },
         referrerPolicy: {
-          referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+          // The CDK enum's values are the header values themselves.
+          referrerPolicy: REFERRER_POLICY as cloudfront.HeadersReferrerPolicy,
           override: true,
         },
       },

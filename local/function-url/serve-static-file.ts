@@ -26,7 +26,15 @@ export async function serveStaticFile(
   response: ServerResponse,
   overrides: ReadonlyMap<string, string> = new Map(),
 ): Promise<boolean> {
-  const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+  } catch {
+    // `/%` or `/%zz`: a malformed escape is the client's mistake (URIError), not a server error.
+    response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end('Bad request: malformed percent-encoding in the path');
+    return true;
+  }
   const override = overrides.get(pathname);
   if (override !== undefined) {
     response.writeHead(200, {

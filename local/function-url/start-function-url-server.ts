@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { securityHeaders } from '../../lib/security-headers.js';
 import { invokeStreamingHandler } from './invoke-streaming-handler.js';
 import { serveStaticFile } from './serve-static-file.js';
 
@@ -18,6 +19,12 @@ export interface FunctionUrlServerOptions {
   /** @default 300_000, the deployed function's timeout */
   readonly timeoutMs?: number;
   readonly log?: (message: string, error?: unknown) => void;
+  /**
+   * Sent with every response, as CloudFront's response-headers policy does in AWS.
+   * @default the site's security headers for plain-HTTP localhost (CSP, nosniff, no framing,
+   * referrer policy; no HSTS), from `lib/security-headers.ts`
+   */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
 }
 
 export interface FunctionUrlServer {
@@ -35,7 +42,12 @@ export async function startFunctionUrlServer(
 ): Promise<FunctionUrlServer> {
   const apiPrefix = options.apiPrefix ?? '/api/';
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  const responseHeaders =
+    options.responseHeaders ??
+    securityHeaders({ connectSources: [], formActions: [], https: false });
   const server = createServer((request, response) => {
+    // Set before anything is written: the handler's or the file's own headers are added to them.
+    for (const [name, value] of Object.entries(responseHeaders)) response.setHeader(name, value);
     const path = request.url ?? '/';
     const handled = path.startsWith(apiPrefix)
       ? invokeStreamingHandler(options.handler, request, response, {

@@ -3,11 +3,13 @@ import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
-let stack: LocalStack;
+let stack: LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
 beforeAll(async () => {
   stack = await startTestStack();
 });
 afterAll(() => stack?.stop());
+
+const encodeCursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 const conversationsOf = async (user: string) =>
   (
@@ -35,6 +37,136 @@ describe('bad input is refused before the first byte and writes nothing', () => 
       error: { code: expect.any(String), message: expect.any(String) },
     });
     expect(await conversationsOf(user)).toEqual([]);
+  });
+
+  it.each([
+    ['a lone high surrogate', 'invalid_text', { message: 'VPN\ud800につながらない' }],
+    ['a lone low surrogate', 'invalid_text', { message: '\udc00' }],
+    ['only NULs', 'empty_text', { message: '\u0000\u0000\u0000' }],
+    ['only zero-width characters', 'empty_text', { message: '\u200b\u200c\u200d\u2060\ufeff' }],
+    [
+      'only invisible fillers and bidi marks',
+      'empty_text',
+      { message: '\u3164\u115f\u200e\u202e\u00ad \u3000' },
+    ],
+  ])('refuses a message with %s (400 %s) without calling the model', async (_name, code, body) => {
+    const user = `text-${Math.random().toString(36).slice(2, 8)}`;
+    const calls = stack.bedrock.converseRequests.length;
+    const response = await postChat(stack.url, body, { user });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      error: { code, message: expect.stringMatching(/^message: /) },
+    });
+    expect(stack.bedrock.converseRequests.length).toBe(calls);
+    expect(await conversationsOf(user)).toEqual([]);
+  });
+
+  it.each([
+    ['a lone surrogate', 'invalid_text', 'Printer \ud83d'],
+    ['only zero-width characters', 'empty_text', '\u200b\u2060'],
+    ['only NULs', 'empty_text', '\u0000'],
+  ])('refuses a title with %s (400 %s) and keeps the old one', async (_name, code, title) => {
+    const user = `title-${Math.random().toString(36).slice(2, 8)}`;
+    const created = await postChat(stack.url, { message: 'プリンターが印刷できない' }, { user });
+    const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
+    const path = `/api/conversations/${conversationId}`;
+    const before = await callApi(stack.url, 'GET', path, undefined, { user });
+    const response = await callApi(stack.url, 'PATCH', path, { title }, { user });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ error: { code, message: expect.stringMatching(/^title: /) } });
+    const after = await callApi(stack.url, 'GET', path, undefined, { user });
+    expect(after.json).toEqual(before.json);
+  });
+
+  it('still accepts text with emoji (surrogate pairs) and joiners between visible characters', async () => {
+    const user = `emoji-${Math.random().toString(36).slice(2, 8)}`;
+    const response = await postChat(
+      stack.url,
+      { message: '👩\u200d💻 のPCが起動しない' },
+      { user },
+    );
+    expect(response.status).toBe(200);
+    expect(await conversationsOf(user)).toHaveLength(1);
+  });
+
+  it.each([
+    ['not base64url JSON', '%%%'],
+    ['JSON of the wrong shape', encodeCursor({ updatedAt: 'x' })],
+    ['empty key parts', encodeCursor(['', ''])],
+    [
+      'a time that is not a timestamp',
+      encodeCursor(['x'.repeat(1500), '01JZZZZZZZZZZZZZZZZZZZZZZZ']),
+    ],
+    ['an id that is not a ULID', encodeCursor(['2026-01-01T00:00:00.000Z', 'a'.repeat(1100)])],
+    [
+      'another owner in the key',
+      encodeCursor({
+        ownerId: 'local#alice',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+        conversationId: '01JZZZZZZZZZZZZZZZZZZZZZZZ',
+      }),
+    ],
+  ])('answers 400 for a list cursor that is %s', async (_name, cursor) => {
+    const response = await callApi(
+      stack.url,
+      'GET',
+      `/api/conversations?cursor=${encodeURIComponent(cursor)}`,
+      undefined,
+      { user: 'cursor-forger' },
+    );
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ error: { code: 'invalid_cursor', message: 'Invalid cursor' } });
+  });
+
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+    ['multipart', 'multipart/form-data; boundary=x'],
+    ['JSON look-alike', 'application/jsonp'],
+    ['no content type', undefined],
+  ])('answers 415 to a chat body sent as %s and writes nothing', async (_name, contentType) => {
+    const user = `ctype-${Math.random().toString(36).slice(2, 8)}`;
+    const response = await fetch(new URL('/api/chat', stack.url), {
+      method: 'POST',
+      headers: { 'x-dev-user': user, ...(contentType ? { 'content-type': contentType } : {}) },
+      // A Blob without a type lets fetch send no content type at all.
+      body: new Blob([JSON.stringify({ message: 'hi' })]),
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({
+      error: {
+        code: 'unsupported_media_type',
+        message: expect.stringContaining('application/json'),
+      },
+    });
+    expect(await conversationsOf(user)).toEqual([]);
+  });
+
+  it('answers 415 to a rename sent as text/plain and keeps the title', async () => {
+    const user = `ctype-rename-${Math.random().toString(36).slice(2, 8)}`;
+    const created = await postChat(stack.url, { message: 'VPNにつながらない' }, { user });
+    const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
+    const path = `/api/conversations/${conversationId}`;
+    const response = await callApi(stack.url, 'PATCH', path, JSON.stringify({ title: 'pwned' }), {
+      user,
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    });
+    expect(response.status).toBe(415);
+    const after = await callApi(stack.url, 'GET', path, undefined, { user });
+    expect((after.json as { title: string }).title).toBe('VPNにつながらない');
+  });
+
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON;Charset=UTF-8',
+  ])('accepts a chat body sent as %s', async (contentType) => {
+    const response = await postChat(
+      stack.url,
+      { message: 'VPNにつながらない' },
+      { user: 'ctype-ok', headers: { 'content-type': contentType } },
+    );
+    expect(response.status).toBe(200);
   });
 
   it('answers 404 for a conversation that does not exist', async () => {

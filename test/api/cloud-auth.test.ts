@@ -83,6 +83,9 @@ describe('cloud mode identity', () => {
         }),
       ),
     ],
+    // Verified tokens whose subject cannot be an owner key (the store joins tenant and user with '#').
+    ['a verified token with an empty subject', withToken(accessToken({ sub: '' }))],
+    ['a verified token whose subject contains #', withToken(accessToken({ sub: 'staff#2' }))],
   ])('answers 401 for %s and writes nothing', async (_name, options) => {
     const response = await postChat(server.url, { message: 'hi' }, options);
     expect(response.status).toBe(401);

@@ -17,4 +17,17 @@ describe('readFunctionConfig', () => {
     expect(readFunctionConfig({ ...required, MAX_TOKENS: '2048' }).MAX_TOKENS).toBe(2048);
     expect(() => readFunctionConfig({ ...required, MAX_TOKENS: '100' })).toThrow(/MAX_TOKENS/);
   });
+
+  it.each(['acme#eu', '#', '', ' ', 'a'.repeat(65)])(
+    'refuses TENANT_ID %j at start-up instead of failing every request',
+    (tenant) => {
+      expect(() => readFunctionConfig({ ...required, TENANT_ID: tenant })).toThrow(/TENANT_ID/);
+    },
+  );
+
+  it('accepts a tenant id made of letters, digits and . _ -', () => {
+    expect(readFunctionConfig({ ...required, TENANT_ID: 'acme-eu_1.prod' }).TENANT_ID).toBe(
+      'acme-eu_1.prod',
+    );
+  });
 });

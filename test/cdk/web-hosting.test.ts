@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { contentSecurityPolicy } from '../../lib/security-headers.js';
 import { runtimeConfigSchema } from '../../web/src/config/load-runtime-config.js';
 import {
   type CfnJson,
@@ -142,6 +143,13 @@ describe('ServiceDeskStack (default config): web hosting', () => {
       );
       expect(csp).toMatch(
         /form-action 'self' https:\/\/servicedeskassistant-.*\.auth\.us-east-1\.amazoncognito\.com;/,
+      ); // The one definition the local server also sends, with Cognito's origins added.
+      const hostedDomain = /form-action 'self' (\S+);/.exec(csp)?.[1] ?? '';
+      expect(csp).toBe(
+        contentSecurityPolicy({
+          connectSources: ['https://cognito-idp.us-east-1.amazonaws.com', hostedDomain],
+          formActions: [hostedDomain],
+        }),
       );
     });
 

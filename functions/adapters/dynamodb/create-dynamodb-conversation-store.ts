@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ConversationStore } from '../../chat/ports.js';
+import { type ConversationStore, StoreUnavailableError } from '../../chat/ports.js';
 import {
   appendAssistantTurn,
   appendUserTurn,
@@ -99,7 +99,7 @@ export function createDynamoDbConversationStore(
     clientRequestTokens: options.clientRequestTokens ?? true,
     hooks: options.hooks ?? {},
   };
-  return {
+  return translateUnavailable({
     appendUserTurn: (owner, input) => appendUserTurn(context, owner, input),
     appendAssistantTurn: (owner, input) => appendAssistantTurn(context, owner, input),
     getConversation: (owner, id) => getConversation(context, owner, id),
@@ -111,5 +111,55 @@ export function createDynamoDbConversationStore(
     isStopRequested: (owner, id, since) => isStopRequested(context, owner, id, since),
     claimGeneration: (owner, id, claim) => claimGeneration(context, owner, id, claim),
     releaseGeneration: (owner, id, holder) => releaseGeneration(context, owner, id, holder),
+  });
+}
+
+/** Service-side errors that say "not now" rather than "not like this" (after the SDK's own retries). */
+const UNAVAILABLE_ERROR_NAMES = new Set([
+  'InternalServerError',
+  'ServiceUnavailable',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'LimitExceededException',
+  'TimeoutError',
+]);
+/** Node's socket and DNS errors: DynamoDB (or DynamoDB Local) is not reachable at all. */
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, $metadata } = error as { code?: unknown; $metadata?: { httpStatusCode?: number } };
+  return (
+    UNAVAILABLE_ERROR_NAMES.has(error.name) ||
+    (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) ||
+    ($metadata?.httpStatusCode ?? 0) >= 500
+  );
+}
+
+/**
+ * Every operation of the store, with an unreachable or overloaded DynamoDB translated into
+ * `StoreUnavailableError` (a retryable 503 for the API) — the only SDK errors translated here;
+ * the rest propagate as they are and stay 500s.
+ */
+function translateUnavailable(store: ConversationStore): ConversationStore {
+  const translate = (error: unknown): never => {
+    throw isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
   };
+  return Object.fromEntries(
+    Object.entries(store).map(([name, operation]) => [
+      name,
+      (...args: unknown[]) =>
+        (operation as (...args: unknown[]) => Promise<unknown>)(...args).catch(translate),
+    ]),
+  ) as unknown as ConversationStore;
 }

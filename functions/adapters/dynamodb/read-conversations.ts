@@ -11,6 +11,7 @@ import {
 import {
   type ConversationItem,
   conversationKeyOf,
+  isConversationId,
   isExpired,
   nowSeconds,
   ownerIdForConversation,
@@ -147,10 +148,17 @@ export async function listConversations(
  * The opaque sidebar cursor: the last item's `updatedAt` and `conversationId`, base64url JSON.
  * The owner is deliberately not in it — it is always taken from the verified identity, so a
  * forged cursor can only move within the caller's own partition.
+ *
+ * Decoding checks both parts as strictly as the items they come from (an ISO timestamp as the
+ * store writes it, a ULID): DynamoDB refuses an empty or oversized key part with a
+ * ValidationException, which would otherwise surface as a 500 instead of the client's mistake.
  */
 function encodeListCursor(key: { updatedAt: string; conversationId: string }): string {
   return Buffer.from(JSON.stringify([key.updatedAt, key.conversationId])).toString('base64url');
 }
+
+/** `Date.prototype.toISOString` output, the only form `updatedAt` is written in. */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function decodeListCursor(cursor: string): { updatedAt: string; conversationId: string } {
   try {
@@ -159,7 +167,9 @@ function decodeListCursor(cursor: string): { updatedAt: string; conversationId: 
       Array.isArray(value) &&
       value.length === 2 &&
       typeof value[0] === 'string' &&
-      typeof value[1] === 'string'
+      typeof value[1] === 'string' &&
+      ISO_TIMESTAMP.test(value[0]) &&
+      isConversationId(value[1])
     ) {
       return { updatedAt: value[0], conversationId: value[1] };
     }

@@ -61,6 +61,7 @@ export function registerBrowserHarness() {
   }, 120_000);
 
   afterEach(async (context) => {
+    const violations = opened.flatMap((app) => app.cspViolations);
     for (const app of opened.splice(0)) {
       if (context.task.result?.state === 'fail') {
         await app.page
@@ -69,6 +70,9 @@ export function registerBrowserHarness() {
       }
       await app.context.close();
     }
+    // Whatever the test checked, the app must work under the CSP it gets in AWS.
+    if (violations.length > 0)
+      throw new Error(`The page broke the Content-Security-Policy:\n${violations.join('\n')}`);
   });
 
   afterAll(async () => {

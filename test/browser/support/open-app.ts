@@ -11,6 +11,11 @@ export interface AppPage {
   readonly chatBodies: Record<string, unknown>[];
   /** Raw body and headers of every API request with a body (POST/PATCH). */
   readonly apiWrites: { body: string; headers: Record<string, string> }[];
+  /**
+   * Console reports of anything the Content-Security-Policy blocked. The harness fails a test
+   * that leaves any here; a test feeding hostile markup on purpose checks and clears them.
+   */
+  readonly cspViolations: string[];
 }
 
 /**
@@ -34,6 +39,14 @@ export async function openApp(
   const dialogs: string[] = [];
   const chatBodies: Record<string, unknown>[] = [];
   const apiWrites: AppPage['apiWrites'] = [];
+  const cspViolations: string[] = [];
+  // The local server sends CloudFront's CSP; Chromium reports what it blocks on the console.
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text()))
+      cspViolations.push(
+        `${message.text()} (${message.location().url}:${message.location().lineNumber})`,
+      );
+  });
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
@@ -49,5 +62,5 @@ export async function openApp(
   });
   await page.goto(`${baseUrl}${options.path ?? '/'}`);
   await page.getByRole('textbox', { name: '問い合わせ内容' }).waitFor();
-  return { context, page, dialogs, chatBodies, apiWrites };
+  return { context, page, dialogs, chatBodies, apiWrites, cspViolations };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeError } from '../../../web/src/errors/describe-error.js';
+import { describeError, isRetryableFailure } from '../../../web/src/errors/describe-error.js';
 
 describe('describeError', () => {
   it('explains an expired sign-in in the chosen language', () => {
@@ -49,5 +49,24 @@ describe('describeError for one answer per question', () => {
     expect(describeError({ code: 'client_message_id_reused', httpStatus: 422 }, 'en')).toContain(
       'Send the message again',
     );
+  });
+});
+
+describe('a store outage', () => {
+  it('is explained as temporary, from the code of an event or the 503 of a response', () => {
+    expect(describeError({ code: 'store_unavailable' }, 'en')).toContain('Wait a moment');
+    expect(describeError({ code: 'http_503', httpStatus: 503 }, 'en')).toContain('Wait a moment');
+    expect(describeError({ code: 'store_unavailable', httpStatus: 503 }, 'ja')).toContain(
+      '少し待って',
+    );
+  });
+
+  it('is worth trying again, unlike input the server refused', () => {
+    expect(isRetryableFailure({ code: 'store_unavailable', httpStatus: 503 })).toBe(true);
+    expect(isRetryableFailure({ code: 'store_unavailable' })).toBe(true);
+    expect(isRetryableFailure({ code: 'too_many_requests', httpStatus: 429 })).toBe(true);
+    expect(isRetryableFailure({ code: 'invalid_text', httpStatus: 400 })).toBe(false);
+    expect(isRetryableFailure({ code: 'unsupported_media_type', httpStatus: 415 })).toBe(false);
+    expect(isRetryableFailure({ code: 'not_found', httpStatus: 404 })).toBe(false);
   });
 });

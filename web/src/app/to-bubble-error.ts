@@ -1,4 +1,5 @@
 import { ChatHttpError } from '../chat/read-chat-stream.js';
+import { isRetryableFailure } from '../errors/describe-error.js';
 import type { BubbleError } from '../state/bubble.js';
 
 /**
@@ -11,8 +12,7 @@ export function toBubbleError(error: unknown, sawEvent: boolean): BubbleError {
     return {
       code: error.code,
       message: error.message,
-      // Conflicts, throttling and server errors may pass on a second try; 400/401/404/413 will not.
-      retryable: error.status === 409 || error.status >= 429,
+      retryable: isRetryableFailure({ code: error.code, httpStatus: error.status }),
       httpStatus: error.status,
     };
   }

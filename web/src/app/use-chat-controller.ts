@@ -16,6 +16,8 @@ export interface ChatController {
   /** The next message in this conversation starts a new inquiry (staff chose "new inquiry"). */
   readonly newInquiry: boolean;
   open(conversationId: string): void;
+  /** Loads the open conversation again after a failed load (e.g. the store was unavailable). */
+  retryLoad(): void;
   startNew(): void;
   /** `inquiry: 'new'` starts a new inquiry even while a clarification awaits its reply. */
   send(message: string, clientMessageId?: string, inquiry?: 'new'): void;
@@ -89,6 +91,11 @@ export function useChatController(
     },
     [navigation.open],
   );
+
+  const retryLoad = useCallback(() => {
+    const key = activeKeyRef.current;
+    if (!isDraftKey(key)) void load(key);
+  }, [activeKeyRef, load]);
 
   const startNew = useCallback(() => {
     setLoadError(undefined);
@@ -165,6 +172,7 @@ export function useChatController(
     stopping: stoppingKey === activeKey,
     newInquiry: newInquiryKey === activeKey,
     open,
+    retryLoad,
     startNew,
     send,
     setNewInquiry,

@@ -1,4 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
+import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { useI18n } from '../i18n/i18n-context.js';
 
 interface ClarificationPanelProps {
@@ -28,7 +29,7 @@ export function ClarificationPanel({
   const inputId = useId();
   const submitOther = (event: FormEvent) => {
     event.preventDefault();
-    if (other.trim() === '') return;
+    if (userTextProblem(other) !== undefined) return;
     onAnswer(other.trim());
     setOther('');
   };
@@ -61,7 +62,7 @@ export function ClarificationPanel({
             placeholder={t('clarificationOther')}
             onChange={(event) => setOther(event.target.value)}
           />
-          <button type="submit" className="button" disabled={other.trim() === ''}>
+          <button type="submit" className="button" disabled={userTextProblem(other) !== undefined}>
             {t('send')}
           </button>
         </form>

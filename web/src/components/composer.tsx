@@ -1,5 +1,6 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { MAX_MESSAGE_LENGTH } from '../../../functions/contract/chat-request.js';
+import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { shouldSendOnKeyDown } from '../input/should-send-on-key-down.js';
 
@@ -27,7 +28,8 @@ export function Composer({
   const [text, setText] = useState('');
   const textarea = useRef<HTMLTextAreaElement>(null);
   const id = useId();
-  const canSend = !streaming && text.trim() !== '';
+  // The API's own rule: whitespace, zero-width characters or a lone surrogate are not a message.
+  const canSend = !streaming && userTextProblem(text) === undefined;
 
   // Disabling the box while streaming drops focus to <body>; give it back when the answer ends,
   // unless the user has moved on to something else (an option button, the sidebar).

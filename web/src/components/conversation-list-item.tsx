@@ -1,5 +1,9 @@
 import { type FormEvent, useState } from 'react';
-import type { ConversationSummary } from '../../../functions/contract/conversations.js';
+import {
+  type ConversationSummary,
+  MAX_TITLE_LENGTH,
+} from '../../../functions/contract/conversations.js';
+import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { useI18n } from '../i18n/i18n-context.js';
 
 interface ConversationListItemProps {
@@ -22,7 +26,8 @@ export function ConversationListItem(props: ConversationListItemProps) {
   const submitRename = (event: FormEvent) => {
     event.preventDefault();
     const trimmed = title.trim();
-    if (trimmed && trimmed !== conversation.title) onRename(trimmed);
+    // The API's rule for titles; an invisible or malformed title just keeps the old one.
+    if (userTextProblem(title) === undefined && trimmed !== conversation.title) onRename(trimmed);
     setMode('view');
   };
 
@@ -34,7 +39,7 @@ export function ConversationListItem(props: ConversationListItemProps) {
             className="text-input"
             aria-label={t('rename')}
             value={title}
-            maxLength={200}
+            maxLength={MAX_TITLE_LENGTH}
             // biome-ignore lint/a11y/noAutofocus: the user just asked to edit this field
             autoFocus
             onChange={(event) => setTitle(event.target.value)}

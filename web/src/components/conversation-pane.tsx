@@ -1,6 +1,6 @@
 import { ApiError } from '../api/api-error.js';
 import type { ChatController } from '../app/use-chat-controller.js';
-import { describeError } from '../errors/describe-error.js';
+import { describeError, isRetryableFailure } from '../errors/describe-error.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { Composer } from './composer.js';
 import { MessageList } from './message-list.js';
@@ -9,20 +9,24 @@ import { MessageList } from './message-list.js';
 export function ConversationPane({ chat }: { chat: ChatController }) {
   const { t, locale } = useI18n();
   const streaming = chat.view.activeRequestId !== undefined;
-  const loadError = chat.loadError;
+  const loadError =
+    chat.loadError === undefined
+      ? undefined
+      : chat.loadError instanceof ApiError
+        ? { code: chat.loadError.code, httpStatus: chat.loadError.status }
+        : { code: 'unknown' };
   return (
     <main className="conversation-pane" data-conversation={chat.activeKey}>
       {loadError !== undefined && (
         <div className="status-notice status-notice--failed" role="alert">
           <p>
-            {t('loadFailed')}{' '}
-            {describeError(
-              loadError instanceof ApiError
-                ? { code: loadError.code, httpStatus: loadError.status }
-                : { code: 'unknown' },
-              locale,
-            )}
+            {t('loadFailed')} {describeError(loadError, locale)}
           </p>
+          {isRetryableFailure(loadError) && (
+            <button type="button" className="button button--small" onClick={chat.retryLoad}>
+              {t('retry')}
+            </button>
+          )}
         </div>
       )}
       <MessageList

@@ -30,6 +30,10 @@ const byReason = {
     ja: '現在混み合っています。しばらく待ってからもう一度お試しください。',
     en: 'The service is busy. Wait a little and try again.',
   },
+  unavailable: {
+    ja: '会話の保存先に一時的に接続できません。少し待ってからもう一度お試しください。',
+    en: 'Conversations cannot be saved or loaded right now. Wait a moment and try again.',
+  },
   cut: {
     ja: '回答の途中で接続が切れました。もう一度お試しください。',
     en: 'The connection dropped while the answer was arriving. Please try again.',
@@ -66,7 +70,9 @@ const statusReasons: Record<number, Reason> = {
   404: 'notFound',
   409: 'conflict',
   413: 'tooLarge',
+  415: 'invalid',
   429: 'busy',
+  503: 'unavailable',
 };
 
 /** Error codes (SSE `error` events and JSON bodies) that deserve a specific explanation. */
@@ -79,6 +85,7 @@ function reasonFromCode(code: string): Reason | undefined {
   if (code === 'conversation_deleted') return 'deleted';
   if (code === 'answer_in_progress') return 'inProgress';
   if (code === 'client_message_id_reused') return 'reusedId';
+  if (code === 'store_unavailable') return 'unavailable';
   if (/throttl|rate|busy|too_many/i.test(code)) return 'busy';
   if (/unauthori[sz]ed|auth/i.test(code)) return 'unauthorized';
   if (/not_?found/i.test(code)) return 'notFound';
@@ -86,6 +93,20 @@ function reasonFromCode(code: string): Reason | undefined {
   if (/too_?large|payload/i.test(code)) return 'tooLarge';
   if (/invalid|validation|bad_request/i.test(code)) return 'invalid';
   return undefined;
+}
+
+/**
+ * Whether trying the same request again can succeed: the network, conflicts, throttling and
+ * server-side outages (`store_unavailable`, 5xx) may pass on a second try; 400/401/404/413/415
+ * will not. The web app offers "Try again" exactly for these.
+ */
+export function isRetryableFailure(error: {
+  readonly code: string;
+  readonly httpStatus?: number;
+}): boolean {
+  if (error.code === 'store_unavailable' || error.code === 'network') return true;
+  const status = error.httpStatus;
+  return status === undefined || status === 0 || status === 409 || status >= 429;
 }
 
 /**
