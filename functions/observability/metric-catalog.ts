@@ -1,0 +1,44 @@
+/**
+ * The chat metrics the API function publishes (CloudWatch embedded metric format, through
+ * Powertools Metrics) and the stack's alarms and dashboard read: one declaration, so a renamed
+ * metric cannot silently orphan an alarm. Namespace `ServiceDeskAssistant`, dimension `service`
+ * = `service-desk-api` (Powertools' default dimension).
+ */
+export const METRICS_NAMESPACE = 'ServiceDeskAssistant';
+export const METRICS_SERVICE = 'service-desk-api';
+
+export const chatMetrics = {
+  /** From the request to the first advice token on the wire (ms). */
+  timeToFirstToken: { name: 'TimeToFirstToken', unit: 'Milliseconds' },
+  /** From the request to the first ticket card (ms). */
+  timeToFirstTicket: { name: 'TimeToFirstTicket', unit: 'Milliseconds' },
+  /** Knowledge Base Retrieve for the inquiry (ms). */
+  retrievalLatency: { name: 'RetrievalLatency', unit: 'Milliseconds' },
+  /** ConverseStream, from the call to the end of the stream (ms). */
+  modelLatency: { name: 'ModelLatency', unit: 'Milliseconds' },
+  inputTokens: { name: 'InputTokens', unit: 'Count' },
+  outputTokens: { name: 'OutputTokens', unit: 'Count' },
+  /** From the per-model price table (`model-prices.ts`), in US dollars. */
+  estimatedCost: { name: 'EstimatedCostUSD', unit: 'None' },
+  ticketsCited: { name: 'TicketsCited', unit: 'Count' },
+  /** Cards grounding dropped (not retrieved, malformed id, restricted, duplicate, over limit). */
+  ticketsDropped: { name: 'TicketsDroppedByGrounding', unit: 'Count' },
+  /** Restricted tickets retrieval returned and the core removed (should stay 0: the filter holds). */
+  restrictedFiltered: { name: 'RestrictedTicketsFiltered', unit: 'Count' },
+  /** Ticket numbers in advice or mail draft that were not retrieved (`unverified_references`). */
+  unverifiedReferences: { name: 'UnverifiedReferences', unit: 'Count' },
+  heartbeats: { name: 'HeartbeatsSent', unit: 'Count' },
+  /** One per chat, by outcome: `ChatComplete`, `ChatClarification`, `ChatTruncated`, … */
+  outcome: {
+    complete: { name: 'ChatComplete', unit: 'Count' },
+    clarification: { name: 'ChatClarification', unit: 'Count' },
+    truncated: { name: 'ChatTruncated', unit: 'Count' },
+    stopped: { name: 'ChatStopped', unit: 'Count' },
+    failed: { name: 'ChatFailed', unit: 'Count' },
+    replayed: { name: 'ChatReplayed', unit: 'Count' },
+  },
+  /** Failed chats whose model call was throttled (`model_throttled`). */
+  modelThrottled: { name: 'ModelThrottled', unit: 'Count' },
+  /** Failed chats whose model call failed otherwise (rejected, unavailable, stream failed, malformed). */
+  modelErrors: { name: 'ModelErrors', unit: 'Count' },
+} as const;
