@@ -220,6 +220,9 @@ export async function streamChat(
       status: 'failed',
       answer: { response_type: 'results', general_advice: '' },
       unverifiedReferenceCount: 0,
+      timing: { modelMs: 0 },
+      ticketsCited: 0,
+      ticketsDropped: {},
       failure:
         error instanceof StoreUnavailableError
           ? storeUnavailableFailure
