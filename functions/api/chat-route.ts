@@ -1,4 +1,10 @@
-import type { ChatConfig, ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
+import type {
+  ChatConfig,
+  ChatModel,
+  ChatTelemetry,
+  ConversationStore,
+  Retriever,
+} from '../chat/ports.js';
 import { beginChat, streamChat } from '../chat/run-chat.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
 import { createSseStream, SSE_RESPONSE_HEADERS } from '../sse/sse-stream.js';
@@ -13,6 +19,7 @@ export interface ChatRouteDependencies {
   /** 0 coalesces `token` events without delay (the default); otherwise the batching delay in ms. */
   readonly tokenBatchMs: number;
   readonly now: () => Date;
+  readonly telemetry?: ChatTelemetry;
 }
 
 /**

@@ -12,8 +12,10 @@ import {
   type ChatModel,
   type ConversationStore,
   defaultChatConfig,
+  type Owner,
   type Retriever,
 } from '../chat/ports.js';
+import { createObservability } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
 import type { FunctionConfig } from './function-config.js';
@@ -90,8 +92,13 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
             ),
         },
   );
+  const observability = createObservability({
+    logLevel: config.LOG_LEVEL,
+    metrics: config.METRICS,
+  });
   const routes = {
     chat: createChatRoute({
+      telemetry: observability.telemetry,
       store,
       retriever,
       model,
@@ -112,20 +119,37 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
   };
 
   const handle = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResponse> => {
+    const startedAt = performance.now();
+    const method = event.requestContext.http.method.toUpperCase();
+    const outcome = (status: number, extra: { owner?: Owner; errorCode?: string } = {}) => ({
+      requestId: context.awsRequestId,
+      method,
+      route: routeOf(event.rawPath),
+      status,
+      durationMs: performance.now() - startedAt,
+      conversationId: conversationIdOf(event.rawPath),
+      ...extra,
+    });
+    let owner: Owner | undefined;
     try {
+      owner = await resolveOwner(event.headers ?? {});
       const request: ApiRequest = {
-        method: event.requestContext.http.method.toUpperCase(),
+        method,
         path: event.rawPath,
         headers: event.headers ?? {},
         query: event.queryStringParameters ?? {},
         rawBody: rawBodyOf(event),
-        owner: await resolveOwner(event.headers ?? {}),
+        owner,
         remainingTimeMs: () => context.getRemainingTimeInMillis(),
       };
-      return await routeRequest(routes, request);
+      const response = await routeRequest(routes, request);
+      observability.requestFinished(outcome(response.statusCode, { owner }));
+      return response;
     } catch (error) {
       const { statusCode, body, headers } = toErrorResponseBody(error);
-      if (statusCode >= 500) console.error('request failed', error);
+      const failed = outcome(statusCode, { owner, errorCode: body.error.code });
+      if (statusCode >= 500) observability.requestFailed(failed, error);
+      else observability.requestFinished(failed);
       return jsonResponse(statusCode, body, headers);
     }
   };
@@ -137,6 +161,15 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
 export interface Routes {
   readonly chat: ReturnType<typeof createChatRoute>;
   readonly conversations: ReturnType<typeof createConversationRoutes>;
+}
+
+/** The route pattern of a path, for logs: ids replaced, so lines group by route. */
+function routeOf(path: string): string {
+  return path.replace(/\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/{id}');
+}
+
+function conversationIdOf(path: string): string | undefined {
+  return /^\/api\/conversations\/([0-9A-HJKMNP-TV-Z]{26})/.exec(path)?.[1];
 }
 
 const ID = '([0-9A-HJKMNP-TV-Z]{26})';

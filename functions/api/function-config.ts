@@ -50,6 +50,10 @@ export const functionConfigSchema = z
       .min(0)
       .default(32 * 1024 * 1024),
     SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).default('HYBRID'),
+    /** Powertools Logger level of the request and chat lines (never message text). */
+    LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+    /** Publish the chat metrics (CloudWatch embedded metric format on stdout). */
+    METRICS: booleanText.default(true),
     FINE_GRAINED_TOOL_STREAMING: booleanText.optional(),
   })
   .superRefine((config, context) => {

@@ -117,6 +117,17 @@ export interface GenerationOutcome {
   readonly truncation?: Truncation;
   /** Set when `status` is `failed`: what the `error` event says. */
   readonly failure?: GenerationFailure;
+  /** Tokens as the model reported them (absent when the stream ended before its usage event). */
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  /** What the generation took, from the model call on (`performance.now()` milliseconds). */
+  readonly timing: {
+    readonly modelMs: number;
+    readonly firstTokenMs?: number;
+    readonly firstTicketMs?: number;
+  };
+  /** Ticket cards shown, and cards grounding dropped by reason (for metrics). */
+  readonly ticketsCited: number;
+  readonly ticketsDropped: Readonly<Partial<Record<TicketDropReason, number>>>;
 }
 
 export interface GenerateAnswerInput {
@@ -163,17 +174,25 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   let adviceStreamed = false;
   let malformed = false;
   let streamError: { readonly error: unknown } | undefined;
+  let usage: GenerationOutcome['usage'];
+  const startedAt = performance.now();
+  let firstTokenAt: number | undefined;
+  let firstTicketAt: number | undefined;
 
   try {
     for await (const event of input.model.stream({ ...input.request, signal: input.signal })) {
       if (input.signal.aborted) break;
       if (event.type === 'stop') stopReason = event.reason;
+      if (event.type === 'usage') {
+        usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+      }
       if (event.type !== 'tool_input') continue;
       fragments++;
       for (const parsed of parser.write(event.fragment)) {
         if (parsed.type === 'text' && parsed.field === 'general_advice') {
           input.send({ event: 'token', data: { content: parsed.delta } });
           adviceStreamed ||= parsed.delta !== '';
+          if (adviceStreamed) firstTokenAt ??= performance.now();
         } else if (parsed.type === 'element' && parsed.field === 'results') {
           const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
           const issueId = (parsed.value as TicketResult).issue_id;
@@ -186,6 +205,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
             seen.add(grounded.issue_id);
             tickets.push(grounded);
             input.send({ event: 'ticket', data: grounded });
+            firstTicketAt ??= performance.now();
           }
         } else if (parsed.type === 'invalid_element' && parsed.field === 'results') {
           dropped.addMalformed(parsed);
@@ -205,6 +225,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
     }
   }
 
+  const finishedAt = performance.now();
   dropped.log();
   const final = parser.end();
   const finalized = finalizeAnswer(final.value, tickets);
@@ -218,6 +239,14 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
     answer,
     unverifiedReferenceCount: unverifiedReferences.length,
     ...details,
+    ...(usage ? { usage } : {}),
+    timing: {
+      modelMs: finishedAt - startedAt,
+      ...(firstTokenAt !== undefined ? { firstTokenMs: firstTokenAt - startedAt } : {}),
+      ...(firstTicketAt !== undefined ? { firstTicketMs: firstTicketAt - startedAt } : {}),
+    },
+    ticketsCited: tickets.length,
+    ticketsDropped: dropped.counts(),
   });
   const brokeOff = (truncation: Truncation, failure: GenerationFailure) =>
     adviceStreamed ? outcome('truncated', { truncation }) : outcome('failed', { failure });
@@ -436,11 +465,15 @@ class DroppedTickets {
     );
   }
 
-  log(): void {
-    if (this.byReason.size === 0) return;
-    const counts = Object.fromEntries(
+  counts(): Partial<Record<TicketDropReason, number>> {
+    return Object.fromEntries(
       [...this.byReason].map(([reason, issueIds]) => [reason, issueIds.length]),
     );
+  }
+
+  log(): void {
+    if (this.byReason.size === 0) return;
+    const counts = this.counts();
     console.info(
       JSON.stringify({
         level: 'INFO',

@@ -5,6 +5,7 @@ import type {
   Turn,
   TurnKind,
   TurnRole,
+  TurnUsage,
 } from '../contract/conversations.js';
 import type { InquiryIntent } from './inquiry-rules.js';
 
@@ -14,7 +15,7 @@ import type { InquiryIntent } from './inquiry-rules.js';
  * tests pass in-memory ones. Nothing here imports AWS.
  */
 
-export type { Turn, TurnKind, TurnRole };
+export type { Turn, TurnKind, TurnRole, TurnUsage };
 
 /** The stored conversation: the REST summary plus what only the server sees. */
 export interface ConversationSummary extends Readonly<ConversationSummaryBody> {
@@ -68,6 +69,8 @@ export interface AppendAssistantTurnInput {
   readonly status: TurnStatus;
   /** The model that wrote the answer (stored with the turn, so a reload can say which). */
   readonly modelId?: string;
+  /** Tokens and timings, stored with the turn (`turns[].usage`). */
+  readonly usage?: TurnUsage;
 }
 
 export interface AppendResult {
@@ -304,3 +307,43 @@ export const defaultChatConfig: Omit<ChatConfig, 'modelId'> = {
   stopPollMs: 1000,
   remainingTimeReserveMs: 20_000,
 };
+
+/** How a chat ended, as metrics count it. */
+export type ChatOutcome =
+  | 'complete'
+  | 'clarification'
+  | 'truncated'
+  | 'stopped'
+  | 'failed'
+  | 'replayed';
+
+/**
+ * What one chat did, for metrics and the request log: ids, how it ended, timings (ms from the
+ * request unless named per step), tokens, and what grounding did. Never message text.
+ */
+export interface ChatReport {
+  readonly owner: Owner;
+  readonly conversationId: string;
+  readonly inquiryId: string;
+  readonly modelId: string;
+  readonly outcome: ChatOutcome;
+  /** The `error` event's code when the chat failed. */
+  readonly failureCode?: string;
+  readonly durationMs: number;
+  readonly timeToFirstTokenMs?: number;
+  readonly timeToFirstTicketMs?: number;
+  readonly retrievalMs?: number;
+  readonly modelMs?: number;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly ticketsRetrieved: number;
+  readonly ticketsCited: number;
+  readonly ticketsDropped: number;
+  readonly restrictedFiltered: number;
+  readonly unverifiedReferences: number;
+}
+
+/** Where the core reports each finished chat; the API layer publishes it as metrics and a log line. */
+export interface ChatTelemetry {
+  chatFinished(report: ChatReport): void;
+}

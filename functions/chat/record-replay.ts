@@ -7,6 +7,7 @@ import {
   type ConversationWithTurns,
   StoreUnavailableError,
   type Turn,
+  type TurnUsage,
 } from './ports.js';
 import type { BegunChat } from './run-chat.js';
 
@@ -27,6 +28,7 @@ export async function recordAnswer(
   store: ConversationStore,
   send: (event: ChatEvent) => void,
   modelId: string,
+  usage?: TurnUsage,
 ): Promise<void> {
   const { answer, status } = outcome;
   const isResults = answer.response_type === 'results';
@@ -39,6 +41,7 @@ export async function recordAnswer(
       result: answer,
       status,
       modelId,
+      ...(usage ? { usage } : {}),
     });
     if (status === 'failed') {
       send({
@@ -92,7 +95,7 @@ export const storeUnavailableFailure = {
 
 export type Attachment =
   /** The earlier copy's answer was replayed, or waiting ran out (an `error` event was sent). */
-  | { readonly kind: 'settled' }
+  | { readonly kind: 'settled'; readonly replayed: boolean }
   /** Nothing to replay and nobody generating: this request generates from `loaded`. */
   | {
       readonly kind: 'generate';
@@ -123,7 +126,7 @@ export async function attachToEarlierCopy(
   let waiting = false;
   for (;;) {
     const loaded = await store.loadConversation(owner, conversationId);
-    if (replayStoredAnswer(loaded, turn, send)) return { kind: 'settled' };
+    if (replayStoredAnswer(loaded, turn, send)) return { kind: 'settled', replayed: true };
     if (clientMessageId === undefined || generation === undefined) {
       return { kind: 'generate', loaded, holdsClaim: false };
     }
@@ -135,7 +138,7 @@ export async function attachToEarlierCopy(
         return { kind: 'generate', loaded: settled, holdsClaim: true };
       }
       await store.releaseGeneration(owner, clientMessageId, generation.holder);
-      return { kind: 'settled' };
+      return { kind: 'settled', replayed: true };
     }
     if (!waiting) {
       send({ event: 'progress', data: { step: 'generating' } });
@@ -150,7 +153,7 @@ export async function attachToEarlierCopy(
           retryable: true,
         },
       });
-      return { kind: 'settled' };
+      return { kind: 'settled', replayed: false };
     }
     await new Promise((resolve) => setTimeout(resolve, config.stopPollMs));
   }

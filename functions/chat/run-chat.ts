@@ -7,6 +7,8 @@ import {
   type AppendResult,
   type ChatConfig,
   type ChatModel,
+  type ChatReport,
+  type ChatTelemetry,
   ClientMessageIdReusedError,
   type ConversationStore,
   type ConversationWithTurns,
@@ -16,6 +18,7 @@ import {
   type Retriever,
   StoreUnavailableError,
   type Turn,
+  type TurnUsage,
 } from './ports.js';
 import { attachToEarlierCopy, recordAnswer, storeUnavailableFailure } from './record-replay.js';
 import { toRetrievalQuery } from './retrieval-query.js';
@@ -29,6 +32,8 @@ import { toRetrievalQuery } from './retrieval-query.js';
 export interface BegunChat extends AppendResult {
   readonly owner: Owner;
   readonly startedAt: string;
+  /** `performance.now()` when the request began: the origin of the chat's timings. */
+  readonly startedAtMs: number;
   /** Retrieval already under way for a brand-new conversation (its inquiry can only be this message). */
   readonly earlySearch?: Promise<RetrievedTicket[]>;
   /**
@@ -65,6 +70,7 @@ export async function beginChat(
     remainingTimeMs?: () => number;
   },
 ): Promise<BegunChat> {
+  const startedAtMs = performance.now();
   const now = dependencies.now();
   const startedAt = now.toISOString();
   const restrictedIssueIds = new Set<string>();
@@ -94,7 +100,15 @@ export async function beginChat(
     generation,
   });
   if (appended.duplicate) assertSameMessage(request, appended);
-  return { ...appended, owner, startedAt, earlySearch, generation, restrictedIssueIds };
+  return {
+    ...appended,
+    owner,
+    startedAt,
+    startedAtMs,
+    earlySearch,
+    generation,
+    restrictedIssueIds,
+  };
 }
 
 /**
@@ -120,6 +134,8 @@ export interface StreamChatDependencies {
   readonly remainingTimeMs: () => number;
   /** Aborts retrieval and fetching when the function's time is nearly up. */
   readonly deadline?: AbortSignal;
+  /** Told how each chat ended (metrics, the request log); nothing when absent. */
+  readonly telemetry?: ChatTelemetry;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -148,6 +164,14 @@ export async function streamChat(
   history?.catch(() => undefined);
   // A new message holds its generation claim from the commit on; a duplicate once it took it over.
   let holdsClaim = !begun.duplicate && begun.generation !== undefined;
+  // What the report at the end says; filled in as the pipeline gets there.
+  const measured: {
+    outcome?: GenerationOutcome;
+    replayed?: boolean;
+    retrievalMs?: number;
+    generationStartedAt?: number;
+    ticketsRetrieved: number;
+  } = { ticketsRetrieved: 0 };
   try {
     send({
       event: 'meta',
@@ -163,7 +187,10 @@ export async function streamChat(
       loaded = history;
     } else {
       const attached = await attachToEarlierCopy(begun, send, dependencies);
-      if (attached.kind === 'settled') return;
+      if (attached.kind === 'settled') {
+        measured.replayed = attached.replayed;
+        return;
+      }
       holdsClaim = attached.holdsClaim;
       loaded = Promise.resolve(attached.loaded);
     }
@@ -180,9 +207,12 @@ export async function streamChat(
       event: 'kb_query',
       data: { query: toRetrievalQuery(inquiryText, { expand: config.queryExpansion }) },
     });
-    const similar = await (turn.kind === 'question' && begun.earlySearch
-      ? begun.earlySearch
-      : retrieveTickets(retriever, inquiryText, config, dependencies.deadline, restricted));
+    const early = turn.kind === 'question' ? begun.earlySearch : undefined;
+    const retrievalStartedAt = early ? begun.startedAtMs : performance.now();
+    const similar = await (early ??
+      retrieveTickets(retriever, inquiryText, config, dependencies.deadline, restricted));
+    measured.retrievalMs = performance.now() - retrievalStartedAt;
+    measured.ticketsRetrieved = similar.length;
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
 
     send({ event: 'progress', data: { step: 'fetching' } });
@@ -205,6 +235,7 @@ export async function streamChat(
       archiveBudget: config.archiveBudget,
       maxTokens: config.maxTokens,
     });
+    measured.generationStartedAt = performance.now();
     const outcome = await generateWithStop(
       { ...begun, restrictedIssueIds: restricted },
       dependencies,
@@ -213,13 +244,24 @@ export async function streamChat(
       send,
     );
     const answer = { ...outcome.answer, source_chunks_count: similar.length };
-    await recordAnswer(begun, { ...outcome, answer }, store, send, config.modelId);
+    measured.outcome = outcome;
+    await recordAnswer(
+      begun,
+      { ...outcome, answer },
+      store,
+      send,
+      config.modelId,
+      usageOf(outcome, begun.startedAtMs, measured),
+    );
   } catch (error) {
     console.error('chat pipeline failed', error);
     const failed: GenerationOutcome = {
       status: 'failed',
       answer: { response_type: 'results', general_advice: '' },
       unverifiedReferenceCount: 0,
+      timing: { modelMs: 0 },
+      ticketsCited: 0,
+      ticketsDropped: {},
       failure:
         error instanceof StoreUnavailableError
           ? storeUnavailableFailure
@@ -229,6 +271,7 @@ export async function streamChat(
               retryable: true,
             },
     };
+    measured.outcome = failed;
     await recordAnswer(begun, failed, store, send, config.modelId);
   } finally {
     // The answer is recorded (or could not be): a retry may now replay it, or generate again
@@ -239,7 +282,79 @@ export async function streamChat(
         .releaseGeneration(owner, clientMessageId, begun.generation.holder)
         .catch((error: unknown) => console.error('could not release the generation claim', error));
     }
+    dependencies.telemetry?.chatFinished(reportOf(begun, config.modelId, measured, restricted));
   }
+}
+
+const whole = (ms: number) => Math.max(0, Math.round(ms));
+
+/** The stored usage of an answer: the model's tokens and the pipeline's timings. */
+function usageOf(
+  outcome: GenerationOutcome,
+  requestStartedAt: number,
+  measured: { retrievalMs?: number; generationStartedAt?: number },
+): TurnUsage | undefined {
+  if (!outcome.usage) return undefined;
+  const { firstTokenMs, modelMs } = outcome.timing;
+  const generationStartedAt = measured.generationStartedAt ?? requestStartedAt;
+  return {
+    ...outcome.usage,
+    ...(firstTokenMs !== undefined
+      ? { timeToFirstTokenMs: whole(generationStartedAt + firstTokenMs - requestStartedAt) }
+      : {}),
+    ...(measured.retrievalMs !== undefined ? { retrievalMs: whole(measured.retrievalMs) } : {}),
+    modelMs: whole(modelMs),
+  };
+}
+
+function reportOf(
+  begun: BegunChat,
+  modelId: string,
+  measured: {
+    outcome?: GenerationOutcome;
+    replayed?: boolean;
+    retrievalMs?: number;
+    generationStartedAt?: number;
+    ticketsRetrieved: number;
+  },
+  restricted: ReadonlySet<string>,
+): ChatReport {
+  const { outcome } = measured;
+  const fromRequest = (ms: number | undefined) =>
+    ms === undefined || measured.generationStartedAt === undefined
+      ? undefined
+      : whole(measured.generationStartedAt + ms - begun.startedAtMs);
+  const ended: ChatReport['outcome'] =
+    measured.replayed || !outcome
+      ? measured.replayed
+        ? 'replayed'
+        : 'failed'
+      : outcome.status === 'complete' && outcome.answer.response_type === 'clarification'
+        ? 'clarification'
+        : outcome.status;
+  return {
+    owner: begun.owner,
+    conversationId: begun.conversation.conversationId,
+    inquiryId: begun.turn.inquiryId,
+    modelId,
+    outcome: ended,
+    ...(outcome?.failure ? { failureCode: outcome.failure.code } : {}),
+    durationMs: whole(performance.now() - begun.startedAtMs),
+    timeToFirstTokenMs: fromRequest(outcome?.timing.firstTokenMs),
+    timeToFirstTicketMs: fromRequest(outcome?.timing.firstTicketMs),
+    retrievalMs: measured.retrievalMs === undefined ? undefined : whole(measured.retrievalMs),
+    modelMs: outcome && outcome.timing.modelMs > 0 ? whole(outcome.timing.modelMs) : undefined,
+    inputTokens: outcome?.usage?.inputTokens,
+    outputTokens: outcome?.usage?.outputTokens,
+    ticketsRetrieved: measured.ticketsRetrieved,
+    ticketsCited: outcome?.ticketsCited ?? 0,
+    ticketsDropped: Object.values(outcome?.ticketsDropped ?? {}).reduce(
+      (sum, count) => sum + (count ?? 0),
+      0,
+    ),
+    restrictedFiltered: restricted.size,
+    unverifiedReferences: outcome?.unverifiedReferenceCount ?? 0,
+  };
 }
 
 function userTextOf(turns: readonly Turn[], inquiryId: string): string {

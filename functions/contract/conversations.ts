@@ -16,6 +16,20 @@ export type TurnKind = z.infer<typeof turnKindSchema>;
 export const turnRoleSchema = z.enum(['user', 'assistant']);
 export type TurnRole = z.infer<typeof turnRoleSchema>;
 
+/**
+ * What one answer cost and took, stored with the assistant turn: the model's token counts and
+ * the pipeline's timings in milliseconds (from the request: first token; per step: retrieval,
+ * model). Absent on turns written before it existed and on answers the model never reported.
+ */
+export const turnUsageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  timeToFirstTokenMs: z.number().int().min(0).optional(),
+  retrievalMs: z.number().int().min(0).optional(),
+  modelMs: z.number().int().min(0).optional(),
+});
+export type TurnUsage = z.infer<typeof turnUsageSchema>;
+
 /** One stored turn, as `GET /api/conversations/{id}` returns it. */
 export const turnSchema = z.object({
   seq: z.number().int(),
@@ -30,6 +44,8 @@ export const turnSchema = z.object({
   createdAt: z.string(),
   /** Assistant turns: the model that wrote the answer. */
   modelId: z.string().optional(),
+  /** Assistant turns: tokens and timings of the answer. */
+  usage: turnUsageSchema.optional(),
 });
 export type Turn = z.infer<typeof turnSchema>;
 

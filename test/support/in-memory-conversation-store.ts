@@ -130,6 +130,7 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         status: input.status,
         ...(input.result !== undefined ? { result: structuredClone(input.result) } : {}),
         ...(input.modelId ? { modelId: input.modelId } : {}),
+        ...(input.usage ? { usage: structuredClone(input.usage) } : {}),
       });
       bump(stored, {
         turnCount: stored.turns.length,

@@ -26,6 +26,10 @@ export async function startTestStack(
     functionEnvironment: {
       HEARTBEAT_MS: '10000',
       STOP_POLL_MS: '50',
+      // The request and chat lines and the EMF metrics are checked in observability.test.ts;
+      // elsewhere they would only bury the test output.
+      LOG_LEVEL: 'SILENT',
+      METRICS: 'false',
       ...options.functionEnvironment,
     },
   });

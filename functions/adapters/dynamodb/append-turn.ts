@@ -120,6 +120,7 @@ export async function appendAssistantTurn(
           ...(result !== undefined ? { result } : {}),
           status: input.status,
           ...(input.modelId ? { modelId: input.modelId } : {}),
+          ...(input.usage ? { usage: input.usage } : {}),
         },
         inquiryAfter: {
           openInquiryId: openInquiryAfterAssistantTurn(

@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
+import { type ChatReport, type ChatTelemetry, type Owner, ownerKey } from '../chat/ports.js';
+import { chatMetrics, METRICS_NAMESPACE, METRICS_SERVICE } from './metric-catalog.js';
+import { estimateCostUsd } from './model-prices.js';
+
+/**
+ * What the API function tells operators, through Powertools for AWS Lambda: one JSON log line
+ * per request outcome and per failure (Logger), and one set of embedded-metric-format metrics
+ * per chat (Metrics), from the core's `ChatReport`. No message text and no raw user id ever: the
+ * owner appears as a hash.
+ */
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+
+export interface ObservabilityOptions {
+  readonly logLevel: LogLevel;
+  /** Publish EMF metrics (stdout lines CloudWatch turns into metrics). */
+  readonly metrics: boolean;
+}
+
+export interface RequestOutcome {
+  readonly requestId: string;
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly owner?: Owner;
+  readonly conversationId?: string;
+  readonly errorCode?: string;
+}
+
+export interface Observability {
+  readonly logger: Logger;
+  readonly telemetry: ChatTelemetry;
+  /** The request's line, written when its status is known (for a chat: when the stream starts). */
+  requestFinished(outcome: RequestOutcome): void;
+  /** A failure worth a look (a 5xx, a bug); the error's stack goes to the log, not to the client. */
+  requestFailed(outcome: RequestOutcome, error: unknown): void;
+}
+
+/**
+ * The owner as logs and metrics name it: a short SHA-256 of the owner key, stable across
+ * requests (usage per user can be counted) but not the user id itself.
+ */
+export function ownerHashOf(owner: Owner): string {
+  return createHash('sha256').update(ownerKey(owner)).digest('hex').slice(0, 16);
+}
+
+export function createObservability(options: ObservabilityOptions): Observability {
+  const logger = new Logger({ serviceName: METRICS_SERVICE, logLevel: options.logLevel });
+  // The first request of a container pays the init; the log says which one it was.
+  let coldStart = true;
+  const takeColdStart = () => {
+    const cold = coldStart;
+    coldStart = false;
+    return cold;
+  };
+  const requestFields = (outcome: RequestOutcome) => ({
+    request_id: outcome.requestId,
+    method: outcome.method,
+    route: outcome.route,
+    status: outcome.status,
+    duration_ms: Math.round(outcome.durationMs),
+    cold_start: takeColdStart(),
+    ...(outcome.owner ? { owner_hash: ownerHashOf(outcome.owner) } : {}),
+    ...(outcome.conversationId ? { conversation_id: outcome.conversationId } : {}),
+    ...(outcome.errorCode ? { error_code: outcome.errorCode } : {}),
+  });
+
+  return {
+    logger,
+    requestFinished(outcome) {
+      logger.info('request', requestFields(outcome));
+    },
+    requestFailed(outcome, error) {
+      logger.error('request failed', { ...requestFields(outcome), error: error as Error });
+    },
+    telemetry: {
+      chatFinished(report) {
+        const costUsd = estimateCostUsd(report.modelId, report.inputTokens, report.outputTokens);
+        logger.info('chat finished', {
+          owner_hash: ownerHashOf(report.owner),
+          conversation_id: report.conversationId,
+          inquiry_id: report.inquiryId,
+          model_id: report.modelId,
+          outcome: report.outcome,
+          ...(report.failureCode ? { failure_code: report.failureCode } : {}),
+          duration_ms: report.durationMs,
+          time_to_first_token_ms: report.timeToFirstTokenMs,
+          time_to_first_ticket_ms: report.timeToFirstTicketMs,
+          retrieval_ms: report.retrievalMs,
+          model_ms: report.modelMs,
+          input_tokens: report.inputTokens,
+          output_tokens: report.outputTokens,
+          estimated_cost_usd: costUsd,
+          tickets_retrieved: report.ticketsRetrieved,
+          tickets_cited: report.ticketsCited,
+          tickets_dropped: report.ticketsDropped,
+          restricted_filtered: report.restrictedFiltered,
+          unverified_references: report.unverifiedReferences,
+        });
+        if (options.metrics) publishChatMetrics(report, costUsd);
+      },
+    },
+  };
+}
+
+/**
+ * One EMF document per chat. A `Metrics` instance per chat, because the local stack runs
+ * concurrent chats in one process and a shared instance would mix their values.
+ */
+function publishChatMetrics(report: ChatReport, costUsd: number | undefined): void {
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+  const add = (metric: { name: string; unit: string }, value: number | undefined) => {
+    if (value !== undefined)
+      metrics.addMetric(
+        metric.name,
+        metric.unit as (typeof MetricUnit)[keyof typeof MetricUnit],
+        value,
+      );
+  };
+  add(chatMetrics.outcome[report.outcome], 1);
+  add(chatMetrics.timeToFirstToken, report.timeToFirstTokenMs);
+  add(chatMetrics.timeToFirstTicket, report.timeToFirstTicketMs);
+  add(chatMetrics.retrievalLatency, report.retrievalMs);
+  add(chatMetrics.modelLatency, report.modelMs);
+  add(chatMetrics.inputTokens, report.inputTokens);
+  add(chatMetrics.outputTokens, report.outputTokens);
+  add(chatMetrics.estimatedCost, costUsd);
+  if (report.outcome !== 'replayed') {
+    add(chatMetrics.ticketsCited, report.ticketsCited);
+    add(chatMetrics.ticketsDropped, report.ticketsDropped);
+    add(chatMetrics.restrictedFiltered, report.restrictedFiltered);
+    add(chatMetrics.unverifiedReferences, report.unverifiedReferences);
+  }
+  if (report.failureCode === 'model_throttled') add(chatMetrics.modelThrottled, 1);
+  else if (report.failureCode && MODEL_FAILURES.has(report.failureCode)) {
+    add(chatMetrics.modelErrors, 1);
+  }
+  // Searchable in the EMF document, never dimensions (unbounded cardinality).
+  metrics.addMetadata('conversationId', report.conversationId);
+  metrics.addMetadata('modelId', report.modelId);
+  metrics.publishStoredMetrics();
+}
+
+const MODEL_FAILURES = new Set([
+  'model_rejected',
+  'model_unavailable',
+  'model_stream_failed',
+  'invalid_model_output',
+  'empty_model_output',
+  'model_output_truncated',
+]);

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+// What operators see once it runs (observability issue): through the local stack, the function's
+// stdout carries one JSON line per request, one per finished chat, and one EMF metrics document
+// per chat — the same lines CloudWatch Logs receives in AWS.
+
+type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack({ functionEnvironment: { LOG_LEVEL: 'INFO', METRICS: 'true' } });
+});
+afterAll(() => stack?.stop());
+
+/** The JSON lines written to stdout while `action` runs (and shortly after: the chat line). */
+async function stdoutLinesOf(action: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    await action();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  } finally {
+    spy.mockRestore();
+  }
+  return written
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('observability end to end', () => {
+  it('logs the request and the chat as JSON without text or user id, and publishes the chat metrics', async () => {
+    const user = 'observed-user';
+    let conversationId = '';
+    const lines = await stdoutLinesOf(async () => {
+      const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user });
+      expect(eventsNamed(response, 'result')).toHaveLength(1);
+      conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
+    });
+
+    const request = lines.find((line) => line.message === 'request');
+    expect(request).toMatchObject({
+      level: 'INFO',
+      service: 'service-desk-api',
+      method: 'POST',
+      route: '/api/chat',
+      status: 200,
+      request_id: expect.any(String),
+      owner_hash: expect.stringMatching(/^[0-9a-f]{16}$/),
+      cold_start: expect.any(Boolean),
+    });
+    const chat = lines.find((line) => line.message === 'chat finished');
+    expect(chat).toMatchObject({
+      conversation_id: conversationId,
+      outcome: 'complete',
+      model_id: 'offline.service-desk-responder',
+      owner_hash: request?.owner_hash,
+      input_tokens: expect.any(Number),
+      output_tokens: expect.any(Number),
+      time_to_first_token_ms: expect.any(Number),
+      retrieval_ms: expect.any(Number),
+      estimated_cost_usd: 0,
+    });
+    const everything = JSON.stringify(lines);
+    expect(everything).not.toContain('VPNにつながらない');
+    expect(everything).not.toContain(user);
+
+    const emf = lines.find((line) => line._aws !== undefined) as
+      | { _aws: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] } }
+      | undefined;
+    const directive = emf?._aws.CloudWatchMetrics[0];
+    expect(directive?.Namespace).toBe('ServiceDeskAssistant');
+    expect(directive?.Metrics.map((metric) => metric.Name)).toEqual(
+      expect.arrayContaining([
+        'ChatComplete',
+        'TimeToFirstToken',
+        'RetrievalLatency',
+        'ModelLatency',
+        'InputTokens',
+        'OutputTokens',
+        'EstimatedCostUSD',
+        'TicketsCited',
+      ]),
+    );
+    expect(emf).toMatchObject({ service: 'service-desk-api', conversationId, ChatComplete: 1 });
+  });
+
+  it("stores the answer's tokens and timings with the turn (turns[].usage)", async () => {
+    const response = await postChat(
+      stack.url,
+      { message: 'プリンターが動かない' },
+      { user: 'usage' },
+    );
+    const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
+    const stored = await callApi(
+      stack.url,
+      'GET',
+      `/api/conversations/${conversationId}`,
+      undefined,
+      {
+        user: 'usage',
+      },
+    );
+    const turns = (stored.json as { turns: { role: string; usage?: Record<string, number> }[] })
+      .turns;
+    expect(turns[0]?.usage).toBeUndefined();
+    expect(turns[1]?.usage).toEqual({
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+      timeToFirstTokenMs: expect.any(Number),
+      retrievalMs: expect.any(Number),
+      modelMs: expect.any(Number),
+    });
+    expect(turns[1]?.usage?.inputTokens).toBeGreaterThan(100);
+  });
+
+  it('logs a refused request with its status and code', async () => {
+    const lines = await stdoutLinesOf(() =>
+      callApi(stack.url, 'GET', '/api/conversations/01ARZ3NDEKTSV4RRFFQ69G5FAV', undefined, {
+        user: 'nobody',
+      }),
+    );
+    expect(lines.find((line) => line.message === 'request')).toMatchObject({
+      route: '/api/conversations/{id}',
+      status: 404,
+      error_code: 'not_found',
+      conversation_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+    });
+  });
+});
