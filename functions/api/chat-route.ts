@@ -3,6 +3,7 @@ import type {
   ChatModel,
   ChatTelemetry,
   ConversationStore,
+  DailyBudget,
   Retriever,
 } from '../chat/ports.js';
 import { beginChat, streamChat } from '../chat/run-chat.js';
@@ -20,6 +21,7 @@ export interface ChatRouteDependencies {
   readonly tokenBatchMs: number;
   readonly now: () => Date;
   readonly telemetry?: ChatTelemetry;
+  readonly budget?: DailyBudget;
 }
 
 /**

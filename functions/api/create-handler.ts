@@ -8,9 +8,11 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
+import { createDailyBudget } from '../adapters/dynamodb/daily-budget.js';
 import {
   type ChatModel,
   type ConversationStore,
+  type DailyBudget,
   defaultChatConfig,
   type Owner,
   type Retriever,
@@ -36,6 +38,7 @@ import {
 /** Replacements for tests; production passes none and gets the AWS adapters. */
 export interface HandlerOverrides {
   readonly store?: ConversationStore;
+  readonly budget?: DailyBudget;
   readonly retriever?: Retriever;
   readonly model?: ChatModel;
   readonly verifier?: AccessTokenVerifier;
@@ -48,19 +51,20 @@ export interface HandlerOverrides {
  */
 export function createHandler(config: FunctionConfig, overrides: HandlerOverrides = {}) {
   const region = config.AWS_REGION;
+  const documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region, endpoint: config.DYNAMODB_ENDPOINT }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+  const tables = { conversations: config.CONVERSATIONS_TABLE, turns: config.TURNS_TABLE };
   const store =
     overrides.store ??
     createDynamoDbConversationStore({
-      client: DynamoDBDocumentClient.from(
-        new DynamoDBClient({ region, endpoint: config.DYNAMODB_ENDPOINT }),
-        {
-          marshallOptions: { removeUndefinedValues: true },
-        },
-      ),
-      tables: { conversations: config.CONVERSATIONS_TABLE, turns: config.TURNS_TABLE },
+      client: documents,
+      tables,
       retentionDays: config.RETENTION_DAYS,
       cacheMaxBytes: config.TURN_CACHE_MAX_BYTES,
     });
+  const budget = overrides.budget ?? createDailyBudget({ documents, tables });
   const retriever =
     overrides.retriever ??
     createKnowledgeBaseRetriever({
@@ -99,6 +103,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
   const routes = {
     chat: createChatRoute({
       telemetry: observability.telemetry,
+      budget,
       store,
       retriever,
       model,
@@ -108,6 +113,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       config: {
         ...defaultChatConfig,
         numberOfResults: config.NUMBER_OF_RESULTS,
+        dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
         queryExpansion: config.QUERY_EXPANSION,
         maxTokens: config.MAX_TOKENS,
         archiveBudget: config.ARCHIVE_BUDGET_CHARS,

@@ -50,6 +50,11 @@ export const functionConfigSchema = z
       .min(0)
       .default(32 * 1024 * 1024),
     SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).default('HYBRID'),
+    /**
+     * Input + output tokens one user may spend per UTC day (a conditional DynamoDB counter checked
+     * before the model is called; over it: 429 until midnight UTC). 0 turns it off.
+     */
+    DAILY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(2_000_000),
     /** Powertools Logger level of the request and chat lines (never message text). */
     LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
     /** Publish the chat metrics (CloudWatch embedded metric format on stdout). */

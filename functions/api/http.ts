@@ -108,7 +108,8 @@ export function toErrorResponseBody(error: unknown): {
     return {
       statusCode,
       body: { error: { code, message: (error as Error).message } },
-      headers: {},
+      // A 429 over the daily budget says when it resets.
+      headers: typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
     };
   }
   return {

@@ -178,6 +178,36 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The user spent today's token budget (`ChatConfig.dailyTokenBudget`): nothing is written and no
+ * model is called until the budget resets at midnight UTC.
+ */
+export class DailyBudgetExceededError extends Error {
+  readonly statusCode = 429;
+  readonly code = 'daily_budget_exceeded';
+  readonly retryAfterSeconds: number;
+  constructor(
+    readonly resetsAt: Date,
+    now: Date,
+  ) {
+    super(
+      `Today's AI usage limit for your account is used up. It resets at ${resetsAt.toISOString()} (midnight UTC).`,
+    );
+    this.name = 'DailyBudgetExceededError';
+    this.retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
+  }
+}
+
+/**
+ * A per-user daily token budget: a counter per owner and UTC day. `admit` is the conditional
+ * check before a model call (false once the day's tokens reached `limit`); `spend` adds what an
+ * answer used. The DynamoDB adapter keeps it beside the idempotency markers.
+ */
+export interface DailyBudget {
+  admit(owner: Owner, day: string, limit: number): Promise<boolean>;
+  spend(owner: Owner, day: string, tokens: number): Promise<void>;
+}
+
 /** The `cursor` passed to `listConversations` was not one it returned. */
 export class InvalidCursorError extends Error {
   readonly statusCode = 400;
@@ -281,6 +311,8 @@ export interface Retriever {
 export interface ChatConfig {
   /** Chunks asked from the Knowledge Base per inquiry. @default 8 */
   readonly numberOfResults: number;
+  /** Input + output tokens one user may spend per UTC day; 0 turns the budget off. @default 0 */
+  readonly dailyTokenBudget: number;
   /**
    * Expand the retrieval query with the bilingual IT glossary (`retrieval-query.ts`), so a
    * question in one language finds tickets in the other. Measured by `npm run eval`. @default true
@@ -301,6 +333,7 @@ export interface ChatConfig {
 /** Every tunable but the model, which has no sensible default. */
 export const defaultChatConfig: Omit<ChatConfig, 'modelId'> = {
   numberOfResults: 8,
+  dailyTokenBudget: 0,
   queryExpansion: true,
   maxTokens: 8192,
   archiveBudget: 3000,

@@ -12,6 +12,8 @@ import {
   ClientMessageIdReusedError,
   type ConversationStore,
   type ConversationWithTurns,
+  type DailyBudget,
+  DailyBudgetExceededError,
   type GenerationClaim,
   type Owner,
   type RetrievedTicket,
@@ -68,11 +70,14 @@ export async function beginChat(
     deadline?: AbortSignal;
     /** The function's remaining time: how long this request may hold the generation claim. */
     remainingTimeMs?: () => number;
+    /** The per-user daily token budget (with `config.dailyTokenBudget` > 0). */
+    budget?: DailyBudget;
   },
 ): Promise<BegunChat> {
   const startedAtMs = performance.now();
   const now = dependencies.now();
   const startedAt = now.toISOString();
+  await admitWithinBudget(owner, now, dependencies);
   const restrictedIssueIds = new Set<string>();
   const earlySearch = request.conversationId
     ? undefined
@@ -112,6 +117,25 @@ export async function beginChat(
 }
 
 /**
+ * Over today's token budget nothing happens: no turn is written, no retrieval or model call is
+ * made, and the 429 says when the budget resets (midnight UTC).
+ */
+async function admitWithinBudget(
+  owner: Owner,
+  now: Date,
+  dependencies: { config: ChatConfig; budget?: DailyBudget },
+): Promise<void> {
+  const limit = dependencies.config.dailyTokenBudget;
+  if (!dependencies.budget || limit <= 0) return;
+  if (await dependencies.budget.admit(owner, utcDayOf(now), limit)) return;
+  const resetsAt = new Date(`${utcDayOf(now)}T00:00:00.000Z`);
+  resetsAt.setUTCDate(resetsAt.getUTCDate() + 1);
+  throw new DailyBudgetExceededError(resetsAt, now);
+}
+
+const utcDayOf = (time: Date) => time.toISOString().slice(0, 10);
+
+/**
  * A `clientMessageId` names one message: a retry must repeat it exactly, in the conversation it
  * went to (or, for a request that created one, as that conversation's first turn). Anything else
  * would replay an answer to a question that was not asked here and drop the new message.
@@ -136,6 +160,8 @@ export interface StreamChatDependencies {
   readonly deadline?: AbortSignal;
   /** Told how each chat ended (metrics, the request log); nothing when absent. */
   readonly telemetry?: ChatTelemetry;
+  /** Charged with each answer's tokens (with `config.dailyTokenBudget` > 0). */
+  readonly budget?: DailyBudget;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -281,6 +307,12 @@ export async function streamChat(
       await store
         .releaseGeneration(owner, clientMessageId, begun.generation.holder)
         .catch((error: unknown) => console.error('could not release the generation claim', error));
+    }
+    const spent = measured.outcome?.usage;
+    if (dependencies.budget && config.dailyTokenBudget > 0 && spent) {
+      await dependencies.budget
+        .spend(owner, begun.startedAt.slice(0, 10), spent.inputTokens + spent.outputTokens)
+        .catch((error: unknown) => console.error('could not charge the daily budget', error));
     }
     dependencies.telemetry?.chatFinished(reportOf(begun, config.modelId, measured, restricted));
   }

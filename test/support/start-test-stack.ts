@@ -29,6 +29,8 @@ export async function startTestStack(
       // The request and chat lines and the EMF metrics are checked in observability.test.ts;
       // elsewhere they would only bury the test output.
       LOG_LEVEL: 'SILENT',
+      // Tests run many chats per user; daily-budget.test.ts sets its own.
+      DAILY_TOKEN_BUDGET: '0',
       METRICS: 'false',
       ...options.functionEnvironment,
     },

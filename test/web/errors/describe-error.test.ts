@@ -70,3 +70,11 @@ describe('a store outage', () => {
     expect(isRetryableFailure({ code: 'not_found', httpStatus: 404 })).toBe(false);
   });
 });
+
+describe('the daily budget', () => {
+  it('says the allowance is used up and when it resets, not that the service is busy', () => {
+    const text = describeError({ code: 'daily_budget_exceeded', httpStatus: 429 }, 'en');
+    expect(text).toContain('midnight UTC');
+    expect(text).not.toContain('busy');
+  });
+});

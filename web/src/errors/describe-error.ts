@@ -42,6 +42,10 @@ const byReason = {
     ja: 'AI モデルの回答が途中で途切れたか、読み取れませんでした。もう一度お試しください。',
     en: "The AI model's answer broke off or could not be read. Please try again.",
   },
+  budget: {
+    ja: '本日の AI 利用上限に達しました。日本時間 9:00（UTC 0:00）にリセットされます。',
+    en: "You have used today's AI allowance. It resets at midnight UTC.",
+  },
   deleted: {
     ja: 'この会話は回答の途中で削除されました。新しい会話で質問し直してください。',
     en: 'This conversation was deleted while the answer was being written. Ask again in a new conversation.',
@@ -82,6 +86,7 @@ function reasonFromCode(code: string): Reason | undefined {
   if (/^(invalid|empty)_model_output$|^model_(stream_failed|output_truncated)$/.test(code)) {
     return 'model';
   }
+  if (code === 'daily_budget_exceeded') return 'budget';
   if (code === 'conversation_deleted') return 'deleted';
   if (code === 'answer_in_progress') return 'inProgress';
   if (code === 'client_message_id_reused') return 'reusedId';
