@@ -95,15 +95,16 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: undefined,
         },
         {
+          // Sorted: @aws-cdk/aws-iam:minimizePolicies.
           actions: [
-            'dynamodb:GetItem',
             'dynamodb:BatchGetItem',
-            'dynamodb:Query',
-            'dynamodb:PutItem',
-            'dynamodb:UpdateItem',
-            'dynamodb:DeleteItem',
             'dynamodb:BatchWriteItem',
             'dynamodb:ConditionCheckItem',
+            'dynamodb:DeleteItem',
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:Query',
+            'dynamodb:UpdateItem',
           ],
           resources: [
             '<ConversationTablesConversations.Arn>',

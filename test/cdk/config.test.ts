@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -13,6 +14,9 @@ import { defaultModelId, embeddingDimension, parseServiceDeskConfig } from '../.
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
 import { WebHosting } from '../../lib/constructs/web-hosting.js';
 import { resourceNamePrefix } from '../../lib/service-desk-stack.js';
+import { featureFlags } from './synthesize.js';
+
+const require = createRequire(import.meta.url);
 
 describe('parseServiceDeskConfig', () => {
   it('fills every default from an empty context', () => {
@@ -148,5 +152,14 @@ describe('WebHosting', () => {
           auth: { authority: 'a', clientId: 'c', domainUrl: 'https://d', userPoolId: 'p' },
         }),
     ).toThrowError(/Run npm run build first/);
+  });
+});
+
+describe('cdk.json', () => {
+  it('pins every feature flag the installed aws-cdk-lib recommends, at its recommended value', () => {
+    const recommended = JSON.parse(
+      readFileSync(require.resolve('aws-cdk-lib/recommended-feature-flags.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(featureFlags).toEqual(recommended);
   });
 });

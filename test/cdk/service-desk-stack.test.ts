@@ -40,7 +40,8 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
           '*',
           '<KnowledgeBaseDocuments.Arn>/*',
           '<WebAssets.Arn>/*',
-          'arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-123456789012-us-east-1/*',
+          // A literal partition: @aws-cdk/core:enablePartitionLiterals and a known region.
+          'arn:aws:s3:::cdk-hnb659fds-assets-123456789012-us-east-1/*',
         ],
       });
     });
