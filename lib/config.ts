@@ -89,6 +89,13 @@ export const serviceDeskConfigSchema = z
      * deletes the turns) this many days after its last activity.
      */
     retentionDays: integerSetting.min(1).max(3650).default(90),
+    /**
+     * Most API invocations that may run at once (Lambda reserved concurrency): a ceiling on
+     * model spend and table load if a client loops. Each open answer holds one for 30–90 s, so
+     * 20 serves ~100 active staff. It is taken from the account's unreserved pool, which must
+     * keep 10: an account whose concurrency quota is 10 (new accounts) must use 0. 0 = no cap.
+     */
+    apiReservedConcurrency: integerSetting.min(0).max(10_000).default(20),
     /** CloudWatch Logs retention of the functions. */
     logRetentionDays: integerSetting
       .refine((days) => (logRetentionValues as readonly number[]).includes(days), {

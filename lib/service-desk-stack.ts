@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import type * as logs from 'aws-cdk-lib/aws-logs';
+import { Aspects, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { ServiceDeskConfig } from './config.js';
 import { ApiFunction } from './constructs/api-function.js';
@@ -10,6 +10,7 @@ import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowled
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
 import { WebHosting } from './constructs/web-hosting.js';
+import { ProviderFunctionLogs } from './provider-function-logs.js';
 
 /** Files the stack packages, resolved by the caller (bin/app.ts: against the repository root). */
 export interface ServiceDeskPaths {
@@ -61,6 +62,12 @@ export class ServiceDeskStack extends Stack {
     const removalPolicy =
       config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const logRetention = config.logRetentionDays as logs.RetentionDays;
+    // The functions CDK adds (custom-resource providers, BucketDeployment) log here.
+    const providerLogGroup = new logs.LogGroup(this, 'ProviderLogs', {
+      retention: logRetention,
+      removalPolicy,
+    });
+    Aspects.of(this).add(new ProviderFunctionLogs(providerLogGroup));
 
     const tables = new ConversationTables(this, 'ConversationTables', { removalPolicy });
     new RetentionSweeper(this, 'RetentionSweeper', {
@@ -83,6 +90,7 @@ export class ServiceDeskStack extends Stack {
         deploymentRoleArn: config.deploymentRoleArn,
         adminRoleArns: config.collectionAdminRoleArns,
         removalPolicy,
+        providerLogGroup,
       });
       new CfnOutput(this, stackOutputNames.dataSourceId, { value: provisioned.dataSourceId });
       new CfnOutput(this, stackOutputNames.documentBucket, {
@@ -96,6 +104,7 @@ export class ServiceDeskStack extends Stack {
       allowedEmailDomains: config.allowedEmailDomains,
       removalPolicy,
       logRetention,
+      providerLogGroup,
     });
 
     const api = new ApiFunction(this, 'Api', {
@@ -109,6 +118,7 @@ export class ServiceDeskStack extends Stack {
       userPoolClientId: auth.userPoolClientId,
       retentionDays: config.retentionDays,
       numberOfResults: config.numberOfResults,
+      reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
       logRemovalPolicy: removalPolicy,
     });
@@ -131,6 +141,7 @@ export class ServiceDeskStack extends Stack {
       },
       webAclArn,
       removalPolicy,
+      providerLogGroup,
     });
     auth.allowSignInFrom(web.siteUrl);
 

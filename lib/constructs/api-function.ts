@@ -72,6 +72,11 @@ export interface ApiFunctionProps {
    * @default Duration.minutes(5)
    */
   readonly timeout?: Duration;
+  /**
+   * Reserved concurrency: the most invocations that run at once; 0 or undefined sets none.
+   * @default no cap
+   */
+  readonly reservedConcurrency?: number;
   /** @default 1024 (CPU scales with memory; JSON parsing and SSE encoding are CPU-bound) */
   readonly memorySize?: number;
   /** @default logs.RetentionDays.ONE_MONTH */
@@ -130,6 +135,7 @@ export class ApiFunction extends Construct {
       timeout: props.timeout ?? Duration.minutes(5),
       role: this.role,
       logGroup: this.logGroup,
+      reservedConcurrentExecutions: props.reservedConcurrency || undefined,
       // NODE_ENV=production turns off the per-event schema check of the SSE encoder (tests keep it).
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps', NODE_ENV: 'production' },
       bundling: nodeFunctionBundling,
@@ -172,6 +178,25 @@ export class ApiFunction extends Construct {
     ])) {
       this.role.addToPolicy(statement);
     }
+
+    // The first call to a third-party model (Anthropic) in an account makes Bedrock subscribe
+    // to it in AWS Marketplace on the caller's behalf; without these the call returns
+    // AccessDeniedException. Only through Bedrock: aws:CalledViaLast. Unsubscribe is never
+    // needed. https://docs.aws.amazon.com/bedrock/latest/userguide/model-access.html
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'SubscribeToModelOnFirstUse',
+        actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
+      }),
+    );
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'AWS Marketplace subscriptions have no resource ARN; the grant is Subscribe and ' +
+        'ViewSubscriptions only, and only when Bedrock makes the call (aws:CalledViaLast).',
+    });
 
     if (inferenceProfilePrefix(props.modelId)) {
       Validations.of(this.role).acknowledge({

@@ -9,6 +9,7 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import * as cr from 'aws-cdk-lib/custom-resources';
@@ -70,6 +71,11 @@ export interface KnowledgeBaseProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Log group of the provider functions (BucketDeployment, AwsCustomResource).
+   * @default CDK-managed `/aws/lambda/<function>` groups
+   */
+  readonly providerLogGroup?: logs.ILogGroup;
 }
 
 /**
@@ -125,6 +131,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       destinationKeyPrefix: ticketsKeyPrefix,
       // Deleted tickets disappear from the bucket, and the next ingestion removes their vectors.
       prune: true,
+      logGroup: props.providerLogGroup,
     });
     acknowledgeBucketDeploymentProvider(this, this.documentBucket);
     Validations.of(this.documentBucket).acknowledge({
@@ -333,6 +340,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       // The Lambda runtime's bundled SDK has bedrock-agent; installing one at deploy time would
       // need npm and the internet from the provider function.
       installLatestAwsSdk: false,
+      logGroup: props.providerLogGroup,
     });
     ingestion.node.addDependency(upload, dataSource);
     acknowledgeAwsCustomResourceProvider(this);

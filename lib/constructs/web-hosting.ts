@@ -4,6 +4,7 @@ import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
@@ -38,6 +39,11 @@ export interface WebHostingProps {
   readonly webAclArn?: string;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Log group of the BucketDeployment provider function.
+   * @default a CDK-managed `/aws/lambda/<function>` group
+   */
+  readonly providerLogGroup?: logs.ILogGroup;
 }
 
 /**
@@ -188,6 +194,7 @@ export class WebHosting extends Construct {
       ],
       destinationBucket: this.bucket,
       prune: true,
+      logGroup: props.providerLogGroup,
       // index.html and config.json change on every deploy; hashed assets never do.
       distribution: this.distribution,
       distributionPaths: ['/index.html', '/config.json'],

@@ -40,6 +40,8 @@ describe('ServiceDeskStack (default config): API function', () => {
         MemorySize: 1024,
         Timeout: 300,
         Handler: 'index.handler',
+        // apiReservedConcurrency's default caps concurrent answers.
+        ReservedConcurrentExecutions: 20,
       });
       const logGroupId = functions[0]?.Properties.LoggingConfig.LogGroup.Ref;
       expect(template.toJSON().Resources[logGroupId]).toMatchObject({
@@ -129,6 +131,12 @@ describe('ServiceDeskStack (default config): API function', () => {
             'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
           ],
           condition: { ArnLike: { 'bedrock:InferenceProfileArn': expect.anything() } },
+        },
+        {
+          // Bedrock subscribes to a Marketplace model on its first call, as the caller.
+          actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
+          resources: ['*'],
+          condition: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
         },
       ]);
       expect(renderArn(statements[4]?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(

@@ -2,10 +2,12 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type CfnJson,
+  renderArn,
   type SynthesizedServiceDesk,
   synthesizeServiceDesk,
   wildcardResources,
 } from './synthesize.js';
+import { logRetentionByFunction } from './template-queries.js';
 
 /**
  * The other supported shape: an existing Knowledge Base, a region other than us-east-1 (so the
@@ -24,6 +26,8 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
       enableWaf: 'true',
       removalPolicy: 'destroy',
       allowedEmailDomains: 'example.com, example.co.jp',
+      apiReservedConcurrency: '0',
+      logRetentionDays: '7',
     });
     template = synthesized.template;
   });
@@ -63,31 +67,20 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
 
   it('invokes the APAC profile, and its model in other regions only through that profile', () => {
     expect(wildcardResources(template).ApiRoleDefaultPolicy).toEqual([
+      // Marketplace subscriptions on first model use (aws:CalledViaLast = Bedrock).
+      '*',
       'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
     ]);
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: [
-          {},
-          {},
-          {},
-          {
-            Action: 'bedrock:InvokeModelWithResponseStream',
-            Resource: {
-              'Fn::Join': [
-                '',
-                [
-                  'arn:',
-                  { Ref: 'AWS::Partition' },
-                  ':bedrock:ap-northeast-1:123456789012:inference-profile/apac.anthropic.claude-sonnet-4-5-20250929-v1:0',
-                ],
-              ],
-            },
-          },
-          {},
-        ],
-      },
-    });
+    const profileGrants = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) =>
+        (policy.Properties.PolicyDocument.Statement as CfnJson[]).filter(
+          (statement) =>
+            statement.Action === 'bedrock:InvokeModelWithResponseStream' && !statement.Condition,
+        ),
+    );
+    expect(profileGrants.map((statement) => renderArn(statement.Resource))).toEqual([
+      'arn:<AWS::Partition>:bedrock:ap-northeast-1:123456789012:inference-profile/apac.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    ]);
   });
 
   it('creates the rate-limiting web ACL in us-east-1 and attaches it across regions', () => {
@@ -125,6 +118,23 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
         PreSignUp: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AuthEmailDomainCheck'), 'Arn'] },
       },
     });
+  });
+
+  it('sets no reserved concurrency when apiReservedConcurrency is 0', () => {
+    const [api] = Object.values(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+      }),
+    );
+    expect(api?.Properties).toBeDefined();
+    expect(api?.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('keeps the logs of every function, the auto-delete provider included, for logRetentionDays', () => {
+    const retention = logRetentionByFunction(template);
+    // API, sweeper, e-mail check, AwsCustomResource provider, BucketDeployment, auto-delete.
+    expect(Object.keys(retention)).toHaveLength(6);
+    expect(new Set(Object.values(retention))).toEqual(new Set([7]));
   });
 
   it('deletes tables, user pool and buckets on destroy', () => {
