@@ -140,8 +140,11 @@ export const serviceDeskConfigSchema = z
     apiEntry: z.string().default('functions/api/handler.ts'),
     /** Retention sweeper entry, relative to the repository root. */
     retentionEntry: z.string().default('functions/retention/handler.ts'),
-    /** Built web app (`npm run build`), relative to the repository root. */
-    webDistPath: z.string().default('web/dist'),
+    /**
+     * A web app built earlier (`npm run build` → `web/dist`), relative to the repository root,
+     * deployed as it is. Unset: synthesis builds `web/` with Vite.
+     */
+    webDistPath: z.string().optional(),
     /** Ticket documents for the Knowledge Base, relative to the repository root. */
     ticketsPath: z.string().default('data/tickets'),
   })

@@ -9,6 +9,7 @@ import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
+import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
 import { WebHosting } from './constructs/web-hosting.js';
 import { ProviderFunctionLogs } from './provider-function-logs.js';
 
@@ -18,8 +19,8 @@ export interface ServiceDeskPaths {
   readonly apiEntry: string;
   /** The retention sweeper module (`functions/retention/handler.ts`). */
   readonly retentionEntry: string;
-  /** The built web app (`web/dist`). */
-  readonly webDistPath: string;
+  /** The web app: built by an earlier `npm run build`, or built with Vite during synthesis. */
+  readonly webApp: WebAppInput;
   /** The Knowledge Base documents (`data/tickets`); unused with `existingKnowledgeBaseId`. */
   readonly ticketsPath: string;
 }
@@ -131,7 +132,7 @@ export class ServiceDeskStack extends Stack {
     }
 
     const web = new WebHosting(this, 'Web', {
-      webDistPath: paths.webDistPath,
+      webApp: webAppSource(paths.webApp),
       functionUrl: api.functionUrl,
       auth: {
         authority: auth.authority,

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -21,8 +19,8 @@ export interface WebAuthSettings {
 }
 
 export interface WebHostingProps {
-  /** The built web app (`web/dist`, containing `index.html`). */
-  readonly webDistPath: string;
+  /** The web app's files (`index.html` at the root): {@link webAppSource}. */
+  readonly webApp: s3deploy.ISource;
   /** The API function's URL (AWS_IAM auth, RESPONSE_STREAM), served at `/api/*`. */
   readonly functionUrl: lambda.IFunctionUrl;
   readonly auth: WebAuthSettings;
@@ -65,12 +63,6 @@ export class WebHosting extends Construct {
   constructor(scope: Construct, id: string, props: WebHostingProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    if (!existsSync(join(props.webDistPath, 'index.html'))) {
-      throw new Error(
-        `The web app is not built: ${join(props.webDistPath, 'index.html')} is missing. ` +
-          'Run npm run build first.',
-      );
-    }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     this.bucket = new s3.Bucket(this, 'Assets', {
@@ -175,7 +167,7 @@ export class WebHosting extends Construct {
 
     new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [
-        s3deploy.Source.asset(props.webDistPath),
+        props.webApp,
         // Last, so it replaces the local-mode config.json of the build (later sources win).
         s3deploy.Source.jsonData('config.json', {
           apiBase: '/api',
