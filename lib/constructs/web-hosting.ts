@@ -7,6 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { acknowledgeBucketDeploymentProvider } from '../nag-acknowledgements.js';
+import { accountGlobalName } from './account-global-name.js';
 
 /** The Cognito settings the web app reads from `/config.json`. */
 export interface WebAuthSettings {
@@ -90,6 +91,7 @@ export class WebHosting extends Construct {
       "object-src 'none'",
     ].join('; ');
     const securityHeaders = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      responseHeadersPolicyName: accountGlobalName(this, 'security-headers'),
       comment: 'Service desk: CSP, HSTS, no framing, no sniffing',
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy, override: true },
@@ -134,7 +136,11 @@ export class WebHosting extends Construct {
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       webAclId: props.webAclArn,
       defaultBehavior: {
-        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket, {
+          originAccessControl: new cloudfront.S3OriginAccessControl(this, 'WebOriginAccess', {
+            originAccessControlName: accountGlobalName(this, 'web-oac'),
+          }),
+        }),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
         responseHeadersPolicy: securityHeaders,
@@ -146,6 +152,11 @@ export class WebHosting extends Construct {
         '/api/*': {
           origin: origins.FunctionUrlOrigin.withOriginAccessControl(props.functionUrl, {
             readTimeout: props.apiReadTimeout ?? Duration.seconds(60),
+            originAccessControl: new cloudfront.FunctionUrlOriginAccessControl(
+              this,
+              'ApiOriginAccess',
+              { originAccessControlName: accountGlobalName(this, 'api-oac') },
+            ),
           }),
           // A redirect would turn a POST into a GET.
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,

@@ -107,8 +107,9 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
 
   it('keeps the logs of every function, CDK providers included, for logRetentionDays', () => {
     const retention = logRetentionByFunction(template);
-    // The API, the retention sweeper, and CDK's BucketDeployment and AwsCustomResource providers.
-    expect(Object.keys(retention)).toHaveLength(4);
+    // The API, the retention sweeper, the vector-index wait, and CDK's BucketDeployment and
+    // AwsCustomResource providers.
+    expect(Object.keys(retention)).toHaveLength(5);
     expect(new Set(Object.values(retention))).toEqual(new Set([30]));
   });
 
