@@ -306,6 +306,24 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
         }),
       ],
     });
+    if (!props.embeddingModelId.startsWith('amazon.')) {
+      // A third-party embedding model (Cohere) is a Marketplace product: Bedrock subscribes to
+      // it on the first call, as this role (see the API function's SubscribeToModelOnFirstUse).
+      rolePolicy.addStatements(
+        new iam.PolicyStatement({
+          sid: 'SubscribeToModelOnFirstUse',
+          actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
+        }),
+      );
+      Validations.of(rolePolicy).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'AWS Marketplace subscriptions have no resource ARN; Subscribe and ViewSubscriptions ' +
+          'only, and only when Bedrock makes the call (aws:CalledViaLast).',
+      });
+    }
     Validations.of(rolePolicy).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.documentBucket.node.defaultChild as s3.CfnBucket)}.Arn>/${ticketsKeyPrefix}*]`,
       reason:

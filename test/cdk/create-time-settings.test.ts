@@ -31,6 +31,12 @@ function synthesizeNames(settings: Settings) {
     collection: property('AWS::OpenSearchServerless::Collection', (p) => p.Name as string),
     index: property('AWS::OpenSearchServerless::Index', (p) => p.IndexName),
     knowledgeBase: property('AWS::Bedrock::KnowledgeBase', (p) => p.Name),
+    marketplaceActions: Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) =>
+        (policy.Properties.PolicyDocument.Statement as CfnJson[])
+          .filter((statement) => statement.Sid === 'SubscribeToModelOnFirstUse')
+          .map((statement) => ({ actions: statement.Action, condition: statement.Condition })),
+    ),
     knowledgeBaseIndex: property(
       'AWS::Bedrock::KnowledgeBase',
       (p) => p.StorageConfiguration.OpensearchServerlessConfiguration.VectorIndexName,
@@ -73,6 +79,19 @@ describe('Knowledge Base names under create-time-only settings', () => {
     expect(after.knowledgeBase).not.toBe(before.knowledgeBase);
     expect(after.knowledgeBaseIndex).toBe(after.index);
     expect(after.policies).toBe(before.policies);
+  });
+
+  it('let the Knowledge Base role subscribe to a Marketplace embedding model (Cohere) only', () => {
+    expect(before.marketplaceActions).toEqual([]);
+    expect(
+      synthesizeNames({ ...defaults, embeddingModelId: 'cohere.embed-multilingual-v3' })
+        .marketplaceActions,
+    ).toEqual([
+      {
+        actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
+        condition: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
+      },
+    ]);
   });
 
   it('give a new collection and Knowledge Base when standby replicas are turned on', () => {
