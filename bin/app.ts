@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { configKeys, parseServiceDeskConfig } from '../lib/config.js';
+import type { WebAppInput } from '../lib/constructs/web-app-source.js';
 import { addServiceDeskStacks } from '../lib/service-desk-app.js';
 
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,21 +19,31 @@ const config = parseServiceDeskConfig(
   ),
 );
 
+// Without webDistPath the web app is built with Vite during synthesis (asset bundling), as
+// the functions are bundled with esbuild: a fresh clone needs only `npm ci`.
+const webApp: WebAppInput = config.webDistPath
+  ? { prebuilt: join(repositoryRoot, config.webDistPath) }
+  : { viteConfig: join(repositoryRoot, 'web/vite.config.ts') };
 const paths = {
   apiEntry: join(repositoryRoot, config.apiEntry),
   retentionEntry: join(repositoryRoot, config.retentionEntry),
-  webDistPath: join(repositoryRoot, config.webDistPath),
+  webApp,
   ticketsPath: join(repositoryRoot, config.ticketsPath),
 };
-const missing = [
+const required: [path: string, what: string][] = [
   [paths.apiEntry, 'the API handler'],
   [paths.retentionEntry, 'the retention sweeper'],
-  [join(paths.webDistPath, 'index.html'), 'the built web app'],
-  ...(config.existingKnowledgeBaseId ? [] : [[paths.ticketsPath, 'the ticket documents']]),
-].filter(([path]) => !existsSync(path as string));
+  'prebuilt' in webApp
+    ? [join(webApp.prebuilt, 'index.html'), 'the built web app (webDistPath; npm run build)']
+    : [webApp.viteConfig, 'the web app'],
+  ...(config.existingKnowledgeBaseId
+    ? []
+    : [[paths.ticketsPath, 'the ticket documents'] as [string, string]]),
+];
+const missing = required.filter(([path]) => !existsSync(path));
 if (missing.length > 0) {
   const list = missing.map(([path, what]) => `  - ${what}: ${path}`).join('\n');
-  console.error(`Cannot synthesize, files are missing (run npm run build first):\n${list}`);
+  console.error(`Cannot synthesize, files are missing:\n${list}`);
   process.exit(1);
 }
 

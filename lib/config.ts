@@ -95,6 +95,18 @@ export const serviceDeskConfigSchema = z
      * deletes the turns) this many days after its last activity.
      */
     retentionDays: integerSetting.min(1).max(3650).default(90),
+    /**
+     * Most API invocations that may run at once (Lambda reserved concurrency): a ceiling on
+     * model spend and table load if a client loops. Each open answer holds one for 30–90 s, so
+     * 20 serves ~100 active staff. It is taken from the account's unreserved pool, which must
+     * keep 10: an account whose concurrency quota is 10 (new accounts) must use 0. 0 = no cap.
+     */
+    /**
+     * Input + output tokens one staff member may spend per UTC day (conditional DynamoDB counter
+     * checked before the model is called; over it: 429 until midnight UTC). 0 = no budget.
+     */
+    dailyTokenBudget: integerSetting.min(0).default(2_000_000),
+    apiReservedConcurrency: integerSetting.min(0).max(10_000).default(0),
     /** CloudWatch Logs retention of the functions. */
     logRetentionDays: integerSetting
       .refine((days) => (logRetentionValues as readonly number[]).includes(days), {
@@ -139,8 +151,11 @@ export const serviceDeskConfigSchema = z
     apiEntry: z.string().default('functions/api/handler.ts'),
     /** Retention sweeper entry, relative to the repository root. */
     retentionEntry: z.string().default('functions/retention/handler.ts'),
-    /** Built web app (`npm run build`), relative to the repository root. */
-    webDistPath: z.string().default('web/dist'),
+    /**
+     * A web app built earlier (`npm run build` → `web/dist`), relative to the repository root,
+     * deployed as it is. Unset: synthesis builds `web/` with Vite.
+     */
+    webDistPath: z.string().optional(),
     /** Ticket documents for the Knowledge Base, relative to the repository root. */
     ticketsPath: z.string().default('data/tickets'),
   })

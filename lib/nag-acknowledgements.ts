@@ -1,4 +1,4 @@
-import { type CfnResource, DefaultStackSynthesizer, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnResource, DefaultStackSynthesizer, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 
@@ -39,7 +39,7 @@ export function acknowledgeBucketDeploymentProvider(
       }),
     ),
     {
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${assetBucketName(stack)}/*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:${partitionAsNagRendersIt(stack)}:s3:::${assetBucketName(stack)}/*]`,
       reason: `${copy}reads the uploaded asset zip from the CDK bootstrap bucket.`,
     },
     {
@@ -63,6 +63,14 @@ export function acknowledgeAwsCustomResourceProvider(scope: IConstruct): void {
       'AwsCustomResource provider (AWS-maintained): logs through the AWS-managed basic role; ' +
       'its API permissions are separate per-resource policies scoped to exact ARNs.',
   });
+}
+
+/**
+ * `aws` when the partition is known at synth time (`@aws-cdk/core:enablePartitionLiterals` and a
+ * concrete region), else the pseudo parameter as cdk-nag renders it.
+ */
+function partitionAsNagRendersIt(stack: Stack): string {
+  return Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition;
 }
 
 /** The S3 asset bucket name, with CloudFormation pseudo parameters as cdk-nag renders them. */

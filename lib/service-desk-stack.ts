@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import type * as logs from 'aws-cdk-lib/aws-logs';
+import { Aspects, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { ServiceDeskConfig } from './config.js';
 import { ApiFunction } from './constructs/api-function.js';
@@ -9,7 +9,9 @@ import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
+import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
 import { WebHosting } from './constructs/web-hosting.js';
+import { ProviderFunctionLogs } from './provider-function-logs.js';
 
 /** Files the stack packages, resolved by the caller (bin/app.ts: against the repository root). */
 export interface ServiceDeskPaths {
@@ -17,8 +19,8 @@ export interface ServiceDeskPaths {
   readonly apiEntry: string;
   /** The retention sweeper module (`functions/retention/handler.ts`). */
   readonly retentionEntry: string;
-  /** The built web app (`web/dist`). */
-  readonly webDistPath: string;
+  /** The web app: built by an earlier `npm run build`, or built with Vite during synthesis. */
+  readonly webApp: WebAppInput;
   /** The Knowledge Base documents (`data/tickets`); unused with `existingKnowledgeBaseId`. */
   readonly ticketsPath: string;
 }
@@ -61,6 +63,12 @@ export class ServiceDeskStack extends Stack {
     const removalPolicy =
       config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const logRetention = config.logRetentionDays as logs.RetentionDays;
+    // The functions CDK adds (custom-resource providers, BucketDeployment) log here.
+    const providerLogGroup = new logs.LogGroup(this, 'ProviderLogs', {
+      retention: logRetention,
+      removalPolicy,
+    });
+    Aspects.of(this).add(new ProviderFunctionLogs(providerLogGroup));
 
     const tables = new ConversationTables(this, 'ConversationTables', { removalPolicy });
     new RetentionSweeper(this, 'RetentionSweeper', {
@@ -83,6 +91,7 @@ export class ServiceDeskStack extends Stack {
         deploymentRoleArn: config.deploymentRoleArn,
         adminRoleArns: config.collectionAdminRoleArns,
         removalPolicy,
+        providerLogGroup,
       });
       new CfnOutput(this, stackOutputNames.dataSourceId, { value: provisioned.dataSourceId });
       new CfnOutput(this, stackOutputNames.documentBucket, {
@@ -96,6 +105,7 @@ export class ServiceDeskStack extends Stack {
       allowedEmailDomains: config.allowedEmailDomains,
       removalPolicy,
       logRetention,
+      providerLogGroup,
     });
 
     const api = new ApiFunction(this, 'Api', {
@@ -110,6 +120,8 @@ export class ServiceDeskStack extends Stack {
       retentionDays: config.retentionDays,
       numberOfResults: config.numberOfResults,
       queryExpansion: config.queryExpansion,
+      dailyTokenBudget: config.dailyTokenBudget,
+      reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
       logRemovalPolicy: removalPolicy,
     });
@@ -122,7 +134,7 @@ export class ServiceDeskStack extends Stack {
     }
 
     const web = new WebHosting(this, 'Web', {
-      webDistPath: paths.webDistPath,
+      webApp: webAppSource(paths.webApp),
       functionUrl: api.functionUrl,
       auth: {
         authority: auth.authority,
@@ -132,6 +144,7 @@ export class ServiceDeskStack extends Stack {
       },
       webAclArn,
       removalPolicy,
+      providerLogGroup,
     });
     auth.allowSignInFrom(web.siteUrl);
 

@@ -24,6 +24,7 @@ export const apiEnvironmentNames = {
   retentionDays: 'RETENTION_DAYS',
   numberOfResults: 'NUMBER_OF_RESULTS',
   queryExpansion: 'QUERY_EXPANSION',
+  dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
 } as const;
 
 /**
@@ -69,12 +70,19 @@ export interface ApiFunctionProps {
   readonly numberOfResults: number;
   /** Expand retrieval queries with the bilingual glossary. @default false */
   readonly queryExpansion?: boolean;
+  /** Tokens per user per UTC day; 0 = no budget. @default 2_000_000 */
+  readonly dailyTokenBudget?: number;
   /**
    * Longer than the longest answer: generation of a full `results` answer takes ~30–90 s, and a
    * timed-out stream loses its final `result` event.
    * @default Duration.minutes(5)
    */
   readonly timeout?: Duration;
+  /**
+   * Reserved concurrency: the most invocations that run at once; 0 or undefined sets none.
+   * @default no cap
+   */
+  readonly reservedConcurrency?: number;
   /** @default 1024 (CPU scales with memory; JSON parsing and SSE encoding are CPU-bound) */
   readonly memorySize?: number;
   /** @default logs.RetentionDays.ONE_MONTH */
@@ -122,6 +130,7 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.retentionDays]: String(props.retentionDays),
       [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
       [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),
+      [apiEnvironmentNames.dailyTokenBudget]: String(props.dailyTokenBudget ?? 2_000_000),
     };
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
@@ -134,6 +143,7 @@ export class ApiFunction extends Construct {
       timeout: props.timeout ?? Duration.minutes(5),
       role: this.role,
       logGroup: this.logGroup,
+      reservedConcurrentExecutions: props.reservedConcurrency || undefined,
       // NODE_ENV=production turns off the per-event schema check of the SSE encoder (tests keep it).
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps', NODE_ENV: 'production' },
       bundling: nodeFunctionBundling,
@@ -176,6 +186,25 @@ export class ApiFunction extends Construct {
     ])) {
       this.role.addToPolicy(statement);
     }
+
+    // The first call to a third-party model (Anthropic) in an account makes Bedrock subscribe
+    // to it in AWS Marketplace on the caller's behalf; without these the call returns
+    // AccessDeniedException. Only through Bedrock: aws:CalledViaLast. Unsubscribe is never
+    // needed. https://docs.aws.amazon.com/bedrock/latest/userguide/model-access.html
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'SubscribeToModelOnFirstUse',
+        actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
+      }),
+    );
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'AWS Marketplace subscriptions have no resource ARN; the grant is Subscribe and ' +
+        'ViewSubscriptions only, and only when Bedrock makes the call (aws:CalledViaLast).',
+    });
 
     if (inferenceProfilePrefix(props.modelId)) {
       Validations.of(this.role).acknowledge({

@@ -24,6 +24,11 @@ export interface AuthProps {
   readonly removalPolicy?: RemovalPolicy;
   /** Retention of the pre sign-up trigger's logs. @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * Log group of the AwsCustomResource provider function.
+   * @default a CDK-managed `/aws/lambda/<function>` group
+   */
+  readonly providerLogGroup?: logs.ILogGroup;
 }
 
 /**
@@ -45,9 +50,11 @@ export class Auth extends Construct {
   /** OIDC issuer: `https://cognito-idp.<region>.amazonaws.com/<pool id>` */
   readonly authority: string;
   readonly userPoolClientId: string;
+  private readonly providerLogGroup?: logs.ILogGroup;
 
   constructor(scope: Construct, id: string, props: AuthProps = {}) {
     super(scope, id);
+    this.providerLogGroup = props.providerLogGroup;
     const stack = Stack.of(this);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const allowedEmailDomains = props.allowedEmailDomains ?? [];
@@ -156,6 +163,7 @@ export class Auth extends Construct {
       onUpdate: update,
       policy: cr.AwsCustomResourcePolicy.fromSdkCalls({ resources: [this.userPool.userPoolArn] }),
       installLatestAwsSdk: false,
+      logGroup: this.providerLogGroup,
     });
     resource.node.addDependency(this.client);
     acknowledgeAwsCustomResourceProvider(this);

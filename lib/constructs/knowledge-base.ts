@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import {
   Aws,
   aws_bedrock as bedrock,
+  CustomResource,
   DefaultStackSynthesizer,
+  Duration,
   Fn,
   aws_opensearchserverless as oss,
   RemovalPolicy,
@@ -9,6 +12,8 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import * as cr from 'aws-cdk-lib/custom-resources';
@@ -34,7 +39,45 @@ export const knowledgeBaseFields = {
   metadata: 'AMAZON_BEDROCK_METADATA',
 } as const;
 
-export const vectorIndexName = 'bedrock-knowledge-base-default-index';
+/**
+ * The physical names of the collection, vector index and Knowledge Base, derived from the
+ * settings CloudFormation cannot change in place, so that changing one creates new resources
+ * under new names instead of failing:
+ *
+ * - `standbyReplicas` is create-only on the collection, whose name is fixed → the name says
+ *   whether it has standby replicas;
+ * - a `knn_vector` field's dimension (and method) cannot change on an existing index, and
+ *   `AWS::OpenSearchServerless::Index` replaces only when its name changes → the index name is a
+ *   hash of the embedding model and the whole mapping (vectors of two models must not share one
+ *   index either);
+ * - a Knowledge Base's storage and embedding settings are create-only and its name must be
+ *   unique → its name joins the collection name and the index hash.
+ *
+ * The security and access policies name both possible collections, so they do not change
+ * when the collection does.
+ */
+export function knowledgeBaseNames(
+  namePrefix: string,
+  settings: {
+    readonly standbyReplicas: boolean;
+    readonly embeddingModelId: string;
+    readonly mappings: unknown;
+  },
+) {
+  const collectionNames = [`${namePrefix}-tickets`, `${namePrefix}-tickets-sr`] as const;
+  const collection = collectionNames[settings.standbyReplicas ? 1 : 0];
+  const indexHash = createHash('sha256')
+    .update(JSON.stringify([settings.embeddingModelId, settings.mappings]))
+    .digest('hex')
+    .slice(0, 8);
+  return {
+    collection,
+    /** Every name the collection may have; the policies cover them all. */
+    collectionNames,
+    index: `tickets-${indexHash}`,
+    knowledgeBase: `${collection}-${indexHash}`,
+  };
+}
 
 /** Key prefix of the ticket documents in the data source bucket. */
 export const ticketsKeyPrefix = 'tickets/';
@@ -70,6 +113,11 @@ export interface KnowledgeBaseProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Log group of the provider functions (BucketDeployment, AwsCustomResource).
+   * @default CDK-managed `/aws/lambda/<function>` groups
+   */
+  readonly providerLogGroup?: logs.ILogGroup;
 }
 
 /**
@@ -98,6 +146,8 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
   readonly documentBucket: s3.Bucket;
   readonly collection: oss.CfnCollection;
   readonly index: oss.CfnIndex;
+  /** `tickets-<hash of the embedding model and mapping>`: {@link knowledgeBaseNames}. */
+  readonly vectorIndexName: string;
   /** SHA-256 of the ticket files; a new value starts a new ingestion job. */
   readonly documentsHash: string;
 
@@ -109,7 +159,32 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     }
     this.documentsHash = hashTicketDocuments(props.ticketsPath);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const collectionName = `${props.namePrefix}-tickets`;
+    const dimension = embeddingDimension(props.embeddingModelId);
+    const mappings = {
+      properties: {
+        [knowledgeBaseFields.vector]: {
+          type: 'knn_vector',
+          dimension,
+          method: {
+            name: 'hnsw',
+            engine: 'faiss',
+            spaceType: 'l2',
+            parameters: { efConstruction: 512, m: 16 },
+          },
+        },
+        // Indexed text enables HYBRID (keyword + vector) search, which helps ticket numbers
+        // and product names that embeddings blur.
+        [knowledgeBaseFields.text]: { type: 'text', index: true },
+        [knowledgeBaseFields.metadata]: { type: 'text', index: false },
+      },
+    };
+    const names = knowledgeBaseNames(props.namePrefix, {
+      standbyReplicas: props.standbyReplicas ?? false,
+      embeddingModelId: props.embeddingModelId,
+      mappings,
+    });
+    this.vectorIndexName = names.index;
+    const collectionResources = names.collectionNames.map((name) => `collection/${name}`);
 
     // --- documents -----------------------------------------------------------------------
     this.documentBucket = new s3.Bucket(this, 'Documents', {
@@ -125,6 +200,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       destinationKeyPrefix: ticketsKeyPrefix,
       // Deleted tickets disappear from the bucket, and the next ingestion removes their vectors.
       prune: true,
+      logGroup: props.providerLogGroup,
     });
     acknowledgeBucketDeploymentProvider(this, this.documentBucket);
     Validations.of(this.documentBucket).acknowledge({
@@ -150,7 +226,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       name: `${props.namePrefix}-enc`,
       type: 'encryption',
       policy: JSON.stringify({
-        Rules: [{ ResourceType: 'collection', Resource: [`collection/${collectionName}`] }],
+        Rules: [{ ResourceType: 'collection', Resource: collectionResources }],
         AWSOwnedKey: true,
       }),
     });
@@ -161,7 +237,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       type: 'network',
       policy: JSON.stringify([
         {
-          Rules: [{ ResourceType: 'collection', Resource: [`collection/${collectionName}`] }],
+          Rules: [{ ResourceType: 'collection', Resource: collectionResources }],
           AllowFromPublic: true,
         },
       ]),
@@ -171,7 +247,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       name: `${props.namePrefix}-data`,
       type: 'data',
       policy: stack.toJsonString(
-        vectorCollectionAccessRules(collectionName, {
+        vectorCollectionAccessRules(names.collectionNames, {
           knowledgeBaseRole: role.roleArn,
           administrators: [deploymentRoleArn, ...(props.adminRoleArns ?? [])],
         }),
@@ -179,7 +255,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     });
 
     this.collection = new oss.CfnCollection(this, 'Collection', {
-      name: collectionName,
+      name: names.collection,
       type: 'VECTORSEARCH',
       standbyReplicas: props.standbyReplicas ? 'ENABLED' : 'DISABLED',
       description: 'Ticket vectors for the service-desk Knowledge Base',
@@ -191,30 +267,12 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     this.collection.addResourceDependency(networkPolicy);
     this.collection.addResourceDependency(dataAccessPolicy);
 
-    const dimension = embeddingDimension(props.embeddingModelId);
     this.index = new oss.CfnIndex(this, 'VectorIndex', {
       collectionEndpoint: this.collection.attrCollectionEndpoint,
-      indexName: vectorIndexName,
+      indexName: names.index,
       // Without knn true the mapping's `method` is rejected.
       settings: { index: { knn: true, knnAlgoParamEfSearch: 512 } },
-      mappings: {
-        properties: {
-          [knowledgeBaseFields.vector]: {
-            type: 'knn_vector',
-            dimension,
-            method: {
-              name: 'hnsw',
-              engine: 'faiss',
-              spaceType: 'l2',
-              parameters: { efConstruction: 512, m: 16 },
-            },
-          },
-          // Indexed text enables HYBRID (keyword + vector) search, which helps ticket numbers
-          // and product names that embeddings blur.
-          [knowledgeBaseFields.text]: { type: 'text', index: true },
-          [knowledgeBaseFields.metadata]: { type: 'text', index: false },
-        },
-      },
+      mappings,
     });
     this.index.addResourceDependency(this.collection);
     this.index.addResourceDependency(dataAccessPolicy);
@@ -248,6 +306,24 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
         }),
       ],
     });
+    if (!props.embeddingModelId.startsWith('amazon.')) {
+      // A third-party embedding model (Cohere) is a Marketplace product: Bedrock subscribes to
+      // it on the first call, as this role (see the API function's SubscribeToModelOnFirstUse).
+      rolePolicy.addStatements(
+        new iam.PolicyStatement({
+          sid: 'SubscribeToModelOnFirstUse',
+          actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
+        }),
+      );
+      Validations.of(rolePolicy).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'AWS Marketplace subscriptions have no resource ARN; Subscribe and ViewSubscriptions ' +
+          'only, and only when Bedrock makes the call (aws:CalledViaLast).',
+      });
+    }
     Validations.of(rolePolicy).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.documentBucket.node.defaultChild as s3.CfnBucket)}.Arn>/${ticketsKeyPrefix}*]`,
       reason:
@@ -256,7 +332,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     });
 
     const knowledgeBase = new bedrock.CfnKnowledgeBase(this, 'Resource', {
-      name: `${props.namePrefix}-tickets`,
+      name: names.knowledgeBase,
       description: 'Past service-desk tickets',
       roleArn: role.roleArn,
       knowledgeBaseConfiguration: {
@@ -276,7 +352,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
         type: 'OPENSEARCH_SERVERLESS',
         opensearchServerlessConfiguration: {
           collectionArn: this.collection.attrArn,
-          vectorIndexName,
+          vectorIndexName: names.index,
           fieldMapping: {
             vectorField: knowledgeBaseFields.vector,
             textField: knowledgeBaseFields.text,
@@ -288,6 +364,15 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     // Bedrock validates the store on create: the index must exist and the role must already be
     // allowed to use it, or creation fails with "storage configuration provided is invalid".
     knowledgeBase.addResourceDependency(this.index);
+    // …and be queryable, which an OpenSearch Serverless index is only some time after
+    // CreateIndex returns: "Dependency error document status code: 404, error message: no such
+    // index" (aws-samples/amazon-bedrock-knowledgebase-slackbot#7,
+    // aws/modern-data-architecture-accelerator#33). Other projects wait after creating the index
+    // (GenU waits in its index custom resource); here a small resource waits after it, and runs
+    // again whenever the index is replaced (its properties name the index).
+    knowledgeBase.node.addDependency(
+      this.waitForIndex(names.index, props.providerLogGroup, indexPropagationSeconds),
+    );
     knowledgeBase.addResourceDependency(dataAccessPolicy);
     knowledgeBase.node.addDependency(rolePolicy);
     this.knowledgeBaseId = knowledgeBase.attrKnowledgeBaseId;
@@ -325,7 +410,13 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
         description: `Deployed documents ${this.documentsHash.slice(0, 16)}`,
       },
       physicalResourceId: cr.PhysicalResourceId.of(`tickets-${this.documentsHash}`),
+      // A job already running (an earlier deploy's, or `npm run ingest`) is not a deploy failure,
+      // and must not fail a rollback, which calls this again with the old properties. The
+      // running job may predate the new documents: `npm run ingest` (run by `npm run deploy`)
+      // reports it and starts the sync that picks them up.
+      ignoreErrorCodesMatching: 'ConflictException',
     };
+    // No onDelete: deleting the resource calls nothing, so it cannot fail.
     const ingestion = new cr.AwsCustomResource(this, 'StartIngestionJob', {
       onCreate: startIngestion,
       onUpdate: startIngestion,
@@ -333,11 +424,73 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       // The Lambda runtime's bundled SDK has bedrock-agent; installing one at deploy time would
       // need npm and the internet from the provider function.
       installLatestAwsSdk: false,
+      logGroup: props.providerLogGroup,
     });
     ingestion.node.addDependency(upload, dataSource);
     acknowledgeAwsCustomResourceProvider(this);
   }
+
+  /**
+   * A custom resource that returns `seconds` after the index is created (on Create and Update;
+   * Delete returns at once). Inline and dependency-free: it only sleeps and answers
+   * CloudFormation's pre-signed response URL.
+   */
+  private waitForIndex(
+    indexName: string,
+    logGroup: logs.ILogGroup | undefined,
+    seconds: number,
+  ): CustomResource {
+    const role = new iam.Role(this, 'IndexWaitRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Waits for the vector index to become queryable; no AWS API access',
+    });
+    const handler = new lambda.Function(this, 'IndexWait', {
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      role,
+      logGroup,
+      timeout: Duration.seconds(seconds + 60),
+      code: lambda.Code.fromInline(
+        [
+          'exports.handler = async (event) => {',
+          "  let status = 'SUCCESS';",
+          "  let reason = '';",
+          '  try {',
+          "    if (event.RequestType !== 'Delete') {",
+          '      const ms = Number(event.ResourceProperties.Seconds) * 1000;',
+          '      await new Promise((resolve) => setTimeout(resolve, ms));',
+          '    }',
+          '  } catch (error) {',
+          "    status = 'FAILED';",
+          '    reason = String(error);',
+          '  }',
+          '  const body = JSON.stringify({',
+          '    Status: status,',
+          '    Reason: reason,',
+          '    PhysicalResourceId: event.PhysicalResourceId || event.LogicalResourceId,',
+          '    StackId: event.StackId,',
+          '    RequestId: event.RequestId,',
+          '    LogicalResourceId: event.LogicalResourceId,',
+          '  });',
+          "  await fetch(event.ResponseURL, { method: 'PUT', headers: { 'content-type': '' }, body });",
+          '};',
+        ].join('\n'),
+      ),
+    });
+    if (logGroup) logGroup.grantWrite(role);
+    const wait = new CustomResource(this, 'VectorIndexQueryable', {
+      serviceToken: handler.functionArn,
+      resourceType: 'Custom::VectorIndexQueryable',
+      properties: { IndexName: indexName, Seconds: seconds },
+    });
+    wait.node.addDependency(this.index);
+    return wait;
+  }
 }
+
+/** How long the Knowledge Base waits after its vector index is created. */
+export const indexPropagationSeconds = 60;
 
 /** The CDK bootstrap role CloudFormation runs as, with `${AWS::…}` placeholders substituted. */
 function defaultDeploymentRoleArn(stack: Stack): string {

@@ -11,7 +11,7 @@ export interface VectorCollectionPrincipals {
  * and its indexes, differing only in principal and permissions.
  */
 export function vectorCollectionAccessRules(
-  collectionName: string,
+  collectionNames: readonly string[],
   principals: VectorCollectionPrincipals,
 ) {
   const grant = (
@@ -24,12 +24,12 @@ export function vectorCollectionAccessRules(
     Rules: [
       {
         ResourceType: 'collection',
-        Resource: [`collection/${collectionName}`],
+        Resource: collectionNames.map((name) => `collection/${name}`),
         Permission: collectionPermissions,
       },
       {
         ResourceType: 'index',
-        Resource: [`index/${collectionName}/*`],
+        Resource: collectionNames.map((name) => `index/${name}/*`),
         Permission: indexPermissions,
       },
     ],

@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
@@ -14,6 +13,7 @@ import {
   REFERRER_POLICY,
   STRICT_TRANSPORT_SECURITY,
 } from '../security-headers.js';
+import { accountGlobalName } from './account-global-name.js';
 
 /** The Cognito settings the web app reads from `/config.json`. */
 export interface WebAuthSettings {
@@ -26,8 +26,8 @@ export interface WebAuthSettings {
 }
 
 export interface WebHostingProps {
-  /** The built web app (`web/dist`, containing `index.html`). */
-  readonly webDistPath: string;
+  /** The web app's files (`index.html` at the root): {@link webAppSource}. */
+  readonly webApp: s3deploy.ISource;
   /** The API function's URL (AWS_IAM auth, RESPONSE_STREAM), served at `/api/*`. */
   readonly functionUrl: lambda.IFunctionUrl;
   readonly auth: WebAuthSettings;
@@ -44,6 +44,11 @@ export interface WebHostingProps {
   readonly webAclArn?: string;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Log group of the BucketDeployment provider function.
+   * @default a CDK-managed `/aws/lambda/<function>` group
+   */
+  readonly providerLogGroup?: logs.ILogGroup;
 }
 
 /**
@@ -65,12 +70,6 @@ export class WebHosting extends Construct {
   constructor(scope: Construct, id: string, props: WebHostingProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    if (!existsSync(join(props.webDistPath, 'index.html'))) {
-      throw new Error(
-        `The web app is not built: ${join(props.webDistPath, 'index.html')} is missing. ` +
-          'Run npm run build first.',
-      );
-    }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     this.bucket = new s3.Bucket(this, 'Assets', {
@@ -89,6 +88,7 @@ export class WebHosting extends Construct {
       formActions: [props.auth.domainUrl],
     });
     const securityHeaders = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      responseHeadersPolicyName: accountGlobalName(this, 'security-headers'),
       comment: 'Service desk: CSP, HSTS, no framing, no sniffing',
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy, override: true },
@@ -134,7 +134,11 @@ export class WebHosting extends Construct {
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       webAclId: props.webAclArn,
       defaultBehavior: {
-        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket, {
+          originAccessControl: new cloudfront.S3OriginAccessControl(this, 'WebOriginAccess', {
+            originAccessControlName: accountGlobalName(this, 'web-oac'),
+          }),
+        }),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
         responseHeadersPolicy: securityHeaders,
@@ -146,6 +150,11 @@ export class WebHosting extends Construct {
         '/api/*': {
           origin: origins.FunctionUrlOrigin.withOriginAccessControl(props.functionUrl, {
             readTimeout: props.apiReadTimeout ?? Duration.seconds(60),
+            originAccessControl: new cloudfront.FunctionUrlOriginAccessControl(
+              this,
+              'ApiOriginAccess',
+              { originAccessControlName: accountGlobalName(this, 'api-oac') },
+            ),
           }),
           // A redirect would turn a POST into a GET.
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
@@ -167,7 +176,7 @@ export class WebHosting extends Construct {
 
     new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [
-        s3deploy.Source.asset(props.webDistPath),
+        props.webApp,
         // Last, so it replaces the local-mode config.json of the build (later sources win).
         s3deploy.Source.jsonData('config.json', {
           apiBase: '/api',
@@ -186,6 +195,7 @@ export class WebHosting extends Construct {
       ],
       destinationBucket: this.bucket,
       prune: true,
+      logGroup: props.providerLogGroup,
       // index.html and config.json change on every deploy; hashed assets never do.
       distribution: this.distribution,
       distributionPaths: ['/index.html', '/config.json'],

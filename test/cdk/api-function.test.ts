@@ -41,6 +41,9 @@ describe('ServiceDeskStack (default config): API function', () => {
         Timeout: 300,
         Handler: 'index.handler',
       });
+      // No cap by default: a new account's Lambda quota of 10 leaves no room for a reservation
+      // (the daily token budget bounds spend instead); reuse-knowledge-base.test.ts sets one.
+      expect(functions[0]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
       const logGroupId = functions[0]?.Properties.LoggingConfig.LogGroup.Ref;
       expect(template.toJSON().Resources[logGroupId]).toMatchObject({
         Type: 'AWS::Logs::LogGroup',
@@ -95,15 +98,16 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: undefined,
         },
         {
+          // Sorted: @aws-cdk/aws-iam:minimizePolicies.
           actions: [
-            'dynamodb:GetItem',
             'dynamodb:BatchGetItem',
-            'dynamodb:Query',
-            'dynamodb:PutItem',
-            'dynamodb:UpdateItem',
-            'dynamodb:DeleteItem',
             'dynamodb:BatchWriteItem',
             'dynamodb:ConditionCheckItem',
+            'dynamodb:DeleteItem',
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:Query',
+            'dynamodb:UpdateItem',
           ],
           resources: [
             '<ConversationTablesConversations.Arn>',
@@ -128,6 +132,12 @@ describe('ServiceDeskStack (default config): API function', () => {
             'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
           ],
           condition: { ArnLike: { 'bedrock:InferenceProfileArn': expect.anything() } },
+        },
+        {
+          // Bedrock subscribes to a Marketplace model on its first call, as the caller.
+          actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
+          resources: ['*'],
+          condition: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
         },
       ]);
       expect(renderArn(statements[4]?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(

@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App, Stack } from 'aws-cdk-lib';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { describe, expect, it } from 'vitest';
 import {
   foundationModelId,
@@ -11,8 +14,13 @@ import {
 } from '../../lib/bedrock-model-access.js';
 import { defaultModelId, embeddingDimension, parseServiceDeskConfig } from '../../lib/config.js';
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
-import { WebHosting } from '../../lib/constructs/web-hosting.js';
+import { webAppSource } from '../../lib/constructs/web-app-source.js';
 import { resourceNamePrefix } from '../../lib/service-desk-stack.js';
+import { featureFlags } from './synthesize.js';
+
+const fixture = (path: string) => fileURLToPath(new URL(`./fixtures/${path}`, import.meta.url));
+
+const require = createRequire(import.meta.url);
 
 describe('parseServiceDeskConfig', () => {
   it('fills every default from an empty context', () => {
@@ -131,22 +139,45 @@ describe('hashTicketDocuments', () => {
   });
 });
 
-describe('WebHosting', () => {
-  it('asks for a build when the web app is missing', () => {
-    const stack = new Stack(new App(), 'Web', { env: { region: 'us-east-1' } });
-    const fn = new lambda.Function(stack, 'Fn', {
-      runtime: lambda.Runtime.NODEJS_22_X,
-      handler: 'index.handler',
-      code: lambda.Code.fromInline('exports.handler = async () => {}'),
-    });
-    const functionUrl = fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
-    expect(
-      () =>
-        new WebHosting(stack, 'Web', {
-          webDistPath: '/nonexistent/web/dist',
-          functionUrl,
-          auth: { authority: 'a', clientId: 'c', domainUrl: 'https://d', userPoolId: 'p' },
-        }),
-    ).toThrowError(/Run npm run build first/);
+describe('webAppSource', () => {
+  it('asks for a build when a prebuilt web app is missing', () => {
+    expect(() => webAppSource({ prebuilt: '/nonexistent/web/dist' })).toThrowError(
+      /The web app is not built: \/nonexistent\/web\/dist\/index.html is missing/,
+    );
+  });
+
+  it('builds a Vite project locally during synthesis into the deployed asset', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'web-asset-'));
+    try {
+      const app = new App({ outdir });
+      const stack = new Stack(app, 'Web', { env: { region: 'us-east-1' } });
+      new s3deploy.BucketDeployment(stack, 'Deploy', {
+        sources: [webAppSource({ viteConfig: fixture('web-src/vite.config.ts') })],
+        destinationBucket: new s3.Bucket(stack, 'Bucket'),
+      });
+      const assembly = app.synth();
+      const built = readdirSync(assembly.directory)
+        .filter((entry) => entry.startsWith('asset.'))
+        .map((entry) => join(assembly.directory, entry))
+        .filter((directory) => existsSync(join(directory, 'index.html')));
+      expect(built).toHaveLength(1);
+      const [directory] = built as [string];
+      // Vite's output: the page, rewritten to load a content-hashed bundle of main.js.
+      expect(readFileSync(join(directory, 'index.html'), 'utf8')).toMatch(
+        /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/,
+      );
+      expect(readdirSync(join(directory, 'assets')).join()).toMatch(/^index-[\w-]+\.js$/);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('cdk.json', () => {
+  it('pins every feature flag the installed aws-cdk-lib recommends, at its recommended value', () => {
+    const recommended = JSON.parse(
+      readFileSync(require.resolve('aws-cdk-lib/recommended-feature-flags.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(featureFlags).toEqual(recommended);
   });
 });

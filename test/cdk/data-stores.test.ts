@@ -6,6 +6,7 @@ import {
 } from '../../functions/adapters/dynamodb/table-definitions.js';
 import { embeddingDimension } from '../../lib/config.js';
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
+import { indexPropagationSeconds } from '../../lib/constructs/knowledge-base.js';
 import {
   type CfnJson,
   fixturePaths,
@@ -88,8 +89,15 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
       template.hasResourceProperties('AWS::OpenSearchServerless::SecurityPolicy', {
         Type: 'encryption',
         Policy: Match.serializedJson({
+          // Both names the collection can have (with and without standby replicas).
           Rules: [
-            { ResourceType: 'collection', Resource: [`collection/${collection.Properties.Name}`] },
+            {
+              ResourceType: 'collection',
+              Resource: [
+                `collection/${collection.Properties.Name}`,
+                `collection/${collection.Properties.Name}-sr`,
+              ],
+            },
           ],
           AWSOwnedKey: true,
         }),
@@ -123,6 +131,32 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
       );
     });
 
+    it('creates the Knowledge Base only after its index is queryable (a wait after the index)', () => {
+      const [waitId, wait] = onlyResource(template, 'Custom::VectorIndexQueryable');
+      const [indexId, index] = onlyResource(template, 'AWS::OpenSearchServerless::Index');
+      expect(wait.Properties).toMatchObject({
+        IndexName: index.Properties.IndexName,
+        Seconds: indexPropagationSeconds,
+      });
+      expect(indexPropagationSeconds).toBeGreaterThanOrEqual(60);
+      expect(wait.DependsOn).toEqual([indexId]);
+      const [, knowledgeBase] = onlyResource(template, 'AWS::Bedrock::KnowledgeBase');
+      expect(knowledgeBase.DependsOn).toContain(waitId);
+      // The waiting function answers CloudFormation itself and may do nothing else.
+      const [, handler] = Object.entries(template.findResources('AWS::Lambda::Function')).find(
+        ([id]) => id.startsWith('KnowledgeBaseIndexWait'),
+      ) as [string, CfnJson];
+      expect(handler.Properties.Code.ZipFile).toContain('event.ResponseURL');
+      expect(wait.Properties.ServiceToken).toEqual({
+        'Fn::GetAtt': [
+          Object.keys(template.findResources('AWS::Lambda::Function')).find((id) =>
+            id.startsWith('KnowledgeBaseIndexWait'),
+          ),
+          'Arn',
+        ],
+      });
+    });
+
     it('creates the Knowledge Base after the index, the access policy and the role policy', () => {
       const [, knowledgeBase] = onlyResource(template, 'AWS::Bedrock::KnowledgeBase');
       const rolePolicy = Object.keys(template.findResources('AWS::IAM::Policy')).find((id) =>
@@ -133,12 +167,14 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
           logicalIdOf(template, 'AWS::OpenSearchServerless::Index'),
           logicalIdOf(template, 'AWS::OpenSearchServerless::AccessPolicy'),
           rolePolicy,
+          logicalIdOf(template, 'Custom::VectorIndexQueryable'),
         ].sort(),
       );
       expect(
         knowledgeBase.Properties.StorageConfiguration.OpensearchServerlessConfiguration,
       ).toMatchObject({
-        VectorIndexName: 'bedrock-knowledge-base-default-index',
+        VectorIndexName: onlyResource(template, 'AWS::OpenSearchServerless::Index')[1].Properties
+          .IndexName,
         FieldMapping: {
           VectorField: 'bedrock-knowledge-base-default-vector',
           TextField: 'AMAZON_BEDROCK_TEXT_CHUNK',
@@ -171,7 +207,11 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
         service: 'bedrock-agent',
         action: 'startIngestionJob',
         physicalResourceId: { id: `tickets-${hashTicketDocuments(fixturePaths.ticketsPath)}` },
+        // A job already running does not fail the deploy, nor its rollback.
+        ignoreErrorCodesMatching: 'ConflictException',
       });
+      // Nothing is called on Delete, so removing the resource cannot fail.
+      expect(ingestion.Properties.Delete).toBeUndefined();
       expect(ingestion.Properties.Update).toEqual(ingestion.Properties.Create);
       expect(ingestion.DependsOn).toEqual(
         expect.arrayContaining([logicalIdOf(template, 'AWS::Bedrock::DataSource')]),

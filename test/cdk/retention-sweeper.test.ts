@@ -107,11 +107,11 @@ describe('ServiceDeskStack (default config): retention sweeper', () => {
         resources: ['<RetentionSweeperLogs.Arn>'],
       },
       {
-        actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem'],
+        actions: ['dynamodb:BatchWriteItem', 'dynamodb:Query'],
         resources: ['<ConversationTablesTurns.Arn>'],
       },
       {
-        actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+        actions: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
         resources: ['<RetentionSweeperFailures.Arn>'],
       },
       // ListStreams takes no resource; the CDK event source adds it this way.

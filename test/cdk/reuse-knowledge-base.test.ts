@@ -1,10 +1,13 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  type CfnJson,
+  renderArn,
   type SynthesizedServiceDesk,
   synthesizeServiceDesk,
   wildcardResources,
 } from './synthesize.js';
+import { logRetentionByFunction } from './template-queries.js';
 
 /**
  * The other supported shape: an existing Knowledge Base, a region other than us-east-1 (so the
@@ -23,6 +26,8 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
       enableWaf: 'true',
       removalPolicy: 'destroy',
       allowedEmailDomains: 'example.com, example.co.jp',
+      apiReservedConcurrency: '25',
+      logRetentionDays: '7',
     });
     template = synthesized.template;
   });
@@ -40,29 +45,21 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
   });
 
   it('retrieves from the configured Knowledge Base only', () => {
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: [
-          {},
-          {},
-          {
-            Action: 'bedrock:Retrieve',
-            Resource: {
-              'Fn::Join': [
-                '',
-                [
-                  'arn:',
-                  { Ref: 'AWS::Partition' },
-                  ':bedrock:ap-northeast-1:123456789012:knowledge-base/KB12345678',
-                ],
-              ],
-            },
-          },
-          {},
-          {},
-        ],
+    const retrieveGrants = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) =>
+        (policy.Properties.PolicyDocument.Statement as CfnJson[]).filter((statement) =>
+          [statement.Action].flat().includes('bedrock:Retrieve'),
+        ),
+    );
+    expect(retrieveGrants).toEqual([
+      {
+        Action: 'bedrock:Retrieve',
+        Effect: 'Allow',
+        // A literal partition: @aws-cdk/core:enablePartitionLiterals and a known region.
+        Resource: 'arn:aws:bedrock:ap-northeast-1:123456789012:knowledge-base/KB12345678',
+        Sid: 'RetrieveTickets',
       },
-    });
+    ]);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: { KNOWLEDGE_BASE_ID: 'KB12345678' } },
     });
@@ -70,31 +67,20 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
 
   it('invokes the APAC profile, and its model in other regions only through that profile', () => {
     expect(wildcardResources(template).ApiRoleDefaultPolicy).toEqual([
+      // Marketplace subscriptions on first model use (aws:CalledViaLast = Bedrock).
+      '*',
       'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
     ]);
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: [
-          {},
-          {},
-          {},
-          {
-            Action: 'bedrock:InvokeModelWithResponseStream',
-            Resource: {
-              'Fn::Join': [
-                '',
-                [
-                  'arn:',
-                  { Ref: 'AWS::Partition' },
-                  ':bedrock:ap-northeast-1:123456789012:inference-profile/apac.anthropic.claude-sonnet-4-5-20250929-v1:0',
-                ],
-              ],
-            },
-          },
-          {},
-        ],
-      },
-    });
+    const profileGrants = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) =>
+        (policy.Properties.PolicyDocument.Statement as CfnJson[]).filter(
+          (statement) =>
+            statement.Action === 'bedrock:InvokeModelWithResponseStream' && !statement.Condition,
+        ),
+    );
+    expect(profileGrants.map((statement) => renderArn(statement.Resource))).toEqual([
+      'arn:<AWS::Partition>:bedrock:ap-northeast-1:123456789012:inference-profile/apac.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    ]);
   });
 
   it('creates the rate-limiting web ACL in us-east-1 and attaches it across regions', () => {
@@ -112,9 +98,15 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
       ],
     });
     const [distribution] = Object.values(template.findResources('AWS::CloudFront::Distribution'));
-    expect(JSON.stringify(distribution?.Properties.DistributionConfig.WebACLId)).toMatch(
-      /ExportsReader.*WebAcl/,
-    );
+    // @aws-cdk/core:defaultCrossStackReferences "weak": CloudFormation's own cross-region
+    // Fn::GetStackOutput instead of CDK's exports-reader custom resource.
+    expect(distribution?.Properties.DistributionConfig.WebACLId).toEqual({
+      'Fn::GetStackOutput': {
+        StackName: 'ServiceDeskAssistant-Waf',
+        OutputName: expect.stringMatching(/WebAcl/),
+        Region: 'us-east-1',
+      },
+    });
   });
 
   it('rejects staff accounts outside the allowed e-mail domains with a pre sign-up trigger', () => {
@@ -126,6 +118,23 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
         PreSignUp: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AuthEmailDomainCheck'), 'Arn'] },
       },
     });
+  });
+
+  it('caps the API function at apiReservedConcurrency', () => {
+    const [api] = Object.values(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+      }),
+    );
+    expect(api?.Properties).toBeDefined();
+    expect(api?.Properties.ReservedConcurrentExecutions).toBe(25);
+  });
+
+  it('keeps the logs of every function, the auto-delete provider included, for logRetentionDays', () => {
+    const retention = logRetentionByFunction(template);
+    // API, sweeper, e-mail check, AwsCustomResource provider, BucketDeployment, auto-delete.
+    expect(Object.keys(retention)).toHaveLength(6);
+    expect(new Set(Object.values(retention))).toEqual(new Set([7]));
   });
 
   it('deletes tables, user pool and buckets on destroy', () => {

@@ -8,7 +8,7 @@ import {
   synthesizeServiceDesk,
   wildcardResources,
 } from './synthesize.js';
-import { logicalIdOf, sdkCallResource } from './template-queries.js';
+import { logicalIdOf, logRetentionByFunction, sdkCallResource } from './template-queries.js';
 
 describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)', () => {
   let synthesized: SynthesizedServiceDesk;
@@ -26,8 +26,10 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
   describe('IAM', () => {
     it('uses wildcard resources only where justified', () => {
       expect(wildcardResources(template)).toEqual({
-        // Region wildcard for cross-Region inference, conditioned on the inference profile.
+        // Region wildcard for cross-Region inference, conditioned on the inference profile;
+        // Marketplace subscriptions (no ARN), conditioned on aws:CalledViaLast = Bedrock.
         ApiRoleDefaultPolicy: [
+          '*',
           'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
         ],
         // ListStreams has no resource-level permission (the stream event source adds it).
@@ -40,7 +42,8 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
           '*',
           '<KnowledgeBaseDocuments.Arn>/*',
           '<WebAssets.Arn>/*',
-          'arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-123456789012-us-east-1/*',
+          // A literal partition: @aws-cdk/core:enablePartitionLiterals and a known region.
+          'arn:aws:s3:::cdk-hnb659fds-assets-123456789012-us-east-1/*',
         ],
       });
     });
@@ -100,6 +103,14 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
       expect(parameters.LogoutURLs).toEqual([siteUrl]);
       expect(parameters.AllowedOAuthFlows).toEqual(['code']);
     });
+  });
+
+  it('keeps the logs of every function, CDK providers included, for logRetentionDays', () => {
+    const retention = logRetentionByFunction(template);
+    // The API, the retention sweeper, the vector-index wait, and CDK's BucketDeployment and
+    // AwsCustomResource providers.
+    expect(Object.keys(retention)).toHaveLength(5);
+    expect(new Set(Object.values(retention))).toEqual(new Set([30]));
   });
 
   it('outputs what operators and the integration test need', () => {

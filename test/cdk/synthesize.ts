@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { parseServiceDeskConfig, type ServiceDeskConfig } from '../../lib/config.js';
+import { configKeys, parseServiceDeskConfig, type ServiceDeskConfig } from '../../lib/config.js';
 import { addServiceDeskStacks } from '../../lib/service-desk-app.js';
 
 const fixture = (path: string) => fileURLToPath(new URL(`./fixtures/${path}`, import.meta.url));
@@ -13,9 +13,22 @@ const fixture = (path: string) => fileURLToPath(new URL(`./fixtures/${path}`, im
 export const fixturePaths = {
   apiEntry: fixture('api-handler.ts'),
   retentionEntry: fixture('retention-handler.ts'),
-  webDistPath: fixture('web-dist'),
+  webApp: { prebuilt: fixture('web-dist') },
   ticketsPath: fixture('tickets'),
 };
+
+/**
+ * The feature flags of `cdk.json` (every context key that is not a setting): the CLI synthesizes
+ * with them, so the tests do too.
+ */
+export const featureFlags: Record<string, unknown> = Object.fromEntries(
+  Object.entries(
+    JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context as Record<
+      string,
+      unknown
+    >,
+  ).filter(([key]) => !(configKeys as string[]).includes(key)),
+);
 
 export interface SynthesizedServiceDesk {
   readonly config: ServiceDeskConfig;
@@ -28,11 +41,11 @@ export interface SynthesizedServiceDesk {
 }
 
 /**
- * Builds the app exactly as bin/app.ts does (same config parser, same stack wiring), with the
- * fixtures as file inputs, then runs cdk-nag's AwsSolutions pack over the whole app.
+ * Builds the app exactly as bin/app.ts does (same config parser, same stack wiring, the feature
+ * flags of cdk.json), with the fixtures as file inputs, then runs cdk-nag's AwsSolutions pack over the whole app.
  */
 export function synthesizeServiceDesk(context: Record<string, unknown>): SynthesizedServiceDesk {
-  const app = new App();
+  const app = new App({ context: featureFlags });
   const config = parseServiceDeskConfig({ account: '123456789012', ...context });
   const stacks = addServiceDeskStacks(app, config, fixturePaths);
   const template = Template.fromStack(stacks.main);

@@ -25,3 +25,24 @@ export function sdkCallResource(template: Template, action: string): CfnJson {
 export function logicalIdOf(template: Template, type: string): string {
   return onlyResource(template, type)[0];
 }
+
+/**
+ * The retention (days) of the log group each Lambda function writes to, by function logical id:
+ * its `LoggingConfig.LogGroup`, or else the group named `/aws/lambda/<function>`; `undefined`
+ * when it has neither (Lambda then creates a group that never expires).
+ */
+export function logRetentionByFunction(template: Template): Record<string, number | undefined> {
+  const groups = template.findResources('AWS::Logs::LogGroup');
+  const result: Record<string, number | undefined> = {};
+  for (const [id, fn] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
+    const configured = fn.Properties.LoggingConfig?.LogGroup as { Ref?: string } | undefined;
+    const named = Object.values(groups).find(
+      (group) =>
+        renderArn(group.Properties.LogGroupName ?? '') ===
+        `/aws/lambda/<${id.replace(/[0-9A-F]{8}$/, '')}>`,
+    );
+    const group = configured?.Ref ? groups[configured.Ref] : named;
+    result[id] = group?.Properties.RetentionInDays;
+  }
+  return result;
+}
