@@ -80,6 +80,31 @@ export function knowledgeBaseNames(
 }
 
 /** Key prefix of the ticket documents in the data source bucket. */
+/**
+ * The analyzer of the vector index's text field, for the keyword half of HYBRID search: the
+ * kuromoji tokenizer (OpenSearch's Japanese morphological analyzer, available on OpenSearch
+ * Serverless) with base forms (できません → できる), no particles or auxiliaries (part of speech,
+ * stop words), katakana long-vowel stemming (プリンター = プリンタ), full-width/half-width folding
+ * (ＶＰＮ = VPN) and lower case, so English tickets are searched as before. Declared in the
+ * index's own settings (`AWS::OpenSearchServerless::Index` Analysis), so the Knowledge Base still
+ * manages its fields and no custom resource has to create the index.
+ */
+export const JAPANESE_TEXT_ANALYZER = {
+  name: 'ja_text',
+  definition: {
+    type: 'custom',
+    tokenizer: 'kuromoji_tokenizer',
+    filter: [
+      'kuromoji_baseform',
+      'kuromoji_part_of_speech',
+      'cjk_width',
+      'ja_stop',
+      'kuromoji_stemmer',
+      'lowercase',
+    ],
+  },
+} as const;
+
 export const ticketsKeyPrefix = 'tickets/';
 
 export interface KnowledgeBaseProps {
@@ -173,8 +198,14 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
           },
         },
         // Indexed text enables HYBRID (keyword + vector) search, which helps ticket numbers
-        // and product names that embeddings blur.
-        [knowledgeBaseFields.text]: { type: 'text', index: true },
+        // and product names that embeddings blur. The default analyzer cuts Japanese into single
+        // characters, so the keyword half would match any ticket sharing a kanji; kuromoji
+        // splits it into words (see JAPANESE_TEXT_ANALYZER).
+        [knowledgeBaseFields.text]: {
+          type: 'text',
+          index: true,
+          analyzer: JAPANESE_TEXT_ANALYZER.name,
+        },
         [knowledgeBaseFields.metadata]: { type: 'text', index: false },
       },
     };
@@ -271,7 +302,17 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       collectionEndpoint: this.collection.attrCollectionEndpoint,
       indexName: names.index,
       // Without knn true the mapping's `method` is rejected.
-      settings: { index: { knn: true, knnAlgoParamEfSearch: 512 } },
+      settings: {
+        index: { knn: true, knnAlgoParamEfSearch: 512 },
+        analysis: {
+          analyzer: {
+            [JAPANESE_TEXT_ANALYZER.name]: {
+              ...JAPANESE_TEXT_ANALYZER.definition,
+              filter: [...JAPANESE_TEXT_ANALYZER.definition.filter],
+            },
+          },
+        },
+      },
       mappings,
     });
     this.index.addResourceDependency(this.collection);

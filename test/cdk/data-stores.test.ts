@@ -108,6 +108,23 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
       const [, index] = onlyResource(template, 'AWS::OpenSearchServerless::Index');
       expect(index.Properties.Settings).toEqual({
         Index: { Knn: true, KnnAlgoParamEfSearch: 512 },
+        // Japanese words, not single characters, for the keyword half of HYBRID search.
+        Analysis: {
+          Analyzer: {
+            ja_text: {
+              Type: 'custom',
+              Tokenizer: 'kuromoji_tokenizer',
+              Filter: [
+                'kuromoji_baseform',
+                'kuromoji_part_of_speech',
+                'cjk_width',
+                'ja_stop',
+                'kuromoji_stemmer',
+                'lowercase',
+              ],
+            },
+          },
+        },
       });
       const properties = index.Properties.Mappings.Properties;
       expect(properties['bedrock-knowledge-base-default-vector']).toEqual({
@@ -121,7 +138,11 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
         },
       });
       expect(properties['bedrock-knowledge-base-default-vector'].Dimension).toBe(1024);
-      expect(properties.AMAZON_BEDROCK_TEXT_CHUNK).toEqual({ Type: 'text', Index: true });
+      expect(properties.AMAZON_BEDROCK_TEXT_CHUNK).toEqual({
+        Type: 'text',
+        Index: true,
+        Analyzer: 'ja_text',
+      });
       expect(properties.AMAZON_BEDROCK_METADATA).toEqual({ Type: 'text', Index: false });
       expect(index.DependsOn).toEqual(
         expect.arrayContaining([
