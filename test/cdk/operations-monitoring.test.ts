@@ -160,14 +160,18 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
       const throttles = alarm(template, `${table}TableThrottles`);
       expect(throttles.Threshold).toBe(1);
       expect(mathMetricNames(throttles)).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
-      const tableDimension = (throttles.Metrics as CfnJson[]).find((query) => query.MetricStat)
-        .MetricStat.Metric.Dimensions;
-      expect(tableDimension).toEqual([
-        {
-          Name: 'TableName',
-          Value: { Ref: expect.stringMatching(new RegExp(`^ConversationTables${table}`)) },
-        },
-      ]);
+      const tableDimensions = (throttles.Metrics as CfnJson[])
+        .filter((query) => query.MetricStat)
+        .map((query) => query.MetricStat.Metric.Dimensions);
+      expect(tableDimensions).toHaveLength(2);
+      for (const dimensions of tableDimensions) {
+        expect(dimensions).toEqual([
+          {
+            Name: 'TableName',
+            Value: { Ref: expect.stringMatching(new RegExp(`^ConversationTables${table}`)) },
+          },
+        ]);
+      }
       const systemErrors = alarm(template, `${table}TableSystemErrors`);
       expect(systemErrors.Threshold).toBe(1);
       expect(new Set(mathMetricNames(systemErrors))).toEqual(new Set(['SystemErrors']));
