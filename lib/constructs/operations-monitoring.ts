@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -79,6 +79,18 @@ export class OperationsMonitoring extends Construct {
     // CloudWatch alarms cannot publish to a topic under the AWS-managed `aws/sns` key (its key
     // policy cannot be changed to let cloudwatch.amazonaws.com use it), so the topic has its own
     // key that CloudWatch may use. SNS2 wants encryption at rest; SNS3 wants TLS only.
+    // https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
+    const alarmsOfThisAccount = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    };
     const key = new kms.Key(this, 'TopicKey', {
       description: 'Encrypts the service-desk alarm topic',
       enableKeyRotation: true,
@@ -90,7 +102,7 @@ export class OperationsMonitoring extends Construct {
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+        conditions: alarmsOfThisAccount,
       }),
     );
     this.topic = new sns.Topic(this, 'AlarmTopic', {
@@ -98,6 +110,16 @@ export class OperationsMonitoring extends Construct {
       masterKey: key,
       enforceSSL: true,
     });
+    // The topic policy that enforceSSL creates replaces SNS's default policy: allow the alarms.
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: alarmsOfThisAccount,
+      }),
+    );
     if (props.alarmEmail) {
       this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     }

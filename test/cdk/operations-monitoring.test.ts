@@ -55,6 +55,12 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
             Effect: 'Deny',
             Condition: { Bool: { 'aws:SecureTransport': 'false' } },
           }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } },
+          }),
         ]),
       },
     });
@@ -65,6 +71,9 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
           Match.objectLike({
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Condition: Match.objectLike({
+              StringEquals: { 'aws:SourceAccount': '123456789012' },
+            }),
           }),
         ]),
       },
