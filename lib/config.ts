@@ -147,6 +147,15 @@ export const serviceDeskConfigSchema = z
     collectionAdminRoleArns: listSetting
       .pipe(z.array(z.string().regex(roleArnPattern)))
       .default([]),
+    /** E-mail address subscribed to the alarm topic (it must confirm the subscription). */
+    alarmEmail: z.email().optional(),
+    /** Alarm when the p90 time to first token stays above this many milliseconds. */
+    ttftAlarmMs: integerSetting.min(1000).max(300_000).default(15_000),
+    /**
+     * Bedrock model invocation logging (prompts and completions) to a log group of this stack.
+     * Account- and region-wide: it replaces the account's setting, and deleting the stack turns it off.
+     */
+    modelInvocationLogging: booleanSetting.default(false),
     /** Function entry, relative to the repository root. */
     apiEntry: z.string().default('functions/api/handler.ts'),
     /** Retention sweeper entry, relative to the repository root. */

@@ -7,6 +7,7 @@ import { ApiFunction } from './constructs/api-function.js';
 import { Auth } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
+import { OperationsMonitoring } from './constructs/operations-monitoring.js';
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
 import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
@@ -147,6 +148,18 @@ export class ServiceDeskStack extends Stack {
       providerLogGroup,
     });
     auth.allowSignInFrom(web.siteUrl);
+
+    new OperationsMonitoring(this, 'Monitoring', {
+      apiFunction: api.function,
+      conversationsTable: tables.conversations,
+      turnsTable: tables.turns,
+      distribution: web.distribution,
+      alarmEmail: config.alarmEmail,
+      ttftAlarmMs: config.ttftAlarmMs,
+      modelInvocationLogging: config.modelInvocationLogging,
+      logRetention,
+      logRemovalPolicy: removalPolicy,
+    });
 
     const outputs: Record<string, string> = {
       [stackOutputNames.siteUrl]: web.siteUrl,

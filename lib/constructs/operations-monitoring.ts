@@ -1,0 +1,446 @@
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import {
+  chatMetrics,
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+} from '../../functions/observability/metric-catalog.js';
+import { acknowledgeAwsCustomResourceProvider } from '../nag-acknowledgements.js';
+
+/** CloudFront publishes its metrics only in us-east-1, with `Region` = `Global`. */
+export const cloudFrontMetricsRegion = 'us-east-1';
+
+/** The DynamoDB operations the API function and the retention sweeper call (SystemErrors). */
+const tableOperations = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.BATCH_GET_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.BATCH_WRITE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+
+export interface OperationsMonitoringProps {
+  /** The streaming API function. */
+  readonly apiFunction: lambda.Function;
+  readonly conversationsTable: dynamodb.ITable;
+  readonly turnsTable: dynamodb.ITable;
+  readonly distribution: cloudfront.IDistribution;
+  /** Subscribe this address to the alarm topic (it must confirm the subscription). @default none */
+  readonly alarmEmail?: string;
+  /** Alarm when the p90 time to first token stays above this many milliseconds. @default 15000 */
+  readonly ttftAlarmMs?: number;
+  /**
+   * Turn on Bedrock model invocation logging (prompts and completions) to a log group of this
+   * stack. Account- and region-wide: it replaces any configuration already set there.
+   * @default false
+   */
+  readonly modelInvocationLogging?: boolean;
+  /** Retention of the model invocation log group. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * Operations monitoring: one SNS topic every alarm notifies, the alarms (API function, CloudFront,
+ * Bedrock through the chat metrics, DynamoDB, time to first token), one dashboard of the chat
+ * metrics (functions/observability/metric-catalog.ts), and optional Bedrock model invocation
+ * logging.
+ */
+export class OperationsMonitoring extends Construct {
+  readonly topic: sns.Topic;
+  readonly dashboard: cloudwatch.Dashboard;
+  /** Every alarm, by a short name (the construct id). */
+  readonly alarms: Record<string, cloudwatch.Alarm> = {};
+  /** Present only with `modelInvocationLogging`. */
+  readonly modelInvocationLogGroup?: logs.LogGroup;
+
+  private readonly alarmAction: actions.SnsAction;
+
+  constructor(scope: Construct, id: string, props: OperationsMonitoringProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const fn = props.apiFunction;
+
+    // CloudWatch alarms cannot publish to a topic under the AWS-managed `aws/sns` key (its key
+    // policy cannot be changed to let cloudwatch.amazonaws.com use it), so the topic has its own
+    // key that CloudWatch may use. SNS2 wants encryption at rest; SNS3 wants TLS only.
+    // https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
+    const alarmsOfThisAccount = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    };
+    const key = new kms.Key(this, 'TopicKey', {
+      description: 'Encrypts the service-desk alarm topic',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: alarmsOfThisAccount,
+      }),
+    );
+    this.topic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: 'Service-desk assistant alarms',
+      masterKey: key,
+      enforceSSL: true,
+    });
+    // The topic policy that enforceSSL creates replaces SNS's default policy: allow the alarms.
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: alarmsOfThisAccount,
+      }),
+    );
+    if (props.alarmEmail) {
+      this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+    }
+    this.alarmAction = new actions.SnsAction(this.topic);
+
+    // --- API function -------------------------------------------------------------------------
+    // Errors counts invocations that failed as a whole (an unhandled rejection, a timeout, an
+    // out-of-memory); a chat that fails mid-stream sends an `error` event and is counted by
+    // ChatFailed instead. Three in five minutes is past a one-off cold-start hiccup.
+    this.addAlarm('ApiErrors', {
+      metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 3,
+      evaluationPeriods: 1,
+      description: 'API function invocations failed (Lambda Errors >= 3 in 5 minutes).',
+    });
+    // Any throttle means a chat was refused: the account or reserved concurrency is exhausted.
+    this.addAlarm('ApiThrottles', {
+      metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description: 'API function invocations were throttled (Lambda Throttles >= 1 in 5 minutes).',
+    });
+    // p99 duration at 80% of the timeout: answers are about to be cut off (a timed-out stream
+    // loses its final `result` event). Two of three 5-minute periods, as p99 of few chats is noisy.
+    const timeoutMs = (fn.timeout ?? Duration.seconds(3)).toMilliseconds();
+    this.addAlarm('ApiDurationNearTimeout', {
+      metric: fn.metricDuration({ period: Duration.minutes(5), statistic: 'p99' }),
+      threshold: Math.round(timeoutMs * 0.8),
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `API function p99 duration is at 80% of its ${timeoutMs / 1000} s timeout.`,
+    });
+
+    // --- CloudFront ---------------------------------------------------------------------------
+    // CloudFront metrics exist only in us-east-1 and a metric alarm must live in its metric's
+    // region, so the alarm is created only when this stack is in us-east-1; elsewhere the
+    // dashboard still shows the rate (dashboards may read other regions). A token region
+    // (environment-agnostic stack) is treated as "not us-east-1".
+    const distribution5xx = new cloudwatch.Metric({
+      namespace: 'AWS/CloudFront',
+      metricName: '5xxErrorRate',
+      dimensionsMap: { DistributionId: props.distribution.distributionId, Region: 'Global' },
+      statistic: 'Average',
+      period: Duration.minutes(5),
+      region: cloudFrontMetricsRegion,
+    });
+    const inCloudFrontRegion =
+      !Token.isUnresolved(stack.region) && stack.region === cloudFrontMetricsRegion;
+    if (inCloudFrontRegion) {
+      // 5% of viewer requests failing with 5xx for 10 minutes (two 5-minute periods): the origin
+      // (the function URL or the bucket) is failing, not one unlucky request.
+      this.addAlarm('CloudFront5xxErrorRate', {
+        metric: distribution5xx,
+        threshold: 5,
+        evaluationPeriods: 2,
+        description: 'CloudFront 5xxErrorRate >= 5% for 10 minutes.',
+      });
+    }
+
+    // --- Bedrock (the function's chat metrics) --------------------------------------------------
+    // Failed chats only: Bedrock's own AWS/Bedrock metrics count every caller in the account.
+    this.addAlarm('ModelThrottled', {
+      metric: chatMetric(chatMetrics.modelThrottled.name, 'Sum'),
+      threshold: 3,
+      evaluationPeriods: 1,
+      description: 'Chats failed because Bedrock throttled the model (>= 3 in 5 minutes).',
+    });
+    this.addAlarm('ModelErrors', {
+      metric: chatMetric(chatMetrics.modelErrors.name, 'Sum'),
+      threshold: 3,
+      evaluationPeriods: 1,
+      description: 'Chats failed on a model error other than throttling (>= 3 in 5 minutes).',
+    });
+    // Sustained slowness, not one slow answer: p90 above the limit for three 5-minute periods.
+    const ttftAlarmMs = props.ttftAlarmMs ?? 15_000;
+    this.addAlarm('TimeToFirstToken', {
+      metric: chatMetric(chatMetrics.timeToFirstToken.name, 'p90'),
+      threshold: ttftAlarmMs,
+      evaluationPeriods: 3,
+      description: `p90 time to first token above ${ttftAlarmMs} ms for 15 minutes.`,
+    });
+
+    // --- DynamoDB -----------------------------------------------------------------------------
+    // On-demand tables throttle only past their partition or account limits: any throttle or
+    // service-side error is worth a look.
+    for (const [name, table] of [
+      ['Conversations', props.conversationsTable],
+      ['Turns', props.turnsTable],
+    ] as const) {
+      this.addAlarm(`${name}TableThrottles`, {
+        metric: tableThrottles(table, name.toLowerCase()),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: `${name} table read or write requests were throttled (>= 1 in 5 minutes).`,
+      });
+      this.addAlarm(`${name}TableSystemErrors`, {
+        metric: table.metricSystemErrorsForOperations({
+          operations: tableOperations,
+          period: Duration.minutes(5),
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: `${name} table returned HTTP 500 (SystemErrors >= 1 in 5 minutes).`,
+      });
+    }
+
+    // Knowledge Base ingestion: Bedrock publishes no ingestion metric and documents no
+    // EventBridge event for ingestion jobs (only model customization, batch inference and data
+    // automation jobs), so there is no alarm; see docs/deploy.md "Monitoring".
+
+    this.dashboard = this.createDashboard(props, distribution5xx);
+
+    if (props.modelInvocationLogging) {
+      this.modelInvocationLogGroup = this.enableModelInvocationLogging(props);
+    }
+  }
+
+  private addAlarm(
+    id: string,
+    options: {
+      metric: cloudwatch.IMetric;
+      threshold: number;
+      evaluationPeriods: number;
+      datapointsToAlarm?: number;
+      description: string;
+    },
+  ): void {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      metric: options.metric,
+      threshold: options.threshold,
+      evaluationPeriods: options.evaluationPeriods,
+      datapointsToAlarm: options.datapointsToAlarm,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // Every alarm here watches failures or latency of requests: no data means no requests
+      // (the embedded metrics and Lambda Errors are published only when something happens),
+      // which is healthy, not unknown.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: options.description,
+    });
+    alarm.addAlarmAction(this.alarmAction);
+    alarm.addOkAction(this.alarmAction);
+    this.alarms[id] = alarm;
+  }
+
+  private createDashboard(
+    props: OperationsMonitoringProps,
+    distribution5xx: cloudwatch.Metric,
+  ): cloudwatch.Dashboard {
+    const fn = props.apiFunction;
+    const outcome = chatMetrics.outcome;
+    const graph = (title: string, left: cloudwatch.IMetric[], right?: cloudwatch.IMetric[]) =>
+      new cloudwatch.GraphWidget({ title, left, right, width: 8, height: 6 });
+    const percentiles = (name: string) => [
+      chatMetric(name, 'p50', `${name} p50`),
+      chatMetric(name, 'p90', `${name} p90`),
+    ];
+    const sums = (...names: string[]) => names.map((name) => chatMetric(name, 'Sum'));
+
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(24),
+    });
+    dashboard.addWidgets(
+      graph(
+        'Chat outcomes',
+        sums(
+          outcome.complete.name,
+          outcome.clarification.name,
+          outcome.truncated.name,
+          outcome.stopped.name,
+          outcome.failed.name,
+        ),
+      ),
+      graph('Time to first token (ms)', percentiles(chatMetrics.timeToFirstToken.name)),
+      graph('Retrieval and model latency (ms)', [
+        ...percentiles(chatMetrics.retrievalLatency.name),
+        ...percentiles(chatMetrics.modelLatency.name),
+      ]),
+    );
+    dashboard.addWidgets(
+      graph(
+        'Tokens and estimated cost',
+        sums(chatMetrics.inputTokens.name, chatMetrics.outputTokens.name),
+        sums(chatMetrics.estimatedCost.name),
+      ),
+      graph(
+        'Tickets',
+        sums(
+          chatMetrics.ticketsCited.name,
+          chatMetrics.ticketsDropped.name,
+          chatMetrics.restrictedFiltered.name,
+          chatMetrics.unverifiedReferences.name,
+        ),
+      ),
+      graph(
+        'Heartbeats and model failures',
+        sums(
+          chatMetrics.heartbeats.name,
+          chatMetrics.modelThrottled.name,
+          chatMetrics.modelErrors.name,
+        ),
+      ),
+    );
+    dashboard.addWidgets(
+      graph(
+        'API function errors and throttles',
+        [fn.metricErrors({ statistic: 'Sum' }), fn.metricThrottles({ statistic: 'Sum' })],
+        [fn.metric('ConcurrentExecutions', { statistic: 'Maximum' })],
+      ),
+      graph('API function duration (ms)', [
+        fn.metricDuration({ statistic: 'p50', label: 'Duration p50' }),
+        fn.metricDuration({ statistic: 'p99', label: 'Duration p99' }),
+      ]),
+      graph(
+        'DynamoDB throttles and CloudFront 5xx rate (%)',
+        [
+          tableThrottles(props.conversationsTable, 'conversations', 'Conversations throttles'),
+          tableThrottles(props.turnsTable, 'turns', 'Turns throttles'),
+        ],
+        [distribution5xx.with({ label: 'CloudFront 5xxErrorRate' })],
+      ),
+    );
+    return dashboard;
+  }
+
+  /**
+   * PutModelInvocationLoggingConfiguration to a log group of this stack, through a role Bedrock
+   * assumes; DeleteModelInvocationLoggingConfiguration on delete. The setting is per account and
+   * region, not per model or stack.
+   */
+  private enableModelInvocationLogging(props: OperationsMonitoringProps): logs.LogGroup {
+    const stack = Stack.of(this);
+    const logGroup = new logs.LogGroup(this, 'ModelInvocationLogs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    // The confused-deputy conditions from the Bedrock model invocation logging guide.
+    const role = new iam.Role(this, 'ModelInvocationLoggingRole', {
+      assumedBy: new iam.ServicePrincipal('bedrock.amazonaws.com', {
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({ service: 'bedrock', resource: '*' }),
+          },
+        },
+      }),
+      description: 'Lets Bedrock write model invocation logs to one log group',
+    });
+    logGroup.grantWrite(role);
+
+    const loggingConfig = {
+      cloudWatchConfig: { logGroupName: logGroup.logGroupName, roleArn: role.roleArn },
+      textDataDeliveryEnabled: true,
+      imageDataDeliveryEnabled: false,
+      embeddingDataDeliveryEnabled: false,
+    };
+    const call: cr.AwsSdkCall = {
+      service: 'Bedrock',
+      action: 'PutModelInvocationLoggingConfiguration',
+      parameters: { loggingConfig },
+      physicalResourceId: cr.PhysicalResourceId.of(`${stack.stackName}-model-invocation-logging`),
+    };
+    const configuration = new cr.AwsCustomResource(this, 'ModelInvocationLogging', {
+      onCreate: call,
+      onUpdate: call,
+      onDelete: { service: 'Bedrock', action: 'DeleteModelInvocationLoggingConfiguration' },
+      policy: cr.AwsCustomResourcePolicy.fromStatements([
+        new iam.PolicyStatement({
+          actions: [
+            'bedrock:PutModelInvocationLoggingConfiguration',
+            'bedrock:DeleteModelInvocationLoggingConfiguration',
+          ],
+          // These actions have no resource type (Service Authorization Reference).
+          resources: ['*'],
+        }),
+        new iam.PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn] }),
+      ]),
+      installLatestAwsSdk: false,
+    });
+    configuration.node.addDependency(role);
+    acknowledgeAwsCustomResourceProvider(this);
+    Validations.of(configuration).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'bedrock:Put/DeleteModelInvocationLoggingConfiguration take no resource: the setting ' +
+        'is per account and region.',
+    });
+    return logGroup;
+  }
+}
+
+/** A chat metric from the catalog, as the API function publishes it (EMF, `service` dimension). */
+function chatMetric(metricName: string, statistic: string, label?: string): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: METRICS_SERVICE },
+    statistic,
+    period: Duration.minutes(5),
+    label,
+  });
+}
+
+/**
+ * Read plus write throttle events of a table, per 5 minutes. `name` keeps the metric ids of two
+ * tables apart when one graph shows both.
+ */
+function tableThrottles(
+  table: dynamodb.ITable,
+  name: string,
+  label?: string,
+): cloudwatch.MathExpression {
+  const options = { statistic: 'Sum', period: Duration.minutes(5) };
+  const read = `${name}ReadThrottles`;
+  const write = `${name}WriteThrottles`;
+  return new cloudwatch.MathExpression({
+    expression: `FILL(${read}, 0) + FILL(${write}, 0)`,
+    usingMetrics: {
+      [read]: table.metric('ReadThrottleEvents', options),
+      [write]: table.metric('WriteThrottleEvents', options),
+    },
+    period: Duration.minutes(5),
+    label,
+  });
+}

@@ -1,0 +1,310 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  chatMetrics,
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+} from '../../functions/observability/metric-catalog.js';
+import { type CfnJson, renderArn, synthesizeServiceDesk } from './synthesize.js';
+import { onlyResource, sdkCallResource } from './template-queries.js';
+
+const topicRef = { Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') };
+const chatDimensions = [{ Name: 'service', Value: METRICS_SERVICE }];
+
+/** The alarm whose logical id starts with `Monitoring<id>`. */
+function alarm(template: Template, id: string): CfnJson {
+  const matches = Object.entries(template.findResources('AWS::CloudWatch::Alarm')).filter(
+    ([logicalId]) => new RegExp(`^Monitoring${id}[0-9A-F]{8}$`).test(logicalId),
+  );
+  expect(matches, id).toHaveLength(1);
+  return (matches[0] as [string, CfnJson])[1].Properties;
+}
+
+/** The metric names a math-expression alarm reads, sorted. */
+function mathMetricNames(properties: CfnJson): string[] {
+  return (properties.Metrics as CfnJson[])
+    .filter((query) => query.MetricStat)
+    .map((query) => query.MetricStat.Metric.MetricName as string)
+    .sort();
+}
+
+describe('ServiceDeskStack (default config): operations monitoring', () => {
+  let template: Template;
+  let nagFindings: string[];
+
+  beforeAll(() => {
+    const synthesized = synthesizeServiceDesk({});
+    template = synthesized.template;
+    nagFindings = synthesized.nagFindings;
+  });
+
+  it('passes cdk-nag with the monitoring resources in the stack', () => {
+    expect(nagFindings).toEqual([]);
+  });
+
+  it('has one KMS-encrypted alarm topic that CloudWatch may publish to, over TLS only', () => {
+    const [, topic] = onlyResource(template, 'AWS::SNS::Topic');
+    expect(topic.Properties.KmsMasterKeyId).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^MonitoringTopicKey/), 'Arn'],
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [topicRef],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } },
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Condition: Match.objectLike({
+              StringEquals: { 'aws:SourceAccount': '123456789012' },
+            }),
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('subscribes no e-mail address without alarmEmail', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('notifies the topic from every alarm, on alarm and on recovery, treating no data as fine', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    // 3 API function, 1 CloudFront, 3 chat metrics, 2 × 2 tables.
+    expect(alarms).toHaveLength(11);
+    for (const { Properties } of alarms) {
+      expect(Properties).toMatchObject({
+        TreatMissingData: 'notBreaching',
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      expect(Properties.AlarmActions.map(renderArn)).toEqual(['<MonitoringAlarmTopic>']);
+      expect(Properties.OKActions.map(renderArn)).toEqual(['<MonitoringAlarmTopic>']);
+    }
+  });
+
+  it('alarms on API function errors, throttles, and p99 duration at 80% of the 5-minute timeout', () => {
+    const functionDimension = [
+      { Name: 'FunctionName', Value: { Ref: expect.stringMatching(/^ApiFunction/) } },
+    ];
+    expect(alarm(template, 'ApiErrors')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: functionDimension,
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 3,
+      EvaluationPeriods: 1,
+    });
+    expect(alarm(template, 'ApiThrottles')).toMatchObject({
+      MetricName: 'Throttles',
+      Dimensions: functionDimension,
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+    expect(alarm(template, 'ApiDurationNearTimeout')).toMatchObject({
+      MetricName: 'Duration',
+      Dimensions: functionDimension,
+      ExtendedStatistic: 'p99',
+      Threshold: 240_000,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+    });
+  });
+
+  it('alarms on the CloudFront 5xx error rate (us-east-1, Region=Global)', () => {
+    expect(alarm(template, 'CloudFront5xxErrorRate')).toMatchObject({
+      Namespace: 'AWS/CloudFront',
+      MetricName: '5xxErrorRate',
+      Dimensions: [
+        { Name: 'DistributionId', Value: { Ref: expect.stringMatching(/^WebDistribution/) } },
+        { Name: 'Region', Value: 'Global' },
+      ],
+      Statistic: 'Average',
+      Threshold: 5,
+      EvaluationPeriods: 2,
+    });
+  });
+
+  it('alarms on model throttling, model errors and p90 time to first token from the chat metrics', () => {
+    const chat = { Namespace: METRICS_NAMESPACE, Dimensions: chatDimensions, Period: 300 };
+    expect(alarm(template, 'ModelThrottled')).toMatchObject({
+      ...chat,
+      MetricName: chatMetrics.modelThrottled.name,
+      Statistic: 'Sum',
+      Threshold: 3,
+    });
+    expect(alarm(template, 'ModelErrors')).toMatchObject({
+      ...chat,
+      MetricName: chatMetrics.modelErrors.name,
+      Statistic: 'Sum',
+      Threshold: 3,
+    });
+    expect(alarm(template, 'TimeToFirstToken')).toMatchObject({
+      ...chat,
+      MetricName: chatMetrics.timeToFirstToken.name,
+      ExtendedStatistic: 'p90',
+      Threshold: 15_000,
+      EvaluationPeriods: 3,
+    });
+  });
+
+  it('alarms on throttles and system errors of both tables', () => {
+    for (const table of ['Conversations', 'Turns']) {
+      const throttles = alarm(template, `${table}TableThrottles`);
+      expect(throttles.Threshold).toBe(1);
+      expect(mathMetricNames(throttles)).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
+      const tableDimensions = (throttles.Metrics as CfnJson[])
+        .filter((query) => query.MetricStat)
+        .map((query) => query.MetricStat.Metric.Dimensions);
+      expect(tableDimensions).toHaveLength(2);
+      for (const dimensions of tableDimensions) {
+        expect(dimensions).toEqual([
+          {
+            Name: 'TableName',
+            Value: { Ref: expect.stringMatching(new RegExp(`^ConversationTables${table}`)) },
+          },
+        ]);
+      }
+      const systemErrors = alarm(template, `${table}TableSystemErrors`);
+      expect(systemErrors.Threshold).toBe(1);
+      expect(new Set(mathMetricNames(systemErrors))).toEqual(new Set(['SystemErrors']));
+    }
+  });
+
+  it('draws a dashboard of the chat metrics', () => {
+    const [, dashboard] = onlyResource(template, 'AWS::CloudWatch::Dashboard');
+    const body = renderArn(dashboard.Properties.DashboardBody);
+    const outcomes = Object.values(chatMetrics.outcome)
+      .map((metric) => metric.name)
+      .filter((name) => name !== chatMetrics.outcome.replayed.name);
+    for (const name of [
+      ...outcomes,
+      chatMetrics.timeToFirstToken.name,
+      chatMetrics.retrievalLatency.name,
+      chatMetrics.modelLatency.name,
+      chatMetrics.inputTokens.name,
+      chatMetrics.outputTokens.name,
+      chatMetrics.estimatedCost.name,
+      chatMetrics.ticketsCited.name,
+      chatMetrics.ticketsDropped.name,
+      chatMetrics.restrictedFiltered.name,
+      chatMetrics.unverifiedReferences.name,
+      chatMetrics.heartbeats.name,
+      'ConcurrentExecutions',
+      'ReadThrottleEvents',
+    ]) {
+      expect(body, name).toContain(`"${name}"`);
+    }
+    expect(body).toContain(`"${METRICS_NAMESPACE}"`);
+    expect(body).toContain('"stat":"p90"');
+  });
+
+  it('leaves Bedrock model invocation logging alone by default', () => {
+    expect(
+      Object.values(template.findResources('Custom::AWS')).filter((resource) =>
+        renderArn(resource.Properties.Create).includes('ModelInvocationLogging'),
+      ),
+    ).toEqual([]);
+    const monitoringIds = [
+      ...Object.keys(template.findResources('AWS::Logs::LogGroup')),
+      ...Object.keys(template.findResources('AWS::IAM::Role')),
+    ].filter((id) => id.startsWith('MonitoringModelInvocation'));
+    expect(monitoringIds).toEqual([]);
+  });
+});
+
+// One synthesis for every non-default setting (a third would slow the shared CDK run).
+describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocationLogging): operations monitoring', () => {
+  let template: Template;
+  let nagFindings: string[];
+
+  beforeAll(() => {
+    const synthesized = synthesizeServiceDesk({
+      alarmEmail: 'ops@example.com',
+      ttftAlarmMs: '20000',
+      modelInvocationLogging: 'true',
+      region: 'eu-west-1',
+      // The KB-less variant, so the AwsCustomResource provider exists only for the logging call.
+      existingKnowledgeBaseId: 'ABCDEFGHIJ',
+    });
+    template = synthesized.template;
+    nagFindings = synthesized.nagFindings;
+  });
+
+  it('passes cdk-nag with every finding acknowledged', () => {
+    expect(nagFindings).toEqual([]);
+  });
+
+  it('subscribes the alarm e-mail address to the topic', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 1);
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: topicRef,
+    });
+  });
+
+  it('uses the configured time-to-first-token threshold', () => {
+    expect(alarm(template, 'TimeToFirstToken').Threshold).toBe(20_000);
+  });
+
+  it('points Bedrock model invocation logging at its own log group, and removes it on delete', () => {
+    const logging = sdkCallResource(template, 'PutModelInvocationLoggingConfiguration');
+    const create = JSON.parse(renderArn(logging.Properties.Create));
+    expect(create).toMatchObject({
+      service: 'Bedrock',
+      parameters: {
+        loggingConfig: {
+          cloudWatchConfig: {
+            logGroupName: '<MonitoringModelInvocationLogs>',
+            roleArn: '<MonitoringModelInvocationLoggingRole.Arn>',
+          },
+          textDataDeliveryEnabled: true,
+        },
+      },
+    });
+    expect(JSON.parse(renderArn(logging.Properties.Delete))).toMatchObject({
+      service: 'Bedrock',
+      action: 'DeleteModelInvocationLoggingConfiguration',
+    });
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'bedrock.amazonaws.com' },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': '123456789012' },
+              ArnLike: { 'aws:SourceArn': Match.anyValue() },
+            },
+          }),
+        ],
+      },
+    });
+  });
+
+  it('has no CloudFront alarm (its metrics live only in us-east-1) but keeps the others', () => {
+    const metricNames = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+      (resource) => resource.Properties.MetricName,
+    );
+    expect(metricNames).toHaveLength(10);
+    expect(metricNames).not.toContain('5xxErrorRate');
+    const [, dashboard] = onlyResource(template, 'AWS::CloudWatch::Dashboard');
+    expect(renderArn(dashboard.Properties.DashboardBody)).toContain('"region":"us-east-1"');
+  });
+});
