@@ -54,7 +54,12 @@ export function registerBrowserHarness() {
       port: 0,
       // Slow enough to watch the stream grow, fast enough for CI.
       responderPacing: { minMs: 15, maxMs: 30 },
-      functionEnvironment: { STOP_POLL_MS: '50' },
+      functionEnvironment: {
+        STOP_POLL_MS: '50',
+        // The JSON request/chat lines and EMF metrics are checked in test/api/observability.test.ts.
+        LOG_LEVEL: 'SILENT',
+        METRICS: 'false',
+      },
       log: () => {},
     });
     browser = await launchChromium();
