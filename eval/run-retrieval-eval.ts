@@ -18,16 +18,15 @@
 // Before the SDK is loaded: its "Node 22 from January 2027" notice is noise in a report.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { createKnowledgeBaseRetriever } from '../functions/adapters/bedrock/knowledge-base-retriever.js';
 import type { Retriever } from '../functions/chat/ports.js';
 import { toRetrievalQuery } from '../functions/chat/retrieval-query.js';
 import { stackOutputNames } from '../lib/service-desk-stack.js';
 import { startLocalBedrockServer } from '../local/bedrock/start-local-bedrock-server.js';
+import { readDeployedStack, requireOutput, SkipError } from '../scripts/deployed-stack.js';
 import {
   type EvaluationReport,
   formatReport,
@@ -47,28 +46,13 @@ const { values } = parseArgs({
   },
 });
 
-class SkipError extends Error {}
-
 async function deployedRetriever(): Promise<{ retriever: Retriever; label: string }> {
-  const cdkContext = JSON.parse(readFileSync('cdk.json', 'utf8')).context ?? {};
-  const region = process.env.AWS_REGION ?? cdkContext.region ?? 'us-east-1';
-  const cloudFormation = new CloudFormationClient({ region });
-  try {
-    await cloudFormation.config.credentials();
-  } catch (error) {
-    throw new SkipError(`no AWS credentials (${(error as Error).message})`);
-  }
-  let knowledgeBaseId = values['knowledge-base-id'];
-  const stackName = process.env.EVAL_STACK_NAME ?? cdkContext.stackName ?? 'ServiceDeskAssistant';
-  if (!knowledgeBaseId) {
-    const { Stacks } = await cloudFormation.send(
-      new DescribeStacksCommand({ StackName: stackName }),
-    );
-    knowledgeBaseId = Stacks?.[0]?.Outputs?.find(
-      (output) => output.OutputKey === stackOutputNames.knowledgeBaseId,
-    )?.OutputValue;
-    if (!knowledgeBaseId) throw new Error(`stack ${stackName} has no KnowledgeBaseId output`);
-  }
+  const stack = await readDeployedStack('EVAL_STACK_NAME', {
+    outputs: values['knowledge-base-id'] === undefined,
+  });
+  const { region } = stack;
+  const knowledgeBaseId =
+    values['knowledge-base-id'] ?? requireOutput(stack, stackOutputNames.knowledgeBaseId);
   const searchType = values['search-type'] === 'SEMANTIC' ? 'SEMANTIC' : 'HYBRID';
   return {
     retriever: createKnowledgeBaseRetriever({

@@ -18,16 +18,15 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { TurnUsage } from '../functions/contract/conversations.js';
 import { estimateCostUsd } from '../functions/observability/model-prices.js';
 import { stackOutputNames } from '../lib/service-desk-stack.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local.js';
+import { readDeployedStack, requireOutput, SkipError } from './deployed-stack.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,8 +37,6 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
-
-class SkipError extends Error {}
 
 interface UsageRow {
   readonly day: string;
@@ -71,28 +68,11 @@ async function turnsSource(): Promise<{
   close: () => Promise<void>;
 }> {
   if (values.target === 'aws') {
-    const cdkContext = JSON.parse(readFileSync('cdk.json', 'utf8')).context ?? {};
-    const region = process.env.AWS_REGION ?? cdkContext.region ?? 'us-east-1';
-    const cloudFormation = new CloudFormationClient({ region });
-    try {
-      await cloudFormation.config.credentials();
-    } catch (error) {
-      throw new SkipError(`no AWS credentials (${(error as Error).message})`);
-    }
-    let table = values.table;
-    if (!table) {
-      const stackName =
-        process.env.USAGE_STACK_NAME ?? cdkContext.stackName ?? 'ServiceDeskAssistant';
-      const { Stacks } = await cloudFormation.send(
-        new DescribeStacksCommand({ StackName: stackName }),
-      );
-      table = Stacks?.[0]?.Outputs?.find(
-        (output) => output.OutputKey === stackOutputNames.turnsTable,
-      )?.OutputValue;
-      if (!table)
-        throw new Error(`stack ${stackName} has no ${stackOutputNames.turnsTable} output`);
-    }
-    return { client: new DynamoDBClient({ region }), table, close: async () => {} };
+    const stack = await readDeployedStack('USAGE_STACK_NAME', {
+      outputs: values.table === undefined,
+    });
+    const table = values.table ?? requireOutput(stack, stackOutputNames.turnsTable);
+    return { client: new DynamoDBClient({ region: stack.region }), table, close: async () => {} };
   }
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   if (values.endpoint) {
