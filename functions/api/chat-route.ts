@@ -45,8 +45,14 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
       tokenBatch:
         dependencies.tokenBatchMs > 0 ? { maxDelayMs: dependencies.tokenBatchMs } : undefined,
     });
+    const { telemetry } = dependencies;
     void streamChat(begun, (event) => sse.send(event), {
       ...dependencies,
+      // The stream is the route's: it adds how many heartbeats the chat needed.
+      telemetry: telemetry && {
+        chatFinished: (report) =>
+          telemetry.chatFinished({ ...report, heartbeatsSent: sse.heartbeatsSent }),
+      },
       remainingTimeMs: request.remainingTimeMs,
       deadline,
     })

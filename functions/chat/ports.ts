@@ -374,6 +374,8 @@ export interface ChatReport {
   readonly ticketsDropped: number;
   readonly restrictedFiltered: number;
   readonly unverifiedReferences: number;
+  /** Heartbeat comments the stream carried (added by the API layer, which owns the stream). */
+  readonly heartbeatsSent?: number;
 }
 
 /** Where the core reports each finished chat; the API layer publishes it as metrics and a log line. */

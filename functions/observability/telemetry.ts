@@ -100,6 +100,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
           tickets_dropped: report.ticketsDropped,
           restricted_filtered: report.restrictedFiltered,
           unverified_references: report.unverifiedReferences,
+          heartbeats_sent: report.heartbeatsSent,
         });
         if (options.metrics) publishChatMetrics(report, costUsd);
       },
@@ -129,6 +130,7 @@ function publishChatMetrics(report: ChatReport, costUsd: number | undefined): vo
   add(chatMetrics.inputTokens, report.inputTokens);
   add(chatMetrics.outputTokens, report.outputTokens);
   add(chatMetrics.estimatedCost, costUsd);
+  add(chatMetrics.heartbeats, report.heartbeatsSent);
   if (report.outcome !== 'replayed') {
     add(chatMetrics.ticketsCited, report.ticketsCited);
     add(chatMetrics.ticketsDropped, report.ticketsDropped);

@@ -52,6 +52,8 @@ export interface SseStream {
   /** Stops the heartbeat and ends the body. Idempotent. */
   close(): void;
   readonly closed: boolean;
+  /** Heartbeat comments written so far (the `HeartbeatsSent` metric). */
+  readonly heartbeatsSent: number;
 }
 
 /**
@@ -83,9 +85,10 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     },
   });
 
+  let heartbeatsSent = 0;
   const heartbeat = setInterval(() => {
     flushPending();
-    write(encodeComment('ping'));
+    if (write(encodeComment('ping'))) heartbeatsSent++;
   }, options.heartbeatMs ?? 10_000);
   // Never keep a process (a test run, the local server) alive just for pings.
   (heartbeat as { unref?: () => void }).unref?.();
@@ -174,6 +177,9 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     },
     get closed() {
       return closed;
+    },
+    get heartbeatsSent() {
+      return heartbeatsSent;
     },
   };
 }

@@ -10,7 +10,10 @@ import { startTestStack } from '../support/start-test-stack.js';
 type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startTestStack({ functionEnvironment: { LOG_LEVEL: 'INFO', METRICS: 'true' } });
+  stack = await startTestStack({
+    // Heartbeats every 40 ms, so even a quick chat carries some and the count can be checked.
+    functionEnvironment: { LOG_LEVEL: 'INFO', METRICS: 'true', HEARTBEAT_MS: '40' },
+  });
 });
 afterAll(() => stack?.stop());
 
@@ -66,7 +69,9 @@ describe('observability end to end', () => {
       time_to_first_token_ms: expect.any(Number),
       retrieval_ms: expect.any(Number),
       estimated_cost_usd: 0,
+      heartbeats_sent: expect.any(Number),
     });
+    expect(chat?.heartbeats_sent).toBeGreaterThan(0);
     const everything = JSON.stringify(lines);
     expect(everything).not.toContain('VPNにつながらない');
     expect(everything).not.toContain(user);
@@ -86,6 +91,7 @@ describe('observability end to end', () => {
         'OutputTokens',
         'EstimatedCostUSD',
         'TicketsCited',
+        'HeartbeatsSent',
       ]),
     );
     expect(emf).toMatchObject({ service: 'service-desk-api', conversationId, ChatComplete: 1 });
