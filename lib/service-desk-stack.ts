@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
-import { Aspects, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  Aspects,
+  CfnOutput,
+  CfnResource,
+  type IAspect,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import type { ServiceDeskConfig } from './config.js';
 import { ApiFunction } from './constructs/api-function.js';
 import { Auth } from './constructs/auth.js';
@@ -12,7 +21,6 @@ import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
 import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
 import { WebHosting } from './constructs/web-hosting.js';
-import { ProviderFunctionLogs } from './provider-function-logs.js';
 
 /** Files the stack packages, resolved by the caller (bin/app.ts: against the repository root). */
 export interface ServiceDeskPaths {
@@ -194,4 +202,33 @@ export function resourceNamePrefix(stackName: string): string {
   if (base.length >= 3 && base.length <= 20) return base;
   const hash = createHash('sha256').update(stackName).digest('hex').slice(0, 6);
   return `${base.slice(0, 13).replace(/-+$/, '')}-${hash}`;
+}
+
+/**
+ * Sends every Lambda function of a stack that has no log group of its own to `logGroup`: the
+ * functions CDK adds itself (custom-resource providers such as `Custom::S3AutoDeleteObjects`,
+ * whose L1 has no log settings), so their logs expire like the app's instead of never.
+ * The singleton L2 providers (BucketDeployment, AwsCustomResource) are given the same group
+ * through their `logGroup` prop; without it `@aws-cdk/aws-lambda:useCdkManagedLogGroup` names a
+ * group `/aws/lambda/<function>`, which collides with the one Lambda created on a stack that has
+ * already run the function.
+ *
+ * @example
+ * Aspects.of(stack).add(new ProviderFunctionLogs(providerLogGroup));
+ */
+class ProviderFunctionLogs implements IAspect {
+  constructor(private readonly logGroup: logs.ILogGroup) {}
+
+  visit(node: IConstruct): void {
+    if (!(node instanceof CfnResource) || node.cfnResourceType !== 'AWS::Lambda::Function') return;
+    if (node instanceof lambda.CfnFunction) {
+      const config = node.loggingConfig as lambda.CfnFunction.LoggingConfigProperty | undefined;
+      if (!config?.logGroup)
+        node.loggingConfig = { ...config, logGroup: this.logGroup.logGroupName };
+      return;
+    }
+    // CustomResourceProvider functions are plain CfnResources with a Basic execution role
+    // (logs:* on any group), so pointing them at the group is all they need.
+    node.addPropertyOverride('LoggingConfig.LogGroup', this.logGroup.logGroupName);
+  }
 }

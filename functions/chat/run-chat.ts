@@ -191,13 +191,7 @@ export async function streamChat(
   // A new message holds its generation claim from the commit on; a duplicate once it took it over.
   let holdsClaim = !begun.duplicate && begun.generation !== undefined;
   // What the report at the end says; filled in as the pipeline gets there.
-  const measured: {
-    outcome?: GenerationOutcome;
-    replayed?: boolean;
-    retrievalMs?: number;
-    generationStartedAt?: number;
-    ticketsRetrieved: number;
-  } = { ticketsRetrieved: 0 };
+  const measured: Measured = { ticketsRetrieved: 0 };
   try {
     send({
       event: 'meta',
@@ -318,13 +312,24 @@ export async function streamChat(
   }
 }
 
+/** What one chat measured on its way, for the stored usage and the report. */
+interface Measured {
+  outcome?: GenerationOutcome;
+  /** Settled by replaying the earlier copy's answer. */
+  replayed?: boolean;
+  retrievalMs?: number;
+  /** `performance.now()` when the model was called. */
+  generationStartedAt?: number;
+  ticketsRetrieved: number;
+}
+
 const whole = (ms: number) => Math.max(0, Math.round(ms));
 
 /** The stored usage of an answer: the model's tokens and the pipeline's timings. */
 function usageOf(
   outcome: GenerationOutcome,
   requestStartedAt: number,
-  measured: { retrievalMs?: number; generationStartedAt?: number },
+  measured: Measured,
 ): TurnUsage | undefined {
   if (!outcome.usage) return undefined;
   const { firstTokenMs, modelMs } = outcome.timing;
@@ -342,13 +347,7 @@ function usageOf(
 function reportOf(
   begun: BegunChat,
   modelId: string,
-  measured: {
-    outcome?: GenerationOutcome;
-    replayed?: boolean;
-    retrievalMs?: number;
-    generationStartedAt?: number;
-    ticketsRetrieved: number;
-  },
+  measured: Measured,
   restricted: ReadonlySet<string>,
 ): ChatReport {
   const { outcome } = measured;

@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -6,17 +6,16 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import {
   chatMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
 } from '../../functions/observability/metric-catalog.js';
-import { acknowledgeAwsCustomResourceProvider } from '../nag-acknowledgements.js';
+import { ModelInvocationLogging } from './model-invocation-logging.js';
 
 /** CloudFront publishes its metrics only in us-east-1, with `Region` = `Global`. */
 export const cloudFrontMetricsRegion = 'us-east-1';
@@ -233,7 +232,10 @@ export class OperationsMonitoring extends Construct {
     this.dashboard = this.createDashboard(props, distribution5xx);
 
     if (props.modelInvocationLogging) {
-      this.modelInvocationLogGroup = this.enableModelInvocationLogging(props);
+      this.modelInvocationLogGroup = new ModelInvocationLogging(this, 'ModelInvocation', {
+        logRetention: props.logRetention,
+        logRemovalPolicy: props.logRemovalPolicy,
+      }).logGroup;
     }
   }
 
@@ -342,71 +344,6 @@ export class OperationsMonitoring extends Construct {
       ),
     );
     return dashboard;
-  }
-
-  /**
-   * PutModelInvocationLoggingConfiguration to a log group of this stack, through a role Bedrock
-   * assumes; DeleteModelInvocationLoggingConfiguration on delete. The setting is per account and
-   * region, not per model or stack.
-   */
-  private enableModelInvocationLogging(props: OperationsMonitoringProps): logs.LogGroup {
-    const stack = Stack.of(this);
-    const logGroup = new logs.LogGroup(this, 'ModelInvocationLogs', {
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
-    });
-    // The confused-deputy conditions from the Bedrock model invocation logging guide.
-    const role = new iam.Role(this, 'ModelInvocationLoggingRole', {
-      assumedBy: new iam.ServicePrincipal('bedrock.amazonaws.com', {
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({ service: 'bedrock', resource: '*' }),
-          },
-        },
-      }),
-      description: 'Lets Bedrock write model invocation logs to one log group',
-    });
-    logGroup.grantWrite(role);
-
-    const loggingConfig = {
-      cloudWatchConfig: { logGroupName: logGroup.logGroupName, roleArn: role.roleArn },
-      textDataDeliveryEnabled: true,
-      imageDataDeliveryEnabled: false,
-      embeddingDataDeliveryEnabled: false,
-    };
-    const call: cr.AwsSdkCall = {
-      service: 'Bedrock',
-      action: 'PutModelInvocationLoggingConfiguration',
-      parameters: { loggingConfig },
-      physicalResourceId: cr.PhysicalResourceId.of(`${stack.stackName}-model-invocation-logging`),
-    };
-    const configuration = new cr.AwsCustomResource(this, 'ModelInvocationLogging', {
-      onCreate: call,
-      onUpdate: call,
-      onDelete: { service: 'Bedrock', action: 'DeleteModelInvocationLoggingConfiguration' },
-      policy: cr.AwsCustomResourcePolicy.fromStatements([
-        new iam.PolicyStatement({
-          actions: [
-            'bedrock:PutModelInvocationLoggingConfiguration',
-            'bedrock:DeleteModelInvocationLoggingConfiguration',
-          ],
-          // These actions have no resource type (Service Authorization Reference).
-          resources: ['*'],
-        }),
-        new iam.PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn] }),
-      ]),
-      installLatestAwsSdk: false,
-    });
-    configuration.node.addDependency(role);
-    acknowledgeAwsCustomResourceProvider(this);
-    Validations.of(configuration).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'bedrock:Put/DeleteModelInvocationLoggingConfiguration take no resource: the setting ' +
-        'is per account and region.',
-    });
-    return logGroup;
   }
 }
 

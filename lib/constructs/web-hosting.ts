@@ -1,10 +1,12 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { createHash } from 'node:crypto';
+import { Aws, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import type { IConstruct } from 'constructs';
 import { Construct } from 'constructs';
 import { acknowledgeBucketDeploymentProvider } from '../nag-acknowledgements.js';
 import {
@@ -13,7 +15,6 @@ import {
   REFERRER_POLICY,
   STRICT_TRANSPORT_SECURITY,
 } from '../security-headers.js';
-import { accountGlobalName } from './account-global-name.js';
 
 /** The Cognito settings the web app reads from `/config.json`. */
 export interface WebAuthSettings {
@@ -239,4 +240,29 @@ export class WebHosting extends Construct {
       ],
     );
   }
+}
+
+/** The longest region name (`ap-southeast-5`, `eusc-de-east-1`) plus a margin. */
+const regionBudget = 16;
+
+/**
+ * A name for a resource whose names are unique per *account*, not per region — CloudFront
+ * origin access controls and response headers policies: `<stack>-<region>-<what>`, at most
+ * `maxLength` characters. The stack name alone collides when the same stack is deployed to two
+ * regions of one account; a stack name too long for the budget is cut and suffixed with a hash
+ * of the whole name.
+ *
+ * @example
+ * accountGlobalName(this, 'web-oac'); // 'ServiceDeskAssistant-us-east-1-web-oac'
+ */
+function accountGlobalName(scope: IConstruct, what: string, maxLength = 64): string {
+  const stack = Stack.of(scope);
+  const region = Token.isUnresolved(stack.region) ? Aws.REGION : stack.region;
+  const budget = maxLength - regionBudget - what.length - 2;
+  const stackName = stack.stackName;
+  const prefix =
+    stackName.length <= budget
+      ? stackName
+      : `${stackName.slice(0, budget - 7)}-${createHash('sha256').update(stackName).digest('hex').slice(0, 6)}`;
+  return `${prefix}-${region}-${what}`;
 }
