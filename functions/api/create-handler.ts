@@ -7,6 +7,7 @@ import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
+import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDailyBudget } from '../adapters/dynamodb/daily-budget.js';
 import {
@@ -119,6 +120,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         archiveBudget: config.ARCHIVE_BUDGET_CHARS,
         stopPollMs: config.STOP_POLL_MS,
         modelId: config.MODEL_ID,
+        promptCache: promptCachePolicyFor(config.MODEL_ID, config.PROMPT_CACHING),
       },
     }),
     conversations: createConversationRoutes(store),

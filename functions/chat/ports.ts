@@ -244,12 +244,36 @@ export interface ToolDefinition {
   readonly inputSchema: Record<string, unknown>;
 }
 
+/**
+ * Where a request asks the model to cache its prompt prefix (Bedrock Converse `cachePoint`, ADR
+ * 0009). The prefix runs in the model's order — tool definitions, system prompt, messages — up
+ * to each checkpoint.
+ */
+export interface CacheCheckpoints {
+  /** After the tool definitions. */
+  readonly afterTool: boolean;
+  /** After the system prompt. */
+  readonly afterSystem: boolean;
+  /** After `messages[afterMessage]`: the last message of the history before the new one. */
+  readonly afterMessage?: number;
+}
+
+/** How the core may use prompt caching for the configured model (from its capability table). */
+export interface PromptCachePolicy {
+  /** Tokens a checkpoint's prefix must add since the previous checkpoint to be cached. */
+  readonly minimumTokens: number;
+  /** Whether the model takes a checkpoint after the tool definitions. */
+  readonly cacheTools: boolean;
+}
+
 export interface ChatModelRequest {
   readonly system: string;
   readonly messages: readonly ChatMessage[];
   /** The model is forced to call this tool; its input is the answer. */
   readonly tool: ToolDefinition;
   readonly maxTokens: number;
+  /** Absent: no prompt caching, and the request is exactly what it was before caching existed. */
+  readonly cacheCheckpoints?: CacheCheckpoints;
   readonly signal?: AbortSignal;
 }
 
@@ -258,7 +282,19 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence
 export type ChatModelEvent =
   | { readonly type: 'tool_input'; readonly fragment: string }
   | { readonly type: 'stop'; readonly reason: StopReason }
-  | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number };
+  | ({ readonly type: 'usage' } & ModelUsage);
+
+/**
+ * Tokens as the model reports them. With prompt caching, `inputTokens` counts only what was
+ * neither read from nor written to the cache (Bedrock `TokenUsage`); the cache counts are
+ * present when the model reported them.
+ */
+export interface ModelUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
+}
 
 /** A streaming model behind a forced tool; the Bedrock ConverseStream adapter implements it. */
 export interface ChatModel {
@@ -328,6 +364,8 @@ export interface ChatConfig {
   readonly remainingTimeReserveMs: number;
   /** The model answers come from; sent in `meta` and stored with each assistant turn. */
   readonly modelId: string;
+  /** Prompt caching for this model; absent = off (`PROMPT_CACHING`, ADR 0009). @default undefined */
+  readonly promptCache?: PromptCachePolicy;
 }
 
 /** Every tunable but the model, which has no sensible default. */
@@ -369,6 +407,8 @@ export interface ChatReport {
   readonly modelMs?: number;
   readonly inputTokens?: number;
   readonly outputTokens?: number;
+  readonly cacheReadInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
   readonly ticketsRetrieved: number;
   readonly ticketsCited: number;
   readonly ticketsDropped: number;

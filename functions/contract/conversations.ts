@@ -20,10 +20,14 @@ export type TurnRole = z.infer<typeof turnRoleSchema>;
  * What one answer cost and took, stored with the assistant turn: the model's token counts and
  * the pipeline's timings in milliseconds (from the request: first token; per step: retrieval,
  * model). Absent on turns written before it existed and on answers the model never reported.
+ * With prompt caching (ADR 0009) `inputTokens` is the uncached remainder and the cache counts
+ * say what was read from and written to the cache; turns stored before caching lack them.
  */
 export const turnUsageSchema = z.object({
   inputTokens: z.number().int().min(0),
   outputTokens: z.number().int().min(0),
+  cacheReadInputTokens: z.number().int().min(0).optional(),
+  cacheWriteInputTokens: z.number().int().min(0).optional(),
   timeToFirstTokenMs: z.number().int().min(0).optional(),
   retrievalMs: z.number().int().min(0).optional(),
   modelMs: z.number().int().min(0).optional(),

@@ -79,7 +79,15 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     },
     telemetry: {
       chatFinished(report) {
-        const costUsd = estimateCostUsd(report.modelId, report.inputTokens, report.outputTokens);
+        const costUsd =
+          report.inputTokens === undefined || report.outputTokens === undefined
+            ? undefined
+            : estimateCostUsd(report.modelId, {
+                inputTokens: report.inputTokens,
+                outputTokens: report.outputTokens,
+                cacheReadInputTokens: report.cacheReadInputTokens,
+                cacheWriteInputTokens: report.cacheWriteInputTokens,
+              });
         logger.info('chat finished', {
           owner_hash: ownerHashOf(report.owner),
           conversation_id: report.conversationId,
@@ -94,6 +102,8 @@ export function createObservability(options: ObservabilityOptions): Observabilit
           model_ms: report.modelMs,
           input_tokens: report.inputTokens,
           output_tokens: report.outputTokens,
+          cache_read_input_tokens: report.cacheReadInputTokens,
+          cache_write_input_tokens: report.cacheWriteInputTokens,
           estimated_cost_usd: costUsd,
           tickets_retrieved: report.ticketsRetrieved,
           tickets_cited: report.ticketsCited,
@@ -129,6 +139,8 @@ function publishChatMetrics(report: ChatReport, costUsd: number | undefined): vo
   add(chatMetrics.modelLatency, report.modelMs);
   add(chatMetrics.inputTokens, report.inputTokens);
   add(chatMetrics.outputTokens, report.outputTokens);
+  add(chatMetrics.cacheReadInputTokens, report.cacheReadInputTokens);
+  add(chatMetrics.cacheWriteInputTokens, report.cacheWriteInputTokens);
   add(chatMetrics.estimatedCost, costUsd);
   add(chatMetrics.heartbeats, report.heartbeatsSent);
   if (report.outcome !== 'replayed') {

@@ -25,6 +25,7 @@ export const apiEnvironmentNames = {
   numberOfResults: 'NUMBER_OF_RESULTS',
   queryExpansion: 'QUERY_EXPANSION',
   dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
+  promptCaching: 'PROMPT_CACHING',
 } as const;
 
 /**
@@ -72,6 +73,8 @@ export interface ApiFunctionProps {
   readonly queryExpansion?: boolean;
   /** Tokens per user per UTC day; 0 = no budget. @default 2_000_000 */
   readonly dailyTokenBudget?: number;
+  /** Prompt caching where the model supports it (`auto`) or never (`off`). @default 'auto' */
+  readonly promptCaching?: 'auto' | 'off';
   /**
    * Longer than the longest answer: generation of a full `results` answer takes ~30–90 s, and a
    * timed-out stream loses its final `result` event.
@@ -131,6 +134,7 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
       [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),
       [apiEnvironmentNames.dailyTokenBudget]: String(props.dailyTokenBudget ?? 2_000_000),
+      [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
     };
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {

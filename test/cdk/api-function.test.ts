@@ -72,6 +72,7 @@ describe('ServiceDeskStack (default config): API function', () => {
             COGNITO_CLIENT_ID: { Ref: logicalIdOf(template, 'AWS::Cognito::UserPoolClient') },
             RETENTION_DAYS: '90',
             NUMBER_OF_RESULTS: '8',
+            PROMPT_CACHING: 'auto',
             NODE_OPTIONS: '--enable-source-maps',
           },
         },
