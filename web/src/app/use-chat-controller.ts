@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import type { FeedbackRequest } from '../../../functions/contract/conversations.js';
 import { ApiError } from '../api/api-error.js';
 import type { ConversationApi } from '../api/create-conversation-api.js';
 import type { ConversationView } from '../state/bubble.js';
@@ -23,6 +24,8 @@ export interface ChatController {
   send(message: string, clientMessageId?: string, inquiry?: 'new'): void;
   setNewInquiry(on: boolean): void;
   stop(): Promise<void>;
+  /** Stores feedback on an answer of the open conversation; rejects with the API's error. */
+  giveFeedback(seq: number, feedback: FeedbackRequest): Promise<void>;
   /** The open conversation was deleted elsewhere in the UI. */
   forget(conversationId: string): void;
 }
@@ -154,6 +157,20 @@ export function useChatController(
     }
   }, [api, activeKeyRef]);
 
+  const giveFeedback = useCallback(
+    async (seq: number, feedback: FeedbackRequest) => {
+      const key = activeKeyRef.current;
+      if (isDraftKey(key)) return; // an answer without a stored conversation has no turn yet
+      const stored = await api.feedback(key, seq, feedback);
+      dispatch({
+        type: 'conversation',
+        key,
+        action: { type: 'feedback', seq, feedback: stored.feedback, version: stored.version },
+      });
+    },
+    [api, activeKeyRef],
+  );
+
   const forget = useCallback(
     (conversationId: string) => {
       for (const live of requests.current.values()) {
@@ -177,6 +194,7 @@ export function useChatController(
     send,
     setNewInquiry,
     stop,
+    giveFeedback,
     forget,
   };
 }

@@ -44,6 +44,8 @@ function assistantFromTurn(turn: Turn, lastUser: Turn | undefined): AssistantBub
     result: turn.result,
     error: failed ? { code: 'stored_failure', message: '', retryable: true } : undefined,
     modelId: turn.modelId,
+    seq: turn.seq,
+    feedback: turn.feedback,
     // Retry re-uses the stored id only when the server tells us it; a fresh id would duplicate.
     request:
       lastUser?.clientMessageId !== undefined
