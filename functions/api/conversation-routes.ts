@@ -62,11 +62,16 @@ export function createConversationRoutes(
       if (request.headers['if-none-match'] === etag)
         return { statusCode: 304, headers: { etag }, body: '' };
       const { conversation, turns } = await store.loadConversation(request.owner, conversationId);
+      const { answering } = conversation;
       const body: ConversationDetail = {
         conversationId,
         title: conversation.title,
         version: conversation.version,
         turns: turns.map((turn) => pickDeclared(turnSchema, turn)),
+        // Past its deadline the request is gone (timed out, crashed): nothing is in flight.
+        ...(answering && Date.parse(answering.until) > now().getTime()
+          ? { answering: { seq: answering.seq, until: answering.until } }
+          : {}),
       };
       return jsonResponse(200, body, { etag: etagOf(conversation.version) });
     },

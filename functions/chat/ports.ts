@@ -27,6 +27,12 @@ export interface ConversationSummary extends Readonly<ConversationSummaryBody> {
   readonly openInquiryId?: string;
   /** The inquiry of the latest user message (so a late answer cannot reopen an older inquiry). */
   readonly latestInquiryId?: string;
+  /**
+   * The user turn whose answer a request is generating (set with its generation claim, cleared
+   * by the answer of that inquiry), and the request's deadline (ISO): a page loaded meanwhile
+   * shows the answer as in flight until it is stored or the deadline passed.
+   */
+  readonly answering?: { readonly seq: number; readonly inquiryId: string; readonly until: string };
 }
 
 export interface ConversationWithTurns {

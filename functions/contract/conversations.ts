@@ -119,6 +119,11 @@ export const conversationDetailSchema = z.object({
   title: z.string(),
   version: z.number().int(),
   turns: z.array(turnSchema),
+  /**
+   * An answer is being generated for the user turn `seq` (by a request this page may not have
+   * made — another tab, or before a reload) and will be stored by `until` at the latest.
+   */
+  answering: z.object({ seq: z.number().int(), until: z.string() }).optional(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 

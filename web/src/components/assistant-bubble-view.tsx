@@ -69,6 +69,11 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
         )}
       </div>
       {streaming && <ProgressSteps reached={bubble.steps} />}
+      {bubble.inFlightUntil !== undefined && (
+        <p className="status-notice status-notice--info" role="status">
+          {t('answerInFlight')}
+        </p>
+      )}
       <KbDetails query={bubble.kbQuery} chunks={bubble.kbChunks} />
       <div className="bubble__answer" aria-live="polite" aria-busy={streaming}>
         <StreamingMarkdown text={bubble.text} marks={marks} />

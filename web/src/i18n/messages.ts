@@ -72,6 +72,7 @@ export const ja = {
   feedbackSend: '評価を送信',
   feedbackFailed: '評価を保存できませんでした。',
   ticketSolvedIt: 'この件で解決',
+  answerInFlight: '回答を作成中です。保存されしだい表示します。',
 } as const;
 
 export type MessageKey = keyof typeof ja;
@@ -146,6 +147,7 @@ export const en = {
   feedbackSend: 'Send feedback',
   feedbackFailed: 'The feedback could not be saved.',
   ticketSolvedIt: 'This solved it',
+  answerInFlight: 'The answer is still being written. It appears here as soon as it is stored.',
 } satisfies Record<MessageKey, string>;
 
 export type Locale = 'ja' | 'en';

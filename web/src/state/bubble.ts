@@ -44,6 +44,11 @@ export interface AssistantBubble {
   readonly error?: BubbleError;
   /** The model that wrote the answer (from `meta`, or the stored turn after a reload). */
   readonly modelId?: string;
+  /**
+   * Set on a placeholder for an answer another request is generating (`answering` of a loaded
+   * conversation: a reload mid-answer, another tab): the deadline (ISO) by which it is stored.
+   */
+  readonly inFlightUntil?: string;
   /** The stored turn's number, once the server stored it (`result`, or the history). */
   readonly seq?: number;
   /** The staff member's verdict on this answer, as stored. */

@@ -22,6 +22,20 @@ export function rebuildFromTurns(detail: ConversationDetail): ConversationView {
     }
     bubbles.push(assistantFromTurn(turn, lastUser));
   }
+  // An answer being generated elsewhere: a placeholder the next snapshot replaces.
+  const { answering } = detail;
+  if (answering && lastUser?.seq === answering.seq) {
+    bubbles.push({
+      kind: 'assistant',
+      id: `answering-${answering.seq}`,
+      inquiryId: lastUser.inquiryId,
+      status: 'streaming',
+      steps: [],
+      text: '',
+      tickets: [],
+      inFlightUntil: answering.until,
+    });
+  }
   return {
     conversationId: detail.conversationId,
     title: detail.title,
