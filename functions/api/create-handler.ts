@@ -123,7 +123,10 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         promptCache: promptCachePolicyFor(config.MODEL_ID, config.PROMPT_CACHING),
       },
     }),
-    conversations: createConversationRoutes(store),
+    conversations: createConversationRoutes(store, {
+      now: overrides.now,
+      feedbackRecorded: (report) => observability.feedbackRecorded(report),
+    }),
   };
 
   const handle = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResponse> => {
@@ -173,7 +176,9 @@ export interface Routes {
 
 /** The route pattern of a path, for logs: ids replaced, so lines group by route. */
 function routeOf(path: string): string {
-  return path.replace(/\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/{id}');
+  return path
+    .replace(/\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/{id}')
+    .replace(/\/turns\/\d+(?=\/|$)/, '/turns/{seq}');
 }
 
 function conversationIdOf(path: string): string | undefined {
@@ -183,6 +188,7 @@ function conversationIdOf(path: string): string | undefined {
 const ID = '([0-9A-HJKMNP-TV-Z]{26})';
 const CONVERSATION = new RegExp(`^/api/conversations/${ID}$`);
 const STOP = new RegExp(`^/api/conversations/${ID}/stop$`);
+const FEEDBACK = new RegExp(`^/api/conversations/${ID}/turns/([1-9]\\d{0,8})/feedback$`);
 
 /** Dispatches `/api/*` by method and path. Unknown paths are 404, known paths with other methods 405. */
 export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpResponse> {
@@ -192,6 +198,12 @@ export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpR
   if (path === '/api/chat') return method === 'POST' ? routes.chat(request) : notAllowed();
   if (path === '/api/conversations')
     return method === 'GET' ? routes.conversations.list(request) : notAllowed();
+  const [, feedbackOn, seq] = FEEDBACK.exec(path) ?? [];
+  if (feedbackOn && seq) {
+    return method === 'POST'
+      ? routes.conversations.feedback(request, feedbackOn, Number(seq))
+      : notAllowed();
+  }
   const stop = STOP.exec(path)?.[1];
   if (stop) return method === 'POST' ? routes.conversations.stop(request, stop) : notAllowed();
   const conversationId = CONVERSATION.exec(path)?.[1];

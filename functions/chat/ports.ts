@@ -1,6 +1,7 @@
 import type { DeliveredAnswer } from '../contract/answer.js';
 import type { TurnStatus } from '../contract/chat-events.js';
 import type {
+  AnswerFeedback,
   ConversationSummary as ConversationSummaryBody,
   Turn,
   TurnKind,
@@ -26,6 +27,12 @@ export interface ConversationSummary extends Readonly<ConversationSummaryBody> {
   readonly openInquiryId?: string;
   /** The inquiry of the latest user message (so a late answer cannot reopen an older inquiry). */
   readonly latestInquiryId?: string;
+  /**
+   * The user turn whose answer a request is generating (set with its generation claim, cleared
+   * by the answer of that inquiry), and the request's deadline (ISO): a page loaded meanwhile
+   * shows the answer as in flight until it is stored or the deadline passed.
+   */
+  readonly answering?: { readonly seq: number; readonly inquiryId: string; readonly until: string };
 }
 
 export interface ConversationWithTurns {
@@ -107,6 +114,18 @@ export interface ConversationStore {
     title: string,
   ): Promise<ConversationSummary>;
   deleteConversation(owner: Owner, conversationId: string): Promise<void>;
+  /**
+   * Stores the owner's feedback on the answer turn `seq`, replacing any earlier one; bumps
+   * `version` (the detail changed) but not `updatedAt` (the sidebar order), like a rename.
+   * `TurnNotFoundError` when `seq` is no answer turn of this conversation. What the feedback may
+   * name (`helpfulTicketIds` among the answer's cards) is the caller's check.
+   */
+  recordFeedback(
+    owner: Owner,
+    conversationId: string,
+    seq: number,
+    feedback: AnswerFeedback,
+  ): Promise<ConversationSummary>;
   /** Ask whatever is generating in this conversation to stop (polled by `isStopRequested`). Does not bump `version`. */
   requestStop(owner: Owner, conversationId: string): Promise<void>;
   /** True when a stop was requested after `since` (ISO time the generation started). */
@@ -125,6 +144,16 @@ export class ConversationNotFoundError extends Error {
   constructor() {
     super('Conversation not found');
     this.name = 'ConversationNotFoundError';
+  }
+}
+
+/** The conversation exists but has no answer turn with that number. */
+export class TurnNotFoundError extends Error {
+  readonly statusCode = 404;
+  readonly code = 'turn_not_found';
+  constructor(seq: number) {
+    super(`This conversation has no answer numbered ${seq}`);
+    this.name = 'TurnNotFoundError';
   }
 }
 

@@ -47,3 +47,14 @@ export const chatMetrics = {
   /** Failed chats whose model call failed otherwise (rejected, unavailable, stream failed, malformed). */
   modelErrors: { name: 'ModelErrors', unit: 'Count' },
 } as const;
+
+/**
+ * Published per feedback post (`POST …/turns/{seq}/feedback`). Up and Down sum to the verdicts
+ * standing (a changed verdict is −1 on the old rating): helpful rate = Up / (Up + Down).
+ */
+export const feedbackMetrics = {
+  up: { name: 'FeedbackUp', unit: 'Count' },
+  down: { name: 'FeedbackDown', unit: 'Count' },
+  /** Ticket cards marked "this solved it" in the post. */
+  helpfulTickets: { name: 'HelpfulTicketsMarked', unit: 'Count' },
+} as const;
