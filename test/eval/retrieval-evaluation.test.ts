@@ -49,8 +49,10 @@ describe('scoreOutcomes', () => {
 
 // The CI floor of the retrieval evaluation: the labelled set against the local Knowledge Base,
 // through the real SDK client and the product's own query and merge. The floors sit just under
-// the figures measured when they were set (2026-12-01: recall@8 83.7%, MRR 0.791 overall;
-// cross-language recall@8 51.3% with the glossary, 30.8% without), so a regression fails.
+// the figures measured when they were set (2026-12-01, after the per-language merge of the index
+// and the wider glossary: overall recall@1 74.8%, recall@3 91.6%, recall@8 97.8%, MRR 0.875;
+// same-language recall@3 94.9%, MRR 0.975; cross-language recall@8 94.9% with the glossary,
+// 69.2% without), so a regression fails.
 describe('retrieval evaluation against the local Knowledge Base', () => {
   let bedrock: LocalBedrockServer;
   let withGlossary: EvaluationReport;
@@ -87,14 +89,16 @@ describe('retrieval evaluation against the local Knowledge Base', () => {
 
   it('stays above the floor overall and per slice', () => {
     const { overall, slices } = withGlossary;
-    expect(overall.recall[1]).toBeGreaterThanOrEqual(0.67);
-    expect(overall.recall[3]).toBeGreaterThanOrEqual(0.77);
-    expect(overall.recall[8]).toBeGreaterThanOrEqual(0.82);
-    expect(overall.mrr).toBeGreaterThanOrEqual(0.77);
-    expect(slices.same_language?.recall[8]).toBeGreaterThanOrEqual(0.93);
-    expect(slices.cross_language?.recall[8]).toBeGreaterThanOrEqual(0.49);
-    expect(slices.typo?.recall[8]).toBeGreaterThanOrEqual(0.9);
-    expect(slices.colloquial?.recall[8]).toBeGreaterThanOrEqual(0.89);
+    expect(overall.recall[1]).toBeGreaterThanOrEqual(0.74);
+    expect(overall.recall[3]).toBeGreaterThanOrEqual(0.91);
+    expect(overall.recall[8]).toBeGreaterThanOrEqual(0.97);
+    expect(overall.mrr).toBeGreaterThanOrEqual(0.87);
+    expect(slices.same_language?.recall[3]).toBeGreaterThanOrEqual(0.94);
+    expect(slices.same_language?.recall[8]).toBeGreaterThanOrEqual(0.98);
+    expect(slices.same_language?.mrr).toBeGreaterThanOrEqual(0.97);
+    expect(slices.cross_language?.recall[8]).toBeGreaterThanOrEqual(0.94);
+    expect(slices.typo?.recall[8]).toBeGreaterThanOrEqual(0.94);
+    expect(slices.colloquial?.recall[8]).toBeGreaterThanOrEqual(0.99);
   });
 
   it('finds tickets in the other language far more often with the glossary than without', () => {
