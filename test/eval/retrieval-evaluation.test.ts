@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type EvaluationReport,
+  evalHalf,
   loadEvalQueries,
   type QueryOutcome,
   runRetrievalEvaluation,
@@ -45,6 +48,35 @@ describe('scoreOutcomes', () => {
     expect(report.overall.helpfulAt3).toBeCloseTo(1);
     expect(report.misses.map((miss) => miss.relevant)).toEqual([['5']]);
   });
+});
+
+describe('evalHalf', () => {
+  it('splits the set into two fixed halves of similar size by query id', async () => {
+    const queries = await loadEvalQueries('data/eval/retrieval-queries.jsonl');
+    const dev = queries.filter((query) => evalHalf(query.id) === 'dev');
+    expect(dev.length).toBeGreaterThan(queries.length * 0.4);
+    expect(dev.length).toBeLessThan(queries.length * 0.6);
+    // Fixed by the id alone: the same query is always in the same half.
+    expect(evalHalf('q001')).toBe(evalHalf('q001'));
+    expect(new Set(queries.map((query) => evalHalf(query.id)))).toEqual(
+      new Set(['dev', 'holdout']),
+    );
+  });
+});
+
+describe('npm run eval options', () => {
+  it('refuses --rerank against the local Knowledge Base, saying it needs --target aws', async () => {
+    const failure = await promisify(execFile)('npx', [
+      'tsx',
+      'eval/run-retrieval-eval.ts',
+      '--rerank',
+      'both',
+    ]).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--rerank needs --target aws'),
+    });
+  }, 60_000);
 });
 
 // The CI floor of the retrieval evaluation: the labelled set against the local Knowledge Base,
