@@ -46,9 +46,15 @@ export function createConversationRoutes(
       if (!query.success) {
         if (query.error.issues.some((issue) => issue.path[0] === 'cursor'))
           throw new InvalidCursorError();
+        if (query.error.issues.some((issue) => issue.path[0] === 'q'))
+          throw new HttpError(400, 'bad_request', 'q must be at most 200 characters');
         throw new HttpError(400, 'bad_request', 'limit must be 1-100');
       }
-      const page = await store.listConversations(request.owner, query.data);
+      const { q, ...paging } = query.data;
+      const page = await store.listConversations(request.owner, {
+        ...paging,
+        ...(q?.trim() ? { query: q } : {}),
+      });
       const body: ConversationList = {
         items: page.items.map(toSummaryBody),
         nextCursor: page.nextCursor,

@@ -104,9 +104,10 @@ export interface ConversationStore {
   getConversation(owner: Owner, conversationId: string): Promise<ConversationSummary>;
   /** Conversation and all turns in `seq` order, at one consistent version. */
   loadConversation(owner: Owner, conversationId: string): Promise<ConversationWithTurns>;
+  /** Newest activity first; with `query`, those whose title or messages contain all its words. */
   listConversations(
     owner: Owner,
-    options?: { limit?: number; cursor?: string },
+    options?: { limit?: number; cursor?: string; query?: string },
   ): Promise<ListConversationsResult>;
   renameConversation(
     owner: Owner,

@@ -135,6 +135,11 @@ export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 export const listConversationsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(30),
   cursor: z.string().max(2000).optional(),
+  /**
+   * Search: conversations whose title or messages contain every word of `q` (ignoring case and
+   * full-/half-width differences). The cursor continues the same search.
+   */
+  q: z.string().max(200).optional(),
 });
 
 export const MAX_TITLE_LENGTH = 200;

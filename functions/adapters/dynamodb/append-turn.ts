@@ -25,6 +25,8 @@ import {
   expiresAtFrom,
   isConversationId,
   ownerIdOf,
+  questionTextAfter,
+  searchKeyOf,
   type TurnItem,
   toConversationSummary,
   toTurn,
@@ -179,6 +181,9 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
   const activity = {
     turnCount: seq,
     updatedAt: createdAt,
+    ...(spec.turn.role === 'user'
+      ? { questionText: questionTextAfter(state?.questionText, spec.turn.text) }
+      : {}),
     openInquiryId: spec.inquiryAfter.openInquiryId,
     latestInquiryId: spec.inquiryAfter.latestInquiryId,
     answering: spec.answering
@@ -202,6 +207,7 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
       ownerId,
       conversationId,
       title: spec.title,
+      titleKey: searchKeyOf(spec.title),
       createdAt,
       version: 1,
       ...activity,

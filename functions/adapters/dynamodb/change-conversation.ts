@@ -12,6 +12,7 @@ import {
   clientMessageKeyOf,
   conversationKeyOf,
   ownerIdForConversation,
+  searchKeyOf,
   toConversationSummary,
 } from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
@@ -38,7 +39,10 @@ export async function renameConversation(
     conversationId,
     plan(state) {
       if (!state) throw new ConversationNotFoundError();
-      const { item, after } = updateConversationAtVersion(context, state, { title });
+      const { item, after } = updateConversationAtVersion(context, state, {
+        title,
+        titleKey: searchKeyOf(title),
+      });
       return {
         items: [item],
         committed() {

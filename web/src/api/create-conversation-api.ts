@@ -11,8 +11,11 @@ import { ApiError } from './api-error.js';
 
 /** The conversation routes; `fetch` is the identity-adding one from `createApiFetch`. */
 export interface ConversationApi {
-  /** One page, newest activity first; pass `nextCursor` back for the next. */
-  list(cursor?: string): Promise<ConversationList>;
+  /**
+   * One page, newest activity first; pass `nextCursor` back for the next. With `query`, only
+   * conversations whose title or messages contain all its words.
+   */
+  list(cursor?: string, query?: string): Promise<ConversationList>;
   /** `undefined` when the server answers 304 for `knownVersion`. */
   get(conversationId: string, knownVersion?: number): Promise<ConversationDetail | undefined>;
   rename(conversationId: string, title: string): Promise<void>;
@@ -46,9 +49,13 @@ export function createConversationApi(apiBase: string, apiFetch: typeof fetch): 
   const etags = new Map<string, { version: number; etag: string }>();
 
   return {
-    async list(cursor) {
-      const query = cursor ? `?${new URLSearchParams({ cursor })}` : '';
-      return conversationListSchema.parse(await (await call(query)).json());
+    async list(cursor, query) {
+      const params = new URLSearchParams({
+        ...(cursor ? { cursor } : {}),
+        ...(query ? { q: query } : {}),
+      });
+      const search = params.toString() ? `?${params}` : '';
+      return conversationListSchema.parse(await (await call(search)).json());
     },
     async get(conversationId, knownVersion) {
       const cached = etags.get(conversationId);

@@ -73,6 +73,9 @@ export const ja = {
   feedbackFailed: '評価を保存できませんでした。',
   ticketSolvedIt: 'この件で解決',
   answerInFlight: '回答を作成中です。保存されしだい表示します。',
+  searchConversations: '会話を検索',
+  searchResults: '検索結果',
+  noSearchResults: '一致する会話はありません',
 } as const;
 
 export type MessageKey = keyof typeof ja;
@@ -148,6 +151,9 @@ export const en = {
   feedbackFailed: 'The feedback could not be saved.',
   ticketSolvedIt: 'This solved it',
   answerInFlight: 'The answer is still being written. It appears here as soon as it is stored.',
+  searchConversations: 'Search conversations',
+  searchResults: 'Search results',
+  noSearchResults: 'No conversation matches',
 } satisfies Record<MessageKey, string>;
 
 export type Locale = 'ja' | 'en';
