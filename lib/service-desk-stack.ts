@@ -130,6 +130,8 @@ export class ServiceDeskStack extends Stack {
       numberOfResults: config.numberOfResults,
       queryExpansion: config.queryExpansion,
       dailyTokenBudget: config.dailyTokenBudget,
+      streamPadding: config.streamPadding,
+      streamPaddingBytes: config.streamPaddingBytes,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
       logRemovalPolicy: removalPolicy,

@@ -6,6 +6,10 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
+  DEFAULT_PADDING_BYTES,
+  type StreamPaddingMode,
+} from '../../functions/sse/stream-padding.js';
+import {
   foundationModelId,
   inferenceProfilePrefix,
   modelInvokeStatements,
@@ -25,6 +29,8 @@ export const apiEnvironmentNames = {
   numberOfResults: 'NUMBER_OF_RESULTS',
   queryExpansion: 'QUERY_EXPANSION',
   dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
+  streamPadding: 'STREAM_PADDING',
+  streamPaddingBytes: 'STREAM_PADDING_BYTES',
 } as const;
 
 /**
@@ -72,6 +78,10 @@ export interface ApiFunctionProps {
   readonly queryExpansion?: boolean;
   /** Tokens per user per UTC day; 0 = no budget. @default 2_000_000 */
   readonly dailyTokenBudget?: number;
+  /** Padding comments after writes (functions/sse/stream-padding.ts). @default 'off' */
+  readonly streamPadding?: StreamPaddingMode;
+  /** Bytes of one padding comment. @default DEFAULT_PADDING_BYTES (16 KiB) */
+  readonly streamPaddingBytes?: number;
   /**
    * Longer than the longest answer: generation of a full `results` answer takes ~30–90 s, and a
    * timed-out stream loses its final `result` event.
@@ -131,6 +141,10 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
       [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),
       [apiEnvironmentNames.dailyTokenBudget]: String(props.dailyTokenBudget ?? 2_000_000),
+      [apiEnvironmentNames.streamPadding]: props.streamPadding ?? 'off',
+      [apiEnvironmentNames.streamPaddingBytes]: String(
+        props.streamPaddingBytes ?? DEFAULT_PADDING_BYTES,
+      ),
     };
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
