@@ -185,10 +185,17 @@ const PRINTER_TERMS = [
 ];
 
 export async function contaminationCheck(session: SuiteSession): Promise<CheckOutcome> {
-  const first = await session.send('contamination Q1 (printer)', {
+  const asked = await session.send('contamination Q1 (printer)', {
     message: 'プリンターで印刷できません。印刷ジョブが消えずに溜まったままです。',
   });
-  const conversationId = first.answer.conversationId;
+  const conversationId = asked.answer.conversationId;
+  // Asked back: answer with the first option, so Q1 ends with results before Q2 is sent (Q2
+  // would otherwise be taken as the reply).
+  const option = asked.answer.result?.options?.[0];
+  const first =
+    asked.answer.result?.response_type === 'clarification' && option && conversationId
+      ? await session.send('contamination Q1 reply', { message: option, conversationId })
+      : asked;
   const second = await session.send('contamination Q2 (Salesforce)', {
     message: 'Salesforceにログインできません。パスワードは正しいはずです。',
     ...(conversationId ? { conversationId } : {}),
@@ -197,7 +204,7 @@ export async function contaminationCheck(session: SuiteSession): Promise<CheckOu
     q1Cards: first.answer.cardIds.join(' ') || null,
     q2Cards: second.answer.cardIds.join(' ') || null,
   };
-  const problem = chatProblem(first) ?? chatProblem(second);
+  const problem = chatProblem(asked) ?? chatProblem(first) ?? chatProblem(second);
   if (problem) return { status: 'fail', summary: problem, figures, details: [] };
   if (second.answer.conversationId !== conversationId) {
     return {
