@@ -34,10 +34,16 @@ const ORIGIN_READ_TIMEOUT_SPAN_MS = 60_000;
 /** Above the function's own 5-minute timeout: the function ends the stream first. */
 const CALL_TIMEOUT_MS = 330_000;
 
+/**
+ * Long enough to stream for well over a minute (heartbeats every 10 s over ≥ 60 s need ≥ 70 s):
+ * many causes, each with steps, for two platforms, plus a long mail and to-do list. An answer
+ * that reaches MAX_TOKENS ends `truncated`, which the check accepts.
+ */
 const LONG_MESSAGE =
-  'VPNに接続できない問題について、考えられる原因をすべて挙げ、それぞれの確認手順と対処手順を' +
-  '省略せずに詳しく説明してください。Windows と Mac の両方、社内と自宅の両方について、' +
-  '手順ごとに見出しを付け、利用者へのメール文面と、担当者のやることリストもできるだけ詳しく書いてください。';
+  'VPNに接続できない問題について、考えられる原因を少なくとも12個挙げ、原因ごとに見出しを付けて、' +
+  '確認手順と対処手順をWindowsとMacのそれぞれについて、社内ネットワークと自宅の両方の場合に分けて、' +
+  '省略せずに一つずつ詳しく説明してください。最後に、利用者への丁寧で詳しいメール文面と、' +
+  '担当者のやることリストを20項目以上書いてください。';
 
 /** Errors that mean "no usable credentials" rather than "the check failed". */
 const unusableCredentialErrors = [

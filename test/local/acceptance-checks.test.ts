@@ -26,6 +26,7 @@ function sentChat(
     readonly todos?: readonly string[];
     readonly conversationId?: string;
     readonly inquiryId?: string;
+    readonly status?: 'complete' | 'truncated';
   } = {},
 ): SentChat {
   const lastAt = reads.at(-1)?.atMs ?? 0;
@@ -56,7 +57,7 @@ function sentChat(
       event: 'result',
       data: {
         response_type: 'results',
-        status: 'complete',
+        status: answer.status ?? 'complete',
         general_advice: answer.advice ?? reads.flatMap((read) => read.tokens ?? []).join(''),
         mail_draft: answer.mailDraft ?? '',
         todo_actions: answer.todos ?? [],
@@ -139,6 +140,13 @@ describe('heartbeatCheck', () => {
     const chat = sentChat(beats([10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000]));
     const outcome = await heartbeatCheck(sessionOf([chat], { heartbeatMs: 10_000, longAnswer }));
     expect(outcome).toMatchObject({ status: 'pass', figures: { heartbeatSpanMs: 60_000 } });
+  });
+
+  it('accepts a long answer that ran into MAX_TOKENS (truncated): the stream survived', async () => {
+    const times = [10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000];
+    const chat = sentChat(beats(times), { status: 'truncated' });
+    const outcome = await heartbeatCheck(sessionOf([chat], { heartbeatMs: 10_000, longAnswer }));
+    expect(outcome).toMatchObject({ status: 'pass', figures: { answerStatus: 'truncated' } });
   });
 
   it('fails when the answer ends before the span is covered', async () => {
