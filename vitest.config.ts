@@ -6,6 +6,7 @@ const unitTests = [
   'test/tool-input/**/*.test.ts',
   'test/sse/**/*.test.ts',
   'test/web/**/*.test.{ts,tsx}',
+  'test/observability/**/*.test.ts',
 ];
 
 export default defineConfig({

@@ -81,6 +81,12 @@ export const serviceDeskConfigSchema = z
       .string()
       .regex(/^[a-z0-9-]+(\.[\w.:-]+)+$/)
       .default(defaultModelId),
+    /**
+     * Bedrock prompt caching (ADR 0009): `auto` sends cache checkpoints after the tool
+     * definitions, the system prompt and an inquiry's history where the model supports it
+     * (functions/adapters/bedrock/prompt-cache-support.ts); `off` never.
+     */
+    promptCaching: z.enum(['auto', 'off']).default('auto'),
     embeddingModelId: z.enum(embeddingModelIds).default('amazon.titan-embed-text-v2:0'),
     /** Reuse this Knowledge Base instead of provisioning OpenSearch Serverless (≈$175/month). */
     existingKnowledgeBaseId: z

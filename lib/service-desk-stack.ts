@@ -132,6 +132,7 @@ export class ServiceDeskStack extends Stack {
       dailyTokenBudget: config.dailyTokenBudget,
       streamPadding: config.streamPadding,
       streamPaddingBytes: config.streamPaddingBytes,
+      promptCaching: config.promptCaching,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
       logRemovalPolicy: removalPolicy,

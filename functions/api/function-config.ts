@@ -78,6 +78,11 @@ export const functionConfigSchema = z
     /** Publish the chat metrics (CloudWatch embedded metric format on stdout). */
     METRICS: booleanText.default(true),
     FINE_GRAINED_TOOL_STREAMING: booleanText.optional(),
+    /**
+     * `auto`: Converse cache checkpoints after the tool definitions, the system prompt and the
+     * inquiry's history where the model supports prompt caching (ADR 0009); `off`: none.
+     */
+    PROMPT_CACHING: z.enum(['auto', 'off']).default('auto'),
   })
   .superRefine((config, context) => {
     if (

@@ -31,6 +31,7 @@ export const apiEnvironmentNames = {
   dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
   streamPadding: 'STREAM_PADDING',
   streamPaddingBytes: 'STREAM_PADDING_BYTES',
+  promptCaching: 'PROMPT_CACHING',
 } as const;
 
 /**
@@ -82,6 +83,8 @@ export interface ApiFunctionProps {
   readonly streamPadding?: StreamPaddingMode;
   /** Bytes of one padding comment. @default DEFAULT_PADDING_BYTES (16 KiB) */
   readonly streamPaddingBytes?: number;
+  /** Prompt caching where the model supports it (`auto`) or never (`off`). @default 'auto' */
+  readonly promptCaching?: 'auto' | 'off';
   /**
    * Longer than the longest answer: generation of a full `results` answer takes ~30–90 s, and a
    * timed-out stream loses its final `result` event.
@@ -145,6 +148,7 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.streamPaddingBytes]: String(
         props.streamPaddingBytes ?? DEFAULT_PADDING_BYTES,
       ),
+      [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
     };
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {

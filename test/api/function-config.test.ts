@@ -30,4 +30,12 @@ describe('readFunctionConfig', () => {
       'acme-eu_1.prod',
     );
   });
+
+  it('caches prompts where the model supports it unless PROMPT_CACHING is off', () => {
+    expect(readFunctionConfig(required).PROMPT_CACHING).toBe('auto');
+    expect(readFunctionConfig({ ...required, PROMPT_CACHING: 'off' }).PROMPT_CACHING).toBe('off');
+    expect(() => readFunctionConfig({ ...required, PROMPT_CACHING: 'on' })).toThrow(
+      /PROMPT_CACHING/,
+    );
+  });
 });

@@ -75,6 +75,7 @@ describe('ServiceDeskStack (default config): API function', () => {
             // No padding until the acceptance suite shows the front end holds writes back.
             STREAM_PADDING: 'off',
             STREAM_PADDING_BYTES: '16384',
+            PROMPT_CACHING: 'auto',
             NODE_OPTIONS: '--enable-source-maps',
           },
         },

@@ -30,6 +30,12 @@ export interface ConversationItem {
   readonly openInquiryId?: string;
   /** The inquiry of the latest user turn (`openInquiryAfterAssistantTurn`). */
   readonly latestInquiryId?: string;
+  /**
+   * The user turn whose answer is being generated, its inquiry, and until when at the latest
+   * (the generating request's deadline): set by the user turn's commit when it claims the
+   * generation, removed by the commit of that inquiry's answer. A reload shows it as in flight.
+   */
+  readonly answering?: AnsweringState;
   /** ISO time of the last stop request; a control flag, not history, so it never bumps `version`. */
   readonly stopRequestedAt?: string;
   /**
@@ -37,6 +43,13 @@ export interface ConversationItem {
    * with this row; the retention sweeper (`expire-conversations.ts`) then deletes its turns.
    */
   readonly expiresAt: number;
+}
+
+export interface AnsweringState {
+  readonly seq: number;
+  readonly inquiryId: string;
+  /** ISO time. */
+  readonly until: string;
 }
 
 export function toConversationSummary(item: ConversationItem): ConversationSummary {
@@ -49,6 +62,7 @@ export function toConversationSummary(item: ConversationItem): ConversationSumma
     turnCount: item.turnCount,
     ...(item.openInquiryId ? { openInquiryId: item.openInquiryId } : {}),
     ...(item.latestInquiryId ? { latestInquiryId: item.latestInquiryId } : {}),
+    ...(item.answering ? { answering: item.answering } : {}),
   };
 }
 

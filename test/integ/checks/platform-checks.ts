@@ -101,9 +101,7 @@ export async function retrievalEvaluationCheck(
 }
 
 interface StoredConversation {
-  readonly turns: readonly (Turn & {
-    usage?: Turn['usage'] & { cacheReadInputTokens?: number; cacheWriteInputTokens?: number };
-  })[];
+  readonly turns: readonly Turn[];
 }
 
 export async function usageCheck(session: SuiteSession): Promise<CheckOutcome> {
@@ -133,9 +131,7 @@ export async function usageCheck(session: SuiteSession): Promise<CheckOutcome> {
       ? null
       : Math.round(values.reduce((sum, value) => sum + value, 0) / values.length);
   };
-  const costs = answers.map((answer) =>
-    estimateCostUsd(answer.modelId, answer.usage.inputTokens, answer.usage.outputTokens),
-  );
+  const costs = answers.map((answer) => estimateCostUsd(answer.modelId, answer.usage));
   const priced = costs.filter((cost): cost is number => cost !== undefined);
   const totalCost = priced.reduce((sum, cost) => sum + cost, 0);
   const figures = {
@@ -152,7 +148,7 @@ export async function usageCheck(session: SuiteSession): Promise<CheckOutcome> {
     unpricedAnswers: costs.length - priced.length,
   };
   const details = [
-    'cost: model-prices.ts (on-demand list prices; cache reads/writes, when reported, are not priced separately)',
+    'cost: functions/observability/model-prices.ts (on-demand list prices; cache reads and writes at their own prices; inputTokens is the uncached remainder with prompt caching)',
     ...missing,
   ];
   if (missing.length > 0 || answers.length === 0) {
@@ -163,7 +159,9 @@ export async function usageCheck(session: SuiteSession): Promise<CheckOutcome> {
       details,
     };
   }
-  if (answers.some((answer) => answer.usage.outputTokens <= 0 || answer.usage.inputTokens <= 0)) {
+  const inputOf = (usage: (typeof answers)[number]['usage']) =>
+    usage.inputTokens + (usage.cacheReadInputTokens ?? 0) + (usage.cacheWriteInputTokens ?? 0);
+  if (answers.some((answer) => answer.usage.outputTokens <= 0 || inputOf(answer.usage) <= 0)) {
     return {
       status: 'fail',
       summary: 'an answer stored zero input or output tokens',

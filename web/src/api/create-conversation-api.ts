@@ -1,8 +1,11 @@
+import * as z from 'zod';
 import {
+  answerFeedbackSchema,
   type ConversationDetail,
   type ConversationList,
   conversationDetailSchema,
   conversationListSchema,
+  type FeedbackRequest,
 } from '../../../functions/contract/conversations.js';
 import { ApiError } from './api-error.js';
 
@@ -15,7 +18,16 @@ export interface ConversationApi {
   rename(conversationId: string, title: string): Promise<void>;
   remove(conversationId: string): Promise<void>;
   stop(conversationId: string): Promise<void>;
+  /** Stores (or replaces) the user's feedback on the answer turn `seq`. */
+  feedback(conversationId: string, seq: number, body: FeedbackRequest): Promise<StoredFeedback>;
 }
+
+const storedFeedbackSchema = z.object({
+  seq: z.number().int(),
+  feedback: answerFeedbackSchema,
+  version: z.number().int(),
+});
+export type StoredFeedback = z.infer<typeof storedFeedbackSchema>;
 
 export function createConversationApi(apiBase: string, apiFetch: typeof fetch): ConversationApi {
   const url = (path: string) => `${apiBase}/conversations${path}`;
@@ -58,6 +70,14 @@ export function createConversationApi(apiBase: string, apiFetch: typeof fetch): 
     },
     async remove(conversationId) {
       await call(withId(conversationId), { method: 'DELETE' });
+    },
+    async feedback(conversationId, seq, body) {
+      const response = await call(`${withId(conversationId)}/turns/${seq}/feedback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return storedFeedbackSchema.parse(await response.json());
     },
     async stop(conversationId) {
       // An empty JSON body, so the edge sees a hashed body like every other POST.

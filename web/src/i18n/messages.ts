@@ -59,6 +59,20 @@ export const ja = {
   loadFailed: '会話を読み込めませんでした。',
   menu: 'メニュー',
   close: '閉じる',
+  feedbackLabel: 'この回答の評価',
+  feedbackUp: '役に立った',
+  feedbackDown: '役に立たなかった',
+  feedbackThanks: '評価を保存しました',
+  feedbackWhy: '理由',
+  feedbackReasonWrong: '内容が間違っている',
+  feedbackReasonIncomplete: '情報が足りない',
+  feedbackReasonIrrelevantTickets: '関係のないチケット',
+  feedbackReasonOther: 'その他',
+  feedbackComment: 'コメント（任意）',
+  feedbackSend: '評価を送信',
+  feedbackFailed: '評価を保存できませんでした。',
+  ticketSolvedIt: 'この件で解決',
+  answerInFlight: '回答を作成中です。保存されしだい表示します。',
 } as const;
 
 export type MessageKey = keyof typeof ja;
@@ -120,6 +134,20 @@ export const en = {
   loadFailed: 'The conversation could not be loaded.',
   menu: 'Menu',
   close: 'Close',
+  feedbackLabel: 'Rate this answer',
+  feedbackUp: 'Helpful',
+  feedbackDown: 'Not helpful',
+  feedbackThanks: 'Feedback saved',
+  feedbackWhy: 'Why',
+  feedbackReasonWrong: 'Wrong',
+  feedbackReasonIncomplete: 'Incomplete',
+  feedbackReasonIrrelevantTickets: 'Irrelevant tickets',
+  feedbackReasonOther: 'Other',
+  feedbackComment: 'Comment (optional)',
+  feedbackSend: 'Send feedback',
+  feedbackFailed: 'The feedback could not be saved.',
+  ticketSolvedIt: 'This solved it',
+  answerInFlight: 'The answer is still being written. It appears here as soon as it is stored.',
 } satisfies Record<MessageKey, string>;
 
 export type Locale = 'ja' | 'en';
