@@ -32,6 +32,29 @@ const embeddingModelIds = Object.keys(embeddingModelDimensions) as [
  */
 export const defaultModelId = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
+/**
+ * The reranker models Bedrock Knowledge Base `Retrieve` can use, with the regions that offer each
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/rerank-supported.html, December 2026):
+ * Amazon Rerank 1.0 is not offered in us-east-1; Cohere Rerank 3.5 is.
+ */
+export const rerankingModelRegions = {
+  'amazon.rerank-v1:0': ['ap-northeast-1', 'ca-central-1', 'eu-central-1', 'us-west-2'],
+  'cohere.rerank-v3-5:0': [
+    'ap-northeast-1',
+    'ca-central-1',
+    'eu-central-1',
+    'us-east-1',
+    'us-west-2',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type RerankingModelId = keyof typeof rerankingModelRegions;
+
+const rerankingModelIds = Object.keys(rerankingModelRegions) as [
+  RerankingModelId,
+  ...RerankingModelId[],
+];
+
 /** Values CloudWatch Logs accepts as a retention period, in days. */
 const logRetentionValues = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
@@ -101,6 +124,12 @@ export const serviceDeskConfigSchema = z
      * `npm run eval -- --target aws` shows it helps the deployed hybrid search too.
      */
     queryExpansion: booleanSetting.default(false),
+    /**
+     * Rerank the retrieved chunks with this Bedrock reranker model ('' = off): `Retrieve` fetches
+     * more candidates and the model reorders them down to `numberOfResults`. Only where the
+     * region offers the model (`rerankingModelRegions`); costs per query (docs/deploy.md).
+     */
+    rerankingModelId: z.enum(['', ...rerankingModelIds]).default(''),
     /**
      * A conversation, with all its turns, expires (DynamoDB TTL on its row; the retention sweeper
      * deletes the turns) this many days after its last activity.
@@ -190,7 +219,18 @@ export const serviceDeskConfigSchema = z
     /** Ticket documents for the Knowledge Base, relative to the repository root. */
     ticketsPath: z.string().default('data/tickets'),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    if (config.rerankingModelId === '') return;
+    const regions: readonly string[] = rerankingModelRegions[config.rerankingModelId];
+    if (!regions.includes(config.region)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['rerankingModelId'],
+        message: `${config.rerankingModelId} is not offered in ${config.region}; it is in ${regions.join(', ')}. Choose another rerankingModelId or region, or '' for no reranking`,
+      });
+    }
+  });
 
 export type ServiceDeskConfig = z.infer<typeof serviceDeskConfigSchema>;
 

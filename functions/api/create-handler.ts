@@ -75,6 +75,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       }),
       knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
       searchType: config.SEARCH_TYPE,
+      rerankingModelArn: config.RERANKING_MODEL_ARN,
     });
   const model =
     overrides.model ??

@@ -69,6 +69,21 @@ export const functionConfigSchema = z
       .default(32 * 1024 * 1024),
     SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).default('HYBRID'),
     /**
+     * Foundation-model ARN of the reranker `Retrieve` uses for searches (the `rerankingModelId`
+     * deploy setting); empty or unset: no reranking.
+     */
+    RERANKING_MODEL_ARN: z
+      .union([
+        z.literal('').transform(() => undefined),
+        z
+          .string()
+          .regex(
+            /^arn:aws[a-z-]*:bedrock:[a-z0-9-]+::foundation-model\/[\w.:-]+$/,
+            'RERANKING_MODEL_ARN must be a Bedrock foundation-model ARN',
+          ),
+      ])
+      .optional(),
+    /**
      * Input + output tokens one user may spend per UTC day (a conditional DynamoDB counter checked
      * before the model is called; over it: 429 until midnight UTC). 0 turns it off.
      */

@@ -13,6 +13,8 @@ import {
   foundationModelId,
   inferenceProfilePrefix,
   modelInvokeStatements,
+  rerankingModelArn,
+  rerankStatements,
 } from '../bedrock-model-access.js';
 import type { KnowledgeBaseReference } from './knowledge-base.js';
 
@@ -28,6 +30,7 @@ export const apiEnvironmentNames = {
   retentionDays: 'RETENTION_DAYS',
   numberOfResults: 'NUMBER_OF_RESULTS',
   queryExpansion: 'QUERY_EXPANSION',
+  rerankingModelArn: 'RERANKING_MODEL_ARN',
   dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
   streamPadding: 'STREAM_PADDING',
   streamPaddingBytes: 'STREAM_PADDING_BYTES',
@@ -77,6 +80,12 @@ export interface ApiFunctionProps {
   readonly numberOfResults: number;
   /** Expand retrieval queries with the bilingual glossary. @default false */
   readonly queryExpansion?: boolean;
+  /**
+   * Rerank retrieved chunks with this Bedrock reranker model (`amazon.rerank-v1:0`,
+   * `cohere.rerank-v3-5:0`); the function gets its ARN and the permissions to use it.
+   * @default no reranking
+   */
+  readonly rerankingModelId?: string;
   /** Tokens per user per UTC day; 0 = no budget. @default 2_000_000 */
   readonly dailyTokenBudget?: number;
   /** Padding comments after writes (functions/sse/stream-padding.ts). @default 'off' */
@@ -143,6 +152,10 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.retentionDays]: String(props.retentionDays),
       [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
       [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),
+      // Empty: no reranking (the function reads an empty value as unset).
+      [apiEnvironmentNames.rerankingModelArn]: props.rerankingModelId
+        ? rerankingModelArn(this, props.rerankingModelId)
+        : '',
       [apiEnvironmentNames.dailyTokenBudget]: String(props.dailyTokenBudget ?? 2_000_000),
       [apiEnvironmentNames.streamPadding]: props.streamPadding ?? 'off',
       [apiEnvironmentNames.streamPaddingBytes]: String(
@@ -199,6 +212,11 @@ export class ApiFunction extends Construct {
         resources: [props.knowledgeBase.knowledgeBaseArn],
       }),
     );
+    if (props.rerankingModelId) {
+      for (const statement of rerankStatements(this, props.rerankingModelId)) {
+        this.role.addToPolicy(statement);
+      }
+    }
     for (const statement of modelInvokeStatements(this, props.modelId, [
       'bedrock:InvokeModelWithResponseStream',
     ])) {
@@ -221,7 +239,11 @@ export class ApiFunction extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'AWS Marketplace subscriptions have no resource ARN; the grant is Subscribe and ' +
-        'ViewSubscriptions only, and only when Bedrock makes the call (aws:CalledViaLast).',
+        'ViewSubscriptions only, and only when Bedrock makes the call (aws:CalledViaLast).' +
+        (props.rerankingModelId
+          ? ' bedrock:Rerank has no resource type (AWS documents it on *); the model it may ' +
+            'invoke is scoped by the separate InvokeModel grant on the reranker ARN.'
+          : ''),
     });
 
     if (inferenceProfilePrefix(props.modelId)) {

@@ -39,6 +39,7 @@ export interface RetrieveWireRequest {
       readonly numberOfResults?: number;
       readonly overrideSearchType?: string;
       readonly filter?: unknown;
+      readonly rerankingConfiguration?: unknown;
     };
   };
   readonly nextToken?: string;
