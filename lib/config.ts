@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  DEFAULT_PADDING_BYTES,
+  MIN_PADDING_BYTES,
+  STREAM_PADDING_MODES,
+} from '../functions/sse/stream-padding.js';
 
 /**
  * Output dimension of each supported embedding model. The vector index is created with this
@@ -141,6 +146,17 @@ export const serviceDeskConfigSchema = z
      * checked before the model is called; over it: 429 until midnight UTC). 0 = no budget.
      */
     dailyTokenBudget: integerSetting.min(0).default(2_000_000),
+    /**
+     * Padding comments that push small writes through the Function URL front end if it holds
+     * them back (functions/sse/stream-padding.ts): `off`, `after-pause` or `every-flush`. Choose
+     * from `npm run test:integ` (token arrival spread, heartbeat arrival); docs/deploy.md.
+     */
+    streamPadding: z.enum(STREAM_PADDING_MODES).default('off'),
+    /** Bytes of one padding comment (16 KiB: where the runtime-client reports saw a flush). */
+    streamPaddingBytes: integerSetting
+      .min(MIN_PADDING_BYTES)
+      .max(1024 * 1024)
+      .default(DEFAULT_PADDING_BYTES),
     apiReservedConcurrency: integerSetting.min(0).max(10_000).default(0),
     /** CloudWatch Logs retention of the functions. */
     logRetentionDays: integerSetting

@@ -132,6 +132,8 @@ export class ServiceDeskStack extends Stack {
       queryExpansion: config.queryExpansion,
       rerankingModelId: config.rerankingModelId || undefined,
       dailyTokenBudget: config.dailyTokenBudget,
+      streamPadding: config.streamPadding,
+      streamPaddingBytes: config.streamPaddingBytes,
       promptCaching: config.promptCaching,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,

@@ -111,6 +111,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       model,
       heartbeatMs: config.HEARTBEAT_MS,
       tokenBatchMs: config.TOKEN_BATCH_MS,
+      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
       config: {
         ...defaultChatConfig,

@@ -6,6 +6,10 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
+  DEFAULT_PADDING_BYTES,
+  type StreamPaddingMode,
+} from '../../functions/sse/stream-padding.js';
+import {
   foundationModelId,
   inferenceProfilePrefix,
   modelInvokeStatements,
@@ -28,6 +32,8 @@ export const apiEnvironmentNames = {
   queryExpansion: 'QUERY_EXPANSION',
   rerankingModelArn: 'RERANKING_MODEL_ARN',
   dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
+  streamPadding: 'STREAM_PADDING',
+  streamPaddingBytes: 'STREAM_PADDING_BYTES',
   promptCaching: 'PROMPT_CACHING',
 } as const;
 
@@ -82,6 +88,10 @@ export interface ApiFunctionProps {
   readonly rerankingModelId?: string;
   /** Tokens per user per UTC day; 0 = no budget. @default 2_000_000 */
   readonly dailyTokenBudget?: number;
+  /** Padding comments after writes (functions/sse/stream-padding.ts). @default 'off' */
+  readonly streamPadding?: StreamPaddingMode;
+  /** Bytes of one padding comment. @default DEFAULT_PADDING_BYTES (16 KiB) */
+  readonly streamPaddingBytes?: number;
   /** Prompt caching where the model supports it (`auto`) or never (`off`). @default 'auto' */
   readonly promptCaching?: 'auto' | 'off';
   /**
@@ -147,6 +157,10 @@ export class ApiFunction extends Construct {
         ? rerankingModelArn(this, props.rerankingModelId)
         : '',
       [apiEnvironmentNames.dailyTokenBudget]: String(props.dailyTokenBudget ?? 2_000_000),
+      [apiEnvironmentNames.streamPadding]: props.streamPadding ?? 'off',
+      [apiEnvironmentNames.streamPaddingBytes]: String(
+        props.streamPaddingBytes ?? DEFAULT_PADDING_BYTES,
+      ),
       [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
     };
 
