@@ -8,7 +8,8 @@ import {
 
 /**
  * The local stack for end-to-end tests: the run's shared DynamoDB Local with tables of its own,
- * the local Bedrock endpoint without pacing, a random port, short heartbeat and stop-poll
+ * the run's handler bundle in execution environments running the real runtime client, the local
+ * Bedrock endpoint without pacing, a random port, short heartbeat and stop-poll
  * intervals so failure paths finish quickly.
  */
 export async function startTestStack(
@@ -20,6 +21,7 @@ export async function startTestStack(
     port: 0,
     responderPacing: { minMs: 0, maxMs: 0 },
     tablePrefix: `e2e-${randomUUID().slice(0, 8)}-`,
+    handlerBundle: inject('apiHandlerBundle'),
     environment: { DYNAMODB_ENDPOINT: endpoint },
     log: () => undefined,
     ...options,
