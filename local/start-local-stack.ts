@@ -35,6 +35,11 @@ export interface LocalStackOptions {
   readonly functionTimeoutMs?: number;
   /** Concurrent execution environments at most. @default 10 */
   readonly maxEnvironments?: number;
+  /**
+   * Environments initialised at start (provisioned concurrency). @default 0: every environment
+   * is created on demand, with its cold start, as the deployed function's are
+   */
+  readonly provisionedEnvironments?: number;
   /** Where the function's stdout and stderr go. @default this process's */
   readonly functionOutput?: {
     readonly stdout: NodeJS.WritableStream;
@@ -127,6 +132,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       output: options.functionOutput ?? { stdout: process.stdout, stderr: process.stderr },
     });
     cleanups.push(() => lambda.stop());
+    await lambda.provision(options.provisionedEnvironments ?? 0);
     const server = await startFunctionUrlServer({
       function: lambda,
       port: options.port ?? environment.port,

@@ -18,13 +18,19 @@ export interface FunctionDefinition {
   readonly timeoutMs: number;
   readonly memoryMb: number;
   /** Where the function's stdout and stderr go (CloudWatch Logs in AWS). */
-  readonly output: { readonly stdout: NodeJS.WritableStream; readonly stderr: NodeJS.WritableStream };
+  readonly output: {
+    readonly stdout: NodeJS.WritableStream;
+    readonly stderr: NodeJS.WritableStream;
+  };
 }
 
 export type InvocationResult =
   | InvocationOutcome
   | { readonly kind: 'timeout'; readonly error: FunctionError }
   | { readonly kind: 'failed'; readonly error: FunctionError };
+
+/** Lambda's names: created for an invocation, or ahead of any (provisioned concurrency). */
+export type InitializationType = 'on-demand' | 'provisioned-concurrency';
 
 const RUNTIME_CLIENT = createRequire(import.meta.url).resolve('aws-lambda-ric');
 const NATIVE_CLIENT_STAND_IN = fileURLToPath(
@@ -48,11 +54,17 @@ export class ExecutionEnvironment {
   private dead = false;
   private invocations = 0;
 
-  private constructor(private readonly definition: FunctionDefinition) {}
+  private constructor(
+    private readonly definition: FunctionDefinition,
+    private readonly initializationType: InitializationType,
+  ) {}
 
   /** Starts the process; the runtime initialises in the background and then polls for work. */
-  static async create(definition: FunctionDefinition): Promise<ExecutionEnvironment> {
-    const environment = new ExecutionEnvironment(definition);
+  static async create(
+    definition: FunctionDefinition,
+    initializationType: InitializationType = 'on-demand',
+  ): Promise<ExecutionEnvironment> {
+    const environment = new ExecutionEnvironment(definition, initializationType);
     await environment.start();
     return environment;
   }
@@ -117,12 +129,15 @@ export class ExecutionEnvironment {
     ]);
     const finished =
       result.kind === 'response' ? result.response.ended.then(() => undefined) : Promise.resolve();
-    const settled = Promise.race([finished, timedOut.then(() => undefined), exited.then(() => undefined)])
-      .then(() => {
-        clearTimeout(timer);
-        if (result.kind === 'failed') this.kill();
-        this.busy = false;
-      });
+    const settled = Promise.race([
+      finished,
+      timedOut.then(() => undefined),
+      exited.then(() => undefined),
+    ]).then(() => {
+      clearTimeout(timer);
+      if (result.kind === 'failed') this.kill();
+      this.busy = false;
+    });
     return { result, settled };
   }
 
@@ -161,7 +176,7 @@ export class ExecutionEnvironment {
           AWS_LAMBDA_FUNCTION_TIMEOUT: String(Math.ceil(timeoutMs / 1000)),
           AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${functionName}`,
           AWS_LAMBDA_LOG_STREAM_NAME: `local/${this.id}`,
-          AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+          AWS_LAMBDA_INITIALIZATION_TYPE: this.initializationType,
           LAMBDA_TASK_ROOT: dirname(bundlePath),
           _HANDLER: `${module}.${handlerName}`,
           AWS_LAMBDA_RUNTIME_API: runtimeApi,

@@ -29,12 +29,26 @@ export class LocalLambdaFunction implements Invocations {
   private readonly environments = new Set<ExecutionEnvironment>();
   private starting = 0;
   private created = 0;
+  private stopped = false;
 
   constructor(private readonly options: LocalLambdaFunctionOptions) {}
 
-  /** Environments created so far: each one had a cold start. */
+  /** Environments created for an invocation so far: each one was a cold start. */
   get coldStarts(): number {
     return this.created;
+  }
+
+  /**
+   * Initialises `count` environments ahead of any invocation, as provisioned concurrency does:
+   * requests that find one idle start warm. Their init runs in the background.
+   */
+  async provision(count: number): Promise<void> {
+    const environments = await Promise.all(
+      Array.from({ length: count }, () =>
+        ExecutionEnvironment.create(this.options, 'provisioned-concurrency'),
+      ),
+    );
+    for (const environment of environments) this.environments.add(environment);
   }
 
   async invoke(event: unknown): Promise<InvocationResult> {
@@ -55,11 +69,16 @@ export class LocalLambdaFunction implements Invocations {
     } finally {
       this.starting -= 1;
     }
+    if (this.stopped) {
+      await created.stop();
+      return { kind: 'failed', error: { errorType: 'Stopped', errorMessage: 'Function stopped' } };
+    }
     this.created += 1;
     return this.run(created, event);
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     const environments = [...this.environments];
     this.environments.clear();
     await Promise.all(environments.map((environment) => environment.stop()));

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
+import { bundleTestHandler } from '../support/bundle-test-handler.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { bundleTestHandler } from '../support/bundle-test-handler.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 const card = (issue_id: unknown) => ({ issue_id, subject: 's', summary: 'm', resolution: 'r' });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
+import { bundleTestHandler } from '../support/bundle-test-handler.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { bundleTestHandler } from '../support/bundle-test-handler.js';
 import { startTestStack } from '../support/start-test-stack.js';
 import { openTicket as open } from './handlers/leaking-retriever.js';
 

@@ -274,7 +274,10 @@ describe('Function URL in front of the real Lambda runtime client', () => {
     const url = await serve('countsInvocations');
     // Opens only when both invocations wait at once: one environment for both would deadlock.
     gates?.openWhenWaiting('all-arrived', 2);
-    const responses = await Promise.all([send(url, { path: gated() }), send(url, { path: gated() })]);
+    const responses = await Promise.all([
+      send(url, { path: gated() }),
+      send(url, { path: gated() }),
+    ]);
     const bodies = responses.map((response) => JSON.parse(response.body) as { pid: number });
     expect(new Set(bodies.map((body) => body.pid)).size).toBe(2);
     expect(bodies).toEqual([
