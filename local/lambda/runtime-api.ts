@@ -160,11 +160,13 @@ export class RuntimeApi {
       let sent = 0;
       try {
         for await (const chunk of request as AsyncIterable<Buffer>) {
-          // The front end's own backpressure reaches the runtime's socket, as it would in AWS.
-          if (!body.write(chunk)) await once(body, 'drain');
+          // Past the burst a chunk is passed on only when the capped rate allows it; meanwhile
+          // the runtime's socket fills up and its write() reports backpressure.
           sent += chunk.length;
           const due = started + (Math.max(0, sent - burstBytes) / bytesPerSecond) * 1000;
           if (due > Date.now()) await delay(due - Date.now());
+          // The front end's own backpressure reaches the runtime's socket, as it would in AWS.
+          if (!body.write(chunk)) await once(body, 'drain');
         }
       } catch {
         // The runtime died or was stopped mid-response: the caller sees a truncated stream.
