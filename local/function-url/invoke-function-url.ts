@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Invocations } from '../lambda/local-lambda-function.js';
 import type { FunctionError } from '../lambda/runtime-api.js';
@@ -61,6 +62,10 @@ export async function invokeFunctionUrl(
       } catch (error) {
         malformedPrelude = error;
       }
+    }
+    // A slow client holds the runtime back (through the Runtime API's socket), not memory here.
+    if (response.writableNeedDrain) {
+      await Promise.race([once(response, 'drain'), once(response, 'close')]);
     }
   }
   const { error } = await ended;

@@ -15,6 +15,7 @@ import { LocalLambdaFunction } from '../../../local/lambda/local-lambda-function
 // sees for each way a streaming handler can write, end or fail.
 
 const HANDLERS = fileURLToPath(new URL('./fixtures/streaming-handlers.mjs', import.meta.url));
+const FAILING_INIT = fileURLToPath(new URL('./fixtures/failing-init.mjs', import.meta.url));
 
 interface ClientResponse {
   status: number;
@@ -125,7 +126,7 @@ describe('Function URL in front of the real Lambda runtime client', () => {
 
   async function serve(
     handlerName: string,
-    options: { timeoutMs?: number; maxEnvironments?: number } = {},
+    options: { timeoutMs?: number; maxEnvironments?: number; bundlePath?: string } = {},
   ): Promise<string> {
     const output = new Writable({
       write(chunk, _encoding, callback) {
@@ -135,7 +136,7 @@ describe('Function URL in front of the real Lambda runtime client', () => {
     });
     lambda = new LocalLambdaFunction({
       functionName: 'function-url-test',
-      bundlePath: HANDLERS,
+      bundlePath: options.bundlePath ?? HANDLERS,
       handlerName,
       environment: {},
       timeoutMs: options.timeoutMs ?? 10_000,
@@ -258,6 +259,16 @@ describe('Function URL in front of the real Lambda runtime client', () => {
     expect(response.failure).toBeDefined();
     expect(functionLog).toContain('Task timed out after 1.00 seconds');
     await send(url);
+    expect(lambda?.coldStarts).toBe(2);
+  });
+
+  it('answers 502 when the module fails at init, and tries a new environment next time', async () => {
+    const url = await serve('handler', { bundlePath: FAILING_INIT });
+    const response = await send(url);
+    expect(response.status).toBe(502);
+    expect(JSON.parse(response.body)).toEqual({ Message: 'Internal Server Error' });
+    expect(functionLog).toContain('configuration rejected at init');
+    expect((await send(url)).status).toBe(502);
     expect(lambda?.coldStarts).toBe(2);
   });
 
