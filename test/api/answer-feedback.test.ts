@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 /**
@@ -38,17 +38,7 @@ async function answeredConversation(user: string, message: string) {
 }
 
 async function readDetail(user: string, conversationId: string): Promise<Detail> {
-  const response = await callApi(
-    stack.url,
-    'GET',
-    `/api/conversations/${conversationId}`,
-    undefined,
-    {
-      user,
-    },
-  );
-  expect(response.status).toBe(200);
-  return response.json as Detail;
+  return (await fetchConversation(stack.url, conversationId, user)) as Detail;
 }
 
 const feedbackPath = (conversationId: string, seq: number) =>

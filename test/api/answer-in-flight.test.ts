@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
@@ -39,14 +39,7 @@ async function firstConversationId(user: string): Promise<string> {
 }
 
 async function detailOf(user: string, conversationId: string): Promise<Detail> {
-  const response = await callApi(
-    stack.url,
-    'GET',
-    `/api/conversations/${conversationId}`,
-    undefined,
-    { user },
-  );
-  return response.json as Detail;
+  return (await fetchConversation(stack.url, conversationId, user)) as Detail;
 }
 
 describe('an answer in flight', () => {

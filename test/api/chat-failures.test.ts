@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { startTestStack } from '../support/start-test-stack.js';
@@ -21,14 +21,7 @@ const fullAnswer = {
 };
 
 async function storedTurns(conversationId: string, user: string) {
-  const response = await callApi(
-    stack.url,
-    'GET',
-    `/api/conversations/${conversationId}`,
-    undefined,
-    { user },
-  );
-  return (response.json as { turns: { role: string; status: string; text: string }[] }).turns;
+  return (await fetchConversation(stack.url, conversationId, user)).turns;
 }
 
 describe('chat failures end to end', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 // The spend guard (observability issue): a per-user daily token budget, enforced by a conditional
@@ -37,16 +37,7 @@ describe('the daily token budget', () => {
     expect(retryAfter).toBeLessThanOrEqual(86_400);
     expect(stack.bedrock.converseRequests.length).toBe(calls);
     expect(stack.bedrock.retrieveRequests.length).toBe(retrievals);
-    const stored = await callApi(
-      stack.url,
-      'GET',
-      `/api/conversations/${conversationId}`,
-      undefined,
-      {
-        user,
-      },
-    );
-    expect((stored.json as { turns: unknown[] }).turns).toHaveLength(2);
+    expect((await fetchConversation(stack.url, conversationId, user)).turns).toHaveLength(2);
   });
 
   it('is per user: another user still gets answers', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConverseWireRequest } from '../../local/bedrock/recorded-requests.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
@@ -60,16 +60,7 @@ async function runInquiry(stack: Stack, user: string) {
       expect(eventsNamed(next, 'result')).toHaveLength(1);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const stored = await callApi(
-      stack.url,
-      'GET',
-      `/api/conversations/${conversationId}`,
-      undefined,
-      {
-        user,
-      },
-    );
-    turns = (stored.json as { turns: StoredTurn[] }).turns;
+    turns = (await fetchConversation(stack.url, conversationId, user)).turns as StoredTurn[];
   } finally {
     spy.mockRestore();
   }

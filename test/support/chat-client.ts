@@ -1,4 +1,8 @@
 import { createParser } from 'eventsource-parser';
+import {
+  type ConversationDetail,
+  conversationDetailSchema,
+} from '../../functions/contract/conversations.js';
 
 export interface ReceivedEvent {
   readonly event: string;
@@ -71,6 +75,30 @@ export async function callApi(
     text,
     json: isJson ? JSON.parse(text) : undefined,
   };
+}
+
+/**
+ * `GET /api/conversations/{id}` as `user`, checked against the contract's schema: what a test
+ * reads of a stored conversation is what the web app would get. Anything but 200 throws.
+ */
+export async function fetchConversation(
+  baseUrl: string,
+  conversationId: string,
+  user: string,
+): Promise<ConversationDetail> {
+  const response = await callApi(
+    baseUrl,
+    'GET',
+    `/api/conversations/${conversationId}`,
+    undefined,
+    { user },
+  );
+  if (response.status !== 200) {
+    throw new Error(
+      `GET /api/conversations/${conversationId}: ${response.status} ${response.text}`,
+    );
+  }
+  return conversationDetailSchema.parse(response.json);
 }
 
 export const postChat = (baseUrl: string, body: unknown, options?: ChatCallOptions) =>
