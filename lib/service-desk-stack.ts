@@ -130,6 +130,7 @@ export class ServiceDeskStack extends Stack {
       numberOfResults: config.numberOfResults,
       queryExpansion: config.queryExpansion,
       dailyTokenBudget: config.dailyTokenBudget,
+      tracing: config.tracing,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
       logRemovalPolicy: removalPolicy,

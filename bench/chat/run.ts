@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { isAwsSdkPackage, measureBundle } from './measure-bundle.js';
-import { measureModuleInit } from './measure-module-init.js';
+import { measureModuleInit, TRACING_ON_ENVIRONMENT } from './measure-module-init.js';
 import { measurePipelineOverhead, type PipelineOverhead } from './measure-pipeline-overhead.js';
 import { measureTimeToFirstToken, TIMELINE_EVENTS } from './measure-time-to-first-token.js';
 import { measureClockOffset } from './processes/clock-offset.js';
@@ -215,8 +215,13 @@ async function runColdStartBench(): Promise<void> {
       bundlePath,
       workDir,
       {
-        'NODE_OPTIONS=--enable-source-maps (as deployed)': '--enable-source-maps',
-        'no NODE_OPTIONS': '',
+        'NODE_OPTIONS=--enable-source-maps (as deployed)': { nodeOptions: '--enable-source-maps' },
+        'no NODE_OPTIONS': { nodeOptions: '' },
+        // The Tracer and the X-Ray SDK are imported only when tracing is on (tracing.ts).
+        'as deployed, tracing on': {
+          nodeOptions: '--enable-source-maps',
+          environment: TRACING_ON_ENVIRONMENT,
+        },
       },
       INIT_SPAWNS,
     );

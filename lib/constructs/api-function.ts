@@ -25,6 +25,7 @@ export const apiEnvironmentNames = {
   numberOfResults: 'NUMBER_OF_RESULTS',
   queryExpansion: 'QUERY_EXPANSION',
   dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
+  tracing: 'POWERTOOLS_TRACE_ENABLED',
 } as const;
 
 /**
@@ -72,6 +73,12 @@ export interface ApiFunctionProps {
   readonly queryExpansion?: boolean;
   /** Tokens per user per UTC day; 0 = no budget. @default 2_000_000 */
   readonly dailyTokenBudget?: number;
+  /**
+   * AWS X-Ray active tracing, and the function's Powertools Tracer on: requests, Retrieve,
+   * ConverseStream and DynamoDB calls as subsegments (functions/observability/tracing.ts).
+   * @default false
+   */
+  readonly tracing?: boolean;
   /**
    * Longer than the longest answer: generation of a full `results` answer takes ~30–90 s, and a
    * timed-out stream loses its final `result` event.
@@ -131,6 +138,7 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
       [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),
       [apiEnvironmentNames.dailyTokenBudget]: String(props.dailyTokenBudget ?? 2_000_000),
+      [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
     };
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
@@ -144,6 +152,8 @@ export class ApiFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       reservedConcurrentExecutions: props.reservedConcurrency || undefined,
+      // ACTIVE also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
+      tracing: props.tracing ? lambda.Tracing.ACTIVE : undefined,
       // NODE_ENV=production turns off the per-event schema check of the SSE encoder (tests keep it).
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps', NODE_ENV: 'production' },
       bundling: nodeFunctionBundling,
@@ -203,7 +213,10 @@ export class ApiFunction extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'AWS Marketplace subscriptions have no resource ARN; the grant is Subscribe and ' +
-        'ViewSubscriptions only, and only when Bedrock makes the call (aws:CalledViaLast).',
+        'ViewSubscriptions only, and only when Bedrock makes the call (aws:CalledViaLast).' +
+        (props.tracing
+          ? ' X-Ray PutTraceSegments and PutTelemetryRecords (active tracing) take no resource.'
+          : ''),
     });
 
     if (inferenceProfilePrefix(props.modelId)) {

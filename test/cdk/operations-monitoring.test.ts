@@ -20,6 +20,17 @@ function alarm(template: Template, id: string): CfnJson {
   return (matches[0] as [string, CfnJson])[1].Properties;
 }
 
+/** The API function (the one with AUTH_MODE in its environment): logical id and resource. */
+function apiFunction(template: Template): [string, CfnJson] {
+  const functions = Object.entries(
+    template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+    }),
+  );
+  expect(functions).toHaveLength(1);
+  return functions[0] as [string, CfnJson];
+}
+
 /** The metric names a math-expression alarm reads, sorted. */
 function mathMetricNames(properties: CfnJson): string[] {
   return (properties.Metrics as CfnJson[])
@@ -215,6 +226,13 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
     expect(body).toContain('"stat":"p90"');
   });
 
+  it('does not trace the API function by default, and tells its Tracer so', () => {
+    const [, api] = apiFunction(template);
+    expect(api.Properties.TracingConfig).toBeUndefined();
+    expect(api.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('false');
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('xray:');
+  });
+
   it('leaves Bedrock model invocation logging alone by default', () => {
     expect(
       Object.values(template.findResources('Custom::AWS')).filter((resource) =>
@@ -230,7 +248,7 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
 });
 
 // One synthesis for every non-default setting (a third would slow the shared CDK run).
-describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocationLogging): operations monitoring', () => {
+describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocationLogging, tracing): operations monitoring', () => {
   let template: Template;
   let nagFindings: string[];
 
@@ -239,6 +257,7 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
       alarmEmail: 'ops@example.com',
       ttftAlarmMs: '20000',
       modelInvocationLogging: 'true',
+      tracing: 'true',
       region: 'eu-west-1',
       // The KB-less variant, so the AwsCustomResource provider exists only for the logging call.
       existingKnowledgeBaseId: 'ABCDEFGHIJ',
@@ -258,6 +277,25 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
       Endpoint: 'ops@example.com',
       TopicArn: topicRef,
     });
+  });
+
+  it('traces the API function with X-Ray (active tracing, its role may send segments) and turns its Tracer on', () => {
+    const [logicalId, api] = apiFunction(template);
+    expect(api.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    expect(api.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
+    const roleRef = api.Properties.Role['Fn::GetAtt'][0];
+    const rolePolicies = Object.values(template.findResources('AWS::IAM::Policy')).filter(
+      (policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleRef }]),
+    );
+    expect(
+      rolePolicies.flatMap((policy) => policy.Properties.PolicyDocument.Statement),
+    ).toContainEqual(
+      expect.objectContaining({
+        Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+        Resource: '*',
+      }),
+    );
+    expect(logicalId).toMatch(/^ApiFunction/);
   });
 
   it('uses the configured time-to-first-token threshold', () => {

@@ -1,0 +1,184 @@
+import { createSocket, type Socket } from 'node:dgram';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import { eventsNamed, postChat } from '../support/chat-client.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+// X-Ray tracing (observability issue), end to end: the real X-Ray SDK under the Powertools Tracer
+// sends its documents over UDP to a "daemon" — here a socket this test listens on — exactly as in
+// Lambda, where the daemon runs beside the function. The Lambda environment the SDK and the
+// Tracer look for is recreated before the handler is built (the handler imports them only when
+// tracing is on, so setting the variables first is enough):
+// - LAMBDA_TASK_ROOT: the X-Ray SDK starts in Lambda mode (a facade segment for Lambda's own
+//   segment, every closed subsegment sent at once);
+// - AWS_EXECUTION_ENV: the Tracer is on only inside Lambda;
+// - _X_AMZN_TRACE_ID: the invocation's trace header, which the runtime sets per invocation;
+// - AWS_XRAY_DAEMON_ADDRESS: where the documents go.
+// Source: aws-xray-sdk-core dist/lib/aws-xray.js, env/aws_lambda.js, daemon_config.js;
+// @aws-lambda-powertools/tracer lib/esm/Tracer.js (setTracingEnabled).
+
+const TRACE_ID = '1-67a1b2c3-0123456789abcdef01234567';
+const lambdaEnvironment = {
+  LAMBDA_TASK_ROOT: '/var/task',
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  _X_AMZN_TRACE_ID: `Root=${TRACE_ID};Parent=53995c3f42cd8ad8;Sampled=1`,
+};
+
+interface TraceDocument {
+  readonly id: string;
+  readonly name: string;
+  readonly type?: string;
+  readonly trace_id?: string;
+  readonly parent_id?: string;
+  readonly start_time: number;
+  readonly end_time?: number;
+  readonly in_progress?: boolean;
+  readonly annotations?: Record<string, string | number | boolean>;
+  readonly aws?: { readonly operation?: string };
+  readonly subsegments?: TraceDocument[];
+}
+
+/** A stand-in X-Ray daemon: every datagram is a header line and one JSON document. */
+class UdpDaemon {
+  readonly datagrams: string[] = [];
+  private constructor(private readonly socket: Socket) {
+    socket.on('message', (message) => this.datagrams.push(message.toString('utf8')));
+  }
+
+  static async listen(): Promise<UdpDaemon> {
+    const socket = createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    return new UdpDaemon(socket);
+  }
+
+  get address(): string {
+    const { address, port } = this.socket.address() as AddressInfo;
+    return `${address}:${port}`;
+  }
+
+  /** Every document received, nested subsegments flattened, parents before children. */
+  documents(): TraceDocument[] {
+    const flatten = (document: TraceDocument): TraceDocument[] => [
+      document,
+      ...(document.subsegments ?? []).flatMap(flatten),
+    ];
+    return this.datagrams.flatMap((datagram) => {
+      const [header, body] = datagram.split('\n');
+      expect(JSON.parse(header ?? '')).toEqual({ format: 'json', version: 1 });
+      return flatten(JSON.parse(body ?? '') as TraceDocument);
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.socket.close(() => resolve()));
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+let daemon: UdpDaemon;
+const savedEnvironment: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  daemon = await UdpDaemon.listen();
+  const variables = { ...lambdaEnvironment, AWS_XRAY_DAEMON_ADDRESS: daemon.address };
+  for (const [name, value] of Object.entries(variables)) {
+    savedEnvironment[name] = process.env[name];
+    process.env[name] = value;
+  }
+});
+afterAll(async () => {
+  await daemon?.close();
+  for (const [name, value] of Object.entries(savedEnvironment)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
+
+// First, before anything in this process has imported the X-Ray SDK.
+describe('tracing off (the default)', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startTestStack({ functionEnvironment: { POWERTOOLS_TRACE_ENABLED: 'false' } });
+  });
+  afterAll(() => stack?.stop());
+
+  it('sends nothing to the daemon and does not even load the tracer, inside Lambda too', async () => {
+    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'off' });
+    expect(eventsNamed(response, 'result')).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(daemon.datagrams).toEqual([]);
+    // The Tracer module sets this variable when it is imported; unset: it never was.
+    expect(process.env.AWS_XRAY_CONTEXT_MISSING).toBeUndefined();
+  });
+});
+
+describe('tracing on (POWERTOOLS_TRACE_ENABLED=true)', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    daemon.datagrams.length = 0;
+    stack = await startTestStack({ functionEnvironment: { POWERTOOLS_TRACE_ENABLED: 'true' } });
+  });
+  afterAll(() => stack?.stop());
+
+  it('traces a chat: the request until its last byte, Retrieve, ConverseStream and DynamoDB', async () => {
+    const user = 'traced-user';
+    const message = 'プリンターが印刷できない';
+    const response = await postChat(stack.url, { message }, { user });
+    expect(eventsNamed(response, 'result')).toHaveLength(1);
+    const requestName = '## POST /api/chat';
+    await waitFor(() => daemon.documents().some((document) => document.name === requestName));
+
+    const documents = daemon.documents();
+    for (const document of documents) {
+      if (document.type === 'subsegment') expect(document.trace_id).toBe(TRACE_ID);
+      expect(document.in_progress, document.name).toBeUndefined();
+    }
+    const request = documents.find((document) => document.name === requestName);
+    expect(request?.annotations).toMatchObject({
+      route: '/api/chat',
+      method: 'POST',
+      status: 200,
+      chat_outcome: 'complete',
+      owner_hash: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
+    // Under Lambda's own segment (the trace header's Parent).
+    expect(request?.parent_id).toBe('53995c3f42cd8ad8');
+
+    const children = documents.filter((document) => document.parent_id === request?.id);
+    const calls = (name: string) =>
+      children.filter((document) => document.name === name).map((document) => document.aws);
+    expect(calls('BedrockAgentRuntime')).toContainEqual(
+      expect.objectContaining({ operation: 'Retrieve' }),
+    );
+    expect(calls('BedrockRuntime')).toEqual([
+      expect.objectContaining({ operation: 'ConverseStream' }),
+    ]);
+    const dynamoOperations = new Set(calls('DynamoDB').map((aws) => aws?.operation));
+    // The user turn's commit before the first byte, and the answer's commit at the end.
+    expect(dynamoOperations).toContain('TransactWriteItems');
+    expect(dynamoOperations.size).toBeGreaterThan(1);
+
+    // The SDK's ConverseStream subsegment ends when the response starts; ours covers the stream.
+    const converse = children.find((document) => document.name === 'BedrockRuntime');
+    const stream = children.find((document) => document.name === '## ConverseStream stream');
+    expect(stream?.annotations).toMatchObject({ stop_reason: expect.any(String) });
+    expect(stream?.start_time).toBeLessThanOrEqual(converse?.start_time ?? 0);
+    expect(stream?.end_time).toBeGreaterThanOrEqual(converse?.end_time ?? Infinity);
+    // The request's subsegment closes after the last SDK call and the stream.
+    const latestChildEnd = Math.max(...children.map((document) => document.end_time ?? Infinity));
+    expect(request?.end_time).toBeGreaterThanOrEqual(latestChildEnd);
+
+    const everything = daemon.datagrams.join('\n');
+    expect(everything).not.toContain(message);
+    expect(everything).not.toContain(user);
+  });
+});
