@@ -1,4 +1,5 @@
 import { build } from 'esbuild';
+import { TRACER_OMITTED_DEFINE } from '../functions/observability/tracing.js';
 
 export interface BundleOptions {
   readonly outfile: string;
@@ -6,6 +7,8 @@ export interface BundleOptions {
   readonly target?: string;
   /** @default true */
   readonly minify?: boolean;
+  /** Leave out the X-Ray tracer, as the stack does when its `tracing` setting is off. @default false */
+  readonly omitTracer?: boolean;
 }
 
 export const API_HANDLER_ENTRY = 'functions/api/handler.ts';
@@ -27,6 +30,7 @@ export async function bundleApiHandler(options: BundleOptions): Promise<{ bytes:
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',
+    define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },

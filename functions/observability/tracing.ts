@@ -18,7 +18,8 @@ import { METRICS_SERVICE } from './metric-catalog.js';
  *
  * The tracer and the X-Ray SDK are imported only when tracing is on: the SDK's `cls-hooked`
  * context installs async hooks on import, which would tax every promise of a function that
- * does not trace.
+ * does not trace. A bundle built for a stack without tracing leaves them out altogether
+ * ({@link TRACER_OMITTED_DEFINE}), so the cold start does not even parse them.
  */
 export interface Tracing {
   readonly enabled: boolean;
@@ -42,16 +43,40 @@ export interface TracingOptions {
   readonly enabled: boolean;
 }
 
+/**
+ * esbuild `define` for a bundle without the tracer (about 125 KB of X-Ray SDK, tracer and their
+ * dependencies): the stack's API function when its `tracing` setting is off. The import below
+ * is then dead code that esbuild drops; set POWERTOOLS_TRACE_ENABLED on such a function and it
+ * warns instead of tracing.
+ */
+export const TRACER_OMITTED_DEFINE = {
+  'process.env.SERVICE_DESK_TRACER_BUNDLE': JSON.stringify('omitted'),
+} as const;
+
+/** The tracer module, or undefined in a bundle built with {@link TRACER_OMITTED_DEFINE}. */
+const importTracer = () =>
+  // A conditional expression, not an early return: esbuild drops only this form of dead import.
+  process.env.SERVICE_DESK_TRACER_BUNDLE === 'omitted'
+    ? undefined
+    : import('@aws-lambda-powertools/tracer');
+
 /** Subsegment and annotation key: alphanumerics and underscores only (X-Ray rejects others). */
 const ANNOTATION_KEY = /^[A-Za-z0-9_]{1,500}$/;
 
 export function createTracing(options: TracingOptions): Tracing {
   if (!options.enabled) return noTracing;
+  const tracerModule = importTracer();
+  if (!tracerModule) {
+    console.warn(
+      'tracing is on but this bundle was built without the tracer (stack tracing: false)',
+    );
+    return noTracing;
+  }
   // Started at init, so that the first request does not pay for the import; every request
   // awaits it before its first AWS call, and the clients are captured by then.
   const captured: object[] = [];
   let tracer: Tracer | undefined;
-  const ready = import('@aws-lambda-powertools/tracer').then(({ Tracer }) => {
+  const ready = tracerModule.then(({ Tracer }) => {
     tracer = new Tracer({
       serviceName: METRICS_SERVICE,
       // Only the AWS SDK calls: the global http/fetch patch would add a second subsegment for

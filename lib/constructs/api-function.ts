@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
   foundationModelId,
   inferenceProfilePrefix,
@@ -156,7 +157,10 @@ export class ApiFunction extends Construct {
       tracing: props.tracing ? lambda.Tracing.ACTIVE : undefined,
       // NODE_ENV=production turns off the per-event schema check of the SSE encoder (tests keep it).
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps', NODE_ENV: 'production' },
-      bundling: nodeFunctionBundling,
+      // Without tracing the bundle leaves the X-Ray SDK out: less to parse at every cold start.
+      bundling: props.tracing
+        ? nodeFunctionBundling
+        : { ...nodeFunctionBundling, define: { ...TRACER_OMITTED_DEFINE } },
     });
 
     this.functionUrl = this.function.addFunctionUrl({

@@ -1,7 +1,11 @@
 import { createSocket, type Socket } from 'node:dgram';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
+import { bundleApiHandler } from '../../scripts/bundle-api-handler.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
@@ -180,5 +184,32 @@ describe('tracing on (POWERTOOLS_TRACE_ENABLED=true)', () => {
     const everything = daemon.datagrams.join('\n');
     expect(everything).not.toContain(message);
     expect(everything).not.toContain(user);
+  });
+});
+
+// The stack bundles the function without the tracer when its `tracing` setting is off
+// (api-function.ts, the same define as here).
+describe('the API bundle', () => {
+  it('holds the X-Ray SDK by default and none of it built without the tracer', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'tracer-bundle-'));
+    try {
+      const bundleText = async (omitTracer: boolean) => {
+        const outfile = join(directory, `handler-${omitTracer}.mjs`);
+        await bundleApiHandler({ outfile, omitTracer });
+        return readFile(outfile, 'utf8');
+      };
+      // The X-Ray SDK's SDK v3 middleware name, and a Tracer message.
+      const xray = 'XRaySDKInstrumentation';
+      const tracer = 'Failed to get the current sub/segment from the context';
+      const withTracer = await bundleText(false);
+      expect(withTracer).toContain(xray);
+      expect(withTracer).toContain(tracer);
+      const withoutTracer = await bundleText(true);
+      expect(withoutTracer).not.toContain(xray);
+      expect(withoutTracer).not.toContain(tracer);
+      expect(withoutTracer.length).toBeLessThan(withTracer.length - 100_000);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });
