@@ -180,9 +180,13 @@ function printOverhead(concurrency: number, result: PipelineOverhead): void {
 async function runColdStartBench(): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), 'bench-chat-'));
   try {
-    console.log('\n## Cold start: the bundle Lambda gets (bundleApiHandler, minified, node22)');
+    console.log(
+      '\n## Cold start: the bundle Lambda gets (bundleApiHandler, minified, node22; stack default tracing off → tracer left out)',
+    );
     const bundlePath = join(workDir, 'handler.mjs');
-    const bundle = await measureBundle(bundlePath);
+    const bundle = await measureBundle(bundlePath, { omitTracer: true });
+    const tracedPath = join(workDir, 'handler-traced.mjs');
+    const traced = await measureBundle(tracedPath);
     console.log(
       row(
         'bundle, minified',
@@ -192,6 +196,13 @@ async function runColdStartBench(): Promise<void> {
       ),
     );
     console.log(row('bundle, gzip -9', kb(bundle.gzipBytes), '(info)'));
+    console.log(
+      row(
+        'bundle with the tracer (tracing: true)',
+        kb(traced.bytes),
+        `+${kb(traced.bytes - bundle.bytes)}`,
+      ),
+    );
     const sdkBytes = bundle.byPackage
       .filter((entry) => isAwsSdkPackage(entry.name))
       .reduce((sum, entry) => sum + entry.bytes, 0);
@@ -217,14 +228,22 @@ async function runColdStartBench(): Promise<void> {
       {
         'NODE_OPTIONS=--enable-source-maps (as deployed)': { nodeOptions: '--enable-source-maps' },
         'no NODE_OPTIONS': { nodeOptions: '' },
-        // The Tracer and the X-Ray SDK are imported only when tracing is on (tracing.ts).
-        'as deployed, tracing on': {
+      },
+      INIT_SPAWNS,
+    );
+    // The tracing: true bundle, with tracing on (the Tracer and X-Ray SDK load at init).
+    const tracedInit = await measureModuleInit(
+      tracedPath,
+      workDir,
+      {
+        'tracing: true bundle, tracing on': {
           nodeOptions: '--enable-source-maps',
           environment: TRACING_ON_ENVIRONMENT,
         },
       },
       INIT_SPAWNS,
     );
+    for (const [name, figures] of tracedInit) init.set(name, figures);
     let first = true;
     for (const [name, figures] of init) {
       const importMs = median(figures.importMs);
