@@ -6,6 +6,7 @@ const unitTests = [
   'test/tool-input/**/*.test.ts',
   'test/sse/**/*.test.ts',
   'test/web/**/*.test.{ts,tsx}',
+  'test/observability/**/*.test.ts',
 ];
 
 export default defineConfig({
@@ -23,7 +24,11 @@ export default defineConfig({
           include: ['test/**/*.test.{ts,tsx}'],
           exclude: [...unitTests, 'test/integ/**', 'node_modules/**'],
           // DynamoDB Local is started once for the whole run (it needs Java); see the file for why.
-          globalSetup: ['test/support/dynamodb-local-global-setup.ts'],
+          // The API handler is bundled once per run, for the execution environments of the test stacks.
+          globalSetup: [
+            'test/support/dynamodb-local-global-setup.ts',
+            'test/support/api-handler-bundle-global-setup.ts',
+          ],
         },
       },
     ],

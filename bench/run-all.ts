@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const BENCHES = ['parser', 'sse', 'store', 'web', 'chat'] as const;
+const BENCHES = ['parser', 'sse', 'store', 'web', 'chat', 'caching'] as const;
 /** After the summary, give stray handles (sockets, timers) this long before exiting anyway. */
 const EXIT_GRACE_MS = 5_000;
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import type { RetrievedTicket, Retriever } from '../functions/chat/ports.js';
@@ -57,6 +58,17 @@ export async function loadEvalQueries(path: string): Promise<EvalQuery[]> {
     queries.push(parsed.data);
   });
   return queries;
+}
+
+/**
+ * Which half of the set a query belongs to, fixed by its id (first byte of SHA-256, even: dev).
+ * Tuning the index or the glossary looks only at the dev half's misses; the holdout half then
+ * says whether a change generalises or only fits the queries it was tuned on.
+ */
+export type EvalHalf = 'dev' | 'holdout';
+export function evalHalf(queryId: string): EvalHalf {
+  const firstByte = createHash('sha256').update(queryId).digest()[0] ?? 0;
+  return firstByte % 2 === 0 ? 'dev' : 'holdout';
 }
 
 /** The ranks this evaluation reports; 8 is the chat's default number of results. */

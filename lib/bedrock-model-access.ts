@@ -59,3 +59,33 @@ export function modelInvokeStatements(
 export function foundationModelArnInAnyRegion(modelId: string): string {
   return `arn:${Aws.PARTITION}:bedrock:*::foundation-model/${foundationModelId(modelId)}`;
 }
+
+/** The ARN of a reranker foundation model in the stack's region (`rerankingModelId` setting). */
+export function rerankingModelArn(scope: IConstruct, rerankingModelId: string): string {
+  return `arn:${Aws.PARTITION}:bedrock:${Stack.of(scope).region}::foundation-model/${rerankingModelId}`;
+}
+
+/**
+ * What `Retrieve` with a reranking configuration needs, per the Bedrock permissions for
+ * reranking (https://docs.aws.amazon.com/bedrock/latest/userguide/rerank-prereq.html):
+ * `bedrock:Rerank` — an action without a resource type, so `*`, as in AWS's example policy — and
+ * `bedrock:InvokeModel` scoped to the reranker model. The page lists them for the caller and for
+ * the Knowledge Base's service role; both get them (see ADR 0008).
+ */
+export function rerankStatements(
+  scope: IConstruct,
+  rerankingModelId: string,
+): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({
+      sid: 'RerankRetrievedChunks',
+      actions: ['bedrock:Rerank'],
+      resources: ['*'],
+    }),
+    new iam.PolicyStatement({
+      sid: 'InvokeRerankerModel',
+      actions: ['bedrock:InvokeModel'],
+      resources: [rerankingModelArn(scope, rerankingModelId)],
+    }),
+  ];
+}

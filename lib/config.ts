@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  DEFAULT_PADDING_BYTES,
+  MIN_PADDING_BYTES,
+  STREAM_PADDING_MODES,
+} from '../functions/sse/stream-padding.js';
 
 /**
  * Output dimension of each supported embedding model. The vector index is created with this
@@ -26,6 +31,29 @@ const embeddingModelIds = Object.keys(embeddingModelDimensions) as [
  * has the highest throughput quota. Use `us.`/`eu.`/`apac.`/`jp.` for data-residency needs.
  */
 export const defaultModelId = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
+
+/**
+ * The reranker models Bedrock Knowledge Base `Retrieve` can use, with the regions that offer each
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/rerank-supported.html, December 2026):
+ * Amazon Rerank 1.0 is not offered in us-east-1; Cohere Rerank 3.5 is.
+ */
+export const rerankingModelRegions = {
+  'amazon.rerank-v1:0': ['ap-northeast-1', 'ca-central-1', 'eu-central-1', 'us-west-2'],
+  'cohere.rerank-v3-5:0': [
+    'ap-northeast-1',
+    'ca-central-1',
+    'eu-central-1',
+    'us-east-1',
+    'us-west-2',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type RerankingModelId = keyof typeof rerankingModelRegions;
+
+const rerankingModelIds = Object.keys(rerankingModelRegions) as [
+  RerankingModelId,
+  ...RerankingModelId[],
+];
 
 /** Values CloudWatch Logs accepts as a retention period, in days. */
 const logRetentionValues = [
@@ -76,6 +104,12 @@ export const serviceDeskConfigSchema = z
       .string()
       .regex(/^[a-z0-9-]+(\.[\w.:-]+)+$/)
       .default(defaultModelId),
+    /**
+     * Bedrock prompt caching (ADR 0009): `auto` sends cache checkpoints after the tool
+     * definitions, the system prompt and an inquiry's history where the model supports it
+     * (functions/adapters/bedrock/prompt-cache-support.ts); `off` never.
+     */
+    promptCaching: z.enum(['auto', 'off']).default('auto'),
     embeddingModelId: z.enum(embeddingModelIds).default('amazon.titan-embed-text-v2:0'),
     /** Reuse this Knowledge Base instead of provisioning OpenSearch Serverless (≈$175/month). */
     existingKnowledgeBaseId: z
@@ -90,6 +124,12 @@ export const serviceDeskConfigSchema = z
      * `npm run eval -- --target aws` shows it helps the deployed hybrid search too.
      */
     queryExpansion: booleanSetting.default(false),
+    /**
+     * Rerank the retrieved chunks with this Bedrock reranker model ('' = off): `Retrieve` fetches
+     * more candidates and the model reorders them down to `numberOfResults`. Only where the
+     * region offers the model (`rerankingModelRegions`); costs per query (docs/deploy.md).
+     */
+    rerankingModelId: z.enum(['', ...rerankingModelIds]).default(''),
     /**
      * A conversation, with all its turns, expires (DynamoDB TTL on its row; the retention sweeper
      * deletes the turns) this many days after its last activity.
@@ -106,6 +146,17 @@ export const serviceDeskConfigSchema = z
      * checked before the model is called; over it: 429 until midnight UTC). 0 = no budget.
      */
     dailyTokenBudget: integerSetting.min(0).default(2_000_000),
+    /**
+     * Padding comments that push small writes through the Function URL front end if it holds
+     * them back (functions/sse/stream-padding.ts): `off`, `after-pause` or `every-flush`. Choose
+     * from `npm run test:integ` (token arrival spread, heartbeat arrival); docs/deploy.md.
+     */
+    streamPadding: z.enum(STREAM_PADDING_MODES).default('off'),
+    /** Bytes of one padding comment (16 KiB: where the runtime-client reports saw a flush). */
+    streamPaddingBytes: integerSetting
+      .min(MIN_PADDING_BYTES)
+      .max(1024 * 1024)
+      .default(DEFAULT_PADDING_BYTES),
     apiReservedConcurrency: integerSetting.min(0).max(10_000).default(0),
     /** CloudWatch Logs retention of the functions. */
     logRetentionDays: integerSetting
@@ -173,7 +224,18 @@ export const serviceDeskConfigSchema = z
     /** Ticket documents for the Knowledge Base, relative to the repository root. */
     ticketsPath: z.string().default('data/tickets'),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    if (config.rerankingModelId === '') return;
+    const regions: readonly string[] = rerankingModelRegions[config.rerankingModelId];
+    if (!regions.includes(config.region)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['rerankingModelId'],
+        message: `${config.rerankingModelId} is not offered in ${config.region}; it is in ${regions.join(', ')}. Choose another rerankingModelId or region, or '' for no reranking`,
+      });
+    }
+  });
 
 export type ServiceDeskConfig = z.infer<typeof serviceDeskConfigSchema>;
 

@@ -1,6 +1,6 @@
+import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createHandler, type HandlerOverrides } from '../functions/api/create-handler.js';
-import { readFunctionConfig } from '../functions/api/function-config.js';
+import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
 import {
   type LocalBedrockServer,
   type LocalBedrockServerOptions,
@@ -8,8 +8,8 @@ import {
 } from './bedrock/start-local-bedrock-server.js';
 import { createTables } from './create-tables.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
-import { installAwsLambdaGlobal } from './function-url/aws-lambda-global.js';
 import { startFunctionUrlServer } from './function-url/start-function-url-server.js';
+import { LocalLambdaFunction } from './lambda/local-lambda-function.js';
 import {
   type LocalStackEnvironment,
   readLocalStackEnvironment,
@@ -27,18 +27,31 @@ export interface LocalStackOptions {
   /** Built web app to serve. @default 'web/dist' */
   readonly webDir?: string;
   /**
-   * `source` builds the handler in this process from `createHandler` (tests); `bundle` imports
-   * the esbuild bundle as Lambda would (`npm start`), configured through `process.env`.
-   * @default 'source'
+   * The bundled handler module (`.mjs`, exporting `handler`) the execution environments load.
+   * @default the API handler, bundled into `.data/build/api/handler.mjs` when stale
    */
-  readonly handler?: 'source' | { readonly bundlePath: string };
+  readonly handlerBundle?: string;
+  /** The function timeout. @default 300_000, as deployed */
+  readonly functionTimeoutMs?: number;
+  /** Concurrent execution environments at most. @default 10 */
+  readonly maxEnvironments?: number;
+  /**
+   * Environments initialised at start (provisioned concurrency). @default 0: every environment
+   * is created on demand, with its cold start, as the deployed function's are
+   */
+  readonly provisionedEnvironments?: number;
+  /** Where the function's stdout and stderr go. @default this process's */
+  readonly functionOutput?: {
+    readonly stdout: NodeJS.WritableStream;
+    readonly stderr: NodeJS.WritableStream;
+  };
+  /** X-Ray active tracing: sampled trace headers (the tracing test). @default false */
+  readonly activeTracing?: boolean;
   /** Extra function environment (e.g. `HEARTBEAT_MS`, `STOP_POLL_MS` in tests). */
   readonly functionEnvironment?: Record<string, string>;
   readonly environment?: Record<string, string | undefined>;
   /** Prefix of the table names, so test files can share one DynamoDB. @default 'local-' */
   readonly tablePrefix?: string;
-  /** Source mode only: replace adapters (e.g. a retriever that misbehaves on purpose). */
-  readonly handlerOverrides?: HandlerOverrides;
   readonly log?: (message: string) => void;
 }
 
@@ -48,13 +61,16 @@ export interface LocalStack {
   readonly bedrock?: LocalBedrockServer;
   readonly dynamoDbEndpoint: string;
   readonly functionEnvironment: Readonly<Record<string, string>>;
+  /** The function's execution environments (cold starts, for tests). */
+  readonly function: LocalLambdaFunction;
   stop(): Promise<void>;
 }
 
 /**
- * The whole assistant on one machine: DynamoDB Local, the local Bedrock endpoint, and the real
- * handler behind a Function URL emulator that also serves the web app — one origin, as behind
- * CloudFront. Pieces given by environment variables are used instead of being started.
+ * The whole assistant on one machine: DynamoDB Local, the local Bedrock endpoint, and the bundled
+ * handler in execution environments running the real Lambda runtime client, behind a Function
+ * URL front that also serves the web app — one origin, as behind CloudFront. Pieces given by
+ * environment variables are used instead of being started.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const environment = readLocalStackEnvironment(options.environment ?? process.env);
@@ -105,17 +121,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             AWS_ACCESS_KEY_ID: credentials.accessKeyId,
             AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
           }
-        : {}),
+        : configuredCredentials()),
       ...options.functionEnvironment,
     };
-    installAwsLambdaGlobal();
-    const handler = await loadHandler(
-      options.handler ?? 'source',
-      functionEnvironment,
-      options.handlerOverrides,
-    );
+    const lambda = new LocalLambdaFunction({
+      functionName: 'service-desk-api',
+      bundlePath: options.handlerBundle ?? (await defaultHandlerBundle()),
+      environment: functionEnvironment,
+      timeoutMs: options.functionTimeoutMs ?? 300_000,
+      memoryMb: 1024,
+      activeTracing: options.activeTracing,
+      maxEnvironments: options.maxEnvironments,
+      output: options.functionOutput ?? { stdout: process.stdout, stderr: process.stderr },
+    });
+    cleanups.push(() => lambda.stop());
+    await lambda.provision(options.provisionedEnvironments ?? 0);
     const server = await startFunctionUrlServer({
-      handler,
+      function: lambda,
       port: options.port ?? environment.port,
       staticDir: options.webDir ?? 'web/dist',
       staticOverrides: new Map([
@@ -132,6 +154,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       bedrock,
       dynamoDbEndpoint: dynamo.endpoint,
       functionEnvironment,
+      function: lambda,
       stop,
     };
   } catch (error) {
@@ -174,19 +197,28 @@ function localCredentials(): { accessKeyId: string; secretAccessKey: string } | 
   return { accessKeyId: 'local', secretAccessKey: 'local' };
 }
 
-async function loadHandler(
-  mode: NonNullable<LocalStackOptions['handler']>,
-  functionEnvironment: Record<string, string>,
-  overrides: HandlerOverrides | undefined,
-): Promise<unknown> {
-  // The SDK's default credential chain reads process.env, in both modes.
-  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const) {
-    if (functionEnvironment[name]) process.env[name] = functionEnvironment[name];
-  }
-  if (mode === 'source')
-    return createHandler(readFunctionConfig({ ...functionEnvironment }), overrides);
-  // The bundle reads its configuration from process.env at import, exactly as in Lambda.
-  Object.assign(process.env, functionEnvironment);
-  const module = (await import(mode.bundlePath)) as { handler: unknown };
-  return module.handler;
+/**
+ * The caller's own credentials, handed to the function's environment (Lambda passes its role's
+ * credentials the same way, as variables); a profile also needs HOME to find ~/.aws.
+ */
+function configuredCredentials(): Record<string, string> {
+  const names = [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'AWS_PROFILE',
+    'AWS_CONFIG_FILE',
+    'AWS_SHARED_CREDENTIALS_FILE',
+    'HOME',
+  ];
+  return Object.fromEntries(
+    names.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+  );
+}
+
+/** The API handler as `npm start` runs it: Node 20 here (the Lambda bundle targets Node 22). */
+async function defaultHandlerBundle(): Promise<string> {
+  const outfile = resolve('.data/build/api/handler.mjs');
+  await ensureApiHandlerBundle({ outfile, target: 'node20', minify: false });
+  return outfile;
 }

@@ -1,7 +1,5 @@
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { buildWeb, isWebBuildStale } from '../scripts/build-web.js';
-import { bundleApiHandler } from '../scripts/bundle-api-handler.js';
 import { assertJavaAvailable, JAVA_REQUIRED_MESSAGE } from './dynamodb-local.js';
 import { startLocalStack } from './start-local-stack.js';
 
@@ -21,12 +19,10 @@ try {
     log('building the web app…');
     await buildWeb();
   }
-  const bundlePath = resolve('.data/build/api/handler.mjs');
-  // Node 20 locally; the Lambda bundle (npm run build) targets Node 22.
-  await bundleApiHandler({ outfile: bundlePath, target: 'node20', minify: false });
+  // The handler is bundled (when stale) into .data/build/api/ and run by the real Lambda
+  // runtime client, one process per execution environment.
   const stack = await startLocalStack({
     dataDir: join('.data', 'dynamodb'),
-    handler: { bundlePath: pathToFileURL(bundlePath).href },
     log: (message) => console.error(`[api] ${message}`),
   });
   const offline = stack.functionEnvironment.MODEL_ID?.startsWith('offline.');

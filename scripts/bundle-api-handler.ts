@@ -1,3 +1,4 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 import { TRACER_OMITTED_DEFINE } from '../functions/observability/tracing.js';
 
@@ -7,6 +8,8 @@ export interface BundleOptions {
   readonly target?: string;
   /** @default true */
   readonly minify?: boolean;
+  /** @default API_HANDLER_ENTRY; tests bundle handler modules of their own the same way */
+  readonly entry?: string;
   /** Leave out the X-Ray tracer, as the stack does when its `tracing` setting is off. @default false */
   readonly omitTracer?: boolean;
 }
@@ -18,9 +21,11 @@ export const API_HANDLER_ENTRY = 'functions/api/handler.ts';
  * the AWS SDK inside (the runtime's copy is not version-pinned), and a `require` shim for the
  * CommonJS dependencies esbuild leaves as requires.
  */
-export async function bundleApiHandler(options: BundleOptions): Promise<{ bytes: number }> {
+export async function bundleApiHandler(
+  options: BundleOptions,
+): Promise<{ bytes: number; inputs: string[] }> {
   const result = await build({
-    entryPoints: [API_HANDLER_ENTRY],
+    entryPoints: [options.entry ?? API_HANDLER_ENTRY],
     outfile: options.outfile,
     bundle: true,
     platform: 'node',
@@ -38,5 +43,41 @@ export async function bundleApiHandler(options: BundleOptions): Promise<{ bytes:
   const output = Object.entries(result.metafile.outputs).find(
     ([file]) => file.endsWith('.mjs') || file.endsWith('.js'),
   );
-  return { bytes: output?.[1].bytes ?? 0 };
+  return { bytes: output?.[1].bytes ?? 0, inputs: Object.keys(result.metafile.inputs) };
+}
+
+/**
+ * The bundle at `options.outfile`, rebuilt only when one of the files it was built from changed
+ * since (the inputs are listed beside it). `npm start` and the test run call this, so a second
+ * start or a test run after an unrelated edit costs a few `stat` calls, not a build.
+ */
+export async function ensureApiHandlerBundle(
+  options: BundleOptions & { readonly entry?: string },
+): Promise<{ rebuilt: boolean }> {
+  const inputsFile = `${options.outfile}.inputs.json`;
+  const built = await stat(options.outfile).catch(() => undefined);
+  const inputs = built
+    ? ((await readFile(inputsFile, 'utf8')
+        .then((text) => JSON.parse(text) as { build: string; files: string[] })
+        .catch(() => undefined)) ?? undefined)
+    : undefined;
+  const entry = options.entry ?? API_HANDLER_ENTRY;
+  const build = JSON.stringify({
+    entry,
+    target: options.target,
+    minify: options.minify,
+    omitTracer: options.omitTracer,
+  });
+  if (built && inputs?.build === build) {
+    const changed = await Promise.all(
+      inputs.files.map(async (file) => {
+        const info = await stat(file).catch(() => undefined);
+        return !info || info.mtimeMs > built.mtimeMs;
+      }),
+    );
+    if (!changed.includes(true)) return { rebuilt: false };
+  }
+  const { inputs: files } = await bundleApiHandler({ ...options, entry });
+  await writeFile(inputsFile, JSON.stringify({ build, files }));
+  return { rebuilt: true };
 }

@@ -42,7 +42,10 @@ interface UsageRow {
   readonly day: string;
   readonly ownerHash: string;
   chats: number;
+  /** Uncached input tokens (all input tokens of turns stored before prompt caching). */
   inputTokens: number;
+  cacheReadInputTokens: number;
+  cacheWriteInputTokens: number;
   outputTokens: number;
   costUsd: number;
   /** Answers whose model has no price in the table: their cost is not in `costUsd`. */
@@ -119,18 +122,19 @@ async function main(): Promise<void> {
           ownerHash,
           chats: 0,
           inputTokens: 0,
+          cacheReadInputTokens: 0,
+          cacheWriteInputTokens: 0,
           outputTokens: 0,
           costUsd: 0,
           unpriced: 0,
         };
         row.chats += 1;
         row.inputTokens += turn.usage.inputTokens;
+        // Turns stored before prompt caching have no cache counts: they read as 0.
+        row.cacheReadInputTokens += turn.usage.cacheReadInputTokens ?? 0;
+        row.cacheWriteInputTokens += turn.usage.cacheWriteInputTokens ?? 0;
         row.outputTokens += turn.usage.outputTokens;
-        const cost = estimateCostUsd(
-          turn.modelId ?? '',
-          turn.usage.inputTokens,
-          turn.usage.outputTokens,
-        );
+        const cost = estimateCostUsd(turn.modelId ?? '', turn.usage);
         if (cost === undefined) row.unpriced += 1;
         else row.costUsd += cost;
         rows.set(key, row);
@@ -147,25 +151,29 @@ async function main(): Promise<void> {
     return;
   }
   console.log(`## Usage, last ${days} days (${source.table})\n`);
-  console.log('| day | user hash | chats | input tokens | output tokens | est. cost (USD) |');
-  console.log('|---|---|---|---|---|---|');
+  console.log(
+    '| day | user hash | chats | input tokens | cache read | cache write | output tokens | est. cost (USD) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const row of sorted) {
     const unpriced = row.unpriced > 0 ? ` (+${row.unpriced} unpriced)` : '';
     console.log(
-      `| ${row.day} | ${row.ownerHash} | ${row.chats} | ${row.inputTokens} | ${row.outputTokens} | ${row.costUsd.toFixed(4)}${unpriced} |`,
+      `| ${row.day} | ${row.ownerHash} | ${row.chats} | ${row.inputTokens} | ${row.cacheReadInputTokens} | ${row.cacheWriteInputTokens} | ${row.outputTokens} | ${row.costUsd.toFixed(4)}${unpriced} |`,
     );
   }
   const total = sorted.reduce(
     (sum, row) => ({
       chats: sum.chats + row.chats,
       input: sum.input + row.inputTokens,
+      cacheRead: sum.cacheRead + row.cacheReadInputTokens,
+      cacheWrite: sum.cacheWrite + row.cacheWriteInputTokens,
       output: sum.output + row.outputTokens,
       cost: sum.cost + row.costUsd,
     }),
-    { chats: 0, input: 0, output: 0, cost: 0 },
+    { chats: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0 },
   );
   console.log(
-    `| **total** | | ${total.chats} | ${total.input} | ${total.output} | ${total.cost.toFixed(4)} |`,
+    `| **total** | | ${total.chats} | ${total.input} | ${total.cacheRead} | ${total.cacheWrite} | ${total.output} | ${total.cost.toFixed(4)} |`,
   );
 }
 

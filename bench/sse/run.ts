@@ -22,6 +22,7 @@ import { createSseStream, type SseStreamOptions } from '../../functions/sse/sse-
 import { createToolInputParser } from '../../functions/tool-input/tool-input-parser.js';
 import { percentile } from '../chat/summarize.js';
 import { makeAnswerPayload, seededFragments } from '../parser/make-answer-payload.js';
+import { measurePaddingCost } from './measure-padding-cost.js';
 
 const MODES: readonly { readonly name: string; readonly options: SseStreamOptions }[] = [
   { name: 'one event per fragment (before)', options: { coalesceTokens: false } },
@@ -171,6 +172,7 @@ export async function main(): Promise<void> {
       );
     }
   }
+  await measurePaddingCost();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

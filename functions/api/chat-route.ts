@@ -9,6 +9,7 @@ import type {
 import { beginChat, streamChat } from '../chat/run-chat.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
 import { createSseStream, SSE_RESPONSE_HEADERS } from '../sse/sse-stream.js';
+import type { StreamPaddingOptions } from '../sse/stream-padding.js';
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from './http.js';
 
 export interface ChatRouteDependencies {
@@ -19,6 +20,8 @@ export interface ChatRouteDependencies {
   readonly heartbeatMs: number;
   /** 0 coalesces `token` events without delay (the default); otherwise the batching delay in ms. */
   readonly tokenBatchMs: number;
+  /** @default no padding */
+  readonly padding?: StreamPaddingOptions;
   readonly now: () => Date;
   readonly telemetry?: ChatTelemetry;
   readonly budget?: DailyBudget;
@@ -44,6 +47,7 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
       heartbeatMs: dependencies.heartbeatMs,
       tokenBatch:
         dependencies.tokenBatchMs > 0 ? { maxDelayMs: dependencies.tokenBatchMs } : undefined,
+      padding: dependencies.padding,
     });
     const { telemetry } = dependencies;
     void streamChat(begun, (event) => sse.send(event), {

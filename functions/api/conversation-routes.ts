@@ -1,14 +1,22 @@
 import type * as z from 'zod';
-import { type ConversationStore, InvalidCursorError } from '../chat/ports.js';
 import {
+  type ConversationStore,
+  InvalidCursorError,
+  type Turn,
+  TurnNotFoundError,
+} from '../chat/ports.js';
+import {
+  type AnswerFeedback,
   type ConversationDetail,
   type ConversationList,
   type ConversationSummary,
   conversationSummarySchema,
+  feedbackRequestSchema,
   listConversationsQuerySchema,
   renameConversationSchema,
   turnSchema,
 } from '../contract/conversations.js';
+import type { FeedbackReport } from '../observability/telemetry.js';
 import {
   type ApiRequest,
   HttpError,
@@ -21,17 +29,32 @@ import {
 /** The ETag of a conversation is its version: every change bumps it. */
 const etagOf = (version: number) => `"${version}"`;
 
-/** The conversation routes: list, get (ETag/304), rename, delete, stop. */
-export function createConversationRoutes(store: ConversationStore) {
+export interface ConversationRouteOptions {
+  readonly now?: () => Date;
+  readonly feedbackRecorded?: (report: FeedbackReport) => void;
+}
+
+/** The conversation routes: list, get (ETag/304), rename, delete, stop, feedback on an answer. */
+export function createConversationRoutes(
+  store: ConversationStore,
+  options: ConversationRouteOptions = {},
+) {
+  const now = options.now ?? (() => new Date());
   return {
     async list(request: ApiRequest): Promise<HttpResponse> {
       const query = listConversationsQuerySchema.safeParse(request.query);
       if (!query.success) {
         if (query.error.issues.some((issue) => issue.path[0] === 'cursor'))
           throw new InvalidCursorError();
+        if (query.error.issues.some((issue) => issue.path[0] === 'q'))
+          throw new HttpError(400, 'bad_request', 'q must be at most 200 characters');
         throw new HttpError(400, 'bad_request', 'limit must be 1-100');
       }
-      const page = await store.listConversations(request.owner, query.data);
+      const { q, ...paging } = query.data;
+      const page = await store.listConversations(request.owner, {
+        ...paging,
+        ...(q?.trim() ? { query: q } : {}),
+      });
       const body: ConversationList = {
         items: page.items.map(toSummaryBody),
         nextCursor: page.nextCursor,
@@ -45,11 +68,16 @@ export function createConversationRoutes(store: ConversationStore) {
       if (request.headers['if-none-match'] === etag)
         return { statusCode: 304, headers: { etag }, body: '' };
       const { conversation, turns } = await store.loadConversation(request.owner, conversationId);
+      const { answering } = conversation;
       const body: ConversationDetail = {
         conversationId,
         title: conversation.title,
         version: conversation.version,
         turns: turns.map((turn) => pickDeclared(turnSchema, turn)),
+        // Past its deadline the request is gone (timed out, crashed): nothing is in flight.
+        ...(answering && Date.parse(answering.until) > now().getTime()
+          ? { answering: { seq: answering.seq, until: answering.until } }
+          : {}),
       };
       return jsonResponse(200, body, { etag: etagOf(conversation.version) });
     },
@@ -69,7 +97,57 @@ export function createConversationRoutes(store: ConversationStore) {
       await store.requestStop(request.owner, conversationId);
       return jsonResponse(202, { stopping: true });
     },
+
+    /**
+     * `POST /api/conversations/{id}/turns/{seq}/feedback`: validated against the answer as
+     * stored (turns are append-only, so what it cites cannot change before the write lands).
+     */
+    async feedback(
+      request: ApiRequest,
+      conversationId: string,
+      seq: number,
+    ): Promise<HttpResponse> {
+      const body = validateBody(feedbackRequestSchema, parseJsonBody(request));
+      const { turns } = await store.loadConversation(request.owner, conversationId);
+      const answer = turns.find((turn) => turn.seq === seq);
+      if (!answer) throw new TurnNotFoundError(seq);
+      if (answer.kind !== 'answer') {
+        throw new HttpError(
+          400,
+          'not_an_answer',
+          `Turn ${seq} is a ${answer.role} ${answer.kind}; feedback is given on answers`,
+        );
+      }
+      assertTicketsCited(answer, body.helpfulTicketIds ?? []);
+      const feedback: AnswerFeedback = { ...body, updatedAt: now().toISOString() };
+      const updated = await store.recordFeedback(request.owner, conversationId, seq, feedback);
+      options.feedbackRecorded?.({
+        owner: request.owner,
+        conversationId,
+        inquiryId: answer.inquiryId,
+        feedback,
+        previousRating: answer.feedback?.rating,
+      });
+      return jsonResponse(
+        200,
+        { seq, feedback, version: updated.version },
+        { etag: etagOf(updated.version) },
+      );
+    },
   };
+}
+
+/** "This solved it" can only name a ticket card of that answer. */
+function assertTicketsCited(answer: Turn, helpfulTicketIds: readonly string[]): void {
+  const cited = new Set(answer.result?.results?.map((ticket) => ticket.issue_id));
+  const uncited = helpfulTicketIds.filter((issueId) => !cited.has(issueId));
+  if (uncited.length > 0) {
+    throw new HttpError(
+      400,
+      'ticket_not_cited',
+      `helpfulTicketIds must be tickets this answer cites; not cited: ${uncited.join(', ')}`,
+    );
+  }
 }
 
 function toSummaryBody(conversation: ConversationSummary): ConversationSummary {

@@ -7,6 +7,7 @@ import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
+import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDailyBudget } from '../adapters/dynamodb/daily-budget.js';
 import {
@@ -79,6 +80,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       ),
       knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
       searchType: config.SEARCH_TYPE,
+      rerankingModelArn: config.RERANKING_MODEL_ARN,
     });
   const model =
     overrides.model ??
@@ -114,6 +116,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       model,
       heartbeatMs: config.HEARTBEAT_MS,
       tokenBatchMs: config.TOKEN_BATCH_MS,
+      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
       config: {
         ...defaultChatConfig,
@@ -124,9 +127,13 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         archiveBudget: config.ARCHIVE_BUDGET_CHARS,
         stopPollMs: config.STOP_POLL_MS,
         modelId: config.MODEL_ID,
+        promptCache: promptCachePolicyFor(config.MODEL_ID, config.PROMPT_CACHING),
       },
     }),
-    conversations: createConversationRoutes(store),
+    conversations: createConversationRoutes(store, {
+      now: overrides.now,
+      feedbackRecorded: (report) => observability.feedbackRecorded(report),
+    }),
   };
 
   const respond = async (
@@ -185,7 +192,9 @@ export interface Routes {
 
 /** The route pattern of a path, for logs: ids replaced, so lines group by route. */
 function routeOf(path: string): string {
-  return path.replace(/\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/{id}');
+  return path
+    .replace(/\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/{id}')
+    .replace(/\/turns\/\d+(?=\/|$)/, '/turns/{seq}');
 }
 
 function conversationIdOf(path: string): string | undefined {
@@ -195,6 +204,7 @@ function conversationIdOf(path: string): string | undefined {
 const ID = '([0-9A-HJKMNP-TV-Z]{26})';
 const CONVERSATION = new RegExp(`^/api/conversations/${ID}$`);
 const STOP = new RegExp(`^/api/conversations/${ID}/stop$`);
+const FEEDBACK = new RegExp(`^/api/conversations/${ID}/turns/([1-9]\\d{0,8})/feedback$`);
 
 /** Dispatches `/api/*` by method and path. Unknown paths are 404, known paths with other methods 405. */
 export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpResponse> {
@@ -204,6 +214,12 @@ export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpR
   if (path === '/api/chat') return method === 'POST' ? routes.chat(request) : notAllowed();
   if (path === '/api/conversations')
     return method === 'GET' ? routes.conversations.list(request) : notAllowed();
+  const [, feedbackOn, seq] = FEEDBACK.exec(path) ?? [];
+  if (feedbackOn && seq) {
+    return method === 'POST'
+      ? routes.conversations.feedback(request, feedbackOn, Number(seq))
+      : notAllowed();
+  }
   const stop = STOP.exec(path)?.[1];
   if (stop) return method === 'POST' ? routes.conversations.stop(request, stop) : notAllowed();
   const conversationId = CONVERSATION.exec(path)?.[1];

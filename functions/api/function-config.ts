@@ -1,4 +1,9 @@
 import * as z from 'zod';
+import {
+  DEFAULT_PADDING_BYTES,
+  MIN_PADDING_BYTES,
+  STREAM_PADDING_MODES,
+} from '../sse/stream-padding.js';
 
 const optionalUrl = z.string().url().optional();
 const booleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -42,6 +47,19 @@ export const functionConfigSchema = z
      * fewer events (and syscalls) when fragments arrive spread out, at the cost of that delay.
      */
     TOKEN_BATCH_MS: z.coerce.number().int().min(0).max(1000).default(0),
+    /**
+     * Padding comments that push small writes through a front end that holds them back
+     * (functions/sse/stream-padding.ts): `off` (default), `after-pause` (the first write after a
+     * pause and every heartbeat) or `every-flush`. Choose from the acceptance suite's figures.
+     */
+    STREAM_PADDING: z.enum(STREAM_PADDING_MODES).default('off'),
+    /** Bytes of one padding comment. */
+    STREAM_PADDING_BYTES: z.coerce
+      .number()
+      .int()
+      .min(MIN_PADDING_BYTES)
+      .max(1024 * 1024)
+      .default(DEFAULT_PADDING_BYTES),
     STOP_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(1000),
     ARCHIVE_BUDGET_CHARS: z.coerce.number().int().min(200).max(50_000).default(3000),
     TURN_CACHE_MAX_BYTES: z.coerce
@@ -50,6 +68,21 @@ export const functionConfigSchema = z
       .min(0)
       .default(32 * 1024 * 1024),
     SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).default('HYBRID'),
+    /**
+     * Foundation-model ARN of the reranker `Retrieve` uses for searches (the `rerankingModelId`
+     * deploy setting); empty or unset: no reranking.
+     */
+    RERANKING_MODEL_ARN: z
+      .union([
+        z.literal('').transform(() => undefined),
+        z
+          .string()
+          .regex(
+            /^arn:aws[a-z-]*:bedrock:[a-z0-9-]+::foundation-model\/[\w.:-]+$/,
+            'RERANKING_MODEL_ARN must be a Bedrock foundation-model ARN',
+          ),
+      ])
+      .optional(),
     /**
      * Input + output tokens one user may spend per UTC day (a conditional DynamoDB counter checked
      * before the model is called; over it: 429 until midnight UTC). 0 turns it off.
@@ -65,6 +98,11 @@ export const functionConfigSchema = z
      */
     POWERTOOLS_TRACE_ENABLED: booleanText.default(false),
     FINE_GRAINED_TOOL_STREAMING: booleanText.optional(),
+    /**
+     * `auto`: Converse cache checkpoints after the tool definitions, the system prompt and the
+     * inquiry's history where the model supports prompt caching (ADR 0009); `off`: none.
+     */
+    PROMPT_CACHING: z.enum(['auto', 'off']).default('auto'),
   })
   .superRefine((config, context) => {
     if (

@@ -20,6 +20,7 @@ import {
   ChatModelError,
   type ChatModelRequest,
   type ConversationStore,
+  type ModelUsage,
 } from './ports.js';
 import type { BegunChat } from './run-chat.js';
 
@@ -118,7 +119,7 @@ export interface GenerationOutcome {
   /** Set when `status` is `failed`: what the `error` event says. */
   readonly failure?: GenerationFailure;
   /** Tokens as the model reported them (absent when the stream ended before its usage event). */
-  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  readonly usage?: ModelUsage;
   /** What the generation took, from the model call on (`performance.now()` milliseconds). */
   readonly timing: {
     readonly modelMs: number;
@@ -184,7 +185,8 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
       if (input.signal.aborted) break;
       if (event.type === 'stop') stopReason = event.reason;
       if (event.type === 'usage') {
-        usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+        const { type: _usage, ...counts } = event;
+        usage = counts;
       }
       if (event.type !== 'tool_input') continue;
       fragments++;

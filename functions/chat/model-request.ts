@@ -2,8 +2,10 @@ import * as z from 'zod';
 import { ANSWER_TOOL_NAME, type Answer, answerSchema } from '../contract/answer.js';
 import type { ArchivedInquiry, Language } from './inquiry-rules.js';
 import type {
+  CacheCheckpoints,
   ChatMessage,
   ChatModelRequest,
+  PromptCachePolicy,
   RetrievedTicket,
   ToolDefinition,
   Turn,
@@ -28,6 +30,8 @@ export interface ModelRequestInput {
   readonly language: Language;
   readonly archiveBudget: number;
   readonly maxTokens: number;
+  /** Prompt caching for the model; absent = no checkpoints (ADR 0009). */
+  readonly promptCache?: PromptCachePolicy;
 }
 
 /**
@@ -44,12 +48,67 @@ export function buildModelRequest(input: ModelRequestInput): Omit<ChatModelReque
     `${promptLabels[input.language].inquiry}\n${last.text}`,
   ].filter((section) => section !== '');
   messages[messages.length - 1] = { role: 'user', text: sections.join('\n\n') };
+  const system = buildSystemPrompt(input.language);
+  const cacheCheckpoints = input.promptCache
+    ? placeCacheCheckpoints(system, messages, input.promptCache)
+    : undefined;
   return {
-    system: buildSystemPrompt(input.language),
+    system,
     messages,
     tool: answerTool,
     maxTokens: input.maxTokens,
+    ...(cacheCheckpoints ? { cacheCheckpoints } : {}),
   };
+}
+
+/**
+ * Where the prompt prefix is worth caching (ADR 0009), in the model's prefix order: after the
+ * tool definitions (the same for every request), after the system prompt (one per language), and
+ * after the last message before the new one — never after the new user message, which carries
+ * this turn's tickets and archive and is not repeated: the next turn of the inquiry sends the
+ * same history plus this turn, so it reads what this turn wrote.
+ *
+ * Each checkpoint needs `minimumTokens` since the previous one (the Bedrock guide: a first
+ * checkpoint after 1,024 tokens, a second after 2,048); a shorter one would be accepted but cache
+ * nothing, so it is left out and its tokens count toward the next. The token count is a lower
+ * bound (`tokensAtLeast`), so a checkpoint is placed only where the prefix surely is long enough.
+ * At most three checkpoints, within Bedrock's four.
+ */
+function placeCacheCheckpoints(
+  system: string,
+  messages: readonly ChatMessage[],
+  policy: PromptCachePolicy,
+): CacheCheckpoints | undefined {
+  let sinceCheckpoint = answerToolTokens;
+  const afterTool = policy.cacheTools && sinceCheckpoint >= policy.minimumTokens;
+  if (afterTool) sinceCheckpoint = 0;
+  sinceCheckpoint += tokensAtLeast(system);
+  const afterSystem = sinceCheckpoint >= policy.minimumTokens;
+  if (afterSystem) sinceCheckpoint = 0;
+  const lastPrior = messages.length - 2;
+  for (const message of messages.slice(0, Math.max(0, lastPrior + 1))) {
+    sinceCheckpoint += tokensAtLeast(message.text);
+  }
+  const afterHistory = lastPrior >= 0 && sinceCheckpoint >= policy.minimumTokens;
+  if (!afterTool && !afterSystem && !afterHistory) return undefined;
+  return { afterTool, afterSystem, ...(afterHistory ? { afterMessage: lastPrior } : {}) };
+}
+
+/**
+ * A low estimate of the tokens of `text` for the models we cache with: 4 ASCII characters per
+ * token (English prose; JSON, like the tool schema, needs more tokens) and 1.5 other characters
+ * per token (Japanese needs about one token per character). It stays under the real count for
+ * this prompt's mix, so a checkpoint is not placed on a prefix that is too short to be cached.
+ * (Claude also reads a tool-use system prompt of a few hundred tokens that is not counted here.)
+ */
+export function tokensAtLeast(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (const character of text) {
+    if (character.charCodeAt(0) < 0x80) ascii += 1;
+    else other += 1;
+  }
+  return Math.floor(ascii / 4 + other / 1.5);
 }
 
 /**
@@ -105,6 +164,9 @@ export const answerTool: ToolDefinition = Object.freeze({
   description: 'Submit the structured answer for the service-desk staff member.',
   inputSchema: withoutSchemaKeyword(z.toJSONSchema(answerSchema, { target: 'draft-7' })),
 });
+
+/** The tool definitions as the model reads them (name, description, schema), lower bound. */
+const answerToolTokens = tokensAtLeast(JSON.stringify(answerTool));
 
 function withoutSchemaKeyword(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = schema;

@@ -1,6 +1,7 @@
 import type { DeliveredAnswer } from '../contract/answer.js';
 import type { TurnStatus } from '../contract/chat-events.js';
 import type {
+  AnswerFeedback,
   ConversationSummary as ConversationSummaryBody,
   Turn,
   TurnKind,
@@ -26,6 +27,12 @@ export interface ConversationSummary extends Readonly<ConversationSummaryBody> {
   readonly openInquiryId?: string;
   /** The inquiry of the latest user message (so a late answer cannot reopen an older inquiry). */
   readonly latestInquiryId?: string;
+  /**
+   * The user turn whose answer a request is generating (set with its generation claim, cleared
+   * by the answer of that inquiry), and the request's deadline (ISO): a page loaded meanwhile
+   * shows the answer as in flight until it is stored or the deadline passed.
+   */
+  readonly answering?: { readonly seq: number; readonly inquiryId: string; readonly until: string };
 }
 
 export interface ConversationWithTurns {
@@ -97,9 +104,10 @@ export interface ConversationStore {
   getConversation(owner: Owner, conversationId: string): Promise<ConversationSummary>;
   /** Conversation and all turns in `seq` order, at one consistent version. */
   loadConversation(owner: Owner, conversationId: string): Promise<ConversationWithTurns>;
+  /** Newest activity first; with `query`, those whose title or messages contain all its words. */
   listConversations(
     owner: Owner,
-    options?: { limit?: number; cursor?: string },
+    options?: { limit?: number; cursor?: string; query?: string },
   ): Promise<ListConversationsResult>;
   renameConversation(
     owner: Owner,
@@ -107,6 +115,18 @@ export interface ConversationStore {
     title: string,
   ): Promise<ConversationSummary>;
   deleteConversation(owner: Owner, conversationId: string): Promise<void>;
+  /**
+   * Stores the owner's feedback on the answer turn `seq`, replacing any earlier one; bumps
+   * `version` (the detail changed) but not `updatedAt` (the sidebar order), like a rename.
+   * `TurnNotFoundError` when `seq` is no answer turn of this conversation. What the feedback may
+   * name (`helpfulTicketIds` among the answer's cards) is the caller's check.
+   */
+  recordFeedback(
+    owner: Owner,
+    conversationId: string,
+    seq: number,
+    feedback: AnswerFeedback,
+  ): Promise<ConversationSummary>;
   /** Ask whatever is generating in this conversation to stop (polled by `isStopRequested`). Does not bump `version`. */
   requestStop(owner: Owner, conversationId: string): Promise<void>;
   /** True when a stop was requested after `since` (ISO time the generation started). */
@@ -125,6 +145,16 @@ export class ConversationNotFoundError extends Error {
   constructor() {
     super('Conversation not found');
     this.name = 'ConversationNotFoundError';
+  }
+}
+
+/** The conversation exists but has no answer turn with that number. */
+export class TurnNotFoundError extends Error {
+  readonly statusCode = 404;
+  readonly code = 'turn_not_found';
+  constructor(seq: number) {
+    super(`This conversation has no answer numbered ${seq}`);
+    this.name = 'TurnNotFoundError';
   }
 }
 
@@ -244,12 +274,36 @@ export interface ToolDefinition {
   readonly inputSchema: Record<string, unknown>;
 }
 
+/**
+ * Where a request asks the model to cache its prompt prefix (Bedrock Converse `cachePoint`, ADR
+ * 0009). The prefix runs in the model's order — tool definitions, system prompt, messages — up
+ * to each checkpoint.
+ */
+export interface CacheCheckpoints {
+  /** After the tool definitions. */
+  readonly afterTool: boolean;
+  /** After the system prompt. */
+  readonly afterSystem: boolean;
+  /** After `messages[afterMessage]`: the last message of the history before the new one. */
+  readonly afterMessage?: number;
+}
+
+/** How the core may use prompt caching for the configured model (from its capability table). */
+export interface PromptCachePolicy {
+  /** Tokens a checkpoint's prefix must add since the previous checkpoint to be cached. */
+  readonly minimumTokens: number;
+  /** Whether the model takes a checkpoint after the tool definitions. */
+  readonly cacheTools: boolean;
+}
+
 export interface ChatModelRequest {
   readonly system: string;
   readonly messages: readonly ChatMessage[];
   /** The model is forced to call this tool; its input is the answer. */
   readonly tool: ToolDefinition;
   readonly maxTokens: number;
+  /** Absent: no prompt caching, and the request is exactly what it was before caching existed. */
+  readonly cacheCheckpoints?: CacheCheckpoints;
   readonly signal?: AbortSignal;
 }
 
@@ -258,7 +312,19 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence
 export type ChatModelEvent =
   | { readonly type: 'tool_input'; readonly fragment: string }
   | { readonly type: 'stop'; readonly reason: StopReason }
-  | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number };
+  | ({ readonly type: 'usage' } & ModelUsage);
+
+/**
+ * Tokens as the model reports them. With prompt caching, `inputTokens` counts only what was
+ * neither read from nor written to the cache (Bedrock `TokenUsage`); the cache counts are
+ * present when the model reported them.
+ */
+export interface ModelUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
+}
 
 /** A streaming model behind a forced tool; the Bedrock ConverseStream adapter implements it. */
 export interface ChatModel {
@@ -328,6 +394,8 @@ export interface ChatConfig {
   readonly remainingTimeReserveMs: number;
   /** The model answers come from; sent in `meta` and stored with each assistant turn. */
   readonly modelId: string;
+  /** Prompt caching for this model; absent = off (`PROMPT_CACHING`, ADR 0009). @default undefined */
+  readonly promptCache?: PromptCachePolicy;
 }
 
 /** Every tunable but the model, which has no sensible default. */
@@ -369,6 +437,8 @@ export interface ChatReport {
   readonly modelMs?: number;
   readonly inputTokens?: number;
   readonly outputTokens?: number;
+  readonly cacheReadInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
   readonly ticketsRetrieved: number;
   readonly ticketsCited: number;
   readonly ticketsDropped: number;

@@ -60,6 +60,7 @@ export async function recordAnswer(
         ...answer,
         conversationId: begun.conversation.conversationId,
         version: saved.conversation.version,
+        seq: saved.turn.seq,
         status,
       },
     });
@@ -191,6 +192,7 @@ export function replayStoredAnswer(
       ...result,
       conversationId,
       version,
+      seq: answer.seq,
       status: answer.status as 'complete' | 'truncated' | 'stopped',
     },
   });

@@ -55,12 +55,15 @@ function mentions(entry: GlossaryEntry, normalized: string) {
 const normalize = (text: string) => text.normalize('NFKC').toLowerCase();
 
 const englishPatterns = new Map<string, RegExp>();
-/** A whole-word, case-insensitive match of an English glossary word (on normalised text). */
+/**
+ * A whole-word, case-insensitive match of an English glossary word (on normalised text), plural
+ * included: "licenses" mentions "license", "calls" mentions "call".
+ */
 function englishWord(word: string): RegExp {
   let pattern = englishPatterns.get(word);
   if (!pattern) {
     const escaped = normalize(word).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u');
+    pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?:e?s)?(?![\\p{L}\\p{N}])`, 'u');
     englishPatterns.set(word, pattern);
   }
   return pattern;

@@ -15,6 +15,7 @@ import {
   type DailyBudget,
   DailyBudgetExceededError,
   type GenerationClaim,
+  type ModelUsage,
   type Owner,
   type RetrievedTicket,
   type Retriever,
@@ -254,6 +255,7 @@ export async function streamChat(
       language,
       archiveBudget: config.archiveBudget,
       maxTokens: config.maxTokens,
+      ...(config.promptCache ? { promptCache: config.promptCache } : {}),
     });
     measured.generationStartedAt = performance.now();
     const outcome = await generateWithStop(
@@ -305,11 +307,24 @@ export async function streamChat(
     const spent = measured.outcome?.usage;
     if (dependencies.budget && config.dailyTokenBudget > 0 && spent) {
       await dependencies.budget
-        .spend(owner, begun.startedAt.slice(0, 10), spent.inputTokens + spent.outputTokens)
+        .spend(owner, begun.startedAt.slice(0, 10), tokensSpent(spent))
         .catch((error: unknown) => console.error('could not charge the daily budget', error));
     }
     dependencies.telemetry?.chatFinished(reportOf(begun, config.modelId, measured, restricted));
   }
+}
+
+/**
+ * What an answer charges to the daily budget: every token the model took in or wrote, cached or
+ * not, so prompt caching lowers the bill but not how far a budget goes (ADR 0009).
+ */
+function tokensSpent(usage: ModelUsage): number {
+  return (
+    usage.inputTokens +
+    usage.outputTokens +
+    (usage.cacheReadInputTokens ?? 0) +
+    (usage.cacheWriteInputTokens ?? 0)
+  );
 }
 
 /** What one chat measured on its way, for the stored usage and the report. */
@@ -377,6 +392,8 @@ function reportOf(
     modelMs: outcome && outcome.timing.modelMs > 0 ? whole(outcome.timing.modelMs) : undefined,
     inputTokens: outcome?.usage?.inputTokens,
     outputTokens: outcome?.usage?.outputTokens,
+    cacheReadInputTokens: outcome?.usage?.cacheReadInputTokens,
+    cacheWriteInputTokens: outcome?.usage?.cacheWriteInputTokens,
     ticketsRetrieved: measured.ticketsRetrieved,
     ticketsCited: outcome?.ticketsCited ?? 0,
     ticketsDropped: Object.values(outcome?.ticketsDropped ?? {}).reduce(

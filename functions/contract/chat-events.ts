@@ -40,6 +40,8 @@ export const chatEventSchemas = {
   result: deliveredAnswerSchema.extend({
     conversationId: z.string(),
     version: z.number().int(),
+    /** The stored answer turn: what feedback (`…/turns/{seq}/feedback`) names. */
+    seq: z.number().int(),
     status: z.enum(['complete', 'truncated', 'stopped']),
   }),
   error: z.object({

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { deliveredAnswerSchema } from './answer.js';
+import { deliveredAnswerSchema, MAX_RESULTS } from './answer.js';
 import { turnStatusSchema } from './chat-events.js';
 import { userTextSchema } from './user-text.js';
 
@@ -20,15 +20,61 @@ export type TurnRole = z.infer<typeof turnRoleSchema>;
  * What one answer cost and took, stored with the assistant turn: the model's token counts and
  * the pipeline's timings in milliseconds (from the request: first token; per step: retrieval,
  * model). Absent on turns written before it existed and on answers the model never reported.
+ * With prompt caching (ADR 0009) `inputTokens` is the uncached remainder and the cache counts
+ * say what was read from and written to the cache; turns stored before caching lack them.
  */
 export const turnUsageSchema = z.object({
   inputTokens: z.number().int().min(0),
   outputTokens: z.number().int().min(0),
+  cacheReadInputTokens: z.number().int().min(0).optional(),
+  cacheWriteInputTokens: z.number().int().min(0).optional(),
   timeToFirstTokenMs: z.number().int().min(0).optional(),
   retrievalMs: z.number().int().min(0).optional(),
   modelMs: z.number().int().min(0).optional(),
 });
 export type TurnUsage = z.infer<typeof turnUsageSchema>;
+
+/** Why an answer did not help; only with a 👎. */
+export const feedbackReasonSchema = z.enum(['wrong', 'incomplete', 'irrelevant_tickets', 'other']);
+export type FeedbackReason = z.infer<typeof feedbackReasonSchema>;
+
+export const MAX_FEEDBACK_COMMENT_LENGTH = 1000;
+
+const feedbackFields = {
+  rating: z.enum(['up', 'down']),
+  reason: feedbackReasonSchema.optional(),
+  comment: userTextSchema('comment', MAX_FEEDBACK_COMMENT_LENGTH).optional(),
+  /**
+   * The ticket cards that solved the inquiry ("this solved it"): ticket numbers as the answer's
+   * cards carry them, each at most once, all among that answer's cards.
+   */
+  helpfulTicketIds: z
+    .array(z.string().regex(/^\d{1,40}$/, 'helpfulTicketIds holds ticket numbers (digits)'))
+    .max(MAX_RESULTS)
+    .refine((ids) => new Set(ids).size === ids.length, 'helpfulTicketIds must not repeat a ticket')
+    .optional(),
+};
+
+/**
+ * Body of `POST /api/conversations/{id}/turns/{seq}/feedback`: one staff member's verdict on one
+ * answer. A second post replaces the first (one feedback per user per answer).
+ */
+export const feedbackRequestSchema = z
+  .object(feedbackFields)
+  .strict()
+  .refine((feedback) => feedback.reason === undefined || feedback.rating === 'down', {
+    message: 'reason is only given with rating "down"',
+    path: ['reason'],
+  });
+export type FeedbackRequest = z.infer<typeof feedbackRequestSchema>;
+
+/** Feedback as stored on the answer turn and returned in `turns[].feedback`. */
+export const answerFeedbackSchema = z.object({
+  ...feedbackFields,
+  /** When it was last given (a repeat replaces it). */
+  updatedAt: z.string(),
+});
+export type AnswerFeedback = z.infer<typeof answerFeedbackSchema>;
 
 /** One stored turn, as `GET /api/conversations/{id}` returns it. */
 export const turnSchema = z.object({
@@ -46,6 +92,8 @@ export const turnSchema = z.object({
   modelId: z.string().optional(),
   /** Assistant turns: tokens and timings of the answer. */
   usage: turnUsageSchema.optional(),
+  /** Answer turns: the owner's latest feedback on this answer. */
+  feedback: answerFeedbackSchema.optional(),
 });
 export type Turn = z.infer<typeof turnSchema>;
 
@@ -75,6 +123,11 @@ export const conversationDetailSchema = z.object({
   title: z.string(),
   version: z.number().int(),
   turns: z.array(turnSchema),
+  /**
+   * An answer is being generated for the user turn `seq` (by a request this page may not have
+   * made — another tab, or before a reload) and will be stored by `until` at the latest.
+   */
+  answering: z.object({ seq: z.number().int(), until: z.string() }).optional(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 
@@ -82,6 +135,11 @@ export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 export const listConversationsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(30),
   cursor: z.string().max(2000).optional(),
+  /**
+   * Search: conversations whose title or messages contain every word of `q` (ignoring case and
+   * full-/half-width differences). The cursor continues the same search.
+   */
+  q: z.string().max(200).optional(),
 });
 
 export const MAX_TITLE_LENGTH = 200;

@@ -16,9 +16,14 @@ export const chatMetrics = {
   retrievalLatency: { name: 'RetrievalLatency', unit: 'Milliseconds' },
   /** ConverseStream, from the call to the end of the stream (ms). */
   modelLatency: { name: 'ModelLatency', unit: 'Milliseconds' },
+  /** Input tokens neither read from nor written to the prompt cache. */
   inputTokens: { name: 'InputTokens', unit: 'Count' },
   outputTokens: { name: 'OutputTokens', unit: 'Count' },
-  /** From the per-model price table (`model-prices.ts`), in US dollars. */
+  /** Input tokens read from the prompt cache (only when prompt caching is on, ADR 0009). */
+  cacheReadInputTokens: { name: 'CacheReadInputTokens', unit: 'Count' },
+  /** Input tokens written to the prompt cache (only when prompt caching is on). */
+  cacheWriteInputTokens: { name: 'CacheWriteInputTokens', unit: 'Count' },
+  /** From the per-model price table (`model-prices.ts`, cache reads and writes at their prices), in US dollars. */
   estimatedCost: { name: 'EstimatedCostUSD', unit: 'None' },
   ticketsCited: { name: 'TicketsCited', unit: 'Count' },
   /** Cards grounding dropped (not retrieved, malformed id, restricted, duplicate, over limit). */
@@ -41,4 +46,15 @@ export const chatMetrics = {
   modelThrottled: { name: 'ModelThrottled', unit: 'Count' },
   /** Failed chats whose model call failed otherwise (rejected, unavailable, stream failed, malformed). */
   modelErrors: { name: 'ModelErrors', unit: 'Count' },
+} as const;
+
+/**
+ * Published per feedback post (`POST …/turns/{seq}/feedback`). Up and Down sum to the verdicts
+ * standing (a changed verdict is −1 on the old rating): helpful rate = Up / (Up + Down).
+ */
+export const feedbackMetrics = {
+  up: { name: 'FeedbackUp', unit: 'Count' },
+  down: { name: 'FeedbackDown', unit: 'Count' },
+  /** Ticket cards marked "this solved it" in the post. */
+  helpfulTickets: { name: 'HelpfulTicketsMarked', unit: 'Count' },
 } as const;

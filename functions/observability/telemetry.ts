@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
 import { type ChatReport, type ChatTelemetry, type Owner, ownerKey } from '../chat/ports.js';
-import { chatMetrics, METRICS_NAMESPACE, METRICS_SERVICE } from './metric-catalog.js';
+import type { AnswerFeedback } from '../contract/conversations.js';
+import {
+  chatMetrics,
+  feedbackMetrics,
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+} from './metric-catalog.js';
 import { estimateCostUsd } from './model-prices.js';
 import { createTracing, type Tracing } from './tracing.js';
 
@@ -35,12 +41,24 @@ export interface RequestOutcome {
   readonly errorCode?: string;
 }
 
+/** One feedback post on an answer, for the helpful rate and which tickets solve inquiries. */
+export interface FeedbackReport {
+  readonly owner: Owner;
+  readonly conversationId: string;
+  readonly inquiryId: string;
+  readonly feedback: AnswerFeedback;
+  /** The rating this post replaced, when the answer had feedback already. */
+  readonly previousRating?: AnswerFeedback['rating'];
+}
+
 export interface Observability {
   readonly logger: Logger;
   readonly telemetry: ChatTelemetry;
   readonly tracing: Tracing;
   /** The request's line, written when its status is known (for a chat: when the stream starts). */
   requestFinished(outcome: RequestOutcome): void;
+  /** Staff rated an answer: a log line naming the tickets that solved it, and metrics. */
+  feedbackRecorded(report: FeedbackReport): void;
   /** A failure worth a look (a 5xx, a bug); the error's stack goes to the log, not to the client. */
   requestFailed(outcome: RequestOutcome, error: unknown): void;
 }
@@ -97,10 +115,32 @@ export function createObservability(options: ObservabilityOptions): Observabilit
       logger.error('request failed', { ...fields, error: error as Error });
       annotateRequest(fields);
     },
+    feedbackRecorded(report) {
+      // Ticket numbers are no message content: they say which past tickets solve inquiries.
+      logger.info('feedback', {
+        owner_hash: ownerHashOf(report.owner),
+        conversation_id: report.conversationId,
+        inquiry_id: report.inquiryId,
+        rating: report.feedback.rating,
+        ...(report.feedback.reason ? { reason: report.feedback.reason } : {}),
+        ...(report.previousRating ? { previous_rating: report.previousRating } : {}),
+        helpful_ticket_ids: report.feedback.helpfulTicketIds ?? [],
+        has_comment: report.feedback.comment !== undefined,
+      });
+      if (options.metrics) publishFeedbackMetrics(report);
+    },
     telemetry: {
       chatFinished(report) {
         tracing.annotate({ chat_outcome: report.outcome, failure_code: report.failureCode });
-        const costUsd = estimateCostUsd(report.modelId, report.inputTokens, report.outputTokens);
+        const costUsd =
+          report.inputTokens === undefined || report.outputTokens === undefined
+            ? undefined
+            : estimateCostUsd(report.modelId, {
+                inputTokens: report.inputTokens,
+                outputTokens: report.outputTokens,
+                cacheReadInputTokens: report.cacheReadInputTokens,
+                cacheWriteInputTokens: report.cacheWriteInputTokens,
+              });
         logger.info('chat finished', {
           owner_hash: ownerHashOf(report.owner),
           conversation_id: report.conversationId,
@@ -115,6 +155,8 @@ export function createObservability(options: ObservabilityOptions): Observabilit
           model_ms: report.modelMs,
           input_tokens: report.inputTokens,
           output_tokens: report.outputTokens,
+          cache_read_input_tokens: report.cacheReadInputTokens,
+          cache_write_input_tokens: report.cacheWriteInputTokens,
           estimated_cost_usd: costUsd,
           tickets_retrieved: report.ticketsRetrieved,
           tickets_cited: report.ticketsCited,
@@ -150,6 +192,8 @@ function publishChatMetrics(report: ChatReport, costUsd: number | undefined): vo
   add(chatMetrics.modelLatency, report.modelMs);
   add(chatMetrics.inputTokens, report.inputTokens);
   add(chatMetrics.outputTokens, report.outputTokens);
+  add(chatMetrics.cacheReadInputTokens, report.cacheReadInputTokens);
+  add(chatMetrics.cacheWriteInputTokens, report.cacheWriteInputTokens);
   add(chatMetrics.estimatedCost, costUsd);
   add(chatMetrics.heartbeats, report.heartbeatsSent);
   if (report.outcome !== 'replayed') {
@@ -165,6 +209,34 @@ function publishChatMetrics(report: ChatReport, costUsd: number | undefined): vo
   // Searchable in the EMF document, never dimensions (unbounded cardinality).
   metrics.addMetadata('conversationId', report.conversationId);
   metrics.addMetadata('modelId', report.modelId);
+  metrics.publishStoredMetrics();
+}
+
+/**
+ * A verdict counts +1 for its rating; a changed verdict also counts −1 for the one it replaced,
+ * so the sums over a period are the verdicts standing (a repeat of the same rating nets 0).
+ */
+function publishFeedbackMetrics(report: FeedbackReport): void {
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+  const ratingMetric = (rating: AnswerFeedback['rating']) =>
+    rating === 'up' ? feedbackMetrics.up : feedbackMetrics.down;
+  const counts = new Map<string, number>([
+    [feedbackMetrics.up.name, 0],
+    [feedbackMetrics.down.name, 0],
+  ]);
+  const shift = (rating: AnswerFeedback['rating'], by: number) => {
+    const { name } = ratingMetric(rating);
+    counts.set(name, (counts.get(name) ?? 0) + by);
+  };
+  shift(report.feedback.rating, 1);
+  if (report.previousRating) shift(report.previousRating, -1);
+  for (const [name, value] of counts) metrics.addMetric(name, 'Count', value);
+  metrics.addMetric(
+    feedbackMetrics.helpfulTickets.name,
+    'Count',
+    report.feedback.helpfulTicketIds?.length ?? 0,
+  );
+  metrics.addMetadata('conversationId', report.conversationId);
   metrics.publishStoredMetrics();
 }
 

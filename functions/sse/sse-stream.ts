@@ -1,5 +1,10 @@
 import type { ChatEvent } from '../contract/chat-events.js';
 import { encodeChatEvent, encodeComment } from './sse-encoding.js';
+import {
+  createStreamPadding,
+  type StreamPaddingOptions,
+  type WriteKind,
+} from './stream-padding.js';
 
 /**
  * Response headers of every SSE response.
@@ -39,6 +44,12 @@ export interface SseStreamOptions {
    * @default undefined (off)
    */
   readonly tokenBatch?: TokenBatchOptions;
+  /**
+   * Padding comments after writes, for a front end that holds small writes back (see
+   * `stream-padding.ts`).
+   * @default { mode: 'off' } (byte-identical to no padding)
+   */
+  readonly padding?: StreamPaddingOptions;
 }
 
 /** An SSE response body and the only ways to write to it. */
@@ -54,6 +65,8 @@ export interface SseStream {
   readonly closed: boolean;
   /** Heartbeat comments written so far (the `HeartbeatsSent` metric). */
   readonly heartbeatsSent: number;
+  /** Bytes of padding comments written so far (0 with padding off). */
+  readonly paddingBytes: number;
 }
 
 /**
@@ -85,10 +98,11 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     },
   });
 
+  const padding = createStreamPadding(options.padding ?? { mode: 'off' });
   let heartbeatsSent = 0;
   const heartbeat = setInterval(() => {
     flushPending();
-    if (write(encodeComment('ping'))) heartbeatsSent++;
+    if (write(encodeComment('ping'), 'heartbeat')) heartbeatsSent++;
   }, options.heartbeatMs ?? 10_000);
   // Never keep a process (a test run, the local server) alive just for pings.
   (heartbeat as { unref?: () => void }).unref?.();
@@ -142,11 +156,12 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     batcher?.close(); // only clears its timer: nothing can be written any more
   }
 
-  function write(text: string): boolean {
+  function write(text: string, kind: WriteKind = 'event'): boolean {
     if (closed) return false;
     // No backpressure wait: events are small and paced by the model; the queue stays short, and
-    // coalescing folds tokens into one chunk while the consumer is behind.
-    controller.enqueue(encoder.encode(text));
+    // coalescing folds tokens into one chunk while the consumer is behind. A padding travels in
+    // the same chunk as what it must push out.
+    controller.enqueue(encoder.encode(text + padding.after(kind)));
     return true;
   }
 
@@ -180,6 +195,9 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     },
     get heartbeatsSent() {
       return heartbeatsSent;
+    },
+    get paddingBytes() {
+      return padding.bytesAdded;
     },
   };
 }

@@ -7,9 +7,15 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
+  DEFAULT_PADDING_BYTES,
+  type StreamPaddingMode,
+} from '../../functions/sse/stream-padding.js';
+import {
   foundationModelId,
   inferenceProfilePrefix,
   modelInvokeStatements,
+  rerankingModelArn,
+  rerankStatements,
 } from '../bedrock-model-access.js';
 import type { KnowledgeBaseReference } from './knowledge-base.js';
 
@@ -25,7 +31,11 @@ export const apiEnvironmentNames = {
   retentionDays: 'RETENTION_DAYS',
   numberOfResults: 'NUMBER_OF_RESULTS',
   queryExpansion: 'QUERY_EXPANSION',
+  rerankingModelArn: 'RERANKING_MODEL_ARN',
   dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
+  streamPadding: 'STREAM_PADDING',
+  streamPaddingBytes: 'STREAM_PADDING_BYTES',
+  promptCaching: 'PROMPT_CACHING',
   tracing: 'POWERTOOLS_TRACE_ENABLED',
 } as const;
 
@@ -72,8 +82,20 @@ export interface ApiFunctionProps {
   readonly numberOfResults: number;
   /** Expand retrieval queries with the bilingual glossary. @default false */
   readonly queryExpansion?: boolean;
+  /**
+   * Rerank retrieved chunks with this Bedrock reranker model (`amazon.rerank-v1:0`,
+   * `cohere.rerank-v3-5:0`); the function gets its ARN and the permissions to use it.
+   * @default no reranking
+   */
+  readonly rerankingModelId?: string;
   /** Tokens per user per UTC day; 0 = no budget. @default 2_000_000 */
   readonly dailyTokenBudget?: number;
+  /** Padding comments after writes (functions/sse/stream-padding.ts). @default 'off' */
+  readonly streamPadding?: StreamPaddingMode;
+  /** Bytes of one padding comment. @default DEFAULT_PADDING_BYTES (16 KiB) */
+  readonly streamPaddingBytes?: number;
+  /** Prompt caching where the model supports it (`auto`) or never (`off`). @default 'auto' */
+  readonly promptCaching?: 'auto' | 'off';
   /**
    * AWS X-Ray active tracing, and the function's Powertools Tracer on: requests, Retrieve,
    * ConverseStream and DynamoDB calls as subsegments (functions/observability/tracing.ts).
@@ -138,7 +160,16 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.retentionDays]: String(props.retentionDays),
       [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
       [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),
+      // Empty: no reranking (the function reads an empty value as unset).
+      [apiEnvironmentNames.rerankingModelArn]: props.rerankingModelId
+        ? rerankingModelArn(this, props.rerankingModelId)
+        : '',
       [apiEnvironmentNames.dailyTokenBudget]: String(props.dailyTokenBudget ?? 2_000_000),
+      [apiEnvironmentNames.streamPadding]: props.streamPadding ?? 'off',
+      [apiEnvironmentNames.streamPaddingBytes]: String(
+        props.streamPaddingBytes ?? DEFAULT_PADDING_BYTES,
+      ),
+      [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
       [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
     };
 
@@ -195,6 +226,11 @@ export class ApiFunction extends Construct {
         resources: [props.knowledgeBase.knowledgeBaseArn],
       }),
     );
+    if (props.rerankingModelId) {
+      for (const statement of rerankStatements(this, props.rerankingModelId)) {
+        this.role.addToPolicy(statement);
+      }
+    }
     for (const statement of modelInvokeStatements(this, props.modelId, [
       'bedrock:InvokeModelWithResponseStream',
     ])) {
@@ -218,6 +254,10 @@ export class ApiFunction extends Construct {
       reason:
         'AWS Marketplace subscriptions have no resource ARN; the grant is Subscribe and ' +
         'ViewSubscriptions only, and only when Bedrock makes the call (aws:CalledViaLast).' +
+        (props.rerankingModelId
+          ? ' bedrock:Rerank has no resource type (AWS documents it on *); the model it may ' +
+            'invoke is scoped by the separate InvokeModel grant on the reranker ARN.'
+          : '') +
         (props.tracing
           ? ' X-Ray PutTraceSegments and PutTelemetryRecords (active tracing) take no resource.'
           : ''),

@@ -18,6 +18,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { rerankStatements } from '../bedrock-model-access.js';
 import { type EmbeddingModelId, embeddingDimension } from '../config.js';
 import {
   acknowledgeAwsCustomResourceProvider,
@@ -108,6 +109,10 @@ export const JAPANESE_TEXT_ANALYZER = {
 
 export const ticketsKeyPrefix = 'tickets/';
 
+const RERANK_ON_ANY_RESOURCE =
+  ' bedrock:Rerank has no resource type (AWS documents it on *); the model it may invoke is ' +
+  'scoped by the separate InvokeModel grant on the reranker ARN.';
+
 export interface KnowledgeBaseProps {
   /**
    * Lower-case prefix (3–20 characters, starts with a letter) of the collection, its policies
@@ -122,6 +127,12 @@ export interface KnowledgeBaseProps {
    * @default false
    */
   readonly standbyReplicas?: boolean;
+  /**
+   * The reranker model `Retrieve` may be asked to use: the service role gets `bedrock:Rerank` and
+   * `bedrock:InvokeModel` on it (the reranking permissions page lists them for this role).
+   * @default no reranking
+   */
+  readonly rerankingModelId?: string;
   /**
    * The role CloudFormation uses to create the vector index; it must be in the data access policy
    * or `AWS::OpenSearchServerless::Index` fails with "Access denied for operation 'CreateIndex'".
@@ -353,9 +364,15 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
         }),
       ],
     });
-    if (!props.embeddingModelId.startsWith('amazon.')) {
-      // A third-party embedding model (Cohere) is a Marketplace product: Bedrock subscribes to
-      // it on the first call, as this role (see the API function's SubscribeToModelOnFirstUse).
+    if (props.rerankingModelId) {
+      rolePolicy.addStatements(...rerankStatements(this, props.rerankingModelId));
+    }
+    const isThirdParty = (modelId: string | undefined) =>
+      modelId !== undefined && !modelId.startsWith('amazon.');
+    if (isThirdParty(props.embeddingModelId) || isThirdParty(props.rerankingModelId)) {
+      // A third-party model (Cohere embedding or reranker) is a Marketplace product: Bedrock
+      // subscribes to it on the first call, as this role (see the API function's
+      // SubscribeToModelOnFirstUse).
       rolePolicy.addStatements(
         new iam.PolicyStatement({
           sid: 'SubscribeToModelOnFirstUse',
@@ -368,7 +385,13 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
           'AWS Marketplace subscriptions have no resource ARN; Subscribe and ViewSubscriptions ' +
-          'only, and only when Bedrock makes the call (aws:CalledViaLast).',
+          'only, and only when Bedrock makes the call (aws:CalledViaLast).' +
+          (props.rerankingModelId ? RERANK_ON_ANY_RESOURCE : ''),
+      });
+    } else if (props.rerankingModelId) {
+      Validations.of(rolePolicy).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: RERANK_ON_ANY_RESOURCE.trim(),
       });
     }
     Validations.of(rolePolicy).acknowledge({

@@ -323,7 +323,12 @@ export class OperationsMonitoring extends Construct {
     dashboard.addWidgets(
       graph(
         'Tokens and estimated cost',
-        sums(chatMetrics.inputTokens.name, chatMetrics.outputTokens.name),
+        sums(
+          chatMetrics.inputTokens.name,
+          chatMetrics.outputTokens.name,
+          chatMetrics.cacheReadInputTokens.name,
+          chatMetrics.cacheWriteInputTokens.name,
+        ),
         sums(chatMetrics.estimatedCost.name),
       ),
       graph(

@@ -3,7 +3,8 @@ import type { LocalRequest, LocalResponse } from './listen-h2c-and-http1.js';
 import { OFFLINE_MODEL_PREFIX } from './local-bedrock-defaults.js';
 import type { ModelScript } from './model-script.js';
 import { OfflineRequestError } from './offline-responder/read-offline-prompt.js';
-import { respondOffline } from './offline-responder/respond-offline.js';
+import { OFFLINE_CHARS_PER_TOKEN, respondOffline } from './offline-responder/respond-offline.js';
+import { type LocalPromptCache, withoutCachePoints } from './prompt-cache.js';
 import type { ConverseWireRequest, RecordedConverseRequest } from './recorded-requests.js';
 import {
   type ConverseStreamPlan,
@@ -15,9 +16,14 @@ export interface ConverseStreamContext {
   readonly takeScript: () => ModelScript | undefined;
   readonly record: (request: RecordedConverseRequest) => void;
   readonly pacing: { readonly minMs: number; readonly maxMs: number };
+  /** Bedrock's prompt-cache accounting, modelled (`prompt-cache.ts`). */
+  readonly promptCache: LocalPromptCache;
   /** Benchmarks only: see {@link FragmentSentHook}. */
   readonly onFragmentSent?: FragmentSentHook;
 }
+
+/** The token estimate for scripted streams: serialized request characters per input token. */
+const SCRIPT_CHARS_PER_TOKEN = 4;
 
 const forcedToolName = (body: ConverseWireRequest): string =>
   body.toolConfig?.toolChoice?.tool?.name ??
@@ -35,9 +41,24 @@ export async function handleConverseStream(
   modelId: string,
   context: ConverseStreamContext,
 ): Promise<void> {
-  const body = await readJsonBody<ConverseWireRequest>(request, response);
-  if (body === undefined) return;
-  context.record({ modelId, body });
+  const received = await readJsonBody<ConverseWireRequest>(request, response);
+  if (received === undefined) return;
+  context.record({ modelId, body: received });
+  // The model reads the prompt without its cache points: answers and token totals are the same
+  // with caching on or off; only how the input tokens are accounted differs.
+  const body = withoutCachePoints(received);
+  const withCacheAccounting = <Plan extends { readonly inputTokens: number }>(
+    plan: Plan,
+    charsPerToken: number,
+  ): Plan => {
+    const accounted = context.promptCache.account(
+      modelId,
+      received,
+      plan.inputTokens,
+      charsPerToken,
+    );
+    return accounted ? { ...plan, ...accounted } : plan;
+  };
   const paced = () =>
     context.pacing.minMs + Math.random() * (context.pacing.maxMs - context.pacing.minMs);
   const script = context.takeScript();
@@ -59,10 +80,14 @@ export async function handleConverseStream(
       failAfter: script.failAfter,
       initialDelayMs: script.initialDelayMs ?? 0,
       delayBeforeFragment: () => script.delayMs ?? paced(),
-      inputTokens: Math.ceil(JSON.stringify(body).length / 4),
+      inputTokens: Math.ceil(JSON.stringify(body).length / SCRIPT_CHARS_PER_TOKEN),
       outputTokens: Math.ceil(script.fragments.join('').length / 3),
     };
-    await writeConverseStream(response, plan, context.onFragmentSent);
+    await writeConverseStream(
+      response,
+      withCacheAccounting(plan, SCRIPT_CHARS_PER_TOKEN),
+      context.onFragmentSent,
+    );
     return;
   }
   if (!modelId.startsWith(OFFLINE_MODEL_PREFIX)) {
@@ -77,11 +102,14 @@ export async function handleConverseStream(
     const answer = respondOffline(body);
     await writeConverseStream(
       response,
-      {
-        ...answer,
-        initialDelayMs: paced() * 4, // time to first token
-        delayBeforeFragment: paced,
-      },
+      withCacheAccounting(
+        {
+          ...answer,
+          initialDelayMs: paced() * 4, // time to first token
+          delayBeforeFragment: paced,
+        },
+        OFFLINE_CHARS_PER_TOKEN,
+      ),
       context.onFragmentSent,
     );
   } catch (error) {

@@ -13,7 +13,9 @@ export interface RetrieveContext {
 /**
  * `POST /knowledgebases/{knowledgeBaseId}/retrieve` in the Agent Runtime's request and response
  * shape. `numberOfResults` defaults to 5 (range 1–100); `overrideSearchType` is accepted and
- * ignored (there is only keyword search here); there is never a `nextToken`.
+ * ignored (there is only keyword search here); there is never a `nextToken`. A
+ * `rerankingConfiguration` is refused with a ValidationException: there is no reranker model
+ * here, and answering unreranked would pass off keyword order as a reranker's.
  */
 export async function handleRetrieve(
   request: LocalRequest,
@@ -40,6 +42,16 @@ export async function handleRetrieve(
       statusCode: 400,
       type: 'ValidationException',
       message: 'retrievalQuery.text is required',
+    });
+    return;
+  }
+  if (configuration?.rerankingConfiguration !== undefined) {
+    sendAwsError(response, {
+      statusCode: 400,
+      type: 'ValidationException',
+      message:
+        'rerankingConfiguration is not supported by the local Knowledge Base: it has no reranker ' +
+        'model. Reranking is measured against a deployed one (npm run eval -- --target aws --rerank both).',
     });
     return;
   }

@@ -2,9 +2,9 @@
 export interface ConverseWireRequest {
   readonly messages?: readonly {
     readonly role?: string;
-    readonly content?: readonly { readonly text?: string }[];
+    readonly content?: readonly { readonly text?: string; readonly cachePoint?: CachePoint }[];
   }[];
-  readonly system?: readonly { readonly text?: string }[];
+  readonly system?: readonly { readonly text?: string; readonly cachePoint?: CachePoint }[];
   readonly inferenceConfig?: { readonly maxTokens?: number };
   readonly toolConfig?: {
     readonly tools?: readonly {
@@ -13,9 +13,15 @@ export interface ConverseWireRequest {
         readonly description?: string;
         readonly inputSchema?: { readonly json?: unknown };
       };
+      readonly cachePoint?: CachePoint;
     }[];
     readonly toolChoice?: { readonly tool?: { readonly name?: string } };
   };
+}
+
+/** A prompt-caching checkpoint (`CachePointBlock`): the prefix up to here may be cached. */
+export interface CachePoint {
+  readonly type?: string;
 }
 
 /** A ConverseStream call as the local endpoint received it, for test assertions. */
@@ -33,6 +39,7 @@ export interface RetrieveWireRequest {
       readonly numberOfResults?: number;
       readonly overrideSearchType?: string;
       readonly filter?: unknown;
+      readonly rerankingConfiguration?: unknown;
     };
   };
   readonly nextToken?: string;

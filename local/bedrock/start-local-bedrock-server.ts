@@ -5,6 +5,7 @@ import { handleRetrieve } from './handle-retrieve.js';
 import { type LocalRequestHandler, listenH2cAndHttp1 } from './listen-h2c-and-http1.js';
 import { DEFAULT_PACING, LOCAL_KNOWLEDGE_BASE_ID } from './local-bedrock-defaults.js';
 import type { ModelScript } from './model-script.js';
+import { createLocalPromptCache, type LocalPromptCacheOptions } from './prompt-cache.js';
 import type { RecordedConverseRequest, RecordedRetrieveRequest } from './recorded-requests.js';
 import { createTicketIndex, loadTicketDocuments } from './ticket-index/ticket-index.js';
 
@@ -26,6 +27,8 @@ export interface LocalBedrockServerOptions {
    * benchmarks that time the pipeline behind the endpoint (bench/chat). @default undefined
    */
   readonly onFragmentSent?: FragmentSentHook;
+  /** The prompt-cache model's clock and TTL (tests). @default Date.now, 5 minutes */
+  readonly promptCache?: LocalPromptCacheOptions;
 }
 
 export interface LocalBedrockServer {
@@ -73,6 +76,7 @@ export async function startLocalBedrockServer(
   const converseRequests: RecordedConverseRequest[] = [];
   const retrieveRequests: RecordedRetrieveRequest[] = [];
   const pacing = options.pacing ?? DEFAULT_PACING;
+  const promptCache = createLocalPromptCache(options.promptCache);
 
   const route = async (...[request, response]: Parameters<LocalRequestHandler>) => {
     const path = new URL(request.url ?? '/', 'http://local').pathname;
@@ -83,6 +87,7 @@ export async function startLocalBedrockServer(
         takeScript: () => scripts.shift(),
         record: (recorded) => converseRequests.push(recorded),
         pacing,
+        promptCache,
         onFragmentSent: options.onFragmentSent,
       });
     } else if (request.method === 'POST' && retrieve?.[1] !== undefined) {

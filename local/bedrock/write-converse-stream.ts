@@ -14,8 +14,12 @@ export interface ConverseStreamPlan {
   readonly initialDelayMs: number;
   /** Milliseconds to wait before fragment `index` (index ≥ 1). */
   readonly delayBeforeFragment: (index: number) => number;
+  /** Input tokens neither read from nor written to the prompt cache. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** With prompt caching (a request with cache points): see `prompt-cache.ts`. */
+  readonly cacheReadInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
 }
 
 /**
@@ -82,11 +86,23 @@ export async function writeConverseStream(
   }
   send('event', 'contentBlockStop', { contentBlockIndex: 0 });
   send('event', 'messageStop', { stopReason: plan.stopReason });
+  const cached =
+    plan.cacheReadInputTokens !== undefined || plan.cacheWriteInputTokens !== undefined
+      ? {
+          cacheReadInputTokens: plan.cacheReadInputTokens ?? 0,
+          cacheWriteInputTokens: plan.cacheWriteInputTokens ?? 0,
+        }
+      : undefined;
   send('event', 'metadata', {
     usage: {
       inputTokens: plan.inputTokens,
       outputTokens: plan.outputTokens,
-      totalTokens: plan.inputTokens + plan.outputTokens,
+      // Bedrock's total counts cache reads and writes too.
+      totalTokens:
+        plan.inputTokens +
+        plan.outputTokens +
+        (cached ? cached.cacheReadInputTokens + cached.cacheWriteInputTokens : 0),
+      ...cached,
     },
     metrics: { latencyMs: Date.now() - startedAt },
   });

@@ -1,4 +1,12 @@
-import type { HttpResponsePrelude } from './aws-lambda-global.js';
+/** The metadata `awslambda.HttpResponseStream.from` writes before the body. */
+export interface HttpResponsePrelude {
+  statusCode?: number;
+  headers?: Record<string, string>;
+  cookies?: string[];
+}
+
+/** The content type `HttpResponseStream.from` sets; the Function URL then expects a JSON prelude. */
+export const HTTP_INTEGRATION_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response';
 
 const DELIMITER_LENGTH = 8;
 
@@ -16,6 +24,7 @@ export class HttpPreludeSplitter {
     private readonly onBody: (chunk: Buffer) => void,
   ) {}
 
+  /** Throws when the bytes before the delimiter are not a JSON prelude. */
   push(chunk: Buffer): void {
     if (this.prelude) {
       this.onBody(chunk);
@@ -35,6 +44,11 @@ export class HttpPreludeSplitter {
 
   get hasPrelude(): boolean {
     return this.prelude !== undefined;
+  }
+
+  /** Bytes received that are still waiting for the delimiter. */
+  get bytesBeforeDelimiter(): number {
+    return this.pending.length;
   }
 }
 

@@ -1,12 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { securityHeaders } from '../../lib/security-headers.js';
-import { invokeStreamingHandler } from './invoke-streaming-handler.js';
+import type { Invocations } from '../lambda/local-lambda-function.js';
+import { invokeFunctionUrl } from './invoke-function-url.js';
 import { serveStaticFile } from './serve-static-file.js';
 
 export interface FunctionUrlServerOptions {
-  /** The handler exported by the function module (wrapped by `awslambda.streamifyResponse`). */
-  readonly handler: unknown;
+  /** The function behind the URL (execution environments running the real runtime client). */
+  readonly function: Invocations;
   readonly port?: number;
   readonly host?: string;
   /** Built web app, served for non-API paths like CloudFront's default behaviour. */
@@ -15,9 +16,6 @@ export interface FunctionUrlServerOptions {
   readonly staticOverrides?: ReadonlyMap<string, string>;
   /** Paths routed to the function, like CloudFront's `/api/*` behaviour. @default '/api/' */
   readonly apiPrefix?: string;
-  readonly functionName?: string;
-  /** @default 300_000, the deployed function's timeout */
-  readonly timeoutMs?: number;
   readonly log?: (message: string, error?: unknown) => void;
   /**
    * Sent with every response, as CloudFront's response-headers policy does in AWS.
@@ -34,8 +32,8 @@ export interface FunctionUrlServer {
 }
 
 /**
- * A Function URL (RESPONSE_STREAM) and CloudFront on one local origin: `/api/*` runs the real
- * handler module, everything else is the static web app.
+ * A Function URL (RESPONSE_STREAM) and CloudFront on one local origin: `/api/*` invokes the
+ * function, everything else is the static web app.
  */
 export async function startFunctionUrlServer(
   options: FunctionUrlServerOptions,
@@ -50,11 +48,7 @@ export async function startFunctionUrlServer(
     for (const [name, value] of Object.entries(responseHeaders)) response.setHeader(name, value);
     const path = request.url ?? '/';
     const handled = path.startsWith(apiPrefix)
-      ? invokeStreamingHandler(options.handler, request, response, {
-          functionName: options.functionName ?? 'service-desk-api',
-          timeoutMs: options.timeoutMs ?? 300_000,
-          log,
-        }).then(() => true)
+      ? invokeFunctionUrl(options.function, request, response, log).then(() => true)
       : serveStatic(options, request, response);
     handled
       .then((served) => {

@@ -1,37 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RetrievedTicket, Retriever } from '../../functions/chat/ports.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
+import { bundleTestHandler } from '../support/bundle-test-handler.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
-
-const open: RetrievedTicket = {
-  issueId: '1001',
-  subject: 'Salesforceにログインできない',
-  category: 'Salesforce',
-  restricted: false,
-  text: 'パスワードのロックを解除して解決。',
-  score: 0.9,
-};
-const secret: RetrievedTicket = {
-  issueId: '1015',
-  subject: '役員PCの調査（閲覧制限）',
-  category: 'Security',
-  restricted: true,
-  text: 'SECRET-INVESTIGATION の詳細',
-  score: 0.95,
-};
-
-/** A retriever that ignores its filter and leaks a restricted ticket, as a misconfigured KB might. */
-const leakingRetriever: Retriever = {
-  search: async () => [secret, open],
-  fetchByIssueIds: async () => [secret],
-};
+import { openTicket as open } from './handlers/leaking-retriever.js';
 
 type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startTestStack({ handlerOverrides: { retriever: leakingRetriever } });
+  // The API handler with a retriever that ignores its filter and leaks a restricted ticket.
+  stack = await startTestStack({
+    handlerBundle: await bundleTestHandler('test/api/handlers/leaking-retriever-handler.ts'),
+  });
 });
 afterAll(() => stack?.stop());
 

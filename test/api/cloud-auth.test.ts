@@ -1,13 +1,10 @@
-import { CognitoJwtVerifier } from 'aws-jwt-verify';
-import type { Jwks } from 'aws-jwt-verify/jwk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandler } from '../../functions/api/create-handler.js';
-import { readFunctionConfig } from '../../functions/api/function-config.js';
-import { installAwsLambdaGlobal } from '../../local/function-url/aws-lambda-global.js';
 import {
   type FunctionUrlServer,
   startFunctionUrlServer,
 } from '../../local/function-url/start-function-url-server.js';
+import { LocalLambdaFunction } from '../../local/lambda/local-lambda-function.js';
+import { bundleTestHandler } from '../support/bundle-test-handler.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
 import { createTestSigningKey, signTestJwt } from '../support/sign-test-jwt.js';
@@ -29,21 +26,18 @@ const accessToken = (claims: Record<string, unknown> = {}) =>
   });
 
 let tables: TestTables;
+let lambda: LocalLambdaFunction;
 let server: FunctionUrlServer;
 beforeAll(async () => {
   tables = await createTestTables('cloud-auth');
-  // DynamoDB Local accepts any signature; the SDK only needs some credentials to sign with.
-  process.env.AWS_ACCESS_KEY_ID ??= 'local';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-  // The real verifier, with the signing key cached so it never fetches a JWKS.
-  const verifier = CognitoJwtVerifier.create({ userPoolId, clientId, tokenUse: 'access' });
-  verifier.cacheJwks(key.jwks as unknown as Jwks);
-  installAwsLambdaGlobal();
-  const handler = createHandler(
-    readFunctionConfig({
+  lambda = new LocalLambdaFunction({
+    functionName: 'cloud-auth-test',
+    bundlePath: await bundleTestHandler('test/api/handlers/cached-jwks-handler.ts'),
+    environment: {
       AUTH_MODE: 'cognito',
       COGNITO_USER_POOL_ID: userPoolId,
       COGNITO_CLIENT_ID: clientId,
+      TEST_JWKS: JSON.stringify(key.jwks),
       CONVERSATIONS_TABLE: tables.tables.conversations,
       TURNS_TABLE: tables.tables.turns,
       DYNAMODB_ENDPOINT: tables.endpoint,
@@ -51,13 +45,22 @@ beforeAll(async () => {
       MODEL_ID: 'unused',
       BEDROCK_RUNTIME_ENDPOINT: 'http://127.0.0.1:9',
       BEDROCK_AGENT_RUNTIME_ENDPOINT: 'http://127.0.0.1:9',
-    }),
-    { verifier, retriever: { search: async () => [], fetchByIssueIds: async () => [] } },
-  );
-  server = await startFunctionUrlServer({ handler, port: 0, log: () => undefined });
+      AWS_REGION: 'us-east-1',
+      // DynamoDB Local accepts any signature; the SDK only needs some credentials to sign with.
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      LOG_LEVEL: 'SILENT',
+      METRICS: 'false',
+    },
+    timeoutMs: 30_000,
+    memoryMb: 1024,
+    output: { stdout: process.stdout, stderr: process.stderr },
+  });
+  server = await startFunctionUrlServer({ function: lambda, port: 0, log: () => undefined });
 });
 afterAll(async () => {
   await server?.close();
+  await lambda?.stop();
   await tables?.dispose();
 });
 

@@ -25,9 +25,31 @@ describe('readFunctionConfig', () => {
     },
   );
 
+  it('reads RERANKING_MODEL_ARN as a foundation-model ARN, empty meaning no reranking', () => {
+    expect(readFunctionConfig(required).RERANKING_MODEL_ARN).toBeUndefined();
+    expect(readFunctionConfig({ ...required, RERANKING_MODEL_ARN: '' }).RERANKING_MODEL_ARN).toBe(
+      undefined,
+    );
+    const arn = 'arn:aws:bedrock:us-west-2::foundation-model/amazon.rerank-v1:0';
+    expect(readFunctionConfig({ ...required, RERANKING_MODEL_ARN: arn }).RERANKING_MODEL_ARN).toBe(
+      arn,
+    );
+    expect(() =>
+      readFunctionConfig({ ...required, RERANKING_MODEL_ARN: 'amazon.rerank-v1:0' }),
+    ).toThrow(/RERANKING_MODEL_ARN must be a Bedrock foundation-model ARN/);
+  });
+
   it('accepts a tenant id made of letters, digits and . _ -', () => {
     expect(readFunctionConfig({ ...required, TENANT_ID: 'acme-eu_1.prod' }).TENANT_ID).toBe(
       'acme-eu_1.prod',
+    );
+  });
+
+  it('caches prompts where the model supports it unless PROMPT_CACHING is off', () => {
+    expect(readFunctionConfig(required).PROMPT_CACHING).toBe('auto');
+    expect(readFunctionConfig({ ...required, PROMPT_CACHING: 'off' }).PROMPT_CACHING).toBe('off');
+    expect(() => readFunctionConfig({ ...required, PROMPT_CACHING: 'on' })).toThrow(
+      /PROMPT_CACHING/,
     );
   });
 });

@@ -139,4 +139,54 @@ describe('observability end to end', () => {
       conversation_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV',
     });
   });
+
+  it('logs feedback with the tickets that solved the inquiry and counts the verdicts standing', async () => {
+    const user = 'rater';
+    const response = await postChat(
+      stack.url,
+      { message: 'プリンターの紙詰まりが直らない' },
+      { user },
+    );
+    const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
+    const result = eventsNamed(response, 'result')[0] as { results?: { issue_id: string }[] };
+    const helpful = result.results?.[0]?.issue_id as string;
+    const path = `/api/conversations/${conversationId}/turns/2/feedback`;
+    const emfOf = (lines: Record<string, unknown>[]) =>
+      lines.find((line) => line._aws !== undefined && 'FeedbackUp' in line);
+
+    const up = await stdoutLinesOf(() =>
+      callApi(stack.url, 'POST', path, { rating: 'up', helpfulTicketIds: [helpful] }, { user }),
+    );
+    expect(up.find((line) => line.message === 'feedback')).toMatchObject({
+      conversation_id: conversationId,
+      owner_hash: expect.stringMatching(/^[0-9a-f]{16}$/),
+      rating: 'up',
+      helpful_ticket_ids: [helpful],
+      has_comment: false,
+    });
+    expect(up.find((line) => line.message === 'request')).toMatchObject({
+      route: '/api/conversations/{id}/turns/{seq}/feedback',
+      status: 200,
+    });
+    expect(emfOf(up)).toMatchObject({ FeedbackUp: 1, FeedbackDown: 0, HelpfulTicketsMarked: 1 });
+
+    // Changing the verdict moves it: the sums over both posts are one 👎 and no 👍.
+    const down = await stdoutLinesOf(() =>
+      callApi(
+        stack.url,
+        'POST',
+        path,
+        { rating: 'down', reason: 'wrong', comment: '秘密のメモ' },
+        { user },
+      ),
+    );
+    expect(down.find((line) => line.message === 'feedback')).toMatchObject({
+      rating: 'down',
+      reason: 'wrong',
+      previous_rating: 'up',
+      has_comment: true,
+    });
+    expect(emfOf(down)).toMatchObject({ FeedbackUp: -1, FeedbackDown: 1, HelpfulTicketsMarked: 0 });
+    expect(JSON.stringify(down)).not.toContain('秘密のメモ');
+  });
 });

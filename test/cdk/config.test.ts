@@ -34,7 +34,10 @@ describe('parseServiceDeskConfig', () => {
       standbyReplicas: false,
       allowedEmailDomains: [],
       retentionDays: 90,
+      promptCaching: 'auto',
     });
+    expect(parseServiceDeskConfig({ promptCaching: 'off' }).promptCaching).toBe('off');
+    expect(() => parseServiceDeskConfig({ promptCaching: 'on' })).toThrow(/promptCaching/);
   });
 
   it('accepts the strings `cdk -c key=value` passes', () => {

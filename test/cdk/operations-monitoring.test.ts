@@ -315,6 +315,8 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
       chatMetrics.modelLatency.name,
       chatMetrics.inputTokens.name,
       chatMetrics.outputTokens.name,
+      chatMetrics.cacheReadInputTokens.name,
+      chatMetrics.cacheWriteInputTokens.name,
       chatMetrics.estimatedCost.name,
       chatMetrics.ticketsCited.name,
       chatMetrics.ticketsDropped.name,

@@ -118,6 +118,13 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
     expect(outputs.sort()).toEqual(Object.values(stackOutputNames).sort());
   });
 
+  it("outputs the Function URL itself, for the acceptance suite's unsigned-call check", () => {
+    const output = template.findOutputs(stackOutputNames.functionUrl)[stackOutputNames.functionUrl];
+    expect(output?.Value).toEqual({
+      'Fn::GetAtt': [logicalIdOf(template, 'AWS::Lambda::Url'), 'FunctionUrl'],
+    });
+  });
+
   it('matches the snapshot (asset hashes masked)', () => {
     expect(maskAssetHashes(template)).toMatchSnapshot();
   });

@@ -30,6 +30,14 @@ describe('toRetrievalQuery', () => {
     expect(glossaryExpansion('shared mailbox')).toEqual(['共有メールボックス']);
   });
 
+  it('recognises English plurals of a glossary word, and only whole words', () => {
+    expect(glossaryExpansion('no licenses left')).toEqual(['ライセンス']);
+    expect(glossaryExpansion('two users, one license')).toEqual(['ユーザー', 'ライセンス']);
+    // A plural ending, not any suffix: "pinned" is not "pin", "domains" is "domain".
+    expect(glossaryExpansion('pinned tab')).toEqual([]);
+    expect(glossaryExpansion('both domains')).toEqual(['ドメイン']);
+  });
+
   it('adds nothing the text already says, and the same words whatever their order in the text', () => {
     expect(glossaryExpansion('printer プリンター')).toEqual([]);
     expect(glossaryExpansion('録画 会議')).toEqual(glossaryExpansion('会議 録画'));

@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type EvaluationReport,
+  evalHalf,
   loadEvalQueries,
   type QueryOutcome,
   runRetrievalEvaluation,
@@ -47,10 +50,41 @@ describe('scoreOutcomes', () => {
   });
 });
 
+describe('evalHalf', () => {
+  it('splits the set into two fixed halves of similar size by query id', async () => {
+    const queries = await loadEvalQueries('data/eval/retrieval-queries.jsonl');
+    const dev = queries.filter((query) => evalHalf(query.id) === 'dev');
+    expect(dev.length).toBeGreaterThan(queries.length * 0.4);
+    expect(dev.length).toBeLessThan(queries.length * 0.6);
+    // Fixed by the id alone: the same query is always in the same half.
+    expect(evalHalf('q001')).toBe(evalHalf('q001'));
+    expect(new Set(queries.map((query) => evalHalf(query.id)))).toEqual(
+      new Set(['dev', 'holdout']),
+    );
+  });
+});
+
+describe('npm run eval options', () => {
+  it('refuses --rerank against the local Knowledge Base, saying it needs --target aws', async () => {
+    const failure = await promisify(execFile)('npx', [
+      'tsx',
+      'eval/run-retrieval-eval.ts',
+      '--rerank',
+      'both',
+    ]).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--rerank needs --target aws'),
+    });
+  }, 60_000);
+});
+
 // The CI floor of the retrieval evaluation: the labelled set against the local Knowledge Base,
 // through the real SDK client and the product's own query and merge. The floors sit just under
-// the figures measured when they were set (2026-12-01: recall@8 83.7%, MRR 0.791 overall;
-// cross-language recall@8 51.3% with the glossary, 30.8% without), so a regression fails.
+// the figures measured when they were set (2026-12-01, after the per-language merge of the index
+// and the wider glossary: overall recall@1 74.8%, recall@3 91.6%, recall@8 97.8%, MRR 0.875;
+// same-language recall@3 94.9%, MRR 0.975; cross-language recall@8 94.9% with the glossary,
+// 69.2% without), so a regression fails.
 describe('retrieval evaluation against the local Knowledge Base', () => {
   let bedrock: LocalBedrockServer;
   let withGlossary: EvaluationReport;
@@ -87,14 +121,16 @@ describe('retrieval evaluation against the local Knowledge Base', () => {
 
   it('stays above the floor overall and per slice', () => {
     const { overall, slices } = withGlossary;
-    expect(overall.recall[1]).toBeGreaterThanOrEqual(0.67);
-    expect(overall.recall[3]).toBeGreaterThanOrEqual(0.77);
-    expect(overall.recall[8]).toBeGreaterThanOrEqual(0.82);
-    expect(overall.mrr).toBeGreaterThanOrEqual(0.77);
-    expect(slices.same_language?.recall[8]).toBeGreaterThanOrEqual(0.93);
-    expect(slices.cross_language?.recall[8]).toBeGreaterThanOrEqual(0.49);
-    expect(slices.typo?.recall[8]).toBeGreaterThanOrEqual(0.9);
-    expect(slices.colloquial?.recall[8]).toBeGreaterThanOrEqual(0.89);
+    expect(overall.recall[1]).toBeGreaterThanOrEqual(0.74);
+    expect(overall.recall[3]).toBeGreaterThanOrEqual(0.91);
+    expect(overall.recall[8]).toBeGreaterThanOrEqual(0.97);
+    expect(overall.mrr).toBeGreaterThanOrEqual(0.87);
+    expect(slices.same_language?.recall[3]).toBeGreaterThanOrEqual(0.94);
+    expect(slices.same_language?.recall[8]).toBeGreaterThanOrEqual(0.98);
+    expect(slices.same_language?.mrr).toBeGreaterThanOrEqual(0.97);
+    expect(slices.cross_language?.recall[8]).toBeGreaterThanOrEqual(0.94);
+    expect(slices.typo?.recall[8]).toBeGreaterThanOrEqual(0.94);
+    expect(slices.colloquial?.recall[8]).toBeGreaterThanOrEqual(0.99);
   });
 
   it('finds tickets in the other language far more often with the glossary than without', () => {

@@ -16,14 +16,20 @@ describe('the chat event contract', () => {
   });
 
   it('carries source_chunks_count in result (the web app parses with this schema, dropping unknown keys)', () => {
-    const data = { ...answer, source_chunks_count: 3, conversationId: 'C1', version: 2 };
+    const data = { ...answer, source_chunks_count: 3, conversationId: 'C1', version: 2, seq: 2 };
     expect(chatEventSchemas.result.parse({ ...data, status: 'complete' })).toMatchObject({
       source_chunks_count: 3,
     });
   });
 
   it('carries unverified_references in result and in a stored turn', () => {
-    const data = { ...answer, unverified_references: ['4242'], conversationId: 'C1', version: 2 };
+    const data = {
+      ...answer,
+      unverified_references: ['4242'],
+      conversationId: 'C1',
+      version: 2,
+      seq: 2,
+    };
     expect(chatEventSchemas.result.parse({ ...data, status: 'truncated' })).toMatchObject({
       unverified_references: ['4242'],
     });

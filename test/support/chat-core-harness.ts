@@ -2,6 +2,8 @@ import type {
   ChatModel,
   ChatModelEvent,
   ChatModelRequest,
+  ChatTelemetry,
+  DailyBudget,
   RetrievedTicket,
   Retriever,
 } from '../../functions/chat/ports.js';
@@ -124,6 +126,8 @@ export function harness(options: {
   retrievalFailure?: Error;
   config?: Partial<ChatConfig>;
   remainingTimeMs?: () => number;
+  budget?: DailyBudget;
+  telemetry?: ChatTelemetry;
 }) {
   const store = createInMemoryConversationStore();
   const kb = fakeRetriever(options.tickets ?? [printer, vpn, secret], options.retrievalFailure);
@@ -143,6 +147,8 @@ export function harness(options: {
     config,
     now: () => new Date(),
     remainingTimeMs: options.remainingTimeMs ?? (() => 60_000),
+    ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
   /** One chat as the route runs it: begin before the first byte, then stream. */
   async function chat(

@@ -11,6 +11,7 @@ import {
   type Owner,
   ownerKey,
   type Turn,
+  TurnNotFoundError,
 } from '../../functions/chat/ports.js';
 
 interface StoredConversation {
@@ -149,6 +150,8 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
     },
 
     async listConversations(owner, options = {}) {
+      // Search is DynamoDB's filter over stored keys; its tests run against DynamoDB Local.
+      if (options.query) throw new Error('the in-memory store does not search');
       const items = [...conversations.entries()]
         .filter(([key]) => key.startsWith(`${ownerKey(owner)}|`))
         .map(([, stored]) => structuredClone(stored.summary))
@@ -159,6 +162,16 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
     async renameConversation(owner, conversationId, title) {
       const stored = find(owner, conversationId);
       bump(stored, { title });
+      return structuredClone(stored.summary);
+    },
+
+    async recordFeedback(owner, conversationId, seq, feedback) {
+      const stored = find(owner, conversationId);
+      const turn = stored.turns.find((candidate) => candidate.seq === seq);
+      if (turn?.kind !== 'answer') throw new TurnNotFoundError(seq);
+      stored.turns[stored.turns.indexOf(turn)] = { ...turn, feedback: structuredClone(feedback) };
+      // A version bump without moving `updatedAt`, as the DynamoDB store does.
+      stored.summary = { ...stored.summary, version: stored.summary.version + 1 };
       return structuredClone(stored.summary);
     },
 

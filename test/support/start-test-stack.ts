@@ -8,8 +8,9 @@ import {
 
 /**
  * The local stack for end-to-end tests: the run's shared DynamoDB Local with tables of its own,
- * the local Bedrock endpoint without pacing, a random port, short heartbeat and stop-poll
- * intervals so failure paths finish quickly.
+ * the run's handler bundle in execution environments running the real runtime client (two
+ * provisioned, more created on demand), the local Bedrock endpoint without pacing, a random
+ * port, short heartbeat and stop-poll intervals so failure paths finish quickly.
  */
 export async function startTestStack(
   options: Partial<LocalStackOptions> = {},
@@ -20,6 +21,11 @@ export async function startTestStack(
     port: 0,
     responderPacing: { minMs: 0, maxMs: 0 },
     tablePrefix: `e2e-${randomUUID().slice(0, 8)}-`,
+    handlerBundle: inject('apiHandlerBundle'),
+    // Two environments initialised while the test starts: a test's first request, and a second
+    // one made while a chat streams (the stop route), find a warm environment instead of waiting
+    // for a cold start on a loaded machine.
+    provisionedEnvironments: 2,
     environment: { DYNAMODB_ENDPOINT: endpoint },
     log: () => undefined,
     ...options,

@@ -1,5 +1,6 @@
 import {
   type BedrockRuntimeClient,
+  type CachePointBlock,
   ConverseStreamCommand,
   type ConverseStreamCommandInput,
   type ConverseStreamCommandOutput,
@@ -27,17 +28,30 @@ export interface BedrockChatModelOptions {
 
 const FINE_GRAINED_BETA = 'fine-grained-tool-streaming-2025-05-14';
 
+/**
+ * A Converse cache checkpoint: the prefix up to here is cached for 5 minutes (the default TTL,
+ * refreshed by every read). `CachePointBlock` in the Bedrock Runtime API reference.
+ */
+const CACHE_POINT: CachePointBlock = Object.freeze({ type: 'default' });
+
 /** `ChatModel` on Bedrock ConverseStream with the answer tool forced. */
 export function createBedrockChatModel(options: BedrockChatModelOptions): ChatModel {
   const fineGrained = options.fineGrainedToolStreaming ?? options.modelId.includes('anthropic');
   return {
     async *stream(request: ChatModelRequest): AsyncGenerator<ChatModelEvent> {
+      const checkpoints = request.cacheCheckpoints;
       const input: ConverseStreamCommandInput = {
         modelId: options.modelId,
-        system: [{ text: request.system }],
-        messages: request.messages.map((message) => ({
+        system: [
+          { text: request.system },
+          ...(checkpoints?.afterSystem ? [{ cachePoint: CACHE_POINT }] : []),
+        ],
+        messages: request.messages.map((message, index) => ({
           role: message.role,
-          content: [{ text: message.text }],
+          content: [
+            { text: message.text },
+            ...(checkpoints?.afterMessage === index ? [{ cachePoint: CACHE_POINT }] : []),
+          ],
         })),
         toolConfig: {
           tools: [
@@ -48,6 +62,7 @@ export function createBedrockChatModel(options: BedrockChatModelOptions): ChatMo
                 inputSchema: { json: request.tool.inputSchema as never },
               },
             },
+            ...(checkpoints?.afterTool ? [{ cachePoint: CACHE_POINT }] : []),
           ],
           toolChoice: { tool: { name: request.tool.name } },
         },
@@ -81,11 +96,20 @@ function toChatModelEvent(event: ConverseStreamOutput): ChatModelEvent | undefin
   if (fragment !== undefined) return { type: 'tool_input', fragment };
   if (event.messageStop)
     return { type: 'stop', reason: mapBedrockStopReason(event.messageStop.stopReason) };
-  if (event.metadata?.usage) {
+  const usage = event.metadata?.usage;
+  if (usage) {
+    // With prompt caching Bedrock counts cache reads and writes apart from `inputTokens`
+    // (`totalTokens` = input + output + cache read + cache write); absent without caching.
     return {
       type: 'usage',
-      inputTokens: event.metadata.usage.inputTokens ?? 0,
-      outputTokens: event.metadata.usage.outputTokens ?? 0,
+      inputTokens: usage.inputTokens ?? 0,
+      outputTokens: usage.outputTokens ?? 0,
+      ...(usage.cacheReadInputTokens !== undefined
+        ? { cacheReadInputTokens: usage.cacheReadInputTokens }
+        : {}),
+      ...(usage.cacheWriteInputTokens !== undefined
+        ? { cacheWriteInputTokens: usage.cacheWriteInputTokens }
+        : {}),
     };
   }
   return undefined;

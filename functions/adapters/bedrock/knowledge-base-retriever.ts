@@ -11,6 +11,23 @@ export interface KnowledgeBaseRetrieverOptions {
   readonly knowledgeBaseId: string;
   /** HYBRID needs an OpenSearch Serverless vector store; SEMANTIC works everywhere. @default 'HYBRID' */
   readonly searchType?: 'HYBRID' | 'SEMANTIC';
+  /**
+   * Rerank searches with this Bedrock reranker model (its foundation-model ARN): `Retrieve`
+   * fetches `rerankCandidates(limit)` chunks and the reranker returns the best `limit`.
+   * Fetching tickets by issue id is never reranked (there is no query to rank against).
+   * @default no reranking
+   */
+  readonly rerankingModelArn?: string;
+}
+
+/**
+ * How many chunks a reranked search retrieves for `limit` results: five times as many, at most
+ * 100 (Retrieve's maximum). A reranker can only promote what retrieval found, so it needs a wider
+ * net than the answer's count; Bedrock prices reranking per query of up to 100 chunks, so 40 for
+ * the default 8 costs the same as 8, and keeps the extra retrieval latency small.
+ */
+export function rerankCandidates(limit: number): number {
+  return Math.min(100, Math.max(limit, limit * 5));
 }
 
 /** Restricted tickets are excluded by the Knowledge Base itself (and again by the core). */
@@ -22,6 +39,7 @@ export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOpti
     text: string,
     filter: RetrievalFilter,
     { limit, signal }: RetrieveOptions,
+    rerankingModelArn?: string,
   ) => {
     const response = await options.client.send(
       new RetrieveCommand({
@@ -29,9 +47,18 @@ export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOpti
         retrievalQuery: { text },
         retrievalConfiguration: {
           vectorSearchConfiguration: {
-            numberOfResults: limit,
+            numberOfResults: rerankingModelArn ? rerankCandidates(limit) : limit,
             overrideSearchType: options.searchType ?? 'HYBRID',
             filter,
+            ...(rerankingModelArn && {
+              rerankingConfiguration: {
+                type: 'BEDROCK_RERANKING_MODEL',
+                bedrockRerankingConfiguration: {
+                  modelConfiguration: { modelArn: rerankingModelArn },
+                  numberOfRerankedResults: limit,
+                },
+              },
+            }),
           },
         },
       }),
@@ -42,7 +69,8 @@ export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOpti
       .filter((ticket): ticket is RetrievedTicket => ticket !== undefined);
   };
   return {
-    search: (query, retrieveOptions) => retrieve(query, NOT_RESTRICTED, retrieveOptions),
+    search: (query, retrieveOptions) =>
+      retrieve(query, NOT_RESTRICTED, retrieveOptions, options.rerankingModelArn),
     fetchByIssueIds: (issueIds, retrieveOptions) =>
       retrieve(
         issueIds.map((issueId) => `#${issueId}`).join(' '),

@@ -16,6 +16,7 @@ import {
   type Turn,
 } from '../../chat/ports.js';
 import {
+  type AnsweringState,
   assertTurnFits,
   type ConversationItem,
   clientMessageKeyOf,
@@ -24,6 +25,8 @@ import {
   expiresAtFrom,
   isConversationId,
   ownerIdOf,
+  questionTextAfter,
+  searchKeyOf,
   type TurnItem,
   toConversationSummary,
   toTurn,
@@ -78,6 +81,10 @@ export async function appendUserTurn(
         // The message is the reply the open inquiry awaited (or starts a new one): none stays open.
         inquiryAfter: { latestInquiryId: placement.inquiryId },
         generation: input.generation,
+        // Only a request that holds the generation claim announces it is answering.
+        answering: input.generation
+          ? { inquiryId: placement.inquiryId, until: input.generation.until.toISOString() }
+          : undefined,
         now,
       });
     },
@@ -133,6 +140,8 @@ export async function appendAssistantTurn(
           ),
           latestInquiryId: state?.latestInquiryId,
         },
+        // The answer of the inquiry being answered ends that; another inquiry's leaves it.
+        keepAnswering: state?.answering?.inquiryId !== input.inquiryId,
         now: context.now(),
       });
     },
@@ -151,6 +160,10 @@ interface AppendSpec {
   readonly inquiryAfter: InquiryState;
   /** Claimed on the idempotency marker in the same commit (a user turn with `clientMessageId`). */
   readonly generation?: GenerationClaim;
+  /** A user turn whose answer the caller generates now (`ConversationItem.answering`). */
+  readonly answering?: Omit<AnsweringState, 'seq'>;
+  /** An assistant turn of another inquiry than the one being answered leaves `answering` be. */
+  readonly keepAnswering?: boolean;
   readonly now: Date;
 }
 
@@ -168,8 +181,16 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
   const activity = {
     turnCount: seq,
     updatedAt: createdAt,
+    ...(spec.turn.role === 'user'
+      ? { questionText: questionTextAfter(state?.questionText, spec.turn.text) }
+      : {}),
     openInquiryId: spec.inquiryAfter.openInquiryId,
     latestInquiryId: spec.inquiryAfter.latestInquiryId,
+    answering: spec.answering
+      ? { ...spec.answering, seq }
+      : spec.keepAnswering
+        ? state?.answering
+        : undefined,
   };
   let conversationWrite: TransactItem;
   let after: ConversationItem;
@@ -186,6 +207,7 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
       ownerId,
       conversationId,
       title: spec.title,
+      titleKey: searchKeyOf(spec.title),
       createdAt,
       version: 1,
       ...activity,

@@ -1,14 +1,18 @@
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  ConversationConflictError,
   ConversationNotFoundError,
   type ConversationSummary,
   type Owner,
+  TurnNotFoundError,
 } from '../../chat/ports.js';
+import type { AnswerFeedback } from '../../contract/conversations.js';
 import {
   assertTitleFits,
   clientMessageKeyOf,
   conversationKeyOf,
   ownerIdForConversation,
+  searchKeyOf,
   toConversationSummary,
 } from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
@@ -17,8 +21,8 @@ import { advanceCachedConversation, cacheKeyOf } from './turn-cache.js';
 import { commitWithVersion, updateConversationAtVersion } from './versioned-commit.js';
 
 /**
- * The sidebar's changes to a conversation as a whole — rename, delete — and the stop flag a
- * running generation polls. Appends are in `append-turn.ts`.
+ * The changes to a conversation other than appends (`append-turn.ts`): rename and delete from the
+ * sidebar, feedback on an answer, and the stop flag a running generation polls.
  */
 
 /** Renames a conversation; bumps `version` (the ETag) but not `updatedAt` (the sidebar order). */
@@ -35,7 +39,10 @@ export async function renameConversation(
     conversationId,
     plan(state) {
       if (!state) throw new ConversationNotFoundError();
-      const { item, after } = updateConversationAtVersion(context, state, { title });
+      const { item, after } = updateConversationAtVersion(context, state, {
+        title,
+        titleKey: searchKeyOf(title),
+      });
       return {
         items: [item],
         committed() {
@@ -46,6 +53,68 @@ export async function renameConversation(
       };
     },
   });
+}
+
+/**
+ * Sets `feedback` on an answer turn — the one attribute of a turn that ever changes after it was
+ * appended — in a versioned commit, so the detail's ETag and every container's cached copy move
+ * with it. The turn's half is conditioned on the turn being an answer; the route checked that on
+ * the conversation it loaded, and turns never change kind, so a failure there means the turn is
+ * not one (`TurnNotFoundError`), not a race.
+ */
+export async function recordFeedback(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+  seq: number,
+  feedback: AnswerFeedback,
+): Promise<ConversationSummary> {
+  const ownerId = ownerIdForConversation(owner, conversationId);
+  try {
+    return await commitWithVersion(context, {
+      ownerId,
+      conversationId,
+      plan(state) {
+        if (!state) throw new ConversationNotFoundError();
+        const { item, after } = updateConversationAtVersion(context, state, {});
+        const setFeedback = {
+          Update: {
+            TableName: context.tables.turns,
+            Key: { conversationKey: conversationKeyOf(ownerId, conversationId), seq },
+            UpdateExpression: 'SET feedback = :feedback',
+            ConditionExpression: '#kind = :answer',
+            ExpressionAttributeNames: { '#kind': 'kind' },
+            ExpressionAttributeValues: { ':feedback': feedback, ':answer': 'answer' },
+          },
+        };
+        return {
+          items: [item, setFeedback],
+          committed() {
+            advanceCachedConversation(
+              context.cache,
+              cacheKeyOf(ownerId, conversationId),
+              state.version,
+              after,
+              (turns) => turns.map((turn) => (turn.seq === seq ? { ...turn, feedback } : turn)),
+            );
+            return toConversationSummary(after);
+          },
+        };
+      },
+    });
+  } catch (error) {
+    // Only the turn's condition is "another item" in this commit (see `classifyCommitFailure`).
+    if (error instanceof ConversationConflictError && isConditionOnTurn(error)) {
+      throw new TurnNotFoundError(seq);
+    }
+    throw error;
+  }
+}
+
+function isConditionOnTurn(error: ConversationConflictError): boolean {
+  const reasons = (error.cause as { CancellationReasons?: { Code?: string }[] } | undefined)
+    ?.CancellationReasons;
+  return reasons?.[1]?.Code === 'ConditionalCheckFailed';
 }
 
 const batchSize = 25; // BatchWriteItem's maximum

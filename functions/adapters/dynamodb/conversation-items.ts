@@ -30,6 +30,19 @@ export interface ConversationItem {
   readonly openInquiryId?: string;
   /** The inquiry of the latest user turn (`openInquiryAfterAssistantTurn`). */
   readonly latestInquiryId?: string;
+  /**
+   * What sidebar search matches (`searchKeyOf` of the title, and of the user's messages in order,
+   * capped at `searchTextLimit` characters): set by the commits that change them. Absent on rows
+   * written before search existed; search falls back to the raw title there.
+   */
+  readonly titleKey?: string;
+  readonly questionText?: string;
+  /**
+   * The user turn whose answer is being generated, its inquiry, and until when at the latest
+   * (the generating request's deadline): set by the user turn's commit when it claims the
+   * generation, removed by the commit of that inquiry's answer. A reload shows it as in flight.
+   */
+  readonly answering?: AnsweringState;
   /** ISO time of the last stop request; a control flag, not history, so it never bumps `version`. */
   readonly stopRequestedAt?: string;
   /**
@@ -37,6 +50,13 @@ export interface ConversationItem {
    * with this row; the retention sweeper (`expire-conversations.ts`) then deletes its turns.
    */
   readonly expiresAt: number;
+}
+
+export interface AnsweringState {
+  readonly seq: number;
+  readonly inquiryId: string;
+  /** ISO time. */
+  readonly until: string;
 }
 
 export function toConversationSummary(item: ConversationItem): ConversationSummary {
@@ -49,6 +69,7 @@ export function toConversationSummary(item: ConversationItem): ConversationSumma
     turnCount: item.turnCount,
     ...(item.openInquiryId ? { openInquiryId: item.openInquiryId } : {}),
     ...(item.latestInquiryId ? { latestInquiryId: item.latestInquiryId } : {}),
+    ...(item.answering ? { answering: item.answering } : {}),
   };
 }
 
@@ -140,6 +161,29 @@ export function nowSeconds(context: StoreContext): number {
  */
 export function isExpired(item: { readonly expiresAt?: number }, nowSeconds: number): boolean {
   return item.expiresAt !== undefined && item.expiresAt <= nowSeconds;
+}
+
+// --- Search -------------------------------------------------------------------------------------
+
+/**
+ * Text as search compares it: NFKC (full-width ＡＢＣ and half-width ｶﾀｶﾅ become one form),
+ * lower case, runs of white space as one space. Substring search over this finds "vpn" in
+ * "ＶＰＮにつながらない".
+ */
+export function searchKeyOf(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+}
+
+/**
+ * Characters of the user's messages a row keeps for search: the first messages of a
+ * conversation say what it is about, and a list query reads every row it scans whole.
+ */
+export const searchTextLimit = 2000;
+
+/** `questionText` after a user message: appended while there is room. */
+export function questionTextAfter(current: string | undefined, message: string): string {
+  const joined = current ? `${current}\n${searchKeyOf(message)}` : searchKeyOf(message);
+  return Array.from(joined).slice(0, searchTextLimit).join('');
 }
 
 // --- Sizes ---------------------------------------------------------------------------------------

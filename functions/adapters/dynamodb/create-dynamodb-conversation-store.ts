@@ -10,6 +10,7 @@ import {
 import {
   deleteConversation,
   isStopRequested,
+  recordFeedback,
   renameConversation,
   requestStop,
 } from './change-conversation.js';
@@ -107,6 +108,7 @@ export function createDynamoDbConversationStore(
     listConversations: (owner, listOptions) => listConversations(context, owner, listOptions),
     renameConversation: (owner, id, title) => renameConversation(context, owner, id, title),
     deleteConversation: (owner, id) => deleteConversation(context, owner, id),
+    recordFeedback: (owner, id, seq, feedback) => recordFeedback(context, owner, id, seq, feedback),
     requestStop: (owner, id) => requestStop(context, owner, id),
     isStopRequested: (owner, id, since) => isStopRequested(context, owner, id, since),
     claimGeneration: (owner, id, claim) => claimGeneration(context, owner, id, claim),

@@ -16,6 +16,7 @@ import {
   nowSeconds,
   ownerIdForConversation,
   ownerIdOf,
+  searchKeyOf,
   type TurnItem,
   toConversationSummary,
   toTurn,
@@ -113,34 +114,109 @@ export async function queryAllTurns(
 const defaultLimit = 20;
 const maxLimit = 100;
 
-/** The owner's conversations, most recent activity first, through the `byUpdatedAt` LSI. */
+/** The row attributes a list returns (the search keys stay behind: they are read, not sent). */
+const SUMMARY_ATTRIBUTES = [
+  'ownerId',
+  'conversationId',
+  'title',
+  'createdAt',
+  'updatedAt',
+  'version',
+  'turnCount',
+  'openInquiryId',
+  'latestInquiryId',
+  'answering',
+  'expiresAt',
+];
+
+/** A search reads at most this many rows per request, then hands back a cursor to go on. */
+const maxRowsScannedPerSearch = 500;
+/** Words of a search; every one must match. */
+const maxSearchTerms = 5;
+
+/**
+ * The owner's conversations, most recent activity first, through the `byUpdatedAt` LSI. With
+ * `query`, only those whose title or messages contain every word of it (`searchKeyOf` on both
+ * sides): DynamoDB filters the owner's own rows, page by page, so a search costs the reads of the
+ * rows it passes over — bounded per request, continued with the cursor.
+ */
 export async function listConversations(
   context: StoreContext,
   owner: Owner,
-  options: { limit?: number; cursor?: string } = {},
+  options: { limit?: number; cursor?: string; query?: string } = {},
 ): Promise<ListConversationsResult> {
   const ownerId = ownerIdOf(owner);
   const limit = Math.min(Math.max(1, Math.floor(options.limit ?? defaultLimit)), maxLimit);
   const start = options.cursor === undefined ? undefined : decodeListCursor(options.cursor);
-  const page = await context.documents.send(
-    new QueryCommand({
-      TableName: context.tables.conversations,
-      IndexName: conversationsTable.localSecondaryIndexes[0].indexName,
-      KeyConditionExpression: 'ownerId = :ownerId',
-      ExpressionAttributeValues: { ':ownerId': ownerId },
-      ScanIndexForward: false,
-      // An LSI shares the base table's partition, so it supports consistent reads.
-      ConsistentRead: true,
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: { ownerId, ...start } } : {}),
-    }),
-  );
+  const filter = searchFilterOf(options.query);
+  const names = Object.fromEntries(SUMMARY_ATTRIBUTES.map((name, index) => [`#a${index}`, name]));
   const now = nowSeconds(context);
-  const items = ((page.Items ?? []) as ConversationItem[]).filter((item) => !isExpired(item, now));
-  const last = page.LastEvaluatedKey as ConversationItem | undefined;
+  const items: ConversationItem[] = [];
+  let startKey: Record<string, unknown> | undefined = start ? { ownerId, ...start } : undefined;
+  let scanned = 0;
+  do {
+    const page = await context.documents.send(
+      new QueryCommand({
+        TableName: context.tables.conversations,
+        IndexName: conversationsTable.localSecondaryIndexes[0].indexName,
+        KeyConditionExpression: '#owner = :ownerId',
+        ExpressionAttributeNames: { ...names, ...filter?.names, '#owner': 'ownerId' },
+        ExpressionAttributeValues: { ':ownerId': ownerId, ...filter?.values },
+        ProjectionExpression: Object.keys(names).join(', '),
+        ...(filter ? { FilterExpression: filter.expression } : {}),
+        ScanIndexForward: false,
+        // An LSI shares the base table's partition, so it supports consistent reads.
+        ConsistentRead: true,
+        // A search reads ahead (its filter drops rows after the read); a plain list reads a page.
+        Limit: filter ? Math.min(100, maxRowsScannedPerSearch - scanned) : limit,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    scanned += page.ScannedCount ?? 0;
+    for (const item of (page.Items ?? []) as ConversationItem[]) {
+      if (items.length === limit) break;
+      if (!isExpired(item, now)) items.push(item);
+    }
+    startKey = page.LastEvaluatedKey;
+    const lastTaken = items.at(-1);
+    // Stopped inside a page: go on after the last row returned, not after the page.
+    if (items.length === limit && lastTaken && (page.Items ?? []).at(-1) !== lastTaken) {
+      startKey = {
+        ownerId,
+        conversationId: lastTaken.conversationId,
+        updatedAt: lastTaken.updatedAt,
+      };
+    }
+  } while (filter && startKey && items.length < limit && scanned < maxRowsScannedPerSearch);
+  const last = startKey as { updatedAt: string; conversationId: string } | undefined;
   return {
     items: items.map(toConversationSummary),
     ...(last ? { nextCursor: encodeListCursor(last) } : {}),
+  };
+}
+
+/**
+ * `contains` on the search keys for every word; rows written before the keys existed match on
+ * their raw title.
+ */
+function searchFilterOf(query: string | undefined) {
+  const terms = [
+    ...new Set(
+      searchKeyOf(query ?? '')
+        .split(' ')
+        .filter(Boolean),
+    ),
+  ].slice(0, maxSearchTerms);
+  if (terms.length === 0) return undefined;
+  const values: Record<string, string> = {};
+  const clauses = terms.map((term, index) => {
+    values[`:q${index}`] = term;
+    return `(contains(#questionText, :q${index}) OR contains(#titleKey, :q${index}) OR (attribute_not_exists(#titleKey) AND contains(#title, :q${index})))`;
+  });
+  return {
+    expression: clauses.join(' AND '),
+    names: { '#questionText': 'questionText', '#titleKey': 'titleKey', '#title': 'title' },
+    values,
   };
 }
 

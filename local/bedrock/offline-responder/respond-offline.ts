@@ -24,8 +24,9 @@ export interface SeededRandom {
   pick<T>(items: readonly T[]): T;
 }
 
-// A rough token count for mixed Japanese/English text; only used for usage and maxTokens.
-const CHARS_PER_TOKEN = 3;
+/** A rough token count for mixed Japanese/English text; only used for usage and maxTokens. */
+export const OFFLINE_CHARS_PER_TOKEN = 3;
+const CHARS_PER_TOKEN = OFFLINE_CHARS_PER_TOKEN;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const MIN_FRAGMENT_CHARS = 1;
 const MAX_FRAGMENT_CHARS = 24;

@@ -132,21 +132,86 @@ export interface TicketIndex {
   search(search: TicketSearch): RetrievalResult[];
 }
 
+export type TicketLanguage = 'ja' | 'en';
+
 interface Chunk {
   readonly id: number;
   readonly subject: string;
+  readonly language: TicketLanguage;
   readonly text: string;
   readonly uri: string;
   readonly metadata: TicketMetadata;
 }
 
-// BM25 scores are unbounded; Bedrock's are similarities in 0–1. Dividing by (best + K) keeps
-// the ranking, keeps every score below 1, and gives weak matches (small best score) low values.
+// BM25 scores are unbounded; Bedrock's are similarities in 0–1. Scaling by best / (best + K)
+// keeps every score below 1 and gives weak matches (small best score) low values.
 const SCORE_DAMPING = 4;
 
 /**
+ * Where the best match in the other language lands against the best in the inquiry's language
+ * (1 = level). Below 1, so a question's own-language tickets lead; high enough that the other
+ * language's strong matches come right after them instead of below every weak own-language one.
+ */
+const OTHER_LANGUAGE_WEIGHT = 0.8;
+/**
+ * How many times the best own-language BM25 score a ticket in the other language must reach to
+ * lead anyway: when the inquiry's language has only weak matches, a clearly better ticket in the
+ * other language comes first. Both constants were chosen on the dev half of the evaluation set
+ * (weight 0.7–0.9, lead 1.25–6 tried; ADR 0008).
+ */
+const OTHER_LANGUAGE_LEAD = 3;
+
+const CJK_CHARACTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/** Japanese if the text has any kanji or kana (English tickets and questions have none). */
+const languageOf = (text: string): TicketLanguage => (CJK_CHARACTER.test(text) ? 'ja' : 'en');
+
+/**
+ * The language of a retrieval query: that of its first line, the inquiry's own start — the
+ * glossary expansion (`functions/chat/retrieval-query.ts`) follows on a later line, in the
+ * other language on purpose.
+ */
+const queryLanguageOf = (text: string): TicketLanguage =>
+  languageOf(text.trimStart().split('\n')[0] ?? '');
+
+/**
+ * Ranks keyword hits over a bilingual corpus. BM25 scores of the two languages are not
+ * comparable: a Japanese question yields dozens of terms (words and bigrams) that only Japanese
+ * tickets can match, against the few expansion words an English ticket can, so raw scores bury
+ * every ticket of the other language (and the reverse). Each language's hits are scaled by their
+ * own best score — the federated-search merge of two collections — and the other language's
+ * weighted by `OTHER_LANGUAGE_WEIGHT`, unless its raw score beats `OTHER_LANGUAGE_LEAD` times the
+ * best own-language one. Within a language the BM25 order is unchanged.
+ */
+export function mergeLanguages(
+  hits: readonly { id: number; score: number }[],
+  chunks: readonly { readonly language: TicketLanguage }[],
+  queryLanguage: TicketLanguage,
+): { id: number; score: number }[] {
+  const best: Record<TicketLanguage, number> = { ja: 0, en: 0 };
+  for (const hit of hits) {
+    const { language } = chunks[hit.id] as { language: TicketLanguage };
+    best[language] = Math.max(best[language], hit.score);
+  }
+  const merged = hits
+    .map((hit) => {
+      const { language } = chunks[hit.id] as { language: TicketLanguage };
+      if (language === queryLanguage) return { id: hit.id, score: hit.score / best[language] };
+      const own = best[queryLanguage];
+      const weighted = (OTHER_LANGUAGE_WEIGHT * hit.score) / best[language];
+      const leading = own > 0 ? hit.score / (OTHER_LANGUAGE_LEAD * own) : 0;
+      return { id: hit.id, score: Math.max(weighted, leading) };
+    })
+    .sort((a, b) => b.score - a.score);
+  // A leading ticket of the other language can exceed 1; the best is 1 again.
+  const top = merged[0]?.score ?? 1;
+  return merged.map((hit) => ({ id: hit.id, score: hit.score / top }));
+}
+
+/**
  * Indexes ticket documents for BM25+ keyword search (minisearch) with Japanese segmentation
- * and CJK bigrams (`tokenizeForSearch`); the subject counts double.
+ * and CJK bigrams (`tokenizeForSearch`); the subject counts double. Japanese and English tickets
+ * are ranked each on their own scale and merged (`mergeLanguages`).
  *
  * Vector search always returns its nearest neighbours; keyword search finds nothing for a query
  * without shared terms. So: without a filter, only matching chunks come back; with a filter
@@ -159,6 +224,7 @@ export function createTicketIndex(documents: readonly TicketDocument[]): TicketI
       const uri = `s3://${LOCAL_TICKET_BUCKET}/${document.fileName}`;
       return chunkTicketDocument(document.text).map((text, part) => ({
         subject: String(document.metadata.subject ?? ''),
+        language: languageOf(String(document.metadata.subject ?? '') || text),
         text,
         uri,
         metadata: {
@@ -192,18 +258,16 @@ export function createTicketIndex(documents: readonly TicketDocument[]): TicketI
         filter === undefined || matchRetrievalFilter(filter, chunk.metadata);
       // Validate the filter even when nothing matches the text, as Bedrock rejects it up front.
       if (filter !== undefined) matchRetrievalFilter(filter, {});
-      const hits = miniSearch
-        .search(text, {
-          boost: { subject: 2 },
-          combineWith: 'OR',
-          prefix: (term) => /^[a-z0-9]{4,}$/.test(term),
-          filter: (hit) => passes(chunks[hit.id] as Chunk),
-        })
-        .slice(0, numberOfResults);
-      const best = hits[0]?.score ?? 0;
-      const results = hits.map((hit) =>
-        toResult(chunks[hit.id] as Chunk, hit.score / (best + SCORE_DAMPING)),
-      );
+      const matches = miniSearch.search(text, {
+        boost: { subject: 2 },
+        combineWith: 'OR',
+        prefix: (term) => /^[a-z0-9]{4,}$/.test(term),
+        filter: (hit) => passes(chunks[hit.id] as Chunk),
+      });
+      const bestMatch = matches[0]?.score ?? 0;
+      const strength = bestMatch / (bestMatch + SCORE_DAMPING);
+      const hits = mergeLanguages(matches, chunks, queryLanguageOf(text)).slice(0, numberOfResults);
+      const results = hits.map((hit) => toResult(chunks[hit.id] as Chunk, hit.score * strength));
       if (filter === undefined || results.length >= numberOfResults) return results;
       const found = new Set(hits.map((hit) => hit.id));
       const rest = chunks.filter((chunk) => !found.has(chunk.id) && passes(chunk));

@@ -85,6 +85,89 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
     }
   });
 
+  it('sends cache points after the tool, the system prompt and the marked message, and nothing without checkpoints', async () => {
+    const modelId = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
+    const history = {
+      ...request,
+      messages: [
+        { role: 'user' as const, text: 'VPNにつながらない' },
+        { role: 'assistant' as const, text: '{"response_type":"clarification"}' },
+        { role: 'user' as const, text: '社外から' },
+      ],
+    };
+    bedrock.enqueueScript({ kind: 'stream', fragments: ['{}'], delayMs: 0 });
+    await collect(createBedrockChatModel({ client, modelId }).stream(history));
+    const plain = bedrock.converseRequests.at(-1)?.body;
+
+    bedrock.enqueueScript({ kind: 'stream', fragments: ['{}'], delayMs: 0 });
+    await collect(
+      createBedrockChatModel({ client, modelId }).stream({
+        ...history,
+        cacheCheckpoints: { afterTool: true, afterSystem: true, afterMessage: 1 },
+      }),
+    );
+    const cached = bedrock.converseRequests.at(-1)?.body;
+    const cachePoint = { cachePoint: { type: 'default' } };
+    expect(cached?.system).toEqual([{ text: 'system prompt' }, cachePoint]);
+    expect(cached?.toolConfig?.tools).toEqual([plain?.toolConfig?.tools?.[0], cachePoint]);
+    expect(cached?.messages?.map((message) => message.content)).toEqual([
+      [{ text: 'VPNにつながらない' }],
+      [{ text: '{"response_type":"clarification"}' }, cachePoint],
+      [{ text: '社外から' }],
+    ]);
+
+    // Without checkpoints the wire body is what it was before caching existed.
+    expect(plain).toEqual({
+      system: [{ text: 'system prompt' }],
+      messages: history.messages.map((message) => ({
+        role: message.role,
+        content: [{ text: message.text }],
+      })),
+      toolConfig: {
+        tools: [
+          {
+            toolSpec: {
+              name: 'submit_response',
+              description: answerTool.description,
+              inputSchema: { json: answerTool.inputSchema },
+            },
+          },
+        ],
+        toolChoice: { tool: { name: 'submit_response' } },
+      },
+      inferenceConfig: { maxTokens: 1000, temperature: 0 },
+      additionalModelRequestFields: { anthropic_beta: ['fine-grained-tool-streaming-2025-05-14'] },
+    });
+  });
+
+  it('reports the cache reads and writes of the usage event', async () => {
+    const model = createBedrockChatModel({ client, modelId: 'offline.service-desk-responder' });
+    // A system prompt long enough for a checkpoint (the local endpoint models the minimum).
+    const long = { ...request, system: 'Answer service-desk inquiries. '.repeat(200) };
+    const cached = { ...long, cacheCheckpoints: { afterTool: false, afterSystem: true } };
+    bedrock.enqueueScript({ kind: 'stream', fragments: ['{}'], delayMs: 0 });
+    const first = (await collect(model.stream(cached))).find((event) => event.type === 'usage');
+    bedrock.enqueueScript({ kind: 'stream', fragments: ['{}'], delayMs: 0 });
+    const second = (await collect(model.stream(cached))).find((event) => event.type === 'usage');
+    expect(first).toMatchObject({
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: expect.any(Number),
+    });
+    expect(first?.type === 'usage' && first.cacheWriteInputTokens).toBeGreaterThan(1024);
+    expect(second).toMatchObject({
+      cacheReadInputTokens: first?.type === 'usage' ? first.cacheWriteInputTokens : -1,
+      cacheWriteInputTokens: 0,
+    });
+    // Without checkpoints the usage carries no cache counts at all.
+    bedrock.enqueueScript({ kind: 'stream', fragments: ['{}'], delayMs: 0 });
+    const plain = (await collect(model.stream(long))).find((event) => event.type === 'usage');
+    expect(plain).toEqual({
+      type: 'usage',
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+    });
+  });
+
   it('maps max_tokens', async () => {
     bedrock.enqueueScript({
       kind: 'stream',

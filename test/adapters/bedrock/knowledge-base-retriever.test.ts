@@ -5,6 +5,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKnowledgeBaseRetriever,
+  rerankCandidates,
   toRetrievedTicket,
 } from '../../../functions/adapters/bedrock/knowledge-base-retriever.js';
 import {
@@ -54,6 +55,41 @@ describe('createKnowledgeBaseRetriever (real SDK client, local Retrieve endpoint
       score: expect.any(Number),
     });
     expect(first?.uri).toMatch(/^s3:\/\//);
+  });
+
+  it('asks Retrieve to rerank five times the candidates down to the limit when a reranker is set', async () => {
+    const rerankingModelArn = 'arn:aws:bedrock:us-west-2::foundation-model/amazon.rerank-v1:0';
+    const retriever = createKnowledgeBaseRetriever({
+      client,
+      knowledgeBaseId: bedrock.knowledgeBaseId,
+      rerankingModelArn,
+    });
+    // The local endpoint has no reranker and says so; the request is what AWS would receive.
+    await expect(retriever.search('VPNがつながらない', { limit: 8 })).rejects.toMatchObject({
+      name: 'ValidationException',
+    });
+    expect(bedrock.retrieveRequests.at(-1)?.body.retrievalConfiguration).toEqual({
+      vectorSearchConfiguration: {
+        numberOfResults: 40,
+        overrideSearchType: 'HYBRID',
+        filter: { notEquals: { key: 'restricted', value: true } },
+        rerankingConfiguration: {
+          type: 'BEDROCK_RERANKING_MODEL',
+          bedrockRerankingConfiguration: {
+            modelConfiguration: { modelArn: rerankingModelArn },
+            numberOfRerankedResults: 8,
+          },
+        },
+      },
+    });
+    expect(rerankCandidates(30)).toBe(100); // Retrieve's maximum
+    expect(rerankCandidates(1)).toBe(5);
+
+    // Fetching by issue id has no query to rank against: never reranked.
+    await retriever.fetchByIssueIds(['1234'], { limit: 8 });
+    expect(
+      bedrock.retrieveRequests.at(-1)?.body.retrievalConfiguration?.vectorSearchConfiguration,
+    ).not.toHaveProperty('rerankingConfiguration');
   });
 
   it('fetches referenced tickets by issue id, never a restricted one', async () => {

@@ -152,6 +152,36 @@ describe('local Bedrock endpoint: Retrieve', () => {
     expect(failure).toMatchObject({ name: 'ValidationException' });
   });
 
+  it('refuses a rerankingConfiguration instead of pretending to rerank', async () => {
+    const failure = await fixture.agentRuntime
+      .send(
+        new RetrieveCommand({
+          knowledgeBaseId: LOCAL_KNOWLEDGE_BASE_ID,
+          retrievalQuery: { text: 'VPN' },
+          retrievalConfiguration: {
+            vectorSearchConfiguration: {
+              numberOfResults: 40,
+              rerankingConfiguration: {
+                type: 'BEDROCK_RERANKING_MODEL',
+                bedrockRerankingConfiguration: {
+                  modelConfiguration: {
+                    modelArn: 'arn:aws:bedrock:us-west-2::foundation-model/amazon.rerank-v1:0',
+                  },
+                  numberOfRerankedResults: 8,
+                },
+              },
+            },
+          },
+        }),
+      )
+      .catch((error) => error);
+    expect(failure).toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringContaining('no reranker'),
+      $metadata: { httpStatusCode: 400 },
+    });
+  });
+
   it('records each request with its knowledge base id and parsed body', async () => {
     await retrieve('記録', 3, { equals: { key: 'category', value: 'VPN' } });
     expect(fixture.server.retrieveRequests.at(-1)).toEqual({

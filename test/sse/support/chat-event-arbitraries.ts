@@ -59,9 +59,19 @@ export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
         unverified_references: fc.array(fc.stringMatching(/^[1-9][0-9]{2,7}$/), { maxLength: 3 }),
         conversationId: id,
         version,
+        seq: fc.integer({ min: 2, max: 100_000 }),
         status: fc.constantFrom('complete', 'truncated', 'stopped' as const),
       },
-      { requiredKeys: ['response_type', 'general_advice', 'conversationId', 'version', 'status'] },
+      {
+        requiredKeys: [
+          'response_type',
+          'general_advice',
+          'conversationId',
+          'version',
+          'seq',
+          'status',
+        ],
+      },
     ),
   }),
   fc.record({

@@ -156,4 +156,35 @@ describe('conversationReducer', () => {
     const detail = { conversationId: 'C1', title: 't', version: 9, turns: [] };
     expect(conversationReducer(live, { type: 'history', detail })).toBe(live);
   });
+
+  it('learns the stored answer turn from result, and stores feedback on that answer only', () => {
+    const answered = run([send('r1'), event(result()), send('r2'), event(result(), 'r2')]);
+    expect(assistantOf(answered, 1).seq).toBe(2);
+    // Both answers carry seq 2 in the test events; give the first its own number, as the server would.
+    const first = { ...assistantOf(answered, 1), seq: 2 };
+    const second = { ...assistantOf(answered, 3), seq: 4 };
+    const view: ConversationView = {
+      ...answered,
+      bubbles: [
+        answered.bubbles[0],
+        first,
+        answered.bubbles[2],
+        second,
+      ] as ConversationView['bubbles'],
+    };
+    const feedback = { rating: 'up' as const, helpfulTicketIds: ['1001'], updatedAt: 'T' };
+    const rated = conversationReducer(view, { type: 'feedback', seq: 4, feedback, version: 7 });
+    expect(assistantOf(rated, 3).feedback).toEqual(feedback);
+    expect(rated.bubbles[1]).toBe(view.bubbles[1]);
+    expect(rated.version).toBe(7);
+    // A late reply to an older post cannot move the version back.
+    const later = { ...rated, version: 9 };
+    expect(
+      conversationReducer(later, { type: 'feedback', seq: 2, feedback, version: 8 }).version,
+    ).toBe(9);
+    // Feedback for a turn this view does not show changes nothing.
+    expect(conversationReducer(rated, { type: 'feedback', seq: 99, feedback, version: 10 })).toBe(
+      rated,
+    );
+  });
 });

@@ -70,6 +70,16 @@ describe('rebuildFromTurns', () => {
     expect(view.bubbles[1]).toMatchObject({ result: { options: ['Salesforce', 'VPN'] } });
   });
 
+  it('keeps each answer’s turn number and stored feedback, so ratings survive a reload', () => {
+    const feedback = { rating: 'down' as const, reason: 'wrong' as const, updatedAt: 'T' };
+    const view = rebuildFromTurns({
+      ...detail,
+      turns: detail.turns.map((stored) => (stored.seq === 4 ? { ...stored, feedback } : stored)),
+    });
+    expect(view.bubbles[3]).toMatchObject({ seq: 4, feedback });
+    expect(view.bubbles[5]).toMatchObject({ seq: 6, feedback: undefined });
+  });
+
   it('keeps the model id of a stored answer (the offline label reads it)', () => {
     const view = rebuildFromTurns(detail);
     expect(view.bubbles[3]).toMatchObject({ modelId: 'offline.service-desk-responder' });

@@ -29,5 +29,5 @@ export const result = (
   status: 'complete' | 'truncated' | 'stopped' = 'complete',
 ): ChatEvent => ({
   event: 'result',
-  data: { ...answer, ...data, conversationId: 'C1', version: 3, status },
+  data: { ...answer, ...data, conversationId: 'C1', version: 3, seq: 2, status },
 });

@@ -1,21 +1,36 @@
+import * as z from 'zod';
 import {
+  answerFeedbackSchema,
   type ConversationDetail,
   type ConversationList,
   conversationDetailSchema,
   conversationListSchema,
+  type FeedbackRequest,
 } from '../../../functions/contract/conversations.js';
 import { ApiError } from './api-error.js';
 
 /** The conversation routes; `fetch` is the identity-adding one from `createApiFetch`. */
 export interface ConversationApi {
-  /** One page, newest activity first; pass `nextCursor` back for the next. */
-  list(cursor?: string): Promise<ConversationList>;
+  /**
+   * One page, newest activity first; pass `nextCursor` back for the next. With `query`, only
+   * conversations whose title or messages contain all its words.
+   */
+  list(cursor?: string, query?: string): Promise<ConversationList>;
   /** `undefined` when the server answers 304 for `knownVersion`. */
   get(conversationId: string, knownVersion?: number): Promise<ConversationDetail | undefined>;
   rename(conversationId: string, title: string): Promise<void>;
   remove(conversationId: string): Promise<void>;
   stop(conversationId: string): Promise<void>;
+  /** Stores (or replaces) the user's feedback on the answer turn `seq`. */
+  feedback(conversationId: string, seq: number, body: FeedbackRequest): Promise<StoredFeedback>;
 }
+
+const storedFeedbackSchema = z.object({
+  seq: z.number().int(),
+  feedback: answerFeedbackSchema,
+  version: z.number().int(),
+});
+export type StoredFeedback = z.infer<typeof storedFeedbackSchema>;
 
 export function createConversationApi(apiBase: string, apiFetch: typeof fetch): ConversationApi {
   const url = (path: string) => `${apiBase}/conversations${path}`;
@@ -34,9 +49,13 @@ export function createConversationApi(apiBase: string, apiFetch: typeof fetch): 
   const etags = new Map<string, { version: number; etag: string }>();
 
   return {
-    async list(cursor) {
-      const query = cursor ? `?${new URLSearchParams({ cursor })}` : '';
-      return conversationListSchema.parse(await (await call(query)).json());
+    async list(cursor, query) {
+      const params = new URLSearchParams({
+        ...(cursor ? { cursor } : {}),
+        ...(query ? { q: query } : {}),
+      });
+      const search = params.toString() ? `?${params}` : '';
+      return conversationListSchema.parse(await (await call(search)).json());
     },
     async get(conversationId, knownVersion) {
       const cached = etags.get(conversationId);
@@ -58,6 +77,14 @@ export function createConversationApi(apiBase: string, apiFetch: typeof fetch): 
     },
     async remove(conversationId) {
       await call(withId(conversationId), { method: 'DELETE' });
+    },
+    async feedback(conversationId, seq, body) {
+      const response = await call(`${withId(conversationId)}/turns/${seq}/feedback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return storedFeedbackSchema.parse(await response.json());
     },
     async stop(conversationId) {
       // An empty JSON body, so the edge sees a hashed body like every other POST.

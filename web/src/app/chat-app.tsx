@@ -7,7 +7,7 @@ import { ConversationPane } from '../components/conversation-pane.js';
 import { Sidebar } from '../components/sidebar.js';
 import type { Locale } from '../i18n/messages.js';
 import { useChatController } from './use-chat-controller.js';
-import { useConversationList } from './use-conversation-list.js';
+import { useConversationList, useConversationSearch } from './use-conversation-list.js';
 
 interface ChatAppProps {
   readonly apiBase: string;
@@ -21,6 +21,7 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
   const apiFetch = useMemo(() => createApiFetch(session), [session]);
   const api = useMemo(() => createConversationApi(apiBase, apiFetch), [apiBase, apiFetch]);
   const list = useConversationList(api);
+  const search = useConversationSearch(api);
   const { refresh } = list;
   const onConversationsChanged = useCallback(() => void refresh(), [refresh]);
   const chat = useChatController(api, apiBase, apiFetch, onConversationsChanged);
@@ -42,6 +43,7 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
       <div className="app__body">
         <Sidebar
           conversations={list.items}
+          search={search}
           loaded={list.loaded}
           hasMore={list.hasMore}
           onLoadMore={() => void list.loadMore().catch(console.error)}

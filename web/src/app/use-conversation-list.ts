@@ -14,6 +14,76 @@ export interface ConversationListState {
   remove(conversationId: string): Promise<void>;
 }
 
+export interface ConversationSearchState {
+  readonly query: string;
+  /** Matches of `query` (its trimmed form is non-empty), newest activity first. */
+  readonly results?: readonly ConversationSummary[];
+  readonly searching: boolean;
+  readonly hasMore: boolean;
+  readonly error?: unknown;
+  setQuery(query: string): void;
+  loadMore(): Promise<void>;
+}
+
+/** Waits this long after the last keystroke before asking the server. */
+const SEARCH_DEBOUNCE_MS = 300;
+
+/**
+ * The sidebar's search: the server filters the caller's own conversations by title and message
+ * text. Only the latest query's answer is shown, however the responses arrive.
+ */
+export function useConversationSearch(api: ConversationApi): ConversationSearchState {
+  const [query, setQuery] = useState('');
+  const [results, setResults] = useState<readonly ConversationSummary[]>();
+  const [searching, setSearching] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const next = useRef<string | undefined>(undefined);
+  const [hasMore, setHasMore] = useState(false);
+  const latest = useRef(0);
+  const trimmed = query.trim();
+
+  useEffect(() => {
+    const ticket = ++latest.current;
+    if (!trimmed) {
+      setResults(undefined);
+      setSearching(false);
+      return;
+    }
+    setSearching(true);
+    const timer = setTimeout(() => {
+      api
+        .list(undefined, trimmed)
+        .then((page) => {
+          if (ticket !== latest.current) return;
+          next.current = page.nextCursor;
+          setHasMore(page.nextCursor !== undefined);
+          setResults(page.items);
+          setError(undefined);
+        })
+        .catch((failure: unknown) => {
+          if (ticket === latest.current) setError(failure);
+        })
+        .finally(() => {
+          if (ticket === latest.current) setSearching(false);
+        });
+    }, SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [api, trimmed]);
+
+  const loadMore = useCallback(async () => {
+    const cursor = next.current;
+    if (!cursor || !trimmed) return;
+    const ticket = latest.current;
+    const page = await api.list(cursor, trimmed);
+    if (ticket !== latest.current) return;
+    next.current = page.nextCursor;
+    setHasMore(page.nextCursor !== undefined);
+    setResults((current) => [...(current ?? []), ...page.items]);
+  }, [api, trimmed]);
+
+  return { query, results, searching, hasMore, error, setQuery, loadMore };
+}
+
 /** The sidebar's data: the caller's conversations, kept fresh after every change. */
 export function useConversationList(api: ConversationApi): ConversationListState {
   const [items, setItems] = useState<readonly ConversationSummary[]>([]);

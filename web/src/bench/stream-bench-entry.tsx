@@ -44,6 +44,7 @@ function Harness() {
             streaming={current.activeRequestId !== undefined}
             onSend={() => {}}
             onNewInquiry={() => {}}
+            onFeedback={async () => {}}
           />
         </main>
       </div>
@@ -116,6 +117,7 @@ async function runStreamBench(options: {
       source_chunks_count: benchTickets.length,
       conversationId: 'BENCH',
       version: 2,
+      seq: 2,
       status: 'complete',
     },
   });

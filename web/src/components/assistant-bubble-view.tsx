@@ -2,6 +2,7 @@ import { memo, useMemo } from 'react';
 import { isOfflineModelId } from '../../../local/bedrock/local-bedrock-defaults.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { AssistantBubble } from '../state/bubble.js';
+import { AnswerFeedbackBar, type SendFeedback, useAnswerFeedback } from './answer-feedback.js';
 import { ClarificationPanel } from './clarification-panel.js';
 import { KbDetails } from './kb-details.js';
 import { MailDraft } from './mail-draft.js';
@@ -17,6 +18,7 @@ interface AssistantBubbleViewProps {
   readonly actionable: boolean;
   readonly onSend: (message: string, clientMessageId?: string) => void;
   readonly onNewInquiry: () => void;
+  readonly onFeedback: (seq: number, feedback: Parameters<SendFeedback>[0]) => Promise<void>;
 }
 
 /**
@@ -28,9 +30,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   actionable,
   onSend,
   onNewInquiry,
+  onFeedback,
 }: AssistantBubbleViewProps) {
   const { t } = useI18n();
-  const { result, status, request } = bubble;
+  const { result, status, request, seq } = bubble;
+  const feedbackState = useAnswerFeedback(bubble.feedback, (feedback) =>
+    seq === undefined ? Promise.resolve() : onFeedback(seq, feedback),
+  );
   const streaming = status === 'streaming';
   // Marked once the result names them. A failed answer has no result while live, so it is not
   // marked after a reload either: both views agree.
@@ -42,6 +48,9 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
     [unverified, unverifiedTitle],
   );
   const clarification = result?.response_type === 'clarification';
+  // Feedback is on stored answers (a clarification asks; it does not answer yet).
+  const rateable =
+    seq !== undefined && result !== undefined && !clarification && status !== 'failed';
   // Only a failure is worth re-sending: the server replays a stored stopped or truncated answer
   // for the same clientMessageId, and a rejected request (400/401/413) would fail again.
   const retryable = status === 'failed' && bubble.error?.retryable !== false;
@@ -60,6 +69,11 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
         )}
       </div>
       {streaming && <ProgressSteps reached={bubble.steps} />}
+      {bubble.inFlightUntil !== undefined && (
+        <p className="status-notice status-notice--info" role="status">
+          {t('answerInFlight')}
+        </p>
+      )}
       <KbDetails query={bubble.kbQuery} chunks={bubble.kbChunks} />
       <div className="bubble__answer" aria-live="polite" aria-busy={streaming}>
         <StreamingMarkdown text={bubble.text} marks={marks} />
@@ -73,12 +87,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
           onNewInquiry={onNewInquiry}
         />
       )}
-      <TicketCards tickets={bubble.tickets} />
+      <TicketCards tickets={bubble.tickets} feedback={rateable ? feedbackState : undefined} />
       {result?.mail_draft && <MailDraft draft={result.mail_draft} marks={marks} />}
       {result?.todo_actions && result.todo_actions.length > 0 && (
         <TodoChecklist actions={result.todo_actions} />
       )}
       <StatusNotice bubble={bubble} onRetry={retry} />
+      {rateable && <AnswerFeedbackBar state={feedbackState} />}
     </li>
   );
 });

@@ -34,6 +34,7 @@ export function ConversationPane({ chat }: { chat: ChatController }) {
         streaming={streaming}
         onSend={chat.send}
         onNewInquiry={() => chat.setNewInquiry(true)}
+        onFeedback={chat.giveFeedback}
       />
       <Composer
         streaming={streaming}

@@ -2,6 +2,7 @@ import { useLayoutEffect, useRef } from 'react';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Bubble } from '../state/bubble.js';
 import { withInquiryBoundaries } from '../state/with-inquiry-boundaries.js';
+import type { SendFeedback } from './answer-feedback.js';
 import { AssistantBubbleView } from './assistant-bubble-view.js';
 import { InquiryBoundary } from './inquiry-boundary.js';
 import { UserBubbleView } from './user-bubble-view.js';
@@ -11,6 +12,7 @@ interface MessageListProps {
   readonly streaming: boolean;
   readonly onSend: (message: string, clientMessageId?: string) => void;
   readonly onNewInquiry: () => void;
+  readonly onFeedback: (seq: number, feedback: Parameters<SendFeedback>[0]) => Promise<void>;
 }
 
 /** Pixels from the bottom within which the list keeps following new text. */
@@ -20,7 +22,13 @@ const FOLLOW_THRESHOLD = 80;
  * The conversation, with a line wherever a new inquiry starts. Follows the growing answer only
  * while the reader is at the bottom, so scrolling up to reread is never yanked back.
  */
-export function MessageList({ bubbles, streaming, onSend, onNewInquiry }: MessageListProps) {
+export function MessageList({
+  bubbles,
+  streaming,
+  onSend,
+  onNewInquiry,
+  onFeedback,
+}: MessageListProps) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
@@ -61,6 +69,7 @@ export function MessageList({ bubbles, streaming, onSend, onNewInquiry }: Messag
                 actionable={!streaming && row.bubble === last}
                 onSend={onSend}
                 onNewInquiry={onNewInquiry}
+                onFeedback={onFeedback}
               />
             ),
           )}

@@ -1,9 +1,16 @@
-import { memo } from 'react';
+import { memo, type ReactNode } from 'react';
 import type { TicketResult } from '../../../functions/contract/answer.js';
 import { useI18n } from '../i18n/i18n-context.js';
 
 /** One similar past ticket. Plain text only: ticket fields never go through the HTML path. */
-export const TicketCard = memo(function TicketCard({ ticket }: { ticket: TicketResult }) {
+export const TicketCard = memo(function TicketCard({
+  ticket,
+  action,
+}: {
+  ticket: TicketResult;
+  /** A control for this card (e.g. "this solved it"), shown in its footer. */
+  action?: ReactNode;
+}) {
   const { t } = useI18n();
   return (
     // The wrapper animates its height open, so text below slides instead of jumping.
@@ -20,6 +27,7 @@ export const TicketCard = memo(function TicketCard({ ticket }: { ticket: TicketR
             {ticket.resolution}
           </p>
         )}
+        {action && <footer className="ticket-card__footer">{action}</footer>}
       </article>
     </li>
   );

@@ -26,10 +26,11 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
     case 'ticket':
       return { ...bubble, tickets: [...bubble.tickets, event.data] };
     case 'result': {
-      const { conversationId: _c, version: _v, status, ...answer } = event.data;
+      const { conversationId: _c, version: _v, seq, status, ...answer } = event.data;
       return {
         ...bubble,
         status,
+        seq,
         // The streamed text is what the user has been reading; keep it unless the result adds to it.
         text:
           answer.general_advice.length >= bubble.text.length ? answer.general_advice : bubble.text,

@@ -1,5 +1,6 @@
 import type { DeliveredAnswer, TicketResult } from '../../../functions/contract/answer.js';
 import type { KbChunk, ProgressStep } from '../../../functions/contract/chat-events.js';
+import type { AnswerFeedback } from '../../../functions/contract/conversations.js';
 
 /** What the user sent; `inquiryId` is known once the server's `meta` event names it. */
 export interface UserBubble {
@@ -43,6 +44,15 @@ export interface AssistantBubble {
   readonly error?: BubbleError;
   /** The model that wrote the answer (from `meta`, or the stored turn after a reload). */
   readonly modelId?: string;
+  /**
+   * Set on a placeholder for an answer another request is generating (`answering` of a loaded
+   * conversation: a reload mid-answer, another tab): the deadline (ISO) by which it is stored.
+   */
+  readonly inFlightUntil?: string;
+  /** The stored turn's number, once the server stored it (`result`, or the history). */
+  readonly seq?: number;
+  /** The staff member's verdict on this answer, as stored. */
+  readonly feedback?: AnswerFeedback;
   /** The message that produced this answer, for retry with the same clientMessageId. */
   readonly request?: { readonly message: string; readonly clientMessageId: string };
 }

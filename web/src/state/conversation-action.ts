@@ -1,5 +1,8 @@
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
-import type { ConversationDetail } from '../../../functions/contract/conversations.js';
+import type {
+  AnswerFeedback,
+  ConversationDetail,
+} from '../../../functions/contract/conversations.js';
 import type { BubbleError } from './bubble.js';
 
 /** Everything that can change one conversation's view. Plain data, so the reducer stays pure. */
@@ -19,4 +22,11 @@ export type ConversationAction =
   | { readonly type: 'stream_ended'; readonly requestId: string; readonly stopped: boolean }
   /** The stored conversation, from `GET /conversations/{id}`. */
   | { readonly type: 'history'; readonly detail: ConversationDetail }
-  | { readonly type: 'renamed'; readonly title: string };
+  | { readonly type: 'renamed'; readonly title: string }
+  /** The server stored feedback on the answer turn `seq`; the conversation is now at `version`. */
+  | {
+      readonly type: 'feedback';
+      readonly seq: number;
+      readonly feedback: AnswerFeedback;
+      readonly version: number;
+    };

@@ -62,6 +62,15 @@ export function conversationReducer(
       return view.activeRequestId ? view : rebuildFromTurns(action.detail);
     case 'renamed':
       return { ...view, title: action.title };
+    case 'feedback': {
+      const index = view.bubbles.findIndex((b) => b.kind === 'assistant' && b.seq === action.seq);
+      const bubble = view.bubbles[index];
+      if (bubble?.kind !== 'assistant') return view;
+      const bubbles = view.bubbles.slice();
+      bubbles[index] = { ...bubble, feedback: action.feedback };
+      // Never move backwards: a stream or a reload may already know a later version.
+      return { ...view, bubbles, version: Math.max(view.version ?? 0, action.version) };
+    }
   }
 }
 

@@ -22,6 +22,20 @@ export function rebuildFromTurns(detail: ConversationDetail): ConversationView {
     }
     bubbles.push(assistantFromTurn(turn, lastUser));
   }
+  // An answer being generated elsewhere: a placeholder the next snapshot replaces.
+  const { answering } = detail;
+  if (answering && lastUser?.seq === answering.seq) {
+    bubbles.push({
+      kind: 'assistant',
+      id: `answering-${answering.seq}`,
+      inquiryId: lastUser.inquiryId,
+      status: 'streaming',
+      steps: [],
+      text: '',
+      tickets: [],
+      inFlightUntil: answering.until,
+    });
+  }
   return {
     conversationId: detail.conversationId,
     title: detail.title,
@@ -44,6 +58,8 @@ function assistantFromTurn(turn: Turn, lastUser: Turn | undefined): AssistantBub
     result: turn.result,
     error: failed ? { code: 'stored_failure', message: '', retryable: true } : undefined,
     modelId: turn.modelId,
+    seq: turn.seq,
+    feedback: turn.feedback,
     // Retry re-uses the stored id only when the server tells us it; a fresh id would duplicate.
     request:
       lastUser?.clientMessageId !== undefined

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+// A page loaded while an answer is being generated (a reload, another tab) learns it from
+// `GET /api/conversations/{id}` (`answering`), through the local stack.
+
+type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.stop());
+
+const advice = 'ドライバーを入れ直してください。'.repeat(6);
+/** About 2 s of streaming: long enough to look at the conversation meanwhile. */
+const slowAnswer = (options: { failAfter?: number } = {}) =>
+  scriptedAnswer(
+    { response_type: 'results', general_advice: advice, results: [] },
+    { size: 5, delayMs: 50, ...options },
+  );
+
+interface Detail {
+  version: number;
+  turns: { seq: number; role: string }[];
+  answering?: { seq: number; until: string };
+}
+
+async function firstConversationId(user: string): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const list = await callApi(stack.url, 'GET', '/api/conversations', undefined, { user });
+    const id = (list.json as { items: { conversationId: string }[] }).items[0]?.conversationId;
+    if (id) return id;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the conversation never appeared');
+}
+
+async function detailOf(user: string, conversationId: string): Promise<Detail> {
+  const response = await callApi(
+    stack.url,
+    'GET',
+    `/api/conversations/${conversationId}`,
+    undefined,
+    { user },
+  );
+  return response.json as Detail;
+}
+
+describe('an answer in flight', () => {
+  it('is announced on the conversation until the answer is stored', async () => {
+    const user = 'in-flight';
+    stack.bedrock.enqueueScript(slowAnswer());
+    const chat = postChat(
+      stack.url,
+      { message: 'プリンターが印刷しない', clientMessageId: 'in-flight-0001' },
+      { user },
+    );
+    const conversationId = await firstConversationId(user);
+    const during = await detailOf(user, conversationId);
+    expect(during.turns.map((turn) => turn.role)).toEqual(['user']);
+    expect(during.answering?.seq).toBe(1);
+    expect(Date.parse(during.answering?.until ?? '')).toBeGreaterThan(Date.now());
+
+    const response = await chat;
+    expect(eventsNamed(response, 'result')).toHaveLength(1);
+    const after = await detailOf(user, conversationId);
+    expect(after.turns.map((turn) => turn.role)).toEqual(['user', 'assistant']);
+    expect(after.answering).toBeUndefined();
+  });
+
+  it('is not announced for a message sent without a clientMessageId (no generation claim)', async () => {
+    const user = 'in-flight-unclaimed';
+    stack.bedrock.enqueueScript(slowAnswer());
+    const chat = postChat(stack.url, { message: 'VPNが切れる' }, { user });
+    const conversationId = await firstConversationId(user);
+    expect((await detailOf(user, conversationId)).answering).toBeUndefined();
+    await chat;
+  });
+
+  it('ends with a failed answer too', async () => {
+    const user = 'in-flight-failed';
+    stack.bedrock.enqueueScript(slowAnswer({ failAfter: 0 }));
+    const response = await postChat(
+      stack.url,
+      { message: 'Teamsが落ちる', clientMessageId: 'in-flight-failed-1' },
+      { user },
+    );
+    expect(eventsNamed(response, 'error')).toHaveLength(1);
+    const conversationId = await firstConversationId(user);
+    const after = await detailOf(user, conversationId);
+    expect(after.turns.map((turn) => turn.role)).toEqual(['user', 'assistant']);
+    expect(after.answering).toBeUndefined();
+  });
+});

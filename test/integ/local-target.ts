@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
+import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
+import { DEV_USER_HEADER } from '../../functions/api/resolve-owner.js';
+import type { Answer } from '../../functions/contract/answer.js';
+import { type LocalStack, startLocalStack } from '../../local/start-local-stack.js';
+import type { IntegTarget } from './integ-target.js';
+
+/**
+ * The local stack as an acceptance-suite target (`npm run test:integ -- --local`): the dry run
+ * that proves the suite's code paths on this machine. The same handler, SSE stream and Function
+ * URL emulator as `npm start`, with the offline responder paced like a slow model so tokens
+ * arrive over many reads, and a short heartbeat so the long-answer check takes seconds.
+ *
+ * What cannot be proven here is reported as not applicable: the emulator has no IAM
+ * authentication, so there is no CloudFront signature to leave out.
+ */
+
+/** Short, so the long-answer check sees many heartbeats in ~2 s. */
+export const LOCAL_HEARTBEAT_MS = 250;
+/** Heartbeats must be seen arriving over this many intervals… */
+const LOCAL_SPAN_HEARTBEATS = 6;
+/** …while the scripted model stays silent for this many before its first token. */
+const LOCAL_SILENT_HEARTBEATS = 8;
+
+/** The function environment the suite expects of a local stack it starts. */
+export const localTargetFunctionEnvironment: Readonly<Record<string, string>> = {
+  HEARTBEAT_MS: String(LOCAL_HEARTBEAT_MS),
+  STOP_POLL_MS: '50',
+  LOG_LEVEL: 'SILENT',
+  METRICS: 'false',
+  // The suite runs a few dozen chats as one user.
+  DAILY_TOKEN_BUDGET: '0',
+};
+
+/** Per-fragment delay of the offline responder: a few ms, so an answer spans many reads. */
+export const localTargetPacing = { minMs: 1, maxMs: 4 } as const;
+
+/** Starts a local stack (its own in-memory DynamoDB Local, or DYNAMODB_ENDPOINT) for `--local`. */
+export function startLocalTargetStack(): Promise<LocalStack> {
+  return startLocalStack({
+    port: 0,
+    responderPacing: localTargetPacing,
+    tablePrefix: `integ-${randomUUID().slice(0, 8)}-`,
+    functionEnvironment: { ...localTargetFunctionEnvironment },
+    log: () => undefined,
+  });
+}
+
+/** A quiet `results` answer with no ticket cards: only its timing matters to the check. */
+const longAnswerScript: Answer = {
+  response_type: 'results',
+  general_advice:
+    '## 対処方法\nVPNクライアントを再起動し、証明書の有効期限を確認してください。\n' +
+    '- 社内ネットワークと自宅の両方で試す\n- エラー番号を控える\n',
+  results: [],
+  mail_draft: 'お疲れ様です。VPNの件、確認手順をお送りします。',
+  todo_actions: ['VPNクライアントを再起動する', '証明書の有効期限を確認する'],
+};
+
+export function openLocalTarget(stack: LocalStack): IntegTarget {
+  const environment = stack.functionEnvironment;
+  const heartbeatMs = Number(environment.HEARTBEAT_MS ?? 10_000);
+  const user = `integ-${randomUUID()}`;
+  const { bedrock } = stack;
+  const text = JSON.stringify(longAnswerScript);
+  const fragments = text.match(/[\s\S]{1,16}/g) ?? [text];
+  return {
+    kind: 'local',
+    label: `local stack at ${stack.url} (model ${environment.MODEL_ID})`,
+    api: (method, path, body) =>
+      fetch(new URL(`/api/${path}`, stack.url), {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          [DEV_USER_HEADER]: user,
+        },
+        body,
+        signal: AbortSignal.timeout(120_000),
+      }),
+    heartbeatMs,
+    longAnswer: bedrock
+      ? {
+          message: 'VPNに接続できない原因と対処を詳しく教えてください',
+          minSpanMs: LOCAL_SPAN_HEARTBEATS * heartbeatMs,
+          prepare: () =>
+            bedrock.enqueueScript({
+              kind: 'stream',
+              fragments,
+              initialDelayMs: LOCAL_SILENT_HEARTBEATS * heartbeatMs,
+              delayMs: 2,
+            }),
+          how: `a scripted model silent for ${LOCAL_SILENT_HEARTBEATS} heartbeat intervals (${LOCAL_SILENT_HEARTBEATS * heartbeatMs} ms) before its first token`,
+        }
+      : {
+          // Real Bedrock behind the local stack: the AWS request, the AWS span.
+          message:
+            'VPNに接続できない原因と対処を、Windows と Mac の両方について詳しく説明してください',
+          minSpanMs: 60_000,
+          how: 'a request for a long answer (the local stack uses real Bedrock)',
+        },
+    retriever: createKnowledgeBaseRetriever({
+      client: new BedrockAgentRuntimeClient({
+        endpoint: environment.BEDROCK_AGENT_RUNTIME_ENDPOINT,
+        region: environment.AWS_REGION ?? 'us-east-1',
+        ...(environment.AWS_ACCESS_KEY_ID === 'local'
+          ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+          : {}),
+      }),
+      knowledgeBaseId: environment.KNOWLEDGE_BASE_ID ?? '',
+    }),
+    retrieverLabel: `Knowledge Base ${environment.KNOWLEDGE_BASE_ID} (${environment.BEDROCK_AGENT_RUNTIME_ENDPOINT ?? 'Amazon Bedrock'})`,
+    // The function's default (functions/api/function-config.ts) unless the stack set it.
+    queryExpansion: (environment.QUERY_EXPANSION ?? 'true') === 'true',
+    notApplicable: {
+      'function-url-unsigned':
+        'the local Function URL emulator has no IAM authentication and no CloudFront in front, so there is no signature to leave out',
+    },
+    close: async () => {},
+  };
+}
