@@ -207,6 +207,11 @@ export const serviceDeskConfigSchema = z
      * Account- and region-wide: it replaces the account's setting, and deleting the stack turns it off.
      */
     modelInvocationLogging: booleanSetting.default(false),
+    /**
+     * AWS X-Ray active tracing of the API function: each request, with its Retrieve,
+     * ConverseStream and DynamoDB calls, as a trace (Powertools Tracer). X-Ray bills per trace.
+     */
+    tracing: booleanSetting.default(false),
     /** Function entry, relative to the repository root. */
     apiEntry: z.string().default('functions/api/handler.ts'),
     /** Retention sweeper entry, relative to the repository root. */

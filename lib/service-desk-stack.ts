@@ -16,6 +16,7 @@ import { ApiFunction } from './constructs/api-function.js';
 import { Auth } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
+import type { KnowledgeBaseIngestionLogs } from './constructs/knowledge-base-ingestion-logs.js';
 import { OperationsMonitoring } from './constructs/operations-monitoring.js';
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
@@ -89,6 +90,7 @@ export class ServiceDeskStack extends Stack {
     });
 
     let knowledgeBase: KnowledgeBaseReference;
+    let ingestionLogs: KnowledgeBaseIngestionLogs | undefined;
     if (config.existingKnowledgeBaseId) {
       knowledgeBase = KnowledgeBase.fromKnowledgeBaseId(this, config.existingKnowledgeBaseId);
     } else {
@@ -102,7 +104,9 @@ export class ServiceDeskStack extends Stack {
         adminRoleArns: config.collectionAdminRoleArns,
         removalPolicy,
         providerLogGroup,
+        logRetention,
       });
+      ingestionLogs = provisioned.ingestionLogs;
       new CfnOutput(this, stackOutputNames.dataSourceId, { value: provisioned.dataSourceId });
       new CfnOutput(this, stackOutputNames.documentBucket, {
         value: provisioned.documentBucket.bucketName,
@@ -135,6 +139,7 @@ export class ServiceDeskStack extends Stack {
       streamPadding: config.streamPadding,
       streamPaddingBytes: config.streamPaddingBytes,
       promptCaching: config.promptCaching,
+      tracing: config.tracing,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
       logRemovalPolicy: removalPolicy,
@@ -167,6 +172,7 @@ export class ServiceDeskStack extends Stack {
       conversationsTable: tables.conversations,
       turnsTable: tables.turns,
       distribution: web.distribution,
+      knowledgeBaseIngestion: ingestionLogs,
       alarmEmail: config.alarmEmail,
       ttftAlarmMs: config.ttftAlarmMs,
       modelInvocationLogging: config.modelInvocationLogging,

@@ -45,6 +45,8 @@ export interface LocalStackOptions {
     readonly stdout: NodeJS.WritableStream;
     readonly stderr: NodeJS.WritableStream;
   };
+  /** X-Ray active tracing: sampled trace headers (the tracing test). @default false */
+  readonly activeTracing?: boolean;
   /** Extra function environment (e.g. `HEARTBEAT_MS`, `STOP_POLL_MS` in tests). */
   readonly functionEnvironment?: Record<string, string>;
   readonly environment?: Record<string, string | undefined>;
@@ -128,6 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       environment: functionEnvironment,
       timeoutMs: options.functionTimeoutMs ?? 300_000,
       memoryMb: 1024,
+      activeTracing: options.activeTracing,
       maxEnvironments: options.maxEnvironments,
       output: options.functionOutput ?? { stdout: process.stdout, stderr: process.stderr },
     });

@@ -1,5 +1,6 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
+import { TRACER_OMITTED_DEFINE } from '../functions/observability/tracing.js';
 
 export interface BundleOptions {
   readonly outfile: string;
@@ -9,6 +10,8 @@ export interface BundleOptions {
   readonly minify?: boolean;
   /** @default API_HANDLER_ENTRY; tests bundle handler modules of their own the same way */
   readonly entry?: string;
+  /** Leave out the X-Ray tracer, as the stack does when its `tracing` setting is off. @default false */
+  readonly omitTracer?: boolean;
 }
 
 export const API_HANDLER_ENTRY = 'functions/api/handler.ts';
@@ -32,6 +35,7 @@ export async function bundleApiHandler(
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',
+    define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
@@ -58,7 +62,12 @@ export async function ensureApiHandlerBundle(
         .catch(() => undefined)) ?? undefined)
     : undefined;
   const entry = options.entry ?? API_HANDLER_ENTRY;
-  const build = JSON.stringify({ entry, target: options.target, minify: options.minify });
+  const build = JSON.stringify({
+    entry,
+    target: options.target,
+    minify: options.minify,
+    omitTracer: options.omitTracer,
+  });
   if (built && inputs?.build === build) {
     const changed = await Promise.all(
       inputs.files.map(async (file) => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import { API_HANDLER_ENTRY, bundleApiHandler } from '../../scripts/bundle-api-handler.js';
 
 export interface BundleFigures {
@@ -17,8 +18,11 @@ export interface BundleFigures {
  * measures it. `bundleApiHandler` keeps its metafile to itself, so the per-package breakdown
  * comes from a second, unwritten build with the same options, checked against the first.
  */
-export async function measureBundle(outfile: string): Promise<BundleFigures> {
-  const { bytes } = await bundleApiHandler({ outfile, minify: true });
+export async function measureBundle(
+  outfile: string,
+  options: { readonly omitTracer?: boolean } = {},
+): Promise<BundleFigures> {
+  const { bytes } = await bundleApiHandler({ outfile, minify: true, ...options });
   const gzipBytes = gzipSync(await readFile(outfile), { level: 9 }).length;
   const metafileBuild = await build({
     entryPoints: [API_HANDLER_ENTRY],
@@ -32,6 +36,7 @@ export async function measureBundle(outfile: string): Promise<BundleFigures> {
     sourcemap: true,
     metafile: true,
     logLevel: 'silent',
+    define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },

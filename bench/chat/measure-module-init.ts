@@ -34,6 +34,23 @@ const FUNCTION_ENVIRONMENT = {
   AWS_SECRET_ACCESS_KEY: 'local',
 };
 
+/** One way to start the function: its NODE_OPTIONS and extra environment variables. */
+export interface ModuleInitVariant {
+  readonly nodeOptions: string;
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Lambda with active tracing and `tracing: true` deployed: the Tracer is on, so the handler
+ * loads it and the X-Ray SDK (Lambda mode) at init. Nothing is sent before a request.
+ */
+export const TRACING_ON_ENVIRONMENT = {
+  POWERTOOLS_TRACE_ENABLED: 'true',
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  LAMBDA_TASK_ROOT: '/var/task',
+  _X_AMZN_TRACE_ID: 'Root=1-67a1b2c3-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1',
+} as const;
+
 export interface ModuleInit {
   /** `await import(bundle)` in a fresh process, ms, one per spawn. */
   readonly importMs: number[];
@@ -42,13 +59,14 @@ export interface ModuleInit {
 }
 
 /**
- * Spawns a fresh `node` `times` times and measures the module init of the bundle there, with
- * the given NODE_OPTIONS (the deployed function sets `--enable-source-maps`).
+ * Spawns a fresh `node` `times` times per variant and measures the module init of the bundle
+ * there, with the variant's NODE_OPTIONS (the deployed function sets `--enable-source-maps`)
+ * and environment.
  */
 export async function measureModuleInit(
   bundlePath: string,
   workDir: string,
-  variants: Record<string, string>,
+  variants: Record<string, ModuleInitVariant>,
   times: number,
 ): Promise<Map<string, ModuleInit>> {
   const probe = join(workDir, 'probe-module-init.mjs');
@@ -58,9 +76,14 @@ export async function measureModuleInit(
   );
   // Interleaved, so a burst of load on the shared machine hits every variant alike.
   for (let index = 0; index < times; index++) {
-    for (const [name, nodeOptions] of Object.entries(variants)) {
+    for (const [name, variant] of Object.entries(variants)) {
       const { stdout } = await run(process.execPath, [probe, pathToFileURL(bundlePath).href], {
-        env: { PATH: process.env.PATH, NODE_OPTIONS: nodeOptions, ...FUNCTION_ENVIRONMENT },
+        env: {
+          PATH: process.env.PATH,
+          NODE_OPTIONS: variant.nodeOptions,
+          ...FUNCTION_ENVIRONMENT,
+          ...variant.environment,
+        },
       });
       const figures = JSON.parse(stdout) as { importMs: number; processMs: number };
       results.get(name)?.importMs.push(figures.importMs);

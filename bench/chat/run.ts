@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { isAwsSdkPackage, measureBundle } from './measure-bundle.js';
-import { measureModuleInit } from './measure-module-init.js';
+import { measureModuleInit, TRACING_ON_ENVIRONMENT } from './measure-module-init.js';
 import { measurePipelineOverhead, type PipelineOverhead } from './measure-pipeline-overhead.js';
 import { measureTimeToFirstToken, TIMELINE_EVENTS } from './measure-time-to-first-token.js';
 import { measureClockOffset } from './processes/clock-offset.js';
@@ -180,9 +180,13 @@ function printOverhead(concurrency: number, result: PipelineOverhead): void {
 async function runColdStartBench(): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), 'bench-chat-'));
   try {
-    console.log('\n## Cold start: the bundle Lambda gets (bundleApiHandler, minified, node22)');
+    console.log(
+      '\n## Cold start: the bundle Lambda gets (bundleApiHandler, minified, node22; stack default tracing off → tracer left out)',
+    );
     const bundlePath = join(workDir, 'handler.mjs');
-    const bundle = await measureBundle(bundlePath);
+    const bundle = await measureBundle(bundlePath, { omitTracer: true });
+    const tracedPath = join(workDir, 'handler-traced.mjs');
+    const traced = await measureBundle(tracedPath);
     console.log(
       row(
         'bundle, minified',
@@ -192,6 +196,13 @@ async function runColdStartBench(): Promise<void> {
       ),
     );
     console.log(row('bundle, gzip -9', kb(bundle.gzipBytes), '(info)'));
+    console.log(
+      row(
+        'bundle with the tracer (tracing: true)',
+        kb(traced.bytes),
+        `+${kb(traced.bytes - bundle.bytes)}`,
+      ),
+    );
     const sdkBytes = bundle.byPackage
       .filter((entry) => isAwsSdkPackage(entry.name))
       .reduce((sum, entry) => sum + entry.bytes, 0);
@@ -215,11 +226,24 @@ async function runColdStartBench(): Promise<void> {
       bundlePath,
       workDir,
       {
-        'NODE_OPTIONS=--enable-source-maps (as deployed)': '--enable-source-maps',
-        'no NODE_OPTIONS': '',
+        'NODE_OPTIONS=--enable-source-maps (as deployed)': { nodeOptions: '--enable-source-maps' },
+        'no NODE_OPTIONS': { nodeOptions: '' },
       },
       INIT_SPAWNS,
     );
+    // The tracing: true bundle, with tracing on (the Tracer and X-Ray SDK load at init).
+    const tracedInit = await measureModuleInit(
+      tracedPath,
+      workDir,
+      {
+        'tracing: true bundle, tracing on': {
+          nodeOptions: '--enable-source-maps',
+          environment: TRACING_ON_ENVIRONMENT,
+        },
+      },
+      INIT_SPAWNS,
+    );
+    for (const [name, figures] of tracedInit) init.set(name, figures);
     let first = true;
     for (const [name, figures] of init) {
       const importMs = median(figures.importMs);

@@ -52,8 +52,14 @@ export interface HandlerOverrides {
  */
 export function createHandler(config: FunctionConfig, overrides: HandlerOverrides = {}) {
   const region = config.AWS_REGION;
+  const observability = createObservability({
+    logLevel: config.LOG_LEVEL,
+    metrics: config.METRICS,
+    tracing: config.POWERTOOLS_TRACE_ENABLED,
+  });
+  const { tracing } = observability;
   const documents = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region, endpoint: config.DYNAMODB_ENDPOINT }),
+    tracing.captureClient(new DynamoDBClient({ region, endpoint: config.DYNAMODB_ENDPOINT })),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   const tables = { conversations: config.CONVERSATIONS_TABLE, turns: config.TURNS_TABLE };
@@ -69,21 +75,24 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
   const retriever =
     overrides.retriever ??
     createKnowledgeBaseRetriever({
-      client: new BedrockAgentRuntimeClient({
-        region,
-        endpoint: config.BEDROCK_AGENT_RUNTIME_ENDPOINT,
-      }),
+      client: tracing.captureClient(
+        new BedrockAgentRuntimeClient({ region, endpoint: config.BEDROCK_AGENT_RUNTIME_ENDPOINT }),
+      ),
       knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
       searchType: config.SEARCH_TYPE,
       rerankingModelArn: config.RERANKING_MODEL_ARN,
     });
   const model =
     overrides.model ??
-    createBedrockChatModel({
-      client: new BedrockRuntimeClient({ region, endpoint: config.BEDROCK_RUNTIME_ENDPOINT }),
-      modelId: config.MODEL_ID,
-      fineGrainedToolStreaming: config.FINE_GRAINED_TOOL_STREAMING,
-    });
+    tracing.traceChatModel(
+      createBedrockChatModel({
+        client: tracing.captureClient(
+          new BedrockRuntimeClient({ region, endpoint: config.BEDROCK_RUNTIME_ENDPOINT }),
+        ),
+        modelId: config.MODEL_ID,
+        fineGrainedToolStreaming: config.FINE_GRAINED_TOOL_STREAMING,
+      }),
+    );
   const resolveOwner = createOwnerResolver(
     config.AUTH_MODE === 'local'
       ? { mode: 'local', tenantId: config.TENANT_ID }
@@ -98,10 +107,6 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
             ),
         },
   );
-  const observability = createObservability({
-    logLevel: config.LOG_LEVEL,
-    metrics: config.METRICS,
-  });
   const routes = {
     chat: createChatRoute({
       telemetry: observability.telemetry,
@@ -131,7 +136,10 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
     }),
   };
 
-  const handle = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResponse> => {
+  const respond = async (
+    event: APIGatewayProxyEventV2,
+    context: Context,
+  ): Promise<HttpResponse> => {
     const startedAt = performance.now();
     const method = event.requestContext.http.method.toUpperCase();
     const outcome = (status: number, extra: { owner?: Owner; errorCode?: string } = {}) => ({
@@ -166,6 +174,12 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       return jsonResponse(statusCode, body, headers);
     }
   };
+  // With tracing on, each request is a subsegment that lasts until its body's last byte.
+  const handle = (event: APIGatewayProxyEventV2, context: Context) =>
+    tracing.traceRequest(
+      `## ${event.requestContext.http.method.toUpperCase()} ${routeOf(event.rawPath).replace('{id}', ':id')}`,
+      () => respond(event, context),
+    );
   return middy<APIGatewayProxyEventV2, HttpResponse>({
     executionMode: executionModeStreamifyResponse,
   }).handler(handle);

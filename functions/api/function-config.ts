@@ -92,6 +92,11 @@ export const functionConfigSchema = z
     LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
     /** Publish the chat metrics (CloudWatch embedded metric format on stdout). */
     METRICS: booleanText.default(true),
+    /**
+     * Trace requests and their DynamoDB and Bedrock calls with AWS X-Ray (Powertools Tracer, the
+     * variable it reads too). The stack sets it with active tracing; off locally (no daemon).
+     */
+    POWERTOOLS_TRACE_ENABLED: booleanText.default(false),
     FINE_GRAINED_TOOL_STREAMING: booleanText.optional(),
     /**
      * `auto`: Converse cache checkpoints after the tool definitions, the system prompt and the

@@ -10,12 +10,14 @@ import {
   METRICS_SERVICE,
 } from './metric-catalog.js';
 import { estimateCostUsd } from './model-prices.js';
+import { createTracing, type Tracing } from './tracing.js';
 
 /**
  * What the API function tells operators, through Powertools for AWS Lambda: one JSON log line
- * per request outcome and per failure (Logger), and one set of embedded-metric-format metrics
- * per chat (Metrics), from the core's `ChatReport`. No message text and no raw user id ever: the
- * owner appears as a hash.
+ * per request outcome and per failure (Logger), one set of embedded-metric-format metrics per
+ * chat (Metrics), from the core's `ChatReport`, and, when tracing is on, the same outcome as
+ * annotations of the request's X-Ray subsegment (Tracer, `tracing.ts`). No message text and no
+ * raw user id ever: the owner appears as a hash.
  */
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
@@ -24,6 +26,8 @@ export interface ObservabilityOptions {
   readonly logLevel: LogLevel;
   /** Publish EMF metrics (stdout lines CloudWatch turns into metrics). */
   readonly metrics: boolean;
+  /** Trace requests and AWS calls with X-Ray (needs active tracing on the function). */
+  readonly tracing: boolean;
 }
 
 export interface RequestOutcome {
@@ -50,6 +54,7 @@ export interface FeedbackReport {
 export interface Observability {
   readonly logger: Logger;
   readonly telemetry: ChatTelemetry;
+  readonly tracing: Tracing;
   /** The request's line, written when its status is known (for a chat: when the stream starts). */
   requestFinished(outcome: RequestOutcome): void;
   /** Staff rated an answer: a log line naming the tickets that solved it, and metrics. */
@@ -68,6 +73,7 @@ export function ownerHashOf(owner: Owner): string {
 
 export function createObservability(options: ObservabilityOptions): Observability {
   const logger = new Logger({ serviceName: METRICS_SERVICE, logLevel: options.logLevel });
+  const tracing = createTracing({ enabled: options.tracing });
   // The first request of a container pays the init; the log says which one it was.
   let coldStart = true;
   const takeColdStart = () => {
@@ -87,13 +93,27 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     ...(outcome.errorCode ? { error_code: outcome.errorCode } : {}),
   });
 
+  const annotateRequest = (fields: ReturnType<typeof requestFields>) =>
+    tracing.annotate({
+      route: fields.route,
+      method: fields.method,
+      status: fields.status,
+      owner_hash: fields.owner_hash,
+      error_code: fields.error_code,
+    });
+
   return {
     logger,
+    tracing,
     requestFinished(outcome) {
-      logger.info('request', requestFields(outcome));
+      const fields = requestFields(outcome);
+      logger.info('request', fields);
+      annotateRequest(fields);
     },
     requestFailed(outcome, error) {
-      logger.error('request failed', { ...requestFields(outcome), error: error as Error });
+      const fields = requestFields(outcome);
+      logger.error('request failed', { ...fields, error: error as Error });
+      annotateRequest(fields);
     },
     feedbackRecorded(report) {
       // Ticket numbers are no message content: they say which past tickets solve inquiries.
@@ -111,6 +131,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     },
     telemetry: {
       chatFinished(report) {
+        tracing.annotate({ chat_outcome: report.outcome, failure_code: report.failureCode });
         const costUsd =
           report.inputTokens === undefined || report.outputTokens === undefined
             ? undefined

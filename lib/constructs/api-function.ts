@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
   DEFAULT_PADDING_BYTES,
   type StreamPaddingMode,
@@ -35,6 +36,7 @@ export const apiEnvironmentNames = {
   streamPadding: 'STREAM_PADDING',
   streamPaddingBytes: 'STREAM_PADDING_BYTES',
   promptCaching: 'PROMPT_CACHING',
+  tracing: 'POWERTOOLS_TRACE_ENABLED',
 } as const;
 
 /**
@@ -94,6 +96,12 @@ export interface ApiFunctionProps {
   readonly streamPaddingBytes?: number;
   /** Prompt caching where the model supports it (`auto`) or never (`off`). @default 'auto' */
   readonly promptCaching?: 'auto' | 'off';
+  /**
+   * AWS X-Ray active tracing, and the function's Powertools Tracer on: requests, Retrieve,
+   * ConverseStream and DynamoDB calls as subsegments (functions/observability/tracing.ts).
+   * @default false
+   */
+  readonly tracing?: boolean;
   /**
    * Longer than the longest answer: generation of a full `results` answer takes ~30–90 s, and a
    * timed-out stream loses its final `result` event.
@@ -162,6 +170,7 @@ export class ApiFunction extends Construct {
         props.streamPaddingBytes ?? DEFAULT_PADDING_BYTES,
       ),
       [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
+      [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
     };
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
@@ -175,9 +184,14 @@ export class ApiFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       reservedConcurrentExecutions: props.reservedConcurrency || undefined,
+      // ACTIVE also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
+      tracing: props.tracing ? lambda.Tracing.ACTIVE : undefined,
       // NODE_ENV=production turns off the per-event schema check of the SSE encoder (tests keep it).
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps', NODE_ENV: 'production' },
-      bundling: nodeFunctionBundling,
+      // Without tracing the bundle leaves the X-Ray SDK out: less to parse at every cold start.
+      bundling: props.tracing
+        ? nodeFunctionBundling
+        : { ...nodeFunctionBundling, define: { ...TRACER_OMITTED_DEFINE } },
     });
 
     this.functionUrl = this.function.addFunctionUrl({
@@ -243,6 +257,9 @@ export class ApiFunction extends Construct {
         (props.rerankingModelId
           ? ' bedrock:Rerank has no resource type (AWS documents it on *); the model it may ' +
             'invoke is scoped by the separate InvokeModel grant on the reranker ARN.'
+          : '') +
+        (props.tracing
+          ? ' X-Ray PutTraceSegments and PutTelemetryRecords (active tracing) take no resource.'
           : ''),
     });
 

@@ -25,6 +25,7 @@ import {
   acknowledgeBucketDeploymentProvider,
 } from '../nag-acknowledgements.js';
 import { hashTicketDocuments } from './hash-ticket-documents.js';
+import { KnowledgeBaseIngestionLogs } from './knowledge-base-ingestion-logs.js';
 import { vectorCollectionAccessRules } from './vector-collection-access-rules.js';
 
 /** What the API function needs to know about a Knowledge Base, provisioned or reused. */
@@ -154,6 +155,8 @@ export interface KnowledgeBaseProps {
    * @default CDK-managed `/aws/lambda/<function>` groups
    */
   readonly providerLogGroup?: logs.ILogGroup;
+  /** Retention of the ingestion log group. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
 }
 
 /**
@@ -161,7 +164,8 @@ export interface KnowledgeBaseProps {
  * collection, built from L1 resources in the order the services require:
  *
  * encryption + network + data access policies → collection → vector index → Knowledge Base →
- * data source → ingestion job (started on create and whenever the documents change).
+ * data source → ingestion job (started on create and whenever the documents change), and the
+ * ingestion log with metrics of failed documents and jobs ({@link KnowledgeBaseIngestionLogs}).
  */
 export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
   /** A Knowledge Base created elsewhere: the stack only grants access to it. */
@@ -186,6 +190,8 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
   readonly vectorIndexName: string;
   /** SHA-256 of the ticket files; a new value starts a new ingestion job. */
   readonly documentsHash: string;
+  /** The ingestion log and its failure metrics (alarmed by OperationsMonitoring). */
+  readonly ingestionLogs: KnowledgeBaseIngestionLogs;
 
   constructor(scope: Construct, id: string, props: KnowledgeBaseProps) {
     super(scope, id);
@@ -441,6 +447,15 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     knowledgeBase.node.addDependency(rolePolicy);
     this.knowledgeBaseId = knowledgeBase.attrKnowledgeBaseId;
     this.knowledgeBaseArn = knowledgeBase.attrKnowledgeBaseArn;
+    this.ingestionLogs = new KnowledgeBaseIngestionLogs(this, 'IngestionLogs', {
+      knowledgeBaseId: this.knowledgeBaseId,
+      knowledgeBaseArn: this.knowledgeBaseArn,
+      // Named after the Knowledge Base, so a replaced Knowledge Base gets a new delivery source
+      // instead of a name clash (≤ 50 characters: names.knowledgeBase is ≤ 40).
+      deliveryName: `${names.knowledgeBase}-ingestion`,
+      logRetention: props.logRetention,
+      logRemovalPolicy: removalPolicy,
+    });
 
     const dataSource = new bedrock.CfnDataSource(this, 'TicketsDataSource', {
       knowledgeBaseId: this.knowledgeBaseId,

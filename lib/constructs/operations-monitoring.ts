@@ -38,6 +38,14 @@ export interface OperationsMonitoringProps {
   readonly conversationsTable: dynamodb.ITable;
   readonly turnsTable: dynamodb.ITable;
   readonly distribution: cloudfront.IDistribution;
+  /**
+   * The provisioned Knowledge Base's ingestion log metrics: alarm on failed documents or jobs.
+   * @default none (a reused Knowledge Base is not this stack's to log)
+   */
+  readonly knowledgeBaseIngestion?: {
+    readonly failures: cloudwatch.IMetric;
+    readonly documentsIgnored: cloudwatch.IMetric;
+  };
   /** Subscribe this address to the alarm topic (it must confirm the subscription). @default none */
   readonly alarmEmail?: string;
   /** Alarm when the p90 time to first token stays above this many milliseconds. @default 15000 */
@@ -225,9 +233,21 @@ export class OperationsMonitoring extends Construct {
       });
     }
 
-    // Knowledge Base ingestion: Bedrock publishes no ingestion metric and documents no
-    // EventBridge event for ingestion jobs (only model customization, batch inference and data
-    // automation jobs), so there is no alarm; see docs/deploy.md "Monitoring".
+    // --- Knowledge Base ingestion ---------------------------------------------------------------
+    // Bedrock publishes no ingestion metric and no ingestion event; its ingestion log (vended
+    // delivery, counted by metric filters: knowledge-base-ingestion-logs.ts) is the signal. Any
+    // failed document or job: a ticket answers can no longer cite.
+    // https://docs.aws.amazon.com/bedrock/latest/userguide/knowledge-bases-logging.html
+    if (props.knowledgeBaseIngestion) {
+      this.addAlarm('KnowledgeBaseIngestionFailed', {
+        metric: props.knowledgeBaseIngestion.failures,
+        threshold: 1,
+        evaluationPeriods: 1,
+        description:
+          'Knowledge Base ingestion: a document or an ingestion job failed (>= 1 in 5 minutes); ' +
+          'run npm run ingest -- --latest for the documents and reasons.',
+      });
+    }
 
     this.dashboard = this.createDashboard(props, distribution5xx);
 
@@ -348,6 +368,14 @@ export class OperationsMonitoring extends Construct {
         [distribution5xx.with({ label: 'CloudFront 5xxErrorRate' })],
       ),
     );
+    if (props.knowledgeBaseIngestion) {
+      dashboard.addWidgets(
+        graph('Knowledge Base ingestion', [
+          props.knowledgeBaseIngestion.failures,
+          props.knowledgeBaseIngestion.documentsIgnored,
+        ]),
+      );
+    }
     return dashboard;
   }
 }

@@ -17,6 +17,12 @@ export interface FunctionDefinition {
   readonly environment: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly memoryMb: number;
+  /**
+   * X-Ray active tracing: every invocation's trace header is sampled and names Lambda's segment
+   * as parent, as Lambda's is with active tracing (sampling aside). @default false: the
+   * pass-through header of a function without it
+   */
+  readonly activeTracing?: boolean;
   /** Where the function's stdout and stderr go (CloudWatch Logs in AWS). */
   readonly output: {
     readonly stdout: NodeJS.WritableStream;
@@ -122,7 +128,7 @@ export class ExecutionEnvironment {
         event,
         deadlineMs: Date.now() + timeoutMs,
         invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-        traceId: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replaceAll('-', '').slice(0, 24)};Sampled=0`,
+        traceId: this.traceHeader(),
       }),
       timedOut,
       exited,
@@ -139,6 +145,12 @@ export class ExecutionEnvironment {
       this.busy = false;
     });
     return { result, settled };
+  }
+
+  private traceHeader(): string {
+    const root = `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+    if (!this.definition.activeTracing) return `${root};Sampled=0`;
+    return `${root};Parent=${randomUUID().replaceAll('-', '').slice(0, 16)};Sampled=1`;
   }
 
   /** Stops the process (a frozen or reclaimed environment in Lambda terms). */

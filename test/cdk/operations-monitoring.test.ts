@@ -20,6 +20,17 @@ function alarm(template: Template, id: string): CfnJson {
   return (matches[0] as [string, CfnJson])[1].Properties;
 }
 
+/** The API function (the one with AUTH_MODE in its environment): logical id and resource. */
+function apiFunction(template: Template): [string, CfnJson] {
+  const functions = Object.entries(
+    template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+    }),
+  );
+  expect(functions).toHaveLength(1);
+  return functions[0] as [string, CfnJson];
+}
+
 /** The metric names a math-expression alarm reads, sorted. */
 function mathMetricNames(properties: CfnJson): string[] {
   return (properties.Metrics as CfnJson[])
@@ -86,8 +97,8 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
 
   it('notifies the topic from every alarm, on alarm and on recovery, treating no data as fine', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    // 3 API function, 1 CloudFront, 3 chat metrics, 2 × 2 tables.
-    expect(alarms).toHaveLength(11);
+    // 3 API function, 1 CloudFront, 3 chat metrics, 2 × 2 tables, 1 Knowledge Base ingestion.
+    expect(alarms).toHaveLength(12);
     for (const { Properties } of alarms) {
       expect(Properties).toMatchObject({
         TreatMissingData: 'notBreaching',
@@ -187,6 +198,110 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
     }
   });
 
+  it('delivers the Knowledge Base ingestion log (APPLICATION_LOGS) to a log group of its own', () => {
+    const [, source] = onlyResource(template, 'AWS::Logs::DeliverySource');
+    expect(source.Properties).toMatchObject({
+      LogType: 'APPLICATION_LOGS',
+      ResourceArn: {
+        'Fn::GetAtt': [expect.stringMatching(/^KnowledgeBase[0-9A-F]{8}$/), 'KnowledgeBaseArn'],
+      },
+    });
+    const [destinationId, destination] = onlyResource(template, 'AWS::Logs::DeliveryDestination');
+    expect(destination.Properties).toMatchObject({
+      DeliveryDestinationType: 'CWL',
+      Name: source.Properties.Name,
+    });
+    const [, logGroup] = Object.entries(template.findResources('AWS::Logs::LogGroup')).find(
+      ([id]) => id.startsWith('KnowledgeBaseIngestionLogsLogGroup'),
+    ) as [string, CfnJson];
+    expect(logGroup).toMatchObject({
+      Properties: { RetentionInDays: 30 },
+      DeletionPolicy: 'Retain',
+    });
+    expect(renderArn(logGroup.Properties.LogGroupName)).toBe(
+      '/aws/vendedlogs/bedrock/knowledge-base/APPLICATION_LOGS/<KnowledgeBase.KnowledgeBaseId>',
+    );
+    // The group's ARN without LogGroup.Arn's trailing `:*`.
+    expect(renderArn(destination.Properties.DestinationResourceArn)).toBe(
+      'arn:aws:logs:us-east-1:123456789012:log-group:<KnowledgeBaseIngestionLogsLogGroup>',
+    );
+    const [, delivery] = onlyResource(template, 'AWS::Logs::Delivery');
+    expect(delivery.Properties).toEqual({
+      DeliverySourceName: source.Properties.Name,
+      DeliveryDestinationArn: { 'Fn::GetAtt': [destinationId, 'Arn'] },
+    });
+    expect(delivery.DependsOn).toContainEqual(
+      expect.stringMatching(/^KnowledgeBaseIngestionLogsSource/),
+    );
+  });
+
+  it('counts failed documents, failed jobs and ignored documents of the ingestion log', () => {
+    const filters = Object.values(template.findResources('AWS::Logs::MetricFilter')).map(
+      (resource) => resource.Properties,
+    );
+    const byMetric: Record<string, { pattern: string; transformation: CfnJson }> =
+      Object.fromEntries(
+        filters.map((filter) => [
+          filter.MetricTransformations[0].MetricName,
+          { pattern: filter.FilterPattern, transformation: filter.MetricTransformations[0] },
+        ]),
+      );
+    // The event format of docs.aws.amazon.com/bedrock/latest/userguide/knowledge-bases-logging.html
+    expect(byMetric.IngestionJobsFailed?.pattern).toBe(
+      '{ ($.event_type = "StartIngestionJob.StatusChanged") && ($.event.ingestion_job_status = "FAILED") }',
+    );
+    expect(byMetric.IngestionDocumentFailures?.pattern).toBe(
+      '{ ($.event_type = "StartIngestionJob.ResourceStatusChanged") && (' +
+        [
+          'FAILED',
+          'PARTIALLY_INDEXED',
+          'METADATA_PARTIALLY_INDEXED',
+          'EMBEDDING_FAILED',
+          'INDEXING_FAILED',
+          'DELETION_FAILED',
+          'METADATA_UPDATE_FAILED',
+          'INGESTION_JOB_FAILED',
+        ]
+          .map((status) => `$.event.status = "${status}"`)
+          .join(' || ') +
+        ') }',
+    );
+    expect(byMetric.IngestionDocumentsIgnored?.pattern).toBe(
+      '{ ($.event_type = "StartIngestionJob.ResourceStatusChanged") && ($.event.status = "RESOURCE_IGNORED") }',
+    );
+    for (const { transformation } of Object.values(byMetric)) {
+      expect(transformation).toMatchObject({
+        MetricNamespace: METRICS_NAMESPACE,
+        MetricValue: '1',
+      });
+    }
+    for (const filter of filters) {
+      expect(filter.LogGroupName).toEqual({
+        Ref: expect.stringMatching(/^KnowledgeBaseIngestionLogsLogGroup/),
+      });
+    }
+  });
+
+  it('alarms on any failed ingestion document or job, on the alarm topic', () => {
+    const ingestion = alarm(template, 'KnowledgeBaseIngestionFailed');
+    expect(ingestion).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
+    expect(mathMetricNames(ingestion)).toEqual([
+      'IngestionDocumentFailures',
+      'IngestionJobsFailed',
+    ]);
+    expect(ingestion.Metrics).toContainEqual(
+      expect.objectContaining({ Expression: 'FILL(documentFailures, 0) + FILL(jobsFailed, 0)' }),
+    );
+    for (const query of (ingestion.Metrics as CfnJson[]).filter((entry) => entry.MetricStat)) {
+      expect(query.MetricStat).toMatchObject({
+        Metric: { Namespace: METRICS_NAMESPACE },
+        Stat: 'Sum',
+        Period: 300,
+      });
+    }
+    expect(ingestion.AlarmActions.map(renderArn)).toEqual(['<MonitoringAlarmTopic>']);
+  });
+
   it('draws a dashboard of the chat metrics', () => {
     const [, dashboard] = onlyResource(template, 'AWS::CloudWatch::Dashboard');
     const body = renderArn(dashboard.Properties.DashboardBody);
@@ -217,6 +332,13 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
     expect(body).toContain('"stat":"p90"');
   });
 
+  it('does not trace the API function by default, and tells its Tracer so', () => {
+    const [, api] = apiFunction(template);
+    expect(api.Properties.TracingConfig).toBeUndefined();
+    expect(api.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('false');
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('xray:');
+  });
+
   it('leaves Bedrock model invocation logging alone by default', () => {
     expect(
       Object.values(template.findResources('Custom::AWS')).filter((resource) =>
@@ -232,7 +354,7 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
 });
 
 // One synthesis for every non-default setting (a third would slow the shared CDK run).
-describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocationLogging): operations monitoring', () => {
+describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocationLogging, tracing): operations monitoring', () => {
   let template: Template;
   let nagFindings: string[];
 
@@ -241,6 +363,7 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
       alarmEmail: 'ops@example.com',
       ttftAlarmMs: '20000',
       modelInvocationLogging: 'true',
+      tracing: 'true',
       region: 'eu-west-1',
       // The KB-less variant, so the AwsCustomResource provider exists only for the logging call.
       existingKnowledgeBaseId: 'ABCDEFGHIJ',
@@ -260,6 +383,25 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
       Endpoint: 'ops@example.com',
       TopicArn: topicRef,
     });
+  });
+
+  it('traces the API function with X-Ray (active tracing, its role may send segments) and turns its Tracer on', () => {
+    const [logicalId, api] = apiFunction(template);
+    expect(api.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    expect(api.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
+    const roleRef = api.Properties.Role['Fn::GetAtt'][0];
+    const rolePolicies = Object.values(template.findResources('AWS::IAM::Policy')).filter(
+      (policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleRef }]),
+    );
+    expect(
+      rolePolicies.flatMap((policy) => policy.Properties.PolicyDocument.Statement),
+    ).toContainEqual(
+      expect.objectContaining({
+        Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+        Resource: '*',
+      }),
+    );
+    expect(logicalId).toMatch(/^ApiFunction/);
   });
 
   it('uses the configured time-to-first-token threshold', () => {
@@ -298,6 +440,11 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
         ],
       },
     });
+  });
+
+  it("has no ingestion log or alarm for a reused Knowledge Base (not this stack's to log)", () => {
+    template.resourceCountIs('AWS::Logs::DeliverySource', 0);
+    template.resourceCountIs('AWS::Logs::MetricFilter', 0);
   });
 
   it('has no CloudFront alarm (its metrics live only in us-east-1) but keeps the others', () => {
