@@ -67,6 +67,9 @@ export const stackOutputNames = {
  * Composition only; each concern lives in lib/constructs/.
  */
 export class ServiceDeskStack extends Stack {
+  /** The CloudFront distribution's id (the edge-monitoring stack alarms on it). */
+  readonly distributionId: string;
+
   constructor(scope: Construct, id: string, props: ServiceDeskStackProps) {
     super(scope, id, props);
     const { config, paths } = props;
@@ -166,6 +169,7 @@ export class ServiceDeskStack extends Stack {
       providerLogGroup,
     });
     auth.allowSignInFrom(web.siteUrl);
+    this.distributionId = web.distribution.distributionId;
 
     new OperationsMonitoring(this, 'Monitoring', {
       apiFunction: api.function,

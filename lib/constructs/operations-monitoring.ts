@@ -1,24 +1,24 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import {
   chatMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
 } from '../../functions/observability/metric-catalog.js';
+import {
+  type AlarmOptions,
+  AlarmTopic,
+  cloudFront5xxAlarmOptions,
+  cloudFront5xxErrorRate,
+  cloudFrontMetricsRegion,
+} from './alarm-topic.js';
 import { ModelInvocationLogging } from './model-invocation-logging.js';
-
-/** CloudFront publishes its metrics only in us-east-1, with `Region` = `Global`. */
-export const cloudFrontMetricsRegion = 'us-east-1';
 
 /** The DynamoDB operations the API function and the retention sweeper call (SystemErrors). */
 const tableOperations = [
@@ -76,61 +76,15 @@ export class OperationsMonitoring extends Construct {
   /** Present only with `modelInvocationLogging`. */
   readonly modelInvocationLogGroup?: logs.LogGroup;
 
-  private readonly alarmAction: actions.SnsAction;
+  private readonly alarmTopic: AlarmTopic;
 
   constructor(scope: Construct, id: string, props: OperationsMonitoringProps) {
     super(scope, id);
     const stack = Stack.of(this);
     const fn = props.apiFunction;
 
-    // CloudWatch alarms cannot publish to a topic under the AWS-managed `aws/sns` key (its key
-    // policy cannot be changed to let cloudwatch.amazonaws.com use it), so the topic has its own
-    // key that CloudWatch may use. SNS2 wants encryption at rest; SNS3 wants TLS only.
-    // https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
-    const alarmsOfThisAccount = {
-      StringEquals: { 'aws:SourceAccount': stack.account },
-      ArnLike: {
-        'aws:SourceArn': stack.formatArn({
-          service: 'cloudwatch',
-          resource: 'alarm',
-          resourceName: '*',
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        }),
-      },
-    };
-    const key = new kms.Key(this, 'TopicKey', {
-      description: 'Encrypts the service-desk alarm topic',
-      enableKeyRotation: true,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    key.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'CloudWatchAlarmsPublish',
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: alarmsOfThisAccount,
-      }),
-    );
-    this.topic = new sns.Topic(this, 'AlarmTopic', {
-      displayName: 'Service-desk assistant alarms',
-      masterKey: key,
-      enforceSSL: true,
-    });
-    // The topic policy that enforceSSL creates replaces SNS's default policy: allow the alarms.
-    this.topic.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'CloudWatchAlarmsPublish',
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: alarmsOfThisAccount,
-      }),
-    );
-    if (props.alarmEmail) {
-      this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
-    }
-    this.alarmAction = new actions.SnsAction(this.topic);
+    this.alarmTopic = new AlarmTopic(this, { alarmEmail: props.alarmEmail });
+    this.topic = this.alarmTopic.topic;
 
     // --- API function -------------------------------------------------------------------------
     // Errors counts invocations that failed as a whole (an unhandled rejection, a timeout, an
@@ -162,28 +116,15 @@ export class OperationsMonitoring extends Construct {
 
     // --- CloudFront ---------------------------------------------------------------------------
     // CloudFront metrics exist only in us-east-1 and a metric alarm must live in its metric's
-    // region, so the alarm is created only when this stack is in us-east-1; elsewhere the
-    // dashboard still shows the rate (dashboards may read other regions). A token region
-    // (environment-agnostic stack) is treated as "not us-east-1".
-    const distribution5xx = new cloudwatch.Metric({
-      namespace: 'AWS/CloudFront',
-      metricName: '5xxErrorRate',
-      dimensionsMap: { DistributionId: props.distribution.distributionId, Region: 'Global' },
-      statistic: 'Average',
-      period: Duration.minutes(5),
-      region: cloudFrontMetricsRegion,
-    });
-    const inCloudFrontRegion =
-      !Token.isUnresolved(stack.region) && stack.region === cloudFrontMetricsRegion;
-    if (inCloudFrontRegion) {
-      // 5% of viewer requests failing with 5xx for 10 minutes (two 5-minute periods): the origin
-      // (the function URL or the bucket) is failing, not one unlucky request.
-      this.addAlarm('CloudFront5xxErrorRate', {
-        metric: distribution5xx,
-        threshold: 5,
-        evaluationPeriods: 2,
-        description: 'CloudFront 5xxErrorRate >= 5% for 10 minutes.',
-      });
+    // region: in us-east-1 the alarm is here; elsewhere the app adds an edge-monitoring stack in
+    // us-east-1 for it (lib/edge-monitoring-stack.ts). The dashboard shows the rate either way.
+    // A token region (environment-agnostic stack) is treated as "not us-east-1".
+    const distribution5xx = cloudFront5xxErrorRate(props.distribution.distributionId);
+    if (!Token.isUnresolved(stack.region) && stack.region === cloudFrontMetricsRegion) {
+      this.addAlarm(
+        'CloudFront5xxErrorRate',
+        cloudFront5xxAlarmOptions(props.distribution.distributionId),
+      );
     }
 
     // --- Bedrock (the function's chat metrics) --------------------------------------------------
@@ -259,31 +200,8 @@ export class OperationsMonitoring extends Construct {
     }
   }
 
-  private addAlarm(
-    id: string,
-    options: {
-      metric: cloudwatch.IMetric;
-      threshold: number;
-      evaluationPeriods: number;
-      datapointsToAlarm?: number;
-      description: string;
-    },
-  ): void {
-    const alarm = new cloudwatch.Alarm(this, id, {
-      metric: options.metric,
-      threshold: options.threshold,
-      evaluationPeriods: options.evaluationPeriods,
-      datapointsToAlarm: options.datapointsToAlarm,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      // Every alarm here watches failures or latency of requests: no data means no requests
-      // (the embedded metrics and Lambda Errors are published only when something happens),
-      // which is healthy, not unknown.
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: options.description,
-    });
-    alarm.addAlarmAction(this.alarmAction);
-    alarm.addOkAction(this.alarmAction);
-    this.alarms[id] = alarm;
+  private addAlarm(id: string, options: AlarmOptions): void {
+    this.alarms[id] = this.alarmTopic.addAlarm(this, id, options);
   }
 
   private createDashboard(

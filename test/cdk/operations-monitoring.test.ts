@@ -357,9 +357,10 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
 describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocationLogging, tracing): operations monitoring', () => {
   let template: Template;
   let nagFindings: string[];
+  let synthesized: ReturnType<typeof synthesizeServiceDesk>;
 
   beforeAll(() => {
-    const synthesized = synthesizeServiceDesk({
+    synthesized = synthesizeServiceDesk({
       alarmEmail: 'ops@example.com',
       ttftAlarmMs: '20000',
       modelInvocationLogging: 'true',
@@ -445,6 +446,38 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
   it("has no ingestion log or alarm for a reused Knowledge Base (not this stack's to log)", () => {
     template.resourceCountIs('AWS::Logs::DeliverySource', 0);
     template.resourceCountIs('AWS::Logs::MetricFilter', 0);
+  });
+
+  it('puts the CloudFront alarm in a us-east-1 stack of its own, with its own topic and the same e-mail', () => {
+    const edge = synthesized.edgeMonitoringTemplate;
+    if (!edge) throw new Error('no edge-monitoring stack outside us-east-1');
+    const [, alarm] = onlyResource(edge, 'AWS::CloudWatch::Alarm');
+    expect(alarm.Properties).toMatchObject({
+      Namespace: 'AWS/CloudFront',
+      MetricName: '5xxErrorRate',
+      Threshold: 5,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    const dimensions = alarm.Properties.Dimensions as { Name: string; Value: unknown }[];
+    expect(dimensions.find((dimension) => dimension.Name === 'Region')?.Value).toBe('Global');
+    // The distribution id arrives from the main stack (eu-west-1) through a cross-region output.
+    expect(dimensions.find((dimension) => dimension.Name === 'DistributionId')?.Value).toEqual({
+      'Fn::GetStackOutput': {
+        StackName: 'ServiceDeskAssistant',
+        Region: 'eu-west-1',
+        OutputName: expect.stringMatching(/^PublishOutputRefWebDistribution/),
+      },
+    });
+    const [topicId] = onlyResource(edge, 'AWS::SNS::Topic');
+    expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
+    edge.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+    expect(synthesized.nagFindings).toEqual([]);
   });
 
   it('has no CloudFront alarm (its metrics live only in us-east-1) but keeps the others', () => {

@@ -34,6 +34,8 @@ export interface SynthesizedServiceDesk {
   readonly config: ServiceDeskConfig;
   readonly template: Template;
   readonly wafTemplate?: Template;
+  /** The us-east-1 stack with the CloudFront alarm, when the main stack is elsewhere. */
+  readonly edgeMonitoringTemplate?: Template;
   /** Unacknowledged cdk-nag AwsSolutions findings as `rule at construct path`. */
   readonly nagFindings: string[];
   /** The generated `/config.json`, with each deploy-time value replaced by `x`. */
@@ -50,6 +52,9 @@ export function synthesizeServiceDesk(context: Record<string, unknown>): Synthes
   const stacks = addServiceDeskStacks(app, config, fixturePaths);
   const template = Template.fromStack(stacks.main);
   const wafTemplate = stacks.waf ? Template.fromStack(stacks.waf) : undefined;
+  const edgeMonitoringTemplate = stacks.edgeMonitoring
+    ? Template.fromStack(stacks.edgeMonitoring)
+    : undefined;
   // cdk-nag 3 is a policy-validation plugin; validateScope is its documented direct entry
   // point and honours Validations.of(...).acknowledge() exactly as synthesis does.
   const report = new AwsSolutionsChecks().validateScope(app);
@@ -58,7 +63,14 @@ export function synthesizeServiceDesk(context: Record<string, unknown>): Synthes
       (resource) => `${violation.ruleName} at ${resource.constructPath}`,
     ),
   );
-  return { config, template, wafTemplate, nagFindings, webConfig: readWebConfig(app) };
+  return {
+    config,
+    template,
+    wafTemplate,
+    edgeMonitoringTemplate,
+    nagFindings,
+    webConfig: readWebConfig(app),
+  };
 }
 
 /** Every IAM policy statement resource containing `*`, keyed by the policy's logical id (no hash). */
