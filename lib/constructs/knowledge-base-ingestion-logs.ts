@@ -118,7 +118,7 @@ export class KnowledgeBaseIngestionLogs extends Construct {
       deliveryDestinationArn: destination.attrArn,
     });
     // The source is named, not referenced: say that the delivery needs it.
-    delivery.addDependency(source);
+    delivery.addResourceDependency(source);
 
     const count = (filterId: string, metricName: string, pattern: string) =>
       new logs.MetricFilter(this, filterId, {
