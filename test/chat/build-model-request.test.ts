@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { splitInquiries } from '../../functions/chat/inquiry-rules.js';
 import { buildModelRequest } from '../../functions/chat/model-request.js';
-import type { Turn } from '../../functions/chat/ports.js';
+import { storedTurn } from '../support/chat-core-harness.js';
 
-const turn = (seq: number, partial: Partial<Turn>): Turn => ({
-  seq,
-  role: 'user',
-  kind: 'question',
-  inquiryId: 'I1',
-  text: '',
-  status: 'complete',
-  createdAt: '2026-01-01T00:00:00Z',
-  ...partial,
-});
+const turn = storedTurn;
 const tickets = [
   { issueId: '1001', subject: 'VPN', restricted: false, text: '再接続で解決', score: 0.5 },
 ];

@@ -17,21 +17,13 @@ import {
   alice,
   clarification as clarificationAnswer,
   harness,
+  storedTurn,
 } from '../support/chat-core-harness.js';
 
 // Prompt caching (ADR 0009): where buildModelRequest asks for Converse cache checkpoints, and that
 // without a policy the request is exactly what it was before caching existed.
 
-const turn = (seq: number, partial: Partial<Turn>): Turn => ({
-  seq,
-  role: 'user',
-  kind: 'question',
-  inquiryId: 'I1',
-  text: '',
-  status: 'complete',
-  createdAt: '2026-01-01T00:00:00Z',
-  ...partial,
-});
+const turn = storedTurn;
 const clarification = (seq: number, question: string): Turn =>
   turn(seq, {
     role: 'assistant',

@@ -6,6 +6,7 @@ import type {
   DailyBudget,
   RetrievedTicket,
   Retriever,
+  Turn,
 } from '../../functions/chat/ports.js';
 import { type ChatConfig, defaultChatConfig } from '../../functions/chat/ports.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
@@ -21,6 +22,18 @@ import { splitIntoFragments } from './split-into-fragments.js';
  */
 
 export const alice = { tenantId: 't1', userId: 'alice' };
+
+/** A stored turn: a complete user question of inquiry `I1` unless `partial` says otherwise. */
+export const storedTurn = (seq: number, partial: Partial<Turn>): Turn => ({
+  seq,
+  role: 'user',
+  kind: 'question',
+  inquiryId: 'I1',
+  text: '',
+  status: 'complete',
+  createdAt: '2026-01-01T00:00:00Z',
+  ...partial,
+});
 
 export const ticket = (issueId: string, subject: string, extra: Partial<RetrievedTicket> = {}) =>
   ({
