@@ -209,6 +209,7 @@ export async function streamChat(
         inquiryId: turn.inquiryId,
         version: conversation.version,
         modelId: config.modelId,
+        userSeq: turn.seq,
       },
     });
     let loaded: Promise<ConversationWithTurns>;
