@@ -20,7 +20,7 @@ const toner = 'プリンターのトナーを交換したい';
 async function waitForVersion(page: Page, label: string): Promise<void> {
   await page.waitForFunction(
     (expected) =>
-      [...document.querySelectorAll('.version-pager__label')].some(
+      Array.from(document.querySelectorAll('.version-pager__label')).some(
         (element) => element.textContent === expected,
       ),
     label,

@@ -54,8 +54,14 @@ export function MessageList({
   const lastPosition = lastUser ? selected.positions.get(lastUser.id) : undefined;
   // Only the newest version of the latest question can be superseded, once it is stored.
   const viewingNewest = !lastPosition || lastPosition.index === lastPosition.count - 1;
+  // An answer another request is still generating (a reload mid-answer) would refuse it.
+  const answerPending = last?.kind === 'assistant' && last.status === 'streaming';
   const supersedable =
-    !streaming && viewingNewest && lastUser?.kind === 'user' && lastUser.seq !== undefined
+    !streaming &&
+    !answerPending &&
+    viewingNewest &&
+    lastUser?.kind === 'user' &&
+    lastUser.seq !== undefined
       ? lastUser
       : undefined;
   const supersede = (message: string) => {
