@@ -30,12 +30,34 @@ const isIncompleteAnswer = (turn: Turn) =>
   turn.role === 'assistant' && (turn.status === 'failed' || turn.status === 'stopped');
 
 /**
- * Splits a conversation's turns into the working buffer (the inquiry `openInquiryId`) and the
- * archive (all other inquiries). Incomplete assistant turns are left out of both.
+ * The current versions of a conversation: without user turns that a later turn superseded
+ * (regenerate or edit, ADR 0010) and without the answers to them — every turn after a superseded
+ * user turn up to the next user turn. History is append-only, so the earlier versions stay
+ * stored and shown; only context assembly and the inquiry's own text leave them out. Only the
+ * latest user turn can be superseded, and not while its answer is being generated
+ * (`placeSupersedingTurn`), so no answer to an old version lands after its replacement.
+ */
+export function currentVersions<T extends Pick<Turn, 'seq' | 'role' | 'supersedes'>>(
+  turns: readonly T[],
+): readonly T[] {
+  const superseded = new Set<number>();
+  for (const turn of turns) if (turn.supersedes !== undefined) superseded.add(turn.supersedes);
+  if (superseded.size === 0) return turns;
+  let insideSuperseded = false;
+  return turns.filter((turn) => {
+    if (turn.role === 'user') insideSuperseded = superseded.has(turn.seq);
+    return !insideSuperseded;
+  });
+}
+
+/**
+ * Splits a conversation's current versions (`currentVersions`) into the working buffer (the
+ * inquiry `openInquiryId`) and the archive (all other inquiries). Incomplete assistant turns are
+ * left out of both, and so are superseded turns and their answers.
  */
 export function splitInquiries(turns: readonly Turn[], openInquiryId: string): SplitInquiries {
   const byInquiry = new Map<string, Turn[]>();
-  for (const turn of turns) {
+  for (const turn of currentVersions(turns)) {
     if (isIncompleteAnswer(turn)) continue;
     const group = byInquiry.get(turn.inquiryId) ?? [];
     group.push(turn);
@@ -110,6 +132,60 @@ export function placeUserTurn(
   return openInquiryId !== undefined && intent === 'continue'
     ? { kind: 'option', inquiryId: openInquiryId }
     : { kind: 'question', inquiryId: newInquiryId() };
+}
+
+/** The latest user turn of a conversation, as the store knows it when it commits. */
+export interface LatestUserTurn {
+  readonly seq: number;
+  readonly kind: 'question' | 'option';
+  readonly inquiryId: string;
+}
+
+/** Where a regenerated or edited message goes: in place of the turn it supersedes. */
+export interface SupersedingPlacement extends UserTurnPlacement {
+  readonly supersedes: number;
+}
+
+/**
+ * A regenerate or edit replaces the conversation's latest user turn (ADR 0010): the new turn is
+ * the same inquiry (an edited question is still the inquiry it was — the contamination rules hold)
+ * and of the same kind (a question stays a question, a reply to a clarification stays a reply).
+ * Refused when `supersedes` is not the latest user turn — an older turn has later turns built on
+ * it — and while that turn's answer is still being generated (an answer landing after its
+ * replacement would be mistaken for the new one's). Decided by the store against the state it
+ * commits on, like `placeUserTurn`.
+ */
+export function placeSupersedingTurn(
+  latest: LatestUserTurn | undefined,
+  supersedes: number,
+  answering: { readonly seq: number; readonly until: string } | undefined,
+  now: Date,
+): SupersedingPlacement {
+  if (latest === undefined || latest.seq !== supersedes) throw new NotLatestQuestionError();
+  if (answering?.seq === supersedes && Date.parse(answering.until) > now.getTime()) {
+    throw new AnswerInProgressError();
+  }
+  return { kind: latest.kind, inquiryId: latest.inquiryId, supersedes };
+}
+
+/** `supersedes` named a turn that is not the conversation's latest user turn. */
+export class NotLatestQuestionError extends Error {
+  readonly statusCode = 409;
+  readonly code = 'not_latest_question';
+  constructor() {
+    super('Only the latest question of a conversation can be regenerated or edited');
+    this.name = 'NotLatestQuestionError';
+  }
+}
+
+/** `supersedes` named the latest user turn while its answer is still being generated. */
+export class AnswerInProgressError extends Error {
+  readonly statusCode = 409;
+  readonly code = 'answer_in_progress';
+  constructor() {
+    super('The answer to this question is still being generated; stop it or wait for it first');
+    this.name = 'AnswerInProgressError';
+  }
 }
 
 /** The conversation's inquiry state as a store keeps it on the conversation. */

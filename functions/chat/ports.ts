@@ -49,6 +49,11 @@ export interface AppendUserTurnInput {
   /** `new` starts a new inquiry even while a clarification awaits its reply. @default 'continue' */
   readonly inquiry?: InquiryIntent;
   /**
+   * Regenerate or edit: the seq of the latest user turn, which this one replaces (same inquiry,
+   * same kind; `placeSupersedingTurn` decides it against the committed state).
+   */
+  readonly supersedes?: number;
+  /**
    * With `clientMessageId`: the caller will generate the answer and holds the message's
    * generation claim (see `claimGeneration`) until `until`, written in the same commit.
    */

@@ -1,7 +1,12 @@
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
-import { detectLanguage, parseTicketReferences, splitInquiries } from './inquiry-rules.js';
+import {
+  currentVersions,
+  detectLanguage,
+  parseTicketReferences,
+  splitInquiries,
+} from './inquiry-rules.js';
 import { buildModelRequest } from './model-request.js';
 import {
   type AppendResult,
@@ -103,6 +108,7 @@ export async function beginChat(
     text: request.message,
     clientMessageId: request.clientMessageId,
     inquiry: request.inquiry,
+    ...(request.supersedes !== undefined ? { supersedes: request.supersedes } : {}),
     generation,
   });
   if (appended.duplicate) assertSameMessage(request, appended);
@@ -138,7 +144,8 @@ const utcDayOf = (time: Date) => time.toISOString().slice(0, 10);
 
 /**
  * A `clientMessageId` names one message: a retry must repeat it exactly, in the conversation it
- * went to (or, for a request that created one, as that conversation's first turn). Anything else
+ * went to (or, for a request that created one, as that conversation's first turn), replacing the
+ * same turn if it replaced one (a regenerate retried is the same regenerate). Anything else
  * would replay an answer to a question that was not asked here and drop the new message.
  */
 function assertSameMessage(request: ChatRequest, earlier: AppendResult): void {
@@ -146,7 +153,8 @@ function assertSameMessage(request: ChatRequest, earlier: AppendResult): void {
     request.conversationId === undefined
       ? earlier.turn.seq === 1
       : request.conversationId === earlier.conversation.conversationId;
-  if (!sameConversation || earlier.turn.text !== request.message) {
+  const sameVersion = earlier.turn.supersedes === request.supersedes;
+  if (!sameConversation || !sameVersion || earlier.turn.text !== request.message) {
     throw new ClientMessageIdReusedError();
   }
 }
@@ -201,6 +209,7 @@ export async function streamChat(
         inquiryId: turn.inquiryId,
         version: conversation.version,
         modelId: config.modelId,
+        userSeq: turn.seq,
       },
     });
     let loaded: Promise<ConversationWithTurns>;
@@ -405,8 +414,9 @@ function reportOf(
   };
 }
 
+/** The inquiry's user text as it stands now: an edited question replaces the version it edits. */
 function userTextOf(turns: readonly Turn[], inquiryId: string): string {
-  return turns
+  return currentVersions(turns)
     .filter((turn) => turn.inquiryId === inquiryId && turn.role === 'user')
     .map((turn) => turn.text)
     .join('\n');

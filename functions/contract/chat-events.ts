@@ -31,6 +31,11 @@ export const chatEventSchemas = {
     version: z.number().int(),
     /** The model writing this answer (the web app labels the local offline responder's). */
     modelId: z.string(),
+    /**
+     * The stored user turn this answer is for: what a regenerate or edit of it names as
+     * `supersedes`. Optional only so that streams recorded before it existed still parse.
+     */
+    userSeq: z.number().int().optional(),
   }),
   progress: z.object({ step: progressStepSchema }),
   kb_query: z.object({ query: z.string() }),

@@ -20,7 +20,23 @@ export const chatRequestSchema = z
      * the message starts a new inquiry even while a clarification awaits its reply.
      */
     inquiry: z.enum(['continue', 'new']).optional(),
+    /**
+     * Regenerate or edit: the seq of the conversation's last user turn, which this message
+     * replaces (the same text regenerates its answer, another text edits the question). The old
+     * turn and its answer are kept as an earlier version; only the latest user turn can be
+     * superseded (409 `not_latest_question` otherwise). Needs `conversationId`.
+     */
+    supersedes: z.number().int().min(1).optional(),
   })
-  .strict();
+  .strict()
+  .refine((request) => request.supersedes === undefined || request.conversationId !== undefined, {
+    message: 'supersedes needs the conversationId of the turn it replaces',
+    path: ['supersedes'],
+  })
+  .refine((request) => request.supersedes === undefined || request.inquiry === undefined, {
+    message:
+      'supersedes keeps the inquiry of the turn it replaces; inquiry cannot be given with it',
+    path: ['inquiry'],
+  });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;

@@ -94,6 +94,11 @@ export const turnSchema = z.object({
   usage: turnUsageSchema.optional(),
   /** Answer turns: the owner's latest feedback on this answer. */
   feedback: answerFeedbackSchema.optional(),
+  /**
+   * User turns sent as a regenerate or edit: the seq of the user turn this one replaces. That
+   * turn and its answer stay in `turns` as an earlier version; context uses only the newest.
+   */
+  supersedes: z.number().int().optional(),
 });
 export type Turn = z.infer<typeof turnSchema>;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitInquiries } from '../../functions/chat/inquiry-rules.js';
 import { buildModelRequest } from '../../functions/chat/model-request.js';
+import type { Turn } from '../../functions/chat/ports.js';
 import { storedTurn } from '../support/chat-core-harness.js';
 
 const turn = storedTurn;
@@ -60,6 +61,24 @@ describe('buildModelRequest', () => {
       ].join('\n'),
     );
     expect(text.indexOf('## 過去チケットデータ')).toBe(0);
+  });
+
+  it('sends a regenerated question alone: the version it supersedes and its answer are not context', () => {
+    const turns = [
+      turn(1, { inquiryId: 'I1', text: 'VPNにつながらない' }),
+      turn(2, {
+        role: 'assistant',
+        kind: 'answer',
+        inquiryId: 'I1',
+        text: '再起動してください',
+        result: { response_type: 'results', general_advice: '再起動してください' },
+      }),
+      turn(3, { inquiryId: 'I1', text: 'VPNにつながらない', supersedes: 1 }),
+    ];
+    const { working, archive } = splitInquiries(turns, 'I1');
+    const regenerated = buildModelRequest({ ...base, working, archive });
+    const firstAsked = buildModelRequest({ ...base, working: [turns[0] as Turn], archive: [] });
+    expect(JSON.stringify(regenerated)).toBe(JSON.stringify(firstAsked));
   });
 
   it('sends stored roles other than user and assistant as user, never as system or tool', () => {

@@ -1,5 +1,6 @@
 import {
   openInquiryAfterAssistantTurn,
+  placeSupersedingTurn,
   placeUserTurn,
   titleFromText,
 } from '../../functions/chat/inquiry-rules.js';
@@ -94,11 +95,20 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       } else {
         stored = find(owner, input.conversationId);
       }
-      const placement = placeUserTurn(
-        stored.summary.openInquiryId,
-        input.inquiry ?? 'continue',
-        newId,
-      );
+      const latestUser = stored.turns.findLast((turn) => turn.role === 'user');
+      const placement: { kind: 'question' | 'option'; inquiryId: string; supersedes?: number } =
+        input.supersedes === undefined
+          ? placeUserTurn(stored.summary.openInquiryId, input.inquiry ?? 'continue', newId)
+          : placeSupersedingTurn(
+              latestUser && {
+                seq: latestUser.seq,
+                kind: latestUser.kind as 'question' | 'option',
+                inquiryId: latestUser.inquiryId,
+              },
+              input.supersedes,
+              stored.summary.answering,
+              now(),
+            );
       const turn = append(stored, {
         role: 'user',
         kind: placement.kind,
@@ -106,6 +116,7 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         text: input.text,
         status: 'complete',
         ...(input.clientMessageId !== undefined ? { clientMessageId: input.clientMessageId } : {}),
+        ...(placement.supersedes !== undefined ? { supersedes: placement.supersedes } : {}),
       });
       if (input.clientMessageId !== undefined && input.generation) {
         claims.set(claimKeyOf(owner, input.clientMessageId), {

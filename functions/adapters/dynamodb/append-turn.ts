@@ -3,8 +3,11 @@ import { ulid } from 'ulid';
 import {
   type InquiryState,
   openInquiryAfterAssistantTurn,
+  placeSupersedingTurn,
   placeUserTurn,
+  type SupersedingPlacement,
   titleFromText,
+  type UserTurnPlacement,
 } from '../../chat/inquiry-rules.js';
 import {
   type AppendAssistantTurnInput,
@@ -62,9 +65,23 @@ export async function appendUserTurn(
     ...(input.conversationId !== undefined ? { conversationId: input.conversationId } : {}),
     plan(state) {
       const now = context.now();
-      const placement = placeUserTurn(state?.openInquiryId, input.inquiry ?? 'continue', () =>
-        ulid(now.getTime()),
-      );
+      let placement: UserTurnPlacement | SupersedingPlacement;
+      if (input.supersedes === undefined) {
+        placement = placeUserTurn(state?.openInquiryId, input.inquiry ?? 'continue', () =>
+          ulid(now.getTime()),
+        );
+      } else {
+        try {
+          placement = placeSupersedingTurn(
+            latestUserTurnOf(state),
+            input.supersedes,
+            state?.answering,
+            now,
+          );
+        } catch (refusal) {
+          return planRefusal(context, state, refusal, clientMessageId);
+        }
+      }
       return planAppend(context, {
         ownerId,
         conversationId: input.conversationId ?? ulid(now.getTime()),
@@ -77,6 +94,7 @@ export async function appendUserTurn(
           text: input.text,
           status: 'complete',
           ...(clientMessageId !== undefined ? { clientMessageId } : {}),
+          ...('supersedes' in placement ? { supersedes: placement.supersedes } : {}),
         },
         // The message is the reply the open inquiry awaited (or starts a new one): none stays open.
         inquiryAfter: { latestInquiryId: placement.inquiryId },
@@ -92,6 +110,56 @@ export async function appendUserTurn(
       ? { duplicate: () => findDuplicateTurn(context, ownerId, clientMessageId) }
       : {}),
   });
+}
+
+function latestUserTurnOf(state: ConversationItem | undefined) {
+  if (!state?.latestUserTurn || state.latestInquiryId === undefined) return undefined;
+  return { ...state.latestUserTurn, inquiryId: state.latestInquiryId };
+}
+
+/**
+ * A refused regenerate or edit is also decided against the committed state: the plan only checks
+ * the version it was decided on (and, with a `clientMessageId`, that the message was not stored
+ * already). If the check holds, the refusal stands; if the version moved — the state was a stale
+ * cached row — the commit retries from the current row; if the marker exists, the first copy of
+ * this very request was stored and its turn is returned instead (a retried regenerate is not
+ * refused for having succeeded).
+ */
+function planRefusal(
+  context: StoreContext,
+  state: ConversationItem | undefined,
+  refusal: unknown,
+  clientMessageId: string | undefined,
+): CommitPlan<AppendResult> {
+  if (!state) throw refusal;
+  const items: TransactItem[] = [
+    {
+      ConditionCheck: {
+        TableName: context.tables.conversations,
+        Key: { ownerId: state.ownerId, conversationId: state.conversationId },
+        ConditionExpression: '#version = :expected',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':expected': state.version },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+  ];
+  if (clientMessageId !== undefined) {
+    items.push({
+      ConditionCheck: {
+        TableName: context.tables.turns,
+        Key: clientMessageKeyOf(state.ownerId, clientMessageId),
+        ConditionExpression: 'attribute_not_exists(conversationKey)',
+      },
+    });
+  }
+  return {
+    items,
+    ...(clientMessageId !== undefined ? { markerIndex: 1 } : {}),
+    committed() {
+      throw refusal;
+    },
+  };
 }
 
 /**
@@ -182,7 +250,10 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
     turnCount: seq,
     updatedAt: createdAt,
     ...(spec.turn.role === 'user'
-      ? { questionText: questionTextAfter(state?.questionText, spec.turn.text) }
+      ? {
+          questionText: questionTextAfter(state?.questionText, spec.turn.text),
+          latestUserTurn: { seq, kind: spec.turn.kind as 'question' | 'option' },
+        }
       : {}),
     openInquiryId: spec.inquiryAfter.openInquiryId,
     latestInquiryId: spec.inquiryAfter.latestInquiryId,

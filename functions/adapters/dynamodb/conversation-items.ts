@@ -31,6 +31,12 @@ export interface ConversationItem {
   /** The inquiry of the latest user turn (`openInquiryAfterAssistantTurn`). */
   readonly latestInquiryId?: string;
   /**
+   * The latest user turn's seq and kind (its inquiry is `latestInquiryId`): the only turn a
+   * regenerate or edit may supersede (`placeSupersedingTurn`). Set by every user append; absent
+   * on rows whose last user turn was written before it existed, which refuse superseding.
+   */
+  readonly latestUserTurn?: { readonly seq: number; readonly kind: 'question' | 'option' };
+  /**
    * What sidebar search matches (`searchKeyOf` of the title, and of the user's messages in order,
    * capped at `searchTextLimit` characters): set by the commits that change them. Absent on rows
    * written before search existed; search falls back to the raw title there.

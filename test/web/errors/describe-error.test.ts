@@ -52,6 +52,17 @@ describe('describeError for one answer per question', () => {
   });
 });
 
+describe('describeError for an edit of a question that is no longer the latest', () => {
+  it('says a newer question exists and offers no retry, which would be refused again', () => {
+    const refused = { code: 'not_latest_question', httpStatus: 409 };
+    expect(describeError(refused, 'en')).toContain('newer question');
+    expect(describeError(refused, 'ja')).toContain('新しい質問');
+    expect(isRetryableFailure(refused)).toBe(false);
+    // Other conflicts stay retryable.
+    expect(isRetryableFailure({ code: 'conflict', httpStatus: 409 })).toBe(true);
+  });
+});
+
 describe('a store outage', () => {
   it('is explained as temporary, from the code of an event or the 503 of a response', () => {
     expect(describeError({ code: 'store_unavailable' }, 'en')).toContain('Wait a moment');

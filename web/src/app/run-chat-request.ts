@@ -11,6 +11,8 @@ export interface ChatRequestInput {
   readonly clientMessageId: string;
   /** `new`: start a new inquiry even while a clarification awaits its reply. */
   readonly inquiry?: 'new';
+  /** A regenerate or edit: the seq of the latest user turn, which this message replaces. */
+  readonly supersedes?: number;
   readonly requestId: string;
   readonly signal: AbortSignal;
 }
@@ -45,6 +47,7 @@ export async function runChatRequest(
       requestId,
       message: input.message,
       clientMessageId: input.clientMessageId,
+      ...(input.supersedes !== undefined ? { supersedes: input.supersedes } : {}),
     },
   });
 
@@ -69,6 +72,7 @@ export async function runChatRequest(
         message: input.message,
         clientMessageId: input.clientMessageId,
         ...(input.inquiry ? { inquiry: input.inquiry } : {}),
+        ...(input.supersedes !== undefined ? { supersedes: input.supersedes } : {}),
       },
       signal,
       fetch: deps.apiFetch,

@@ -25,6 +25,11 @@ export interface ChatController {
   startNew(): void;
   /** `inquiry: 'new'` starts a new inquiry even while a clarification awaits its reply. */
   send(message: string, clientMessageId?: string, inquiry?: 'new'): void;
+  /**
+   * Regenerate (the same text) or edit (new text) the latest question, the user turn `supersedes`;
+   * a retry passes the `clientMessageId` of the failed attempt.
+   */
+  supersede(message: string, supersedes: number, clientMessageId?: string): void;
   setNewInquiry(on: boolean): void;
   stop(): Promise<void>;
   /** Stores feedback on an answer of the open conversation; rejects with the API's error. */
@@ -132,7 +137,12 @@ export function useChatController(
   }, [navigation.startNew]);
 
   const send = useCallback(
-    (message: string, clientMessageId = crypto.randomUUID(), inquiry?: 'new') => {
+    (
+      message: string,
+      clientMessageId: string = crypto.randomUUID(),
+      inquiry?: 'new',
+      supersedes?: number,
+    ) => {
       const key = activeKeyRef.current;
       if (storeRef.current.views[key]?.activeRequestId) return; // one answer at a time per conversation
       setNewInquiryKey(undefined); // any message sent (an option too) ends the "new inquiry" mode
@@ -157,12 +167,19 @@ export function useChatController(
           message,
           clientMessageId,
           ...(inquiry ? { inquiry } : {}),
+          ...(supersedes !== undefined ? { supersedes } : {}),
           requestId,
         },
       );
       requests.current.set(requestId, live);
     },
     [apiBase, apiFetch, onConversationsChanged, activeKeyRef, adopt],
+  );
+
+  const supersede = useCallback(
+    (message: string, supersedes: number, clientMessageId?: string) =>
+      send(message, clientMessageId, undefined, supersedes),
+    [send],
   );
 
   const setNewInquiry = useCallback(
@@ -218,6 +235,7 @@ export function useChatController(
     retryLoad,
     startNew,
     send,
+    supersede,
     setNewInquiry,
     stop,
     giveFeedback,

@@ -43,6 +43,7 @@ function Harness() {
             bubbles={current.bubbles}
             streaming={current.activeRequestId !== undefined}
             onSend={() => {}}
+            onSupersede={() => {}}
             onNewInquiry={() => {}}
             onFeedback={async () => {}}
           />

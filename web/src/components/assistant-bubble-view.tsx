@@ -17,6 +17,10 @@ interface AssistantBubbleViewProps {
   /** The last bubble of the conversation, with nothing streaming: it may be answered or retried. */
   readonly actionable: boolean;
   readonly onSend: (message: string, clientMessageId?: string) => void;
+  /** Sends a regenerate or edit again (a retry of one that failed). */
+  readonly onSupersede: (message: string, supersedes: number, clientMessageId?: string) => void;
+  /** Present on the latest answer while nothing streams: ask for a new version of it. */
+  readonly onRegenerate?: () => void;
   readonly onNewInquiry: () => void;
   readonly onFeedback: (seq: number, feedback: Parameters<SendFeedback>[0]) => Promise<void>;
 }
@@ -29,6 +33,8 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   bubble,
   actionable,
   onSend,
+  onSupersede,
+  onRegenerate,
   onNewInquiry,
   onFeedback,
 }: AssistantBubbleViewProps) {
@@ -56,7 +62,10 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   const retryable = status === 'failed' && bubble.error?.retryable !== false;
   const retry =
     actionable && request && retryable
-      ? () => onSend(request.message, request.clientMessageId)
+      ? () =>
+          request.supersedes === undefined
+            ? onSend(request.message, request.clientMessageId)
+            : onSupersede(request.message, request.supersedes, request.clientMessageId)
       : undefined;
   return (
     <li className="bubble bubble--assistant" data-status={status} aria-busy={streaming}>
@@ -94,6 +103,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
       )}
       <StatusNotice bubble={bubble} onRetry={retry} />
       {rateable && <AnswerFeedbackBar state={feedbackState} />}
+      {onRegenerate && !streaming && (
+        <div className="answer-actions">
+          <button type="button" className="button button--small" onClick={onRegenerate}>
+            {t('regenerate')}
+          </button>
+        </div>
+      )}
     </li>
   );
 });

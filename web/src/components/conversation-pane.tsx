@@ -33,6 +33,7 @@ export function ConversationPane({ chat }: { chat: ChatController }) {
         bubbles={chat.view.bubbles}
         streaming={streaming}
         onSend={chat.send}
+        onSupersede={chat.supersede}
         onNewInquiry={() => chat.setNewInquiry(true)}
         onFeedback={chat.giveFeedback}
       />

@@ -1,6 +1,7 @@
-import { useLayoutEffect, useRef } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Bubble } from '../state/bubble.js';
+import { selectVersions } from '../state/select-versions.js';
 import { withInquiryBoundaries } from '../state/with-inquiry-boundaries.js';
 import type { SendFeedback } from './answer-feedback.js';
 import { AssistantBubbleView } from './assistant-bubble-view.js';
@@ -11,6 +12,8 @@ interface MessageListProps {
   readonly bubbles: readonly Bubble[];
   readonly streaming: boolean;
   readonly onSend: (message: string, clientMessageId?: string) => void;
+  /** Regenerate or edit the latest question (the user turn `supersedes`). */
+  readonly onSupersede: (message: string, supersedes: number, clientMessageId?: string) => void;
   readonly onNewInquiry: () => void;
   readonly onFeedback: (seq: number, feedback: Parameters<SendFeedback>[0]) => Promise<void>;
 }
@@ -20,26 +23,57 @@ const FOLLOW_THRESHOLD = 80;
 
 /**
  * The conversation, with a line wherever a new inquiry starts. Follows the growing answer only
- * while the reader is at the bottom, so scrolling up to reread is never yanked back.
+ * while the reader is at the bottom, so scrolling up to reread is never yanked back. Each
+ * question shows one version (the newest unless staff browse back); the latest question can be
+ * edited and its answer regenerated, which adds a version (ADR 0010).
  */
 export function MessageList({
   bubbles,
   streaming,
   onSend,
+  onSupersede,
   onNewInquiry,
   onFeedback,
 }: MessageListProps) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
+  // The version staff browsed to, per question; a question without one shows its newest.
+  const [chosen, setChosen] = useState<Record<string, number>>({});
 
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element && following.current) element.scrollTop = element.scrollHeight;
   });
 
-  const rows = withInquiryBoundaries(bubbles);
-  const last = bubbles.at(-1);
+  const selected = selectVersions(bubbles, chosen);
+  const shown = selected.bubbles;
+  const rows = withInquiryBoundaries(shown);
+  const last = shown.at(-1);
+  const lastUser = shown.findLast((bubble) => bubble.kind === 'user');
+  const lastPosition = lastUser ? selected.positions.get(lastUser.id) : undefined;
+  // Only the newest version of the latest question can be superseded, once it is stored.
+  const viewingNewest = !lastPosition || lastPosition.index === lastPosition.count - 1;
+  // An answer another request is still generating (a reload mid-answer) would refuse it.
+  const answerPending = last?.kind === 'assistant' && last.status === 'streaming';
+  const supersedable =
+    !streaming &&
+    !answerPending &&
+    viewingNewest &&
+    lastUser?.kind === 'user' &&
+    lastUser.seq !== undefined
+      ? lastUser
+      : undefined;
+  const supersede = (message: string) => {
+    if (!supersedable?.seq) return;
+    if (lastPosition) {
+      // The new version is the one to show.
+      const { [lastPosition.chain]: _shown, ...others } = chosen;
+      setChosen(others);
+    }
+    onSupersede(message, supersedable.seq);
+  };
+  const browse = (chain: string, index: number) => setChosen({ ...chosen, [chain]: index });
   return (
     <div
       ref={scroller}
@@ -61,13 +95,25 @@ export function MessageList({
             row.type === 'boundary' ? (
               <InquiryBoundary key={`boundary-${row.inquiryId}`} />
             ) : row.bubble.kind === 'user' ? (
-              <UserBubbleView key={row.bubble.id} bubble={row.bubble} />
+              <UserBubbleView
+                key={row.bubble.id}
+                bubble={row.bubble}
+                position={selected.positions.get(row.bubble.id)}
+                onBrowse={browse}
+                onEdit={row.bubble === supersedable ? supersede : undefined}
+              />
             ) : (
               <AssistantBubbleView
                 key={row.bubble.id}
                 bubble={row.bubble}
-                actionable={!streaming && row.bubble === last}
+                actionable={!streaming && viewingNewest && row.bubble === last}
                 onSend={onSend}
+                onSupersede={onSupersede}
+                onRegenerate={
+                  supersedable && row.bubble === last
+                    ? () => supersede(supersedable.text)
+                    : undefined
+                }
                 onNewInquiry={onNewInquiry}
                 onFeedback={onFeedback}
               />

@@ -1,14 +1,116 @@
-import { memo } from 'react';
+import { memo, useState } from 'react';
+import { MAX_MESSAGE_LENGTH } from '../../../functions/contract/chat-request.js';
+import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { UserBubble } from '../state/bubble.js';
+import type { VersionPosition } from '../state/select-versions.js';
 
-/** What the staff member asked. Plain text, line breaks kept. */
-export const UserBubbleView = memo(function UserBubbleView({ bubble }: { bubble: UserBubble }) {
+interface UserBubbleViewProps {
+  readonly bubble: UserBubble;
+  /** Where this question stands among its versions, when it has more than one. */
+  readonly position?: VersionPosition;
+  /** Show another version of this question (‹ ›). */
+  readonly onBrowse?: (chain: string, index: number) => void;
+  /** Present on the latest question while nothing streams: send an edited version of it. */
+  readonly onEdit?: (text: string) => void;
+}
+
+/**
+ * What the staff member asked. Plain text, line breaks kept; "1/2" with ‹ › when it was edited or
+ * regenerated, and on the latest question an "edit" that resends it as a new version.
+ */
+export const UserBubbleView = memo(function UserBubbleView({
+  bubble,
+  position,
+  onBrowse,
+  onEdit,
+}: UserBubbleViewProps) {
   const { t } = useI18n();
+  const [draft, setDraft] = useState<string>();
+  if (draft !== undefined && onEdit) {
+    // The API's own rules: visible text, well-formed, within the message limit.
+    const sendable =
+      userTextProblem(draft) === undefined && draft.trim().length <= MAX_MESSAGE_LENGTH;
+    return (
+      <li className="bubble bubble--user bubble--editing">
+        <form
+          className="user-edit"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (!sendable) return;
+            setDraft(undefined);
+            onEdit(draft);
+          }}
+        >
+          <textarea
+            className="user-edit__input"
+            aria-label={t('editLabel')}
+            value={draft}
+            rows={Math.min(8, Math.max(2, draft.split('\n').length))}
+            onChange={(event) => setDraft(event.target.value)}
+          />
+          <div className="user-edit__actions">
+            <button
+              type="button"
+              className="button button--small"
+              onClick={() => setDraft(undefined)}
+            >
+              {t('cancel')}
+            </button>
+            <button
+              type="submit"
+              className="button button--small button--primary"
+              disabled={!sendable}
+            >
+              {t('send')}
+            </button>
+          </div>
+        </form>
+      </li>
+    );
+  }
   return (
     <li className="bubble bubble--user">
       <span className="visually-hidden">{t('you')}: </span>
       <p className="bubble__text">{bubble.text}</p>
+      {(position || onEdit) && (
+        <div className="bubble__tools">
+          {position && (
+            <span className="version-pager">
+              <button
+                type="button"
+                className="button button--ghost button--small"
+                aria-label={t('previousVersion')}
+                disabled={position.index === 0}
+                onClick={() => onBrowse?.(position.chain, position.index - 1)}
+              >
+                ‹
+              </button>
+              <span className="version-pager__label">
+                {position.index + 1}/{position.count}
+              </span>
+              <button
+                type="button"
+                className="button button--ghost button--small"
+                aria-label={t('nextVersion')}
+                disabled={position.index === position.count - 1}
+                onClick={() => onBrowse?.(position.chain, position.index + 1)}
+              >
+                ›
+              </button>
+            </span>
+          )}
+          {onEdit && (
+            <button
+              type="button"
+              className="button button--small"
+              onClick={() => setDraft(bubble.text)}
+            >
+              {t('edit')}
+            </button>
+          )}
+        </div>
+      )}
     </li>
   );
 });

@@ -54,6 +54,10 @@ const byReason = {
     ja: 'この質問はまだ別の画面で回答中です。少し待ってから「再試行」を押すと、その回答が表示されます。',
     en: 'This question is still being answered elsewhere. Wait a moment and retry to see that answer.',
   },
+  notLatest: {
+    ja: 'この後に新しい質問が追加されています（別の画面からかもしれません）。会話を開き直して最新の質問を編集・再生成してください。',
+    en: 'A newer question was added after this one (perhaps in another tab). Reopen the conversation to edit or regenerate the latest question.',
+  },
   reusedId: {
     ja: '同じ送信が別の内容で繰り返されました。メッセージをもう一度送信してください。',
     en: 'This send was repeated with different content. Send the message again.',
@@ -90,6 +94,7 @@ function reasonFromCode(code: string): Reason | undefined {
   if (code === 'conversation_deleted') return 'deleted';
   if (code === 'answer_in_progress') return 'inProgress';
   if (code === 'client_message_id_reused') return 'reusedId';
+  if (code === 'not_latest_question') return 'notLatest';
   if (code === 'store_unavailable') return 'unavailable';
   if (/throttl|rate|busy|too_many/i.test(code)) return 'busy';
   if (/unauthori[sz]ed|auth/i.test(code)) return 'unauthorized';
@@ -110,6 +115,8 @@ export function isRetryableFailure(error: {
   readonly httpStatus?: number;
 }): boolean {
   if (error.code === 'store_unavailable' || error.code === 'network') return true;
+  // A 409 that no retry can change: the question it edits is no longer the latest (ADR 0010).
+  if (error.code === 'not_latest_question') return false;
   const status = error.httpStatus;
   return status === undefined || status === 0 || status === 409 || status >= 429;
 }

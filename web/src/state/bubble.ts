@@ -10,6 +10,10 @@ export interface UserBubble {
   readonly inquiryId?: string;
   /** Re-sent unchanged on retry so the server recognises the same turn. */
   readonly clientMessageId?: string;
+  /** The stored turn's number (from the history, or `meta` while live): what an edit supersedes. */
+  readonly seq?: number;
+  /** A regenerate or edit: the seq of the user turn this one replaces (ADR 0010). */
+  readonly supersedes?: number;
 }
 
 /**
@@ -54,10 +58,18 @@ export interface AssistantBubble {
   /** The staff member's verdict on this answer, as stored. */
   readonly feedback?: AnswerFeedback;
   /** The message that produced this answer, for retry with the same clientMessageId. */
-  readonly request?: { readonly message: string; readonly clientMessageId: string };
+  readonly request?: ChatSend;
 }
 
 export type Bubble = UserBubble | AssistantBubble;
+
+/** One message as sent, enough to send it again unchanged (a retry is the same message). */
+export interface ChatSend {
+  readonly message: string;
+  readonly clientMessageId: string;
+  /** A regenerate or edit of the user turn with this seq. */
+  readonly supersedes?: number;
+}
 
 /** Everything the conversation view shows, independent of React. */
 export interface ConversationView {

@@ -13,6 +13,8 @@ export type ConversationAction =
       readonly requestId: string;
       readonly message: string;
       readonly clientMessageId: string;
+      /** A regenerate or edit: the seq of the user turn the message replaces. */
+      readonly supersedes?: number;
     }
   /** One validated SSE event of the request `requestId`. */
   | { readonly type: 'event'; readonly requestId: string; readonly event: ChatEvent }

@@ -14,18 +14,18 @@ export function conversationReducer(
 ): ConversationView {
   switch (action.type) {
     case 'send':
-      return sendMessage(view, action.requestId, action.message, action.clientMessageId);
+      return sendMessage(view, action.requestId, action);
     case 'event': {
       const next = updateAssistant(view, action.requestId, (bubble) =>
         applyChatEvent(bubble, action.event),
       );
       if (action.event.event === 'meta') {
-        const { conversationId, inquiryId, version } = action.event.data;
+        const { conversationId, inquiryId, version, userSeq } = action.event.data;
         return {
           ...next,
           conversationId,
           version,
-          bubbles: tagUser(next, action.requestId, inquiryId),
+          bubbles: tagUser(next, action.requestId, inquiryId, userSeq),
         };
       }
       if (action.event.event === 'result') {
@@ -77,9 +77,9 @@ export function conversationReducer(
 function sendMessage(
   view: ConversationView,
   requestId: string,
-  message: string,
-  clientMessageId: string,
+  sent: { message: string; clientMessageId: string; supersedes?: number },
 ): ConversationView {
+  const { message, clientMessageId, supersedes } = sent;
   const assistant: AssistantBubble = {
     kind: 'assistant',
     id: requestId,
@@ -87,7 +87,7 @@ function sendMessage(
     steps: [],
     text: '',
     tickets: [],
-    request: { message, clientMessageId },
+    request: { message, clientMessageId, ...(supersedes !== undefined ? { supersedes } : {}) },
   };
   // A retry keeps the user's bubble (the server de-duplicates the turn) and replaces the failed answer.
   const retried = view.bubbles.findIndex(
@@ -98,7 +98,13 @@ function sendMessage(
       ? view.bubbles.slice(0, retried + 1)
       : [
           ...view.bubbles,
-          { kind: 'user' as const, id: `user-${requestId}`, text: message, clientMessageId },
+          {
+            kind: 'user' as const,
+            id: `user-${requestId}`,
+            text: message,
+            clientMessageId,
+            ...(supersedes !== undefined ? { supersedes } : {}),
+          },
         ];
   return { ...view, bubbles: [...kept, assistant], activeRequestId: requestId };
 }
@@ -116,13 +122,23 @@ function updateAssistant(
   return { ...view, bubbles };
 }
 
-/** The user bubble of a request learns its inquiry from `meta`; boundaries are drawn from it. */
-function tagUser(view: ConversationView, requestId: string, inquiryId: string): Bubble[] {
+/**
+ * The user bubble of a request learns its inquiry (boundaries are drawn from it) and its stored
+ * seq (what an edit of it supersedes) from `meta`.
+ */
+function tagUser(
+  view: ConversationView,
+  requestId: string,
+  inquiryId: string,
+  seq: number | undefined,
+): Bubble[] {
   const answerIndex = view.bubbles.findIndex((b) => b.kind === 'assistant' && b.id === requestId);
   const userIndex = answerIndex - 1;
   const user = view.bubbles[userIndex];
-  if (user?.kind !== 'user' || user.inquiryId === inquiryId) return [...view.bubbles];
+  if (user?.kind !== 'user' || (user.inquiryId === inquiryId && user.seq === seq)) {
+    return [...view.bubbles];
+  }
   const bubbles = view.bubbles.slice();
-  bubbles[userIndex] = { ...user, inquiryId };
+  bubbles[userIndex] = { ...user, inquiryId, ...(seq !== undefined ? { seq } : {}) };
   return bubbles;
 }

@@ -17,6 +17,8 @@ export function rebuildFromTurns(detail: ConversationDetail): ConversationView {
         text: turn.text,
         inquiryId: turn.inquiryId,
         clientMessageId: turn.clientMessageId,
+        seq: turn.seq,
+        ...(turn.supersedes !== undefined ? { supersedes: turn.supersedes } : {}),
       });
       continue;
     }
@@ -63,7 +65,11 @@ function assistantFromTurn(turn: Turn, lastUser: Turn | undefined): AssistantBub
     // Retry re-uses the stored id only when the server tells us it; a fresh id would duplicate.
     request:
       lastUser?.clientMessageId !== undefined
-        ? { message: lastUser.text, clientMessageId: lastUser.clientMessageId }
+        ? {
+            message: lastUser.text,
+            clientMessageId: lastUser.clientMessageId,
+            ...(lastUser.supersedes !== undefined ? { supersedes: lastUser.supersedes } : {}),
+          }
         : undefined,
   };
 }

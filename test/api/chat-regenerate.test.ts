@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import {
+  type ChatResponse,
+  eventsNamed,
+  fetchConversation,
+  postChat,
+} from '../support/chat-client.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+/**
+ * Regenerate and edit (ADR 0010) end to end: through the Function URL emulator, DynamoDB Local and
+ * the local Bedrock endpoint, whose recorded ConverseStream requests show what context the model
+ * got.
+ */
+
+type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.stop());
+
+const printer = 'プリンターの設置依頼をしたい';
+const salesforce = 'Salesforceにログインできない';
+
+const conversationOf = (response: ChatResponse) =>
+  eventsNamed(response, 'meta')[0]?.conversationId as string;
+
+interface RecordedConverse {
+  messages: { role: string; content: { text?: string }[] }[];
+}
+
+/** The messages of the model call a chat made, as text per message. */
+function lastModelMessages(): { role: string; text: string }[] {
+  const request = stack.bedrock.converseRequests.at(-1)?.body as RecordedConverse;
+  return request.messages.map((message) => ({
+    role: message.role,
+    text: message.content.map((block) => block.text ?? '').join(''),
+  }));
+}
+
+/** The archive section of a last user message (past inquiries, reference only), or ''. */
+function archiveSection(text: string): string {
+  const start = text.indexOf('## 過去の問い合わせ回答（参照用）');
+  if (start < 0) return '';
+  return text.slice(start, text.indexOf('## 問い合わせ\n', start));
+}
+
+async function answered(response: ChatResponse) {
+  expect(response.status).toBe(200);
+  expect(eventsNamed(response, 'error')).toEqual([]);
+  expect(eventsNamed(response, 'result')).toHaveLength(1);
+}
+
+describe('regenerate the last answer', () => {
+  it('appends a new turn pair that supersedes the last one, keeps the old, and leaves it out of context', async () => {
+    const user = 'regenerate-last';
+    const first = await postChat(stack.url, { message: printer }, { user });
+    await answered(first);
+    const conversationId = conversationOf(first);
+    const second = await postChat(stack.url, { conversationId, message: salesforce }, { user });
+    await answered(second);
+    const before = await fetchConversation(stack.url, conversationId, user);
+    expect(before.turns.map((turn) => turn.seq)).toEqual([1, 2, 3, 4]);
+
+    const regenerated = await postChat(
+      stack.url,
+      { conversationId, message: salesforce, supersedes: 3 },
+      { user },
+    );
+    await answered(regenerated);
+    expect(eventsNamed(regenerated, 'meta')[0]?.inquiryId).toBe(before.turns[2]?.inquiryId);
+
+    // The model saw the question once: the superseded pair is neither working buffer nor archive.
+    const messages = lastModelMessages();
+    expect(messages).toHaveLength(1);
+    expect(messages[0]?.text.split('## 問い合わせ\n')[1]).toBe(salesforce);
+    const archive = archiveSection(messages[0]?.text ?? '');
+    expect(archive).toContain(printer);
+    expect(archive).not.toContain(salesforce);
+
+    const after = await fetchConversation(stack.url, conversationId, user);
+    expect(after.version).toBe(before.version + 2);
+    expect(
+      after.turns.map(({ seq, role, kind, supersedes }) => ({ seq, role, kind, supersedes })),
+    ).toEqual([
+      { seq: 1, role: 'user', kind: 'question', supersedes: undefined },
+      { seq: 2, role: 'assistant', kind: 'answer', supersedes: undefined },
+      { seq: 3, role: 'user', kind: 'question', supersedes: undefined },
+      { seq: 4, role: 'assistant', kind: 'answer', supersedes: undefined },
+      { seq: 5, role: 'user', kind: 'question', supersedes: 3 },
+      { seq: 6, role: 'assistant', kind: 'answer', supersedes: undefined },
+    ]);
+    // The old version is kept as it was.
+    expect(after.turns.slice(0, 4)).toEqual(before.turns);
+    expect(after.turns[4]?.inquiryId).toBe(before.turns[2]?.inquiryId);
+    expect(after.turns[5]?.inquiryId).toBe(before.turns[2]?.inquiryId);
+
+    // The next question archives the current version only: Salesforce once, as one inquiry.
+    const next = await postChat(
+      stack.url,
+      { conversationId, message: 'VPNに接続できない' },
+      { user },
+    );
+    await answered(next);
+    const archived = lastModelMessages();
+    expect(archived).toHaveLength(1);
+    // Two archived inquiries, each with its question once (not a third for the old version).
+    const archiveLines = archiveSection(archived[0]?.text ?? '').split('\n');
+    const questionLines = archiveLines.filter((line) => line.startsWith('### '));
+    // The regenerated question is not a follow-up of its own earlier version.
+    expect(archiveLines.filter((line) => line.startsWith('補足'))).toEqual([]);
+    expect(questionLines).toHaveLength(2);
+    expect(questionLines[0]).toContain(printer);
+    expect(questionLines[1]).toContain(salesforce);
+  });
+
+  it('regenerates again: a third version supersedes the second', async () => {
+    const user = 'regenerate-twice';
+    const first = await postChat(stack.url, { message: salesforce }, { user });
+    await answered(first);
+    const conversationId = conversationOf(first);
+    await answered(
+      await postChat(stack.url, { conversationId, message: salesforce, supersedes: 1 }, { user }),
+    );
+    await answered(
+      await postChat(stack.url, { conversationId, message: salesforce, supersedes: 3 }, { user }),
+    );
+    expect(lastModelMessages()).toHaveLength(1);
+    const detail = await fetchConversation(stack.url, conversationId, user);
+    expect(detail.turns.map((turn) => turn.supersedes)).toEqual([
+      undefined,
+      undefined,
+      1,
+      undefined,
+      3,
+      undefined,
+    ]);
+  });
+});
+
+describe('edit the last question', () => {
+  it('answers the edited reply to a clarification in its inquiry, without the old reply', async () => {
+    const user = 'edit-reply';
+    const first = await postChat(stack.url, { message: 'ログインできない' }, { user });
+    expect(eventsNamed(first, 'result')[0]).toMatchObject({ response_type: 'clarification' });
+    const conversationId = conversationOf(first);
+    const reply = await postChat(stack.url, { conversationId, message: 'Salesforce' }, { user });
+    await answered(reply);
+
+    const edited = await postChat(
+      stack.url,
+      { conversationId, message: 'Microsoft Teams', supersedes: 3 },
+      { user },
+    );
+    await answered(edited);
+    // Still the clarification's inquiry: the question, the clarification, the edited reply.
+    const messages = lastModelMessages();
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(messages[0]?.text).toBe('ログインできない');
+    expect(messages[2]?.text.split('## 問い合わせ\n')[1]).toBe('Microsoft Teams');
+    // The old reply would have been a user message of its own between them.
+    expect(messages[1]?.text).toContain('"response_type":"clarification"');
+    // Retrieval read the inquiry as it stands: the question and the edited reply.
+    expect(eventsNamed(edited, 'kb_query')[0]?.query).toContain('Microsoft Teams');
+    expect(eventsNamed(edited, 'kb_query')[0]?.query).not.toContain('Salesforce');
+
+    const detail = await fetchConversation(stack.url, conversationId, user);
+    const editedTurn = detail.turns[4];
+    expect(editedTurn).toMatchObject({
+      role: 'user',
+      kind: 'option',
+      text: 'Microsoft Teams',
+      supersedes: 3,
+      inquiryId: detail.turns[0]?.inquiryId,
+    });
+    expect(detail.turns[2]).toMatchObject({ text: 'Salesforce', kind: 'option' });
+  });
+
+  it('refuses to supersede anything but the latest question, writing nothing', async () => {
+    const user = 'edit-older';
+    const first = await postChat(stack.url, { message: printer }, { user });
+    const conversationId = conversationOf(first);
+    await answered(await postChat(stack.url, { conversationId, message: salesforce }, { user }));
+    const before = await fetchConversation(stack.url, conversationId, user);
+    const calls = stack.bedrock.converseRequests.length;
+
+    for (const supersedes of [1, 2, 4, 99]) {
+      const refused = await postChat(
+        stack.url,
+        { conversationId, message: 'VPNに接続できない', supersedes },
+        { user },
+      );
+      expect(refused.status).toBe(409);
+      expect(refused.json).toMatchObject({ error: { code: 'not_latest_question' } });
+    }
+    expect(await fetchConversation(stack.url, conversationId, user)).toEqual(before);
+    expect(stack.bedrock.converseRequests).toHaveLength(calls);
+  });
+
+  it('rejects supersedes without a conversation, or with an inquiry intent, before the first byte', async () => {
+    const user = 'edit-bad-body';
+    const orphan = await postChat(stack.url, { message: printer, supersedes: 1 }, { user });
+    expect(orphan.status).toBe(400);
+    const first = await postChat(stack.url, { message: printer }, { user });
+    const withIntent = await postChat(
+      stack.url,
+      { conversationId: conversationOf(first), message: printer, supersedes: 1, inquiry: 'new' },
+      { user },
+    );
+    expect(withIntent.status).toBe(400);
+    const notANumber = await postChat(
+      stack.url,
+      { conversationId: conversationOf(first), message: printer, supersedes: '1' },
+      { user },
+    );
+    expect(notANumber.status).toBe(400);
+  });
+
+  it("cannot supersede another user's turn: the conversation is not found", async () => {
+    const first = await postChat(stack.url, { message: printer }, { user: 'edit-owner' });
+    const foreign = await postChat(
+      stack.url,
+      { conversationId: conversationOf(first), message: printer, supersedes: 1 },
+      { user: 'edit-intruder' },
+    );
+    expect(foreign.status).toBe(404);
+  });
+});
+
+describe('idempotent regenerate', () => {
+  it('a retried regenerate with its clientMessageId replays the stored answer, one model call', async () => {
+    const user = 'regenerate-retry';
+    const first = await postChat(stack.url, { message: salesforce }, { user });
+    await answered(first);
+    const conversationId = conversationOf(first);
+    const body = {
+      conversationId,
+      message: salesforce,
+      supersedes: 1,
+      clientMessageId: 'regenerate-retry-0001',
+    };
+    const calls = stack.bedrock.converseRequests.length;
+    const original = await postChat(stack.url, body, { user });
+    await answered(original);
+    const detail = await fetchConversation(stack.url, conversationId, user);
+
+    // The retry is not refused although seq 1 is no longer the latest question: it is the same message.
+    const retry = await postChat(stack.url, body, { user });
+    await answered(retry);
+    expect(eventsNamed(retry, 'result')[0]?.seq).toBe(eventsNamed(original, 'result')[0]?.seq);
+    expect(stack.bedrock.converseRequests).toHaveLength(calls + 1);
+    expect(await fetchConversation(stack.url, conversationId, user)).toEqual(detail);
+
+    // The same id for another regenerate is another message: 422.
+    const reused = await postChat(stack.url, { ...body, supersedes: 3 }, { user });
+    expect(reused.status).toBe(422);
+    expect(reused.json).toMatchObject({ error: { code: 'client_message_id_reused' } });
+  });
+});
