@@ -218,19 +218,10 @@ function publishChatMetrics(report: ChatReport, costUsd: number | undefined): vo
  */
 function publishFeedbackMetrics(report: FeedbackReport): void {
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
-  const ratingMetric = (rating: AnswerFeedback['rating']) =>
-    rating === 'up' ? feedbackMetrics.up : feedbackMetrics.down;
-  const counts = new Map<string, number>([
-    [feedbackMetrics.up.name, 0],
-    [feedbackMetrics.down.name, 0],
-  ]);
-  const shift = (rating: AnswerFeedback['rating'], by: number) => {
-    const { name } = ratingMetric(rating);
-    counts.set(name, (counts.get(name) ?? 0) + by);
-  };
-  shift(report.feedback.rating, 1);
-  if (report.previousRating) shift(report.previousRating, -1);
-  for (const [name, value] of counts) metrics.addMetric(name, 'Count', value);
+  const change = (rating: AnswerFeedback['rating']) =>
+    (report.feedback.rating === rating ? 1 : 0) - (report.previousRating === rating ? 1 : 0);
+  metrics.addMetric(feedbackMetrics.up.name, 'Count', change('up'));
+  metrics.addMetric(feedbackMetrics.down.name, 'Count', change('down'));
   metrics.addMetric(
     feedbackMetrics.helpfulTickets.name,
     'Count',

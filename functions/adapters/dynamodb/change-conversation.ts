@@ -1,6 +1,5 @@
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  ConversationConflictError,
   ConversationNotFoundError,
   type ConversationSummary,
   type Owner,
@@ -70,51 +69,39 @@ export async function recordFeedback(
   feedback: AnswerFeedback,
 ): Promise<ConversationSummary> {
   const ownerId = ownerIdForConversation(owner, conversationId);
-  try {
-    return await commitWithVersion(context, {
-      ownerId,
-      conversationId,
-      plan(state) {
-        if (!state) throw new ConversationNotFoundError();
-        const { item, after } = updateConversationAtVersion(context, state, {});
-        const setFeedback = {
-          Update: {
-            TableName: context.tables.turns,
-            Key: { conversationKey: conversationKeyOf(ownerId, conversationId), seq },
-            UpdateExpression: 'SET feedback = :feedback',
-            ConditionExpression: '#kind = :answer',
-            ExpressionAttributeNames: { '#kind': 'kind' },
-            ExpressionAttributeValues: { ':feedback': feedback, ':answer': 'answer' },
-          },
-        };
-        return {
-          items: [item, setFeedback],
-          committed() {
-            advanceCachedConversation(
-              context.cache,
-              cacheKeyOf(ownerId, conversationId),
-              state.version,
-              after,
-              (turns) => turns.map((turn) => (turn.seq === seq ? { ...turn, feedback } : turn)),
-            );
-            return toConversationSummary(after);
-          },
-        };
-      },
-    });
-  } catch (error) {
-    // Only the turn's condition is "another item" in this commit (see `classifyCommitFailure`).
-    if (error instanceof ConversationConflictError && isConditionOnTurn(error)) {
-      throw new TurnNotFoundError(seq);
-    }
-    throw error;
-  }
-}
-
-function isConditionOnTurn(error: ConversationConflictError): boolean {
-  const reasons = (error.cause as { CancellationReasons?: { Code?: string }[] } | undefined)
-    ?.CancellationReasons;
-  return reasons?.[1]?.Code === 'ConditionalCheckFailed';
+  return commitWithVersion(context, {
+    ownerId,
+    conversationId,
+    plan(state) {
+      if (!state) throw new ConversationNotFoundError();
+      const { item, after } = updateConversationAtVersion(context, state, {});
+      const setFeedback = {
+        Update: {
+          TableName: context.tables.turns,
+          Key: { conversationKey: conversationKeyOf(ownerId, conversationId), seq },
+          UpdateExpression: 'SET feedback = :feedback',
+          ConditionExpression: '#kind = :answer',
+          ExpressionAttributeNames: { '#kind': 'kind' },
+          ExpressionAttributeValues: { ':feedback': feedback, ':answer': 'answer' },
+        },
+      };
+      return {
+        items: [item, setFeedback],
+        // The turn's condition is the only other one in this commit.
+        otherConditionFailed: () => new TurnNotFoundError(seq),
+        committed() {
+          advanceCachedConversation(
+            context.cache,
+            cacheKeyOf(ownerId, conversationId),
+            state.version,
+            after,
+            (turns) => turns.map((turn) => (turn.seq === seq ? { ...turn, feedback } : turn)),
+          );
+          return toConversationSummary(after);
+        },
+      };
+    },
+  });
 }
 
 const batchSize = 25; // BatchWriteItem's maximum

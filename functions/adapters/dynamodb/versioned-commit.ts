@@ -30,6 +30,11 @@ export interface CommitPlan<T> {
   /** Index of the idempotency-marker put, when there is one. */
   readonly markerIndex?: number;
   readonly clientRequestToken?: string;
+  /**
+   * What a failed condition on an item other than the conversation row and the marker means
+   * for this change. @default ConversationConflictError
+   */
+  otherConditionFailed?(): Error;
   /** Runs once the transaction landed; updates the cache and builds the result. */
   committed(): T;
 }
@@ -96,7 +101,9 @@ export async function commitWithVersion<T>(
         }
         continue;
       }
-      if (failure === 'other-condition') throw new ConversationConflictError({ cause: error });
+      if (failure === 'other-condition') {
+        throw plan.otherConditionFailed?.() ?? new ConversationConflictError({ cause: error });
+      }
       throw error;
     }
   }

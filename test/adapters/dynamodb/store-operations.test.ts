@@ -399,6 +399,31 @@ describe('createDynamoDbConversationStore', () => {
     });
   });
 
+  it('stores feedback only on an answer turn; on another turn the commit changes nothing', async () => {
+    const store = createStore(t);
+    const { conversation, turn } = await store.appendUserTurn(alice, { text: 'VPNが切れる' });
+    const { conversationId } = conversation;
+    await store.appendAssistantTurn(alice, {
+      conversationId,
+      inquiryId: turn.inquiryId,
+      kind: 'answer',
+      text: '再接続してください',
+      status: 'complete',
+    });
+    const feedback = { rating: 'up' as const, updatedAt: '2026-12-01T00:00:00.000Z' };
+    const before = await store.getConversation(alice, conversationId);
+    // The question: the turn's condition fails inside the versioned commit.
+    await expect(store.recordFeedback(alice, conversationId, 1, feedback)).rejects.toMatchObject({
+      name: 'TurnNotFoundError',
+      statusCode: 404,
+    });
+    expect((await store.getConversation(alice, conversationId)).version).toBe(before.version);
+    const rated = await store.recordFeedback(alice, conversationId, 2, feedback);
+    expect(rated.version).toBe(before.version + 1);
+    const { turns } = await store.loadConversation(alice, conversationId);
+    expect(turns.map((stored) => stored.feedback)).toEqual([undefined, feedback]);
+  });
+
   it('answers not-found for an id that is not a conversation id', async () => {
     await expect(createStore(t).loadConversation(alice, '../etc')).rejects.toMatchObject({
       name: 'ConversationNotFoundError',
