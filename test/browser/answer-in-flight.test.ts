@@ -1,8 +1,14 @@
 /// <reference lib="dom" />
 import { describe, expect, it } from 'vitest';
-import { splitIntoFragments } from '../support/split-into-fragments.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
-import { ask, conversationIdOf, WAIT_MS, waitForAnswer } from './support/chat-actions.js';
+import {
+  ask,
+  conversationIdOf,
+  WAIT_MS,
+  waitForAdvice,
+  waitForAnswer,
+} from './support/chat-actions.js';
 import { longAnswer } from './support/scripted-answer.js';
 
 const { open, bedrock } = registerBrowserHarness();
@@ -11,19 +17,9 @@ describe('an answer in flight across a reload', () => {
   it('shows the answer as still being written after a reload, then fills it in once stored', async () => {
     const { page } = await open('browser-in-flight');
     const answer = longAnswer(40);
-    bedrock().enqueueScript({
-      kind: 'stream',
-      fragments: splitIntoFragments(JSON.stringify(answer), [8]),
-      delayMs: 40,
-    });
+    bedrock().enqueueScript(scriptedAnswer(answer, { size: 8, delayMs: 40 }));
     await ask(page, 'Salesforceにログインできない');
-    await page.waitForFunction(
-      () =>
-        (document.querySelector('.bubble--assistant .bubble__answer')?.textContent?.length ?? 0) >
-        20,
-      undefined,
-      { timeout: WAIT_MS },
-    );
+    await waitForAdvice(page, 20);
     const conversationId = conversationIdOf(page);
     // The server keeps generating: Lambda cannot see the browser leave.
     await page.reload();

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Answer } from '../../functions/contract/answer.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
 import {
@@ -10,6 +11,7 @@ import {
   assistantBubbles,
   conversationIdOf,
   WAIT_MS,
+  waitForAdvice,
   waitForAnswer,
 } from './support/chat-actions.js';
 import { startStreamRecording } from './support/record-stream.js';
@@ -208,19 +210,9 @@ describe('the chat web app against the local stack', () => {
 
   it('stops an answer midway: shown as stopped and stored as stopped', async () => {
     const { page } = await open('browser-stop');
-    bedrock().enqueueScript({
-      kind: 'stream',
-      fragments: splitIntoFragments(JSON.stringify(longAnswer(60)), [8]),
-      delayMs: 60,
-    });
+    bedrock().enqueueScript(scriptedAnswer(longAnswer(60), { size: 8, delayMs: 60 }));
     await ask(page, 'Salesforceにログインできない');
-    await page.waitForFunction(
-      () =>
-        (document.querySelector('.bubble--assistant .bubble__answer')?.textContent?.length ?? 0) >
-        20,
-      undefined,
-      { timeout: WAIT_MS },
-    );
+    await waitForAdvice(page, 20);
     await expect(page.getByRole('textbox', { name: '問い合わせ内容' }).isDisabled()).resolves.toBe(
       true,
     );
@@ -249,20 +241,10 @@ describe('the chat web app against the local stack', () => {
     expect(await waitForAnswer(page, 1)).toBe('complete');
     const first = conversationIdOf(page);
 
-    bedrock().enqueueScript({
-      kind: 'stream',
-      fragments: splitIntoFragments(JSON.stringify(longAnswer(12)), [8]),
-      delayMs: 40,
-    });
+    bedrock().enqueueScript(scriptedAnswer(longAnswer(12), { size: 8, delayMs: 40 }));
     await page.getByRole('button', { name: '新しい会話' }).click();
     await ask(page, 'Salesforceにログインできない');
-    await page.waitForFunction(
-      () =>
-        (document.querySelector('.bubble--assistant .bubble__answer')?.textContent?.length ?? 0) >
-        10,
-      undefined,
-      { timeout: WAIT_MS },
-    );
+    await waitForAdvice(page, 10);
     await page.waitForFunction(() => new URL(location.href).searchParams.has('c'), undefined, {
       timeout: WAIT_MS,
     });

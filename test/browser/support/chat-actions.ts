@@ -32,6 +32,17 @@ export async function waitForAnswer(page: Page, count: number): Promise<string> 
   return (await bubble.getAttribute('data-status')) ?? '';
 }
 
+/** Waits until the first answer's advice shows more than `characters` characters (mid-stream). */
+export async function waitForAdvice(page: Page, characters: number): Promise<void> {
+  await page.waitForFunction(
+    (min) =>
+      (document.querySelector('.bubble--assistant .bubble__answer')?.textContent?.length ?? 0) >
+      min,
+    characters,
+    { timeout: WAIT_MS },
+  );
+}
+
 /** The open conversation id from the address bar (`?c=`). */
 export function conversationIdOf(page: Page): string | null {
   return new URL(page.url()).searchParams.get('c');

@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Turn } from '../../../functions/contract/conversations.js';
 import { rebuildFromTurns } from '../../../web/src/state/rebuild-from-turns.js';
-import { answer } from '../support/test-events.js';
-
-const turn = (seq: number, fields: Partial<Turn>): Turn => ({
-  seq,
-  role: 'user',
-  kind: 'question',
-  inquiryId: 'inq-1',
-  text: '',
-  status: 'complete',
-  createdAt: '2026-11-30T10:00:00Z',
-  ...fields,
-});
+import { answer, storedTurn as turn } from '../support/test-events.js';
 
 describe('rebuildFromTurns', () => {
   const detail = {

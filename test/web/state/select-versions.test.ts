@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Turn } from '../../../functions/contract/conversations.js';
 import { conversationReducer } from '../../../web/src/state/conversation-reducer.js';
 import { rebuildFromTurns } from '../../../web/src/state/rebuild-from-turns.js';
 import { selectVersions } from '../../../web/src/state/select-versions.js';
-import { answer, meta } from '../support/test-events.js';
+import { answer, meta, storedTurn as turn } from '../support/test-events.js';
 
-const turn = (seq: number, fields: Partial<Turn>): Turn => ({
-  seq,
-  role: 'user',
-  kind: 'question',
-  inquiryId: 'inq-1',
-  text: '',
-  status: 'complete',
-  createdAt: '2026-11-30T10:00:00Z',
-  ...fields,
-});
 const reply = (seq: number, advice: string, inquiryId = 'inq-1') =>
   turn(seq, {
     role: 'assistant',

@@ -1,5 +1,6 @@
 import type { Answer } from '../../../functions/contract/answer.js';
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { Turn } from '../../../functions/contract/conversations.js';
 
 /** Builders for reducer tests: realistic events without repeating every field. */
 export const ticket1 = {
@@ -30,4 +31,16 @@ export const result = (
 ): ChatEvent => ({
   event: 'result',
   data: { ...answer, ...data, conversationId: 'C1', version: 3, seq: 2, status },
+});
+
+/** A stored turn as `GET /conversations/{id}` returns it: a user question of `inq-1` by default. */
+export const storedTurn = (seq: number, fields: Partial<Turn>): Turn => ({
+  seq,
+  role: 'user',
+  kind: 'question',
+  inquiryId: 'inq-1',
+  text: '',
+  status: 'complete',
+  createdAt: '2026-11-30T10:00:00Z',
+  ...fields,
 });
