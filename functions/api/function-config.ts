@@ -103,6 +103,39 @@ export const functionConfigSchema = z
      * inquiry's history where the model supports prompt caching (ADR 0009); `off`: none.
      */
     PROMPT_CACHING: z.enum(['auto', 'off']).default('auto'),
+    /**
+     * Knowledge capture (ADR 0011): the Knowledge Base's document bucket and the data source that
+     * reads it. Published tickets go to `KNOWLEDGE_KEY_PREFIX` in the bucket, then a sync starts.
+     * Without a bucket (a reused Knowledge Base whose bucket was not configured) publishing
+     * answers 501 and drafting is refused the same way.
+     */
+    KNOWLEDGE_BUCKET: z.string().optional(),
+    KNOWLEDGE_DATA_SOURCE_ID: z.string().optional(),
+    /** Inside the data source's inclusion prefix, and excluded from the deploy's pruning. */
+    KNOWLEDGE_KEY_PREFIX: z
+      .string()
+      .regex(/^([A-Za-z0-9._-]+\/)+$/, 'KNOWLEDGE_KEY_PREFIX must be folder names each ending in /')
+      .default('tickets/published/'),
+    /** Ticket numbers of published tickets start here, above the imported ones. */
+    KNOWLEDGE_FIRST_ISSUE_ID: z.coerce.number().int().min(1).max(99_999_999).default(900_001),
+    /** Cognito: members of this group may publish knowledge (the `cognito:groups` claim). */
+    KNOWLEDGE_EDITOR_GROUP: z.string().min(1).default('knowledge-editors'),
+    /**
+     * Local mode only: dev users (comma-separated) who may publish; empty: every dev user, so a
+     * developer can try the whole flow on built-in defaults.
+     */
+    KNOWLEDGE_EDITORS: z
+      .string()
+      .default('')
+      .transform((list) =>
+        list
+          .split(',')
+          .map((user) => user.trim())
+          .filter(Boolean),
+      ),
+    /** Local S3 and Bedrock Agent (control plane) endpoints; unset in AWS. */
+    S3_ENDPOINT: optionalUrl,
+    BEDROCK_AGENT_ENDPOINT: optionalUrl,
   })
   .superRefine((config, context) => {
     if (
@@ -112,6 +145,13 @@ export const functionConfigSchema = z
       context.addIssue({
         code: 'custom',
         message: 'AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_ID',
+      });
+    }
+    if (config.KNOWLEDGE_BUCKET && !config.KNOWLEDGE_DATA_SOURCE_ID) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          'KNOWLEDGE_BUCKET needs KNOWLEDGE_DATA_SOURCE_ID (the sync to start after a publish)',
       });
     }
   });

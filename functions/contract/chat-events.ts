@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { deliveredAnswerSchema, ticketResultSchema } from './answer.js';
+import { ticketDraftEventSchema } from './knowledge.js';
 
 /**
  * The SSE contract between the API function and the web app: one zod schema per event name.
@@ -49,6 +50,14 @@ export const chatEventSchemas = {
     seq: z.number().int(),
     status: z.enum(['complete', 'truncated', 'stopped']),
   }),
+  /**
+   * Knowledge capture's draft stream (`…/inquiries/{inquiryId}/knowledge-draft`): text of the
+   * draft's `subject` or `inquiry` as it arrives, each resolution step when it is complete, then
+   * the whole draft. The chat stream never sends these.
+   */
+  draft_text: z.object({ field: z.enum(['subject', 'inquiry']), content: z.string() }),
+  draft_step: z.object({ index: z.number().int().min(0), text: z.string() }),
+  draft: ticketDraftEventSchema,
   error: z.object({
     code: z.string(),
     message: z.string(),

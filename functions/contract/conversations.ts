@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { deliveredAnswerSchema, MAX_RESULTS } from './answer.js';
 import { turnStatusSchema } from './chat-events.js';
+import { publishedKnowledgeSchema } from './knowledge.js';
 import { userTextSchema } from './user-text.js';
 
 /**
@@ -133,6 +134,8 @@ export const conversationDetailSchema = z.object({
    * made — another tab, or before a reload) and will be stored by `until` at the latest.
    */
   answering: z.object({ seq: z.number().int(), until: z.string() }).optional(),
+  /** Inquiries of this conversation published as knowledge tickets, oldest first. */
+  knowledge: z.array(publishedKnowledgeSchema).optional(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 
