@@ -284,8 +284,10 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     Validations.of(this.documentBucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
-        "Holds copies of the repository's ticket documents, written only by the deployment " +
-        'and read only by Bedrock; enable CloudTrail S3 data events if reads must be audited.',
+        "Holds copies of the repository's ticket documents, written by the deployment, and " +
+        'the tickets editors publish (tickets/published/, written by the API function; each ' +
+        'names its source and author hash in its metadata); read only by Bedrock. Enable ' +
+        'CloudTrail S3 data events if object access must be audited.',
     });
 
     // --- the Knowledge Base's service role ------------------------------------------------
