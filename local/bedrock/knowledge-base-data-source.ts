@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LOCAL_TICKET_BUCKET } from './local-bedrock-defaults.js';
 import type { MetadataValue, TicketMetadata } from './ticket-index/match-retrieval-filter.js';
 import {
   createTicketIndex,
@@ -94,6 +95,16 @@ export async function openKnowledgeBaseDataSource(
       return run;
     },
   };
+}
+
+/**
+ * The documents of one folder that a sync would index (those without a usable sidecar left
+ * out), as the seed tickets' URIs name them. For tests that check a written ticket reads as the
+ * local Knowledge Base reads it.
+ */
+export async function loadTicketDocuments(directory: string): Promise<TicketDocument[]> {
+  const scan = await scanFolders([{ directory, uriPrefix: `s3://${LOCAL_TICKET_BUCKET}/` }]);
+  return [...scan.documents.values()].map((scanned) => scanned.document);
 }
 
 const indexOf = (scan: Scan) =>
