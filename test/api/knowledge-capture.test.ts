@@ -1,5 +1,8 @@
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LOCAL_DATA_SOURCE_ID } from '../../local/bedrock/local-bedrock-defaults.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { startTestStack } from '../support/start-test-stack.js';
@@ -271,5 +274,51 @@ describe('knowledge editors', () => {
       user: 'editor-two',
     });
     expect(editor.json).toEqual({ userId: 'editor-two', canPublishKnowledge: true });
+  });
+});
+
+describe('a document bucket that cannot be reached', () => {
+  let unreachable: LocalStack;
+  beforeAll(async () => {
+    // A port nothing listens on: every S3 call is refused (after the SDK's own retries).
+    const closedPort = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    unreachable = await startTestStack({
+      provisionedEnvironments: 1,
+      environment: {
+        DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
+        S3_ENDPOINT: `http://127.0.0.1:${closedPort}`,
+        KNOWLEDGE_BUCKET: 'unreachable-bucket',
+        KNOWLEDGE_DATA_SOURCE_ID: LOCAL_DATA_SOURCE_ID,
+      },
+    });
+  });
+  afterAll(() => unreachable?.stop());
+
+  it('answers 503 knowledge_store_unavailable and records nothing', async () => {
+    const user = 'editor-without-bucket';
+    const asked = await postChat(
+      unreachable.url,
+      { message: 'プリンターで印刷できません' },
+      { user },
+    );
+    const [meta] = eventsNamed(asked, 'meta');
+    const conversationId = meta?.conversationId as string;
+    const response = await callApi(
+      unreachable.url,
+      'POST',
+      '/api/knowledge',
+      { conversationId, inquiryId: meta?.inquiryId, ...quokka },
+      { user },
+    );
+    expect(response.status).toBe(503);
+    expect(errorOf(response.json)?.code).toBe('knowledge_store_unavailable');
+    expect(response.headers.get('retry-after')).toBe('5');
+    const detail = await fetchConversation(unreachable.url, conversationId, user);
+    expect(detail.knowledge).toBeUndefined();
   });
 });
