@@ -8,7 +8,11 @@ import {
   type PublishKnowledgeRequest,
   type PublishKnowledgeResponse,
 } from '../contract/knowledge.js';
-import { renderTicketDocuments, type TicketDocumentFiles } from './ticket-document.js';
+import {
+  renderTicketDocuments,
+  type TicketDocumentFiles,
+  type TicketDocumentNames,
+} from './ticket-document.js';
 
 /**
  * Publishing a solved inquiry as a knowledge ticket (ADR 0011), in an order where every failure
@@ -22,7 +26,7 @@ export interface KnowledgeDocuments {
   /** Writes the sidecar, then the document (a document is never visible without its metadata). */
   write(files: TicketDocumentFiles): Promise<void>;
   /** Removes the document, then the sidecar. */
-  remove(files: TicketDocumentFiles): Promise<void>;
+  remove(names: TicketDocumentNames): Promise<void>;
   /** Starts a sync of the data source: `pending` when one is running and does not make way. */
   startSync(): Promise<PublishKnowledgeResponse['ingestion']>;
 }

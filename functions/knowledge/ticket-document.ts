@@ -19,13 +19,21 @@ export interface TicketSource {
   readonly publishedAt: Date;
 }
 
-export interface TicketDocumentFiles {
+/** The object names of a ticket: Bedrock pairs the sidecar with the document by its name. */
+export interface TicketDocumentNames {
   /** `<issueId>.md`. */
   readonly documentName: string;
-  readonly document: string;
-  /** `<issueId>.md.metadata.json`: Bedrock pairs it with the document by this name. */
+  /** `<issueId>.md.metadata.json`. */
   readonly sidecarName: string;
+}
+
+export interface TicketDocumentFiles extends TicketDocumentNames {
+  readonly document: string;
   readonly sidecar: string;
+}
+
+export function ticketDocumentNames(issueId: string): TicketDocumentNames {
+  return { documentName: `${issueId}.md`, sidecarName: `${issueId}.md.metadata.json` };
 }
 
 type Draft = Pick<
@@ -109,9 +117,8 @@ export function renderTicketDocuments(
     },
   };
   return {
-    documentName: `${issueId}.md`,
+    ...ticketDocumentNames(issueId),
     document,
-    sidecarName: `${issueId}.md.metadata.json`,
     sidecar: `${JSON.stringify(sidecar, null, 2)}\n`,
   };
 }

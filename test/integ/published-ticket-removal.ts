@@ -1,15 +1,13 @@
-import {
-  type BedrockAgentClient,
-  ConflictException,
-  StartIngestionJobCommand,
-} from '@aws-sdk/client-bedrock-agent';
-import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { createKnowledgeBaseDocuments } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
+import { ticketDocumentNames } from '../../functions/knowledge/ticket-document.js';
 
 /**
- * Removing the acceptance suite's published ticket from a Knowledge Base: its document, then its
- * sidecar (the function's own order reversed, so no sync sees the document without its
- * metadata), then a sync, so its vectors go too. A sync refused because one is running is
- * retried for up to a minute; after that the next sync removes the vectors.
+ * Removing the acceptance suite's published ticket from a Knowledge Base with the function's own
+ * adapter: the document, then its sidecar (so no sync sees the document without its metadata),
+ * then a sync, so its vectors go too. A sync refused because one is running is retried for a
+ * minute; after that the next sync removes the vectors.
  */
 export function createPublishedTicketRemoval(options: {
   readonly s3: S3Client;
@@ -19,27 +17,13 @@ export function createPublishedTicketRemoval(options: {
   readonly knowledgeBaseId: string;
   readonly dataSourceId: string;
 }) {
+  const documents = createKnowledgeBaseDocuments({
+    ...options,
+    syncRetryDelaysMs: Array.from({ length: 12 }, () => 5000),
+    syncDescription: 'Acceptance suite: remove its probe ticket',
+  });
   return async (issueId: string): Promise<'synced' | 'sync-pending'> => {
-    for (const name of [`${issueId}.md`, `${issueId}.md.metadata.json`]) {
-      await options.s3.send(
-        new DeleteObjectCommand({ Bucket: options.bucket, Key: `${options.keyPrefix}${name}` }),
-      );
-    }
-    for (let attempt = 0; attempt < 12; attempt++) {
-      try {
-        await options.agent.send(
-          new StartIngestionJobCommand({
-            knowledgeBaseId: options.knowledgeBaseId,
-            dataSourceId: options.dataSourceId,
-            description: `Acceptance suite: remove probe ticket ${issueId}`,
-          }),
-        );
-        return 'synced';
-      } catch (error) {
-        if (!(error instanceof ConflictException)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 5000));
-      }
-    }
-    return 'sync-pending';
+    await documents.remove(ticketDocumentNames(issueId));
+    return (await documents.startSync()) === 'started' ? 'synced' : 'sync-pending';
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatModel } from '../../functions/chat/ports.js';
 import type { ChatEvent } from '../../functions/contract/chat-events.js';
 import { DRAFT_TOOL_NAME } from '../../functions/contract/knowledge.js';
 import {
@@ -86,17 +87,23 @@ describe('the inquiry transcript', () => {
   });
 });
 
+/** Streams a draft of inquiry B from `model`; returns the events sent and the outcome. */
+async function streamDraftOf(model: ChatModel) {
+  const events: ChatEvent[] = [];
+  const outcome = await streamTicketDraft({
+    model,
+    request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
+    signal: new AbortController().signal,
+    send: (event) => events.push(event),
+  });
+  return { events, outcome };
+}
+
 describe('streaming the draft', () => {
   for (const size of [1, 3, 17, 1000]) {
     it(`streams subject and inquiry text and each step, then the whole draft (fragments of ${size})`, async () => {
       const { model } = scriptedModel({ kind: 'answer', answer: draft, fragmentSize: size });
-      const events: ChatEvent[] = [];
-      const outcome = await streamTicketDraft({
-        model,
-        request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
-        signal: new AbortController().signal,
-        send: (event) => events.push(event),
-      });
+      const { events, outcome } = await streamDraftOf(model);
       const text = (field: string) =>
         events
           .filter((event) => event.event === 'draft_text' && event.data.field === field)
@@ -122,26 +129,14 @@ describe('streaming the draft', () => {
       kind: 'raw',
       fragments: [json.slice(0, json.indexOf('"resolution"') + 30)],
     });
-    const events: ChatEvent[] = [];
-    const outcome = await streamTicketDraft({
-      model,
-      request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
-      signal: new AbortController().signal,
-      send: (event) => events.push(event),
-    });
+    const { events, outcome } = await streamDraftOf(model);
     expect(outcome.draft).toMatchObject({ subject: draft.subject, complete: false });
     expect(events.at(-1)?.event).toBe('draft');
   });
 
   it('sends an error event when the model fails before anything arrived', async () => {
     const { model } = scriptedModel({ kind: 'throw', error: new Error('boom') });
-    const events: ChatEvent[] = [];
-    const outcome = await streamTicketDraft({
-      model,
-      request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
-      signal: new AbortController().signal,
-      send: (event) => events.push(event),
-    });
+    const { events, outcome } = await streamDraftOf(model);
     expect(outcome.draft).toBeUndefined();
     expect(events).toEqual([
       { event: 'error', data: expect.objectContaining({ retryable: true }) },

@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-bedrock-agent';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { KnowledgeDocuments } from '../../knowledge/publish-ticket.js';
-import type { TicketDocumentFiles } from '../../knowledge/ticket-document.js';
+import type { TicketDocumentFiles, TicketDocumentNames } from '../../knowledge/ticket-document.js';
 
 export interface KnowledgeBaseDocumentsOptions {
   readonly s3: S3Client;
@@ -20,6 +20,8 @@ export interface KnowledgeBaseDocumentsOptions {
    * at a time). @default 1, 2 and 4 seconds: a short job finishes, a long one is left to finish.
    */
   readonly syncRetryDelaysMs?: readonly number[];
+  /** What the sync is for, in the job's description. @default a published ticket */
+  readonly syncDescription?: string;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
@@ -49,9 +51,9 @@ export function createKnowledgeBaseDocuments(
       await put(files.sidecarName, files.sidecar, 'application/json');
       await put(files.documentName, files.document, 'text/markdown; charset=utf-8');
     },
-    async remove(files: TicketDocumentFiles) {
+    async remove(names: TicketDocumentNames) {
       // The document first, for the same reason in reverse.
-      for (const name of [files.documentName, files.sidecarName]) {
+      for (const name of [names.documentName, names.sidecarName]) {
         await options.s3.send(
           new DeleteObjectCommand({ Bucket: options.bucket, Key: keyOf(name) }),
         );
@@ -65,7 +67,7 @@ export function createKnowledgeBaseDocuments(
             new StartIngestionJobCommand({
               knowledgeBaseId: options.knowledgeBaseId,
               dataSourceId: options.dataSourceId,
-              description: 'Knowledge capture: a published ticket',
+              description: options.syncDescription ?? 'Knowledge capture: a published ticket',
             }),
           );
           return 'started';

@@ -10,6 +10,7 @@ import type { AnswerFeedback } from '../../contract/conversations.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
 import {
   assertTitleFits,
+  type ConversationItem,
   clientMessageKeyOf,
   conversationKeyOf,
   ownerIdForConversation,
@@ -23,7 +24,8 @@ import { commitWithVersion, updateConversationAtVersion } from './versioned-comm
 
 /**
  * The changes to a conversation other than appends (`append-turn.ts`): rename and delete from the
- * sidebar, feedback on an answer, and the stop flag a running generation polls.
+ * sidebar, feedback on an answer, the knowledge ticket published from an inquiry, and the stop
+ * flag a running generation polls.
  */
 
 /** Renames a conversation; bumps `version` (the ETag) but not `updatedAt` (the sidebar order). */
@@ -33,17 +35,31 @@ export async function renameConversation(
   conversationId: string,
   title: string,
 ): Promise<ConversationSummary> {
-  const ownerId = ownerIdForConversation(owner, conversationId);
   assertTitleFits(title);
+  return changeConversationRow(context, owner, conversationId, () => ({
+    title,
+    titleKey: searchKeyOf(title),
+  }));
+}
+
+/**
+ * A change to the conversation row alone (its turns untouched) in a versioned commit: `changes`
+ * reads the row the commit is conditioned on and may refuse by throwing. Bumps `version`, not
+ * `updatedAt`; every container's cached copy advances with it.
+ */
+function changeConversationRow(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+  changes: (state: ConversationItem) => Parameters<typeof updateConversationAtVersion>[2],
+): Promise<ConversationSummary> {
+  const ownerId = ownerIdForConversation(owner, conversationId);
   return commitWithVersion(context, {
     ownerId,
     conversationId,
     plan(state) {
       if (!state) throw new ConversationNotFoundError();
-      const { item, after } = updateConversationAtVersion(context, state, {
-        title,
-        titleKey: searchKeyOf(title),
-      });
+      const { item, after } = updateConversationAtVersion(context, state, changes(state));
       return {
         items: [item],
         committed() {
@@ -118,27 +134,11 @@ export async function recordPublishedKnowledge(
   conversationId: string,
   published: PublishedKnowledge,
 ): Promise<ConversationSummary> {
-  const ownerId = ownerIdForConversation(owner, conversationId);
   const { inquiryId, ...record } = published;
-  return commitWithVersion(context, {
-    ownerId,
-    conversationId,
-    plan(state) {
-      if (!state) throw new ConversationNotFoundError();
-      const existing = state.knowledge?.[inquiryId];
-      if (existing) throw new KnowledgeAlreadyPublishedError(existing.issueId);
-      const { item, after } = updateConversationAtVersion(context, state, {
-        knowledge: { ...state.knowledge, [inquiryId]: record },
-      });
-      return {
-        items: [item],
-        committed() {
-          const key = cacheKeyOf(ownerId, conversationId);
-          advanceCachedConversation(context.cache, key, state.version, after, (turns) => turns);
-          return toConversationSummary(after);
-        },
-      };
-    },
+  return changeConversationRow(context, owner, conversationId, (state) => {
+    const existing = state.knowledge?.[inquiryId];
+    if (existing) throw new KnowledgeAlreadyPublishedError(existing.issueId);
+    return { knowledge: { ...state.knowledge, [inquiryId]: record } };
   });
 }
 
