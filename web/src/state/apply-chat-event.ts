@@ -45,5 +45,10 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
         status: event.data.code === 'truncated' ? 'truncated' : 'failed',
         error: event.data,
       };
+    case 'draft_text':
+    case 'draft_step':
+    case 'draft':
+      // Knowledge capture's draft stream only; an answer never carries them.
+      return bubble;
   }
 }
