@@ -7,6 +7,7 @@ const unitTests = [
   'test/sse/**/*.test.ts',
   'test/web/**/*.test.{ts,tsx}',
   'test/observability/**/*.test.ts',
+  'test/knowledge/**/*.test.ts',
 ];
 
 export default defineConfig({

@@ -78,6 +78,7 @@ export function createConversationRoutes(
         ...(answering && Date.parse(answering.until) > now().getTime()
           ? { answering: { seq: answering.seq, until: answering.until } }
           : {}),
+        ...(conversation.knowledge?.length ? { knowledge: [...conversation.knowledge] } : {}),
       };
       return jsonResponse(200, body, { etag: etagOf(conversation.version) });
     },

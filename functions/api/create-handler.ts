@@ -1,15 +1,19 @@
+import { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
+import { createKnowledgeBaseDocuments } from '../adapters/bedrock/knowledge-base-documents.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
 import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDailyBudget } from '../adapters/dynamodb/daily-budget.js';
+import { createIssueNumbers } from '../adapters/dynamodb/issue-numbers.js';
 import {
   type ChatModel,
   type ConversationStore,
@@ -18,6 +22,7 @@ import {
   type Owner,
   type Retriever,
 } from '../chat/ports.js';
+import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/publish-ticket.js';
 import { createObservability } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
@@ -30,6 +35,7 @@ import {
   rawBodyOf,
   toErrorResponseBody,
 } from './http.js';
+import { createKnowledgeRoutes } from './knowledge-routes.js';
 import {
   type AccessTokenVerifier,
   createCognitoVerifier,
@@ -43,6 +49,8 @@ export interface HandlerOverrides {
   readonly retriever?: Retriever;
   readonly model?: ChatModel;
   readonly verifier?: AccessTokenVerifier;
+  readonly documents?: KnowledgeDocuments;
+  readonly issueNumbers?: IssueNumbers;
   readonly now?: () => Date;
 }
 
@@ -95,10 +103,11 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
     );
   const resolveOwner = createOwnerResolver(
     config.AUTH_MODE === 'local'
-      ? { mode: 'local', tenantId: config.TENANT_ID }
+      ? { mode: 'local', tenantId: config.TENANT_ID, knowledgeEditors: config.KNOWLEDGE_EDITORS }
       : {
           mode: 'cognito',
           tenantId: config.TENANT_ID,
+          knowledgeEditorGroup: config.KNOWLEDGE_EDITOR_GROUP,
           verifier:
             overrides.verifier ??
             createCognitoVerifier(
@@ -130,6 +139,23 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         promptCache: promptCachePolicyFor(config.MODEL_ID, config.PROMPT_CACHING),
       },
     }),
+    knowledge: createKnowledgeRoutes({
+      store,
+      retriever,
+      model,
+      documents: overrides.documents ?? knowledgeDocumentsFor(config, tracing),
+      issueNumbers:
+        overrides.issueNumbers ??
+        createIssueNumbers({ documents, tables }, config.KNOWLEDGE_FIRST_ISSUE_ID),
+      config: {
+        dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
+        modelId: config.MODEL_ID,
+        remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
+      },
+      budget,
+      heartbeatMs: config.HEARTBEAT_MS,
+      now: overrides.now ?? (() => new Date()),
+    }),
     conversations: createConversationRoutes(store, {
       now: overrides.now,
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
@@ -153,8 +179,10 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
     });
     let owner: Owner | undefined;
     try {
-      owner = await resolveOwner(event.headers ?? {});
+      const caller = await resolveOwner(event.headers ?? {});
+      owner = caller.owner;
       const request: ApiRequest = {
+        canPublishKnowledge: caller.canPublishKnowledge,
         method,
         path: event.rawPath,
         headers: event.headers ?? {},
@@ -187,6 +215,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
 
 export interface Routes {
   readonly chat: ReturnType<typeof createChatRoute>;
+  readonly knowledge: ReturnType<typeof createKnowledgeRoutes>;
   readonly conversations: ReturnType<typeof createConversationRoutes>;
 }
 
@@ -194,6 +223,7 @@ export interface Routes {
 function routeOf(path: string): string {
   return path
     .replace(/\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/{id}')
+    .replace(/\/inquiries\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/inquiries/{inquiryId}')
     .replace(/\/turns\/\d+(?=\/|$)/, '/turns/{seq}');
 }
 
@@ -204,6 +234,7 @@ function conversationIdOf(path: string): string | undefined {
 const ID = '([0-9A-HJKMNP-TV-Z]{26})';
 const CONVERSATION = new RegExp(`^/api/conversations/${ID}$`);
 const STOP = new RegExp(`^/api/conversations/${ID}/stop$`);
+const KNOWLEDGE_DRAFT = new RegExp(`^/api/conversations/${ID}/inquiries/${ID}/knowledge-draft$`);
 const FEEDBACK = new RegExp(`^/api/conversations/${ID}/turns/([1-9]\\d{0,8})/feedback$`);
 
 /** Dispatches `/api/*` by method and path. Unknown paths are 404, known paths with other methods 405. */
@@ -214,6 +245,13 @@ export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpR
   if (path === '/api/chat') return method === 'POST' ? routes.chat(request) : notAllowed();
   if (path === '/api/conversations')
     return method === 'GET' ? routes.conversations.list(request) : notAllowed();
+  if (path === '/api/me') return method === 'GET' ? routes.knowledge.me(request) : notAllowed();
+  if (path === '/api/knowledge')
+    return method === 'POST' ? routes.knowledge.publish(request) : notAllowed();
+  const [, draftOf, inquiryId] = KNOWLEDGE_DRAFT.exec(path) ?? [];
+  if (draftOf && inquiryId) {
+    return method === 'POST' ? routes.knowledge.draft(request, draftOf, inquiryId) : notAllowed();
+  }
   const [, feedbackOn, seq] = FEEDBACK.exec(path) ?? [];
   if (feedbackOn && seq) {
     return method === 'POST'
@@ -231,4 +269,32 @@ export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpR
   }
   // Anything under /api/conversations that is not a valid id cannot exist: same as missing.
   return Promise.reject(new HttpError(404, 'not_found', 'Not found'));
+}
+
+/**
+ * The document bucket and data source of knowledge capture, when the deployment has them. The
+ * S3 client is path-style only against a local endpoint (the local S3 serves no virtual hosts).
+ */
+function knowledgeDocumentsFor(
+  config: FunctionConfig,
+  tracing: { captureClient<Client extends object>(client: Client): Client },
+): KnowledgeDocuments | undefined {
+  if (!config.KNOWLEDGE_BUCKET || !config.KNOWLEDGE_DATA_SOURCE_ID) return undefined;
+  const region = config.AWS_REGION;
+  return createKnowledgeBaseDocuments({
+    s3: tracing.captureClient(
+      new S3Client({
+        region,
+        endpoint: config.S3_ENDPOINT,
+        forcePathStyle: config.S3_ENDPOINT !== undefined,
+      }),
+    ),
+    agent: tracing.captureClient(
+      new BedrockAgentClient({ region, endpoint: config.BEDROCK_AGENT_ENDPOINT }),
+    ),
+    bucket: config.KNOWLEDGE_BUCKET,
+    keyPrefix: config.KNOWLEDGE_KEY_PREFIX,
+    knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+    dataSourceId: config.KNOWLEDGE_DATA_SOURCE_ID,
+  });
 }

@@ -15,6 +15,8 @@ export interface ApiRequest {
   readonly query: Readonly<Record<string, string | undefined>>;
   readonly rawBody: string;
   readonly owner: Owner;
+  /** A knowledge editor (ADR 0011): the Cognito group locally the dev-user list decides. */
+  readonly canPublishKnowledge: boolean;
   readonly remainingTimeMs: () => number;
 }
 
@@ -88,7 +90,7 @@ const CODES: Record<number, string> = {
  */
 export function toErrorResponseBody(error: unknown): {
   statusCode: number;
-  body: { error: { code: string; message: string } };
+  body: { error: { code: string; message: string; issueId?: string } };
   headers: Record<string, string>;
 } {
   const statusCode = (error as { statusCode?: unknown })?.statusCode;
@@ -101,13 +103,25 @@ export function toErrorResponseBody(error: unknown): {
       headers: { 'retry-after': String(retryAfter) },
     };
   }
-  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+  // 501: a feature this deployment was not configured for (knowledge capture without a bucket).
+  if (
+    typeof statusCode === 'number' &&
+    ((statusCode >= 400 && statusCode < 500) || statusCode === 501)
+  ) {
     // Ours and the store's typed errors may name a precise code (`invalid_cursor`, `client_message_id_reused`).
     const own = (error as { code?: unknown }).code;
     const code = typeof own === 'string' ? own : (CODES[statusCode] ?? 'bad_request');
+    // A conflict with an existing ticket names it, so the page can show which one.
+    const issueId = (error as { issueId?: unknown }).issueId;
     return {
       statusCode,
-      body: { error: { code, message: (error as Error).message } },
+      body: {
+        error: {
+          code,
+          message: (error as Error).message,
+          ...(typeof issueId === 'string' ? { issueId } : {}),
+        },
+      },
       // A 429 over the daily budget says when it resets.
       headers: typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
     };

@@ -10,36 +10,60 @@ export const DEFAULT_DEV_USER = 'local-user';
 
 const DEV_USER = /^[A-Za-z0-9._@-]{1,64}$/;
 
+/** Who is calling: the owner of the conversations they may see, and what they may do. */
+export interface ResolvedCaller {
+  readonly owner: Owner;
+  /** A member of the knowledge editors (ADR 0011). */
+  readonly canPublishKnowledge: boolean;
+}
+
 export type ResolveOwner = (
   headers: Readonly<Record<string, string | undefined>>,
-) => Promise<Owner>;
+) => Promise<ResolvedCaller>;
 
 /** Just the part of aws-jwt-verify's verifier we use (tests pass one with a cached JWKS). */
 export interface AccessTokenVerifier {
-  verify(token: string): Promise<{ sub: string }>;
+  verify(token: string): Promise<{ sub: string; 'cognito:groups'?: readonly string[] }>;
 }
 
 export type IdentityOptions =
-  | { readonly mode: 'local'; readonly tenantId: string }
-  | { readonly mode: 'cognito'; readonly tenantId: string; readonly verifier: AccessTokenVerifier };
+  | {
+      readonly mode: 'local';
+      readonly tenantId: string;
+      /** Dev users who are knowledge editors; empty: every dev user is one. */
+      readonly knowledgeEditors: readonly string[];
+    }
+  | {
+      readonly mode: 'cognito';
+      readonly tenantId: string;
+      readonly verifier: AccessTokenVerifier;
+      /** Members of this Cognito group are knowledge editors (`cognito:groups` claim). */
+      readonly knowledgeEditorGroup: string;
+    };
 
 /**
  * The caller's identity, from headers only — never from the body. In AWS: a verified Cognito
- * access token (signature, issuer, client id, expiry, token use). Locally: the dev header.
+ * access token (signature, issuer, client id, expiry, token use) and its groups. Locally: the
+ * dev header, and the dev-user list for editors.
  */
 export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
   if (options.mode === 'local') {
+    const editors = new Set(options.knowledgeEditors);
     return async (headers) => {
       const userId = headers[DEV_USER_HEADER]?.trim() || DEFAULT_DEV_USER;
       if (!DEV_USER.test(userId))
         throw new HttpError(401, 'unauthorized', `Invalid ${DEV_USER_HEADER} header`);
-      return { tenantId: options.tenantId, userId };
+      return {
+        owner: { tenantId: options.tenantId, userId },
+        canPublishKnowledge: editors.size === 0 || editors.has(userId),
+      };
     };
   }
+  const { knowledgeEditorGroup } = options;
   return async (headers) => {
     const token = headers[AUTH_TOKEN_HEADER]?.replace(/^Bearer\s+/i, '').trim();
     if (!token) throw new HttpError(401, 'unauthorized', 'Sign-in required');
-    let payload: { sub: string };
+    let payload: Awaited<ReturnType<AccessTokenVerifier['verify']>>;
     try {
       payload = await options.verifier.verify(token);
     } catch (error) {
@@ -55,7 +79,11 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
     // Cognito's own subjects are UUIDs; this guards against a misconfigured or foreign issuer.
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.includes('#'))
       throw new HttpError(401, 'unauthorized', 'The access token has no usable subject');
-    return { tenantId: options.tenantId, userId: payload.sub };
+    const groups = payload['cognito:groups'];
+    return {
+      owner: { tenantId: options.tenantId, userId: payload.sub },
+      canPublishKnowledge: Array.isArray(groups) && groups.includes(knowledgeEditorGroup),
+    };
   };
 }
 

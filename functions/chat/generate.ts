@@ -285,7 +285,8 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   return outcome('complete');
 }
 
-function toFailure(error: unknown): GenerationFailure {
+/** A model error as the `error` event describes it to staff. */
+export function toFailure(error: unknown): GenerationFailure {
   if (error instanceof ChatModelError) {
     const messages = {
       throttled: 'The AI model is busy right now. Please try again in a moment.',

@@ -8,6 +8,7 @@ import type {
   TurnRole,
   TurnUsage,
 } from '../contract/conversations.js';
+import type { PublishedKnowledge } from '../contract/knowledge.js';
 import type { InquiryIntent } from './inquiry-rules.js';
 
 /**
@@ -33,6 +34,8 @@ export interface ConversationSummary extends Readonly<ConversationSummaryBody> {
    * shows the answer as in flight until it is stored or the deadline passed.
    */
   readonly answering?: { readonly seq: number; readonly inquiryId: string; readonly until: string };
+  /** Inquiries published as knowledge tickets (ADR 0011), oldest first. */
+  readonly knowledge?: readonly PublishedKnowledge[];
 }
 
 export interface ConversationWithTurns {
@@ -132,6 +135,17 @@ export interface ConversationStore {
     seq: number,
     feedback: AnswerFeedback,
   ): Promise<ConversationSummary>;
+  /**
+   * Records that an inquiry became the knowledge ticket `published.issueId`, in a versioned
+   * commit (`version` bumps, `updatedAt` does not). At most one ticket per inquiry: a second
+   * publish of the same inquiry fails with `KnowledgeAlreadyPublishedError`, decided on the row
+   * the commit is conditioned on, so two concurrent publishes cannot both succeed.
+   */
+  recordPublishedKnowledge(
+    owner: Owner,
+    conversationId: string,
+    published: PublishedKnowledge,
+  ): Promise<ConversationSummary>;
   /** Ask whatever is generating in this conversation to stop (polled by `isStopRequested`). Does not bump `version`. */
   requestStop(owner: Owner, conversationId: string): Promise<void>;
   /** True when a stop was requested after `since` (ISO time the generation started). */
@@ -164,6 +178,15 @@ export class TurnNotFoundError extends Error {
 }
 
 /** Retries could not land the write: another writer kept winning. */
+export class KnowledgeAlreadyPublishedError extends Error {
+  readonly statusCode = 409;
+  readonly code = 'already_published';
+  constructor(readonly issueId: string) {
+    super(`This inquiry was already published as ticket #${issueId}`);
+    this.name = 'KnowledgeAlreadyPublishedError';
+  }
+}
+
 export class ConversationConflictError extends Error {
   readonly statusCode = 409;
   constructor(options?: { cause?: unknown }) {

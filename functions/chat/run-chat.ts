@@ -127,10 +127,10 @@ export async function beginChat(
  * Over today's token budget nothing happens: no turn is written, no retrieval or model call is
  * made, and the 429 says when the budget resets (midnight UTC).
  */
-async function admitWithinBudget(
+export async function admitWithinBudget(
   owner: Owner,
   now: Date,
-  dependencies: { config: ChatConfig; budget?: DailyBudget },
+  dependencies: { config: Pick<ChatConfig, 'dailyTokenBudget'>; budget?: DailyBudget },
 ): Promise<void> {
   const limit = dependencies.config.dailyTokenBudget;
   if (!dependencies.budget || limit <= 0) return;
@@ -327,7 +327,7 @@ export async function streamChat(
  * What an answer charges to the daily budget: every token the model took in or wrote, cached or
  * not, so prompt caching lowers the bill but not how far a budget goes (ADR 0009).
  */
-function tokensSpent(usage: ModelUsage): number {
+export function tokensSpent(usage: ModelUsage): number {
   return (
     usage.inputTokens +
     usage.outputTokens +

@@ -12,6 +12,7 @@ import {
   type Owner,
   ownerKey,
   type Turn,
+  KnowledgeAlreadyPublishedError,
   TurnNotFoundError,
 } from '../../functions/chat/ports.js';
 
@@ -183,6 +184,20 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       stored.turns[stored.turns.indexOf(turn)] = { ...turn, feedback: structuredClone(feedback) };
       // A version bump without moving `updatedAt`, as the DynamoDB store does.
       stored.summary = { ...stored.summary, version: stored.summary.version + 1 };
+      return structuredClone(stored.summary);
+    },
+
+    async recordPublishedKnowledge(owner, conversationId, published) {
+      const stored = find(owner, conversationId);
+      const existing = stored.summary.knowledge?.find(
+        (candidate) => candidate.inquiryId === published.inquiryId,
+      );
+      if (existing) throw new KnowledgeAlreadyPublishedError(existing.issueId);
+      stored.summary = {
+        ...stored.summary,
+        version: stored.summary.version + 1,
+        knowledge: [...(stored.summary.knowledge ?? []), structuredClone(published)],
+      };
       return structuredClone(stored.summary);
     },
 

@@ -2,10 +2,12 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aw
 import {
   ConversationNotFoundError,
   type ConversationSummary,
+  KnowledgeAlreadyPublishedError,
   type Owner,
   TurnNotFoundError,
 } from '../../chat/ports.js';
 import type { AnswerFeedback } from '../../contract/conversations.js';
+import type { PublishedKnowledge } from '../../contract/knowledge.js';
 import {
   assertTitleFits,
   clientMessageKeyOf,
@@ -97,6 +99,42 @@ export async function recordFeedback(
             after,
             (turns) => turns.map((turn) => (turn.seq === seq ? { ...turn, feedback } : turn)),
           );
+          return toConversationSummary(after);
+        },
+      };
+    },
+  });
+}
+
+/**
+ * Adds a published knowledge ticket to the conversation row (`knowledge`, by inquiry) in a
+ * versioned commit. Refused with `KnowledgeAlreadyPublishedError` when the row it commits on
+ * already names a ticket for that inquiry; the version condition makes the check and the write
+ * one atomic step.
+ */
+export async function recordPublishedKnowledge(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+  published: PublishedKnowledge,
+): Promise<ConversationSummary> {
+  const ownerId = ownerIdForConversation(owner, conversationId);
+  const { inquiryId, ...record } = published;
+  return commitWithVersion(context, {
+    ownerId,
+    conversationId,
+    plan(state) {
+      if (!state) throw new ConversationNotFoundError();
+      const existing = state.knowledge?.[inquiryId];
+      if (existing) throw new KnowledgeAlreadyPublishedError(existing.issueId);
+      const { item, after } = updateConversationAtVersion(context, state, {
+        knowledge: { ...state.knowledge, [inquiryId]: record },
+      });
+      return {
+        items: [item],
+        committed() {
+          const key = cacheKeyOf(ownerId, conversationId);
+          advanceCachedConversation(context.cache, key, state.version, after, (turns) => turns);
           return toConversationSummary(after);
         },
       };

@@ -7,6 +7,7 @@ import {
   type Turn,
   TurnTooLargeError,
 } from '../../chat/ports.js';
+import type { PublishedKnowledge } from '../../contract/knowledge.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 
 /**
@@ -49,6 +50,12 @@ export interface ConversationItem {
    * generation, removed by the commit of that inquiry's answer. A reload shows it as in flight.
    */
   readonly answering?: AnsweringState;
+  /**
+   * The inquiries published as knowledge tickets, by inquiry id (ADR 0011): replaced whole by
+   * the versioned commit that adds one, so "at most one ticket per inquiry" is decided on the row
+   * the commit is conditioned on.
+   */
+  readonly knowledge?: Readonly<Record<string, Omit<PublishedKnowledge, 'inquiryId'>>>;
   /** ISO time of the last stop request; a control flag, not history, so it never bumps `version`. */
   readonly stopRequestedAt?: string;
   /**
@@ -76,6 +83,13 @@ export function toConversationSummary(item: ConversationItem): ConversationSumma
     ...(item.openInquiryId ? { openInquiryId: item.openInquiryId } : {}),
     ...(item.latestInquiryId ? { latestInquiryId: item.latestInquiryId } : {}),
     ...(item.answering ? { answering: item.answering } : {}),
+    ...(item.knowledge
+      ? {
+          knowledge: Object.entries(item.knowledge)
+            .map(([inquiryId, published]) => ({ inquiryId, ...published }))
+            .sort((a, b) => a.publishedAt.localeCompare(b.publishedAt)),
+        }
+      : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   deleteConversation,
   isStopRequested,
   recordFeedback,
+  recordPublishedKnowledge,
   renameConversation,
   requestStop,
 } from './change-conversation.js';
@@ -109,6 +110,8 @@ export function createDynamoDbConversationStore(
     renameConversation: (owner, id, title) => renameConversation(context, owner, id, title),
     deleteConversation: (owner, id) => deleteConversation(context, owner, id),
     recordFeedback: (owner, id, seq, feedback) => recordFeedback(context, owner, id, seq, feedback),
+    recordPublishedKnowledge: (owner, id, published) =>
+      recordPublishedKnowledge(context, owner, id, published),
     requestStop: (owner, id) => requestStop(context, owner, id),
     isStopRequested: (owner, id, since) => isStopRequested(context, owner, id, since),
     claimGeneration: (owner, id, claim) => claimGeneration(context, owner, id, claim),

@@ -1,0 +1,82 @@
+import {
+  type BedrockAgentClient,
+  ConflictException,
+  StartIngestionJobCommand,
+} from '@aws-sdk/client-bedrock-agent';
+import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { KnowledgeDocuments } from '../../knowledge/publish-ticket.js';
+import type { TicketDocumentFiles } from '../../knowledge/ticket-document.js';
+
+export interface KnowledgeBaseDocumentsOptions {
+  readonly s3: S3Client;
+  readonly agent: BedrockAgentClient;
+  readonly bucket: string;
+  /** Inside the data source's inclusion prefix, e.g. `tickets/published/`. */
+  readonly keyPrefix: string;
+  readonly knowledgeBaseId: string;
+  readonly dataSourceId: string;
+  /**
+   * Waits before each retry of a sync refused because one is running (one job per data source
+   * at a time). @default 1, 2 and 4 seconds: a short job finishes, a long one is left to finish.
+   */
+  readonly syncRetryDelaysMs?: readonly number[];
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * `KnowledgeDocuments` on the Knowledge Base's S3 data source: objects in its document bucket
+ * and `StartIngestionJob` on its data source (the sync that embeds new and changed documents).
+ */
+export function createKnowledgeBaseDocuments(
+  options: KnowledgeBaseDocumentsOptions,
+): KnowledgeDocuments {
+  const keyOf = (name: string) => `${options.keyPrefix}${name}`;
+  const put = (name: string, body: string, contentType: string) =>
+    options.s3.send(
+      new PutObjectCommand({
+        Bucket: options.bucket,
+        Key: keyOf(name),
+        Body: body,
+        ContentType: contentType,
+      }),
+    );
+  const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  return {
+    async write(files: TicketDocumentFiles) {
+      // The sidecar first: a sync that runs between the two writes sees either nothing (a
+      // sidecar alone is no document) or both — never the document without its `restricted`
+      // flag, which the retrieval filter would read as not restricted.
+      await put(files.sidecarName, files.sidecar, 'application/json');
+      await put(files.documentName, files.document, 'text/markdown; charset=utf-8');
+    },
+    async remove(files: TicketDocumentFiles) {
+      // The document first, for the same reason in reverse.
+      for (const name of [files.documentName, files.sidecarName]) {
+        await options.s3.send(
+          new DeleteObjectCommand({ Bucket: options.bucket, Key: keyOf(name) }),
+        );
+      }
+    },
+    async startSync() {
+      const delays = options.syncRetryDelaysMs ?? [1000, 2000, 4000];
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await options.agent.send(
+            new StartIngestionJobCommand({
+              knowledgeBaseId: options.knowledgeBaseId,
+              dataSourceId: options.dataSourceId,
+              description: 'Knowledge capture: a published ticket',
+            }),
+          );
+          return 'started';
+        } catch (error) {
+          if (!(error instanceof ConflictException)) throw error;
+          const delay = delays[attempt];
+          // Still running: the ticket is in the bucket, and the next sync embeds it.
+          if (delay === undefined) return 'pending';
+          await sleep(delay);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type {
+  ChatConfig,
+  ChatModel,
+  ConversationStore,
+  DailyBudget,
+  Retriever,
+} from '../chat/ports.js';
+import { admitWithinBudget, tokensSpent } from '../chat/run-chat.js';
+import {
+  type Caller,
+  publishKnowledgeRequestSchema,
+  publishKnowledgeResponseSchema,
+} from '../contract/knowledge.js';
+import {
+  type IssueNumbers,
+  type KnowledgeDocuments,
+  loadSolvedInquiry,
+  publishTicket,
+} from '../knowledge/publish-ticket.js';
+import {
+  buildDraftRequest,
+  categoriesOf,
+  inquiryTranscript,
+  streamTicketDraft,
+} from '../knowledge/ticket-draft.js';
+import { createSseStream, SSE_RESPONSE_HEADERS } from '../sse/sse-stream.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from './http.js';
+
+/** Output tokens of a draft: a ticket is short; a draft that needs more has lost its way. */
+const DRAFT_MAX_TOKENS = 2048;
+
+export interface KnowledgeRouteDependencies {
+  readonly store: ConversationStore;
+  readonly retriever: Retriever;
+  readonly model: ChatModel;
+  /** Undefined when the deployment has no document bucket: capture answers 501. */
+  readonly documents?: KnowledgeDocuments;
+  readonly issueNumbers: IssueNumbers;
+  readonly config: Pick<ChatConfig, 'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs'>;
+  readonly budget?: DailyBudget;
+  readonly heartbeatMs: number;
+  readonly now: () => Date;
+}
+
+/**
+ * Knowledge capture's routes (ADR 0011): who the caller is (`GET /api/me`), the streamed ticket
+ * draft of a solved inquiry and publishing the edited draft. Drafting and publishing are for
+ * knowledge editors only, and both are refused with 501 where capture is not configured.
+ */
+export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) {
+  const { store } = dependencies;
+  const assertMayPublish = (request: ApiRequest) => {
+    if (!dependencies.documents)
+      throw new HttpError(
+        501,
+        'knowledge_capture_disabled',
+        'Knowledge capture is not configured for this deployment (no Knowledge Base document bucket)',
+      );
+    if (!request.canPublishKnowledge)
+      throw new HttpError(
+        403,
+        'not_a_knowledge_editor',
+        'Only knowledge editors may draft and publish knowledge tickets',
+      );
+    return dependencies.documents;
+  };
+
+  return {
+    async me(request: ApiRequest): Promise<HttpResponse> {
+      const body: Caller = {
+        userId: request.owner.userId,
+        canPublishKnowledge: request.canPublishKnowledge && dependencies.documents !== undefined,
+      };
+      return jsonResponse(200, body);
+    },
+
+    async draft(
+      request: ApiRequest,
+      conversationId: string,
+      inquiryId: string,
+    ): Promise<HttpResponse> {
+      assertMayPublish(request);
+      parseJsonBody(request); // a body, if any, must be JSON; the route takes no fields
+      const { conversation, turns } = await loadSolvedInquiry(
+        store,
+        request.owner,
+        conversationId,
+        inquiryId,
+      );
+      const now = dependencies.now();
+      await admitWithinBudget(request.owner, now, dependencies);
+      const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
+      const signal = AbortSignal.timeout(Math.max(1000, budgetMs));
+      const sse = createSseStream({ heartbeatMs: dependencies.heartbeatMs });
+      const run = async () => {
+        sse.send({
+          event: 'meta',
+          data: {
+            conversationId,
+            inquiryId,
+            version: conversation.version,
+            modelId: dependencies.config.modelId,
+          },
+        });
+        sse.send({ event: 'progress', data: { step: 'generating' } });
+        const cited = inquiryTranscript(turns, inquiryId).citedIssueIds;
+        // The cited tickets' categories help the model pick one; without them it still drafts.
+        const tickets =
+          cited.length === 0
+            ? []
+            : await dependencies.retriever
+                .fetchByIssueIds(cited, { limit: cited.length, signal })
+                .catch(() => []);
+        const transcript = inquiryTranscript(turns, inquiryId, categoriesOf(tickets));
+        const outcome = await streamTicketDraft({
+          model: dependencies.model,
+          request: buildDraftRequest(transcript, DRAFT_MAX_TOKENS),
+          signal,
+          send: (event) => sse.send(event),
+        });
+        if (dependencies.budget && dependencies.config.dailyTokenBudget > 0 && outcome.usage) {
+          await dependencies.budget
+            .spend(request.owner, now.toISOString().slice(0, 10), tokensSpent(outcome.usage))
+            .catch((error: unknown) => console.error('could not charge the daily budget', error));
+        }
+      };
+      void run()
+        .catch((error: unknown) => {
+          console.error('knowledge draft failed', error);
+          sse.send({
+            event: 'error',
+            data: {
+              code: 'internal',
+              message: 'The draft failed. Please try again.',
+              retryable: true,
+            },
+          });
+        })
+        .finally(() => sse.close());
+      return { statusCode: 200, headers: { ...SSE_RESPONSE_HEADERS }, body: sse.stream };
+    },
+
+    async publish(request: ApiRequest): Promise<HttpResponse> {
+      const documents = assertMayPublish(request);
+      const body = validateBody(publishKnowledgeRequestSchema, parseJsonBody(request));
+      const published = await publishTicket(request.owner, body, {
+        store,
+        documents,
+        issueNumbers: dependencies.issueNumbers,
+        now: dependencies.now,
+      });
+      return jsonResponse(201, publishKnowledgeResponseSchema.parse(published));
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import {
+  type ConversationStore,
+  KnowledgeAlreadyPublishedError,
+  type Owner,
+} from '../chat/ports.js';
+import {
+  isSolvedInquiry,
+  type PublishKnowledgeRequest,
+  type PublishKnowledgeResponse,
+} from '../contract/knowledge.js';
+import { renderTicketDocuments, type TicketDocumentFiles } from './ticket-document.js';
+
+/**
+ * Publishing a solved inquiry as a knowledge ticket (ADR 0011), in an order where every failure
+ * leaves nothing half-written: check, take a number, write the documents, record the ticket on
+ * the conversation, start the sync. The documents are written before the record so that a
+ * recorded ticket always exists; a record refused afterwards removes them again.
+ */
+
+/** The Knowledge Base's documents (the S3 data source in AWS; the local one locally). */
+export interface KnowledgeDocuments {
+  /** Writes the sidecar, then the document (a document is never visible without its metadata). */
+  write(files: TicketDocumentFiles): Promise<void>;
+  /** Removes the document, then the sidecar. */
+  remove(files: TicketDocumentFiles): Promise<void>;
+  /** Starts a sync of the data source: `pending` when one is running and does not make way. */
+  startSync(): Promise<PublishKnowledgeResponse['ingestion']>;
+}
+
+/** Ticket numbers for published tickets, never handed out twice. */
+export interface IssueNumbers {
+  next(tenantId: string): Promise<string>;
+}
+
+export interface PublishDependencies {
+  readonly store: ConversationStore;
+  readonly documents: KnowledgeDocuments;
+  readonly issueNumbers: IssueNumbers;
+  readonly now: () => Date;
+}
+
+export class InquiryNotFoundError extends Error {
+  readonly statusCode = 404;
+  readonly code = 'inquiry_not_found';
+  constructor() {
+    super('No such inquiry in this conversation');
+    this.name = 'InquiryNotFoundError';
+  }
+}
+
+export class InquiryNotSolvedError extends Error {
+  readonly statusCode = 409;
+  readonly code = 'inquiry_not_solved';
+  constructor() {
+    super(
+      'Only a solved inquiry can become knowledge: its last answer must be complete results ' +
+        '(not a clarification, an answer in progress, or a failed or stopped answer)',
+    );
+    this.name = 'InquiryNotSolvedError';
+  }
+}
+
+/** The document bucket refused a write: nothing was recorded; trying again is safe. */
+export class KnowledgeStoreUnavailableError extends Error {
+  readonly statusCode = 503;
+  readonly code = 'knowledge_store_unavailable';
+  /** What `Retry-After` tells the client. */
+  readonly retryAfterSeconds = 5;
+  constructor(options?: { cause?: unknown }) {
+    super('The Knowledge Base documents could not be written. Please try again.', options);
+    this.name = 'KnowledgeStoreUnavailableError';
+  }
+}
+
+/**
+ * Checks that `inquiryId` is a solved inquiry of the owner's conversation and not yet published;
+ * returns the conversation's turns for the caller (the draft reads them). Throws the 404/409s.
+ */
+export async function loadSolvedInquiry(
+  store: ConversationStore,
+  owner: Owner,
+  conversationId: string,
+  inquiryId: string,
+) {
+  const loaded = await store.loadConversation(owner, conversationId);
+  if (!loaded.turns.some((turn) => turn.inquiryId === inquiryId)) throw new InquiryNotFoundError();
+  const published = loaded.conversation.knowledge?.find((entry) => entry.inquiryId === inquiryId);
+  if (published) throw new KnowledgeAlreadyPublishedError(published.issueId);
+  if (!isSolvedInquiry(loaded.turns, inquiryId)) throw new InquiryNotSolvedError();
+  return loaded;
+}
+
+export async function publishTicket(
+  owner: Owner,
+  request: PublishKnowledgeRequest,
+  dependencies: PublishDependencies,
+): Promise<PublishKnowledgeResponse> {
+  const { store, documents } = dependencies;
+  const { conversationId, inquiryId } = request;
+  await loadSolvedInquiry(store, owner, conversationId, inquiryId);
+
+  const issueId = await dependencies.issueNumbers.next(owner.tenantId);
+  const publishedAt = dependencies.now();
+  const files = renderTicketDocuments(issueId, request, {
+    conversationId,
+    inquiryId,
+    author: owner,
+    publishedAt,
+  });
+  try {
+    await documents.write(files);
+  } catch (error) {
+    await removeQuietly(documents, files);
+    throw new KnowledgeStoreUnavailableError({ cause: error });
+  }
+
+  try {
+    await store.recordPublishedKnowledge(owner, conversationId, {
+      inquiryId,
+      issueId,
+      subject: request.subject,
+      restricted: request.restricted,
+      publishedAt: publishedAt.toISOString(),
+    });
+  } catch (error) {
+    // Refused for certain (published meanwhile by another tab, conversation deleted): the
+    // documents must go. An unknown outcome (store unavailable) leaves them: the record may
+    // exist, and a ticket without a record is still a correct ticket.
+    if (isDefiniteRefusal(error)) await removeQuietly(documents, files);
+    throw error;
+  }
+
+  let ingestion: PublishKnowledgeResponse['ingestion'];
+  try {
+    ingestion = await documents.startSync();
+  } catch (error) {
+    // The ticket is stored and recorded; the next sync (any publish, deploy or `npm run
+    // ingest`) embeds it. Failing the publish now would invite a duplicate.
+    console.error('could not start the Knowledge Base sync after a publish', error);
+    ingestion = 'pending';
+  }
+  return { issueId, ingestion };
+}
+
+function isDefiniteRefusal(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown })?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+async function removeQuietly(documents: KnowledgeDocuments, files: TicketDocumentFiles) {
+  await documents
+    .remove(files)
+    .catch((error: unknown) => console.error('could not remove a half-published ticket', error));
+}

@@ -1,0 +1,275 @@
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/start-local-stack.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
+import { startTestStack } from '../support/start-test-stack.js';
+
+/**
+ * Knowledge capture through the local stack — the bundled handler, DynamoDB Local, the local S3
+ * endpoint and the local Bedrock endpoint's ingestion, all through the real SDK clients: draft,
+ * publish, the documents in the bucket, the record on the conversation, and the next question
+ * retrieving and citing the new ticket; restricted tickets never retrieved; every refusal.
+ */
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.stop());
+
+const errorOf = (json: unknown) => (json as { error?: { code?: string; issueId?: string } }).error;
+
+async function solvedInquiry(user: string, message: string) {
+  const response = await postChat(stack.url, { message }, { user });
+  const [meta] = eventsNamed(response, 'meta');
+  const [result] = eventsNamed(response, 'result');
+  expect(result?.response_type).toBe('results');
+  return {
+    conversationId: meta?.conversationId as string,
+    inquiryId: meta?.inquiryId as string,
+  };
+}
+
+const draftPath = (conversationId: string, inquiryId: string) =>
+  `/api/conversations/${conversationId}/inquiries/${inquiryId}/knowledge-draft`;
+
+const quokka = {
+  subject: 'Quokka badge printer prints blank name badges',
+  category: 'Printer',
+  inquiry: 'The Quokka badge printer at reception prints blank name badges for visitors.',
+  resolution: [
+    'Replaced the Quokka ribbon cartridge, which had run out.',
+    'Ran the Quokka head-cleaning card once.',
+  ],
+  restricted: false,
+};
+
+describe('knowledge capture', () => {
+  it('drafts from the solved inquiry, publishes, and the next question retrieves and cites the ticket', async () => {
+    const user = 'knowledge-editor';
+    const me = await callApi(stack.url, 'GET', '/api/me', undefined, { user });
+    expect(me.json).toEqual({ userId: user, canPublishKnowledge: true });
+
+    const { conversationId, inquiryId } = await solvedInquiry(
+      user,
+      'プリンターで名札を印刷すると白紙で出てきます',
+    );
+    const drafted = await callApi(
+      stack.url,
+      'POST',
+      draftPath(conversationId, inquiryId),
+      {},
+      { user },
+    );
+    expect(drafted.status).toBe(200);
+    expect(drafted.events[0]?.event).toBe('meta');
+    const subjectText = eventsNamed(drafted, 'draft_text')
+      .filter((data) => data.field === 'subject')
+      .map((data) => data.content)
+      .join('');
+    const steps = eventsNamed(drafted, 'draft_step');
+    const [draft] = eventsNamed(drafted, 'draft');
+    expect(draft).toMatchObject({ complete: true, restricted: false, subject: subjectText });
+    expect(subjectText).toContain('プリンター');
+    expect(steps.length).toBeGreaterThan(0);
+    expect(steps.map((step) => step.text)).toEqual(draft?.resolution);
+    expect(drafted.events.at(-1)?.event).toBe('draft');
+
+    const published = await callApi(
+      stack.url,
+      'POST',
+      '/api/knowledge',
+      { conversationId, inquiryId, ...quokka },
+      { user },
+    );
+    expect(published.status).toBe(201);
+    const { issueId, ingestion } = published.json as { issueId: string; ingestion: string };
+    expect(issueId).toMatch(/^9\d{5}$/);
+    expect(ingestion).toBe('started');
+
+    // The documents, as the Knowledge Base reads them from its bucket.
+    const s3 = new S3Client({
+      endpoint: stack.functionEnvironment.S3_ENDPOINT,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const read = async (key: string) =>
+      (
+        await s3.send(
+          new GetObjectCommand({ Bucket: stack.functionEnvironment.KNOWLEDGE_BUCKET, Key: key }),
+        )
+      ).Body?.transformToString();
+    const document = await read(`tickets/published/${issueId}.md`);
+    expect(document).toContain(`# ${quokka.subject}\n\n- Ticket: ${issueId}\n- Category: Printer`);
+    expect(document).toContain('1. Replaced the Quokka ribbon cartridge');
+    const sidecar = JSON.parse((await read(`tickets/published/${issueId}.md.metadata.json`)) ?? '');
+    expect(sidecar.metadataAttributes).toMatchObject({
+      issue_id: issueId,
+      restricted: false,
+      source_conversation_id: conversationId,
+      source_inquiry_id: inquiryId,
+      author_hash: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
+    expect(JSON.stringify(sidecar)).not.toContain(user);
+
+    const detail = await fetchConversation(stack.url, conversationId, user);
+    expect(detail.knowledge).toEqual([
+      {
+        inquiryId,
+        issueId,
+        subject: quokka.subject,
+        restricted: false,
+        publishedAt: expect.any(String),
+      },
+    ]);
+
+    const again = await callApi(
+      stack.url,
+      'POST',
+      '/api/knowledge',
+      { conversationId, inquiryId, ...quokka },
+      { user },
+    );
+    expect(again.status).toBe(409);
+    expect(errorOf(again.json)).toMatchObject({ code: 'already_published', issueId });
+
+    // Another staff member, a new conversation: the ticket is retrieved and cited at once.
+    const asked = await postChat(
+      stack.url,
+      { message: 'The Quokka badge printer prints blank badges again' },
+      { user: 'another-staff-member' },
+    );
+    const chunks = eventsNamed(asked, 'kb_chunks')[0]?.chunks as { issue_id: string }[];
+    expect(chunks.map((chunk) => chunk.issue_id)).toContain(issueId);
+    const [result] = eventsNamed(asked, 'result');
+    const cited = (result?.results ?? []) as { issue_id: string }[];
+    expect(cited.map((ticket) => ticket.issue_id)).toContain(issueId);
+  });
+
+  it('never retrieves a restricted published ticket', async () => {
+    const user = 'restricted-editor';
+    const { conversationId, inquiryId } = await solvedInquiry(user, 'VPNに接続できません');
+    const published = await callApi(
+      stack.url,
+      'POST',
+      '/api/knowledge',
+      {
+        conversationId,
+        inquiryId,
+        subject: 'Wombat executive VPN token reset',
+        category: 'VPN',
+        inquiry: 'An executive lost the Wombat hardware token for the VPN.',
+        resolution: ['Revoked the Wombat token and issued a new one.'],
+        restricted: true,
+      },
+      { user },
+    );
+    expect(published.status).toBe(201);
+    const { issueId } = published.json as { issueId: string };
+    for (const message of ['Wombat token for the VPN was lost', `#${issueId} の件`]) {
+      const asked = await postChat(stack.url, { message }, { user });
+      const chunks = (eventsNamed(asked, 'kb_chunks')[0]?.chunks ?? []) as { issue_id: string }[];
+      const ids = chunks.map((chunk) => chunk.issue_id);
+      expect(ids).not.toContain(issueId);
+      expect(asked.text).not.toContain('Wombat executive');
+    }
+  });
+
+  it('refuses bad drafts field by field, and what is not the caller’s or not solved, writing nothing', async () => {
+    const user = 'careful-editor';
+    const { conversationId, inquiryId } = await solvedInquiry(user, 'Teamsで相手の声が聞こえない');
+    const publish = (body: unknown, caller = user) =>
+      callApi(stack.url, 'POST', '/api/knowledge', body, { user: caller });
+    const valid = { conversationId, inquiryId, ...quokka };
+    const cases: [unknown, string][] = [
+      [{ ...valid, category: 'Printers' }, 'category'],
+      [{ ...valid, resolution: [] }, 'resolution'],
+      [{ ...valid, resolution: ['ok', '   '] }, 'resolution'],
+      [{ ...valid, subject: 'two\nlines' }, 'subject'],
+      [{ ...valid, subject: 'x'.repeat(201) }, 'subject'],
+      [{ ...valid, inquiry: '\u200b' }, 'inquiry'],
+      [{ ...valid, restricted: 'no' }, 'restricted'],
+      [{ ...valid, extra: 1 }, 'extra'],
+      [{ ...valid, inquiryId: 'nope' }, 'inquiryId'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await publish(body);
+      expect(response.status, field).toBeGreaterThanOrEqual(400);
+      expect(response.status, field).toBeLessThan(500);
+      expect(JSON.stringify(response.json), field).toContain(field);
+    }
+    const plain = await callApi(stack.url, 'POST', '/api/knowledge', 'x', {
+      user,
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(plain.status).toBe(415);
+
+    expect((await publish(valid, 'somebody-else')).status).toBe(404);
+    expect(
+      (await publish({ ...valid, inquiryId: '01ARZ3NDEKTSV4RRFFQ69G5FAV' })).json,
+    ).toMatchObject({ error: { code: 'inquiry_not_found' } });
+
+    // A clarification awaiting its reply is no solved inquiry.
+    const vague = await postChat(stack.url, { message: 'ログインできない' }, { user });
+    const [vagueMeta] = eventsNamed(vague, 'meta');
+    expect(eventsNamed(vague, 'result')[0]?.response_type).toBe('clarification');
+    const unsolved = {
+      ...valid,
+      conversationId: vagueMeta?.conversationId,
+      inquiryId: vagueMeta?.inquiryId,
+    };
+    expect(errorOf((await publish(unsolved)).json)?.code).toBe('inquiry_not_solved');
+    const draft = await callApi(
+      stack.url,
+      'POST',
+      draftPath(unsolved.conversationId as string, unsolved.inquiryId as string),
+      {},
+      { user },
+    );
+    expect(draft.status).toBe(409);
+
+    // Nothing of the above was recorded.
+    expect((await fetchConversation(stack.url, conversationId, user)).knowledge).toBeUndefined();
+  });
+});
+
+describe('knowledge editors', () => {
+  let editorsOnly: LocalStack;
+  beforeAll(async () => {
+    editorsOnly = await startTestStack({
+      provisionedEnvironments: 1,
+      functionEnvironment: { KNOWLEDGE_EDITORS: 'editor-one, editor-two' },
+    });
+  });
+  afterAll(() => editorsOnly?.stop());
+
+  it('lets only the listed dev users draft and publish', async () => {
+    const me = await callApi(editorsOnly.url, 'GET', '/api/me', undefined, { user: 'staff' });
+    expect(me.json).toEqual({ userId: 'staff', canPublishKnowledge: false });
+    const asked = await postChat(
+      editorsOnly.url,
+      { message: 'プリンターが紙詰まりする' },
+      { user: 'staff' },
+    );
+    const [meta] = eventsNamed(asked, 'meta');
+    const body = { conversationId: meta?.conversationId, inquiryId: meta?.inquiryId, ...quokka };
+    const refused = await callApi(editorsOnly.url, 'POST', '/api/knowledge', body, {
+      user: 'staff',
+    });
+    expect(refused.status).toBe(403);
+    expect(errorOf(refused.json)?.code).toBe('not_a_knowledge_editor');
+    const draft = await callApi(
+      editorsOnly.url,
+      'POST',
+      draftPath(meta?.conversationId as string, meta?.inquiryId as string),
+      {},
+      { user: 'staff' },
+    );
+    expect(draft.status).toBe(403);
+    const editor = await callApi(editorsOnly.url, 'GET', '/api/me', undefined, {
+      user: 'editor-two',
+    });
+    expect(editor.json).toEqual({ userId: 'editor-two', canPublishKnowledge: true });
+  });
+});

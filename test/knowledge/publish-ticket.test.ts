@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import type { PublishKnowledgeRequest } from '../../functions/contract/knowledge.js';
+import {
+  type IssueNumbers,
+  type KnowledgeDocuments,
+  publishTicket,
+} from '../../functions/knowledge/publish-ticket.js';
+import type { TicketDocumentFiles } from '../../functions/knowledge/ticket-document.js';
+import { alice, results } from '../support/chat-core-harness.js';
+import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
+
+/**
+ * The publish protocol: the order of its writes, and that every failure leaves either a whole
+ * published ticket or nothing.
+ */
+
+function recordingDocuments(failures: { write?: Error; record?: Error; sync?: Error } = {}) {
+  const log: string[] = [];
+  const stored = new Map<string, string>();
+  const documents: KnowledgeDocuments = {
+    async write(files: TicketDocumentFiles) {
+      log.push(`put ${files.sidecarName}`);
+      stored.set(files.sidecarName, files.sidecar);
+      if (failures.write) throw failures.write;
+      log.push(`put ${files.documentName}`);
+      stored.set(files.documentName, files.document);
+    },
+    async remove(files: TicketDocumentFiles) {
+      log.push(`delete ${files.documentName}`, `delete ${files.sidecarName}`);
+      stored.delete(files.documentName);
+      stored.delete(files.sidecarName);
+    },
+    async startSync() {
+      log.push('sync');
+      if (failures.sync) throw failures.sync;
+      return 'started';
+    },
+  };
+  return { documents, log, stored };
+}
+
+function counter(): IssueNumbers {
+  let next = 900_000;
+  return { next: async () => String(++next) };
+}
+
+async function solvedInquiry(store = createInMemoryConversationStore()) {
+  const question = await store.appendUserTurn(alice, { text: 'プリンターで印刷できない' });
+  const { conversationId } = question.conversation;
+  const { inquiryId } = question.turn;
+  await store.appendAssistantTurn(alice, {
+    conversationId,
+    inquiryId,
+    kind: 'answer',
+    text: 'advice',
+    result: results('スプーラーを再起動', ['1001']) as never,
+    status: 'complete',
+  });
+  return { store, conversationId, inquiryId };
+}
+
+const draft: Omit<PublishKnowledgeRequest, 'conversationId' | 'inquiryId'> = {
+  subject: 'プリンターで印刷できない',
+  category: 'Printer',
+  inquiry: '印刷ジョブが止まる',
+  resolution: ['スプーラーを再起動'],
+  restricted: false,
+};
+
+const now = () => new Date('2026-12-01T10:00:00Z');
+
+describe('publishing a ticket', () => {
+  it('writes the sidecar, then the document, records the ticket, then starts a sync', async () => {
+    const { store, conversationId, inquiryId } = await solvedInquiry();
+    const { documents, log, stored } = recordingDocuments();
+    const request: PublishKnowledgeRequest = { conversationId, inquiryId, ...draft };
+    const published = await publishTicket(alice, request, {
+      store,
+      documents,
+      issueNumbers: counter(),
+      now,
+    });
+    expect(published).toEqual({ issueId: '900001', ingestion: 'started' });
+    expect(log).toEqual(['put 900001.md.metadata.json', 'put 900001.md', 'sync']);
+    expect(stored.get('900001.md')).toContain('# プリンターで印刷できない');
+    const { conversation } = await store.loadConversation(alice, conversationId);
+    expect(conversation.knowledge).toEqual([
+      {
+        inquiryId,
+        issueId: '900001',
+        subject: draft.subject,
+        restricted: false,
+        publishedAt: '2026-12-01T10:00:00.000Z',
+      },
+    ]);
+  });
+
+  it('refuses a second publish of the same inquiry with the first ticket’s number', async () => {
+    const { store, conversationId, inquiryId } = await solvedInquiry();
+    const { documents, log } = recordingDocuments();
+    const dependencies = { store, documents, issueNumbers: counter(), now };
+    await publishTicket(alice, { conversationId, inquiryId, ...draft }, dependencies);
+    await expect(
+      publishTicket(alice, { conversationId, inquiryId, ...draft }, dependencies),
+    ).rejects.toMatchObject({ statusCode: 409, code: 'already_published', issueId: '900001' });
+    expect(log.filter((entry) => entry.startsWith('put'))).toHaveLength(2);
+  });
+
+  it('removes what it wrote when the document write fails, and records nothing', async () => {
+    const { store, conversationId, inquiryId } = await solvedInquiry();
+    const { documents, stored } = recordingDocuments({ write: new Error('S3 down') });
+    await expect(
+      publishTicket(
+        alice,
+        { conversationId, inquiryId, ...draft },
+        {
+          store,
+          documents,
+          issueNumbers: counter(),
+          now,
+        },
+      ),
+    ).rejects.toMatchObject({ statusCode: 503, code: 'knowledge_store_unavailable' });
+    expect(stored.size).toBe(0);
+    expect((await store.loadConversation(alice, conversationId)).conversation.knowledge).toBe(
+      undefined,
+    );
+  });
+
+  it('removes the documents when the record is refused (the conversation was deleted meanwhile)', async () => {
+    const { store, conversationId, inquiryId } = await solvedInquiry();
+    const { documents, stored } = recordingDocuments();
+    const deletingStore = {
+      ...store,
+      async recordPublishedKnowledge(...args: Parameters<typeof store.recordPublishedKnowledge>) {
+        await store.deleteConversation(alice, conversationId);
+        return store.recordPublishedKnowledge(...args);
+      },
+    };
+    await expect(
+      publishTicket(
+        alice,
+        { conversationId, inquiryId, ...draft },
+        {
+          store: deletingStore,
+          documents,
+          issueNumbers: counter(),
+          now,
+        },
+      ),
+    ).rejects.toMatchObject({ statusCode: 404 });
+    expect(stored.size).toBe(0);
+  });
+
+  it('keeps a recorded ticket when the sync cannot start: ingestion pending', async () => {
+    const { store, conversationId, inquiryId } = await solvedInquiry();
+    const { documents, stored } = recordingDocuments({ sync: new Error('throttled') });
+    const published = await publishTicket(
+      alice,
+      { conversationId, inquiryId, ...draft },
+      {
+        store,
+        documents,
+        issueNumbers: counter(),
+        now,
+      },
+    );
+    expect(published.ingestion).toBe('pending');
+    expect(stored.size).toBe(2);
+  });
+
+  it('refuses an unsolved inquiry, an unknown inquiry and another owner’s conversation, writing nothing', async () => {
+    const store = createInMemoryConversationStore();
+    const question = await store.appendUserTurn(alice, { text: 'ログインできない' });
+    const { conversationId } = question.conversation;
+    const { documents, log } = recordingDocuments();
+    const dependencies = { store, documents, issueNumbers: counter(), now };
+    await expect(
+      publishTicket(
+        alice,
+        { conversationId, inquiryId: question.turn.inquiryId, ...draft },
+        dependencies,
+      ),
+    ).rejects.toMatchObject({ statusCode: 409, code: 'inquiry_not_solved' });
+    await store.appendAssistantTurn(alice, {
+      conversationId,
+      inquiryId: question.turn.inquiryId,
+      kind: 'clarification',
+      text: 'どのシステム？',
+      result: {
+        response_type: 'clarification',
+        general_advice: '',
+        question: 'どの?',
+        options: ['A', 'B'],
+      },
+      status: 'complete',
+    });
+    await expect(
+      publishTicket(
+        alice,
+        { conversationId, inquiryId: question.turn.inquiryId, ...draft },
+        dependencies,
+      ),
+    ).rejects.toMatchObject({ code: 'inquiry_not_solved' });
+    await expect(
+      publishTicket(
+        alice,
+        { conversationId, inquiryId: '01JUNKNOWN0000000000000000', ...draft },
+        dependencies,
+      ),
+    ).rejects.toMatchObject({ statusCode: 404, code: 'inquiry_not_found' });
+    await expect(
+      publishTicket(
+        { tenantId: alice.tenantId, userId: 'mallory' },
+        { conversationId, inquiryId: question.turn.inquiryId, ...draft },
+        dependencies,
+      ),
+    ).rejects.toMatchObject({ statusCode: 404 });
+    expect(log).toEqual([]);
+  });
+});

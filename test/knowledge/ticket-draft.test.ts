@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import { DRAFT_TOOL_NAME } from '../../functions/contract/knowledge.js';
+import {
+  buildDraftRequest,
+  inquiryTranscript,
+  streamTicketDraft,
+  toDraftEvent,
+} from '../../functions/knowledge/ticket-draft.js';
+import { results, scriptedModel, storedTurn } from '../support/chat-core-harness.js';
+
+/** The knowledge draft: the inquiry's own turns only, streamed through the incremental parser. */
+
+const solvedConversation = [
+  storedTurn(1, { inquiryId: 'A', text: 'プリンターで印刷できない' }),
+  storedTurn(2, {
+    inquiryId: 'A',
+    role: 'assistant',
+    kind: 'answer',
+    text: 'ドライバーを再インストール',
+    result: results('ドライバーを再インストールしてください', ['1001']) as never,
+  }),
+  storedTurn(3, { inquiryId: 'B', text: 'VPNに接続できない' }),
+  storedTurn(4, {
+    inquiryId: 'B',
+    role: 'assistant',
+    kind: 'answer',
+    text: 'VPN',
+    result: results('VPNクライアントを更新', ['1002'], { todo_actions: ['証明書を確認'] }) as never,
+  }),
+];
+
+const draft = {
+  subject: 'VPNに接続できない（エラー809）',
+  category: 'VPN',
+  inquiry: '出張先からVPNに接続できない。',
+  resolution: ['VPNクライアントを更新する', '証明書を確認する'],
+  restricted: false,
+};
+
+describe('the inquiry transcript', () => {
+  it('holds only the inquiry’s own turns and its cited tickets, with their categories', () => {
+    const transcript = inquiryTranscript(solvedConversation, 'B', new Map([['1002', 'VPN']]));
+    expect(transcript.text).toBe(
+      [
+        '### Staff',
+        'VPNに接続できない',
+        '### Assistant',
+        'VPNクライアントを更新',
+        '- 証明書を確認',
+        '### Cited tickets',
+        '- #1002 [VPN] subject 1002',
+      ].join('\n'),
+    );
+    expect(transcript.text).not.toContain('プリンター');
+    expect(transcript.citedIssueIds).toEqual(['1002']);
+    expect(transcript.language).toBe('ja');
+  });
+
+  it('leaves out superseded versions and incomplete answers', () => {
+    const turns = [
+      storedTurn(1, { inquiryId: 'A', text: 'old question' }),
+      storedTurn(2, { inquiryId: 'A', role: 'assistant', kind: 'answer', text: 'old answer' }),
+      storedTurn(3, { inquiryId: 'A', text: 'new question', supersedes: 1 }),
+      storedTurn(4, {
+        inquiryId: 'A',
+        role: 'assistant',
+        kind: 'answer',
+        text: 'cut',
+        status: 'stopped',
+      }),
+    ];
+    const { text } = inquiryTranscript(turns, 'A');
+    expect(text).toContain('new question');
+    expect(text).not.toContain('old');
+    expect(text).not.toContain('cut');
+    expect(inquiryTranscript(turns, 'A').language).toBe('en');
+  });
+
+  it('forces the draft tool with the transcript as the only message', () => {
+    const request = buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048);
+    expect(request.tool.name).toBe(DRAFT_TOOL_NAME);
+    expect(request.messages).toHaveLength(1);
+    expect(request.system).toContain('Japanese');
+    expect(JSON.stringify(request.tool.inputSchema)).toContain('"Printer"');
+  });
+});
+
+describe('streaming the draft', () => {
+  for (const size of [1, 3, 17, 1000]) {
+    it(`streams subject and inquiry text and each step, then the whole draft (fragments of ${size})`, async () => {
+      const { model } = scriptedModel({ kind: 'answer', answer: draft, fragmentSize: size });
+      const events: ChatEvent[] = [];
+      const outcome = await streamTicketDraft({
+        model,
+        request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
+        signal: new AbortController().signal,
+        send: (event) => events.push(event),
+      });
+      const text = (field: string) =>
+        events
+          .filter((event) => event.event === 'draft_text' && event.data.field === field)
+          .map((event) => (event.data as { content: string }).content)
+          .join('');
+      expect(text('subject')).toBe(draft.subject);
+      expect(text('inquiry')).toBe(draft.inquiry);
+      expect(events.filter((event) => event.event === 'draft_step').map((e) => e.data)).toEqual([
+        { index: 0, text: draft.resolution[0] },
+        { index: 1, text: draft.resolution[1] },
+      ]);
+      // The first step arrives before the draft is complete.
+      const firstStep = events.findIndex((event) => event.event === 'draft_step');
+      expect(firstStep).toBeLessThan(events.length - 1);
+      expect(events.at(-1)).toEqual({ event: 'draft', data: { ...draft, complete: true } });
+      expect(outcome.draft?.complete).toBe(true);
+    });
+  }
+
+  it('keeps what arrived when the model stops at max_tokens: complete false', async () => {
+    const json = JSON.stringify(draft);
+    const { model } = scriptedModel({
+      kind: 'raw',
+      fragments: [json.slice(0, json.indexOf('"resolution"') + 30)],
+    });
+    const events: ChatEvent[] = [];
+    const outcome = await streamTicketDraft({
+      model,
+      request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
+      signal: new AbortController().signal,
+      send: (event) => events.push(event),
+    });
+    expect(outcome.draft).toMatchObject({ subject: draft.subject, complete: false });
+    expect(events.at(-1)?.event).toBe('draft');
+  });
+
+  it('sends an error event when the model fails before anything arrived', async () => {
+    const { model } = scriptedModel({ kind: 'throw', error: new Error('boom') });
+    const events: ChatEvent[] = [];
+    const outcome = await streamTicketDraft({
+      model,
+      request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
+      signal: new AbortController().signal,
+      send: (event) => events.push(event),
+    });
+    expect(outcome.draft).toBeUndefined();
+    expect(events).toEqual([
+      { event: 'error', data: expect.objectContaining({ retryable: true }) },
+    ]);
+  });
+});
+
+describe('the draft event', () => {
+  it('matches the category ignoring case, joins a multi-line subject and drops empty steps', () => {
+    expect(
+      toDraftEvent(
+        { ...draft, subject: 'VPN\nerror 809', category: 'vpn', resolution: ['a', ' ', 'b'] },
+        { finished: true },
+      ),
+    ).toEqual({
+      subject: 'VPN error 809',
+      category: 'VPN',
+      inquiry: draft.inquiry,
+      resolution: ['a', 'b'],
+      restricted: false,
+      complete: true,
+    });
+  });
+
+  it('leaves out a category outside the list and is then not complete', () => {
+    const event = toDraftEvent({ ...draft, category: 'Printers & Scanners' }, { finished: true });
+    expect(event.category).toBeUndefined();
+    expect(event.complete).toBe(false);
+  });
+
+  it('is restricted for true, also written as text, and not when the field is missing', () => {
+    expect(toDraftEvent({ ...draft, restricted: 'true' }, { finished: true }).restricted).toBe(
+      true,
+    );
+    expect(toDraftEvent({ ...draft, restricted: true }, { finished: true }).restricted).toBe(true);
+    const { restricted: _left, ...withoutFlag } = draft;
+    expect(toDraftEvent(withoutFlag, { finished: true }).restricted).toBe(false);
+    expect(toDraftEvent({ ...draft, restricted: 'no' }, { finished: true }).restricted).toBe(false);
+  });
+});
