@@ -47,6 +47,28 @@ describe('createKnowledgeApi', () => {
     await expect(draft).rejects.toMatchObject({ status: 409, code: 'inquiry_not_solved' });
   });
 
+  it('carries the existing ticket number of a 409 already_published, from either route', async () => {
+    const fetch = json(409, {
+      error: { code: 'already_published', message: 'published as #900007', issueId: '900007' },
+    });
+    const api = createKnowledgeApi('/api', fetch);
+    const draft = api.draft(CONVERSATION, INQUIRY, {
+      signal: new AbortController().signal,
+      onEvent: () => {},
+    });
+    await expect(draft).rejects.toMatchObject({ code: 'already_published', issueId: '900007' });
+    const publish = api.publish({
+      conversationId: CONVERSATION,
+      inquiryId: INQUIRY,
+      subject: 's',
+      category: 'VPN',
+      inquiry: 'i',
+      resolution: ['r'],
+      restricted: false,
+    });
+    await expect(publish).rejects.toMatchObject({ code: 'already_published', issueId: '900007' });
+  });
+
   it('rejects with the abort reason, not an API error, when staff cancel the draft', async () => {
     const { fetch } = fakeFetch([], { hold: true });
     const controller = new AbortController();

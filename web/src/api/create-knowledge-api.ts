@@ -53,7 +53,11 @@ export function createKnowledgeApi(apiBase: string, apiFetch: typeof fetch): Kno
       } catch (error) {
         if (signal.aborted) throw error;
         if (error instanceof ChatHttpError) {
-          throw new ApiError(error.status, error.code, error.message, { cause: error });
+          const { issueId } = error;
+          throw new ApiError(error.status, error.code, error.message, {
+            cause: error,
+            ...(issueId !== undefined ? { issueId } : {}),
+          });
         }
         throw new ApiError(0, 'network', String(error), { cause: error });
       }

@@ -79,7 +79,8 @@ export function useTicketDraft(
 
 function toDraftFailure(error: unknown): DraftFailure {
   if (error instanceof ApiError) {
-    return { code: error.code, message: error.message, httpStatus: error.status };
+    const { code, message, status, issueId } = error;
+    return { code, message, httpStatus: status, ...(issueId !== undefined ? { issueId } : {}) };
   }
   console.error('knowledge capture failed', error);
   return { code: 'unknown', message: '' };

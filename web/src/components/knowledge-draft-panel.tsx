@@ -286,7 +286,7 @@ export function KnowledgeDraftPanel({
         {state.publishFailure && serverProblem === undefined && (
           <p className="knowledge-panel__error" role="alert">
             {state.publishFailure.code === 'already_published'
-              ? alreadyPublishedText(t, existing)
+              ? alreadyPublishedText(t, state.publishFailure.issueId ?? existing?.issueId)
               : `${t('knowledgePublishFailed')} ${publishFailureText(state.publishFailure, locale)}`}
           </p>
         )}
@@ -318,7 +318,7 @@ function DraftNotice({
   if (shortfall.kind === 'failed' && shortfall.failure.code === 'already_published') {
     return (
       <p className="status-notice status-notice--failed" role="alert">
-        {alreadyPublishedText(t, existing)}
+        {alreadyPublishedText(t, shortfall.failure.issueId ?? existing?.issueId)}
       </p>
     );
   }
@@ -350,12 +350,10 @@ function FieldError({ id, text }: { id: string; text: string | undefined }) {
   );
 }
 
-function alreadyPublishedText(
-  t: ReturnType<typeof useI18n>['t'],
-  existing: PublishedKnowledge | undefined,
-): string {
-  return existing
-    ? t('knowledgeAlreadyPublished', { id: existing.issueId })
+/** The 409's own ticket number, or the one the reloaded conversation lists. */
+function alreadyPublishedText(t: ReturnType<typeof useI18n>['t'], issueId: string | undefined) {
+  return issueId
+    ? t('knowledgeAlreadyPublished', { id: issueId })
     : t('knowledgeAlreadyPublishedNoId');
 }
 

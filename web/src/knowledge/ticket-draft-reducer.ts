@@ -22,6 +22,8 @@ export interface DraftFailure {
   readonly code: string;
   readonly message: string;
   readonly httpStatus?: number;
+  /** With `already_published`: the ticket the inquiry already is. */
+  readonly issueId?: string;
 }
 
 /**
