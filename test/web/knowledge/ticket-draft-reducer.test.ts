@@ -95,6 +95,21 @@ describe('ticketDraftReducer while the draft streams', () => {
     expect(state.fields).toMatchObject({ subject: 'VPN', resolution: ['再起動'] });
   });
 
+  it('says why when the error that cut the draft short follows the partial draft', () => {
+    const state = run(draft({ complete: false, inquiry: '新しいプ' }), {
+      type: 'event',
+      event: {
+        event: 'error',
+        data: { code: 'model_stream_failed', message: 'boom', retryable: true },
+      },
+    });
+    expect(state).toMatchObject({
+      phase: 'editing',
+      shortfall: { kind: 'failed', failure: { code: 'model_stream_failed' } },
+      fields: { subject: 'プリンターの設置', inquiry: '新しいプ' },
+    });
+  });
+
   it('calls a stream that ended without the draft cut off, keeping what arrived', () => {
     const state = run(text('inquiry', '途中'), { type: 'stream_ended' });
     expect(state).toMatchObject({ phase: 'editing', shortfall: { kind: 'cut' } });

@@ -74,8 +74,12 @@ export function ticketDraftReducer(
 ): TicketDraftState {
   switch (action.type) {
     case 'event':
-      // Once staff may edit, a late event must not overwrite what they typed.
-      return state.phase === 'streaming' ? applyDraftEvent(state, action.event) : state;
+      if (state.phase === 'streaming') return applyDraftEvent(state, action.event);
+      // The server sends what arrived as `draft` and then the `error` that cut it short: the
+      // error says why. Once staff may edit, no event touches the fields they type in.
+      return action.event.event === 'error'
+        ? { ...state, shortfall: { kind: 'failed', failure: failureOf(action.event.data) } }
+        : state;
     case 'stream_failed':
       return state.phase === 'streaming'
         ? toEditing(state, { kind: 'failed', failure: action.failure })
@@ -130,13 +134,15 @@ function applyDraftEvent(state: TicketDraftState, event: ChatEvent): TicketDraft
         draft.complete ? undefined : { kind: 'incomplete' },
       );
     }
-    case 'error': {
-      const { code, message } = event.data;
-      return toEditing(state, { kind: 'failed', failure: { code, message } });
-    }
+    case 'error':
+      return toEditing(state, { kind: 'failed', failure: failureOf(event.data) });
     default:
       return state;
   }
+}
+
+function failureOf({ code, message }: { code: string; message: string }): DraftFailure {
+  return { code, message };
 }
 
 /** Streaming is over: the form opens for editing, with at least one step to write in. */
