@@ -96,6 +96,7 @@ describe('describeError for knowledge capture', () => {
     ['inquiry_not_solved', 409, 'not solved'],
     ['already_published', 409, 'already published'],
     ['knowledge_capture_disabled', 501, 'not enabled'],
+    ['knowledge_store_unavailable', 503, 'knowledge store'],
   ])('explains %s (%i) instead of the status alone', (code, httpStatus, words) => {
     expect(describeError({ code, httpStatus }, 'en')).toContain(words);
     // Not the status's generic sentence (a 403 is not an expired sign-in here).

@@ -78,6 +78,10 @@ const byReason = {
     ja: 'この環境ではナレッジの保存が有効になっていません。',
     en: 'Knowledge capture is not enabled in this environment.',
   },
+  knowledgeStoreUnavailable: {
+    ja: 'ナレッジの保存先に一時的に接続できません。少し待ってからもう一度公開してください。',
+    en: 'The knowledge store cannot be reached right now. Wait a moment and publish again.',
+  },
   server: {
     ja: 'サーバーでエラーが発生しました。時間をおいてもう一度お試しください。解決しない場合は管理者に連絡してください。',
     en: 'Something went wrong on the server. Try again later, and tell the administrators if it persists.',
@@ -116,6 +120,7 @@ function reasonFromCode(code: string): Reason | undefined {
   if (code === 'inquiry_not_solved') return 'notSolved';
   if (code === 'already_published') return 'alreadyPublished';
   if (code === 'knowledge_capture_disabled') return 'knowledgeDisabled';
+  if (code === 'knowledge_store_unavailable') return 'knowledgeStoreUnavailable';
   if (/throttl|rate|busy|too_many/i.test(code)) return 'busy';
   if (/unauthori[sz]ed|auth/i.test(code)) return 'unauthorized';
   if (/not_?found/i.test(code)) return 'notFound';
