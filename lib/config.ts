@@ -116,6 +116,20 @@ export const serviceDeskConfigSchema = z
       .string()
       .regex(/^[0-9A-Z]{10}$/)
       .optional(),
+    /**
+     * Knowledge capture with a reused Knowledge Base: the S3 bucket its data source reads.
+     * Published tickets go to `tickets/published/` in it. Set with `existingDataSourceId`; with
+     * neither, a reused Knowledge Base has no knowledge capture (publishing answers 501).
+     */
+    existingDocumentBucketName: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')
+      .optional(),
+    /** Knowledge capture with a reused Knowledge Base: the data source each publish syncs. */
+    existingDataSourceId: z
+      .string()
+      .regex(/^[0-9A-Z]{10}$/)
+      .optional(),
     /** Tickets requested from `Retrieve` per inquiry. */
     numberOfResults: integerSetting.min(1).max(100).default(8),
     /**
@@ -226,6 +240,27 @@ export const serviceDeskConfigSchema = z
   })
   .strict()
   .superRefine((config, context) => {
+    const captureSettings = [config.existingDocumentBucketName, config.existingDataSourceId];
+    if (captureSettings.some(Boolean) && !config.existingKnowledgeBaseId) {
+      context.addIssue({
+        code: 'custom',
+        path: ['existingKnowledgeBaseId'],
+        message:
+          'existingDocumentBucketName and existingDataSourceId belong to a reused Knowledge Base ' +
+          '(existingKnowledgeBaseId); a provisioned one uses its own bucket and data source',
+      });
+    } else if (captureSettings.filter(Boolean).length === 1) {
+      context.addIssue({
+        code: 'custom',
+        path: [
+          config.existingDocumentBucketName ? 'existingDataSourceId' : 'existingDocumentBucketName',
+        ],
+        message:
+          'knowledge capture with a reused Knowledge Base needs both existingDocumentBucketName ' +
+          'and existingDataSourceId (the bucket published tickets go to and the data source ' +
+          'that reads it); set both, or neither to leave knowledge capture off',
+      });
+    }
     if (config.rerankingModelId === '') return;
     const regions: readonly string[] = rerankingModelRegions[config.rerankingModelId];
     if (!regions.includes(config.region)) {

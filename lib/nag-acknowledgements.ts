@@ -80,3 +80,29 @@ function assetBucketName(stack: Stack): string {
   if (!(stack.synthesizer instanceof DefaultStackSynthesizer) || !name) return '*';
   return name.replace(/\$\{(AWS::[A-Za-z]+)\}/g, '<$1>');
 }
+
+/**
+ * A resource (an ARN, possibly with tokens) as cdk-nag names it in an `AwsSolutions-IAM5`
+ * finding: resolved in `scope`'s stack, then `Fn::Join` joined, `Fn::GetAtt` as
+ * `<LogicalId.Attribute>` and `Ref` as `<LogicalId>` (cdk-nag's `flattenCfnReference`, which
+ * it does not export). For acknowledging a wildcard grant on a bucket that may be this stack's
+ * or one imported by name.
+ */
+export function resourceAsNagRendersIt(scope: IConstruct, resource: string): string {
+  const render = (node: unknown): string => {
+    if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
+    const value = node as Record<string, unknown>;
+    if ('Fn::Join' in value) {
+      const [separator, parts] = value['Fn::Join'] as [string, unknown[]];
+      return parts.map(render).join(separator);
+    }
+    if ('Fn::Sub' in value) return render(value['Fn::Sub']);
+    if ('Fn::GetAtt' in value) {
+      const [logicalId, attribute] = value['Fn::GetAtt'] as [unknown, unknown];
+      return `<${render(logicalId)}.${render(attribute)}>`;
+    }
+    if ('Ref' in value) return `<${render(value.Ref)}>`;
+    return JSON.stringify(node);
+  };
+  return render(Stack.of(scope).resolve(resource));
+}

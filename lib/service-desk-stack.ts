@@ -10,10 +10,11 @@ import {
 } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
 import type { ServiceDeskConfig } from './config.js';
-import { ApiFunction } from './constructs/api-function.js';
-import { Auth } from './constructs/auth.js';
+import { ApiFunction, type KnowledgeCaptureTarget } from './constructs/api-function.js';
+import { Auth, knowledgeEditorGroupName } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
 import type { KnowledgeBaseIngestionLogs } from './constructs/knowledge-base-ingestion-logs.js';
@@ -59,6 +60,7 @@ export const stackOutputNames = {
   documentBucket: 'TicketDocumentsBucket',
   functionUrl: 'ApiFunctionUrl',
   functionName: 'ApiFunctionName',
+  knowledgeEditorGroup: 'KnowledgeEditorGroup',
 } as const;
 
 /**
@@ -94,8 +96,21 @@ export class ServiceDeskStack extends Stack {
 
     let knowledgeBase: KnowledgeBaseReference;
     let ingestionLogs: KnowledgeBaseIngestionLogs | undefined;
+    // Knowledge capture: where published tickets go. Off for a reused Knowledge Base unless its
+    // bucket and data source are configured (lib/config.ts refuses one without the other).
+    let publishTo: Omit<KnowledgeCaptureTarget, 'editorGroupName'> | undefined;
     if (config.existingKnowledgeBaseId) {
       knowledgeBase = KnowledgeBase.fromKnowledgeBaseId(this, config.existingKnowledgeBaseId);
+      if (config.existingDocumentBucketName && config.existingDataSourceId) {
+        publishTo = {
+          documentBucket: s3.Bucket.fromBucketName(
+            this,
+            'ReusedDocuments',
+            config.existingDocumentBucketName,
+          ),
+          dataSourceId: config.existingDataSourceId,
+        };
+      }
     } else {
       const provisioned = new KnowledgeBase(this, 'KnowledgeBase', {
         namePrefix: resourceNamePrefix(this.stackName),
@@ -115,6 +130,10 @@ export class ServiceDeskStack extends Stack {
         value: provisioned.documentBucket.bucketName,
       });
       knowledgeBase = provisioned;
+      publishTo = {
+        documentBucket: provisioned.documentBucket,
+        dataSourceId: provisioned.dataSourceId,
+      };
     }
 
     const auth = new Auth(this, 'Auth', {
@@ -131,6 +150,10 @@ export class ServiceDeskStack extends Stack {
       turnsTable: tables.turns,
       indexArns: tables.indexArns,
       knowledgeBase,
+      knowledgeCapture: publishTo && {
+        ...publishTo,
+        editorGroupName: knowledgeEditorGroupName,
+      },
       modelId: config.modelId,
       userPoolId: auth.userPool.userPoolId,
       userPoolClientId: auth.userPoolClientId,
@@ -194,6 +217,7 @@ export class ServiceDeskStack extends Stack {
       [stackOutputNames.knowledgeBaseId]: knowledgeBase.knowledgeBaseId,
       [stackOutputNames.functionUrl]: api.functionUrl.url,
       [stackOutputNames.functionName]: api.function.functionName,
+      [stackOutputNames.knowledgeEditorGroup]: auth.knowledgeEditorGroup.ref,
     };
     for (const [name, value] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value });

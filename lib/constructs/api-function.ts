@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
@@ -17,7 +18,8 @@ import {
   rerankingModelArn,
   rerankStatements,
 } from '../bedrock-model-access.js';
-import type { KnowledgeBaseReference } from './knowledge-base.js';
+import { resourceAsNagRendersIt } from '../nag-acknowledgements.js';
+import { type KnowledgeBaseReference, publishedTicketsKeyPrefix } from './knowledge-base.js';
 
 /** Environment variables the API function reads (functions/api/handler.ts). */
 export const apiEnvironmentNames = {
@@ -37,7 +39,32 @@ export const apiEnvironmentNames = {
   streamPaddingBytes: 'STREAM_PADDING_BYTES',
   promptCaching: 'PROMPT_CACHING',
   tracing: 'POWERTOOLS_TRACE_ENABLED',
+  knowledgeBucket: 'KNOWLEDGE_BUCKET',
+  knowledgeDataSourceId: 'KNOWLEDGE_DATA_SOURCE_ID',
+  knowledgeKeyPrefix: 'KNOWLEDGE_KEY_PREFIX',
+  knowledgeEditorGroup: 'KNOWLEDGE_EDITOR_GROUP',
 } as const;
+
+type ApiEnvironmentName = (typeof apiEnvironmentNames)[keyof typeof apiEnvironmentNames];
+/** Set only when knowledge capture is on: without KNOWLEDGE_BUCKET the function answers 501. */
+type KnowledgeCaptureEnvironmentName = (typeof apiEnvironmentNames)[
+  | 'knowledgeBucket'
+  | 'knowledgeDataSourceId'
+  | 'knowledgeKeyPrefix'
+  | 'knowledgeEditorGroup'];
+
+/**
+ * Where published tickets go (knowledge capture): the Knowledge Base's document bucket and the
+ * data source that reads it.
+ */
+export interface KnowledgeCaptureTarget {
+  /** The function writes `<issueId>.md` and its sidecar under `publishedTicketsKeyPrefix`. */
+  readonly documentBucket: s3.IBucket;
+  /** Each publish starts one ingestion job (a sync) of this data source. */
+  readonly dataSourceId: string;
+  /** The Cognito group whose members may publish (`cognito:groups` claim). */
+  readonly editorGroupName: string;
+}
 
 /**
  * How every function of this app is bundled (the API and the retention sweeper): one ESM file
@@ -72,6 +99,12 @@ export interface ApiFunctionProps {
   /** `${tableArn}/index/${name}` of the indexes the function queries. */
   readonly indexArns: readonly string[];
   readonly knowledgeBase: KnowledgeBaseReference;
+  /**
+   * Knowledge capture: the function may write and delete objects under
+   * `publishedTicketsKeyPrefix` of the document bucket and start a sync of the data source.
+   * @default off — no KNOWLEDGE_* settings and no permissions; publishing answers 501
+   */
+  readonly knowledgeCapture?: KnowledgeCaptureTarget;
   /** Model or inference-profile id for ConverseStream. */
   readonly modelId: string;
   readonly userPoolId: string;
@@ -146,10 +179,12 @@ export class ApiFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
+    const capture = props.knowledgeCapture;
     const environment: Record<
-      (typeof apiEnvironmentNames)[keyof typeof apiEnvironmentNames],
+      Exclude<ApiEnvironmentName, KnowledgeCaptureEnvironmentName>,
       string
-    > = {
+    > &
+      Partial<Record<KnowledgeCaptureEnvironmentName, string>> = {
       [apiEnvironmentNames.conversationsTable]: props.conversationsTable.tableName,
       [apiEnvironmentNames.turnsTable]: props.turnsTable.tableName,
       [apiEnvironmentNames.knowledgeBaseId]: props.knowledgeBase.knowledgeBaseId,
@@ -171,6 +206,12 @@ export class ApiFunction extends Construct {
       ),
       [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
       [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
+      ...(capture && {
+        [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
+        [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,
+        [apiEnvironmentNames.knowledgeKeyPrefix]: publishedTicketsKeyPrefix,
+        [apiEnvironmentNames.knowledgeEditorGroup]: capture.editorGroupName,
+      }),
     };
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
@@ -231,6 +272,7 @@ export class ApiFunction extends Construct {
         this.role.addToPolicy(statement);
       }
     }
+    if (capture) this.allowPublishing(capture, props.knowledgeBase);
     for (const statement of modelInvokeStatements(this, props.modelId, [
       'bedrock:InvokeModelWithResponseStream',
     ])) {
@@ -276,6 +318,39 @@ export class ApiFunction extends Construct {
       reason:
         'Node.js 22 is pinned on purpose: the bundle targets node22 and the local stack and ' +
         'tests run the same major version. Move to a newer runtime in one reviewed change.',
+    });
+  }
+
+  /**
+   * Knowledge capture: write (and, to clean up a half-done publish, delete) ticket documents
+   * under `tickets/published/` only — never the seed tickets the deployment manages — and start
+   * an ingestion job of the Knowledge Base. The bucket is SSE-S3 when this stack provisions it;
+   * a reused bucket encrypted with a customer-managed KMS key also needs kms:GenerateDataKey.
+   */
+  private allowPublishing(capture: KnowledgeCaptureTarget, knowledgeBase: KnowledgeBaseReference) {
+    const publishedObjects = capture.documentBucket.arnForObjects(`${publishedTicketsKeyPrefix}*`);
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'PublishTickets',
+        actions: ['s3:PutObject', 's3:DeleteObject'],
+        resources: [publishedObjects],
+      }),
+    );
+    // StartIngestionJob is authorized on the knowledge-base resource type (the data source is a
+    // parameter); GetIngestionJob is not needed: the function does not wait for the job.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'SyncPublishedTickets',
+        actions: ['bedrock:StartIngestionJob'],
+        resources: [knowledgeBase.knowledgeBaseArn],
+      }),
+    );
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${resourceAsNagRendersIt(this, publishedObjects)}]`,
+      reason:
+        'Knowledge capture writes <issueId>.md and <issueId>.md.metadata.json for tickets ' +
+        'numbered at publish time, so the object names are unknown at synth time; the grant is ' +
+        'PutObject and DeleteObject only, under tickets/published/ of the document bucket.',
     });
   }
 }

@@ -7,6 +7,12 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { acknowledgeAwsCustomResourceProvider } from '../nag-acknowledgements.js';
 
+/**
+ * The Cognito group whose members may publish solved inquiries as Knowledge Base tickets; the
+ * API function reads it from the access token's `cognito:groups` claim (KNOWLEDGE_EDITOR_GROUP).
+ */
+export const knowledgeEditorGroupName = 'knowledge-editors';
+
 export interface AuthProps {
   /**
    * Prefix of the hosted sign-in domain `https://<prefix>.auth.<region>.amazoncognito.com`,
@@ -33,7 +39,8 @@ export interface AuthProps {
 
 /**
  * Staff sign-in: a Cognito user pool without self sign-up (administrators create accounts), a
- * hosted sign-in domain and a public SPA client (authorization code + PKCE, no secret).
+ * hosted sign-in domain, a public SPA client (authorization code + PKCE, no secret) and the
+ * knowledge editors' group.
  *
  * The client's callback URL is the CloudFront URL, but the API function needs the client id and
  * CloudFront needs the function URL: declaring the callback on the client would be a cycle
@@ -50,6 +57,8 @@ export class Auth extends Construct {
   /** OIDC issuer: `https://cognito-idp.<region>.amazonaws.com/<pool id>` */
   readonly authority: string;
   readonly userPoolClientId: string;
+  /** {@link knowledgeEditorGroupName}: administrators add staff who may publish knowledge. */
+  readonly knowledgeEditorGroup: cognito.CfnUserPoolGroup;
   private readonly providerLogGroup?: logs.ILogGroup;
 
   constructor(scope: Construct, id: string, props: AuthProps = {}) {
@@ -136,6 +145,15 @@ export class Auth extends Construct {
       authSessionValidity: settings.AuthSessionValidity,
     });
     this.userPoolClientId = this.client.ref;
+
+    // Membership is managed by administrators (docs/deploy.md, "Knowledge capture"); a user gets
+    // the claim with the next tokens, i.e. after signing in again.
+    this.knowledgeEditorGroup = new cognito.CfnUserPoolGroup(this, 'KnowledgeEditors', {
+      userPoolId: this.userPool.userPoolId,
+      groupName: knowledgeEditorGroupName,
+      description:
+        'Staff who may publish solved inquiries as Knowledge Base tickets (knowledge capture)',
+    });
   }
 
   /**

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   Aws,
   aws_bedrock as bedrock,
@@ -81,7 +83,6 @@ export function knowledgeBaseNames(
   };
 }
 
-/** Key prefix of the ticket documents in the data source bucket. */
 /**
  * The analyzer of the vector index's text field, for the keyword half of HYBRID search: the
  * kuromoji tokenizer (OpenSearch's Japanese morphological analyzer, available on OpenSearch
@@ -107,7 +108,18 @@ export const JAPANESE_TEXT_ANALYZER = {
   },
 } as const;
 
+/** Key prefix of the ticket documents in the document bucket: the data source's inclusion prefix. */
 export const ticketsKeyPrefix = 'tickets/';
+
+/**
+ * Key prefix of the tickets staff publish from solved inquiries (knowledge capture). Inside
+ * {@link ticketsKeyPrefix}, so the data source ingests them as it is; left alone by the
+ * deployment's pruning (see `UploadTickets`), so a deploy keeps them.
+ */
+export const publishedTicketsKeyPrefix = `${ticketsKeyPrefix}published/`;
+
+/** `published/`: the published tickets' folder relative to {@link ticketsKeyPrefix}. */
+const publishedTicketsFolder = publishedTicketsKeyPrefix.slice(ticketsKeyPrefix.length);
 
 const RERANK_ON_ANY_RESOURCE =
   ' bedrock:Rerank has no resource type (AWS documents it on *); the model it may invoke is ' +
@@ -199,6 +211,15 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     if (!/^[a-z][a-z0-9-]{2,19}$/.test(props.namePrefix)) {
       throw new Error(`namePrefix must match ^[a-z][a-z0-9-]{2,19}$, got "${props.namePrefix}"`);
     }
+    const publishedFolder = join(props.ticketsPath, publishedTicketsFolder);
+    if (existsSync(publishedFolder)) {
+      // The deployment excludes that folder (it is where published tickets live), so documents
+      // in it would be counted in the hash but never uploaded.
+      throw new Error(
+        `${publishedFolder} would never be uploaded: ${publishedTicketsKeyPrefix} in the bucket ` +
+          'holds the tickets published from the app, which deploys leave alone. Move its files up.',
+      );
+    }
     this.documentsHash = hashTicketDocuments(props.ticketsPath);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const dimension = embeddingDimension(props.embeddingModelId);
@@ -248,14 +269,25 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       destinationKeyPrefix: ticketsKeyPrefix,
       // Deleted tickets disappear from the bucket, and the next ingestion removes their vectors.
       prune: true,
+      // …except the tickets published from the app (tickets/published/), which are not in the
+      // repository. The provider runs `aws s3 sync <asset> s3://<bucket>/tickets/ --delete
+      // --exclude 'published/*'`; the CLI joins each filter to the source root and to the
+      // destination root (awscli/customizations/s3/filters.py, `_full_path_patterns`), so the
+      // pattern is relative to `tickets/` and matches `<bucket>/tickets/published/<anything>`
+      // (fnmatch's `*` crosses `/`). Matching objects are neither uploaded nor deleted (the
+      // s3-deployment README, "Exclude and Include Filters"); every other seed ticket is still
+      // pruned when its file is deleted.
+      exclude: [`${publishedTicketsFolder}*`],
       logGroup: props.providerLogGroup,
     });
     acknowledgeBucketDeploymentProvider(this, this.documentBucket);
     Validations.of(this.documentBucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
-        "Holds copies of the repository's ticket documents, written only by the deployment " +
-        'and read only by Bedrock; enable CloudTrail S3 data events if reads must be audited.',
+        "Holds copies of the repository's ticket documents, written by the deployment, and " +
+        'the tickets editors publish (tickets/published/, written by the API function; each ' +
+        'names its source and author hash in its metadata); read only by Bedrock. Enable ' +
+        'CloudTrail S3 data events if object access must be audited.',
     });
 
     // --- the Knowledge Base's service role ------------------------------------------------

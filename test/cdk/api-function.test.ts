@@ -82,7 +82,7 @@ describe('ServiceDeskStack (default config): API function', () => {
       });
     });
 
-    it('may touch only the two tables, the Conversations index, the KB and the model', () => {
+    it('may touch only the two tables, the Conversations index, the KB, published tickets and the model', () => {
       const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
         id.startsWith('ApiRoleDefaultPolicy'),
       ) as [string, CfnJson];
@@ -126,6 +126,17 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: undefined,
         },
         {
+          // Knowledge capture: published tickets only, never the seed tickets under tickets/.
+          actions: ['s3:DeleteObject', 's3:PutObject'],
+          resources: ['<KnowledgeBaseDocuments.Arn>/tickets/published/*'],
+          condition: undefined,
+        },
+        {
+          actions: ['bedrock:StartIngestionJob'],
+          resources: ['<KnowledgeBase.KnowledgeBaseArn>'],
+          condition: undefined,
+        },
+        {
           actions: ['bedrock:InvokeModelWithResponseStream'],
           resources: [profileArn],
           condition: undefined,
@@ -144,7 +155,7 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
         },
       ]);
-      expect(renderArn(statements[4]?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(
+      expect(renderArn(statements[6]?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(
         profileArn,
       );
     });

@@ -27,9 +27,11 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
     it('uses wildcard resources only where justified', () => {
       expect(wildcardResources(template)).toEqual({
         // Region wildcard for cross-Region inference, conditioned on the inference profile;
-        // Marketplace subscriptions (no ARN), conditioned on aws:CalledViaLast = Bedrock.
+        // Marketplace subscriptions (no ARN), conditioned on aws:CalledViaLast = Bedrock;
+        // knowledge capture writes published tickets (numbered at publish time).
         ApiRoleDefaultPolicy: [
           '*',
+          '<KnowledgeBaseDocuments.Arn>/tickets/published/*',
           'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
         ],
         // ListStreams has no resource-level permission (the stream event source adds it).

@@ -40,6 +40,8 @@ export interface SynthesizedServiceDesk {
   readonly nagFindings: string[];
   /** The generated `/config.json`, with each deploy-time value replaced by `x`. */
   readonly webConfig: unknown;
+  /** Warnings and errors synthesis reported (annotations), as `level at path: message`. */
+  readonly messages: string[];
 }
 
 /**
@@ -70,6 +72,11 @@ export function synthesizeServiceDesk(context: Record<string, unknown>): Synthes
     edgeMonitoringTemplate,
     nagFindings,
     webConfig: readWebConfig(app),
+    messages: app
+      .synth()
+      .stacks.flatMap((stack) => stack.messages)
+      .filter((message) => message.level !== 'info')
+      .map((message) => `${message.level} at ${message.id}: ${String(message.entry.data)}`),
   };
 }
 

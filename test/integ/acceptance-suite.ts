@@ -5,6 +5,7 @@ import {
   readRestrictedTickets,
   restrictedTicketsCheck,
 } from './checks/answer-checks.js';
+import { knowledgeCaptureCheck } from './checks/knowledge-checks.js';
 import {
   cleanUpCheck,
   functionUrlCheck,
@@ -55,6 +56,7 @@ export const CHECK_IDS = [
   'clarification',
   'grounding',
   'retrieval-evaluation',
+  'knowledge-capture',
   'usage-and-cost',
   'clean-up',
 ] as const;
@@ -120,6 +122,10 @@ export async function runAcceptanceSuite(
           target,
           options.evalQueriesPath ?? 'data/eval/retrieval-queries.jsonl',
         ),
+    },
+    'knowledge-capture': {
+      title: 'Knowledge capture: draft, publish, retrieved and cited by the next question, removed',
+      run: knowledgeCaptureCheck,
     },
     'usage-and-cost': {
       title: 'Tokens and estimated cost per chat (stored usage)',

@@ -35,6 +35,16 @@ export interface IntegTarget {
   readonly retrieverLabel: string;
   /** Whether the function expands retrieval queries (QUERY_EXPANSION), so the evaluation does too. */
   readonly queryExpansion: boolean;
+  /**
+   * Knowledge capture on this target (the check publishes one ticket and removes it again);
+   * absent where it cannot run, with the reason in `notApplicable`.
+   */
+  readonly knowledge?: {
+    /** How long a published ticket may take to become retrievable (the sync). */
+    readonly searchableWithinMs: number;
+    /** Deletes the ticket's document and sidecar from the bucket and starts a sync. */
+    removePublished(issueId: string): Promise<'synced' | 'sync-pending'>;
+  };
   /** Check id → why it cannot run on this target. */
   readonly notApplicable: Readonly<Record<string, string>>;
   /** Removes what the target created for the run (the temporary user). */

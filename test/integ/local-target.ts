@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
+import { S3Client } from '@aws-sdk/client-s3';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
 import { DEV_USER_HEADER } from '../../functions/api/resolve-owner.js';
 import type { Answer } from '../../functions/contract/answer.js';
 import { type LocalStack, startLocalStack } from '../../local/start-local-stack.js';
 import type { IntegTarget } from './integ-target.js';
+import { createPublishedTicketRemoval } from './published-ticket-removal.js';
 
 /**
  * The local stack as an acceptance-suite target (`npm run test:integ -- --local`): the dry run
@@ -112,10 +115,53 @@ export function openLocalTarget(stack: LocalStack): IntegTarget {
     retrieverLabel: `Knowledge Base ${environment.KNOWLEDGE_BASE_ID} (${environment.BEDROCK_AGENT_RUNTIME_ENDPOINT ?? 'Amazon Bedrock'})`,
     // The function's default (functions/api/function-config.ts) unless the stack set it.
     queryExpansion: (environment.QUERY_EXPANSION ?? 'true') === 'true',
+    ...localKnowledge(environment),
     notApplicable: {
       'function-url-unsigned':
         'the local Function URL emulator has no IAM authentication and no CloudFront in front, so there is no signature to leave out',
+      ...(environment.KNOWLEDGE_BUCKET && environment.KNOWLEDGE_DATA_SOURCE_ID
+        ? {}
+        : {
+            'knowledge-capture':
+              'the local stack has no Knowledge Base document bucket (KNOWLEDGE_BUCKET, KNOWLEDGE_DATA_SOURCE_ID)',
+          }),
     },
     close: async () => {},
+  };
+}
+
+/**
+ * Knowledge capture against the local S3 and ingestion endpoints the stack's function writes to:
+ * a publish is retrievable at once there, so a few seconds is the limit.
+ */
+function localKnowledge(
+  environment: Readonly<Record<string, string>>,
+): Pick<IntegTarget, 'knowledge'> {
+  const bucket = environment.KNOWLEDGE_BUCKET;
+  const dataSourceId = environment.KNOWLEDGE_DATA_SOURCE_ID;
+  if (!bucket || !dataSourceId) return {};
+  const region = environment.AWS_REGION ?? 'us-east-1';
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  return {
+    knowledge: {
+      searchableWithinMs: 10_000,
+      removePublished: createPublishedTicketRemoval({
+        s3: new S3Client({
+          endpoint: environment.S3_ENDPOINT,
+          forcePathStyle: true,
+          region,
+          credentials,
+        }),
+        agent: new BedrockAgentClient({
+          endpoint: environment.BEDROCK_AGENT_ENDPOINT,
+          region,
+          credentials,
+        }),
+        bucket,
+        keyPrefix: environment.KNOWLEDGE_KEY_PREFIX ?? 'tickets/published/',
+        knowledgeBaseId: environment.KNOWLEDGE_BASE_ID ?? '',
+        dataSourceId,
+      }),
+    },
   };
 }

@@ -46,11 +46,18 @@ export type ApiCaller = (
   body?: string,
 ) => Promise<Response>;
 
-/** POSTs one chat and records its stream read by read. */
-export async function streamChat(call: ApiCaller, body: unknown): Promise<StreamedChat> {
+/**
+ * POSTs one chat (or another streamed route, such as a knowledge draft) and records its stream
+ * read by read.
+ */
+export async function streamChat(
+  call: ApiCaller,
+  body: unknown,
+  path = 'chat',
+): Promise<StreamedChat> {
   const startedAt = performance.now();
   const since = () => Math.round(performance.now() - startedAt);
-  const response = await call('POST', 'chat', JSON.stringify(body));
+  const response = await call('POST', path, JSON.stringify(body));
   const contentType = response.headers.get('content-type') ?? '';
   if (!contentType.startsWith('text/event-stream') || !response.body) {
     const text = await response.text();

@@ -45,10 +45,10 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
         status: event.data.code === 'truncated' ? 'truncated' : 'failed',
         error: event.data,
       };
+    // The knowledge draft's own events never arrive on a chat stream; a chat bubble ignores them.
     case 'draft_text':
     case 'draft_step':
     case 'draft':
-      // Knowledge capture's draft stream only; an answer never carries them.
       return bubble;
   }
 }
