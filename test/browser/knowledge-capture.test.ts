@@ -4,7 +4,13 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
-import { ask, assistantBubbles, WAIT_MS, waitForAnswer } from './support/chat-actions.js';
+import {
+  ask,
+  assistantBubbles,
+  conversationIdOf,
+  WAIT_MS,
+  waitForAnswer,
+} from './support/chat-actions.js';
 
 const { open, bedrock } = registerBrowserHarness();
 
@@ -173,6 +179,40 @@ describe('knowledge capture in the web app', () => {
     await expect(page.locator('.knowledge-badge').textContent()).resolves.toMatch(
       /ナレッジ #\d+ として公開済み \(限定\)/,
     );
+  }, 90_000);
+  it('names the existing ticket when another tab published the inquiry first', async () => {
+    const user = 'browser-knowledge-twice';
+    const first = await open(user);
+    await ask(first.page, 'プリンターの設置依頼をしたい');
+    expect(await waitForAnswer(first.page, 1)).toBe('complete');
+    const conversationId = conversationIdOf(first.page) ?? '';
+    // A second tab on the same conversation, still offering the action.
+    const second = await open(user, { path: `/?c=${conversationId}` });
+    const staleSave = second.page.getByRole('button', { name: 'ナレッジとして保存' });
+    await staleSave.waitFor({ timeout: WAIT_MS });
+
+    await first.page.getByRole('button', { name: 'ナレッジとして保存' }).click();
+    await waitForEditableDraft(first.page);
+    const firstDialog = first.page.getByRole('dialog', { name: 'ナレッジとして保存' });
+    await firstDialog.getByRole('combobox', { name: 'カテゴリ' }).selectOption('Printer');
+    await firstDialog.getByRole('button', { name: '公開' }).click();
+    await first.page.locator('.knowledge-badge').waitFor({ timeout: WAIT_MS });
+    const issueId = /#(\d+)/.exec(
+      (await first.page.locator('.knowledge-badge').textContent()) ?? '',
+    )?.[1];
+    expect(issueId).toMatch(/^\d+$/);
+
+    await staleSave.click();
+    const dialog = second.page.getByRole('dialog', { name: 'ナレッジとして保存' });
+    await dialog.getByRole('alert').waitFor({ timeout: WAIT_MS });
+    await expect(dialog.getByRole('alert').textContent()).resolves.toBe(
+      `この問い合わせはすでにナレッジ #${issueId} として公開されています。`,
+    );
+    // Behind the form the conversation reloaded: the badge replaces the action.
+    await second.page.locator('.knowledge-badge').waitFor({ timeout: WAIT_MS });
+    await dialog.getByRole('button', { name: 'キャンセル' }).click();
+    await expect(dialog.count()).resolves.toBe(0);
+    await expect(staleSave.count()).resolves.toBe(0);
   }, 90_000);
 });
 
