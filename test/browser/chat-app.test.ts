@@ -83,7 +83,7 @@ describe('the chat web app against the local stack', () => {
       .getByRole('button', { name: '名前を変更' })
       .click();
     await page.getByRole('textbox', { name: '名前を変更' }).fill('署名の確認');
-    await page.getByRole('button', { name: '保存' }).click();
+    await page.getByRole('button', { name: '保存', exact: true }).click();
     await page
       .locator('.conversation-item__title', { hasText: '署名の確認' })
       .waitFor({ timeout: WAIT_MS });
@@ -280,7 +280,7 @@ describe('the chat web app against the local stack', () => {
     const item = page.locator('.conversation-item').first();
     await item.getByRole('button', { name: '名前を変更' }).click();
     await page.getByRole('textbox', { name: '名前を変更' }).fill('3F 複合機の設置');
-    await page.getByRole('button', { name: '保存' }).click();
+    await page.getByRole('button', { name: '保存', exact: true }).click();
     await page
       .locator('.conversation-item__title', { hasText: '3F 複合機の設置' })
       .waitFor({ timeout: WAIT_MS });
