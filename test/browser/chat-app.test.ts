@@ -361,7 +361,8 @@ describe('the chat web app against the local stack', () => {
     await bob.page.locator('.conversation-pane [role="alert"]').waitFor({ timeout: WAIT_MS });
     await expect(bob.page.locator('.bubble').count()).resolves.toBe(0);
     expect(conversationIdOf(bob.page)).toBeNull(); // the dead link was left for a fresh conversation
-    await expect(bob.page.locator('.sidebar__empty').isVisible()).resolves.toBe(true);
+    // The list loads beside the conversation (and /api/me): wait for it rather than race it.
+    await bob.page.locator('.sidebar__empty').waitFor({ state: 'visible', timeout: WAIT_MS });
     expect((await storedConversation('browser-bob', aliceConversation)).status).toBe(404);
 
     // Switching identity in the header swaps the whole list.
