@@ -150,12 +150,6 @@ export const serviceDeskConfigSchema = z
      */
     retentionDays: integerSetting.min(1).max(3650).default(90),
     /**
-     * Most API invocations that may run at once (Lambda reserved concurrency): a ceiling on
-     * model spend and table load if a client loops. Each open answer holds one for 30–90 s, so
-     * 20 serves ~100 active staff. It is taken from the account's unreserved pool, which must
-     * keep 10: an account whose concurrency quota is 10 (new accounts) must use 0. 0 = no cap.
-     */
-    /**
      * Input + output tokens one staff member may spend per UTC day (conditional DynamoDB counter
      * checked before the model is called; over it: 429 until midnight UTC). 0 = no budget.
      */
@@ -171,6 +165,12 @@ export const serviceDeskConfigSchema = z
       .min(MIN_PADDING_BYTES)
       .max(1024 * 1024)
       .default(DEFAULT_PADDING_BYTES),
+    /**
+     * Most API invocations that may run at once (Lambda reserved concurrency): a ceiling on
+     * model spend and table load if a client loops. Each open answer holds one for 30–90 s, so
+     * 20 serves ~100 active staff. It is taken from the account's unreserved pool, which must
+     * keep 10: an account whose concurrency quota is 10 (new accounts) must use 0. 0 = no cap.
+     */
     apiReservedConcurrency: integerSetting.min(0).max(10_000).default(0),
     /** CloudWatch Logs retention of the functions. */
     logRetentionDays: integerSetting

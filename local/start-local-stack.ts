@@ -1,6 +1,9 @@
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
+import { LOCAL_KNOWLEDGE_BUCKET } from './bedrock/local-bedrock-defaults.js';
 import {
   type LocalBedrockServer,
   type LocalBedrockServerOptions,
@@ -14,12 +17,21 @@ import {
   type LocalStackEnvironment,
   readLocalStackEnvironment,
 } from './local-stack-environment.js';
+import { type LocalS3Server, startLocalS3Server } from './s3/start-local-s3-server.js';
+
+/** The function's default `KNOWLEDGE_KEY_PREFIX` (functions/api/function-config.ts). */
+const DEFAULT_KNOWLEDGE_KEY_PREFIX = 'tickets/published/';
 
 export interface LocalStackOptions {
   /** @default PORT or 3000; 0 picks a free port */
   readonly port?: number;
   /** DynamoDB Local's data directory; undefined keeps it in memory (tests). */
   readonly dataDir?: string;
+  /**
+   * The local S3's root (objects are files `<root>/<bucket>/<key>`), kept across runs; undefined:
+   * a temporary directory removed on stop (tests).
+   */
+  readonly s3Dir?: string;
   /** Offline responder pacing. @default realistic; `{ minMs: 0, maxMs: 0 }` in tests */
   readonly responderPacing?: { readonly minMs: number; readonly maxMs: number };
   /** Passed to the local Bedrock endpoint as they are (e.g. `onFragmentSent` in benchmarks); win over `responderPacing`. */
@@ -59,6 +71,8 @@ export interface LocalStack {
   readonly url: string;
   /** The local Bedrock endpoint, unless real or external endpoints were configured. */
   readonly bedrock?: LocalBedrockServer;
+  /** The local S3 holding the Knowledge Base's document bucket, unless S3 is elsewhere. */
+  readonly s3?: LocalS3Server;
   readonly dynamoDbEndpoint: string;
   readonly functionEnvironment: Readonly<Record<string, string>>;
   /** The function's execution environments (cold starts, for tests). */
@@ -69,7 +83,9 @@ export interface LocalStack {
 /**
  * The whole assistant on one machine: DynamoDB Local, the local Bedrock endpoint, and the bundled
  * handler in execution environments running the real Lambda runtime client, behind a Function
- * URL front that also serves the web app — one origin, as behind CloudFront. Pieces given by
+ * URL front that also serves the web app — one origin, as behind CloudFront. For knowledge
+ * capture, a local S3 holds the Knowledge Base's document bucket, whose published-tickets folder
+ * the local Bedrock endpoint indexes (at start and on each ingestion job). Pieces given by
  * environment variables are used instead of being started.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -82,13 +98,24 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     const dynamo = await startDynamo(environment, options.dataDir);
     if (dynamo.local) cleanups.push(() => dynamo.local?.stop() ?? Promise.resolve());
+    const localKnowledgeBase =
+      needsLocalBedrock(environment) && !environment.bedrockAgentRuntimeEndpoint;
+    const s3 = await startS3(environment, localKnowledgeBase, options.s3Dir, cleanups);
+    const knowledgeKeyPrefix = environment.knowledgeKeyPrefix ?? DEFAULT_KNOWLEDGE_KEY_PREFIX;
     const bedrock = needsLocalBedrock(environment)
       ? await startLocalBedrockServer({
           pacing: options.responderPacing,
+          ...(s3 && {
+            publishedDir: join(s3.server.root, s3.bucket, ...knowledgeKeyPrefix.split('/')),
+            publishedUriPrefix: `s3://${s3.bucket}/${knowledgeKeyPrefix}`,
+          }),
           ...options.bedrockOptions,
         })
       : undefined;
     if (bedrock) cleanups.push(() => bedrock.close());
+    const knowledgeBucket = environment.knowledgeBucket ?? s3?.bucket;
+    const knowledgeDataSourceId =
+      environment.knowledgeDataSourceId ?? (localKnowledgeBase ? bedrock?.dataSourceId : undefined);
     const credentials = localCredentials();
     const tables = await createTables(
       new DynamoDBClient({ endpoint: dynamo.endpoint, region: environment.region, credentials }),
@@ -116,6 +143,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         environment.bedrockAgentRuntimeEndpoint,
         bedrock?.agentRuntimeEndpoint,
       ),
+      ...endpointVariable(
+        'BEDROCK_AGENT_ENDPOINT',
+        environment.bedrockAgentEndpoint,
+        bedrock?.agentEndpoint,
+      ),
+      ...endpointVariable('S3_ENDPOINT', environment.s3Endpoint, s3?.server.endpoint),
+      // Both or neither: the function refuses a bucket without the data source to sync, and
+      // without a bucket publishing answers 501 (a real Knowledge Base whose bucket is not given).
+      ...(knowledgeBucket && knowledgeDataSourceId
+        ? { KNOWLEDGE_BUCKET: knowledgeBucket, KNOWLEDGE_DATA_SOURCE_ID: knowledgeDataSourceId }
+        : {}),
+      ...(environment.knowledgeKeyPrefix
+        ? { KNOWLEDGE_KEY_PREFIX: environment.knowledgeKeyPrefix }
+        : {}),
       ...(credentials
         ? {
             AWS_ACCESS_KEY_ID: credentials.accessKeyId,
@@ -152,6 +193,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       url: server.url,
       bedrock,
+      s3: s3?.server,
       dynamoDbEndpoint: dynamo.endpoint,
       functionEnvironment,
       function: lambda,
@@ -170,6 +212,26 @@ async function startDynamo(
   if (environment.dynamoDbEndpoint) return { endpoint: environment.dynamoDbEndpoint };
   const local = await startDynamoDbLocal({ port: 0, dataDir });
   return { endpoint: local.endpoint, local };
+}
+
+/**
+ * The local S3 with the Knowledge Base's document bucket, when the Knowledge Base is the local
+ * one and `S3_ENDPOINT` is unset. Its root is `s3Dir` (kept) or a temporary directory removed on
+ * stop. A real Knowledge Base reads a real bucket, so then nothing is started.
+ */
+async function startS3(
+  environment: LocalStackEnvironment,
+  localKnowledgeBase: boolean,
+  s3Dir: string | undefined,
+  cleanups: (() => Promise<void>)[],
+): Promise<{ server: LocalS3Server; bucket: string } | undefined> {
+  if (environment.s3Endpoint || !localKnowledgeBase) return undefined;
+  const root = s3Dir ? resolve(s3Dir) : await mkdtemp(join(tmpdir(), 'local-s3-'));
+  if (!s3Dir) cleanups.push(() => rm(root, { recursive: true, force: true }));
+  const bucket = environment.knowledgeBucket ?? LOCAL_KNOWLEDGE_BUCKET;
+  const server = await startLocalS3Server({ root, buckets: [bucket] });
+  cleanups.push(() => server.close());
+  return { server, bucket };
 }
 
 /** The local Bedrock endpoint is needed unless both Bedrock endpoints point elsewhere. */

@@ -23,12 +23,20 @@ try {
   // runtime client, one process per execution environment.
   const stack = await startLocalStack({
     dataDir: join('.data', 'dynamodb'),
+    // Published tickets (knowledge capture) are files under .data/s3/, kept across restarts.
+    s3Dir: join('.data', 's3'),
     log: (message) => console.error(`[api] ${message}`),
   });
   const offline = stack.functionEnvironment.MODEL_ID?.startsWith('offline.');
   log(`model: ${stack.functionEnvironment.MODEL_ID}${offline ? ' (offline responder)' : ''}`);
   log(
     `knowledge base: ${stack.functionEnvironment.KNOWLEDGE_BASE_ID}; DynamoDB: ${stack.dynamoDbEndpoint}`,
+  );
+  const bucket = stack.functionEnvironment.KNOWLEDGE_BUCKET;
+  log(
+    bucket
+      ? `knowledge capture: bucket ${bucket}${stack.s3 ? ` (local S3, ${stack.s3.root})` : ''}`
+      : 'knowledge capture: off (set KNOWLEDGE_BUCKET and KNOWLEDGE_DATA_SOURCE_ID for a real Knowledge Base)',
   );
   log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`\n  Service-desk assistant: ${stack.url}\n`);

@@ -15,6 +15,15 @@ export const OFFLINE_MODEL_ID = 'offline.service-desk-responder';
 /** The Knowledge Base id the local endpoint serves (real ids are 10 upper-case characters). */
 export const LOCAL_KNOWLEDGE_BASE_ID = 'LOCALKB001';
 
+/**
+ * The Knowledge Base's one data source on the local endpoint (`StartIngestionJob`,
+ * `KNOWLEDGE_DATA_SOURCE_ID`, and `x-amz-bedrock-kb-data-source-id` in retrieval metadata).
+ */
+export const LOCAL_DATA_SOURCE_ID = 'LOCALDS001';
+
+/** The document bucket of the local S3, as the deployed Knowledge Base has one (`KNOWLEDGE_BUCKET`). */
+export const LOCAL_KNOWLEDGE_BUCKET = 'local-knowledge-documents';
+
 /** The bucket name in the `s3://` URIs of local retrieval results. */
 export const LOCAL_TICKET_BUCKET = 'local-tickets';
 

@@ -11,7 +11,10 @@ const server = await startLocalBedrockServer({
 });
 console.log(`BEDROCK_RUNTIME_ENDPOINT=${server.runtimeEndpoint}`);
 console.log(`BEDROCK_AGENT_RUNTIME_ENDPOINT=${server.agentRuntimeEndpoint}`);
-console.log(`model id: ${OFFLINE_MODEL_ID}, knowledge base id: ${server.knowledgeBaseId}`);
+console.log(`BEDROCK_AGENT_ENDPOINT=${server.agentEndpoint}`);
+console.log(
+  `model id: ${OFFLINE_MODEL_ID}, knowledge base id: ${server.knowledgeBaseId}, data source id: ${server.dataSourceId}`,
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

@@ -1,14 +1,25 @@
 import { join } from 'node:path';
 import { sendAwsError } from './aws-json-protocol.js';
 import { handleConverseStream } from './handle-converse-stream.js';
+import {
+  handleGetIngestionJob,
+  handleStartIngestionJob,
+  type IngestionJob,
+  type RecordedIngestionJob,
+} from './handle-ingestion-job.js';
 import { handleRetrieve } from './handle-retrieve.js';
+import { openKnowledgeBaseDataSource } from './knowledge-base-data-source.js';
 import { type LocalRequestHandler, listenH2cAndHttp1 } from './listen-h2c-and-http1.js';
-import { DEFAULT_PACING, LOCAL_KNOWLEDGE_BASE_ID } from './local-bedrock-defaults.js';
+import {
+  DEFAULT_PACING,
+  LOCAL_DATA_SOURCE_ID,
+  LOCAL_KNOWLEDGE_BASE_ID,
+  LOCAL_KNOWLEDGE_BUCKET,
+  LOCAL_TICKET_BUCKET,
+} from './local-bedrock-defaults.js';
 import type { ModelScript } from './model-script.js';
 import { createLocalPromptCache, type LocalPromptCacheOptions } from './prompt-cache.js';
 import type { RecordedConverseRequest, RecordedRetrieveRequest } from './recorded-requests.js';
-import { createTicketIndex, loadTicketDocuments } from './ticket-index/ticket-index.js';
-
 import type { FragmentSentHook } from './write-converse-stream.js';
 
 export interface LocalBedrockServerOptions {
@@ -18,6 +29,13 @@ export interface LocalBedrockServerOptions {
   readonly host?: string;
   /** Knowledge Base documents: `<id>.md` + `<id>.md.metadata.json`. @default 'data/tickets' */
   readonly ticketsDir?: string;
+  /**
+   * The local S3 folder publishing writes tickets to (`<s3 root>/<bucket>/tickets/published`),
+   * read at start and by every ingestion job, beside `ticketsDir`. @default none
+   */
+  readonly publishedDir?: string;
+  /** Where `publishedDir` is in S3, for the retrieval results' URIs. @default `s3://local-knowledge-documents/tickets/published/` */
+  readonly publishedUriPrefix?: string;
   /** The only Knowledge Base id served; others get ResourceNotFoundException. @default LOCAL_KNOWLEDGE_BASE_ID */
   readonly knowledgeBaseId?: string;
   /** Gap between streamed fragments of the offline responder. Use `{ minMs: 0, maxMs: 0 }` in tests. @default DEFAULT_PACING */
@@ -37,23 +55,32 @@ export interface LocalBedrockServer {
   /** For `BedrockAgentRuntimeClient({ endpoint })` (`BEDROCK_AGENT_RUNTIME_ENDPOINT`); same port. */
   readonly agentRuntimeEndpoint: string;
   readonly knowledgeBaseId: string;
+  /** The Knowledge Base's one data source (`StartIngestionJob`). */
+  readonly dataSourceId: string;
+  /** For `BedrockAgentClient({ endpoint })` (`BEDROCK_AGENT_ENDPOINT`); same port. */
+  readonly agentEndpoint: string;
   /** Answer the next ConverseStream request with this script (FIFO), whatever the model id. */
   enqueueScript(script: ModelScript): void;
   /** Every ConverseStream request received, in order. */
   readonly converseRequests: RecordedConverseRequest[];
   /** Every Retrieve request received, in order. */
   readonly retrieveRequests: RecordedRetrieveRequest[];
+  /** Every StartIngestionJob request received, in order, with the job it answered. */
+  readonly ingestionJobs: RecordedIngestionJob[];
   close(): Promise<void>;
 }
 
 const CONVERSE_STREAM_PATH = /^\/model\/([^/]+)\/converse-stream$/;
 const RETRIEVE_PATH = /^\/knowledgebases\/([^/]+)\/retrieve$/;
+const INGESTION_JOBS_PATH =
+  /^\/knowledgebases\/([^/]+)\/datasources\/([^/]+)\/ingestionjobs\/([^/]*)$/;
 
 /**
- * Starts the local Bedrock endpoint: ConverseStream (Bedrock Runtime) and Retrieve (Agent
- * Runtime) over the real wire protocols, so the real SDK clients talk to it with only
- * `endpoint`, dummy credentials and a region changed. Both clients use HTTP/2; HTTP/1.1 is
- * served on the same port too (curl, `NodeHttpHandler`).
+ * Starts the local Bedrock endpoint: ConverseStream (Bedrock Runtime), Retrieve (Agent
+ * Runtime) and StartIngestionJob/GetIngestionJob (Bedrock Agent, the Knowledge Base's control
+ * plane) over the real wire protocols, so the real SDK clients talk to it with only
+ * `endpoint`, dummy credentials and a region changed. The runtime clients use HTTP/2; HTTP/1.1
+ * is served on the same port too (curl, `NodeHttpHandler`).
  *
  * @example
  * const bedrock = await startLocalBedrockServer({ pacing: { minMs: 0, maxMs: 0 } });
@@ -69,9 +96,29 @@ export async function startLocalBedrockServer(
   options: LocalBedrockServerOptions = {},
 ): Promise<LocalBedrockServer> {
   const knowledgeBaseId = options.knowledgeBaseId ?? LOCAL_KNOWLEDGE_BASE_ID;
-  const index = createTicketIndex(
-    await loadTicketDocuments(options.ticketsDir ?? join(process.cwd(), 'data', 'tickets')),
-  );
+  const dataSource = await openKnowledgeBaseDataSource([
+    {
+      directory: options.ticketsDir ?? join(process.cwd(), 'data', 'tickets'),
+      uriPrefix: `s3://${LOCAL_TICKET_BUCKET}/`,
+    },
+    ...(options.publishedDir === undefined
+      ? []
+      : [
+          {
+            directory: options.publishedDir,
+            uriPrefix:
+              options.publishedUriPrefix ?? `s3://${LOCAL_KNOWLEDGE_BUCKET}/tickets/published/`,
+          },
+        ]),
+  ]);
+  const ingestionJobs: RecordedIngestionJob[] = [];
+  const ingestionContext = {
+    knowledgeBaseId,
+    dataSourceId: LOCAL_DATA_SOURCE_ID,
+    dataSource,
+    jobs: new Map<string, IngestionJob>(),
+    record: (recorded: RecordedIngestionJob) => ingestionJobs.push(recorded),
+  };
   const scripts: ModelScript[] = [];
   const converseRequests: RecordedConverseRequest[] = [];
   const retrieveRequests: RecordedRetrieveRequest[] = [];
@@ -82,6 +129,7 @@ export async function startLocalBedrockServer(
     const path = new URL(request.url ?? '/', 'http://local').pathname;
     const converse = CONVERSE_STREAM_PATH.exec(path);
     const retrieve = RETRIEVE_PATH.exec(path);
+    const ingestion = INGESTION_JOBS_PATH.exec(path);
     if (request.method === 'POST' && converse?.[1] !== undefined) {
       await handleConverseStream(request, response, decodeURIComponent(converse[1]), {
         takeScript: () => scripts.shift(),
@@ -93,9 +141,17 @@ export async function startLocalBedrockServer(
     } else if (request.method === 'POST' && retrieve?.[1] !== undefined) {
       await handleRetrieve(request, response, decodeURIComponent(retrieve[1]), {
         knowledgeBaseId,
-        index,
+        index: dataSource.index,
         record: (recorded) => retrieveRequests.push(recorded),
       });
+    } else if (ingestion !== null && request.method === 'PUT' && ingestion[3] === '') {
+      await handleStartIngestionJob(request, response, ingestionPath(ingestion), ingestionContext);
+    } else if (ingestion !== null && request.method === 'GET' && ingestion[3] !== '') {
+      handleGetIngestionJob(
+        response,
+        { ...ingestionPath(ingestion), ingestionJobId: decodeURIComponent(ingestion[3] ?? '') },
+        ingestionContext,
+      );
     } else {
       sendAwsError(response, {
         statusCode: 404,
@@ -125,12 +181,20 @@ export async function startLocalBedrockServer(
   return {
     runtimeEndpoint: listener.url,
     agentRuntimeEndpoint: listener.url,
+    agentEndpoint: listener.url,
     knowledgeBaseId,
+    dataSourceId: LOCAL_DATA_SOURCE_ID,
     enqueueScript: (script) => {
       scripts.push(script);
     },
     converseRequests,
     retrieveRequests,
+    ingestionJobs,
     close: () => listener.close(),
   };
 }
+
+const ingestionPath = (match: RegExpExecArray) => ({
+  knowledgeBaseId: decodeURIComponent(match[1] ?? ''),
+  dataSourceId: decodeURIComponent(match[2] ?? ''),
+});

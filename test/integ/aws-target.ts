@@ -1,17 +1,22 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import {
+  AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   AdminDeleteUserCommand,
   AdminInitiateAuthCommand,
   AdminSetUserPasswordCommand,
   CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { S3Client } from '@aws-sdk/client-s3';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
+import { publishedTicketsKeyPrefix } from '../../lib/constructs/knowledge-base.js';
 import { stackOutputNames } from '../../lib/service-desk-stack.js';
 import { readDeployedStack, requireOutput, SkipError } from '../../scripts/deployed-stack.js';
 import type { IntegTarget } from './integ-target.js';
+import { createPublishedTicketRemoval } from './published-ticket-removal.js';
 
 /**
  * The deployed stack as a platform team's sandbox run sees it: stack outputs from CloudFormation,
@@ -24,7 +29,8 @@ import type { IntegTarget } from './integ-target.js';
  * Settings (environment): INTEG_STACK_NAME (default: cdk.json `stackName` or
  * ServiceDeskAssistant), AWS_REGION (default: cdk.json `region` or us-east-1),
  * INTEG_EMAIL_DOMAIN (default: first `allowedEmailDomains` entry or example.com),
- * INTEG_LONG_MESSAGE (the long-answer request).
+ * INTEG_LONG_MESSAGE (the long-answer request), INTEG_KNOWLEDGE_WAIT_SECONDS (how long a
+ * published ticket may take to become retrievable; default 600).
  */
 
 /** The function's HEARTBEAT_MS default; the stack does not change it. */
@@ -94,6 +100,16 @@ export async function openAwsTarget(log: (line: string) => void): Promise<IntegT
       ],
     }),
   );
+  // Knowledge capture needs an editor: the group is joined before sign-in, so the access token
+  // carries it. A stack without the group or the bucket outputs skips that check, with why.
+  const editorGroup = stack.outputs[stackOutputNames.knowledgeEditorGroup];
+  const documentBucket = stack.outputs[stackOutputNames.documentBucket];
+  const dataSourceId = stack.outputs[stackOutputNames.dataSourceId];
+  const knowledgeUnavailable = !editorGroup
+    ? `the stack has no ${stackOutputNames.knowledgeEditorGroup} output (deployed before knowledge capture)`
+    : !documentBucket || !dataSourceId
+      ? `the stack has no ${stackOutputNames.documentBucket} / ${stackOutputNames.dataSourceId} outputs (a reused Knowledge Base): the suite cannot remove its probe ticket`
+      : undefined;
   const deleteUser = async () => {
     await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: username }));
     log(`deleted temporary user ${username}`);
@@ -110,6 +126,15 @@ export async function openAwsTarget(log: (line: string) => void): Promise<IntegT
         Permanent: true,
       }),
     );
+    if (editorGroup && !knowledgeUnavailable) {
+      await cognito.send(
+        new AdminAddUserToGroupCommand({
+          UserPoolId: userPoolId,
+          Username: username,
+          GroupName: editorGroup,
+        }),
+      );
+    }
     const auth = await cognito.send(
       new AdminInitiateAuthCommand({
         UserPoolId: userPoolId,
@@ -154,7 +179,22 @@ export async function openAwsTarget(log: (line: string) => void): Promise<IntegT
     }),
     retrieverLabel: `Knowledge Base ${knowledgeBaseId} (${region}, HYBRID)`,
     queryExpansion: context.queryExpansion === true || context.queryExpansion === 'true',
-    notApplicable: {},
+    ...(knowledgeUnavailable || !documentBucket || !dataSourceId
+      ? {}
+      : {
+          knowledge: {
+            searchableWithinMs: Number(process.env.INTEG_KNOWLEDGE_WAIT_SECONDS ?? 600) * 1000,
+            removePublished: createPublishedTicketRemoval({
+              s3: new S3Client({ region }),
+              agent: new BedrockAgentClient({ region }),
+              bucket: documentBucket,
+              keyPrefix: publishedTicketsKeyPrefix,
+              knowledgeBaseId,
+              dataSourceId,
+            }),
+          },
+        }),
+    notApplicable: knowledgeUnavailable ? { 'knowledge-capture': knowledgeUnavailable } : {},
     close: deleteUser,
   };
 }

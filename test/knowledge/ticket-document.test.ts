@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TICKET_CATEGORIES } from '../../functions/contract/knowledge.js';
 import { authorHash, renderTicketDocuments } from '../../functions/knowledge/ticket-document.js';
-import { loadTicketDocuments } from '../../local/bedrock/ticket-index/ticket-index.js';
+import { loadTicketDocuments } from '../../local/bedrock/knowledge-base-data-source.js';
 
 /** A published ticket is written in exactly the format of the imported ones. */
 

@@ -62,6 +62,13 @@ describe('acceptance suite, local dry run', () => {
     expect(figures.grounding?.ticketCards).toBeGreaterThan(0);
     expect(figures['retrieval-evaluation']).toMatchObject({ restrictedReturned: 0 });
     expect(figures['retrieval-evaluation']?.MRR).toBeGreaterThan(0);
+    expect(figures['knowledge-capture']).toMatchObject({
+      publishStatus: 201,
+      retrievedInChat: true,
+      citedInChat: true,
+      removal: 'synced',
+    });
+    expect(figures['knowledge-capture']?.draftSteps).toBeGreaterThan(0);
     expect(figures['usage-and-cost']?.meanOutputTokens).toBeGreaterThan(0);
     expect(figures['clean-up']?.deleted).toBe(figures['clean-up']?.conversations);
   });

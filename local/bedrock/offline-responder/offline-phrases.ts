@@ -39,6 +39,8 @@ export const OFFLINE_PHRASES = {
       `オフライン応答（ルールベース）: 問い合わせの内容語が${words}語と少なく、検索結果が ${topics} に分かれるため確認します。`,
     reasoningArchive:
       '過去の問い合わせ（参照用）は今回の問い合わせから参照されていないため使っていません。',
+    draftSubject: 'ITサービスデスクへの問い合わせ',
+    draftResolution: 'アシスタントの回答に沿って対応しました。',
   },
   en: {
     adviceHeading: ['## Suggested approach', '## Recommended steps'],
@@ -77,5 +79,7 @@ export const OFFLINE_PHRASES = {
       `Offline responder (rule-based): the inquiry has only ${words} content word(s) and the retrieved tickets split into ${topics}, so asking first.`,
     reasoningArchive:
       'The earlier inquiries (reference only) were not used: the current inquiry does not refer to them.',
+    draftSubject: 'Inquiry to the IT Service Desk',
+    draftResolution: "Resolved following the assistant's answer.",
   },
 } as const satisfies Record<Language, unknown>;

@@ -9,6 +9,8 @@ export interface OfflinePrompt {
   readonly maxTokens?: number;
   /** The user's text in each user message of the working buffer, oldest first. */
   readonly inquiries: readonly string[];
+  /** The last user message's whole text (the draft tool reads its transcript sections). */
+  readonly lastUserText: string;
   /** Retrieved tickets from the last user message, one per issue id (chunks merged). */
   readonly tickets: readonly KbTicketBlock[];
   readonly archive?: string;
@@ -42,9 +44,10 @@ export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
     );
   }
   const messages = body.messages ?? [];
-  const userSections = messages
+  const userTexts = messages
     .filter((message) => message.role === 'user')
-    .map((message) => splitPromptSections(messageText(message)));
+    .map((message) => messageText(message));
+  const userSections = userTexts.map((text) => splitPromptSections(text));
   const last = userSections.at(-1);
   if (last === undefined) throw new OfflineRequestError('There is no user message to answer.');
 
@@ -55,6 +58,7 @@ export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
     inquiries: userSections
       .map((sections) => sections.inquiry ?? sections.preamble)
       .filter((text) => text !== ''),
+    lastUserText: userTexts.at(-1) ?? '',
     tickets: mergeChunks(parseKbTicketBlocks(last.knowledgeBase ?? '')),
     archive: last.archive,
     answeredClarification: messages.some((message) => message.role === 'assistant'),

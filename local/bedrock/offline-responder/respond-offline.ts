@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
+import { DRAFT_TOOL_NAME } from '../../../functions/contract/knowledge.js';
 import type { ConverseWireRequest } from '../recorded-requests.js';
 import { buildOfflineAnswer } from './offline-answers.js';
-import { readOfflinePrompt } from './read-offline-prompt.js';
+import { buildOfflineTicketDraft, readDraftTranscript } from './offline-ticket-draft.js';
+import { type OfflinePrompt, readOfflinePrompt } from './read-offline-prompt.js';
 
 /** The offline responder's answer to one ConverseStream request, ready to stream. */
 export interface OfflineResponse {
@@ -36,7 +38,8 @@ const MAX_FRAGMENT_CHARS = 24;
  * (see `readOfflinePrompt`), in the inquiry's language, deterministically (seeded by the request
  * body without `inferenceConfig`). It asks back when the inquiry is short and the tickets disagree,
  * otherwise answers with results that cite only tickets present in the request
- * (`buildOfflineAnswer`). If the answer exceeds `inferenceConfig.maxTokens` it is cut there and
+ * (`buildOfflineAnswer`). Asked for `submit_ticket_draft` (knowledge capture), it drafts a
+ * ticket from the inquiry's transcript instead (`buildOfflineTicketDraft`). If the answer exceeds `inferenceConfig.maxTokens` it is cut there and
  * stops with `max_tokens`, like a real model.
  * @throws OfflineRequestError when the request has no tool or no user message
  */
@@ -47,8 +50,13 @@ export function respondOffline(body: ConverseWireRequest): OfflineResponse {
   // with a real model at temperature 0, instead of producing a different one.
   const { inferenceConfig: _ignored, ...content } = body;
   const random = createSeededRandom(JSON.stringify(content));
-  const language = detectLanguage(prompt.inquiries.join('\n'));
-  const answer = buildOfflineAnswer(prompt, language, random);
+  const answer =
+    prompt.toolName === DRAFT_TOOL_NAME
+      ? buildOfflineTicketDraft(
+          readDraftTranscript(prompt.lastUserText),
+          allowedCategories(prompt.inputSchema),
+        )
+      : buildOfflineAnswer(prompt, detectLanguage(prompt.inquiries.join('\n')), random);
   const input = JSON.stringify(orderByInputSchema(answer, prompt.inputSchema));
 
   const budget = (prompt.maxTokens ?? Number.POSITIVE_INFINITY) * CHARS_PER_TOKEN;
@@ -69,6 +77,15 @@ export function respondOffline(body: ConverseWireRequest): OfflineResponse {
     inputTokens: Math.ceil(serializedRequest.length / CHARS_PER_TOKEN),
     outputTokens: Math.ceil(sent / CHARS_PER_TOKEN),
   };
+}
+
+/** The `category` enum of the draft tool's input schema, if it has one. */
+function allowedCategories(inputSchema: OfflinePrompt['inputSchema']): string[] | undefined {
+  const category = (inputSchema as { properties?: { category?: { enum?: unknown } } } | null)
+    ?.properties?.category?.enum;
+  return Array.isArray(category) && category.every((value) => typeof value === 'string')
+    ? category
+    : undefined;
 }
 
 /**

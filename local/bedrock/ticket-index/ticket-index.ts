@@ -1,12 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import MiniSearch from 'minisearch';
-import { LOCAL_TICKET_BUCKET } from '../local-bedrock-defaults.js';
-import {
-  type MetadataValue,
-  matchRetrievalFilter,
-  type TicketMetadata,
-} from './match-retrieval-filter.js';
+import { LOCAL_DATA_SOURCE_ID, LOCAL_TICKET_BUCKET } from '../local-bedrock-defaults.js';
+import { matchRetrievalFilter, type TicketMetadata } from './match-retrieval-filter.js';
 import { tokenizeForSearch } from './tokenize-for-search.js';
 
 /** One Knowledge Base source document with its sidecar metadata. */
@@ -15,65 +9,8 @@ export interface TicketDocument {
   readonly fileName: string;
   readonly text: string;
   readonly metadata: TicketMetadata;
-}
-
-type TypedAttribute = {
-  value?: {
-    type?: string;
-    stringValue?: string;
-    numberValue?: number;
-    booleanValue?: boolean;
-    stringListValue?: string[];
-  };
-};
-
-// Sidecars come in a simple form (`"year": 2026`) and a typed form
-// (`"year": { "value": { "type": "NUMBER", "numberValue": 2026 } }`); both are accepted by
-// Bedrock, see AWS_NOTES §4 "Metadata sidecars".
-const readAttribute = (raw: unknown): MetadataValue | undefined => {
-  if (typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean') return raw;
-  if (Array.isArray(raw)) return raw.map(String);
-  const typed = (raw as TypedAttribute | null)?.value;
-  return typed?.stringValue ?? typed?.numberValue ?? typed?.booleanValue ?? typed?.stringListValue;
-};
-
-const readMetadata = async (path: string): Promise<TicketMetadata> => {
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch {
-    return {}; // a document without a sidecar is indexed without attributes, as on Bedrock
-  }
-  const attributes = (JSON.parse(raw) as { metadataAttributes?: Record<string, unknown> })
-    .metadataAttributes;
-  const metadata: Record<string, MetadataValue> = {};
-  for (const [key, value] of Object.entries(attributes ?? {})) {
-    const attribute = readAttribute(value);
-    if (attribute !== undefined) metadata[key] = attribute;
-  }
-  return metadata;
-};
-
-/**
- * Reads `<name>.md` documents and their `<name>.md.metadata.json` sidecars from a directory,
- * in file-name order. A missing directory yields no documents.
- */
-export async function loadTicketDocuments(directory: string): Promise<TicketDocument[]> {
-  let names: string[];
-  try {
-    names = await readdir(directory);
-  } catch {
-    return [];
-  }
-  const documents = names
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map(async (fileName) => ({
-      fileName,
-      text: await readFile(join(directory, fileName), 'utf8'),
-      metadata: await readMetadata(join(directory, `${fileName}.metadata.json`)),
-    }));
-  return Promise.all(documents);
+  /** Where the document lives. @default `s3://local-tickets/<fileName>` (the seed tickets) */
+  readonly uri?: string;
 }
 
 /** Documents up to this many characters stay one chunk (a ticket is usually short). */
@@ -221,7 +158,7 @@ export function mergeLanguages(
 export function createTicketIndex(documents: readonly TicketDocument[]): TicketIndex {
   const chunks: Chunk[] = documents
     .flatMap((document) => {
-      const uri = `s3://${LOCAL_TICKET_BUCKET}/${document.fileName}`;
+      const uri = document.uri ?? `s3://${LOCAL_TICKET_BUCKET}/${document.fileName}`;
       return chunkTicketDocument(document.text).map((text, part) => ({
         subject: String(document.metadata.subject ?? ''),
         language: languageOf(String(document.metadata.subject ?? '') || text),
@@ -231,7 +168,7 @@ export function createTicketIndex(documents: readonly TicketDocument[]): TicketI
           ...document.metadata,
           'x-amz-bedrock-kb-source-uri': uri,
           'x-amz-bedrock-kb-chunk-id': `${document.fileName}#${part + 1}`,
-          'x-amz-bedrock-kb-data-source-id': 'LOCALDS001',
+          'x-amz-bedrock-kb-data-source-id': LOCAL_DATA_SOURCE_ID,
         },
       }));
     })

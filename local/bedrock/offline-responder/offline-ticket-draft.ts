@@ -1,0 +1,138 @@
+import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
+import {
+  MAX_RESOLUTION_STEPS,
+  MAX_STEP_LENGTH,
+  TICKET_CATEGORIES,
+} from '../../../functions/contract/knowledge.js';
+import { OFFLINE_PHRASES } from './offline-phrases.js';
+
+/**
+ * The offline model's answer to the forced `submit_ticket_draft` tool: a Knowledge Base ticket
+ * drafted from one solved inquiry, by rules instead of a model, deterministically.
+ *
+ * The request is one user message holding the inquiry's transcript in sections, each heading on
+ * its own line (the server writes it so): `### Staff` and `### Assistant` alternating, oldest
+ * first, then once `### Cited tickets` with lines `- #1011 [VPN] Cannot log in to VPN`.
+ */
+export type OfflineTicketDraft = {
+  readonly subject: string;
+  readonly category: string;
+  readonly inquiry: string;
+  readonly resolution: readonly string[];
+  readonly restricted: false;
+};
+
+/** The transcript's parts as the draft reads them. */
+export interface DraftTranscript {
+  readonly staff: readonly string[];
+  readonly assistant: readonly string[];
+  readonly citedTickets: readonly { readonly issueId: string; readonly category: string }[];
+}
+
+const SECTION_HEADING = /^###[ \t]+(Staff|Assistant|Cited tickets)[ \t]*$/i;
+const CITED_TICKET = /^-\s*#?(\S+)\s+\[([^\]]+)\]/;
+const TODO_ITEM = /^\s*(?:[-*•・]|\d+[.)])\s+(.+)$/;
+const MAX_SUBJECT_CHARS = 80;
+const MAX_RESOLUTION_SENTENCES = 6;
+
+/** Cuts the transcript at its `### Staff`, `### Assistant` and `### Cited tickets` headings. */
+export function readDraftTranscript(text: string): DraftTranscript {
+  const staff: string[] = [];
+  const assistant: string[] = [];
+  const citedTickets: { issueId: string; category: string }[] = [];
+  let section: 'staff' | 'assistant' | 'cited tickets' | undefined;
+  let lines: string[] = [];
+  const close = () => {
+    const body = lines.join('\n').trim();
+    if (section === 'staff' && body !== '') staff.push(body);
+    if (section === 'assistant' && body !== '') assistant.push(body);
+    if (section === 'cited tickets') {
+      for (const line of lines) {
+        const cited = CITED_TICKET.exec(line.trim());
+        if (cited) citedTickets.push({ issueId: cited[1] as string, category: cited[2] as string });
+      }
+    }
+    lines = [];
+  };
+  for (const line of text.replace(/\r\n/g, '\n').split('\n')) {
+    const heading = SECTION_HEADING.exec(line.trim());
+    if (heading) {
+      close();
+      section = (heading[1] as string).toLowerCase() as typeof section;
+    } else lines.push(line);
+  }
+  close();
+  return { staff, assistant, citedTickets };
+}
+
+/**
+ * The draft: `subject` the first staff message's first line, cut to its first sentence and to
+ * 80 characters; `category` the first cited ticket's if the tool allows it, else the allowed
+ * category named earliest in the transcript, else `Software`; `inquiry` the staff messages;
+ * `resolution` the to-do items (`- …`, `1. …`) of the last answer, else its first sentences.
+ * Fallback wording is in the inquiry's language.
+ *
+ * @param allowedCategories the tool schema's `category` enum (the contract's list if absent)
+ */
+export function buildOfflineTicketDraft(
+  transcript: DraftTranscript,
+  allowedCategories: readonly string[] = TICKET_CATEGORIES,
+): OfflineTicketDraft {
+  const inquiry = transcript.staff.join('\n\n');
+  const language = detectLanguage(inquiry || transcript.assistant.join('\n'));
+  const phrases = OFFLINE_PHRASES[language];
+  return {
+    subject: subjectOf(transcript.staff[0] ?? '') || phrases.draftSubject,
+    category: categoryOf(transcript, allowedCategories),
+    inquiry,
+    resolution: resolutionOf(transcript.assistant.at(-1) ?? '', phrases.draftResolution),
+    restricted: false,
+  };
+}
+
+const sentencesOf = (text: string) =>
+  text
+    .split(/(?<=[。．！？!?])|(?<=\.)\s+|\n+/)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== '' && !sentence.startsWith('#'));
+
+function subjectOf(firstMessage: string): string {
+  const firstLine = firstMessage.trim().split('\n')[0]?.trim() ?? '';
+  const firstSentence = sentencesOf(firstLine)[0] ?? firstLine;
+  const characters = [...firstSentence]; // by code point: never half a surrogate pair
+  return characters.length <= MAX_SUBJECT_CHARS
+    ? firstSentence
+    : `${characters
+        .slice(0, MAX_SUBJECT_CHARS - 1)
+        .join('')
+        .trimEnd()}…`;
+}
+
+function categoryOf(transcript: DraftTranscript, allowed: readonly string[]): string {
+  const cited = transcript.citedTickets[0]?.category;
+  if (cited !== undefined && allowed.includes(cited)) return cited;
+  const text = [...transcript.staff, ...transcript.assistant].join('\n').toLowerCase();
+  let best: { category: string; at: number } | undefined;
+  for (const category of allowed) {
+    // Whole Latin words ("Box" not inside "Inbox"), while 「VPNに」 still names VPN.
+    const pattern = new RegExp(
+      `(?<![a-z0-9])${category.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![a-z0-9])`,
+    );
+    const at = text.search(pattern);
+    if (at !== -1 && (best === undefined || at < best.at)) best = { category, at };
+  }
+  return best?.category ?? (allowed.includes('Software') ? 'Software' : (allowed[0] ?? 'Software'));
+}
+
+function resolutionOf(lastAnswer: string, fallback: string): string[] {
+  const todos = lastAnswer
+    .split('\n')
+    .map((line) => TODO_ITEM.exec(line)?.[1]?.trim())
+    .filter((item): item is string => item !== undefined && item !== '');
+  // Within the contract's limits, so the draft publishes as it is.
+  if (todos.length > 0) {
+    return todos.slice(0, MAX_RESOLUTION_STEPS).map((todo) => todo.slice(0, MAX_STEP_LENGTH));
+  }
+  const sentences = sentencesOf(lastAnswer).slice(0, MAX_RESOLUTION_SENTENCES);
+  return sentences.length > 0 ? sentences : [fallback];
+}
