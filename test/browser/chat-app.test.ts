@@ -83,7 +83,7 @@ describe('the chat web app against the local stack', () => {
       .getByRole('button', { name: '名前を変更' })
       .click();
     await page.getByRole('textbox', { name: '名前を変更' }).fill('署名の確認');
-    await page.getByRole('button', { name: '保存' }).click();
+    await page.getByRole('button', { name: '保存', exact: true }).click();
     await page
       .locator('.conversation-item__title', { hasText: '署名の確認' })
       .waitFor({ timeout: WAIT_MS });
@@ -280,7 +280,7 @@ describe('the chat web app against the local stack', () => {
     const item = page.locator('.conversation-item').first();
     await item.getByRole('button', { name: '名前を変更' }).click();
     await page.getByRole('textbox', { name: '名前を変更' }).fill('3F 複合機の設置');
-    await page.getByRole('button', { name: '保存' }).click();
+    await page.getByRole('button', { name: '保存', exact: true }).click();
     await page
       .locator('.conversation-item__title', { hasText: '3F 複合機の設置' })
       .waitFor({ timeout: WAIT_MS });
@@ -361,7 +361,8 @@ describe('the chat web app against the local stack', () => {
     await bob.page.locator('.conversation-pane [role="alert"]').waitFor({ timeout: WAIT_MS });
     await expect(bob.page.locator('.bubble').count()).resolves.toBe(0);
     expect(conversationIdOf(bob.page)).toBeNull(); // the dead link was left for a fresh conversation
-    await expect(bob.page.locator('.sidebar__empty').isVisible()).resolves.toBe(true);
+    // The list loads beside the conversation (and /api/me): wait for it rather than race it.
+    await bob.page.locator('.sidebar__empty').waitFor({ state: 'visible', timeout: WAIT_MS });
     expect((await storedConversation('browser-bob', aliceConversation)).status).toBe(404);
 
     // Switching identity in the header swaps the whole list.

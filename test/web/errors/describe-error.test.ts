@@ -89,3 +89,19 @@ describe('the daily budget', () => {
     expect(text).not.toContain('busy');
   });
 });
+
+describe('describeError for knowledge capture', () => {
+  it.each([
+    ['not_a_knowledge_editor', 403, 'not allowed to publish'],
+    ['inquiry_not_solved', 409, 'not solved'],
+    ['already_published', 409, 'already published'],
+    ['knowledge_capture_disabled', 501, 'not enabled'],
+    ['knowledge_store_unavailable', 503, 'knowledge store'],
+  ])('explains %s (%i) instead of the status alone', (code, httpStatus, words) => {
+    expect(describeError({ code, httpStatus }, 'en')).toContain(words);
+    // Not the status's generic sentence (a 403 is not an expired sign-in here).
+    expect(describeError({ code, httpStatus }, 'ja')).not.toBe(
+      describeError({ code: `http_${httpStatus}`, httpStatus }, 'ja'),
+    );
+  });
+});

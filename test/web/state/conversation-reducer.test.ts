@@ -187,4 +187,37 @@ describe('conversationReducer', () => {
       rated,
     );
   });
+
+  it('shows a published inquiry at once, once, until the reloaded conversation replaces it', () => {
+    const published = {
+      inquiryId: 'inq-1',
+      issueId: '900001',
+      subject: 'プリンター',
+      restricted: false,
+      publishedAt: '2026-12-01T10:00:00Z',
+    };
+    const view = conversationReducer(emptyConversationView, {
+      type: 'published',
+      knowledge: published,
+    });
+    expect(view.knowledge).toEqual([published]);
+    // A second report of the same inquiry (a 201 racing a reload) adds nothing.
+    expect(
+      conversationReducer(view, {
+        type: 'published',
+        knowledge: { ...published, issueId: '900002' },
+      }),
+    ).toBe(view);
+    const reloaded = conversationReducer(view, {
+      type: 'history',
+      detail: {
+        conversationId: 'C1',
+        title: 't',
+        version: 5,
+        turns: [],
+        knowledge: [{ ...published, publishedAt: '2026-12-01T10:00:01Z' }],
+      },
+    });
+    expect(reloaded.knowledge?.[0]?.publishedAt).toBe('2026-12-01T10:00:01Z');
+  });
 });

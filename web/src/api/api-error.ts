@@ -5,22 +5,33 @@
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
+  /** With 409 `already_published`: the ticket the inquiry was published as. */
+  readonly issueId?: string;
 
-  constructor(status: number, code: string, message: string, options?: { cause?: unknown }) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options?: { cause?: unknown; issueId?: string },
+  ) {
     super(message, options);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
+    if (options?.issueId !== undefined) this.issueId = options.issueId;
   }
 
   /** Reads the error body if it is the documented shape; otherwise keeps the status only. */
   static async fromResponse(response: Response): Promise<ApiError> {
     try {
-      const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+      const body = (await response.json()) as {
+        error?: { code?: unknown; message?: unknown; issueId?: unknown };
+      };
       const code =
         typeof body.error?.code === 'string' ? body.error.code : `http_${response.status}`;
       const message = typeof body.error?.message === 'string' ? body.error.message : '';
-      return new ApiError(response.status, code, message);
+      const issueId = typeof body.error?.issueId === 'string' ? body.error.issueId : undefined;
+      return new ApiError(response.status, code, message, issueId ? { issueId } : {});
     } catch {
       return new ApiError(response.status, `http_${response.status}`, response.statusText);
     }

@@ -7,7 +7,7 @@ import {
   conversationListSchema,
   type FeedbackRequest,
 } from '../../../functions/contract/conversations.js';
-import { ApiError } from './api-error.js';
+import { callApi } from './call-api.js';
 
 /** The conversation routes; `fetch` is the identity-adding one from `createApiFetch`. */
 export interface ConversationApi {
@@ -33,17 +33,8 @@ const storedFeedbackSchema = z.object({
 export type StoredFeedback = z.infer<typeof storedFeedbackSchema>;
 
 export function createConversationApi(apiBase: string, apiFetch: typeof fetch): ConversationApi {
-  const url = (path: string) => `${apiBase}/conversations${path}`;
-  const call = async (path: string, init: RequestInit = {}): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await apiFetch(url(path), init);
-    } catch (cause) {
-      throw new ApiError(0, 'network', String(cause), { cause });
-    }
-    if (!response.ok && response.status !== 304) throw await ApiError.fromResponse(response);
-    return response;
-  };
+  const call = (path: string, init: RequestInit = {}) =>
+    callApi(apiFetch, `${apiBase}/conversations${path}`, init);
   const withId = (id: string) => `/${encodeURIComponent(id)}`;
   // The server's own ETag is echoed back verbatim: its quoting is the server's business.
   const etags = new Map<string, { version: number; etag: string }>();

@@ -1,6 +1,7 @@
 import { type ReactNode, useCallback, useMemo, useState } from 'react';
 import { createApiFetch } from '../api/create-api-fetch.js';
 import { createConversationApi } from '../api/create-conversation-api.js';
+import { createKnowledgeApi } from '../api/create-knowledge-api.js';
 import type { AuthSession } from '../auth/auth-session.js';
 import { AppHeader } from '../components/app-header.js';
 import { ConversationPane } from '../components/conversation-pane.js';
@@ -8,6 +9,7 @@ import { Sidebar } from '../components/sidebar.js';
 import type { Locale } from '../i18n/messages.js';
 import { useChatController } from './use-chat-controller.js';
 import { useConversationList, useConversationSearch } from './use-conversation-list.js';
+import { KnowledgeCaptureContext, useKnowledgeCapture } from './use-knowledge-capture.js';
 
 interface ChatAppProps {
   readonly apiBase: string;
@@ -25,6 +27,8 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
   const { refresh } = list;
   const onConversationsChanged = useCallback(() => void refresh(), [refresh]);
   const chat = useChatController(api, apiBase, apiFetch, onConversationsChanged);
+  const knowledgeApi = useMemo(() => createKnowledgeApi(apiBase, apiFetch), [apiBase, apiFetch]);
+  const knowledge = useKnowledgeCapture(knowledgeApi, chat);
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
   const closeSidebarThen = (action: () => void) => () => {
@@ -59,7 +63,9 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
               .catch(console.error)
           }
         />
-        <ConversationPane chat={chat} />
+        <KnowledgeCaptureContext.Provider value={knowledge}>
+          <ConversationPane chat={chat} />
+        </KnowledgeCaptureContext.Provider>
       </div>
     </div>
   );

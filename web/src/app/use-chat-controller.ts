@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { FeedbackRequest } from '../../../functions/contract/conversations.js';
+import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { ApiError } from '../api/api-error.js';
 import type { ConversationApi } from '../api/create-conversation-api.js';
 import type { ConversationView } from '../state/bubble.js';
@@ -34,6 +35,11 @@ export interface ChatController {
   stop(): Promise<void>;
   /** Stores feedback on an answer of the open conversation; rejects with the API's error. */
   giveFeedback(seq: number, feedback: FeedbackRequest): Promise<void>;
+  /**
+   * An inquiry of `conversationId` was published as knowledge: shows `published` at once (when
+   * known) and reloads the conversation, whose `knowledge` is the stored truth.
+   */
+  knowledgeChanged(conversationId: string, published?: PublishedKnowledge): void;
   /** The open conversation was deleted elsewhere in the UI. */
   forget(conversationId: string): void;
 }
@@ -212,6 +218,20 @@ export function useChatController(
     [api, activeKeyRef],
   );
 
+  const knowledgeChanged = useCallback(
+    (conversationId: string, published?: PublishedKnowledge) => {
+      if (published) {
+        dispatch({
+          type: 'conversation',
+          key: conversationId,
+          action: { type: 'published', knowledge: published },
+        });
+      }
+      void load(conversationId, { fresh: true });
+    },
+    [load],
+  );
+
   const forget = useCallback(
     (conversationId: string) => {
       for (const live of requests.current.values()) {
@@ -237,6 +257,7 @@ export function useChatController(
     setNewInquiry,
     stop,
     giveFeedback,
+    knowledgeChanged,
     forget,
   };
 }

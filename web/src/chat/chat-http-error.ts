@@ -1,6 +1,8 @@
 import * as z from 'zod';
 
-const errorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+const errorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), issueId: z.string().optional() }),
+});
 
 /**
  * The chat request failed before any event arrived: a non-2xx status with the API's JSON error
@@ -11,11 +13,14 @@ export class ChatHttpError extends Error {
   readonly status: number;
   /** The API's error code (`invalid_request`, `unauthorized`, …) or `http_<status>` without one. */
   readonly code: string;
+  /** With 409 `already_published` (knowledge capture): the ticket the inquiry was published as. */
+  readonly issueId?: string;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, issueId?: string) {
     super(message);
     this.status = status;
     this.code = code;
+    if (issueId !== undefined) this.issueId = issueId;
   }
 
   /** Reads the error body of `response`; tolerates bodies that are not the API's JSON. */
@@ -28,7 +33,8 @@ export class ChatHttpError extends Error {
     }
     const parsed = errorBodySchema.safeParse(body);
     if (parsed.success) {
-      return new ChatHttpError(response.status, parsed.data.error.code, parsed.data.error.message);
+      const { code, message, issueId } = parsed.data.error;
+      return new ChatHttpError(response.status, code, message, issueId);
     }
     const message = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
     return new ChatHttpError(response.status, `http_${response.status}`, message);

@@ -1,10 +1,12 @@
 import { memo, useMemo } from 'react';
+import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { isOfflineModelId } from '../../../local/bedrock/local-bedrock-defaults.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { AssistantBubble } from '../state/bubble.js';
 import { AnswerFeedbackBar, type SendFeedback, useAnswerFeedback } from './answer-feedback.js';
 import { ClarificationPanel } from './clarification-panel.js';
 import { KbDetails } from './kb-details.js';
+import { KnowledgeActions } from './knowledge-actions.js';
 import { MailDraft } from './mail-draft.js';
 import { ProgressSteps } from './progress-steps.js';
 import { StatusNotice } from './status-notice.js';
@@ -23,6 +25,12 @@ interface AssistantBubbleViewProps {
   readonly onRegenerate?: () => void;
   readonly onNewInquiry: () => void;
   readonly onFeedback: (seq: number, feedback: Parameters<SendFeedback>[0]) => Promise<void>;
+  /** Set on the last answer shown of an inquiry that is solved or published (knowledge capture). */
+  readonly knowledgeInquiryId?: string;
+  /** The ticket that inquiry was published as. */
+  readonly publishedKnowledge?: PublishedKnowledge;
+  /** The inquiry is solved and not yet published: "Save as knowledge" applies. */
+  readonly canSaveKnowledge?: boolean;
 }
 
 /**
@@ -37,6 +45,9 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   onRegenerate,
   onNewInquiry,
   onFeedback,
+  knowledgeInquiryId,
+  publishedKnowledge,
+  canSaveKnowledge = false,
 }: AssistantBubbleViewProps) {
   const { t } = useI18n();
   const { result, status, request, seq } = bubble;
@@ -103,6 +114,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
       )}
       <StatusNotice bubble={bubble} onRetry={retry} />
       {rateable && <AnswerFeedbackBar state={feedbackState} />}
+      {knowledgeInquiryId !== undefined && (
+        <KnowledgeActions
+          inquiryId={knowledgeInquiryId}
+          published={publishedKnowledge}
+          canSave={canSaveKnowledge}
+        />
+      )}
       {onRegenerate && !streaming && (
         <div className="answer-actions">
           <button type="button" className="button button--small" onClick={onRegenerate}>

@@ -36,6 +36,7 @@ export function ConversationPane({ chat }: { chat: ChatController }) {
         onSupersede={chat.supersede}
         onNewInquiry={() => chat.setNewInquiry(true)}
         onFeedback={chat.giveFeedback}
+        knowledge={chat.view.knowledge}
       />
       <Composer
         streaming={streaming}

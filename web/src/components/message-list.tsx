@@ -1,6 +1,8 @@
 import { useLayoutEffect, useRef, useState } from 'react';
+import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Bubble } from '../state/bubble.js';
+import { selectKnowledgePlaces } from '../state/select-knowledge-places.js';
 import { selectVersions } from '../state/select-versions.js';
 import { withInquiryBoundaries } from '../state/with-inquiry-boundaries.js';
 import type { SendFeedback } from './answer-feedback.js';
@@ -16,6 +18,8 @@ interface MessageListProps {
   readonly onSupersede: (message: string, supersedes: number, clientMessageId?: string) => void;
   readonly onNewInquiry: () => void;
   readonly onFeedback: (seq: number, feedback: Parameters<SendFeedback>[0]) => Promise<void>;
+  /** Inquiries of this conversation published as knowledge tickets. */
+  readonly knowledge?: readonly PublishedKnowledge[];
 }
 
 /** Pixels from the bottom within which the list keeps following new text. */
@@ -34,6 +38,7 @@ export function MessageList({
   onSupersede,
   onNewInquiry,
   onFeedback,
+  knowledge,
 }: MessageListProps) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
@@ -49,6 +54,7 @@ export function MessageList({
   const selected = selectVersions(bubbles, chosen);
   const shown = selected.bubbles;
   const rows = withInquiryBoundaries(shown);
+  const knowledgePlaces = selectKnowledgePlaces(bubbles, shown, knowledge);
   const last = shown.at(-1);
   const lastUser = shown.findLast((bubble) => bubble.kind === 'user');
   const lastPosition = lastUser ? selected.positions.get(lastUser.id) : undefined;
@@ -116,6 +122,10 @@ export function MessageList({
                 }
                 onNewInquiry={onNewInquiry}
                 onFeedback={onFeedback}
+                // Primitives and stored objects only, so memo still skips unchanged bubbles.
+                knowledgeInquiryId={knowledgePlaces.get(row.bubble.id)?.inquiryId}
+                publishedKnowledge={knowledgePlaces.get(row.bubble.id)?.published}
+                canSaveKnowledge={knowledgePlaces.get(row.bubble.id)?.canSave ?? false}
               />
             ),
           )}

@@ -62,6 +62,26 @@ const byReason = {
     ja: '同じ送信が別の内容で繰り返されました。メッセージをもう一度送信してください。',
     en: 'This send was repeated with different content. Send the message again.',
   },
+  notEditor: {
+    ja: 'ナレッジを公開する権限がありません。管理者に依頼してください。',
+    en: 'You are not allowed to publish knowledge. Ask an administrator.',
+  },
+  notSolved: {
+    ja: 'この問い合わせはまだ解決していません（最新の回答が完了した回答ではありません）。',
+    en: 'This inquiry is not solved yet: its latest answer is not a complete answer.',
+  },
+  alreadyPublished: {
+    ja: 'この問い合わせはすでにナレッジとして公開されています。',
+    en: 'This inquiry is already published as knowledge.',
+  },
+  knowledgeDisabled: {
+    ja: 'この環境ではナレッジの保存が有効になっていません。',
+    en: 'Knowledge capture is not enabled in this environment.',
+  },
+  knowledgeStoreUnavailable: {
+    ja: 'ナレッジの保存先に一時的に接続できません。少し待ってからもう一度公開してください。',
+    en: 'The knowledge store cannot be reached right now. Wait a moment and publish again.',
+  },
   server: {
     ja: 'サーバーでエラーが発生しました。時間をおいてもう一度お試しください。解決しない場合は管理者に連絡してください。',
     en: 'Something went wrong on the server. Try again later, and tell the administrators if it persists.',
@@ -96,6 +116,11 @@ function reasonFromCode(code: string): Reason | undefined {
   if (code === 'client_message_id_reused') return 'reusedId';
   if (code === 'not_latest_question') return 'notLatest';
   if (code === 'store_unavailable') return 'unavailable';
+  if (code === 'not_a_knowledge_editor') return 'notEditor';
+  if (code === 'inquiry_not_solved') return 'notSolved';
+  if (code === 'already_published') return 'alreadyPublished';
+  if (code === 'knowledge_capture_disabled') return 'knowledgeDisabled';
+  if (code === 'knowledge_store_unavailable') return 'knowledgeStoreUnavailable';
   if (/throttl|rate|busy|too_many/i.test(code)) return 'busy';
   if (/unauthori[sz]ed|auth/i.test(code)) return 'unauthorized';
   if (/not_?found/i.test(code)) return 'notFound';

@@ -1,6 +1,7 @@
 import type { DeliveredAnswer, TicketResult } from '../../../functions/contract/answer.js';
 import type { KbChunk, ProgressStep } from '../../../functions/contract/chat-events.js';
 import type { AnswerFeedback } from '../../../functions/contract/conversations.js';
+import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 
 /** What the user sent; `inquiryId` is known once the server's `meta` event names it. */
 export interface UserBubble {
@@ -79,6 +80,8 @@ export interface ConversationView {
   readonly bubbles: readonly Bubble[];
   /** The request currently streaming into this conversation, if any. */
   readonly activeRequestId?: string;
+  /** Inquiries of this conversation published as knowledge tickets (ADR 0011). */
+  readonly knowledge?: readonly PublishedKnowledge[];
 }
 
 export const emptyConversationView: ConversationView = { bubbles: [] };

@@ -3,6 +3,7 @@ import type {
   AnswerFeedback,
   ConversationDetail,
 } from '../../../functions/contract/conversations.js';
+import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import type { BubbleError } from './bubble.js';
 
 /** Everything that can change one conversation's view. Plain data, so the reducer stays pure. */
@@ -31,4 +32,6 @@ export type ConversationAction =
       readonly seq: number;
       readonly feedback: AnswerFeedback;
       readonly version: number;
-    };
+    }
+  /** An inquiry was published as a knowledge ticket (before the reloaded conversation says so). */
+  | { readonly type: 'published'; readonly knowledge: PublishedKnowledge };

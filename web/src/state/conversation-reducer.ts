@@ -62,6 +62,11 @@ export function conversationReducer(
       return view.activeRequestId ? view : rebuildFromTurns(action.detail);
     case 'renamed':
       return { ...view, title: action.title };
+    case 'published': {
+      const known = view.knowledge ?? [];
+      if (known.some((entry) => entry.inquiryId === action.knowledge.inquiryId)) return view;
+      return { ...view, knowledge: [...known, action.knowledge] };
+    }
     case 'feedback': {
       const index = view.bubbles.findIndex((b) => b.kind === 'assistant' && b.seq === action.seq);
       const bubble = view.bubbles[index];

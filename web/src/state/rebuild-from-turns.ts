@@ -43,6 +43,7 @@ export function rebuildFromTurns(detail: ConversationDetail): ConversationView {
     title: detail.title,
     version: detail.version,
     bubbles,
+    ...(detail.knowledge ? { knowledge: detail.knowledge } : {}),
   };
 }
 

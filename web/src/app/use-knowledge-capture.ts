@@ -1,0 +1,88 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import type {
+  PublishedKnowledge,
+  PublishKnowledgeResponse,
+} from '../../../functions/contract/knowledge.js';
+import type { KnowledgeApi } from '../api/create-knowledge-api.js';
+import { isDraftKey } from './use-active-conversation.js';
+import type { ChatController } from './use-chat-controller.js';
+
+/** What the "Save as knowledge" action and its form need from the app, for the open conversation. */
+export interface KnowledgeCapture {
+  readonly api: KnowledgeApi;
+  /** The open conversation, once stored (a draft conversation has nothing to publish). */
+  readonly conversationId?: string;
+  /** `GET /api/me` said this staff member may publish; false until it answers or if it fails. */
+  readonly canPublish: boolean;
+  /** Inquiries whose ticket waits for a Knowledge Base sync that was already running. */
+  readonly ingestionPending: ReadonlySet<string>;
+  /** The ticket was published (201). */
+  published(
+    inquiryId: string,
+    ticket: { subject: string; restricted: boolean },
+    response: PublishKnowledgeResponse,
+  ): void;
+  /** The server says the inquiry is published already (409): reload to learn its ticket. */
+  alreadyPublished(): void;
+}
+
+export const KnowledgeCaptureContext = createContext<KnowledgeCapture | undefined>(undefined);
+
+/** The knowledge capture of the open conversation, or undefined outside the signed-in app. */
+export function useKnowledgeCaptureContext(): KnowledgeCapture | undefined {
+  return useContext(KnowledgeCaptureContext);
+}
+
+/**
+ * Asks `GET /api/me` once per signed-in session whether the user may publish (the app is keyed
+ * by identity, so a switched user asks again), and ties publishing to the chat controller.
+ */
+export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): KnowledgeCapture {
+  const [canPublish, setCanPublish] = useState(false);
+  const [ingestionPending, setIngestionPending] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    let current = true;
+    api.caller().then(
+      (caller) => {
+        if (current) setCanPublish(caller.canPublishKnowledge);
+      },
+      // Without an answer the action stays hidden; the server would refuse a non-editor anyway.
+      (error: unknown) => console.warn('GET /api/me failed; knowledge capture hidden', error),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api]);
+
+  const conversationId = isDraftKey(chat.activeKey) ? undefined : chat.activeKey;
+  const { knowledgeChanged } = chat;
+  const published = useCallback(
+    (
+      inquiryId: string,
+      ticket: { subject: string; restricted: boolean },
+      response: PublishKnowledgeResponse,
+    ) => {
+      if (!conversationId) return;
+      if (response.ingestion === 'pending') {
+        setIngestionPending((pending) => new Set(pending).add(inquiryId));
+      }
+      const entry: PublishedKnowledge = {
+        inquiryId,
+        issueId: response.issueId,
+        subject: ticket.subject,
+        restricted: ticket.restricted,
+        publishedAt: new Date().toISOString(),
+      };
+      knowledgeChanged(conversationId, entry);
+    },
+    [conversationId, knowledgeChanged],
+  );
+  const alreadyPublished = useCallback(() => {
+    if (conversationId) knowledgeChanged(conversationId);
+  }, [conversationId, knowledgeChanged]);
+
+  return useMemo(
+    () => ({ api, conversationId, canPublish, ingestionPending, published, alreadyPublished }),
+    [api, conversationId, canPublish, ingestionPending, published, alreadyPublished],
+  );
+}

@@ -1,0 +1,76 @@
+import { useRef, useState } from 'react';
+import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
+import { useKnowledgeCaptureContext } from '../app/use-knowledge-capture.js';
+import { useI18n } from '../i18n/i18n-context.js';
+import { KnowledgeDraftPanel } from './knowledge-draft-panel.js';
+
+interface KnowledgeActionsProps {
+  readonly inquiryId: string;
+  /** The ticket the inquiry was published as. */
+  readonly published?: PublishedKnowledge;
+  /** Solved and not yet published. */
+  readonly canSave: boolean;
+}
+
+/**
+ * Under an inquiry's last answer: "Save as knowledge" (editors only, on a solved inquiry), which
+ * opens the draft form; once published, the ticket's number instead.
+ */
+export function KnowledgeActions({ inquiryId, published, canSave }: KnowledgeActionsProps) {
+  const { t } = useI18n();
+  const capture = useKnowledgeCaptureContext();
+  const [open, setOpen] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const badge = useRef<HTMLParagraphElement>(null);
+  if (!capture) return null;
+  const { conversationId } = capture;
+  const saveable = canSave && capture.canPublish && conversationId !== undefined;
+  if (!published && !saveable && !open) return null;
+
+  const close = (done: boolean) => {
+    setOpen(false);
+    // Focus goes back where it came from; after publishing the button is gone, so to the badge.
+    requestAnimationFrame(() => (done ? badge.current : opener.current)?.focus());
+  };
+  return (
+    <div className="knowledge-actions">
+      {published ? (
+        <>
+          <p ref={badge} className="knowledge-badge" tabIndex={-1}>
+            {t('knowledgePublished', { id: published.issueId })}
+            {published.restricted && (
+              <span className="knowledge-badge__restricted"> ({t('knowledgeRestrictedMark')})</span>
+            )}
+          </p>
+          {capture.ingestionPending.has(inquiryId) && (
+            <p className="knowledge-actions__note" role="status">
+              {t('knowledgeIngestionPending')}
+            </p>
+          )}
+        </>
+      ) : (
+        saveable && (
+          <button
+            ref={opener}
+            type="button"
+            className="button button--small"
+            aria-haspopup="dialog"
+            onClick={() => setOpen(true)}
+          >
+            {t('saveAsKnowledge')}
+          </button>
+        )
+      )}
+      {open && conversationId && (
+        // Stays open when a 409 reload reveals the inquiry's ticket, to say which one it is.
+        <KnowledgeDraftPanel
+          capture={capture}
+          conversationId={conversationId}
+          inquiryId={inquiryId}
+          existing={published}
+          onClose={close}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,373 @@
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import {
+  MAX_INQUIRY_LENGTH,
+  MAX_RESOLUTION_STEPS,
+  MAX_STEP_LENGTH,
+  MAX_SUBJECT_LENGTH,
+  type PublishedKnowledge,
+  TICKET_CATEGORIES,
+  type TicketCategory,
+} from '../../../functions/contract/knowledge.js';
+import type { KnowledgeCapture } from '../app/use-knowledge-capture.js';
+import { useTicketDraft } from '../app/use-ticket-draft.js';
+import { describeError } from '../errors/describe-error.js';
+import { useI18n } from '../i18n/i18n-context.js';
+import type { Locale, MessageKey } from '../i18n/messages.js';
+import type { DraftFailure, TicketDraftState } from '../knowledge/ticket-draft-reducer.js';
+import {
+  type DraftProblem,
+  type DraftProblems,
+  fieldOfServerMessage,
+  validateTicketDraft,
+} from '../knowledge/validate-ticket-draft.js';
+
+interface KnowledgeDraftPanelProps {
+  readonly capture: KnowledgeCapture;
+  readonly conversationId: string;
+  readonly inquiryId: string;
+  /** The inquiry's ticket, if the conversation already lists one (after a 409 reload). */
+  readonly existing?: PublishedKnowledge;
+  /** Cancel, Escape or a successful publish; `published` tells which. */
+  readonly onClose: (published: boolean) => void;
+}
+
+const problemText: Record<DraftProblem, MessageKey> = {
+  empty: 'draftProblemEmpty',
+  invalidText: 'draftProblemInvalidText',
+  tooLong: 'draftProblemTooLong',
+  notOneLine: 'draftProblemNotOneLine',
+  noCategory: 'draftProblemNoCategory',
+  noSteps: 'draftProblemNoSteps',
+  tooManySteps: 'draftProblemTooManySteps',
+};
+
+/**
+ * "Save as knowledge": a modal dialog in which the model's ticket draft streams into the fields
+ * (subject and inquiry growing, resolution steps appearing one by one), then staff edit and
+ * publish it. The native `<dialog>` keeps focus inside and closes on Escape; closing it while the
+ * draft still streams aborts the request.
+ */
+export function KnowledgeDraftPanel({
+  capture,
+  conversationId,
+  inquiryId,
+  existing,
+  onClose,
+}: KnowledgeDraftPanelProps) {
+  const { t, locale } = useI18n();
+  const { state, dispatch, publish } = useTicketDraft(capture, conversationId, inquiryId, () =>
+    onClose(true),
+  );
+  const dialog = useRef<HTMLDialogElement>(null);
+  const subjectInput = useRef<HTMLInputElement>(null);
+  const id = useId();
+  // Problems show once staff tried to publish, and then follow every edit.
+  const [checked, setChecked] = useState(false);
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (!element.open) element.showModal();
+    subjectInput.current?.focus();
+    return () => element.close();
+  }, []);
+
+  const { phase, fields } = state;
+  const editable = phase === 'editing';
+  const check = validateTicketDraft(fields);
+  const problems: DraftProblems = checked && !check.ok ? check.problems : {};
+  const serverProblem = serverFieldProblem(state.publishFailure);
+  const maxOf = {
+    subject: MAX_SUBJECT_LENGTH,
+    inquiry: MAX_INQUIRY_LENGTH,
+    step: MAX_STEP_LENGTH,
+    steps: MAX_RESOLUTION_STEPS,
+  };
+  const say = (problem: DraftProblem | undefined, max: number) =>
+    problem ? t(problemText[problem], { max }) : undefined;
+  const fieldError = (
+    field: 'subject' | 'category' | 'inquiry' | 'resolution',
+    max: number,
+  ): string | undefined =>
+    say(problems[field], max) ??
+    (serverProblem?.field === field ? serverProblem.message : undefined);
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!editable) return;
+    setChecked(true);
+    if (check.ok) publish(check.ticket);
+  };
+
+  const subjectError = fieldError('subject', maxOf.subject);
+  const categoryError = fieldError('category', 0);
+  const inquiryError = fieldError('inquiry', maxOf.inquiry);
+  const resolutionError = fieldError('resolution', maxOf.steps);
+  const steps = fields.resolution;
+
+  return (
+    <dialog
+      ref={dialog}
+      className="knowledge-panel"
+      aria-labelledby={`${id}-title`}
+      aria-busy={phase === 'streaming'}
+      onCancel={(event) => {
+        // Escape: close through React, so the draft request is aborted with the panel.
+        event.preventDefault();
+        onClose(false);
+      }}
+    >
+      <form className="knowledge-panel__form" onSubmit={onSubmit} noValidate>
+        <h2 id={`${id}-title`} className="knowledge-panel__title">
+          {t('saveAsKnowledge')}
+        </h2>
+        {phase === 'streaming' && (
+          <p className="knowledge-panel__status" role="status">
+            {t('knowledgeDrafting')}
+          </p>
+        )}
+        <DraftNotice state={state} existing={existing} />
+
+        <div className="knowledge-field">
+          <label htmlFor={`${id}-subject`}>{t('knowledgeSubject')}</label>
+          <input
+            ref={subjectInput}
+            id={`${id}-subject`}
+            type="text"
+            value={fields.subject}
+            readOnly={!editable}
+            maxLength={MAX_SUBJECT_LENGTH}
+            aria-invalid={subjectError !== undefined}
+            aria-describedby={subjectError ? `${id}-subject-error` : undefined}
+            onChange={(event) =>
+              dispatch({ type: 'edit', change: { subject: event.target.value } })
+            }
+          />
+          <FieldError id={`${id}-subject-error`} text={subjectError} />
+        </div>
+
+        <div className="knowledge-field">
+          <label htmlFor={`${id}-category`}>{t('knowledgeCategory')}</label>
+          <select
+            id={`${id}-category`}
+            value={fields.category}
+            disabled={!editable}
+            aria-invalid={categoryError !== undefined}
+            aria-describedby={categoryError ? `${id}-category-error` : undefined}
+            onChange={(event) =>
+              dispatch({
+                type: 'edit',
+                change: { category: event.target.value as TicketCategory | '' },
+              })
+            }
+          >
+            <option value="">{t('knowledgeCategoryNone')}</option>
+            {TICKET_CATEGORIES.map((category) => (
+              <option key={category} value={category}>
+                {category}
+              </option>
+            ))}
+          </select>
+          <FieldError id={`${id}-category-error`} text={categoryError} />
+        </div>
+
+        <div className="knowledge-field">
+          <label htmlFor={`${id}-inquiry`}>{t('knowledgeInquiry')}</label>
+          <textarea
+            id={`${id}-inquiry`}
+            value={fields.inquiry}
+            readOnly={!editable}
+            rows={4}
+            maxLength={MAX_INQUIRY_LENGTH}
+            aria-invalid={inquiryError !== undefined}
+            aria-describedby={inquiryError ? `${id}-inquiry-error` : undefined}
+            onChange={(event) =>
+              dispatch({ type: 'edit', change: { inquiry: event.target.value } })
+            }
+          />
+          <FieldError id={`${id}-inquiry-error`} text={inquiryError} />
+        </div>
+
+        <fieldset
+          className="knowledge-field knowledge-steps"
+          aria-describedby={resolutionError ? `${id}-resolution-error` : undefined}
+        >
+          <legend>{t('knowledgeResolution')}</legend>
+          <ol className="knowledge-steps__list">
+            {steps.map((step, index) => {
+              const n = index + 1;
+              const stepError = say(problems.steps?.[index], maxOf.step);
+              const stepId = `${id}-step-${index}`;
+              return (
+                // Steps have no identity but their place; the index is what moves with them.
+                // biome-ignore lint/suspicious/noArrayIndexKey: see above
+                <li key={index} className="knowledge-steps__item">
+                  <label htmlFor={stepId} className="visually-hidden">
+                    {t('knowledgeStep', { n })}
+                  </label>
+                  <textarea
+                    id={stepId}
+                    value={step}
+                    readOnly={!editable}
+                    rows={2}
+                    maxLength={MAX_STEP_LENGTH}
+                    aria-invalid={stepError !== undefined}
+                    aria-describedby={stepError ? `${stepId}-error` : undefined}
+                    onChange={(event) =>
+                      dispatch({ type: 'edit_step', index, text: event.target.value })
+                    }
+                  />
+                  {editable && (
+                    <span className="knowledge-steps__tools">
+                      <button
+                        type="button"
+                        className="icon-button"
+                        aria-label={t('knowledgeMoveStepUp', { n })}
+                        disabled={index === 0}
+                        onClick={() => dispatch({ type: 'move_step', index, by: -1 })}
+                      >
+                        ↑
+                      </button>
+                      <button
+                        type="button"
+                        className="icon-button"
+                        aria-label={t('knowledgeMoveStepDown', { n })}
+                        disabled={index === steps.length - 1}
+                        onClick={() => dispatch({ type: 'move_step', index, by: 1 })}
+                      >
+                        ↓
+                      </button>
+                      <button
+                        type="button"
+                        className="icon-button"
+                        aria-label={t('knowledgeRemoveStep', { n })}
+                        onClick={() => dispatch({ type: 'remove_step', index })}
+                      >
+                        ×
+                      </button>
+                    </span>
+                  )}
+                  <FieldError id={`${stepId}-error`} text={stepError} />
+                </li>
+              );
+            })}
+          </ol>
+          {editable && (
+            <button
+              type="button"
+              className="button button--small"
+              disabled={steps.length >= MAX_RESOLUTION_STEPS}
+              onClick={() => dispatch({ type: 'add_step' })}
+            >
+              {t('knowledgeAddStep')}
+            </button>
+          )}
+          <FieldError id={`${id}-resolution-error`} text={resolutionError} />
+        </fieldset>
+
+        <div className="knowledge-field knowledge-field--check">
+          <label>
+            <input
+              type="checkbox"
+              checked={fields.restricted}
+              disabled={!editable}
+              aria-describedby={`${id}-restricted-hint`}
+              onChange={(event) =>
+                dispatch({ type: 'edit', change: { restricted: event.target.checked } })
+              }
+            />
+            {t('knowledgeRestricted')}
+          </label>
+          <p id={`${id}-restricted-hint`} className="knowledge-field__hint">
+            {t('knowledgeRestrictedHint')}
+          </p>
+        </div>
+
+        {state.publishFailure && serverProblem === undefined && (
+          <p className="knowledge-panel__error" role="alert">
+            {state.publishFailure.code === 'already_published'
+              ? alreadyPublishedText(t, state.publishFailure.issueId ?? existing?.issueId)
+              : `${t('knowledgePublishFailed')} ${publishFailureText(state.publishFailure, locale)}`}
+          </p>
+        )}
+
+        <div className="knowledge-panel__actions">
+          <button type="button" className="button" onClick={() => onClose(false)}>
+            {t('cancel')}
+          </button>
+          <button type="submit" className="button button--primary" disabled={!editable}>
+            {phase === 'publishing' ? t('knowledgePublishing') : t('knowledgePublish')}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+/** Why the draft may be unfinished, and that staff can finish it. */
+function DraftNotice({
+  state,
+  existing,
+}: {
+  state: TicketDraftState;
+  existing?: PublishedKnowledge;
+}) {
+  const { t, locale } = useI18n();
+  const { shortfall } = state;
+  if (!shortfall) return null;
+  if (shortfall.kind === 'failed' && shortfall.failure.code === 'already_published') {
+    return (
+      <p className="status-notice status-notice--failed" role="alert">
+        {alreadyPublishedText(t, shortfall.failure.issueId ?? existing?.issueId)}
+      </p>
+    );
+  }
+  const headline =
+    shortfall.kind === 'incomplete'
+      ? t('knowledgeIncomplete')
+      : shortfall.kind === 'cut'
+        ? `${t('knowledgeDraftCut')} ${t('knowledgeFinishByHand')}`
+        : `${t('knowledgeDraftFailed')} ${describeError(
+            { code: shortfall.failure.code, httpStatus: shortfall.failure.httpStatus },
+            locale,
+          )} ${t('knowledgeFinishByHand')}`;
+  return (
+    <p
+      className={`status-notice ${shortfall.kind === 'failed' ? 'status-notice--failed' : ''}`}
+      role={shortfall.kind === 'failed' ? 'alert' : 'status'}
+    >
+      {headline}
+    </p>
+  );
+}
+
+function FieldError({ id, text }: { id: string; text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <p id={id} className="knowledge-field__error">
+      {text}
+    </p>
+  );
+}
+
+/** The 409's own ticket number, or the one the reloaded conversation lists. */
+function alreadyPublishedText(t: ReturnType<typeof useI18n>['t'], issueId: string | undefined) {
+  return issueId
+    ? t('knowledgeAlreadyPublished', { id: issueId })
+    : t('knowledgeAlreadyPublishedNoId');
+}
+
+/** The server's own words for a rejected body (they name the rule); a sentence for the rest. */
+function publishFailureText(failure: DraftFailure, locale: Locale): string {
+  if (failure.httpStatus === 400 && failure.message) return failure.message;
+  return describeError({ code: failure.code, httpStatus: failure.httpStatus }, locale);
+}
+
+/** A 400 of the publish route whose message names a form field: shown beside that field. */
+function serverFieldProblem(
+  failure: DraftFailure | undefined,
+): { field: 'subject' | 'category' | 'inquiry' | 'resolution'; message: string } | undefined {
+  if (failure?.httpStatus !== 400) return undefined;
+  const field = fieldOfServerMessage(failure.message);
+  return field ? { field, message: failure.message } : undefined;
+}

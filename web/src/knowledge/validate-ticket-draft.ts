@@ -1,0 +1,89 @@
+import * as z from 'zod';
+import { ticketDraftFields } from '../../../functions/contract/knowledge.js';
+import { USER_TEXT_ERROR_CODES } from '../../../functions/contract/user-text.js';
+import type { TicketDraftFields } from './ticket-draft-reducer.js';
+
+/**
+ * The publish form's check, with the same zod fields `POST /api/knowledge` validates with, so
+ * the form refuses exactly what the server would — and says so beside the field, in the staff
+ * member's language, instead of as the server's English sentence.
+ */
+
+/** What is wrong with one field; the form translates it. */
+export type DraftProblem =
+  | 'empty'
+  | 'invalidText'
+  | 'tooLong'
+  | 'notOneLine'
+  | 'noCategory'
+  | 'noSteps'
+  | 'tooManySteps';
+
+/** Problems by field; `steps` by resolution step index. Empty when the draft can be sent. */
+export interface DraftProblems {
+  readonly subject?: DraftProblem;
+  readonly category?: DraftProblem;
+  readonly inquiry?: DraftProblem;
+  /** The list as a whole (no step, too many). */
+  readonly resolution?: DraftProblem;
+  readonly steps?: Readonly<Record<number, DraftProblem>>;
+}
+
+/** The draft as `POST /api/knowledge` takes it (trimmed as the server trims it). */
+export type ValidTicketDraft = z.output<typeof ticketDraftSchema>;
+
+const ticketDraftSchema = z.object(ticketDraftFields);
+
+export type TicketDraftCheck =
+  | { readonly ok: true; readonly ticket: ValidTicketDraft }
+  | { readonly ok: false; readonly problems: DraftProblems };
+
+export function validateTicketDraft(fields: TicketDraftFields): TicketDraftCheck {
+  const outcome = ticketDraftSchema.safeParse(fields);
+  if (outcome.success) return { ok: true, ticket: outcome.data };
+  const problems: {
+    -readonly [K in keyof DraftProblems]: DraftProblems[K];
+  } & { steps: Record<number, DraftProblem> } = { steps: {} };
+  for (const issue of outcome.error.issues) {
+    const [field, index] = issue.path;
+    const problem = problemOf(issue);
+    if (field === 'resolution' && typeof index === 'number') problems.steps[index] ??= problem;
+    else if (field === 'resolution') problems.resolution ??= problem;
+    else if (field === 'subject' || field === 'category' || field === 'inquiry') {
+      problems[field] ??= problem;
+    }
+  }
+  return { ok: false, problems };
+}
+
+function problemOf(issue: z.core.$ZodIssue): DraftProblem {
+  switch (issue.code) {
+    case 'too_big':
+      return issue.origin === 'array' ? 'tooManySteps' : 'tooLong';
+    case 'too_small':
+      return issue.origin === 'array' ? 'noSteps' : 'empty';
+    case 'invalid_value':
+      return 'noCategory';
+    case 'custom': {
+      const code = (issue.params as { code?: string } | undefined)?.code;
+      if (code === USER_TEXT_ERROR_CODES.invalidText) return 'invalidText';
+      if (code === USER_TEXT_ERROR_CODES.emptyText) return 'empty';
+      // The contract's only other refinement: a subject is one line.
+      return 'notOneLine';
+    }
+    default:
+      return 'empty';
+  }
+}
+
+/**
+ * The form field a 400 of `POST /api/knowledge` is about: the server's messages start with the
+ * field's name ("subject must be one line", "each resolution step must …"). `undefined` when
+ * the message names none of the form's fields (then it is shown above the buttons).
+ */
+export function fieldOfServerMessage(
+  message: string,
+): 'subject' | 'category' | 'inquiry' | 'resolution' | undefined {
+  const match = /^(?:each )?(subject|category|inquiry|resolution)\b/.exec(message.trim());
+  return match?.[1] as 'subject' | 'category' | 'inquiry' | 'resolution' | undefined;
+}
