@@ -125,10 +125,22 @@ function categoryOf(transcript: DraftTranscript, allowed: readonly string[]): st
 }
 
 function resolutionOf(lastAnswer: string, fallback: string): string[] {
-  const todos = lastAnswer
-    .split('\n')
-    .map((line) => TODO_ITEM.exec(line)?.[1]?.trim())
-    .filter((item): item is string => item !== undefined && item !== '');
+  const items = lastAnswer.split('\n').map((line) => TODO_ITEM.exec(line)?.[1]?.trim());
+  // The transcript ends an answer with its to-do list: the trailing run of items. Items inside
+  // the advice before it are explanations, and often the same steps again.
+  const trailing: string[] = [];
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index];
+    if (item === undefined || item === '') break;
+    trailing.unshift(item);
+  }
+  const todos = [
+    ...new Set(
+      trailing.length > 0
+        ? trailing
+        : items.filter((item): item is string => item !== undefined && item !== ''),
+    ),
+  ];
   // Within the contract's limits, so the draft publishes as it is.
   if (todos.length > 0) {
     return todos.slice(0, MAX_RESOLUTION_STEPS).map((todo) => todo.slice(0, MAX_STEP_LENGTH));

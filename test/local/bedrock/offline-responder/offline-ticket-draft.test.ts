@@ -114,6 +114,29 @@ describe('offline responder: the ticket draft tool', () => {
     ]);
   });
 
+  it('takes the answer’s closing to-do list as the steps, each once, not the advice’s bullets before it', async () => {
+    const answer = await draft(
+      transcript(
+        [
+          {
+            staff: 'プリンターで印刷できません',
+            assistant: [
+              '## 対処方法',
+              '- スプーラーを再起動する（サービス一覧から）',
+              '- ドライバーを入れ直す',
+              '詳しくは過去チケットを参照してください。',
+              '- スプーラーを再起動する',
+              '- スプーラーを再起動する',
+              '- テスト印刷を確認する',
+            ].join('\n'),
+          },
+        ],
+        ['- #1084 [Printer] 印刷できない'],
+      ),
+    );
+    expect(answer.value().resolution).toEqual(['スプーラーを再起動する', 'テスト印刷を確認する']);
+  });
+
   it('drafts a Japanese ticket: category named in the text, sentences when the answer has no list, a subject of at most 80 characters', async () => {
     const longFirstLine = `Teams会議で画面共有を開始すると相手側に黒い画面しか表示されず資料を見せられない状態が朝から続いていて、営業部の全員が同じ現象になっているため至急確認をお願いしたいです`;
     const answer = await draft(
