@@ -9,10 +9,10 @@ import {
   ConversationNotFoundError,
   type ConversationStore,
   type ConversationSummary,
+  KnowledgeAlreadyPublishedError,
   type Owner,
   ownerKey,
   type Turn,
-  KnowledgeAlreadyPublishedError,
   TurnNotFoundError,
 } from '../../functions/chat/ports.js';
 
