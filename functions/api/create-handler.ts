@@ -155,6 +155,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       budget,
       heartbeatMs: config.HEARTBEAT_MS,
       now: overrides.now ?? (() => new Date()),
+      recorded: (report) => observability.knowledgeRecorded(report),
     }),
     conversations: createConversationRoutes(store, {
       now: overrides.now,

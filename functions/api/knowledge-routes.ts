@@ -23,6 +23,7 @@ import {
   inquiryTranscript,
   streamTicketDraft,
 } from '../knowledge/ticket-draft.js';
+import type { KnowledgeReport } from '../observability/telemetry.js';
 import { createSseStream, SSE_RESPONSE_HEADERS } from '../sse/sse-stream.js';
 import {
   type ApiRequest,
@@ -47,6 +48,8 @@ export interface KnowledgeRouteDependencies {
   readonly budget?: DailyBudget;
   readonly heartbeatMs: number;
   readonly now: () => Date;
+  /** Told of every draft streamed and ticket published (logs and metrics). */
+  readonly recorded?: (report: KnowledgeReport) => void;
 }
 
 /**
@@ -125,6 +128,16 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           signal,
           send: (event) => sse.send(event),
         });
+        dependencies.recorded?.({
+          kind: 'draft',
+          owner: request.owner,
+          conversationId,
+          inquiryId,
+          complete: outcome.draft?.complete,
+          failureCode: outcome.failure?.code,
+          inputTokens: outcome.usage?.inputTokens,
+          outputTokens: outcome.usage?.outputTokens,
+        });
         if (dependencies.budget && dependencies.config.dailyTokenBudget > 0 && outcome.usage) {
           await dependencies.budget
             .spend(request.owner, now.toISOString().slice(0, 10), tokensSpent(outcome.usage))
@@ -155,6 +168,16 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         documents,
         issueNumbers: dependencies.issueNumbers,
         now: dependencies.now,
+      });
+      dependencies.recorded?.({
+        kind: 'published',
+        owner: request.owner,
+        conversationId: body.conversationId,
+        inquiryId: body.inquiryId,
+        issueId: published.issueId,
+        category: body.category,
+        restricted: body.restricted,
+        ingestion: published.ingestion,
       });
       return jsonResponse(201, publishKnowledgeResponseSchema.parse(published));
     },

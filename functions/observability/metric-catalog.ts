@@ -58,3 +58,14 @@ export const feedbackMetrics = {
   /** Ticket cards marked "this solved it" in the post. */
   helpfulTickets: { name: 'HelpfulTicketsMarked', unit: 'Count' },
 } as const;
+
+/**
+ * Knowledge capture (ADR 0011): per draft, whether it came out publishable; per publish, the
+ * ticket and whether its sync had to wait (a ticket searchable only after the next sync).
+ */
+export const knowledgeMetrics = {
+  draftsComplete: { name: 'KnowledgeDraftsComplete', unit: 'Count' },
+  draftsIncomplete: { name: 'KnowledgeDraftsIncomplete', unit: 'Count' },
+  published: { name: 'KnowledgeTicketsPublished', unit: 'Count' },
+  syncPending: { name: 'KnowledgeSyncPending', unit: 'Count' },
+} as const;

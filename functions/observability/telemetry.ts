@@ -6,6 +6,7 @@ import type { AnswerFeedback } from '../contract/conversations.js';
 import {
   chatMetrics,
   feedbackMetrics,
+  knowledgeMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
 } from './metric-catalog.js';
@@ -51,6 +52,30 @@ export interface FeedbackReport {
   readonly previousRating?: AnswerFeedback['rating'];
 }
 
+/** One knowledge draft streamed or one ticket published (ADR 0011); never its text. */
+export type KnowledgeReport =
+  | {
+      readonly kind: 'draft';
+      readonly owner: Owner;
+      readonly conversationId: string;
+      readonly inquiryId: string;
+      /** Whether the draft could be published as it came; undefined when none arrived. */
+      readonly complete?: boolean;
+      readonly failureCode?: string;
+      readonly inputTokens?: number;
+      readonly outputTokens?: number;
+    }
+  | {
+      readonly kind: 'published';
+      readonly owner: Owner;
+      readonly conversationId: string;
+      readonly inquiryId: string;
+      readonly issueId: string;
+      readonly category: string;
+      readonly restricted: boolean;
+      readonly ingestion: 'started' | 'pending';
+    };
+
 export interface Observability {
   readonly logger: Logger;
   readonly telemetry: ChatTelemetry;
@@ -59,6 +84,8 @@ export interface Observability {
   requestFinished(outcome: RequestOutcome): void;
   /** Staff rated an answer: a log line naming the tickets that solved it, and metrics. */
   feedbackRecorded(report: FeedbackReport): void;
+  /** A knowledge draft or publish: a log line (ids, never text) and metrics. */
+  knowledgeRecorded(report: KnowledgeReport): void;
   /** A failure worth a look (a 5xx, a bug); the error's stack goes to the log, not to the client. */
   requestFailed(outcome: RequestOutcome, error: unknown): void;
 }
@@ -128,6 +155,31 @@ export function createObservability(options: ObservabilityOptions): Observabilit
         has_comment: report.feedback.comment !== undefined,
       });
       if (options.metrics) publishFeedbackMetrics(report);
+    },
+    knowledgeRecorded(report) {
+      const common = {
+        owner_hash: ownerHashOf(report.owner),
+        conversation_id: report.conversationId,
+        inquiry_id: report.inquiryId,
+      };
+      if (report.kind === 'draft') {
+        logger.info('knowledge draft', {
+          ...common,
+          complete: report.complete,
+          ...(report.failureCode ? { failure_code: report.failureCode } : {}),
+          input_tokens: report.inputTokens,
+          output_tokens: report.outputTokens,
+        });
+      } else {
+        logger.info('knowledge published', {
+          ...common,
+          issue_id: report.issueId,
+          category: report.category,
+          restricted: report.restricted,
+          ingestion: report.ingestion,
+        });
+      }
+      if (options.metrics) publishKnowledgeMetrics(report);
     },
     telemetry: {
       chatFinished(report) {
@@ -227,6 +279,24 @@ function publishFeedbackMetrics(report: FeedbackReport): void {
     'Count',
     report.feedback.helpfulTicketIds?.length ?? 0,
   );
+  metrics.addMetadata('conversationId', report.conversationId);
+  metrics.publishStoredMetrics();
+}
+
+function publishKnowledgeMetrics(report: KnowledgeReport): void {
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+  if (report.kind === 'draft') {
+    metrics.addMetric(knowledgeMetrics.draftsComplete.name, 'Count', report.complete ? 1 : 0);
+    metrics.addMetric(knowledgeMetrics.draftsIncomplete.name, 'Count', report.complete ? 0 : 1);
+  } else {
+    metrics.addMetric(knowledgeMetrics.published.name, 'Count', 1);
+    metrics.addMetric(
+      knowledgeMetrics.syncPending.name,
+      'Count',
+      report.ingestion === 'pending' ? 1 : 0,
+    );
+    metrics.addMetadata('issueId', report.issueId);
+  }
   metrics.addMetadata('conversationId', report.conversationId);
   metrics.publishStoredMetrics();
 }

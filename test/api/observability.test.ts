@@ -189,4 +189,70 @@ describe('observability end to end', () => {
     expect(emfOf(down)).toMatchObject({ FeedbackUp: -1, FeedbackDown: 1, HelpfulTicketsMarked: 0 });
     expect(JSON.stringify(down)).not.toContain('秘密のメモ');
   });
+
+  it('logs knowledge drafts and publications by id, never their text, and counts them', async () => {
+    const user = 'knowledge-observer';
+    const response = await postChat(stack.url, { message: 'VPNに接続できません' }, { user });
+    const [meta] = eventsNamed(response, 'meta');
+    const conversationId = meta?.conversationId as string;
+    const inquiryId = meta?.inquiryId as string;
+    const emfWith = (lines: Record<string, unknown>[], metric: string) =>
+      lines.find((line) => line._aws !== undefined && metric in line);
+
+    const drafted = await stdoutLinesOf(() =>
+      callApi(
+        stack.url,
+        'POST',
+        `/api/conversations/${conversationId}/inquiries/${inquiryId}/knowledge-draft`,
+        {},
+        { user },
+      ),
+    );
+    expect(drafted.find((line) => line.message === 'knowledge draft')).toMatchObject({
+      conversation_id: conversationId,
+      inquiry_id: inquiryId,
+      complete: true,
+      output_tokens: expect.any(Number),
+    });
+    expect(emfWith(drafted, 'KnowledgeDraftsComplete')).toMatchObject({
+      KnowledgeDraftsComplete: 1,
+      KnowledgeDraftsIncomplete: 0,
+    });
+
+    const published = await stdoutLinesOf(() =>
+      callApi(
+        stack.url,
+        'POST',
+        '/api/knowledge',
+        {
+          conversationId,
+          inquiryId,
+          subject: '秘密の件名 VPN',
+          category: 'VPN',
+          inquiry: '秘密の問い合わせ',
+          resolution: ['秘密の手順'],
+          restricted: true,
+        },
+        { user },
+      ),
+    );
+    const line = published.find((entry) => entry.message === 'knowledge published');
+    expect(line).toMatchObject({
+      conversation_id: conversationId,
+      issue_id: expect.stringMatching(/^\d+$/),
+      category: 'VPN',
+      restricted: true,
+      ingestion: 'started',
+    });
+    expect(emfWith(published, 'KnowledgeTicketsPublished')).toMatchObject({
+      KnowledgeTicketsPublished: 1,
+      KnowledgeSyncPending: 0,
+      issueId: line?.issue_id,
+    });
+    expect(published.find((entry) => entry.message === 'request')).toMatchObject({
+      route: '/api/knowledge',
+      status: 201,
+    });
+    expect(JSON.stringify([...drafted, ...published])).not.toContain('秘密');
+  });
 });
