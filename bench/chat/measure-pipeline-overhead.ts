@@ -22,6 +22,8 @@ export interface PipelineOverheadOptions {
 /** One process's share of a measurement, per fragment streamed. */
 export interface ProcessCost {
   readonly cpuMsPerFragment: number;
+  /** For the function: the execution environments' share (the handler itself). */
+  readonly environmentsCpuMsPerFragment?: number;
   readonly eventLoopP99Ms: number;
 }
 
@@ -118,6 +120,9 @@ export async function measurePipelineOverhead(
   const fragments = streams * options.fragments;
   const cost = (stats: ProcessStats): ProcessCost => ({
     cpuMsPerFragment: stats.cpuMs / fragments,
+    ...(stats.descendantCpuMs === undefined
+      ? {}
+      : { environmentsCpuMsPerFragment: stats.descendantCpuMs / fragments }),
     eventLoopP99Ms: stats.eventLoopP99Ms,
   });
   return {

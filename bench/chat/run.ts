@@ -155,8 +155,15 @@ function printOverhead(concurrency: number, result: PipelineOverhead): void {
     ),
   );
   console.log(row(`${label}: last stream started after`, ms(result.lastStreamStartMs), '(info)'));
+  const environments = result.function.environmentsCpuMsPerFragment;
   console.log(
-    row(`${label}: function CPU per fragment`, ms(result.function.cpuMsPerFragment), '(info)'),
+    row(
+      `${label}: function CPU per fragment`,
+      environments === undefined
+        ? ms(result.function.cpuMsPerFragment)
+        : `${ms(result.function.cpuMsPerFragment)} (handler in environments ${ms(environments)})`,
+      '(info)',
+    ),
   );
   console.log(
     row(`${label}: function event-loop delay p99`, ms(result.function.eventLoopP99Ms), '(info)'),

@@ -1,14 +1,11 @@
-import { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
-import { createKnowledgeBaseDocuments } from '../adapters/bedrock/knowledge-base-documents.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
 import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
@@ -273,29 +270,40 @@ export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpR
 }
 
 /**
- * The document bucket and data source of knowledge capture, when the deployment has them. The
- * S3 client is path-style only against a local endpoint (the local S3 serves no virtual hosts).
+ * The document bucket and data source of knowledge capture, when the deployment has them,
+ * loaded on first use: the S3 and Bedrock Agent clients are a fifth of the bundle and only a
+ * publish needs them, so no cold start evaluates them (bench/chat: module init).
  */
 function knowledgeDocumentsFor(
   config: FunctionConfig,
   tracing: { captureClient<Client extends object>(client: Client): Client },
 ): KnowledgeDocuments | undefined {
-  if (!config.KNOWLEDGE_BUCKET || !config.KNOWLEDGE_DATA_SOURCE_ID) return undefined;
-  const region = config.AWS_REGION;
-  return createKnowledgeBaseDocuments({
-    s3: tracing.captureClient(
-      new S3Client({
-        region,
-        endpoint: config.S3_ENDPOINT,
-        forcePathStyle: config.S3_ENDPOINT !== undefined,
-      }),
-    ),
-    agent: tracing.captureClient(
-      new BedrockAgentClient({ region, endpoint: config.BEDROCK_AGENT_ENDPOINT }),
-    ),
-    bucket: config.KNOWLEDGE_BUCKET,
-    keyPrefix: config.KNOWLEDGE_KEY_PREFIX,
-    knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
-    dataSourceId: config.KNOWLEDGE_DATA_SOURCE_ID,
-  });
+  const bucket = config.KNOWLEDGE_BUCKET;
+  const dataSourceId = config.KNOWLEDGE_DATA_SOURCE_ID;
+  if (!bucket || !dataSourceId) return undefined;
+  let loaded: Promise<KnowledgeDocuments> | undefined;
+  const load = () => {
+    loaded ??= import('../adapters/bedrock/knowledge-base-documents.js').then((adapter) =>
+      adapter.createKnowledgeBaseDocumentsWithClients(
+        {
+          region: config.AWS_REGION,
+          s3Endpoint: config.S3_ENDPOINT,
+          agentEndpoint: config.BEDROCK_AGENT_ENDPOINT,
+          capture: (client) => tracing.captureClient(client),
+        },
+        {
+          bucket,
+          keyPrefix: config.KNOWLEDGE_KEY_PREFIX,
+          knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+          dataSourceId,
+        },
+      ),
+    );
+    return loaded;
+  };
+  return {
+    write: async (files) => (await load()).write(files),
+    remove: async (names) => (await load()).remove(names),
+    startSync: async () => (await load()).startSync(),
+  };
 }

@@ -39,5 +39,7 @@ await serveParent<FunctionProcessReady>({
       stop: () => stack.stop(),
     };
   },
-  handlers: processStatsHandlers(),
+  // The handler runs in execution-environment processes (node, under the runtime client): their
+  // CPU is the function's too. DynamoDB Local's java is not.
+  handlers: processStatsHandlers({ descendants: (command) => command === 'node' }),
 });

@@ -1,9 +1,9 @@
 import {
-  type BedrockAgentClient,
+  BedrockAgentClient,
   ConflictException,
   StartIngestionJobCommand,
 } from '@aws-sdk/client-bedrock-agent';
-import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { KnowledgeDocuments } from '../../knowledge/publish-ticket.js';
 import type { TicketDocumentFiles, TicketDocumentNames } from '../../knowledge/ticket-document.js';
 
@@ -81,4 +81,32 @@ export function createKnowledgeBaseDocuments(
       }
     },
   };
+}
+
+/**
+ * The adapter with its own clients, for the function: path-style S3 only against a local
+ * endpoint (the local S3 serves no virtual hosts); `capture` lets tracing wrap each client.
+ */
+export function createKnowledgeBaseDocumentsWithClients(
+  clients: {
+    readonly region: string;
+    readonly s3Endpoint?: string;
+    readonly agentEndpoint?: string;
+    readonly capture: <Client extends object>(client: Client) => Client;
+  },
+  options: Omit<KnowledgeBaseDocumentsOptions, 's3' | 'agent'>,
+): KnowledgeDocuments {
+  return createKnowledgeBaseDocuments({
+    ...options,
+    s3: clients.capture(
+      new S3Client({
+        region: clients.region,
+        endpoint: clients.s3Endpoint,
+        forcePathStyle: clients.s3Endpoint !== undefined,
+      }),
+    ),
+    agent: clients.capture(
+      new BedrockAgentClient({ region: clients.region, endpoint: clients.agentEndpoint }),
+    ),
+  });
 }
