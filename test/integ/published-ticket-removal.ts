@@ -1,6 +1,7 @@
-import type { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { createKnowledgeBaseDocuments } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
+import {
+  createKnowledgeBaseDocuments,
+  type KnowledgeBaseDocumentsOptions,
+} from '../../functions/adapters/bedrock/knowledge-base-documents.js';
 import { ticketDocumentNames } from '../../functions/knowledge/ticket-document.js';
 
 /**
@@ -9,14 +10,9 @@ import { ticketDocumentNames } from '../../functions/knowledge/ticket-document.j
  * then a sync, so its vectors go too. A sync refused because one is running is retried for a
  * minute; after that the next sync removes the vectors.
  */
-export function createPublishedTicketRemoval(options: {
-  readonly s3: S3Client;
-  readonly agent: BedrockAgentClient;
-  readonly bucket: string;
-  readonly keyPrefix: string;
-  readonly knowledgeBaseId: string;
-  readonly dataSourceId: string;
-}) {
+export function createPublishedTicketRemoval(
+  options: Omit<KnowledgeBaseDocumentsOptions, 'syncRetryDelaysMs' | 'syncDescription' | 'sleep'>,
+) {
   const documents = createKnowledgeBaseDocuments({
     ...options,
     syncRetryDelaysMs: Array.from({ length: 12 }, () => 5000),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ConversationStore } from '../../functions/chat/ports.js';
 import type { PublishKnowledgeRequest } from '../../functions/contract/knowledge.js';
 import {
   type IssueNumbers,
@@ -69,6 +70,24 @@ const draft: Omit<PublishKnowledgeRequest, 'conversationId' | 'inquiryId'> = {
 
 const now = () => new Date('2026-12-01T10:00:00Z');
 
+/** Publishes `draft` for the inquiry as alice, with a fresh counter. */
+const publishDraft = (
+  store: ConversationStore,
+  documents: KnowledgeDocuments,
+  conversationId: string,
+  inquiryId: string,
+) =>
+  publishTicket(
+    alice,
+    { conversationId, inquiryId, ...draft },
+    {
+      store,
+      documents,
+      issueNumbers: counter(),
+      now,
+    },
+  );
+
 describe('publishing a ticket', () => {
   it('writes the sidecar, then the document, records the ticket, then starts a sync', async () => {
     const { store, conversationId, inquiryId } = await solvedInquiry();
@@ -109,18 +128,10 @@ describe('publishing a ticket', () => {
   it('removes what it wrote when the document write fails, and records nothing', async () => {
     const { store, conversationId, inquiryId } = await solvedInquiry();
     const { documents, stored } = recordingDocuments({ write: new Error('S3 down') });
-    await expect(
-      publishTicket(
-        alice,
-        { conversationId, inquiryId, ...draft },
-        {
-          store,
-          documents,
-          issueNumbers: counter(),
-          now,
-        },
-      ),
-    ).rejects.toMatchObject({ statusCode: 503, code: 'knowledge_store_unavailable' });
+    await expect(publishDraft(store, documents, conversationId, inquiryId)).rejects.toMatchObject({
+      statusCode: 503,
+      code: 'knowledge_store_unavailable',
+    });
     expect(stored.size).toBe(0);
     expect((await store.loadConversation(alice, conversationId)).conversation.knowledge).toBe(
       undefined,
@@ -138,16 +149,7 @@ describe('publishing a ticket', () => {
       },
     };
     await expect(
-      publishTicket(
-        alice,
-        { conversationId, inquiryId, ...draft },
-        {
-          store: deletingStore,
-          documents,
-          issueNumbers: counter(),
-          now,
-        },
-      ),
+      publishDraft(deletingStore, documents, conversationId, inquiryId),
     ).rejects.toMatchObject({ statusCode: 404 });
     expect(stored.size).toBe(0);
   });
@@ -155,16 +157,7 @@ describe('publishing a ticket', () => {
   it('keeps a recorded ticket when the sync cannot start: ingestion pending', async () => {
     const { store, conversationId, inquiryId } = await solvedInquiry();
     const { documents, stored } = recordingDocuments({ sync: new Error('throttled') });
-    const published = await publishTicket(
-      alice,
-      { conversationId, inquiryId, ...draft },
-      {
-        store,
-        documents,
-        issueNumbers: counter(),
-        now,
-      },
-    );
+    const published = await publishDraft(store, documents, conversationId, inquiryId);
     expect(published.ingestion).toBe('pending');
     expect(stored.size).toBe(2);
   });

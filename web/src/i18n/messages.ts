@@ -99,7 +99,8 @@ export const ja = {
   knowledgePublish: '公開',
   knowledgePublishing: '公開中…',
   knowledgePublished: 'ナレッジ #{id} として公開済み',
-  knowledgeIngestionPending: '実行中の同期が終わると、このチケットが検索できるようになります。',
+  knowledgeIngestionPending:
+    '同期がすでに実行中だったため、このチケットは次回の同期（次のナレッジ公開時、または管理者による同期）から検索できるようになります。',
   knowledgeIncomplete: 'AI の下書きは途中までです。残りを入力してから公開してください。',
   knowledgeDraftFailed: '下書きを作成できませんでした。',
   knowledgeDraftCut: '下書きの受信が途中で切れました。',
@@ -215,7 +216,8 @@ export const en = {
   knowledgePublish: 'Publish',
   knowledgePublishing: 'Publishing…',
   knowledgePublished: 'Published as knowledge #{id}',
-  knowledgeIngestionPending: 'The ticket becomes searchable once the running sync finishes.',
+  knowledgeIngestionPending:
+    'A sync was already running: this ticket becomes searchable with the next sync (the next publish, or one an administrator starts).',
   knowledgeIncomplete: 'The AI draft is incomplete. Fill in the rest before publishing.',
   knowledgeDraftFailed: 'The draft could not be written.',
   knowledgeDraftCut: 'The draft stopped arriving midway.',
