@@ -117,7 +117,7 @@ export class OperationsMonitoring extends Construct {
     // --- CloudFront ---------------------------------------------------------------------------
     // CloudFront metrics exist only in us-east-1 and a metric alarm must live in its metric's
     // region: in us-east-1 the alarm is here; elsewhere the app adds an edge-monitoring stack in
-    // us-east-1 for it (lib/edge-monitoring-stack.ts). The dashboard shows the rate either way.
+    // us-east-1 for it (`EdgeMonitoringStack` in lib/service-desk-app.ts). The dashboard shows the rate either way.
     // A token region (environment-agnostic stack) is treated as "not us-east-1".
     const distribution5xx = cloudFront5xxErrorRate(props.distribution.distributionId);
     if (!Token.isUnresolved(stack.region) && stack.region === cloudFrontMetricsRegion) {

@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIssueNumbers } from '../../../functions/adapters/dynamodb/issue-numbers.js';
+import { createIssueNumbers } from '../../../functions/adapters/dynamodb/counters.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, bob, createStore } from './store-fixture.js';
 

@@ -1,4 +1,8 @@
 /**
+ * How a REST call to the API fails: `ApiError`, and `callApi`, which turns every failure into one.
+ */
+
+/**
  * A non-2xx answer of a conversation route, carrying the server's `{ error: { code, message } }`.
  * Status 0 means the request never reached the server (offline, DNS, CORS).
  */
@@ -36,4 +40,24 @@ export class ApiError extends Error {
       return new ApiError(response.status, `http_${response.status}`, response.statusText);
     }
   }
+}
+
+/**
+ * One REST call to the API: a fetch that never got an answer becomes `ApiError` status 0, and a
+ * non-2xx answer (other than `304 Not Modified`, which a conditional GET expects) becomes the
+ * server's `{ error: { code, message } }` as an `ApiError`.
+ */
+export async function callApi(
+  apiFetch: typeof fetch,
+  url: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await apiFetch(url, init);
+  } catch (cause) {
+    throw new ApiError(0, 'network', String(cause), { cause });
+  }
+  if (!response.ok && response.status !== 304) throw await ApiError.fromResponse(response);
+  return response;
 }

@@ -7,7 +7,7 @@ import {
   conversationListSchema,
   type FeedbackRequest,
 } from '../../../functions/contract/conversations.js';
-import { callApi } from './call-api.js';
+import { callApi } from './api-error.js';
 
 /** The conversation routes; `fetch` is the identity-adding one from `createApiFetch`. */
 export interface ConversationApi {

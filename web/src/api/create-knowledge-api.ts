@@ -7,8 +7,7 @@ import {
   publishKnowledgeResponseSchema,
 } from '../../../functions/contract/knowledge.js';
 import { ChatHttpError, readChatStream } from '../chat/read-chat-stream.js';
-import { ApiError } from './api-error.js';
-import { callApi } from './call-api.js';
+import { ApiError, callApi } from './api-error.js';
 
 /**
  * The knowledge-capture routes (ADR 0011): who the caller is, the streamed ticket draft of a

@@ -1,12 +1,18 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DailyBudget, Owner } from '../../chat/ports.js';
+import type { IssueNumbers } from '../../knowledge/publish-ticket.js';
 import { ownerIdOf } from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 
+/*
+ * Atomic counters kept as items of the Turns table, beside the idempotency markers, under keys
+ * that can never look like a conversation key (which ends in a ULID), at seq 0: the daily token
+ * budget per owner and the ticket numbers of published knowledge per tenant.
+ */
+
 /**
- * The daily token budget as one counter item per owner and UTC day in the Turns table, beside
- * the idempotency markers (`ownerId#budget#2026-12-01`, seq 0: it can never look like a
- * conversation key, which ends in a ULID). Two days of TTL: only today's counter matters.
+ * The daily token budget: one counter per owner and UTC day (`ownerId#budget#2026-12-01`). Two
+ * days of TTL: only today's counter matters.
  */
 export function createDailyBudget(
   context: Pick<StoreContext, 'documents' | 'tables'>,
@@ -46,6 +52,34 @@ export function createDailyBudget(
           ExpressionAttributeValues: { ':tokens': tokens, ':expiresAt': expiresAt(day) },
         }),
       );
+    },
+  };
+}
+
+/**
+ * Ticket numbers for published knowledge: one counter per tenant
+ * (`<tenant>#knowledge#issue-number`). No TTL: a number is never handed out twice. A publish
+ * that fails after taking a number leaves a gap, which costs nothing.
+ */
+export function createIssueNumbers(
+  context: Pick<StoreContext, 'documents' | 'tables'>,
+  firstIssueId: number,
+): IssueNumbers {
+  return {
+    async next(tenantId) {
+      const response = await context.documents.send(
+        new UpdateCommand({
+          TableName: context.tables.turns,
+          Key: { conversationKey: `${tenantId}#knowledge#issue-number`, seq: 0 },
+          UpdateExpression: 'ADD issued :one',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      const issued = Number(response.Attributes?.issued);
+      if (!Number.isSafeInteger(issued) || issued < 1)
+        throw new Error(`The issue-number counter returned ${String(response.Attributes?.issued)}`);
+      return String(firstIssueId + issued - 1);
     },
   };
 }
