@@ -15,12 +15,17 @@ import {
   conversationKeyOf,
   ownerIdForConversation,
   searchKeyOf,
+  type TurnItem,
   toConversationSummary,
 } from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 import { queryAllTurns } from './read-conversations.js';
 import { advanceCachedConversation, cacheKeyOf } from './turn-cache.js';
-import { commitWithVersion, updateConversationAtVersion } from './versioned-commit.js';
+import {
+  commitWithVersion,
+  type TransactItem,
+  updateConversationAtVersion,
+} from './versioned-commit.js';
 
 /**
  * The changes to a conversation other than appends (`append-turn.ts`): rename and delete from the
@@ -36,22 +41,33 @@ export async function renameConversation(
   title: string,
 ): Promise<ConversationSummary> {
   assertTitleFits(title);
-  return changeConversationRow(context, owner, conversationId, () => ({
-    title,
-    titleKey: searchKeyOf(title),
+  return changeConversation(context, owner, conversationId, () => ({
+    row: { title, titleKey: searchKeyOf(title) },
   }));
 }
 
+/** What a change to a conversation (not an append) writes, planned from the row it commits on. */
+interface ConversationChange {
+  /** Fields of the conversation row to set (`undefined` removes one). */
+  readonly row: Parameters<typeof updateConversationAtVersion>[2];
+  /** Further items of the same transaction, e.g. a turn's update with its own condition. */
+  readonly alsoWrite?: readonly TransactItem[];
+  /** What a failed condition of `alsoWrite` means. @default ConversationConflictError */
+  readonly otherConditionFailed?: () => Error;
+  /** How the cached turns change with it. @default unchanged */
+  readonly turns?: (turns: readonly TurnItem[]) => readonly TurnItem[];
+}
+
 /**
- * A change to the conversation row alone (its turns untouched) in a versioned commit: `changes`
- * reads the row the commit is conditioned on and may refuse by throwing. Bumps `version`, not
- * `updatedAt`; every container's cached copy advances with it.
+ * A change to a conversation in a versioned commit (bumps `version`, not `updatedAt`): `plan`
+ * reads the row the commit is conditioned on and may refuse by throwing; every container's cached
+ * copy advances with it.
  */
-function changeConversationRow(
+function changeConversation(
   context: StoreContext,
   owner: Owner,
   conversationId: string,
-  changes: (state: ConversationItem) => Parameters<typeof updateConversationAtVersion>[2],
+  plan: (state: ConversationItem, ownerId: string) => ConversationChange,
 ): Promise<ConversationSummary> {
   const ownerId = ownerIdForConversation(owner, conversationId);
   return commitWithVersion(context, {
@@ -59,12 +75,15 @@ function changeConversationRow(
     conversationId,
     plan(state) {
       if (!state) throw new ConversationNotFoundError();
-      const { item, after } = updateConversationAtVersion(context, state, changes(state));
+      const change = plan(state, ownerId);
+      const { item, after } = updateConversationAtVersion(context, state, change.row);
       return {
-        items: [item],
+        items: [item, ...(change.alsoWrite ?? [])],
+        otherConditionFailed: change.otherConditionFailed,
         committed() {
           const key = cacheKeyOf(ownerId, conversationId);
-          advanceCachedConversation(context.cache, key, state.version, after, (turns) => turns);
+          const turns = change.turns ?? ((unchanged) => unchanged);
+          advanceCachedConversation(context.cache, key, state.version, after, turns);
           return toConversationSummary(after);
         },
       };
@@ -86,14 +105,10 @@ export async function recordFeedback(
   seq: number,
   feedback: AnswerFeedback,
 ): Promise<ConversationSummary> {
-  const ownerId = ownerIdForConversation(owner, conversationId);
-  return commitWithVersion(context, {
-    ownerId,
-    conversationId,
-    plan(state) {
-      if (!state) throw new ConversationNotFoundError();
-      const { item, after } = updateConversationAtVersion(context, state, {});
-      const setFeedback = {
+  return changeConversation(context, owner, conversationId, (_state, ownerId) => ({
+    row: {},
+    alsoWrite: [
+      {
         Update: {
           TableName: context.tables.turns,
           Key: { conversationKey: conversationKeyOf(ownerId, conversationId), seq },
@@ -102,24 +117,12 @@ export async function recordFeedback(
           ExpressionAttributeNames: { '#kind': 'kind' },
           ExpressionAttributeValues: { ':feedback': feedback, ':answer': 'answer' },
         },
-      };
-      return {
-        items: [item, setFeedback],
-        // The turn's condition is the only other one in this commit.
-        otherConditionFailed: () => new TurnNotFoundError(seq),
-        committed() {
-          advanceCachedConversation(
-            context.cache,
-            cacheKeyOf(ownerId, conversationId),
-            state.version,
-            after,
-            (turns) => turns.map((turn) => (turn.seq === seq ? { ...turn, feedback } : turn)),
-          );
-          return toConversationSummary(after);
-        },
-      };
-    },
-  });
+      },
+    ],
+    // The turn's condition is the only other one in this commit.
+    otherConditionFailed: () => new TurnNotFoundError(seq),
+    turns: (turns) => turns.map((turn) => (turn.seq === seq ? { ...turn, feedback } : turn)),
+  }));
 }
 
 /**
@@ -135,10 +138,10 @@ export async function recordPublishedKnowledge(
   published: PublishedKnowledge,
 ): Promise<ConversationSummary> {
   const { inquiryId, ...record } = published;
-  return changeConversationRow(context, owner, conversationId, (state) => {
+  return changeConversation(context, owner, conversationId, (state) => {
     const existing = state.knowledge?.[inquiryId];
     if (existing) throw new KnowledgeAlreadyPublishedError(existing.issueId);
-    return { knowledge: { ...state.knowledge, [inquiryId]: record } };
+    return { row: { knowledge: { ...state.knowledge, [inquiryId]: record } } };
   });
 }
 
