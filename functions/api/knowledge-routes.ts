@@ -5,7 +5,7 @@ import type {
   DailyBudget,
   Retriever,
 } from '../chat/ports.js';
-import { admitWithinBudget, tokensSpent } from '../chat/run-chat.js';
+import { admitWithinBudget, chargeBudget } from '../chat/run-chat.js';
 import {
   type Caller,
   publishKnowledgeRequestSchema,
@@ -113,7 +113,8 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           },
         });
         sse.send({ event: 'progress', data: { step: 'generating' } });
-        const cited = inquiryTranscript(turns, inquiryId).citedIssueIds;
+        const transcript = inquiryTranscript(turns, inquiryId);
+        const cited = transcript.cited.map((ticket) => ticket.issueId);
         // The cited tickets' categories help the model pick one; without them it still drafts.
         const tickets =
           cited.length === 0
@@ -121,10 +122,9 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
             : await dependencies.retriever
                 .fetchByIssueIds(cited, { limit: cited.length, signal })
                 .catch(() => []);
-        const transcript = inquiryTranscript(turns, inquiryId, categoriesOf(tickets));
         const outcome = await streamTicketDraft({
           model: dependencies.model,
-          request: buildDraftRequest(transcript, DRAFT_MAX_TOKENS),
+          request: buildDraftRequest(transcript, DRAFT_MAX_TOKENS, categoriesOf(tickets)),
           signal,
           send: (event) => sse.send(event),
         });
@@ -138,11 +138,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           inputTokens: outcome.usage?.inputTokens,
           outputTokens: outcome.usage?.outputTokens,
         });
-        if (dependencies.budget && dependencies.config.dailyTokenBudget > 0 && outcome.usage) {
-          await dependencies.budget
-            .spend(request.owner, now.toISOString().slice(0, 10), tokensSpent(outcome.usage))
-            .catch((error: unknown) => console.error('could not charge the daily budget', error));
-        }
+        await chargeBudget(request.owner, now.toISOString(), outcome.usage, dependencies);
       };
       void run()
         .catch((error: unknown) => {

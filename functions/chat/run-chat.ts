@@ -313,21 +313,33 @@ export async function streamChat(
         .releaseGeneration(owner, clientMessageId, begun.generation.holder)
         .catch((error: unknown) => console.error('could not release the generation claim', error));
     }
-    const spent = measured.outcome?.usage;
-    if (dependencies.budget && config.dailyTokenBudget > 0 && spent) {
-      await dependencies.budget
-        .spend(owner, begun.startedAt.slice(0, 10), tokensSpent(spent))
-        .catch((error: unknown) => console.error('could not charge the daily budget', error));
-    }
+    await chargeBudget(owner, begun.startedAt, measured.outcome?.usage, dependencies);
     dependencies.telemetry?.chatFinished(reportOf(begun, config.modelId, measured, restricted));
   }
+}
+
+/**
+ * Charges a model call's tokens to the owner's budget of the UTC day it started (`startedAt`,
+ * ISO). Never throws: the answer is already delivered, and a lost charge only makes the budget
+ * a little generous.
+ */
+export async function chargeBudget(
+  owner: Owner,
+  startedAt: string,
+  usage: ModelUsage | undefined,
+  dependencies: { config: Pick<ChatConfig, 'dailyTokenBudget'>; budget?: DailyBudget },
+): Promise<void> {
+  if (!dependencies.budget || dependencies.config.dailyTokenBudget <= 0 || !usage) return;
+  await dependencies.budget
+    .spend(owner, startedAt.slice(0, 10), tokensSpent(usage))
+    .catch((error: unknown) => console.error('could not charge the daily budget', error));
 }
 
 /**
  * What an answer charges to the daily budget: every token the model took in or wrote, cached or
  * not, so prompt caching lowers the bill but not how far a budget goes (ADR 0009).
  */
-export function tokensSpent(usage: ModelUsage): number {
+function tokensSpent(usage: ModelUsage): number {
   return (
     usage.inputTokens +
     usage.outputTokens +

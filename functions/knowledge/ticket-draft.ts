@@ -80,22 +80,18 @@ Rules:
 /** Staff and assistant text of one inquiry, and the tickets its answers cited. */
 export interface InquiryTranscript {
   readonly language: Language;
-  readonly text: string;
-  /** Ticket numbers the inquiry's answers cited, in order, each once. */
-  readonly citedIssueIds: readonly string[];
+  /** The staff and assistant sections, in order. */
+  readonly conversation: string;
+  /** The tickets the inquiry's answers cited, in order, each once. */
+  readonly cited: readonly { readonly issueId: string; readonly subject: string }[];
 }
 
 /**
  * The inquiry's current versions (ADR 0010) as a transcript: each staff message, each complete
- * answer's advice and to-dos (a clarification's question), and the cited tickets with their
- * category when `categories` knows it. Superseded and incomplete turns are left out, as context
- * assembly leaves them out.
+ * answer's advice and to-dos (a clarification's question), and the tickets it cited.
+ * Superseded and incomplete turns are left out, as context assembly leaves them out.
  */
-export function inquiryTranscript(
-  turns: readonly Turn[],
-  inquiryId: string,
-  categories: ReadonlyMap<string, string> = new Map(),
-): InquiryTranscript {
+export function inquiryTranscript(turns: readonly Turn[], inquiryId: string): InquiryTranscript {
   const sections: string[] = [];
   const cited = new Map<string, string>();
   const staffTexts: string[] = [];
@@ -117,16 +113,26 @@ export function inquiryTranscript(
     sections.push(`### Assistant\n${lines.join('\n')}`);
     for (const ticket of result?.results ?? []) cited.set(ticket.issue_id, ticket.subject);
   }
-  const citedLines = [...cited].map(([issueId, subject]) => {
+  return {
+    language: detectLanguage(staffTexts.join('\n')),
+    conversation: sections.join('\n'),
+    cited: [...cited].map(([issueId, subject]) => ({ issueId, subject })),
+  };
+}
+
+/**
+ * The transcript as the model reads it: the conversation, then the cited tickets, each with its
+ * category where `categories` knows it.
+ */
+export function transcriptText(
+  transcript: InquiryTranscript,
+  categories: ReadonlyMap<string, string> = new Map(),
+): string {
+  const citedLines = transcript.cited.map(({ issueId, subject }) => {
     const category = categories.get(issueId);
     return `- #${issueId}${category ? ` [${category}]` : ''} ${subject}`;
   });
-  sections.push(`### Cited tickets\n${citedLines.join('\n')}`);
-  return {
-    language: detectLanguage(staffTexts.join('\n')),
-    text: sections.join('\n'),
-    citedIssueIds: [...cited.keys()],
-  };
+  return `${transcript.conversation}\n### Cited tickets\n${citedLines.join('\n')}`;
 }
 
 /** The categories of cited tickets, from retrieval results (a failed lookup leaves them out). */
@@ -141,10 +147,11 @@ export function categoriesOf(tickets: readonly RetrievedTicket[]): Map<string, s
 export function buildDraftRequest(
   transcript: InquiryTranscript,
   maxTokens: number,
+  categories?: ReadonlyMap<string, string>,
 ): Omit<ChatModelRequest, 'signal'> {
   return {
     system: draftSystemPrompt(transcript.language),
-    messages: [{ role: 'user', text: transcript.text }],
+    messages: [{ role: 'user', text: transcriptText(transcript, categories) }],
     tool: draftTool,
     maxTokens,
   };

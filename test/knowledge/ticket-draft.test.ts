@@ -7,6 +7,7 @@ import {
   inquiryTranscript,
   streamTicketDraft,
   toDraftEvent,
+  transcriptText,
 } from '../../functions/knowledge/ticket-draft.js';
 import { results, scriptedModel, storedTurn } from '../support/chat-core-harness.js';
 
@@ -41,8 +42,8 @@ const draft = {
 
 describe('the inquiry transcript', () => {
   it('holds only the inquiry’s own turns and its cited tickets, with their categories', () => {
-    const transcript = inquiryTranscript(solvedConversation, 'B', new Map([['1002', 'VPN']]));
-    expect(transcript.text).toBe(
+    const transcript = inquiryTranscript(solvedConversation, 'B');
+    expect(transcriptText(transcript, new Map([['1002', 'VPN']]))).toBe(
       [
         '### Staff',
         'VPNに接続できない',
@@ -53,8 +54,8 @@ describe('the inquiry transcript', () => {
         '- #1002 [VPN] subject 1002',
       ].join('\n'),
     );
-    expect(transcript.text).not.toContain('プリンター');
-    expect(transcript.citedIssueIds).toEqual(['1002']);
+    expect(transcriptText(transcript)).not.toContain('プリンター');
+    expect(transcript.cited.map((ticket) => ticket.issueId)).toEqual(['1002']);
     expect(transcript.language).toBe('ja');
   });
 
@@ -71,7 +72,7 @@ describe('the inquiry transcript', () => {
         status: 'stopped',
       }),
     ];
-    const { text } = inquiryTranscript(turns, 'A');
+    const text = transcriptText(inquiryTranscript(turns, 'A'));
     expect(text).toContain('new question');
     expect(text).not.toContain('old');
     expect(text).not.toContain('cut');
