@@ -62,6 +62,14 @@ function knowledgeCaptureGrants(template: Template): CfnJson[] {
   );
 }
 
+/** The knowledge-capture grants with their resources rendered as readable ARNs. */
+function renderedKnowledgeCaptureGrants(template: Template): CfnJson[] {
+  return knowledgeCaptureGrants(template).map((statement) => ({
+    ...statement,
+    Resource: renderArn(statement.Resource),
+  }));
+}
+
 describe('knowledge capture, with the Knowledge Base the stack provisions (default config)', () => {
   let synthesized: SynthesizedServiceDesk;
   let template: Template;
@@ -112,12 +120,7 @@ describe('knowledge capture, with the Knowledge Base the stack provisions (defau
   });
 
   it('may put and delete objects under tickets/published/ only, and start syncs of this Knowledge Base only', () => {
-    expect(
-      knowledgeCaptureGrants(template).map((statement) => ({
-        ...statement,
-        Resource: renderArn(statement.Resource),
-      })),
-    ).toEqual([
+    expect(renderedKnowledgeCaptureGrants(template)).toEqual([
       {
         Sid: 'PublishTickets',
         Effect: 'Allow',
@@ -229,12 +232,7 @@ describe('knowledge capture with a reused Knowledge Base', () => {
     });
 
     it('grants the same, on tickets/published/ of that bucket and on that Knowledge Base', () => {
-      expect(
-        knowledgeCaptureGrants(template).map((statement) => ({
-          ...statement,
-          Resource: renderArn(statement.Resource),
-        })),
-      ).toEqual([
+      expect(renderedKnowledgeCaptureGrants(template)).toEqual([
         {
           Sid: 'PublishTickets',
           Effect: 'Allow',
