@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { bundleApiHandler } from '../../scripts/bundle-api-handler.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
+import { results } from '../support/chat-core-harness.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 // X-Ray tracing (observability issue), end to end: the real X-Ray SDK under the Powertools Tracer,
@@ -119,6 +121,14 @@ describe('tracing on (POWERTOOLS_TRACE_ENABLED=true)', () => {
   it('traces a chat: the request until its last byte, Retrieve, ConverseStream and DynamoDB', async () => {
     const user = 'traced-user';
     const message = 'プリンターが印刷できない';
+    // An answer streamed over ~400 ms: the stop poller (every 50 ms here) reads the conversation
+    // while it is written, so the trace holds that read too, whatever the machine's speed.
+    stack.bedrock.enqueueScript(
+      scriptedAnswer(results('プリンターのドライバーを再インストールしてください。', []), {
+        size: 10,
+        delayMs: 40,
+      }),
+    );
     const response = await postChat(stack.url, { message }, { user });
     expect(eventsNamed(response, 'result')).toHaveLength(1);
     const requestName = '## POST /api/chat';
@@ -153,6 +163,10 @@ describe('tracing on (POWERTOOLS_TRACE_ENABLED=true)', () => {
     const dynamoOperations = new Set(calls('DynamoDB').map((aws) => aws?.operation));
     // The user turn's commit before the first byte, and the answer's commit at the end.
     expect(dynamoOperations).toContain('TransactWriteItems');
+    expect(
+      calls('DynamoDB').filter((aws) => aws?.operation === 'TransactWriteItems').length,
+    ).toBeGreaterThanOrEqual(2);
+    // …and the stop poller's reads in between.
     expect(dynamoOperations.size).toBeGreaterThan(1);
 
     // The SDK's ConverseStream subsegment ends when the response starts; ours covers the stream.
