@@ -81,10 +81,11 @@ describe('npm run eval options', () => {
 
 // The CI floor of the retrieval evaluation: the labelled set against the local Knowledge Base,
 // through the real SDK client and the product's own query and merge. The floors sit just under
-// the figures measured when they were set (2026-12-01, after the per-language merge of the index
-// and the wider glossary: overall recall@1 74.8%, recall@3 91.6%, recall@8 97.8%, MRR 0.875;
-// same-language recall@3 94.9%, MRR 0.975; cross-language recall@8 94.9% with the glossary,
-// 69.2% without), so a regression fails.
+// the figures measured when they were set (2026-12-01, after the per-language merge of the index,
+// the wider glossary and the strong-match condition: overall recall@1 74.8%, recall@3 91.9%,
+// recall@8 97.8%, MRR 0.875; same-language recall@3 95.3%, MRR 0.975; cross-language recall@8
+// 94.9% with the glossary, 69.2% without), so a regression fails. Where a product target is met
+// (same-language recall@3 ≥ 95%), the floor is the target.
 describe('retrieval evaluation against the local Knowledge Base', () => {
   let bedrock: LocalBedrockServer;
   let withGlossary: EvaluationReport;
@@ -125,7 +126,7 @@ describe('retrieval evaluation against the local Knowledge Base', () => {
     expect(overall.recall[3]).toBeGreaterThanOrEqual(0.91);
     expect(overall.recall[8]).toBeGreaterThanOrEqual(0.97);
     expect(overall.mrr).toBeGreaterThanOrEqual(0.87);
-    expect(slices.same_language?.recall[3]).toBeGreaterThanOrEqual(0.94);
+    expect(slices.same_language?.recall[3]).toBeGreaterThanOrEqual(0.95);
     expect(slices.same_language?.recall[8]).toBeGreaterThanOrEqual(0.98);
     expect(slices.same_language?.mrr).toBeGreaterThanOrEqual(0.97);
     expect(slices.cross_language?.recall[8]).toBeGreaterThanOrEqual(0.94);

@@ -97,6 +97,17 @@ const OTHER_LANGUAGE_WEIGHT = 0.8;
  * (weight 0.7–0.9, lead 1.25–6 tried; ADR 0008).
  */
 const OTHER_LANGUAGE_LEAD = 3;
+/**
+ * The share of a language's query terms its best ticket must match to count as a strong match.
+ * When the inquiry's own language has a strong match, the other language keeps its full weight
+ * only if its best ticket is strong too, and is weighted down in proportion otherwise: a
+ * Japanese question that one Japanese ticket answers well must not have its second good answer
+ * pushed below English tickets that share one bridge word with it (「ロックアウト」 → "locked
+ * out": every English ticket with "out"), just because those were scaled up to their own best.
+ * When the own language is weak — as for a question about a ticket in the other language — the
+ * other language keeps its full weight. Chosen on the dev half (ADR 0008).
+ */
+const STRONG_MATCH_COVERAGE = 0.5;
 
 const CJK_CHARACTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
@@ -117,32 +128,60 @@ const queryLanguageOf = (text: string): TicketLanguage =>
  * tickets can match, against the few expansion words an English ticket can, so raw scores bury
  * every ticket of the other language (and the reverse). Each language's hits are scaled by their
  * own best score — the federated-search merge of two collections — and the other language's
- * weighted by `OTHER_LANGUAGE_WEIGHT`, unless its raw score beats `OTHER_LANGUAGE_LEAD` times the
- * best own-language one. Within a language the BM25 order is unchanged.
+ * weighted by `OTHER_LANGUAGE_WEIGHT` (less when only the own language matches strongly:
+ * `STRONG_MATCH_COVERAGE`), unless its raw score beats `OTHER_LANGUAGE_LEAD` times the best
+ * own-language one. Within a language the BM25 order is unchanged.
  */
 export function mergeLanguages(
-  hits: readonly { id: number; score: number }[],
+  hits: readonly LanguageHit[],
   chunks: readonly { readonly language: TicketLanguage }[],
-  queryLanguage: TicketLanguage,
+  query: { readonly language: TicketLanguage; readonly terms: readonly string[] },
 ): { id: number; score: number }[] {
-  const best: Record<TicketLanguage, number> = { ja: 0, en: 0 };
+  const best: Record<TicketLanguage, LanguageHit | undefined> = { ja: undefined, en: undefined };
   for (const hit of hits) {
     const { language } = chunks[hit.id] as { language: TicketLanguage };
-    best[language] = Math.max(best[language], hit.score);
+    if (hit.score > (best[language]?.score ?? 0)) best[language] = hit;
   }
+  const own = query.language;
+  const other: TicketLanguage = own === 'ja' ? 'en' : 'ja';
+  const strength = (language: TicketLanguage) =>
+    Math.min(1, coverage(best[language], query.terms, language) / STRONG_MATCH_COVERAGE);
+  const otherWeight = OTHER_LANGUAGE_WEIGHT * (strength(own) < 1 ? 1 : strength(other));
+  const ownBest = best[own]?.score ?? 0;
   const merged = hits
     .map((hit) => {
       const { language } = chunks[hit.id] as { language: TicketLanguage };
-      if (language === queryLanguage) return { id: hit.id, score: hit.score / best[language] };
-      const own = best[queryLanguage];
-      const weighted = (OTHER_LANGUAGE_WEIGHT * hit.score) / best[language];
-      const leading = own > 0 ? hit.score / (OTHER_LANGUAGE_LEAD * own) : 0;
-      return { id: hit.id, score: Math.max(weighted, leading) };
+      const scaled = hit.score / (best[language]?.score ?? 1);
+      if (language === own) return { id: hit.id, score: scaled };
+      const leading = ownBest > 0 ? hit.score / (OTHER_LANGUAGE_LEAD * ownBest) : 0;
+      return { id: hit.id, score: Math.max(otherWeight * scaled, leading) };
     })
     .sort((a, b) => b.score - a.score);
   // A leading ticket of the other language can exceed 1; the best is 1 again.
   const top = merged[0]?.score ?? 1;
   return merged.map((hit) => ({ id: hit.id, score: hit.score / top }));
+}
+
+/** A BM25 hit on a chunk, with the query terms it matched (minisearch's `queryTerms`). */
+interface LanguageHit {
+  readonly id: number;
+  readonly score: number;
+  readonly queryTerms: readonly string[];
+}
+
+/**
+ * The share of the query's terms of a language (kanji or kana: Japanese; others: English) that a
+ * hit matched; 1 when the query has none (nothing to fall short of).
+ */
+function coverage(
+  hit: LanguageHit | undefined,
+  queryTerms: readonly string[],
+  language: TicketLanguage,
+): number {
+  const terms = new Set(queryTerms.filter((term) => languageOf(term) === language));
+  if (terms.size === 0) return 1;
+  if (hit === undefined) return 0;
+  return new Set(hit.queryTerms.filter((term) => terms.has(term))).size / terms.size;
 }
 
 /**
@@ -203,7 +242,8 @@ export function createTicketIndex(documents: readonly TicketDocument[]): TicketI
       });
       const bestMatch = matches[0]?.score ?? 0;
       const strength = bestMatch / (bestMatch + SCORE_DAMPING);
-      const hits = mergeLanguages(matches, chunks, queryLanguageOf(text)).slice(0, numberOfResults);
+      const query = { language: queryLanguageOf(text), terms: tokenizeForSearch(text) };
+      const hits = mergeLanguages(matches, chunks, query).slice(0, numberOfResults);
       const results = hits.map((hit) => toResult(chunks[hit.id] as Chunk, hit.score * strength));
       if (filter === undefined || results.length >= numberOfResults) return results;
       const found = new Set(hits.map((hit) => hit.id));

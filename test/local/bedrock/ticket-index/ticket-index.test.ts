@@ -43,38 +43,76 @@ describe('mergeLanguages: Japanese and English tickets ranked on their own scale
     { language: 'ja' },
     { language: 'ja' },
   ] as const;
-  const hits = [
-    { id: 0, score: 10 },
-    { id: 1, score: 6 },
-    { id: 2, score: 5 },
-    { id: 3, score: 4 },
-    { id: 4, score: 2 },
-    { id: 5, score: 1 },
-  ];
+  const hit = (id: number, score: number, queryTerms: string[] = []) => ({ id, score, queryTerms });
+  // Without query terms every match counts as strong: only the per-language scales are at work.
+  const asked = (language: 'en' | 'ja', terms: string[] = []) => ({ language, terms });
+  const hits = [hit(0, 10), hit(1, 6), hit(2, 5), hit(3, 4), hit(4, 2), hit(5, 1)];
 
   it("puts the inquiry's own language first, the other language's best match right after", () => {
-    const merged = mergeLanguages(hits, languages, 'en');
+    const merged = mergeLanguages(hits, languages, asked('en'));
     expect(merged.map((hit) => hit.id)).toEqual([0, 4, 1, 2, 3, 5]);
     expect(merged.map((hit) => hit.score)).toEqual([1, 0.8, 0.6, 0.5, 0.4, 0.4]);
     // Asked in Japanese, the English best (10) beats 3 × the Japanese best (2) and leads; the
     // other English hits are scaled against the Japanese best, so they no longer sink.
-    expect(mergeLanguages(hits, languages, 'ja').map((hit) => hit.id)).toEqual([0, 1, 4, 2, 3, 5]);
+    expect(mergeLanguages(hits, languages, asked('ja')).map((hit) => hit.id)).toEqual([
+      0, 1, 4, 2, 3, 5,
+    ]);
   });
 
   it('lets the other language lead when it matches over 3 times better than the own language', () => {
-    const weakEnglish = [
-      { id: 0, score: 2 },
-      { id: 4, score: 9 },
-    ];
-    expect(mergeLanguages(weakEnglish, languages, 'en')).toEqual([
+    expect(mergeLanguages([hit(0, 2), hit(4, 9)], languages, asked('en'))).toEqual([
       { id: 4, score: 1 },
       { id: 0, score: 2 / 3 },
     ]);
-    const closeEnglish = [
-      { id: 0, score: 4 },
-      { id: 4, score: 9 },
+    const closeEnglish = [hit(0, 4), hit(4, 9)];
+    expect(mergeLanguages(closeEnglish, languages, asked('en')).map((hit) => hit.id)).toEqual([
+      0, 4,
+    ]);
+  });
+
+  describe('when only the own language matches strongly', () => {
+    // 「ロックアウトされた、解除したい」 expanded with "locked out account unlock": Japanese ticket 4
+    // matches every Japanese term, ticket 5 (the other lockout ticket) fewer; the English tickets
+    // share only "out" with the question.
+    const terms = ['ロックアウト', 'ロッ', 'ック', '解除', 'locked', 'out', 'account', 'unlock'];
+    const japaneseHits = [
+      hit(4, 20, ['ロックアウト', 'ロッ', 'ック', '解除']),
+      hit(5, 10, ['ロッ', 'ック', '解除']),
     ];
-    expect(mergeLanguages(closeEnglish, languages, 'en').map((hit) => hit.id)).toEqual([0, 4]);
+    const weakEnglish = [hit(0, 3, ['out']), hit(1, 2.9, ['out'])];
+
+    it("weights the other language's weak matches down by how little of the bridge words they share", () => {
+      const merged = mergeLanguages(
+        [...japaneseHits, ...weakEnglish],
+        languages,
+        asked('ja', terms),
+      );
+      expect(merged.map((hit) => hit.id)).toEqual([4, 5, 0, 1]);
+      // 1 of 4 English terms is half of a strong match (2 of 4): weight 0.8 × 0.5.
+      expect(merged[2]?.score).toBeCloseTo(0.4);
+    });
+
+    it("keeps the other language's full weight when its best match is strong too", () => {
+      const strongEnglish = [hit(0, 6, ['locked', 'out', 'account']), hit(1, 3, ['out'])];
+      const merged = mergeLanguages(
+        [...japaneseHits, ...strongEnglish],
+        languages,
+        asked('ja', terms),
+      );
+      expect(merged.map((hit) => hit.id)).toEqual([4, 0, 5, 1]);
+      expect(merged[1]?.score).toBeCloseTo(0.8);
+    });
+
+    it('keeps the full weight when the own language matches weakly (a question about the other language)', () => {
+      const weakJapanese = [hit(4, 20, ['解除']), hit(5, 10, ['解除'])];
+      const merged = mergeLanguages(
+        [...weakJapanese, ...weakEnglish],
+        languages,
+        asked('ja', terms),
+      );
+      expect(merged.map((hit) => hit.id)).toEqual([4, 0, 1, 5]);
+      expect(merged[1]?.score).toBeCloseTo(0.8);
+    });
   });
 });
 
