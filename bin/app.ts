@@ -27,12 +27,14 @@ const webApp: WebAppInput = config.webDistPath
 const paths = {
   apiEntry: join(repositoryRoot, config.apiEntry),
   retentionEntry: join(repositoryRoot, config.retentionEntry),
+  knowledgeSyncEntry: join(repositoryRoot, 'functions/knowledge/sync-catch-up-handler.ts'),
   webApp,
   ticketsPath: join(repositoryRoot, config.ticketsPath),
 };
 const required: [path: string, what: string][] = [
   [paths.apiEntry, 'the API handler'],
   [paths.retentionEntry, 'the retention sweeper'],
+  [paths.knowledgeSyncEntry, 'the knowledge sync catch-up'],
   'prebuilt' in webApp
     ? [join(webApp.prebuilt, 'index.html'), 'the built web app (webDistPath; npm run build)']
     : [webApp.viteConfig, 'the web app'],

@@ -18,6 +18,7 @@ import { Auth, knowledgeEditorGroupName } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
 import type { KnowledgeBaseIngestionLogs } from './constructs/knowledge-base-ingestion-logs.js';
+import { KnowledgeSyncCatchUp } from './constructs/knowledge-sync-catch-up.js';
 import { OperationsMonitoring } from './constructs/operations-monitoring.js';
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
@@ -30,6 +31,8 @@ export interface ServiceDeskPaths {
   readonly apiEntry: string;
   /** The retention sweeper module (`functions/retention/handler.ts`). */
   readonly retentionEntry: string;
+  /** The knowledge sync catch-up (`functions/knowledge/sync-catch-up-handler.ts`). */
+  readonly knowledgeSyncEntry: string;
   /** The web app: built by an earlier `npm run build`, or built with Vite during synthesis. */
   readonly webApp: WebAppInput;
   /** The Knowledge Base documents (`data/tickets`); unused with `existingKnowledgeBaseId`. */
@@ -170,6 +173,16 @@ export class ServiceDeskStack extends Stack {
       logRetention,
       logRemovalPolicy: removalPolicy,
     });
+    if (publishTo) {
+      new KnowledgeSyncCatchUp(this, 'KnowledgeSyncCatchUp', {
+        entry: paths.knowledgeSyncEntry,
+        turnsTable: tables.turns,
+        knowledgeBase,
+        dataSourceId: publishTo.dataSourceId,
+        logRetention,
+        logRemovalPolicy: removalPolicy,
+      });
+    }
 
     let webAclArn = props.webAclArn ?? config.webAclArn;
     if (!webAclArn && config.enableWaf) {
@@ -200,6 +213,7 @@ export class ServiceDeskStack extends Stack {
       turnsTable: tables.turns,
       distribution: web.distribution,
       knowledgeBaseIngestion: ingestionLogs,
+      knowledgeCapture: publishTo !== undefined,
       alarmEmail: config.alarmEmail,
       ttftAlarmMs: config.ttftAlarmMs,
       modelInvocationLogging: config.modelInvocationLogging,

@@ -8,7 +8,11 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
 import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.js';
-import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
+import {
+  createDailyBudget,
+  createIssueNumbers,
+  createSyncBacklog,
+} from '../adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import {
   type ChatModel,
@@ -143,6 +147,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
       issueNumbers:
         overrides.issueNumbers ??
         createIssueNumbers({ documents, tables }, config.KNOWLEDGE_FIRST_ISSUE_ID),
+      syncBacklog: createSyncBacklog({ documents, tables }),
       config: {
         dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
         modelId: config.MODEL_ID,

@@ -16,6 +16,7 @@ import {
   type KnowledgeDocuments,
   loadSolvedInquiry,
   publishTicket,
+  type SyncBacklog,
 } from '../knowledge/publish-ticket.js';
 import {
   buildDraftRequest,
@@ -44,6 +45,7 @@ export interface KnowledgeRouteDependencies {
   /** Undefined when the deployment has no document bucket: capture answers 501. */
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers: IssueNumbers;
+  readonly syncBacklog: SyncBacklog;
   readonly config: Pick<ChatConfig, 'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs'>;
   readonly budget?: DailyBudget;
   readonly heartbeatMs: number;
@@ -163,6 +165,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         store,
         documents,
         issueNumbers: dependencies.issueNumbers,
+        syncBacklog: dependencies.syncBacklog,
         now: dependencies.now,
       });
       dependencies.recorded?.({

@@ -68,4 +68,9 @@ export const knowledgeMetrics = {
   draftsIncomplete: { name: 'KnowledgeDraftsIncomplete', unit: 'Count' },
   published: { name: 'KnowledgeTicketsPublished', unit: 'Count' },
   syncPending: { name: 'KnowledgeSyncPending', unit: 'Count' },
+  /**
+   * Per run of the sync catch-up that finds a sync owed: seconds since it was first owed (the
+   * longest a published ticket has waited to become searchable). Alarmed above an hour.
+   */
+  syncOwedSeconds: { name: 'KnowledgeSyncOwedSeconds', unit: 'Seconds' },
 } as const;

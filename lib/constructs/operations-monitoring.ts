@@ -8,6 +8,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import {
   chatMetrics,
+  knowledgeMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
 } from '../../functions/observability/metric-catalog.js';
@@ -46,6 +47,11 @@ export interface OperationsMonitoringProps {
     readonly failures: cloudwatch.IMetric;
     readonly documentsIgnored: cloudwatch.IMetric;
   };
+  /**
+   * Knowledge capture is on, with its sync catch-up: alarm when a published ticket has waited
+   * over an hour for its sync. @default false
+   */
+  readonly knowledgeCapture?: boolean;
   /** Subscribe this address to the alarm topic (it must confirm the subscription). @default none */
   readonly alarmEmail?: string;
   /** Alarm when the p90 time to first token stays above this many milliseconds. @default 15000 */
@@ -187,6 +193,20 @@ export class OperationsMonitoring extends Construct {
         description:
           'Knowledge Base ingestion: a document or an ingestion job failed (>= 1 in 5 minutes); ' +
           'run npm run ingest -- --latest for the documents and reasons.',
+      });
+    }
+
+    // The sync catch-up reports how long a sync has been owed on every run that finds one; a
+    // running job takes minutes, so an hour means the catch-up cannot start it (a permission,
+    // a data source deleted) and published tickets stay unsearchable.
+    if (props.knowledgeCapture) {
+      this.addAlarm('KnowledgeSyncOverdue', {
+        metric: chatMetric(knowledgeMetrics.syncOwedSeconds.name, 'Maximum'),
+        threshold: 3600,
+        evaluationPeriods: 1,
+        description:
+          'Knowledge capture: a published ticket has waited over an hour for its Knowledge Base ' +
+          'sync; the sync catch-up function logs why (npm run ingest starts one by hand).',
       });
     }
 

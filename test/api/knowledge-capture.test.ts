@@ -1,7 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
+import { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startKnowledgeBaseSync } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
+import { createSyncBacklog } from '../../functions/adapters/dynamodb/counters.js';
+import { catchUpKnowledgeSync } from '../../functions/knowledge/publish-ticket.js';
 import { LOCAL_DATA_SOURCE_ID } from '../../local/bedrock/local-bedrock-defaults.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
@@ -277,21 +283,99 @@ describe('knowledge editors', () => {
   });
 });
 
+/** A port nothing listens on: every call to it is refused (after the SDK's own retries). */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+describe('a sync that cannot start when the ticket is published', () => {
+  let busy: Awaited<ReturnType<typeof startTestStack>>;
+  beforeAll(async () => {
+    // The function's Bedrock Agent endpoint refuses every StartIngestionJob; retrieval and the
+    // model still answer from the local Bedrock endpoint.
+    busy = await startTestStack({
+      provisionedEnvironments: 1,
+      functionEnvironment: { BEDROCK_AGENT_ENDPOINT: `http://127.0.0.1:${await closedPort()}` },
+    });
+  });
+  afterAll(() => busy?.stop());
+
+  it('answers pending, owes the sync, and the catch-up makes the ticket searchable', async () => {
+    const user = 'editor-during-a-sync';
+    const asked = await postChat(busy.url, { message: 'プリンターで名札が白紙で出る' }, { user });
+    const [meta] = eventsNamed(asked, 'meta');
+    expect(eventsNamed(asked, 'result')[0]?.response_type).toBe('results');
+    const conversationId = meta?.conversationId as string;
+    const inquiryId = meta?.inquiryId as string;
+    const published = await callApi(
+      busy.url,
+      'POST',
+      '/api/knowledge',
+      { conversationId, inquiryId, ...quokka, subject: 'Quokka badges print blank after a sync' },
+      { user },
+    );
+    expect(published.status).toBe(201);
+    const { issueId, ingestion } = published.json as { issueId: string; ingestion: string };
+    expect(ingestion).toBe('pending');
+
+    const syncBacklog = createSyncBacklog({
+      documents: DynamoDBDocumentClient.from(
+        new DynamoDBClient({
+          endpoint: busy.dynamoDbEndpoint,
+          region: 'us-east-1',
+          credentials: localCredentials,
+        }),
+      ),
+      tables: { turns: busy.functionEnvironment.TURNS_TABLE as string },
+    });
+    expect(await syncBacklog.read()).toEqual({
+      pendingSince: expect.any(String),
+      lastPendingAt: expect.any(String),
+    });
+    const retrievedFor = async (message: string) => {
+      const asked = await postChat(busy.url, { message }, { user: 'another-staff-member' });
+      const chunks = eventsNamed(asked, 'kb_chunks')[0]?.chunks as { issue_id: string }[];
+      return chunks.map((chunk) => chunk.issue_id);
+    };
+    // Stored and recorded, but not yet in the index: no sync has run since.
+    expect(await retrievedFor('Quokka badges print blank')).not.toContain(issueId);
+
+    const agent = new BedrockAgentClient({
+      endpoint: busy.bedrock.agentEndpoint,
+      region: 'us-east-1',
+      credentials: localCredentials,
+    });
+    const caughtUp = await catchUpKnowledgeSync({
+      syncBacklog,
+      documents: {
+        startSync: () =>
+          startKnowledgeBaseSync({
+            agent,
+            knowledgeBaseId: busy.bedrock.knowledgeBaseId,
+            dataSourceId: busy.bedrock.dataSourceId,
+          }),
+      },
+    });
+    expect(caughtUp.outcome).toBe('started');
+    expect(await syncBacklog.read()).toBeUndefined();
+    expect(await retrievedFor('Quokka badges print blank')).toContain(issueId);
+  });
+});
+
 describe('a document bucket that cannot be reached', () => {
   let unreachable: LocalStack;
   beforeAll(async () => {
-    // A port nothing listens on: every S3 call is refused (after the SDK's own retries).
-    const closedPort = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as AddressInfo;
-        server.close(() => resolve(port));
-      });
-    });
     unreachable = await startTestStack({
       provisionedEnvironments: 1,
       environment: {
         DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
-        S3_ENDPOINT: `http://127.0.0.1:${closedPort}`,
+        S3_ENDPOINT: `http://127.0.0.1:${await closedPort()}`,
         KNOWLEDGE_BUCKET: 'unreachable-bucket',
         KNOWLEDGE_DATA_SOURCE_ID: LOCAL_DATA_SOURCE_ID,
       },

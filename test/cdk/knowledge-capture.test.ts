@@ -70,6 +70,46 @@ function renderedKnowledgeCaptureGrants(template: Template): CfnJson[] {
   }));
 }
 
+/** The sync catch-up function (the one with KNOWLEDGE_DATA_SOURCE_ID and no AUTH_MODE). */
+function catchUpFunctions(template: Template): [string, CfnJson][] {
+  return Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+    ([, fn]) =>
+      fn.Properties.Environment?.Variables?.KNOWLEDGE_DATA_SOURCE_ID !== undefined &&
+      fn.Properties.Environment.Variables.AUTH_MODE === undefined,
+  );
+}
+
+/** What the sync catch-up is, may do and when it runs, rendered readably. */
+function catchUpShape(template: Template) {
+  const [[functionId, fn] = []] = catchUpFunctions(template);
+  expect(functionId).toBeDefined();
+  const roleId = (fn as CfnJson).Properties.Role['Fn::GetAtt'][0];
+  const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as CfnJson[]).some((role) => role.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as CfnJson[])
+    .filter((statement) => !actionsOf(statement).some((action) => action.startsWith('logs:')))
+    .map((statement) => ({ ...statement, Resource: renderArn(statement.Resource) }));
+  const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((rule) =>
+    (rule.Properties.Targets as CfnJson[]).some(
+      (target) => target.Arn?.['Fn::GetAtt']?.[0] === functionId,
+    ),
+  );
+  const variables = (fn as CfnJson).Properties.Environment.Variables;
+  return {
+    environment: {
+      TURNS_TABLE: variables.TURNS_TABLE,
+      KNOWLEDGE_BASE_ID: renderArn(variables.KNOWLEDGE_BASE_ID),
+      KNOWLEDGE_DATA_SOURCE_ID: renderArn(variables.KNOWLEDGE_DATA_SOURCE_ID),
+    },
+    statements,
+    schedules: rules.map((rule) => ({
+      ScheduleExpression: rule.Properties.ScheduleExpression,
+      State: rule.Properties.State,
+      RetryAttempts: (rule.Properties.Targets as CfnJson[])[0]?.RetryPolicy?.MaximumRetryAttempts,
+    })),
+  };
+}
+
 describe('knowledge capture, with the Knowledge Base the stack provisions (default config)', () => {
   let synthesized: SynthesizedServiceDesk;
   let template: Template;
@@ -138,6 +178,50 @@ describe('knowledge capture, with the Knowledge Base the stack provisions (defau
     for (const statement of apiRoleStatements(template)) {
       for (const action of actionsOf(statement)) expect(action).not.toMatch(/\*/);
     }
+  });
+
+  it('runs a sync catch-up every 5 minutes that may read and clear only the owed-sync marker and start syncs of this Knowledge Base', () => {
+    const turnsTable = logicalIdOfMatching(
+      template,
+      'AWS::DynamoDB::Table',
+      /^ConversationTablesTurns/,
+    );
+    expect(catchUpShape(template)).toEqual({
+      environment: {
+        TURNS_TABLE: { Ref: turnsTable },
+        KNOWLEDGE_BASE_ID: '<KnowledgeBase.KnowledgeBaseId>',
+        KNOWLEDGE_DATA_SOURCE_ID: '<KnowledgeBaseTicketsDataSource.DataSourceId>',
+      },
+      statements: [
+        {
+          Sid: 'ReadAndClearTheOwedSyncMarker',
+          Effect: 'Allow',
+          Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem'],
+          Resource: '<ConversationTablesTurns.Arn>',
+          Condition: {
+            'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['knowledge#sync-pending'] },
+          },
+        },
+        {
+          Sid: 'StartTheOwedSync',
+          Effect: 'Allow',
+          Action: 'bedrock:StartIngestionJob',
+          Resource: '<KnowledgeBase.KnowledgeBaseArn>',
+        },
+      ],
+      schedules: [{ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED', RetryAttempts: 0 }],
+    });
+  });
+
+  it('alarms when a published ticket has waited over an hour for its sync', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'KnowledgeSyncOwedSeconds',
+      Namespace: 'ServiceDeskAssistant',
+      Statistic: 'Maximum',
+      Threshold: 3600,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
   });
 
   it('deploys the seed tickets to tickets/ with pruning, except tickets/published/', () => {
@@ -248,6 +332,18 @@ describe('knowledge capture with a reused Knowledge Base', () => {
       ]);
     });
 
+    it('runs the sync catch-up on that data source of that Knowledge Base', () => {
+      const { environment, statements } = catchUpShape(template);
+      expect(environment).toMatchObject({
+        KNOWLEDGE_BASE_ID: 'KB12345678',
+        KNOWLEDGE_DATA_SOURCE_ID: 'DS12345678',
+      });
+      expect(statements.at(-1)).toMatchObject({
+        Action: 'bedrock:StartIngestionJob',
+        Resource: 'arn:aws:bedrock:ap-northeast-1:123456789012:knowledge-base/KB12345678',
+      });
+    });
+
     it('creates no bucket or deployment for it', () => {
       template.resourcePropertiesCountIs(
         'Custom::CDKBucketDeployment',
@@ -272,6 +368,15 @@ describe('knowledge capture with a reused Knowledge Base', () => {
       for (const name of knowledgeVariables) expect(environment).not.toHaveProperty(name);
       expect(knowledgeCaptureGrants(template)).toEqual([]);
       expect(synthesized.nagFindings).toEqual([]);
+    });
+
+    it('has no sync catch-up and no overdue-sync alarm', () => {
+      expect(catchUpFunctions(template)).toEqual([]);
+      template.resourcePropertiesCountIs(
+        'AWS::CloudWatch::Alarm',
+        { MetricName: 'KnowledgeSyncOwedSeconds' },
+        0,
+      );
     });
 
     it('still has the editors group, so membership can be prepared before capture is on', () => {

@@ -109,9 +109,9 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
 
   it('keeps the logs of every function, CDK providers included, for logRetentionDays', () => {
     const retention = logRetentionByFunction(template);
-    // The API, the retention sweeper, the vector-index wait, and CDK's BucketDeployment and
-    // AwsCustomResource providers.
-    expect(Object.keys(retention)).toHaveLength(5);
+    // The API, the retention sweeper, the knowledge sync catch-up, the vector-index wait, and
+    // CDK's BucketDeployment and AwsCustomResource providers.
+    expect(Object.keys(retention)).toHaveLength(6);
     expect(new Set(Object.values(retention))).toEqual(new Set([30]));
   });
 

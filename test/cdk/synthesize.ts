@@ -13,6 +13,7 @@ const fixture = (path: string) => fileURLToPath(new URL(`./fixtures/${path}`, im
 export const fixturePaths = {
   apiEntry: fixture('api-handler.ts'),
   retentionEntry: fixture('retention-handler.ts'),
+  knowledgeSyncEntry: fixture('knowledge-sync-handler.ts'),
   webApp: { prebuilt: fixture('web-dist') },
   ticketsPath: fixture('tickets'),
 };

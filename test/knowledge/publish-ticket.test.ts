@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ConversationStore } from '../../functions/chat/ports.js';
 import type { PublishKnowledgeRequest } from '../../functions/contract/knowledge.js';
 import {
+  catchUpKnowledgeSync,
   type IssueNumbers,
   type KnowledgeDocuments,
+  type PendingSync,
   publishTicket,
+  type SyncBacklog,
 } from '../../functions/knowledge/publish-ticket.js';
 import type { TicketDocumentFiles } from '../../functions/knowledge/ticket-document.js';
 import { alice, results } from '../support/chat-core-harness.js';
@@ -15,7 +18,9 @@ import { createInMemoryConversationStore } from '../support/in-memory-conversati
  * published ticket or nothing.
  */
 
-function recordingDocuments(failures: { write?: Error; record?: Error; sync?: Error } = {}) {
+function recordingDocuments(
+  failures: { write?: Error; record?: Error; sync?: Error; syncRunning?: boolean } = {},
+) {
   const log: string[] = [];
   const stored = new Map<string, string>();
   const documents: KnowledgeDocuments = {
@@ -34,10 +39,27 @@ function recordingDocuments(failures: { write?: Error; record?: Error; sync?: Er
     async startSync() {
       log.push('sync');
       if (failures.sync) throw failures.sync;
-      return 'started';
+      return failures.syncRunning ? 'pending' : 'started';
     },
   };
   return { documents, log, stored };
+}
+
+/** The owed-sync marker in memory, with the conditional clear of the DynamoDB one. */
+function recordingBacklog(options: { markFails?: Error } = {}) {
+  let marker: PendingSync | undefined;
+  const backlog: SyncBacklog = {
+    async markPending(at) {
+      if (options.markFails) throw options.markFails;
+      const iso = at.toISOString();
+      marker = { pendingSince: marker?.pendingSince ?? iso, lastPendingAt: iso };
+    },
+    read: async () => marker,
+    async clear(seen) {
+      if (marker?.lastPendingAt === seen.lastPendingAt) marker = undefined;
+    },
+  };
+  return { backlog, marker: () => marker };
 }
 
 function counter(): IssueNumbers {
@@ -84,6 +106,7 @@ const publishDraft = (
       store,
       documents,
       issueNumbers: counter(),
+      syncBacklog: recordingBacklog().backlog,
       now,
     },
   );
@@ -97,6 +120,7 @@ describe('publishing a ticket', () => {
       store,
       documents,
       issueNumbers: counter(),
+      syncBacklog: recordingBacklog().backlog,
       now,
     });
     expect(published).toEqual({ issueId: '900001', ingestion: 'started' });
@@ -117,7 +141,13 @@ describe('publishing a ticket', () => {
   it('refuses a second publish of the same inquiry with the first ticket’s number', async () => {
     const { store, conversationId, inquiryId } = await solvedInquiry();
     const { documents, log } = recordingDocuments();
-    const dependencies = { store, documents, issueNumbers: counter(), now };
+    const dependencies = {
+      store,
+      documents,
+      issueNumbers: counter(),
+      syncBacklog: recordingBacklog().backlog,
+      now,
+    };
     await publishTicket(alice, { conversationId, inquiryId, ...draft }, dependencies);
     await expect(
       publishTicket(alice, { conversationId, inquiryId, ...draft }, dependencies),
@@ -154,12 +184,54 @@ describe('publishing a ticket', () => {
     expect(stored.size).toBe(0);
   });
 
-  it('keeps a recorded ticket when the sync cannot start: ingestion pending', async () => {
-    const { store, conversationId, inquiryId } = await solvedInquiry();
-    const { documents, stored } = recordingDocuments({ sync: new Error('throttled') });
-    const published = await publishDraft(store, documents, conversationId, inquiryId);
-    expect(published.ingestion).toBe('pending');
-    expect(stored.size).toBe(2);
+  it('keeps a recorded ticket when the sync cannot start: ingestion pending, a sync owed', async () => {
+    for (const failure of [{ sync: new Error('throttled') }, { syncRunning: true }]) {
+      const { store, conversationId, inquiryId } = await solvedInquiry();
+      const { documents, stored } = recordingDocuments(failure);
+      const { backlog, marker } = recordingBacklog();
+      const published = await publishTicket(
+        alice,
+        { conversationId, inquiryId, ...draft },
+        { store, documents, issueNumbers: counter(), syncBacklog: backlog, now },
+      );
+      expect(published.ingestion).toBe('pending');
+      expect(stored.size).toBe(2);
+      expect(marker()).toEqual({
+        pendingSince: '2026-12-01T10:00:00.000Z',
+        lastPendingAt: '2026-12-01T10:00:00.000Z',
+      });
+    }
+  });
+
+  it('owes no sync when it started, and still publishes when the owed sync cannot be noted', async () => {
+    const started = await solvedInquiry();
+    const { backlog, marker } = recordingBacklog();
+    await publishTicket(
+      alice,
+      { conversationId: started.conversationId, inquiryId: started.inquiryId, ...draft },
+      {
+        store: started.store,
+        documents: recordingDocuments().documents,
+        issueNumbers: counter(),
+        syncBacklog: backlog,
+        now,
+      },
+    );
+    expect(marker()).toBeUndefined();
+
+    const pending = await solvedInquiry();
+    const published = await publishTicket(
+      alice,
+      { conversationId: pending.conversationId, inquiryId: pending.inquiryId, ...draft },
+      {
+        store: pending.store,
+        documents: recordingDocuments({ syncRunning: true }).documents,
+        issueNumbers: counter(),
+        syncBacklog: recordingBacklog({ markFails: new Error('table unavailable') }).backlog,
+        now,
+      },
+    );
+    expect(published).toEqual({ issueId: '900001', ingestion: 'pending' });
   });
 
   it('refuses an unsolved inquiry, an unknown inquiry and another owner’s conversation, writing nothing', async () => {
@@ -167,7 +239,13 @@ describe('publishing a ticket', () => {
     const question = await store.appendUserTurn(alice, { text: 'ログインできない' });
     const { conversationId } = question.conversation;
     const { documents, log } = recordingDocuments();
-    const dependencies = { store, documents, issueNumbers: counter(), now };
+    const dependencies = {
+      store,
+      documents,
+      issueNumbers: counter(),
+      syncBacklog: recordingBacklog().backlog,
+      now,
+    };
     await expect(
       publishTicket(
         alice,
@@ -210,5 +288,64 @@ describe('publishing a ticket', () => {
       ),
     ).rejects.toMatchObject({ statusCode: 404 });
     expect(log).toEqual([]);
+  });
+});
+
+describe('the sync catch-up', () => {
+  it('makes no Bedrock call when no sync is owed', async () => {
+    const { documents, log } = recordingDocuments();
+    const { backlog } = recordingBacklog();
+    expect(await catchUpKnowledgeSync({ syncBacklog: backlog, documents })).toEqual({
+      outcome: 'idle',
+    });
+    expect(log).toEqual([]);
+  });
+
+  it('starts the owed sync and clears the marker; keeps it while a sync still runs', async () => {
+    const { backlog, marker } = recordingBacklog();
+    await backlog.markPending(new Date('2026-12-01T10:00:00Z'));
+    await backlog.markPending(new Date('2026-12-01T10:03:00Z'));
+
+    const running = recordingDocuments({ syncRunning: true });
+    expect(
+      await catchUpKnowledgeSync({ syncBacklog: backlog, documents: running.documents }),
+    ).toEqual({
+      outcome: 'still_pending',
+      pendingSince: '2026-12-01T10:00:00.000Z',
+    });
+    expect(marker()).toBeDefined();
+
+    const free = recordingDocuments();
+    expect(await catchUpKnowledgeSync({ syncBacklog: backlog, documents: free.documents })).toEqual(
+      {
+        outcome: 'started',
+        pendingSince: '2026-12-01T10:00:00.000Z',
+      },
+    );
+    expect(free.log).toEqual(['sync']);
+    expect(marker()).toBeUndefined();
+  });
+
+  it('keeps the marker when a publish marked it again while the sync was being started', async () => {
+    const { backlog, marker } = recordingBacklog();
+    await backlog.markPending(new Date('2026-12-01T10:00:00Z'));
+    const documents: Pick<KnowledgeDocuments, 'startSync'> = {
+      async startSync() {
+        await backlog.markPending(new Date('2026-12-01T10:05:00Z'));
+        return 'started';
+      },
+    };
+    await catchUpKnowledgeSync({ syncBacklog: backlog, documents });
+    expect(marker()?.lastPendingAt).toBe('2026-12-01T10:05:00.000Z');
+  });
+
+  it('fails loudly when the sync cannot be started at all, keeping the marker', async () => {
+    const { backlog, marker } = recordingBacklog();
+    await backlog.markPending(new Date('2026-12-01T10:00:00Z'));
+    const { documents } = recordingDocuments({ sync: new Error('AccessDenied') });
+    await expect(catchUpKnowledgeSync({ syncBacklog: backlog, documents })).rejects.toThrow(
+      'AccessDenied',
+    );
+    expect(marker()).toBeDefined();
   });
 });

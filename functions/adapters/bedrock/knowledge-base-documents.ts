@@ -42,7 +42,6 @@ export function createKnowledgeBaseDocuments(
         ContentType: contentType,
       }),
     );
-  const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   return {
     async write(files: TicketDocumentFiles) {
       // The sidecar first: a sync that runs between the two writes sees either nothing (a
@@ -59,28 +58,40 @@ export function createKnowledgeBaseDocuments(
         );
       }
     },
-    async startSync() {
-      const delays = options.syncRetryDelaysMs ?? [1000, 2000, 4000];
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await options.agent.send(
-            new StartIngestionJobCommand({
-              knowledgeBaseId: options.knowledgeBaseId,
-              dataSourceId: options.dataSourceId,
-              description: options.syncDescription ?? 'Knowledge capture: a published ticket',
-            }),
-          );
-          return 'started';
-        } catch (error) {
-          if (!(error instanceof ConflictException)) throw error;
-          const delay = delays[attempt];
-          // Still running: the ticket is in the bucket, and the next sync embeds it.
-          if (delay === undefined) return 'pending';
-          await sleep(delay);
-        }
-      }
-    },
+    startSync: () => startKnowledgeBaseSync(options),
   };
+}
+
+/**
+ * `StartIngestionJob` on the data source; a refusal because a job is running (one per data source
+ * at a time) is retried after each of `syncRetryDelaysMs`, then reported as `pending`.
+ */
+export async function startKnowledgeBaseSync(
+  options: Pick<
+    KnowledgeBaseDocumentsOptions,
+    'agent' | 'knowledgeBaseId' | 'dataSourceId' | 'syncRetryDelaysMs' | 'syncDescription' | 'sleep'
+  >,
+): Promise<'started' | 'pending'> {
+  const delays = options.syncRetryDelaysMs ?? [1000, 2000, 4000];
+  const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await options.agent.send(
+        new StartIngestionJobCommand({
+          knowledgeBaseId: options.knowledgeBaseId,
+          dataSourceId: options.dataSourceId,
+          description: options.syncDescription ?? 'Knowledge capture: a published ticket',
+        }),
+      );
+      return 'started';
+    } catch (error) {
+      if (!(error instanceof ConflictException)) throw error;
+      const delay = delays[attempt];
+      // Still running: the ticket is in the bucket; the sync catch-up starts the job it is owed.
+      if (delay === undefined) return 'pending';
+      await sleep(delay);
+    }
+  }
 }
 
 /**

@@ -1,22 +1,26 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DailyBudget, Owner } from '../../chat/ports.js';
-import type { IssueNumbers } from '../../knowledge/publish-ticket.js';
+import type { IssueNumbers, PendingSync, SyncBacklog } from '../../knowledge/publish-ticket.js';
 import { ownerIdOf } from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
+
+/** What a counter needs of the store: the client and the Turns table. */
+type CounterContext = Pick<StoreContext, 'documents'> & {
+  readonly tables: Pick<StoreContext['tables'], 'turns'>;
+};
 
 /*
  * Atomic counters kept as items of the Turns table, beside the idempotency markers, under keys
  * that can never look like a conversation key (which ends in a ULID), at seq 0: the daily token
- * budget per owner and the ticket numbers of published knowledge per tenant.
+ * budget per owner, the ticket numbers of published knowledge per tenant, and the marker of a
+ * Knowledge Base sync that is owed.
  */
 
 /**
  * The daily token budget: one counter per owner and UTC day (`ownerId#budget#2026-12-01`). Two
  * days of TTL: only today's counter matters.
  */
-export function createDailyBudget(
-  context: Pick<StoreContext, 'documents' | 'tables'>,
-): DailyBudget {
+export function createDailyBudget(context: CounterContext): DailyBudget {
   const keyOf = (owner: Owner, day: string) => ({
     conversationKey: `${ownerIdOf(owner)}#budget#${day}`,
     seq: 0,
@@ -61,10 +65,7 @@ export function createDailyBudget(
  * (`<tenant>#knowledge#issue-number`). No TTL: a number is never handed out twice. A publish
  * that fails after taking a number leaves a gap, which costs nothing.
  */
-export function createIssueNumbers(
-  context: Pick<StoreContext, 'documents' | 'tables'>,
-  firstIssueId: number,
-): IssueNumbers {
+export function createIssueNumbers(context: CounterContext, firstIssueId: number): IssueNumbers {
   return {
     async next(tenantId) {
       const response = await context.documents.send(
@@ -80,6 +81,59 @@ export function createIssueNumbers(
       if (!Number.isSafeInteger(issued) || issued < 1)
         throw new Error(`The issue-number counter returned ${String(response.Attributes?.issued)}`);
       return String(firstIssueId + issued - 1);
+    },
+  };
+}
+
+/** The one marker of an owed sync (`knowledge#sync-pending`): the deployment has one data source. */
+export const SYNC_BACKLOG_KEY = { conversationKey: 'knowledge#sync-pending', seq: 0 };
+
+/**
+ * The owed-sync marker (`SyncBacklog`): set by a publish whose sync could not start, read and
+ * cleared by the sync catch-up. Clearing is conditional on the last mark it read, so a publish
+ * that marks it again meanwhile is never lost.
+ */
+export function createSyncBacklog(context: CounterContext): SyncBacklog {
+  return {
+    async markPending(at) {
+      await context.documents.send(
+        new UpdateCommand({
+          TableName: context.tables.turns,
+          Key: SYNC_BACKLOG_KEY,
+          UpdateExpression:
+            'SET lastPendingAt = :at, pendingSince = if_not_exists(pendingSince, :at)',
+          ExpressionAttributeValues: { ':at': at.toISOString() },
+        }),
+      );
+    },
+    async read() {
+      const { Item } = await context.documents.send(
+        new GetCommand({
+          TableName: context.tables.turns,
+          Key: SYNC_BACKLOG_KEY,
+          ConsistentRead: true,
+        }),
+      );
+      if (Item === undefined) return undefined;
+      return {
+        pendingSince: String(Item.pendingSince),
+        lastPendingAt: String(Item.lastPendingAt),
+      };
+    },
+    async clear(seen: PendingSync) {
+      try {
+        await context.documents.send(
+          new DeleteCommand({
+            TableName: context.tables.turns,
+            Key: SYNC_BACKLOG_KEY,
+            ConditionExpression: 'lastPendingAt = :seen',
+            ExpressionAttributeValues: { ':seen': seen.lastPendingAt },
+          }),
+        );
+      } catch (error) {
+        // Marked again after it was read: that publish is owed a sync too; the next run starts it.
+        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      }
     },
   };
 }

@@ -100,7 +100,7 @@ export const ja = {
   knowledgePublishing: '公開中…',
   knowledgePublished: 'ナレッジ #{id} として公開済み',
   knowledgeIngestionPending:
-    '同期がすでに実行中だったため、このチケットは次回の同期（次のナレッジ公開時、または管理者による同期）から検索できるようになります。',
+    '同期がすでに実行中だったため、このチケットはその同期の後に自動で同期され、検索できるようになります（通常 15 分以内）。',
   knowledgeIncomplete: 'AI の下書きは途中までです。残りを入力してから公開してください。',
   knowledgeDraftFailed: '下書きを作成できませんでした。',
   knowledgeDraftCut: '下書きの受信が途中で切れました。',
@@ -217,7 +217,7 @@ export const en = {
   knowledgePublishing: 'Publishing…',
   knowledgePublished: 'Published as knowledge #{id}',
   knowledgeIngestionPending:
-    'A sync was already running: this ticket becomes searchable with the next sync (the next publish, or one an administrator starts).',
+    'A sync was already running: this ticket is synced automatically after it and becomes searchable, usually within 15 minutes.',
   knowledgeIncomplete: 'The AI draft is incomplete. Fill in the rest before publishing.',
   knowledgeDraftFailed: 'The draft could not be written.',
   knowledgeDraftCut: 'The draft stopped arriving midway.',
