@@ -27,7 +27,7 @@ const webApp: WebAppInput = config.webDistPath
 const paths = {
   apiEntry: join(repositoryRoot, config.apiEntry),
   retentionEntry: join(repositoryRoot, config.retentionEntry),
-  knowledgeSyncEntry: join(repositoryRoot, 'functions/knowledge/sync-catch-up-handler.ts'),
+  knowledgeSyncEntry: join(repositoryRoot, 'functions/knowledge-sync/handler.ts'),
   webApp,
   ticketsPath: join(repositoryRoot, config.ticketsPath),
 };

@@ -31,7 +31,7 @@ export interface ServiceDeskPaths {
   readonly apiEntry: string;
   /** The retention sweeper module (`functions/retention/handler.ts`). */
   readonly retentionEntry: string;
-  /** The knowledge sync catch-up (`functions/knowledge/sync-catch-up-handler.ts`). */
+  /** The knowledge sync catch-up (`functions/knowledge-sync/handler.ts`). */
   readonly knowledgeSyncEntry: string;
   /** The web app: built by an earlier `npm run build`, or built with Vite during synthesis. */
   readonly webApp: WebAppInput;
@@ -173,7 +173,8 @@ export class ServiceDeskStack extends Stack {
       logRetention,
       logRemovalPolicy: removalPolicy,
     });
-    if (publishTo) {
+    const knowledgeSyncCatchUp =
+      publishTo &&
       new KnowledgeSyncCatchUp(this, 'KnowledgeSyncCatchUp', {
         entry: paths.knowledgeSyncEntry,
         turnsTable: tables.turns,
@@ -182,7 +183,6 @@ export class ServiceDeskStack extends Stack {
         logRetention,
         logRemovalPolicy: removalPolicy,
       });
-    }
 
     let webAclArn = props.webAclArn ?? config.webAclArn;
     if (!webAclArn && config.enableWaf) {
@@ -213,7 +213,7 @@ export class ServiceDeskStack extends Stack {
       turnsTable: tables.turns,
       distribution: web.distribution,
       knowledgeBaseIngestion: ingestionLogs,
-      knowledgeCapture: publishTo !== undefined,
+      knowledgeSyncCatchUp: knowledgeSyncCatchUp?.function,
       alarmEmail: config.alarmEmail,
       ttftAlarmMs: config.ttftAlarmMs,
       modelInvocationLogging: config.modelInvocationLogging,

@@ -8,12 +8,9 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
 import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.js';
-import {
-  createDailyBudget,
-  createIssueNumbers,
-  createSyncBacklog,
-} from '../adapters/dynamodb/counters.js';
+import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
+import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
 import {
   type ChatModel,
   type ConversationStore,

@@ -11,12 +11,12 @@ import {
   publishKnowledgeRequestSchema,
   publishKnowledgeResponseSchema,
 } from '../contract/knowledge.js';
+import type { SyncBacklog } from '../knowledge/owed-sync.js';
 import {
   type IssueNumbers,
   type KnowledgeDocuments,
   loadSolvedInquiry,
   publishTicket,
-  type SyncBacklog,
 } from '../knowledge/publish-ticket.js';
 import {
   buildDraftRequest,

@@ -8,6 +8,7 @@ import {
   type PublishKnowledgeRequest,
   type PublishKnowledgeResponse,
 } from '../contract/knowledge.js';
+import type { SyncBacklog } from './owed-sync.js';
 import {
   renderTicketDocuments,
   type TicketDocumentFiles,
@@ -29,27 +30,6 @@ export interface KnowledgeDocuments {
   remove(names: TicketDocumentNames): Promise<void>;
   /** Starts a sync of the data source: `pending` when one is running and does not make way. */
   startSync(): Promise<PublishKnowledgeResponse['ingestion']>;
-}
-
-/**
- * Published tickets whose sync could not start (one was running, or the start failed): a
- * running job started before their documents were written, so another job must follow it.
- * One marker per deployment; the sync catch-up (`catchUpKnowledgeSync`) starts that job.
- */
-export interface SyncBacklog {
-  /** Notes that a sync is owed; the first time a sync was owed is kept. */
-  markPending(at: Date): Promise<void>;
-  /** The owed sync, if any. */
-  read(): Promise<PendingSync | undefined>;
-  /** Clears the marker, unless another publish marked it again after `seen` was read. */
-  clear(seen: PendingSync): Promise<void>;
-}
-
-export interface PendingSync {
-  /** When a sync was first owed (ISO 8601): how long published tickets have waited. */
-  readonly pendingSince: string;
-  /** When a sync was last owed (ISO 8601). */
-  readonly lastPendingAt: string;
 }
 
 /** Ticket numbers for published tickets, never handed out twice. */
@@ -150,9 +130,10 @@ export async function publishTicket(
     });
   } catch (error) {
     // Refused for certain (published meanwhile by another tab, conversation deleted): the
-    // documents must go. An unknown outcome (store unavailable) leaves them: the record may
-    // exist, and a ticket without a record is still a correct ticket.
+    // documents must go. An unknown outcome (store unavailable) leaves them — the record may
+    // exist, and a ticket without a record is still a correct ticket — so it is owed a sync.
     if (isDefiniteRefusal(error)) await removeQuietly(documents, files);
+    else await oweSync(dependencies, publishedAt);
     throw error;
   }
 
@@ -164,40 +145,18 @@ export async function publishTicket(
     console.error('could not start the Knowledge Base sync after a publish', error);
     ingestion = 'pending';
   }
-  if (ingestion === 'pending') {
-    // The sync catch-up starts the owed job within minutes. Should even the marker fail, the
-    // next publish, deploy or `npm run ingest` still embeds the ticket.
-    await dependencies.syncBacklog
-      .markPending(publishedAt)
-      .catch((error: unknown) => console.error('could not note the owed sync', error));
-  }
+  if (ingestion === 'pending') await oweSync(dependencies, publishedAt);
   return { issueId, ingestion };
 }
 
-export type CatchUpOutcome =
-  /** Nothing was owed: no Bedrock call was made. */
-  | { readonly outcome: 'idle' }
-  /** The owed sync started; the marker is cleared. */
-  | { readonly outcome: 'started'; readonly pendingSince: string }
-  /** A sync is still running: the marker stays for the next run. */
-  | { readonly outcome: 'still_pending'; readonly pendingSince: string };
-
 /**
- * The sync catch-up (run on a schedule): when a sync is owed, starts it; the marker is cleared
- * only once a job has started after it was read, so a ticket is never left out of every sync.
+ * Marks a sync as owed: the sync catch-up starts it within minutes. Should even the mark fail,
+ * the next publish, deploy or `npm run ingest` still embeds the ticket.
  */
-export async function catchUpKnowledgeSync(dependencies: {
-  readonly syncBacklog: SyncBacklog;
-  readonly documents: Pick<KnowledgeDocuments, 'startSync'>;
-}): Promise<CatchUpOutcome> {
-  const pending = await dependencies.syncBacklog.read();
-  if (pending === undefined) return { outcome: 'idle' };
-  const { pendingSince } = pending;
-  if ((await dependencies.documents.startSync()) === 'pending') {
-    return { outcome: 'still_pending', pendingSince };
-  }
-  await dependencies.syncBacklog.clear(pending);
-  return { outcome: 'started', pendingSince };
+async function oweSync(dependencies: PublishDependencies, at: Date): Promise<void> {
+  await dependencies.syncBacklog
+    .markPending(at)
+    .catch((error: unknown) => console.error('could not note the owed sync', error));
 }
 
 function isDefiniteRefusal(error: unknown): boolean {

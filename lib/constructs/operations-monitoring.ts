@@ -48,10 +48,10 @@ export interface OperationsMonitoringProps {
     readonly documentsIgnored: cloudwatch.IMetric;
   };
   /**
-   * Knowledge capture is on, with its sync catch-up: alarm when a published ticket has waited
-   * over an hour for its sync. @default false
+   * Knowledge capture's sync catch-up, when capture is on: alarm when it keeps failing, and when
+   * a published ticket has waited over an hour for its sync. @default none
    */
-  readonly knowledgeCapture?: boolean;
+  readonly knowledgeSyncCatchUp?: lambda.IFunction;
   /** Subscribe this address to the alarm topic (it must confirm the subscription). @default none */
   readonly alarmEmail?: string;
   /** Alarm when the p90 time to first token stays above this many milliseconds. @default 15000 */
@@ -196,10 +196,24 @@ export class OperationsMonitoring extends Construct {
       });
     }
 
-    // The sync catch-up reports how long a sync has been owed on every run that finds one; a
-    // running job takes minutes, so an hour means the catch-up cannot start it (a permission,
-    // a data source deleted) and published tickets stay unsearchable.
-    if (props.knowledgeCapture) {
+    // --- Knowledge capture's sync catch-up ----------------------------------------------------
+    // It reports how long a sync has been owed on every run that finds one; a running job takes
+    // minutes, so an hour means the catch-up cannot start it (a permission, a data source
+    // deleted) and published tickets stay unsearchable. A catch-up that fails before it can
+    // report (its settings, its read of the mark) sends no data at all, which the overdue alarm
+    // treats as fine: its own errors, three runs in a row, cover that.
+    if (props.knowledgeSyncCatchUp) {
+      this.addAlarm('KnowledgeSyncCatchUpErrors', {
+        metric: props.knowledgeSyncCatchUp.metricErrors({
+          period: Duration.minutes(5),
+          statistic: 'Sum',
+        }),
+        threshold: 1,
+        evaluationPeriods: 3,
+        description:
+          'Knowledge capture: the sync catch-up function failed in three 5-minute periods in a ' +
+          'row; see its log group. Published tickets may not become searchable.',
+      });
       this.addAlarm('KnowledgeSyncOverdue', {
         metric: chatMetric(knowledgeMetrics.syncOwedSeconds.name, 'Maximum'),
         threshold: 3600,

@@ -1,14 +1,14 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ttlDeletionIdentity } from '../../functions/adapters/dynamodb/table-definitions.js';
-import { nodeFunctionBundling } from './api-function.js';
+import { createAppFunction } from './api-function.js';
 
 export interface RetentionSweeperProps {
   /** The handler module, e.g. `functions/retention/handler.ts`. */
@@ -42,32 +42,19 @@ export class RetentionSweeper extends Construct {
 
   constructor(scope: Construct, id: string, props: RetentionSweeperProps) {
     super(scope, id);
-    this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
-    });
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Service-desk retention sweeper: deletes the turns of expired conversations',
-    });
-    this.logGroup.grantWrite(this.role);
-
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
+    const created = createAppFunction(this, {
       entry: props.entry,
-      handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
+      description: 'Service-desk retention sweeper: deletes the turns of expired conversations',
       memorySize: 256,
       // A batch of 100 conversations, each a query and a few batch deletes.
       timeout: Duration.minutes(5),
-      role: this.role,
-      logGroup: this.logGroup,
-      environment: {
-        TURNS_TABLE: props.turnsTable.tableName,
-        NODE_OPTIONS: '--enable-source-maps',
-      },
-      bundling: nodeFunctionBundling,
+      environment: { TURNS_TABLE: props.turnsTable.tableName },
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
     });
+    this.function = created.function;
+    this.role = created.role;
+    this.logGroup = created.logGroup;
 
     this.role.addToPolicy(
       new iam.PolicyStatement({
@@ -118,12 +105,6 @@ export class RetentionSweeper extends Construct {
       reason:
         'dynamodb:ListStreams takes no resource (added by the stream event source); every other ' +
         'grant of this role names the Turns table, the Conversations stream or the failure queue.',
-    });
-    Validations.of(this.function).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'Node.js 22 is pinned on purpose, as for the API function: the bundle targets node22 ' +
-        'and the tests run the same major version.',
     });
   }
 }

@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createSyncBacklog } from '../../functions/adapters/dynamodb/counters.js';
-import type { SyncBacklog } from '../../functions/knowledge/publish-ticket.js';
+import { createSyncBacklog } from '../../functions/adapters/dynamodb/sync-backlog.js';
+import type { SyncBacklog } from '../../functions/knowledge/owed-sync.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,
@@ -16,7 +16,7 @@ import { createTestTables, type TestTables } from '../support/dynamodb-test-tabl
 let t: TestTables;
 let bedrock: LocalBedrockServer;
 let backlog: SyncBacklog;
-let handler: typeof import('../../functions/knowledge/sync-catch-up-handler.js').handler;
+let handler: typeof import('../../functions/knowledge-sync/handler.js').handler;
 
 beforeAll(async () => {
   t = await createTestTables('sync');
@@ -34,7 +34,7 @@ beforeAll(async () => {
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
   vi.stubEnv('POWERTOOLS_DEV', 'false');
-  ({ handler } = await import('../../functions/knowledge/sync-catch-up-handler.js'));
+  ({ handler } = await import('../../functions/knowledge-sync/handler.js'));
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
@@ -87,25 +87,23 @@ describe('the sync catch-up handler', () => {
   });
 });
 
-describe('the owed-sync marker on DynamoDB', () => {
-  it('keeps the first time a sync was owed and the last', async () => {
+describe('the owed-sync mark on DynamoDB', () => {
+  it('keeps the first time a sync was owed and counts the marks', async () => {
     await backlog.markPending(new Date('2026-12-01T11:00:00Z'));
     await backlog.markPending(new Date('2026-12-01T11:04:00Z'));
-    expect(await backlog.read()).toEqual({
-      pendingSince: '2026-12-01T11:00:00.000Z',
-      lastPendingAt: '2026-12-01T11:04:00.000Z',
-    });
+    expect(await backlog.read()).toEqual({ pendingSince: '2026-12-01T11:00:00.000Z', marks: 2 });
   });
 
-  it('is not cleared by a run that read it before another publish marked it again', async () => {
+  it('is not cleared by a run that read it before another publish marked it again, even at the same instant', async () => {
     const seen = await backlog.read();
-    await backlog.markPending(new Date('2026-12-01T11:09:00Z'));
-    await backlog.clear(seen as NonNullable<typeof seen>);
-    expect((await backlog.read())?.lastPendingAt).toBe('2026-12-01T11:09:00.000Z');
+    if (seen === undefined) throw new Error('expected the mark of the previous test');
+    await backlog.markPending(new Date('2026-12-01T11:04:00Z'));
+    await backlog.clear(seen);
+    expect(await backlog.read()).toEqual({ pendingSince: '2026-12-01T11:00:00.000Z', marks: 3 });
 
-    await backlog.clear((await backlog.read()) as NonNullable<typeof seen>);
+    await backlog.clear({ pendingSince: seen.pendingSince, marks: 3 });
     expect(await backlog.read()).toBeUndefined();
     // Clearing what is already gone is no error (two runs may overlap).
-    await backlog.clear({ pendingSince: 'x', lastPendingAt: 'y' });
+    await backlog.clear({ pendingSince: seen.pendingSince, marks: 3 });
   });
 });

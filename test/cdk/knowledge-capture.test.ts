@@ -211,6 +211,24 @@ describe('knowledge capture, with the Knowledge Base the stack provisions (defau
       ],
       schedules: [{ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED', RetryAttempts: 0 }],
     });
+    // Nor does Lambda retry a failed run on its own: the next scheduled run does.
+    const [[functionId] = []] = catchUpFunctions(template);
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId },
+      MaximumRetryAttempts: 0,
+    });
+  });
+
+  it('alarms when the sync catch-up fails three runs in a row', () => {
+    const [[functionId] = []] = catchUpFunctions(template);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+    });
   });
 
   it('alarms when a published ticket has waited over an hour for its sync', () => {
@@ -370,8 +388,9 @@ describe('knowledge capture with a reused Knowledge Base', () => {
       expect(synthesized.nagFindings).toEqual([]);
     });
 
-    it('has no sync catch-up and no overdue-sync alarm', () => {
+    it('has no sync catch-up and no alarms of it', () => {
       expect(catchUpFunctions(template)).toEqual([]);
+      template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'Errors' }, 1);
       template.resourcePropertiesCountIs(
         'AWS::CloudWatch::Alarm',
         { MetricName: 'KnowledgeSyncOwedSeconds' },

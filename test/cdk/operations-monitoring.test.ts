@@ -98,8 +98,8 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
   it('notifies the topic from every alarm, on alarm and on recovery, treating no data as fine', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     // 3 API function, 1 CloudFront, 3 chat metrics, 2 × 2 tables, 1 Knowledge Base ingestion,
-    // 1 overdue knowledge sync.
-    expect(alarms).toHaveLength(13);
+    // 2 knowledge sync catch-up (its errors, a sync overdue).
+    expect(alarms).toHaveLength(14);
     for (const { Properties } of alarms) {
       expect(Properties).toMatchObject({
         TreatMissingData: 'notBreaching',

@@ -85,7 +85,8 @@ describe('npm run eval options', () => {
 // the wider glossary and the strong-match condition: overall recall@1 74.8%, recall@3 91.9%,
 // recall@8 97.8%, MRR 0.875; same-language recall@3 95.3%, MRR 0.975; cross-language recall@8
 // 94.9% with the glossary, 69.2% without), so a regression fails. Where a product target is met
-// (same-language recall@3 ≥ 95%), the floor is the target.
+// (same-language recall@3 ≥ 95%), the floor is the target. The figures are the same to the
+// last digit on Node 20.20 and 22.23 (ICU 78.2 and 78.3, whose word segmenter the index uses).
 describe('retrieval evaluation against the local Knowledge Base', () => {
   let bedrock: LocalBedrockServer;
   let withGlossary: EvaluationReport;

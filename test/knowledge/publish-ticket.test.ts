@@ -3,11 +3,14 @@ import type { ConversationStore } from '../../functions/chat/ports.js';
 import type { PublishKnowledgeRequest } from '../../functions/contract/knowledge.js';
 import {
   catchUpKnowledgeSync,
+  type PendingSync,
+  type SyncBacklog,
+} from '../../functions/knowledge/owed-sync.js';
+import {
   type IssueNumbers,
   type KnowledgeDocuments,
-  type PendingSync,
+  type PublishDependencies,
   publishTicket,
-  type SyncBacklog,
 } from '../../functions/knowledge/publish-ticket.js';
 import type { TicketDocumentFiles } from '../../functions/knowledge/ticket-document.js';
 import { alice, results } from '../support/chat-core-harness.js';
@@ -45,21 +48,23 @@ function recordingDocuments(
   return { documents, log, stored };
 }
 
-/** The owed-sync marker in memory, with the conditional clear of the DynamoDB one. */
+/** The owed-sync mark in memory, with the conditional clear of the DynamoDB one. */
 function recordingBacklog(options: { markFails?: Error } = {}) {
-  let marker: PendingSync | undefined;
+  let mark: PendingSync | undefined;
   const backlog: SyncBacklog = {
     async markPending(at) {
       if (options.markFails) throw options.markFails;
-      const iso = at.toISOString();
-      marker = { pendingSince: marker?.pendingSince ?? iso, lastPendingAt: iso };
+      mark = {
+        pendingSince: mark?.pendingSince ?? at.toISOString(),
+        marks: (mark?.marks ?? 0) + 1,
+      };
     },
-    read: async () => marker,
+    read: async () => mark,
     async clear(seen) {
-      if (marker?.lastPendingAt === seen.lastPendingAt) marker = undefined;
+      if (mark?.marks === seen.marks) mark = undefined;
     },
   };
-  return { backlog, marker: () => marker };
+  return { backlog, mark: () => mark };
 }
 
 function counter(): IssueNumbers {
@@ -92,6 +97,13 @@ const draft: Omit<PublishKnowledgeRequest, 'conversationId' | 'inquiryId'> = {
 
 const now = () => new Date('2026-12-01T10:00:00Z');
 
+/** Publishing's dependencies with a fresh counter and, unless given, a fresh owed-sync mark. */
+const dependenciesOf = (
+  store: ConversationStore,
+  documents: KnowledgeDocuments,
+  syncBacklog: SyncBacklog = recordingBacklog().backlog,
+): PublishDependencies => ({ store, documents, issueNumbers: counter(), syncBacklog, now });
+
 /** Publishes `draft` for the inquiry as alice, with a fresh counter. */
 const publishDraft = (
   store: ConversationStore,
@@ -99,30 +111,14 @@ const publishDraft = (
   conversationId: string,
   inquiryId: string,
 ) =>
-  publishTicket(
-    alice,
-    { conversationId, inquiryId, ...draft },
-    {
-      store,
-      documents,
-      issueNumbers: counter(),
-      syncBacklog: recordingBacklog().backlog,
-      now,
-    },
-  );
+  publishTicket(alice, { conversationId, inquiryId, ...draft }, dependenciesOf(store, documents));
 
 describe('publishing a ticket', () => {
   it('writes the sidecar, then the document, records the ticket, then starts a sync', async () => {
     const { store, conversationId, inquiryId } = await solvedInquiry();
     const { documents, log, stored } = recordingDocuments();
     const request: PublishKnowledgeRequest = { conversationId, inquiryId, ...draft };
-    const published = await publishTicket(alice, request, {
-      store,
-      documents,
-      issueNumbers: counter(),
-      syncBacklog: recordingBacklog().backlog,
-      now,
-    });
+    const published = await publishTicket(alice, request, dependenciesOf(store, documents));
     expect(published).toEqual({ issueId: '900001', ingestion: 'started' });
     expect(log).toEqual(['put 900001.md.metadata.json', 'put 900001.md', 'sync']);
     expect(stored.get('900001.md')).toContain('# プリンターで印刷できない');
@@ -141,13 +137,7 @@ describe('publishing a ticket', () => {
   it('refuses a second publish of the same inquiry with the first ticket’s number', async () => {
     const { store, conversationId, inquiryId } = await solvedInquiry();
     const { documents, log } = recordingDocuments();
-    const dependencies = {
-      store,
-      documents,
-      issueNumbers: counter(),
-      syncBacklog: recordingBacklog().backlog,
-      now,
-    };
+    const dependencies = dependenciesOf(store, documents);
     await publishTicket(alice, { conversationId, inquiryId, ...draft }, dependencies);
     await expect(
       publishTicket(alice, { conversationId, inquiryId, ...draft }, dependencies),
@@ -184,52 +174,65 @@ describe('publishing a ticket', () => {
     expect(stored.size).toBe(0);
   });
 
+  it('keeps the documents and owes them a sync when the record’s outcome is unknown', async () => {
+    const { store, conversationId, inquiryId } = await solvedInquiry();
+    const { documents, stored, log } = recordingDocuments();
+    const { backlog, mark } = recordingBacklog();
+    // A timeout after DynamoDB may have committed: no status code, so no definite refusal.
+    const unsureStore = {
+      ...store,
+      async recordPublishedKnowledge(...args: Parameters<typeof store.recordPublishedKnowledge>) {
+        await store.recordPublishedKnowledge(...args);
+        throw new Error('socket hang up');
+      },
+    };
+    await expect(
+      publishTicket(
+        alice,
+        { conversationId, inquiryId, ...draft },
+        dependenciesOf(unsureStore, documents, backlog),
+      ),
+    ).rejects.toThrow('socket hang up');
+    expect(stored.size).toBe(2);
+    expect(log).not.toContain('sync');
+    expect(mark()).toEqual({ pendingSince: '2026-12-01T10:00:00.000Z', marks: 1 });
+  });
+
   it('keeps a recorded ticket when the sync cannot start: ingestion pending, a sync owed', async () => {
     for (const failure of [{ sync: new Error('throttled') }, { syncRunning: true }]) {
       const { store, conversationId, inquiryId } = await solvedInquiry();
       const { documents, stored } = recordingDocuments(failure);
-      const { backlog, marker } = recordingBacklog();
+      const { backlog, mark } = recordingBacklog();
       const published = await publishTicket(
         alice,
         { conversationId, inquiryId, ...draft },
-        { store, documents, issueNumbers: counter(), syncBacklog: backlog, now },
+        dependenciesOf(store, documents, backlog),
       );
       expect(published.ingestion).toBe('pending');
       expect(stored.size).toBe(2);
-      expect(marker()).toEqual({
-        pendingSince: '2026-12-01T10:00:00.000Z',
-        lastPendingAt: '2026-12-01T10:00:00.000Z',
-      });
+      expect(mark()).toEqual({ pendingSince: '2026-12-01T10:00:00.000Z', marks: 1 });
     }
   });
 
   it('owes no sync when it started, and still publishes when the owed sync cannot be noted', async () => {
     const started = await solvedInquiry();
-    const { backlog, marker } = recordingBacklog();
+    const { backlog, mark } = recordingBacklog();
     await publishTicket(
       alice,
       { conversationId: started.conversationId, inquiryId: started.inquiryId, ...draft },
-      {
-        store: started.store,
-        documents: recordingDocuments().documents,
-        issueNumbers: counter(),
-        syncBacklog: backlog,
-        now,
-      },
+      dependenciesOf(started.store, recordingDocuments().documents, backlog),
     );
-    expect(marker()).toBeUndefined();
+    expect(mark()).toBeUndefined();
 
     const pending = await solvedInquiry();
     const published = await publishTicket(
       alice,
       { conversationId: pending.conversationId, inquiryId: pending.inquiryId, ...draft },
-      {
-        store: pending.store,
-        documents: recordingDocuments({ syncRunning: true }).documents,
-        issueNumbers: counter(),
-        syncBacklog: recordingBacklog({ markFails: new Error('table unavailable') }).backlog,
-        now,
-      },
+      dependenciesOf(
+        pending.store,
+        recordingDocuments({ syncRunning: true }).documents,
+        recordingBacklog({ markFails: new Error('table unavailable') }).backlog,
+      ),
     );
     expect(published).toEqual({ issueId: '900001', ingestion: 'pending' });
   });
@@ -239,13 +242,7 @@ describe('publishing a ticket', () => {
     const question = await store.appendUserTurn(alice, { text: 'ログインできない' });
     const { conversationId } = question.conversation;
     const { documents, log } = recordingDocuments();
-    const dependencies = {
-      store,
-      documents,
-      issueNumbers: counter(),
-      syncBacklog: recordingBacklog().backlog,
-      now,
-    };
+    const dependencies = dependenciesOf(store, documents);
     await expect(
       publishTicket(
         alice,
@@ -301,8 +298,8 @@ describe('the sync catch-up', () => {
     expect(log).toEqual([]);
   });
 
-  it('starts the owed sync and clears the marker; keeps it while a sync still runs', async () => {
-    const { backlog, marker } = recordingBacklog();
+  it('starts the owed sync and clears the mark; keeps it while a sync still runs', async () => {
+    const { backlog, mark } = recordingBacklog();
     await backlog.markPending(new Date('2026-12-01T10:00:00Z'));
     await backlog.markPending(new Date('2026-12-01T10:03:00Z'));
 
@@ -313,7 +310,7 @@ describe('the sync catch-up', () => {
       outcome: 'still_pending',
       pendingSince: '2026-12-01T10:00:00.000Z',
     });
-    expect(marker()).toBeDefined();
+    expect(mark()).toBeDefined();
 
     const free = recordingDocuments();
     expect(await catchUpKnowledgeSync({ syncBacklog: backlog, documents: free.documents })).toEqual(
@@ -323,29 +320,30 @@ describe('the sync catch-up', () => {
       },
     );
     expect(free.log).toEqual(['sync']);
-    expect(marker()).toBeUndefined();
+    expect(mark()).toBeUndefined();
   });
 
-  it('keeps the marker when a publish marked it again while the sync was being started', async () => {
-    const { backlog, marker } = recordingBacklog();
+  it('keeps the mark when a publish marked it again while the sync was being started', async () => {
+    const { backlog, mark } = recordingBacklog();
     await backlog.markPending(new Date('2026-12-01T10:00:00Z'));
     const documents: Pick<KnowledgeDocuments, 'startSync'> = {
       async startSync() {
-        await backlog.markPending(new Date('2026-12-01T10:05:00Z'));
+        // The same instant as the first mark: the count, not the time, tells them apart.
+        await backlog.markPending(new Date('2026-12-01T10:00:00Z'));
         return 'started';
       },
     };
     await catchUpKnowledgeSync({ syncBacklog: backlog, documents });
-    expect(marker()?.lastPendingAt).toBe('2026-12-01T10:05:00.000Z');
+    expect(mark()).toEqual({ pendingSince: '2026-12-01T10:00:00.000Z', marks: 2 });
   });
 
-  it('fails loudly when the sync cannot be started at all, keeping the marker', async () => {
-    const { backlog, marker } = recordingBacklog();
+  it('fails loudly when the sync cannot be started at all, keeping the mark', async () => {
+    const { backlog, mark } = recordingBacklog();
     await backlog.markPending(new Date('2026-12-01T10:00:00Z'));
     const { documents } = recordingDocuments({ sync: new Error('AccessDenied') });
     await expect(catchUpKnowledgeSync({ syncBacklog: backlog, documents })).rejects.toThrow(
       'AccessDenied',
     );
-    expect(marker()).toBeDefined();
+    expect(mark()).toBeDefined();
   });
 });

@@ -1,19 +1,18 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DailyBudget, Owner } from '../../chat/ports.js';
-import type { IssueNumbers, PendingSync, SyncBacklog } from '../../knowledge/publish-ticket.js';
+import type { IssueNumbers } from '../../knowledge/publish-ticket.js';
 import { ownerIdOf } from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 
 /** What a counter needs of the store: the client and the Turns table. */
-type CounterContext = Pick<StoreContext, 'documents'> & {
+export type CounterContext = Pick<StoreContext, 'documents'> & {
   readonly tables: Pick<StoreContext['tables'], 'turns'>;
 };
 
 /*
  * Atomic counters kept as items of the Turns table, beside the idempotency markers, under keys
  * that can never look like a conversation key (which ends in a ULID), at seq 0: the daily token
- * budget per owner, the ticket numbers of published knowledge per tenant, and the marker of a
- * Knowledge Base sync that is owed.
+ * budget per owner and the ticket numbers of published knowledge per tenant.
  */
 
 /**
@@ -81,59 +80,6 @@ export function createIssueNumbers(context: CounterContext, firstIssueId: number
       if (!Number.isSafeInteger(issued) || issued < 1)
         throw new Error(`The issue-number counter returned ${String(response.Attributes?.issued)}`);
       return String(firstIssueId + issued - 1);
-    },
-  };
-}
-
-/** The one marker of an owed sync (`knowledge#sync-pending`): the deployment has one data source. */
-export const SYNC_BACKLOG_KEY = { conversationKey: 'knowledge#sync-pending', seq: 0 };
-
-/**
- * The owed-sync marker (`SyncBacklog`): set by a publish whose sync could not start, read and
- * cleared by the sync catch-up. Clearing is conditional on the last mark it read, so a publish
- * that marks it again meanwhile is never lost.
- */
-export function createSyncBacklog(context: CounterContext): SyncBacklog {
-  return {
-    async markPending(at) {
-      await context.documents.send(
-        new UpdateCommand({
-          TableName: context.tables.turns,
-          Key: SYNC_BACKLOG_KEY,
-          UpdateExpression:
-            'SET lastPendingAt = :at, pendingSince = if_not_exists(pendingSince, :at)',
-          ExpressionAttributeValues: { ':at': at.toISOString() },
-        }),
-      );
-    },
-    async read() {
-      const { Item } = await context.documents.send(
-        new GetCommand({
-          TableName: context.tables.turns,
-          Key: SYNC_BACKLOG_KEY,
-          ConsistentRead: true,
-        }),
-      );
-      if (Item === undefined) return undefined;
-      return {
-        pendingSince: String(Item.pendingSince),
-        lastPendingAt: String(Item.lastPendingAt),
-      };
-    },
-    async clear(seen: PendingSync) {
-      try {
-        await context.documents.send(
-          new DeleteCommand({
-            TableName: context.tables.turns,
-            Key: SYNC_BACKLOG_KEY,
-            ConditionExpression: 'lastPendingAt = :seen',
-            ExpressionAttributeValues: { ':seen': seen.lastPendingAt },
-          }),
-        );
-      } catch (error) {
-        // Marked again after it was read: that publish is owed a sync too; the next run starts it.
-        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-      }
     },
   };
 }

@@ -67,3 +67,10 @@ export const ttlDeletionIdentity = {
   type: 'Service',
   principalId: 'dynamodb.amazonaws.com',
 } as const;
+
+/**
+ * The owed-sync marker of knowledge capture: one item of the Turns table at seq 0, under a key
+ * that can never look like a conversation key (which ends in a ULID). Here because the sync
+ * catch-up's IAM policy names it (`dynamodb:LeadingKeys`) as well as the adapter.
+ */
+export const syncBacklogKey = { conversationKey: 'knowledge#sync-pending', seq: 0 } as const;

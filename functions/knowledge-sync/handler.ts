@@ -5,16 +5,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { startKnowledgeBaseSync } from '../adapters/bedrock/knowledge-base-documents.js';
-import { createSyncBacklog } from '../adapters/dynamodb/counters.js';
+import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
+import { type CatchUpOutcome, catchUpKnowledgeSync } from '../knowledge/owed-sync.js';
 import {
   knowledgeMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
 } from '../observability/metric-catalog.js';
-import { type CatchUpOutcome, catchUpKnowledgeSync } from './publish-ticket.js';
 
 /**
- * The sync catch-up, run every few minutes by a schedule (lib/constructs/knowledge-sync-catch-up.ts):
+ * The sync catch-up, run every few minutes by a schedule (`lib/constructs/knowledge-sync-catch-up.ts`):
  * when a publish could not start its sync (one was running), starts the sync it is owed, so a
  * published ticket becomes searchable without anyone starting one by hand (ADR 0011). An idle
  * run is one consistent read of the Turns table and no Bedrock call.
@@ -31,7 +31,7 @@ const environment = z
   })
   .parse(process.env);
 
-const logger = new Logger({ serviceName: METRICS_SERVICE });
+const logger = new Logger({ serviceName: 'service-desk-knowledge-sync' });
 const syncBacklog = createSyncBacklog({
   documents: DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint: environment.DYNAMODB_ENDPOINT }),
@@ -66,6 +66,10 @@ export async function handler(): Promise<CatchUpOutcome> {
   return result;
 }
 
+/**
+ * In the app's metric namespace and `service` dimension, beside the knowledge metrics the API
+ * function publishes, where the overdue alarm and the dashboard look for it.
+ */
 function publishOwedSeconds(pendingSince: string): void {
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
   const seconds = Math.max(0, (Date.now() - Date.parse(pendingSince)) / 1000);
