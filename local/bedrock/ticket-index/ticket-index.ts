@@ -102,8 +102,8 @@ const OTHER_LANGUAGE_LEAD = 3;
  * When the inquiry's own language has a strong match, the other language keeps its full weight
  * only if its best ticket is strong too, and is weighted down in proportion otherwise: a
  * Japanese question that one Japanese ticket answers well must not have its second good answer
- * pushed below English tickets that share one bridge word with it (「ロックアウト」 → "locked
- * out": every English ticket with "out"), just because those were scaled up to their own best.
+ * pushed below English tickets that share one bridge word with it (「パスワード」 → "password":
+ * a guest Wi-Fi password ticket), just because those were scaled up to their own best.
  * When the own language is weak — as for a question about a ticket in the other language — the
  * other language keeps its full weight. Chosen on the dev half (ADR 0008).
  */

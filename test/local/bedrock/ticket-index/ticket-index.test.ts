@@ -71,9 +71,8 @@ describe('mergeLanguages: Japanese and English tickets ranked on their own scale
   });
 
   describe('when only the own language matches strongly', () => {
-    // 「ロックアウトされた、解除したい」 expanded with "locked out account unlock": Japanese ticket 4
-    // matches every Japanese term, ticket 5 (the other lockout ticket) fewer; the English tickets
-    // share only "out" with the question.
+    // A Japanese question expanded with four English words: Japanese ticket 4 matches every
+    // Japanese term, ticket 5 (a second good answer) fewer; the English tickets share only "out".
     const terms = ['ロックアウト', 'ロッ', 'ック', '解除', 'locked', 'out', 'account', 'unlock'];
     const japaneseHits = [
       hit(4, 20, ['ロックアウト', 'ロッ', 'ック', '解除']),
