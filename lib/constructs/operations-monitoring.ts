@@ -8,6 +8,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import {
   chatMetrics,
+  feedbackMetrics,
   knowledgeMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
@@ -320,14 +321,38 @@ export class OperationsMonitoring extends Construct {
         [distribution5xx.with({ label: 'CloudFront 5xxErrorRate' })],
       ),
     );
-    if (props.knowledgeBaseIngestion) {
-      dashboard.addWidgets(
-        graph('Knowledge Base ingestion', [
-          props.knowledgeBaseIngestion.failures,
-          props.knowledgeBaseIngestion.documentsIgnored,
-        ]),
-      );
-    }
+    // What staff make of the answers, and what they give back: verdicts, cards marked as the
+    // solution, knowledge drafted and published, and how long a published ticket waited for its
+    // sync (the catch-up's metric, empty while no sync is owed).
+    const knowledge = knowledgeMetrics;
+    dashboard.addWidgets(
+      graph(
+        'Answer feedback',
+        sums(
+          feedbackMetrics.up.name,
+          feedbackMetrics.down.name,
+          feedbackMetrics.helpfulTickets.name,
+        ),
+      ),
+      graph(
+        'Knowledge capture',
+        sums(
+          knowledge.draftsComplete.name,
+          knowledge.draftsIncomplete.name,
+          knowledge.published.name,
+          knowledge.syncPending.name,
+        ),
+        [chatMetric(knowledge.syncOwedSeconds.name, 'Maximum', 'Sync owed for (s), max')],
+      ),
+      ...(props.knowledgeBaseIngestion
+        ? [
+            graph('Knowledge Base ingestion', [
+              props.knowledgeBaseIngestion.failures,
+              props.knowledgeBaseIngestion.documentsIgnored,
+            ]),
+          ]
+        : []),
+    );
     return dashboard;
   }
 }

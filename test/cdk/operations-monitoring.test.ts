@@ -2,6 +2,8 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   chatMetrics,
+  feedbackMetrics,
+  knowledgeMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
 } from '../../functions/observability/metric-catalog.js';
@@ -326,6 +328,8 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
       chatMetrics.heartbeats.name,
       'ConcurrentExecutions',
       'ReadThrottleEvents',
+      ...Object.values(feedbackMetrics).map((metric) => metric.name),
+      ...Object.values(knowledgeMetrics).map((metric) => metric.name),
     ]) {
       expect(body, name).toContain(`"${name}"`);
     }
