@@ -18,8 +18,6 @@ export interface KnowledgeSyncCatchUpProps {
   readonly knowledgeBase: KnowledgeBaseReference;
   /** The data source published tickets are written to. */
   readonly dataSourceId: string;
-  /** How often to look for an owed sync. @default 5 minutes */
-  readonly interval?: Duration;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default RemovalPolicy.RETAIN */
@@ -85,7 +83,7 @@ export class KnowledgeSyncCatchUp extends Construct {
 
     this.schedule = new events.Rule(this, 'Schedule', {
       description: 'Starts the Knowledge Base sync a published ticket is owed, if any',
-      schedule: events.Schedule.rate(props.interval ?? Duration.minutes(5)),
+      schedule: events.Schedule.rate(Duration.minutes(5)),
       targets: [new targets.LambdaFunction(this.function, { retryAttempts: 0 })],
     });
   }

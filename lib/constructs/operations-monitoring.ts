@@ -324,26 +324,14 @@ export class OperationsMonitoring extends Construct {
     // What staff make of the answers, and what they give back: verdicts, cards marked as the
     // solution, knowledge drafted and published, and how long a published ticket waited for its
     // sync (the catch-up's metric, empty while no sync is owed).
-    const knowledge = knowledgeMetrics;
+    const namesOf = (catalog: Record<string, { readonly name: string }>) =>
+      Object.values(catalog).map((metric) => metric.name);
+    const { syncOwedSeconds, ...knowledgeCounts } = knowledgeMetrics;
     dashboard.addWidgets(
-      graph(
-        'Answer feedback',
-        sums(
-          feedbackMetrics.up.name,
-          feedbackMetrics.down.name,
-          feedbackMetrics.helpfulTickets.name,
-        ),
-      ),
-      graph(
-        'Knowledge capture',
-        sums(
-          knowledge.draftsComplete.name,
-          knowledge.draftsIncomplete.name,
-          knowledge.published.name,
-          knowledge.syncPending.name,
-        ),
-        [chatMetric(knowledge.syncOwedSeconds.name, 'Maximum', 'Sync owed for (s), max')],
-      ),
+      graph('Answer feedback', sums(...namesOf(feedbackMetrics))),
+      graph('Knowledge capture', sums(...namesOf(knowledgeCounts)), [
+        chatMetric(syncOwedSeconds.name, 'Maximum', 'Sync owed for (s), max'),
+      ]),
       ...(props.knowledgeBaseIngestion
         ? [
             graph('Knowledge Base ingestion', [

@@ -1,13 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
-import { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startKnowledgeBaseSync } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createSyncBacklog } from '../../functions/adapters/dynamodb/sync-backlog.js';
-import { catchUpKnowledgeSync } from '../../functions/knowledge/owed-sync.js';
 import { LOCAL_DATA_SOURCE_ID } from '../../local/bedrock/local-bedrock-defaults.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
@@ -28,8 +25,8 @@ afterAll(() => stack?.stop());
 
 const errorOf = (json: unknown) => (json as { error?: { code?: string; issueId?: string } }).error;
 
-async function solvedInquiry(user: string, message: string) {
-  const response = await postChat(stack.url, { message }, { user });
+async function solvedInquiry(user: string, message: string, url = stack.url) {
+  const response = await postChat(url, { message }, { user });
   const [meta] = eventsNamed(response, 'meta');
   const [result] = eventsNamed(response, 'result');
   expect(result?.response_type).toBe('results');
@@ -292,8 +289,6 @@ const closedPort = () =>
     });
   });
 
-const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-
 describe('a sync that cannot start when the ticket is published', () => {
   let busy: Awaited<ReturnType<typeof startTestStack>>;
   beforeAll(async () => {
@@ -304,15 +299,18 @@ describe('a sync that cannot start when the ticket is published', () => {
       functionEnvironment: { BEDROCK_AGENT_ENDPOINT: `http://127.0.0.1:${await closedPort()}` },
     });
   });
-  afterAll(() => busy?.stop());
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await busy?.stop();
+  });
 
   it('answers pending, owes the sync, and the catch-up makes the ticket searchable', async () => {
     const user = 'editor-during-a-sync';
-    const asked = await postChat(busy.url, { message: 'プリンターで名札が白紙で出る' }, { user });
-    const [meta] = eventsNamed(asked, 'meta');
-    expect(eventsNamed(asked, 'result')[0]?.response_type).toBe('results');
-    const conversationId = meta?.conversationId as string;
-    const inquiryId = meta?.inquiryId as string;
+    const { conversationId, inquiryId } = await solvedInquiry(
+      user,
+      'プリンターで名札が白紙で出る',
+      busy.url,
+    );
     const published = await callApi(
       busy.url,
       'POST',
@@ -329,7 +327,7 @@ describe('a sync that cannot start when the ticket is published', () => {
         new DynamoDBClient({
           endpoint: busy.dynamoDbEndpoint,
           region: 'us-east-1',
-          credentials: localCredentials,
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }),
       ),
       tables: { turns: busy.functionEnvironment.TURNS_TABLE as string },
@@ -343,22 +341,20 @@ describe('a sync that cannot start when the ticket is published', () => {
     // Stored and recorded, but not yet in the index: no sync has run since.
     expect(await retrievedFor('Quokka badges print blank')).not.toContain(issueId);
 
-    const agent = new BedrockAgentClient({
-      endpoint: busy.bedrock.agentEndpoint,
-      region: 'us-east-1',
-      credentials: localCredentials,
-    });
-    const caughtUp = await catchUpKnowledgeSync({
-      syncBacklog,
-      documents: {
-        startSync: () =>
-          startKnowledgeBaseSync({
-            agent,
-            knowledgeBaseId: busy.bedrock.knowledgeBaseId,
-            dataSourceId: busy.bedrock.dataSourceId,
-          }),
-      },
-    });
+    // The sync catch-up function as Lambda loads it, with this stack's table and endpoints.
+    const catchUpEnvironment = {
+      TURNS_TABLE: busy.functionEnvironment.TURNS_TABLE as string,
+      KNOWLEDGE_BASE_ID: busy.bedrock.knowledgeBaseId,
+      KNOWLEDGE_DATA_SOURCE_ID: busy.bedrock.dataSourceId,
+      DYNAMODB_ENDPOINT: busy.dynamoDbEndpoint,
+      BEDROCK_AGENT_ENDPOINT: busy.bedrock.agentEndpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    };
+    for (const [name, value] of Object.entries(catchUpEnvironment)) vi.stubEnv(name, value);
+    const { handler } = await import('../../functions/knowledge-sync/handler.js');
+    const caughtUp = await handler();
     expect(caughtUp.outcome).toBe('started');
     expect(await syncBacklog.read()).toBeUndefined();
     expect(await retrievedFor('Quokka badges print blank')).toContain(issueId);

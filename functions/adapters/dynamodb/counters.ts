@@ -4,8 +4,8 @@ import type { IssueNumbers } from '../../knowledge/publish-ticket.js';
 import { ownerIdOf } from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 
-/** What a counter needs of the store: the client and the Turns table. */
-export type CounterContext = Pick<StoreContext, 'documents'> & {
+/** What an item of the Turns table beside the turns needs: the client and the table's name. */
+export type TurnsTableContext = Pick<StoreContext, 'documents'> & {
   readonly tables: Pick<StoreContext['tables'], 'turns'>;
 };
 
@@ -19,7 +19,7 @@ export type CounterContext = Pick<StoreContext, 'documents'> & {
  * The daily token budget: one counter per owner and UTC day (`ownerId#budget#2026-12-01`). Two
  * days of TTL: only today's counter matters.
  */
-export function createDailyBudget(context: CounterContext): DailyBudget {
+export function createDailyBudget(context: TurnsTableContext): DailyBudget {
   const keyOf = (owner: Owner, day: string) => ({
     conversationKey: `${ownerIdOf(owner)}#budget#${day}`,
     seq: 0,
@@ -64,7 +64,7 @@ export function createDailyBudget(context: CounterContext): DailyBudget {
  * (`<tenant>#knowledge#issue-number`). No TTL: a number is never handed out twice. A publish
  * that fails after taking a number leaves a gap, which costs nothing.
  */
-export function createIssueNumbers(context: CounterContext, firstIssueId: number): IssueNumbers {
+export function createIssueNumbers(context: TurnsTableContext, firstIssueId: number): IssueNumbers {
   return {
     async next(tenantId) {
       const response = await context.documents.send(

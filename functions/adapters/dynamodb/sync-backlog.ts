@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SyncBacklog } from '../../knowledge/owed-sync.js';
-import type { CounterContext } from './counters.js';
+import type { TurnsTableContext } from './counters.js';
 import { syncBacklogKey } from './table-definitions.js';
 
 /**
@@ -9,7 +9,7 @@ import { syncBacklogKey } from './table-definitions.js';
  * to `marks`, and the clear is conditional on the count it read, so a publish that marks it
  * again meanwhile is never lost — whatever the clocks of the two functions say.
  */
-export function createSyncBacklog(context: CounterContext): SyncBacklog {
+export function createSyncBacklog(context: TurnsTableContext): SyncBacklog {
   const item = { TableName: context.tables.turns, Key: syncBacklogKey };
   return {
     async markPending(at) {
