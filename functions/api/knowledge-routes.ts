@@ -1,3 +1,4 @@
+import { requestBound, reserveWithinBudget, tokensToCharge } from '../chat/daily-budget.js';
 import type {
   ChatConfig,
   ChatModel,
@@ -5,7 +6,6 @@ import type {
   DailyBudget,
   Retriever,
 } from '../chat/ports.js';
-import { admitWithinBudget, chargeBudget } from '../chat/run-chat.js';
 import {
   type Caller,
   publishKnowledgeRequestSchema,
@@ -37,6 +37,8 @@ import {
 
 /** Output tokens of a draft: a ticket is short; a draft that needs more has lost its way. */
 const DRAFT_MAX_TOKENS = 2048;
+/** Room a cited ticket's category takes in the draft prompt (`[Category] `, in UTF-8 bytes). */
+const CATEGORY_ALLOWANCE_TOKENS = 64;
 
 export interface KnowledgeRouteDependencies {
   readonly store: ConversationStore;
@@ -99,8 +101,17 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         conversationId,
         inquiryId,
       );
-      const now = dependencies.now();
-      await admitWithinBudget(request.owner, now, dependencies);
+      const transcript = inquiryTranscript(turns, inquiryId);
+      // Reserved before the first byte (429 over the budget, ADR 0012). The cited tickets'
+      // categories are looked up after it: until then each holds room for one.
+      const reservation = await reserveWithinBudget(
+        request.owner,
+        dependencies.now(),
+        requestBound(buildDraftRequest(transcript, DRAFT_MAX_TOKENS)) +
+          transcript.cited.length * CATEGORY_ALLOWANCE_TOKENS,
+        dependencies,
+      );
+      let tokensCharged = 0;
       const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
       const signal = AbortSignal.timeout(Math.max(1000, budgetMs));
       const sse = createSseStream({ heartbeatMs: dependencies.heartbeatMs });
@@ -115,7 +126,6 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           },
         });
         sse.send({ event: 'progress', data: { step: 'generating' } });
-        const transcript = inquiryTranscript(turns, inquiryId);
         const cited = transcript.cited.map((ticket) => ticket.issueId);
         // The cited tickets' categories help the model pick one; without them it still drafts.
         const tickets =
@@ -124,11 +134,18 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
             : await dependencies.retriever
                 .fetchByIssueIds(cited, { limit: cited.length, signal })
                 .catch(() => []);
+        const draftRequest = buildDraftRequest(transcript, DRAFT_MAX_TOKENS, categoriesOf(tickets));
+        void reservation?.resize(requestBound(draftRequest));
         const outcome = await streamTicketDraft({
           model: dependencies.model,
-          request: buildDraftRequest(transcript, DRAFT_MAX_TOKENS, categoriesOf(tickets)),
+          request: draftRequest,
           signal,
           send: (event) => sse.send(event),
+        });
+        tokensCharged = tokensToCharge({
+          request: draftRequest,
+          usage: outcome.usage,
+          ...(outcome.draft ? { output: outcome.draft } : {}),
         });
         dependencies.recorded?.({
           kind: 'draft',
@@ -140,7 +157,6 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           inputTokens: outcome.usage?.inputTokens,
           outputTokens: outcome.usage?.outputTokens,
         });
-        await chargeBudget(request.owner, now.toISOString(), outcome.usage, dependencies);
       };
       void run()
         .catch((error: unknown) => {
@@ -154,7 +170,11 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
             },
           });
         })
-        .finally(() => sse.close());
+        // Settled before the body closes: the invocation ends with it.
+        .finally(async () => {
+          await reservation?.settle(tokensCharged);
+          sse.close();
+        });
       return { statusCode: 200, headers: { ...SSE_RESPONSE_HEADERS }, body: sse.stream };
     },
 

@@ -257,13 +257,18 @@ export class DailyBudgetExceededError extends Error {
 }
 
 /**
- * A per-user daily token budget: a counter per owner and UTC day. `admit` is the conditional
- * check before a model call (false once the day's tokens reached `limit`); `spend` adds what an
- * answer used. The DynamoDB adapter keeps it beside the idempotency markers.
+ * A per-user daily token budget: one counter per owner and UTC day of the tokens committed —
+ * spent, plus reserved by model calls still running (ADR 0012; the rules are in
+ * `daily-budget.ts`). The DynamoDB adapter keeps it beside the idempotency markers.
  */
 export interface DailyBudget {
-  admit(owner: Owner, day: string, limit: number): Promise<boolean>;
-  spend(owner: Owner, day: string, tokens: number): Promise<void>;
+  /**
+   * One atomic conditional write: adds `tokens` to the day's committed tokens if they are below
+   * `limit`, and returns false, adding nothing, if they are not.
+   */
+  reserve(owner: Owner, day: string, tokens: number, limit: number): Promise<boolean>;
+  /** Adds `tokens` to the day's committed tokens, whatever they are; negative gives back. */
+  adjust(owner: Owner, day: string, tokens: number): Promise<void>;
 }
 
 /** The `cursor` passed to `listConversations` was not one it returned. */

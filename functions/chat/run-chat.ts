@@ -1,5 +1,12 @@
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
+import {
+  type BudgetReservation,
+  chatAdmissionBound,
+  requestBound,
+  reserveWithinBudget,
+  tokensToCharge,
+} from './daily-budget.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import {
   currentVersions,
@@ -18,9 +25,7 @@ import {
   type ConversationStore,
   type ConversationWithTurns,
   type DailyBudget,
-  DailyBudgetExceededError,
   type GenerationClaim,
-  type ModelUsage,
   type Owner,
   type RetrievedTicket,
   type Retriever,
@@ -54,6 +59,8 @@ export interface BegunChat extends AppendResult {
    * so grounding can say why it dropped a card citing one.
    */
   readonly restrictedIssueIds?: Set<string>;
+  /** This chat's hold on the daily budget (with one): settled when the chat ends. */
+  readonly reservation?: BudgetReservation;
 }
 
 /**
@@ -83,7 +90,13 @@ export async function beginChat(
   const startedAtMs = performance.now();
   const now = dependencies.now();
   const startedAt = now.toISOString();
-  await admitWithinBudget(owner, now, dependencies);
+  // Before anything is written: over the budget the chat is refused with 429 (ADR 0012).
+  const reservation = await reserveWithinBudget(
+    owner,
+    now,
+    chatAdmissionBound(request.message, dependencies.config),
+    dependencies,
+  );
   const restrictedIssueIds = new Set<string>();
   const earlySearch = request.conversationId
     ? undefined
@@ -103,15 +116,22 @@ export async function beginChat(
           holder: crypto.randomUUID(),
           until: new Date(now.getTime() + (dependencies.remainingTimeMs?.() ?? 15 * 60_000)),
         };
-  const appended = await dependencies.store.appendUserTurn(owner, {
-    conversationId: request.conversationId,
-    text: request.message,
-    clientMessageId: request.clientMessageId,
-    inquiry: request.inquiry,
-    ...(request.supersedes !== undefined ? { supersedes: request.supersedes } : {}),
-    generation,
-  });
-  if (appended.duplicate) assertSameMessage(request, appended);
+  let appended: AppendResult;
+  try {
+    appended = await dependencies.store.appendUserTurn(owner, {
+      conversationId: request.conversationId,
+      text: request.message,
+      clientMessageId: request.clientMessageId,
+      inquiry: request.inquiry,
+      ...(request.supersedes !== undefined ? { supersedes: request.supersedes } : {}),
+      generation,
+    });
+    if (appended.duplicate) assertSameMessage(request, appended);
+  } catch (error) {
+    // Refused before the first byte: this request will never call the model.
+    await reservation?.settle(0);
+    throw error;
+  }
   return {
     ...appended,
     owner,
@@ -120,27 +140,9 @@ export async function beginChat(
     earlySearch,
     generation,
     restrictedIssueIds,
+    ...(reservation ? { reservation } : {}),
   };
 }
-
-/**
- * Over today's token budget nothing happens: no turn is written, no retrieval or model call is
- * made, and the 429 says when the budget resets (midnight UTC).
- */
-export async function admitWithinBudget(
-  owner: Owner,
-  now: Date,
-  dependencies: { config: Pick<ChatConfig, 'dailyTokenBudget'>; budget?: DailyBudget },
-): Promise<void> {
-  const limit = dependencies.config.dailyTokenBudget;
-  if (!dependencies.budget || limit <= 0) return;
-  if (await dependencies.budget.admit(owner, utcDayOf(now), limit)) return;
-  const resetsAt = new Date(`${utcDayOf(now)}T00:00:00.000Z`);
-  resetsAt.setUTCDate(resetsAt.getUTCDate() + 1);
-  throw new DailyBudgetExceededError(resetsAt, now);
-}
-
-const utcDayOf = (time: Date) => time.toISOString().slice(0, 10);
 
 /**
  * A `clientMessageId` names one message: a retry must repeat it exactly, in the conversation it
@@ -169,8 +171,6 @@ export interface StreamChatDependencies {
   readonly deadline?: AbortSignal;
   /** Told how each chat ended (metrics, the request log); nothing when absent. */
   readonly telemetry?: ChatTelemetry;
-  /** Charged with each answer's tokens (with `config.dailyTokenBudget` > 0). */
-  readonly budget?: DailyBudget;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -266,6 +266,8 @@ export async function streamChat(
       maxTokens: config.maxTokens,
       ...(config.promptCache ? { promptCache: config.promptCache } : {}),
     });
+    // Written beside the model call, not before it: the reservation serializes its own writes.
+    void begun.reservation?.resize(requestBound(request));
     measured.generationStartedAt = performance.now();
     const outcome = await generateWithStop(
       { ...begun, restrictedIssueIds: restricted },
@@ -276,6 +278,13 @@ export async function streamChat(
     );
     const answer = { ...outcome.answer, source_chunks_count: similar.length };
     measured.outcome = outcome;
+    measured.tokensCharged = tokensToCharge({
+      request,
+      usage: outcome.usage,
+      ...(outcome.status === 'stopped' || outcome.status === 'truncated'
+        ? { output: outcome.answer }
+        : {}),
+    });
     await recordAnswer(
       begun,
       { ...outcome, answer },
@@ -313,44 +322,17 @@ export async function streamChat(
         .releaseGeneration(owner, clientMessageId, begun.generation.holder)
         .catch((error: unknown) => console.error('could not release the generation claim', error));
     }
-    await chargeBudget(owner, begun.startedAt, measured.outcome?.usage, dependencies);
+    // What the model used, or nothing when it was never called (a replay, a failure before it).
+    await begun.reservation?.settle(measured.tokensCharged ?? 0);
     dependencies.telemetry?.chatFinished(reportOf(begun, config.modelId, measured, restricted));
   }
-}
-
-/**
- * Charges a model call's tokens to the owner's budget of the UTC day it started (`startedAt`,
- * ISO). Never throws: the answer is already delivered, and a lost charge only makes the budget
- * a little generous.
- */
-export async function chargeBudget(
-  owner: Owner,
-  startedAt: string,
-  usage: ModelUsage | undefined,
-  dependencies: { config: Pick<ChatConfig, 'dailyTokenBudget'>; budget?: DailyBudget },
-): Promise<void> {
-  if (!dependencies.budget || dependencies.config.dailyTokenBudget <= 0 || !usage) return;
-  await dependencies.budget
-    .spend(owner, startedAt.slice(0, 10), tokensSpent(usage))
-    .catch((error: unknown) => console.error('could not charge the daily budget', error));
-}
-
-/**
- * What an answer charges to the daily budget: every token the model took in or wrote, cached or
- * not, so prompt caching lowers the bill but not how far a budget goes (ADR 0009).
- */
-function tokensSpent(usage: ModelUsage): number {
-  return (
-    usage.inputTokens +
-    usage.outputTokens +
-    (usage.cacheReadInputTokens ?? 0) +
-    (usage.cacheWriteInputTokens ?? 0)
-  );
 }
 
 /** What one chat measured on its way, for the stored usage and the report. */
 interface Measured {
   outcome?: GenerationOutcome;
+  /** What the model call is charged to the daily budget (`tokensToCharge`); unset without one. */
+  tokensCharged?: number;
   /** Settled by replaying the earlier copy's answer. */
   replayed?: boolean;
   retrievalMs?: number;

@@ -19,6 +19,7 @@ import {
   harness,
   storedTurn,
 } from '../support/chat-core-harness.js';
+import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
 
 // Prompt caching (ADR 0009): where buildModelRequest asks for Converse cache checkpoints, and that
 // without a policy the request is exactly what it was before caching existed.
@@ -166,15 +167,13 @@ describe('a chat with prompt caching', () => {
       cacheWriteInputTokens: 700,
     };
     const { model, requests } = usageModel(usage);
-    const spent: number[] = [];
     const reports: ChatReport[] = [];
+    const daily = createInMemoryDailyBudget();
     const { chat, store } = harness({
       model,
       config: { promptCache: sonnet, dailyTokenBudget: 1_000_000 },
-      budget: {
-        admit: async () => true,
-        spend: async (_owner, _day, tokens) => void spent.push(tokens),
-      },
+      budget: daily.budget,
+      now: () => new Date('2026-03-02T09:00:00Z'),
       telemetry: { chatFinished: (report) => reports.push(report) },
     });
     const first = await chat(`VPNに接続できません。${'接続がタイムアウトしました。'.repeat(60)}`);
@@ -189,7 +188,8 @@ describe('a chat with prompt caching', () => {
     const { turns } = await store.loadConversation(alice, first.conversationId);
     expect(turns.at(-1)?.usage).toMatchObject(usage);
     expect(reports.at(-1)).toMatchObject(usage);
-    expect(spent).toEqual([2550, 2550]);
+    // Both reservations settled to what the model reported: 300 + 50 + 1500 + 700 each.
+    expect(daily.committed(alice, '2026-03-02')).toBe(2 * 2550);
   });
 
   it('sends no checkpoints without a policy', async () => {

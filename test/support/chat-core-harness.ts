@@ -141,6 +141,8 @@ export function harness(options: {
   remainingTimeMs?: () => number;
   budget?: DailyBudget;
   telemetry?: ChatTelemetry;
+  /** @default the real clock */
+  now?: () => Date;
 }) {
   const store = createInMemoryConversationStore();
   const kb = fakeRetriever(options.tickets ?? [printer, vpn, secret], options.retrievalFailure);
@@ -158,7 +160,7 @@ export function harness(options: {
     retriever: kb.retriever,
     model: options.model,
     config,
-    now: () => new Date(),
+    now: options.now ?? (() => new Date()),
     remainingTimeMs: options.remainingTimeMs ?? (() => 60_000),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),

@@ -16,8 +16,10 @@ export type TurnsTableContext = Pick<StoreContext, 'documents'> & {
  */
 
 /**
- * The daily token budget: one counter per owner and UTC day (`ownerId#budget#2026-12-01`). Two
- * days of TTL: only today's counter matters.
+ * The daily token budget: one counter per owner and UTC day (`ownerId#budget#2026-12-01`) whose
+ * `tokens` are the tokens committed that day — spent, plus reserved by calls still running
+ * (ADR 0012). Two days of TTL: only today's counter matters, and a reservation a crashed function
+ * never settled is forgotten with its day.
  */
 export function createDailyBudget(context: TurnsTableContext): DailyBudget {
   const keyOf = (owner: Owner, day: string) => ({
@@ -26,17 +28,23 @@ export function createDailyBudget(context: TurnsTableContext): DailyBudget {
   });
   const expiresAt = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 2 * 86_400;
   return {
-    async admit(owner, day, limit) {
+    async reserve(owner, day, tokens, limit) {
       try {
-        // Conditional on the tokens spent so far: the check and the count of admitted chats are
-        // one atomic write, so the counter is the only source of truth.
+        // The check and the reservation are one conditional write: two calls can never both see
+        // the room that only one of them leaves. (`tokens` kept its name from when it counted
+        // only spent tokens, so a counter written before reservations still counts.)
         await context.documents.send(
           new UpdateCommand({
             TableName: context.tables.turns,
             Key: keyOf(owner, day),
-            UpdateExpression: 'ADD chats :one SET expiresAt = :expiresAt',
+            UpdateExpression: 'ADD tokens :tokens, chats :one SET expiresAt = :expiresAt',
             ConditionExpression: 'attribute_not_exists(tokens) OR tokens < :limit',
-            ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expiresAt': expiresAt(day) },
+            ExpressionAttributeValues: {
+              ':tokens': tokens,
+              ':one': 1,
+              ':limit': limit,
+              ':expiresAt': expiresAt(day),
+            },
           }),
         );
         return true;
@@ -45,8 +53,8 @@ export function createDailyBudget(context: TurnsTableContext): DailyBudget {
         throw error;
       }
     },
-    async spend(owner, day, tokens) {
-      if (tokens <= 0) return;
+    async adjust(owner, day, tokens) {
+      if (tokens === 0) return;
       await context.documents.send(
         new UpdateCommand({
           TableName: context.tables.turns,

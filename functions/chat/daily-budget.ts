@@ -1,0 +1,193 @@
+import { answerTool, tokensAtLeast } from './model-request.js';
+import {
+  type ChatConfig,
+  type ChatModelRequest,
+  type DailyBudget,
+  DailyBudgetExceededError,
+  type ModelUsage,
+  type Owner,
+} from './ports.js';
+import { buildSystemPrompt } from './prompt-text.js';
+
+/**
+ * The daily token budget's rules (ADR 0012): a model call reserves the most it can cost before
+ * anything is written, by one conditional write that admits it only while the day's committed
+ * tokens (spent plus reserved) are below the limit; it settles to what it really used when it
+ * ends, and gives everything back when it never called the model. So every admitted call found
+ * the budget not yet used up, and once it is, nothing more is admitted until settlements bring
+ * the count back under: at most one call over the limit, however many run at once.
+ */
+
+/** A call's hold on the day's budget, from admission until it settles. */
+export interface BudgetReservation {
+  /**
+   * Holds `bound` tokens instead of what it holds now: the request is built and its bound known.
+   * Never rejects: a failed write is logged and the reservation keeps what it held.
+   */
+  resize(bound: number): Promise<void>;
+  /**
+   * Ends the reservation: the day is charged `tokens` instead of the bound (0 gives it all back).
+   * Later calls do nothing. Never rejects: a failed write is logged and leaves the day charged
+   * the bound — too much, never too little — until the counter expires with its day.
+   */
+  settle(tokens: number): Promise<void>;
+}
+
+/**
+ * Reserves `bound` tokens of the owner's budget for today (UTC), or refuses: over the budget
+ * nothing happens — no turn is written, no retrieval or model call is made — and the 429 says
+ * when the budget resets (midnight UTC). Undefined when there is no budget.
+ */
+export async function reserveWithinBudget(
+  owner: Owner,
+  now: Date,
+  bound: number,
+  dependencies: { config: Pick<ChatConfig, 'dailyTokenBudget'>; budget?: DailyBudget },
+): Promise<BudgetReservation | undefined> {
+  const limit = dependencies.config.dailyTokenBudget;
+  const { budget } = dependencies;
+  if (!budget || limit <= 0) return undefined;
+  // The reservation's day is the day it was made: a call running past midnight settles there.
+  const day = now.toISOString().slice(0, 10);
+  if (await budget.reserve(owner, day, bound, limit)) {
+    return createReservation(budget, owner, day, bound);
+  }
+  const resetsAt = new Date(`${day}T00:00:00.000Z`);
+  resetsAt.setUTCDate(resetsAt.getUTCDate() + 1);
+  throw new DailyBudgetExceededError(resetsAt, now);
+}
+
+function createReservation(
+  budget: DailyBudget,
+  owner: Owner,
+  day: string,
+  reserved: number,
+): BudgetReservation {
+  let held = reserved;
+  let settled = false;
+  // One write at a time, each moving the count from what the last successful write left: a
+  // failed resize can then never make the settlement give back tokens that were not added.
+  let writes = Promise.resolve();
+  const hold = (tokens: number) => {
+    writes = writes.then(async () => {
+      try {
+        await budget.adjust(owner, day, tokens - held);
+        held = tokens;
+      } catch (error) {
+        console.error('could not adjust the daily budget reservation', error);
+      }
+    });
+    return writes;
+  };
+  return {
+    resize: (bound) => (settled ? writes : hold(bound)),
+    settle(tokens) {
+      if (settled) return writes;
+      settled = true;
+      return hold(tokens);
+    },
+  };
+}
+
+/** Claude's tool-use system prompt (a few hundred tokens, ADR 0009) and each message's framing. */
+const REQUEST_OVERHEAD_TOKENS = 1000;
+const MESSAGE_OVERHEAD_TOKENS = 10;
+
+/**
+ * The most a model request can cost: its prompt counted high (`tokensAtMost`) plus every output
+ * token it may write.
+ */
+export function requestBound(request: Omit<ChatModelRequest, 'signal'>): number {
+  return (
+    REQUEST_OVERHEAD_TOKENS +
+    request.messages.length * MESSAGE_OVERHEAD_TOKENS +
+    tokensAtMost(promptTextOf(request)) +
+    request.maxTokens
+  );
+}
+
+/**
+ * What a chat reserves at admission, before its prompt is known (the user turn is not written
+ * yet, nothing is retrieved): the bound of a request of the longest system prompt, the answer
+ * tool and the message, plus room for what retrieval and history add — the archive at its
+ * character budget (3 UTF-8 bytes per UTF-16 unit at most), a share per retrieved ticket (the
+ * sample tickets are under 2.1 KB; Bedrock's default chunk is 300 tokens) and for the inquiry's
+ * earlier turns (a clarification and its choice are under 2 KB). Once the request is built the
+ * reservation is resized to its bound; only a prompt larger than this leaves a window (retrieval,
+ * a second or so) in which concurrent calls see less than it will hold.
+ */
+export function chatAdmissionBound(
+  message: string,
+  config: Pick<ChatConfig, 'maxTokens' | 'archiveBudget' | 'numberOfResults'>,
+): number {
+  const bare = requestBound({
+    system: longestSystemPrompt,
+    messages: [{ role: 'user', text: message }],
+    tool: answerTool,
+    maxTokens: config.maxTokens,
+  });
+  return (
+    bare +
+    config.archiveBudget * 3 +
+    config.numberOfResults * TICKET_ALLOWANCE_TOKENS +
+    HISTORY_ALLOWANCE_TOKENS
+  );
+}
+
+const TICKET_ALLOWANCE_TOKENS = 2500;
+const HISTORY_ALLOWANCE_TOKENS = 4000;
+const longestSystemPrompt = [buildSystemPrompt('ja'), buildSystemPrompt('en')].reduce(
+  (longest, prompt) => (tokensAtMost(prompt) > tokensAtMost(longest) ? prompt : longest),
+);
+
+/**
+ * What a finished model call is charged: every token the model reported, cached or not, so
+ * prompt caching lowers the bill but not how far a budget goes (ADR 0009). A call that ended
+ * without a report (stopped, cut off) is charged what it surely used: the low estimate of its
+ * prompt and of the `output` that arrived — never more than its bound, and not nothing, or
+ * stopping every answer just before its end would cost no budget at all. Without a report or
+ * output, nothing.
+ */
+export function tokensToCharge(call: {
+  readonly request: Omit<ChatModelRequest, 'signal'>;
+  readonly usage?: ModelUsage;
+  /** What the model wrote before the call ended, as parsed (JSON-serializable). */
+  readonly output?: unknown;
+}): number {
+  const { usage, request } = call;
+  if (usage) {
+    return (
+      usage.inputTokens +
+      usage.outputTokens +
+      (usage.cacheReadInputTokens ?? 0) +
+      (usage.cacheWriteInputTokens ?? 0)
+    );
+  }
+  if (call.output === undefined) return 0;
+  const written = Math.min(request.maxTokens, tokensAtLeast(JSON.stringify(call.output)));
+  return tokensAtLeast(promptTextOf(request)) + written;
+}
+
+/** Everything of a request the model reads as text: system prompt, tool definition, messages. */
+function promptTextOf(request: Omit<ChatModelRequest, 'signal'>): string {
+  return [
+    request.system,
+    JSON.stringify(request.tool),
+    ...request.messages.map((message) => message.text),
+  ].join('\n');
+}
+
+/**
+ * A high estimate of the tokens of `text`: its UTF-8 bytes. A byte-level tokenizer never makes a
+ * token of less than one byte, so no text is more tokens than bytes; English is about 4 bytes a
+ * token and Japanese about 3, so a reservation is 3–4 times what the prompt will cost — which
+ * only matters while the call runs (see `tokensAtLeast` for the low estimate).
+ */
+export function tokensAtMost(text: string): number {
+  let bytes = 0;
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}

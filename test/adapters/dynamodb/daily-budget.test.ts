@@ -1,0 +1,98 @@
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDailyBudget } from '../../../functions/adapters/dynamodb/counters.js';
+import type { DailyBudget, Owner } from '../../../functions/chat/ports.js';
+import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
+import { createInMemoryDailyBudget } from '../../support/in-memory-daily-budget.js';
+import { alice, bob } from './store-fixture.js';
+
+// The daily budget's store protocol (ADR 0012), the same cases against DynamoDB Local and the
+// in-memory budget the core tests use: a reservation is one conditional write, admitted only
+// while the day's committed tokens are below the limit.
+
+let t: TestTables;
+beforeAll(async () => {
+  t = await createTestTables('budget');
+});
+afterAll(() => t.dispose());
+
+interface Subject {
+  readonly budget: DailyBudget;
+  committed(owner: Owner, day: string): Promise<number>;
+}
+
+const subjects: Record<string, () => Subject> = {
+  'DynamoDB Local': () => {
+    const documents = DynamoDBDocumentClient.from(t.client);
+    return {
+      budget: createDailyBudget({ documents, tables: t.tables }),
+      async committed(owner, day) {
+        const { Item } = await documents.send(
+          new GetCommand({
+            TableName: t.tables.turns,
+            Key: { conversationKey: `${owner.tenantId}#${owner.userId}#budget#${day}`, seq: 0 },
+            ConsistentRead: true,
+          }),
+        );
+        return Number(Item?.tokens ?? 0);
+      },
+    };
+  },
+  'the in-memory budget': () => {
+    const memory = createInMemoryDailyBudget();
+    return { budget: memory.budget, committed: async (owner, day) => memory.committed(owner, day) };
+  },
+};
+
+// Each case takes its own day, so the DynamoDB cases share one table without seeing each other.
+let days = 0;
+const freshDay = () => new Date(Date.UTC(2031, 0, 1 + days++)).toISOString().slice(0, 10);
+
+describe.each(Object.keys(subjects))('the daily budget on %s', (name) => {
+  const subject = () => (subjects[name] as () => Subject)();
+
+  it('reserves while the committed tokens are below the limit, then refuses without adding', async () => {
+    const { budget, committed } = subject();
+    const day = freshDay();
+    expect(await budget.reserve(alice, day, 600, 1000)).toBe(true);
+    expect(await budget.reserve(alice, day, 600, 1000)).toBe(true);
+    expect(await committed(alice, day)).toBe(1200);
+    expect(await budget.reserve(alice, day, 1, 1000)).toBe(false);
+    expect(await committed(alice, day)).toBe(1200);
+  });
+
+  it('adjusts by any amount, giving back with a negative one, so settled calls make room again', async () => {
+    const { budget, committed } = subject();
+    const day = freshDay();
+    expect(await budget.reserve(alice, day, 5000, 1000)).toBe(true);
+    expect(await budget.reserve(alice, day, 5000, 1000)).toBe(false);
+    await budget.adjust(alice, day, 300 - 5000); // settled to what the call used
+    expect(await committed(alice, day)).toBe(300);
+    expect(await budget.reserve(alice, day, 5000, 1000)).toBe(true);
+    await budget.adjust(alice, day, -5000); // released: it never called the model
+    await budget.adjust(alice, day, 0);
+    expect(await committed(alice, day)).toBe(300);
+  });
+
+  it('keeps owners and days apart', async () => {
+    const { budget, committed } = subject();
+    const day = freshDay();
+    const nextDay = freshDay();
+    expect(await budget.reserve(alice, day, 5000, 1000)).toBe(true);
+    expect(await budget.reserve(bob, day, 5000, 1000)).toBe(true);
+    expect(await budget.reserve(alice, nextDay, 5000, 1000)).toBe(true);
+    expect(await committed(alice, day)).toBe(5000);
+    expect(await committed(bob, nextDay)).toBe(0);
+  });
+
+  it('admits exactly the reservations that found room when twenty arrive at once', async () => {
+    const { budget, committed } = subject();
+    const day = freshDay();
+    // 0, 400, 800 are below 1000; the fourth finds 1200 whatever the order.
+    const admitted = await Promise.all(
+      Array.from({ length: 20 }, () => budget.reserve(alice, day, 400, 1000)),
+    );
+    expect(admitted.filter(Boolean)).toHaveLength(3);
+    expect(await committed(alice, day)).toBe(1200);
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it, vi } from 'vitest';
+import {
+  chatAdmissionBound,
+  requestBound,
+  tokensAtMost,
+} from '../../functions/chat/daily-budget.js';
+import { tokensAtLeast } from '../../functions/chat/model-request.js';
+import type {
+  ChatModel,
+  ChatModelRequest,
+  DailyBudget,
+  ModelUsage,
+} from '../../functions/chat/ports.js';
+import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
+import { alice, harness, results, scriptedModel } from '../support/chat-core-harness.js';
+import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
+
+// The daily budget in the chat core (ADR 0012): reserve at admission, hold the request's bound
+// while the model runs, settle to what it used, give everything back when it never ran.
+
+const day = '2026-03-02';
+const clock = () => new Date(`${day}T09:00:00Z`);
+const config = { dailyTokenBudget: 1_000_000 };
+
+/** The in-memory budget, recording what each reservation asked for. */
+function recordingBudget() {
+  const daily = createInMemoryDailyBudget();
+  const reserved: number[] = [];
+  const budget: DailyBudget = {
+    reserve: (owner, on, tokens, limit) => {
+      reserved.push(tokens);
+      return daily.budget.reserve(owner, on, tokens, limit);
+    },
+    adjust: daily.budget.adjust,
+  };
+  return { budget, reserved, committed: () => daily.committed(alice, day) };
+}
+
+/** Answers once `whileRunning` passed for its request, then reports `usage`. */
+function usageModel(usage: ModelUsage, whileRunning: (request: ChatModelRequest) => Promise<void>) {
+  const requests: ChatModelRequest[] = [];
+  const model: ChatModel = {
+    async *stream(request) {
+      requests.push(request);
+      await whileRunning(request);
+      yield { type: 'tool_input', fragment: JSON.stringify(results('再起動してください', [])) };
+      yield { type: 'stop', reason: 'tool_use' };
+      yield { type: 'usage', ...usage };
+    },
+  };
+  return { model, requests };
+}
+
+describe('the daily budget of a chat', () => {
+  it('reserves the admission bound, holds the request’s bound while the model runs, then settles to its usage', async () => {
+    const daily = recordingBudget();
+    const { model } = usageModel({ inputTokens: 1200, outputTokens: 80 }, (request) =>
+      vi.waitFor(() => expect(daily.committed()).toBe(requestBound(request))),
+    );
+    const { chat, dependencies } = harness({ model, config, budget: daily.budget, now: clock });
+    const { events } = await chat('プリンターで印刷できない');
+
+    expect(events.at(-1)?.event).toBe('result');
+    expect(daily.reserved).toEqual([
+      chatAdmissionBound('プリンターで印刷できない', dependencies.config),
+    ]);
+    expect(daily.committed()).toBe(1280);
+  });
+
+  it('charges a stopped answer what it surely used — not nothing, and not more than its bound', async () => {
+    const daily = recordingBudget();
+    const { model, requests } = scriptedModel({ kind: 'hang' });
+    const { store, dependencies } = harness({ model, config, budget: daily.budget, now: clock });
+    const begun = await beginChat(alice, { message: 'プリンター' }, dependencies);
+    const streaming = streamChat(begun, () => undefined, dependencies);
+    await vi.waitFor(() => expect(requests).toHaveLength(1));
+    await store.requestStop(alice, begun.conversation.conversationId);
+    await streaming;
+
+    const request = requests[0] as ChatModelRequest;
+    // The model read at least the system prompt; it reported nothing, so the estimate stands.
+    expect(daily.committed()).toBeGreaterThan(tokensAtLeast(request.system));
+    expect(daily.committed()).toBeLessThan(requestBound(request));
+  });
+
+  it('gives the reservation back when retrieval fails before the model is called', async () => {
+    const daily = recordingBudget();
+    const { model, requests } = scriptedModel();
+    const { chat } = harness({
+      model,
+      config,
+      budget: daily.budget,
+      now: clock,
+      retrievalFailure: new Error('Knowledge Base down'),
+    });
+    const { events } = await chat('プリンターで印刷できない');
+
+    expect(events.at(-1)?.event).toBe('error');
+    expect(requests).toHaveLength(0);
+    expect(daily.reserved).toHaveLength(1);
+    expect(daily.committed()).toBe(0);
+  });
+
+  it('gives the reservation back when the request is refused before the first byte (422)', async () => {
+    const daily = recordingBudget();
+    const { model } = usageModel({ inputTokens: 100, outputTokens: 10 }, async () => undefined);
+    const { chat } = harness({ model, config, budget: daily.budget, now: clock });
+    await chat('プリンターで印刷できない', { clientMessageId: 'reused-id-0001' });
+    await expect(
+      chat('VPNにつながらない', { clientMessageId: 'reused-id-0001' }),
+    ).rejects.toMatchObject({ statusCode: 422 });
+
+    expect(daily.reserved).toHaveLength(2);
+    expect(daily.committed()).toBe(110);
+  });
+
+  it('settles on the day it reserved, even when the answer ends after midnight', async () => {
+    const daily = createInMemoryDailyBudget();
+    let now = new Date('2026-03-02T23:59:59Z');
+    const { model } = usageModel({ inputTokens: 100, outputTokens: 10 }, async () => {
+      now = new Date('2026-03-03T00:00:01Z');
+    });
+    const { chat } = harness({ model, config, budget: daily.budget, now: () => now });
+    await chat('プリンターで印刷できない');
+
+    expect(daily.committed(alice, '2026-03-02')).toBe(110);
+    expect(daily.committed(alice, '2026-03-03')).toBe(0);
+  });
+});
+
+describe('the token estimates', () => {
+  it('count high by UTF-8 bytes, never below the low estimate', () => {
+    for (const text of ['VPN', 'プリンターで印刷できない', '😀 emoji', '']) {
+      expect(tokensAtMost(text)).toBe(Buffer.byteLength(text, 'utf8'));
+      expect(tokensAtMost(text)).toBeGreaterThanOrEqual(tokensAtLeast(text));
+    }
+  });
+});
