@@ -10,11 +10,12 @@ import type {
   ToolDefinition,
   Turn,
 } from './ports.js';
+import { renderPromptMarkup } from './prompt-markup.js';
 import {
+  archiveElement,
   buildSystemPrompt,
-  formatArchiveSection,
-  formatTicketContext,
-  promptLabels,
+  inquiryElement,
+  ticketContextElement,
 } from './prompt-text.js';
 
 /**
@@ -35,19 +36,33 @@ export interface ModelRequestInput {
 }
 
 /**
- * Context assembly: the working buffer as alternating messages; the KB context, the archive (as
- * reference text only) and the inquiry heading injected into the last user message.
+ * Context assembly: the working buffer as alternating messages; the KB context and the archive
+ * (as reference text only) injected into the last user message before its inquiry.
+ *
+ * Every user message is markup (ADR 0012): what staff wrote is the content of an `inquiry`
+ * element, the tickets and the archive are elements of their own, all text escaped, so nothing
+ * a ticket, an earlier answer or staff wrote can add or close a section. An earlier message is
+ * wrapped the same way every time it is sent, so the history prefix stays byte-identical from
+ * turn to turn (prompt caching, ADR 0009).
  */
 export function buildModelRequest(input: ModelRequestInput): Omit<ChatModelRequest, 'signal'> {
-  const messages = toAlternatingMessages(input.working.map(toFlatMessage));
-  const last = messages.at(-1);
+  const flat = toAlternatingMessages(input.working.map(toFlatMessage));
+  const last = flat.at(-1);
   if (last?.role !== 'user') throw new Error('The working buffer must end with a user turn');
+  const earlier = flat
+    .slice(0, -1)
+    .map((message) =>
+      message.role === 'user'
+        ? { role: 'user' as const, text: renderPromptMarkup([inquiryElement(message.text)]) }
+        : message,
+    );
+  const archive = archiveElement(input.archive, input.language, input.archiveBudget);
   const sections = [
-    formatTicketContext(input.tickets, input.language),
-    formatArchiveSection(input.archive, input.language, input.archiveBudget),
-    `${promptLabels[input.language].inquiry}\n${last.text}`,
-  ].filter((section) => section !== '');
-  messages[messages.length - 1] = { role: 'user', text: sections.join('\n\n') };
+    ticketContextElement(input.tickets, input.language),
+    ...(archive ? [archive] : []),
+    inquiryElement(last.text),
+  ];
+  const messages = [...earlier, { role: 'user' as const, text: renderPromptMarkup(sections) }];
   const system = buildSystemPrompt(input.language);
   const cacheCheckpoints = input.promptCache
     ? placeCacheCheckpoints(system, messages, input.promptCache)

@@ -79,7 +79,7 @@ export function renderTicketDocuments(
   const language = detectLanguage(`${draft.subject}\n${draft.inquiry}`);
   const labels = LABELS[language];
   const date = source.publishedAt.toISOString().slice(0, 10);
-  const steps = draft.resolution.map((step, index) => `${index + 1}. ${indentContinuation(step)}`);
+  const steps = draft.resolution.flatMap((step, index) => inertListItem(`${index + 1}. `, step));
   const document = [
     `# ${draft.subject}`,
     '',
@@ -90,7 +90,7 @@ export function renderTicketDocuments(
     '',
     `## ${labels.inquiry}`,
     '',
-    draft.inquiry,
+    ...inertLines(draft.inquiry),
     '',
     `## ${labels.resolution}`,
     '',
@@ -134,10 +134,54 @@ export function authorHash(owner: Owner): string {
     .slice(0, 16);
 }
 
-/** A step with line breaks stays one list item: continuation lines are indented under it. */
-function indentContinuation(step: string): string {
-  return step
-    .split(/\r?\n/)
-    .map((line, index) => (index === 0 ? line : line.trim() === '' ? '' : `   ${line}`))
-    .join('\n');
+// ---------------------------------------------------------------------------------------------
+// Staff text in the document (ADR 0012). The document is Markdown that retrieval, the prompt and
+// people read; its sections are the headings this file writes. What staff wrote (the inquiry,
+// each step) must not add one: "## 対応内容" in an inquiry or "## Notes" in a step would
+// otherwise be a section of the stored ticket (a heading in CommonMark, indented 0–3 spaces, or
+// set off by a "===" line). So staff text is written as it is only when each of its lines starts
+// with a character no Markdown block can start with — a letter, a non-ASCII character that is not
+// a space, or digits that are not a list number — which is what staff usually type; anything
+// else goes into a fenced code block whose fence is longer than any run of its character in the
+// text, so no line of the text can close it (CommonMark "Fenced code blocks"). Either way the
+// text is content, never structure, whatever it holds.
+
+// CommonMark's line endings: LF, CRLF and a lone CR (U+2028, U+2029 and NEL are not).
+const LINE_ENDING = /\r\n|\r|\n/;
+const PLAIN_LINE_START = /^(?:[A-Za-z]|[0-9]+(?![0-9.)])|(?![\p{White_Space}\p{C}])\P{ASCII})/u;
+const BLANK = /^[ \t]*$/;
+
+/** Whether every line of `lines` can only be paragraph text (blank lines allowed). */
+const isPlain = (lines: readonly string[]) =>
+  lines.every((line) => BLANK.test(line) || PLAIN_LINE_START.test(line));
+
+/** The fence for `text`: tildes, one more than its longest run of tildes, at least three. */
+function fenceFor(text: string): string {
+  const longest = Math.max(0, ...(text.match(/~+/g) ?? []).map((run) => run.length));
+  return '~'.repeat(Math.max(3, longest + 1));
+}
+
+/** Top-level staff text (the inquiry) as document lines. */
+function inertLines(text: string): string[] {
+  const lines = text.split(LINE_ENDING);
+  if (isPlain(lines)) return lines.map((line) => (BLANK.test(line) ? '' : line));
+  const fence = fenceFor(text);
+  return [fence, ...lines, fence];
+}
+
+/**
+ * One step as a list item that stays one item: every continuation line is indented to the
+ * item's content (the marker's width: 3 for "1. ", 4 for "10. "), so no line of the step ends
+ * the item or starts a block of its own.
+ */
+function inertListItem(marker: string, step: string): string[] {
+  const indent = ' '.repeat(marker.length);
+  const lines = step.split(LINE_ENDING);
+  const indented = (line: string) => (BLANK.test(line) ? '' : `${indent}${line}`);
+  if (isPlain(lines)) {
+    const [first = '', ...rest] = lines;
+    return [`${marker}${first}`, ...rest.map(indented)];
+  }
+  const fence = fenceFor(step);
+  return [`${marker}${fence}`, ...lines.map(indented), `${indent}${fence}`];
 }

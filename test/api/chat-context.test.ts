@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
+import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
@@ -51,12 +52,10 @@ describe('context assembly end to end', () => {
 
     const request = lastConverse();
     expect(request.messages).toHaveLength(1);
-    const last = textOf(request.messages[0] as never);
-    const [beforeReference, reference] = last.split('## 過去の問い合わせ回答（参照用）');
-    expect(reference).toContain('プリンターの設置依頼をしたい');
-    expect(beforeReference).not.toContain('プリンター');
-    const inquiry = last.split('## 問い合わせ\n')[1];
-    expect(inquiry).toBe('Salesforceにログインできない');
+    const last = readPromptMessage(textOf(request.messages[0] as never));
+    expect(last.archive?.map((entry) => entry.question)).toEqual(['プリンターの設置依頼をしたい']);
+    expect(JSON.stringify(last.tickets)).not.toContain('プリンター');
+    expect(last.inquiry).toBe('Salesforceにログインできない');
     // Q1 is not the open inquiry any more: the new one has its own id.
     expect(eventsNamed(second, 'meta')[0]?.inquiryId).not.toBe(
       eventsNamed(first, 'meta')[0]?.inquiryId,
@@ -79,16 +78,15 @@ describe('context assembly end to end', () => {
     await postChat(stack.url, { conversationId, message: 'Outlookが起動しない' }, { user });
 
     const last = textOf(lastConverse().messages.at(-1) as never);
-    const reference = last
-      .split('## 過去の問い合わせ回答（参照用）\n')[1]
-      ?.split('\n\n## 問い合わせ\n')[0];
-    const entries = (reference ?? '').split('\n').filter((line) => line.startsWith('### '));
-    expect(entries).toEqual(
-      questions.map((question, index) => `### ${index + 1}. 問い合わせ: ${question}`),
+    const entries = readPromptMessage(last).archive ?? [];
+    expect(entries.map(({ number, question }) => ({ number, question }))).toEqual(
+      questions.map((question, index) => ({ number: index + 1, question })),
     );
     // Nothing between the most recent closed inquiry and the current one but its own answer.
-    const afterNewest = last.split(`### 3. 問い合わせ: ${questions[2]}`)[1] ?? '';
-    expect(afterNewest).toMatch(/^\n回答: [^\n]*\n\n## 問い合わせ\nOutlookが起動しない$/);
+    const afterNewest = last.split(`<question>\n${questions[2]}\n</question>`)[1] ?? '';
+    expect(afterNewest).toMatch(
+      /^\n\n<answer>\n[^\n]*\n<\/answer>\n<\/earlier_inquiry>\n<\/earlier_inquiries>\n\n<inquiry>\nOutlookが起動しない\n<\/inquiry>$/,
+    );
   });
 
   it('continues a clarified inquiry and archives the whole exchange as one entry', async () => {
@@ -112,13 +110,13 @@ describe('context assembly end to end', () => {
     expect(eventsNamed(second, 'result')[0]?.response_type).toBe('results');
     const continued = lastConverse().messages;
     expect(continued.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
-    expect(textOf(continued[0] as never)).toBe('ログインできない');
+    expect(textOf(continued[0] as never)).toBe('<inquiry>\nログインできない\n</inquiry>');
     expect(JSON.parse(textOf(continued[1] as never))).toEqual({
       response_type: 'clarification',
       question: clarification.question,
       options: clarification.options,
     });
-    expect(textOf(continued[2] as never).endsWith(`## 問い合わせ\n${option}`)).toBe(true);
+    expect(textOf(continued[2] as never).endsWith(`<inquiry>\n${option}\n</inquiry>`)).toBe(true);
     // Retrieval for the continued inquiry uses its user text only.
     expect(eventsNamed(second, 'kb_query')[0]?.query).toBe(
       toRetrievalQuery(`ログインできない\n${option}`, { expand: true }),
@@ -132,13 +130,8 @@ describe('context assembly end to end', () => {
     expect(eventsNamed(third, 'meta')[0]?.inquiryId).not.toBe(inquiryId);
     const request = lastConverse();
     expect(request.messages).toHaveLength(1);
-    const reference =
-      textOf(request.messages[0] as never)
-        .split('## 過去の問い合わせ回答（参照用）\n')[1]
-        ?.split('\n\n## 問い合わせ')[0] ?? '';
-    const entries = reference.split('\n').filter((line) => line.startsWith('### '));
-    expect(entries).toEqual(['### 1. 問い合わせ: ログインできない']);
-    expect(reference).toContain(`補足: ${option}`);
+    const entries = readPromptMessage(textOf(request.messages[0] as never)).archive ?? [];
+    expect(entries).toMatchObject([{ number: 1, question: 'ログインできない', followUps: option }]);
   });
 
   it('fetches a ticket the new inquiry references by number', async () => {
@@ -163,7 +156,11 @@ describe('context assembly end to end', () => {
     expect(fetches.some((body) => body.includes('"issue_id"') && body.includes('"1234"'))).toBe(
       true,
     );
-    expect(textOf(lastConverse().messages.at(-1) as never)).toContain('### Ticket 1234:');
+    expect(
+      readPromptMessage(textOf(lastConverse().messages.at(-1) as never)).tickets?.map(
+        (ticket) => ticket.issueId,
+      ),
+    ).toContain('1234');
     expect(eventsNamed(second, 'result')).toHaveLength(1);
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
+import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { type ChatResponse, callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
@@ -33,7 +34,7 @@ function expectAnsweredAlone(first: ChatResponse, second: ChatResponse, message:
   };
   expect(request.messages).toHaveLength(1);
   const last = request.messages[0]?.content.map((block) => block.text).join('') ?? '';
-  expect(last.split('## 問い合わせ\n')[1]).toBe(message);
+  expect(readPromptMessage(last).inquiry).toBe(message);
   expect(eventsNamed(second, 'meta')[0]?.inquiryId).not.toBe(
     eventsNamed(first, 'meta')[0]?.inquiryId,
   );

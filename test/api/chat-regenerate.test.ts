@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import {
   type ChatResponse,
@@ -40,12 +41,8 @@ function lastModelMessages(): { role: string; text: string }[] {
   }));
 }
 
-/** The archive section of a last user message (past inquiries, reference only), or ''. */
-function archiveSection(text: string): string {
-  const start = text.indexOf('## 過去の問い合わせ回答（参照用）');
-  if (start < 0) return '';
-  return text.slice(start, text.indexOf('## 問い合わせ\n', start));
-}
+/** The archive entries of a last user message (past inquiries, reference only). */
+const archiveEntries = (text: string) => readPromptMessage(text).archive ?? [];
 
 async function answered(response: ChatResponse) {
   expect(response.status).toBe(200);
@@ -75,8 +72,8 @@ describe('regenerate the last answer', () => {
     // The model saw the question once: the superseded pair is neither working buffer nor archive.
     const messages = lastModelMessages();
     expect(messages).toHaveLength(1);
-    expect(messages[0]?.text.split('## 問い合わせ\n')[1]).toBe(salesforce);
-    const archive = archiveSection(messages[0]?.text ?? '');
+    expect(readPromptMessage(messages[0]?.text ?? '').inquiry).toBe(salesforce);
+    const archive = JSON.stringify(archiveEntries(messages[0]?.text ?? ''));
     expect(archive).toContain(printer);
     expect(archive).not.toContain(salesforce);
 
@@ -107,13 +104,10 @@ describe('regenerate the last answer', () => {
     const archived = lastModelMessages();
     expect(archived).toHaveLength(1);
     // Two archived inquiries, each with its question once (not a third for the old version).
-    const archiveLines = archiveSection(archived[0]?.text ?? '').split('\n');
-    const questionLines = archiveLines.filter((line) => line.startsWith('### '));
+    const entries = archiveEntries(archived[0]?.text ?? '');
     // The regenerated question is not a follow-up of its own earlier version.
-    expect(archiveLines.filter((line) => line.startsWith('補足'))).toEqual([]);
-    expect(questionLines).toHaveLength(2);
-    expect(questionLines[0]).toContain(printer);
-    expect(questionLines[1]).toContain(salesforce);
+    expect(entries.map((entry) => entry.followUps)).toEqual([undefined, undefined]);
+    expect(entries.map((entry) => entry.question)).toEqual([printer, salesforce]);
   });
 
   it('regenerates again: a third version supersedes the second', async () => {
@@ -158,8 +152,8 @@ describe('edit the last question', () => {
     // Still the clarification's inquiry: the question, the clarification, the edited reply.
     const messages = lastModelMessages();
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
-    expect(messages[0]?.text).toBe('ログインできない');
-    expect(messages[2]?.text.split('## 問い合わせ\n')[1]).toBe('Microsoft Teams');
+    expect(messages[0]?.text).toBe('<inquiry>\nログインできない\n</inquiry>');
+    expect(readPromptMessage(messages[2]?.text ?? '').inquiry).toBe('Microsoft Teams');
     // The old reply would have been a user message of its own between them.
     expect(messages[1]?.text).toContain('"response_type":"clarification"');
     // Retrieval read the inquiry as it stands: the question and the edited reply.

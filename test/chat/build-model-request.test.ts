@@ -24,12 +24,22 @@ describe('buildModelRequest', () => {
     expect(withoutHistory.messages).toEqual([
       {
         role: 'user',
-        text: '## 過去チケットデータ（Knowledge Base検索結果）\n\n### Ticket 1001: VPN\nissue_id: 1001\nscore: 0.50\n再接続で解決\n\n## 問い合わせ\nVPNにつながらない',
+        text: [
+          '<knowledge_base>',
+          '<ticket issue_id="1001" subject="VPN" score="0.50">',
+          '再接続で解決',
+          '</ticket>',
+          '</knowledge_base>',
+          '',
+          '<inquiry>',
+          'VPNにつながらない',
+          '</inquiry>',
+        ].join('\n'),
       },
     ]);
   });
 
-  it('puts the most recent closed inquiry last in the archive, right before the inquiry heading', () => {
+  it('puts the most recent closed inquiry last in the archive, right before the inquiry', () => {
     const answer = (seq: number, inquiryId: string, advice: string) =>
       turn(seq, {
         role: 'assistant',
@@ -48,19 +58,25 @@ describe('buildModelRequest', () => {
     const { working, archive } = splitInquiries(turns, 'I3');
     const request = buildModelRequest({ ...base, working, archive });
     const text = request.messages.at(-1)?.text ?? '';
-    expect(text.slice(text.indexOf('## 過去の問い合わせ回答（参照用）'))).toBe(
+    const entry = (number: number, question: string, answer: string) => [
+      `<earlier_inquiry number="${number}">`,
+      ...['<question>', question, '</question>', '', '<answer>', answer, '</answer>'],
+      '</earlier_inquiry>',
+    ];
+    expect(text.slice(text.indexOf('<earlier_inquiries>'))).toBe(
       [
-        '## 過去の問い合わせ回答（参照用）',
-        '### 1. 問い合わせ: プリンターの設置',
-        '回答: 設置手順を送ります',
-        '### 2. 問い合わせ: Teamsの音が出ない',
-        '回答: スピーカー設定を確認',
+        '<earlier_inquiries>',
+        ...entry(1, 'プリンターの設置', '設置手順を送ります'),
         '',
-        '## 問い合わせ',
+        ...entry(2, 'Teamsの音が出ない', 'スピーカー設定を確認'),
+        '</earlier_inquiries>',
+        '',
+        '<inquiry>',
         'さっきの件の続き',
+        '</inquiry>',
       ].join('\n'),
     );
-    expect(text.indexOf('## 過去チケットデータ')).toBe(0);
+    expect(text.indexOf('<knowledge_base>')).toBe(0);
   });
 
   it('sends a regenerated question alone: the version it supersedes and its answer are not context', () => {
@@ -118,7 +134,8 @@ describe('buildModelRequest', () => {
     expect(request.messages[1]?.text).toBe(
       '{"response_type":"clarification","question":"どれですか","options":["VPN","PC"]}',
     );
-    expect(request.messages[2]?.text.endsWith('## 問い合わせ\nVPN\n\n社外から')).toBe(true);
+    expect(request.messages[0]?.text).toBe('<inquiry>\nQ\n</inquiry>');
+    expect(request.messages[2]?.text.endsWith('<inquiry>\nVPN\n\n社外から\n</inquiry>')).toBe(true);
   });
 
   it('forces the answer tool whose schema keeps the field order', () => {

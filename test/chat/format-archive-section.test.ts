@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ArchivedInquiry } from '../../functions/chat/inquiry-rules.js';
-import { formatArchiveSection } from '../../functions/chat/prompt-text.js';
+import { renderPromptMarkup } from '../../functions/chat/prompt-markup.js';
+import { archiveElement } from '../../functions/chat/prompt-text.js';
+import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 
 const inquiry = (index: number, advice = 'A'.repeat(1000)): ArchivedInquiry => ({
   inquiryId: `I${index}`,
@@ -9,55 +11,56 @@ const inquiry = (index: number, advice = 'A'.repeat(1000)): ArchivedInquiry => (
   advice,
 });
 
-describe('formatArchiveSection', () => {
-  it('is empty without an archive', () => {
-    expect(formatArchiveSection([], 'ja', 3000)).toBe('');
+/** The archive section as markup, and as the offline responder reads it back. */
+function archiveSection(archive: readonly ArchivedInquiry[], budget: number) {
+  const element = archiveElement(archive, 'ja', budget);
+  const markup = element ? renderPromptMarkup([element]) : '';
+  return { element, markup, entries: readPromptMessage(markup).archive ?? [] };
+}
+
+describe('archiveElement', () => {
+  it('is absent without an archive', () => {
+    expect(archiveElement([], 'ja', 3000)).toBeUndefined();
   });
 
   it('cuts each advice to 400 characters on one line', () => {
-    const text = formatArchiveSection([inquiry(1, `## 見出し\n${'あ'.repeat(500)}`)], 'ja', 3000);
-    const answer = text.split('\n').find((line) => line.startsWith('回答: ')) ?? '';
-    expect(Array.from(answer.slice('回答: '.length))).toHaveLength(401);
+    const { entries } = archiveSection([inquiry(1, `## 見出し\n${'あ'.repeat(500)}`)], 3000);
+    expect(entries).toHaveLength(1);
+    const answer = entries[0]?.answer ?? '';
+    expect(Array.from(answer)).toHaveLength(401);
+    expect(answer.startsWith('## 見出し あ')).toBe(true);
     expect(answer.endsWith('…')).toBe(true);
-    expect(text.split('\n')).toHaveLength(3);
   });
 
   it('lists closed inquiries oldest first, so the most recent one comes last', () => {
     // splitInquiries gives the archive newest first.
     const archive = [inquiry(3, '最新の回答'), inquiry(2, '前回の回答'), inquiry(1, '最初の回答')];
-    expect(formatArchiveSection(archive, 'ja', 3000).split('\n')).toEqual([
-      '## 過去の問い合わせ回答（参照用）',
-      '### 1. 問い合わせ: 質問1',
-      '回答: 最初の回答',
-      '### 2. 問い合わせ: 質問2',
-      '回答: 前回の回答',
-      '### 3. 問い合わせ: 質問3',
-      '回答: 最新の回答',
+    expect(archiveSection(archive, 3000).entries).toEqual([
+      { number: 1, question: '質問1', answer: '最初の回答' },
+      { number: 2, question: '質問2', answer: '前回の回答' },
+      { number: 3, question: '質問3', answer: '最新の回答' },
     ]);
   });
 
   it('shrinks and drops from the oldest end within the budget, keeping the newest whole and last', () => {
     // Newest first: 質問30 is the most recent closed inquiry.
     const archive = Array.from({ length: 30 }, (_, index) => inquiry(30 - index));
-    const text = formatArchiveSection(archive, 'ja', 1000);
-    expect(text.length).toBeLessThanOrEqual(1000 + 40);
-    const lines = text.split('\n');
-    const omitted = /^（さらに古い問い合わせ (\d+) 件は省略）$/.exec(lines[1] ?? '');
+    const { element, markup, entries } = archiveSection(archive, 1500);
+    expect(markup.length).toBeLessThanOrEqual(1500 + 40);
+    const omitted = /^（さらに古い問い合わせ (\d+) 件は省略）$/.exec(String(element?.children[0]));
     expect(omitted).not.toBeNull();
-    const questions = lines.filter((line) => line.startsWith('### '));
     // The oldest were dropped, the rest keep their numbers and run up to the newest.
-    expect(questions.length + Number(omitted?.[1])).toBe(30);
-    expect(questions[0]).toBe(
-      `### ${Number(omitted?.[1]) + 1}. 問い合わせ: 質問${Number(omitted?.[1]) + 1}`,
-    );
-    expect(lines.at(-2)).toBe('### 30. 問い合わせ: 質問30');
-    expect(lines.at(-1)?.startsWith('回答: ')).toBe(true);
+    expect(entries.length + Number(omitted?.[1])).toBe(30);
+    expect(entries[0]).toMatchObject({
+      number: Number(omitted?.[1]) + 1,
+      question: `質問${Number(omitted?.[1]) + 1}`,
+    });
+    expect(entries.at(-1)).toMatchObject({ number: 30, question: '質問30' });
+    expect(entries.at(-1)?.answer).toBeDefined();
     // The shrunk (question-only) entries are older than every whole one.
-    const firstWhole = lines.findIndex((line) => line.startsWith('回答: ')) - 1;
-    expect(lines.slice(2, firstWhole).every((line) => line.startsWith('### '))).toBe(true);
-    expect(firstWhole).toBeGreaterThan(2);
-    expect(lines.slice(firstWhole).filter((line) => line.startsWith('回答: ')).length).toBe(
-      lines.slice(firstWhole).filter((line) => line.startsWith('### ')).length,
-    );
+    const firstWhole = entries.findIndex((entry) => entry.answer !== undefined);
+    expect(firstWhole).toBeGreaterThan(0);
+    expect(entries.slice(0, firstWhole).every((entry) => entry.answer === undefined)).toBe(true);
+    expect(entries.slice(firstWhole).every((entry) => entry.answer !== undefined)).toBe(true);
   });
 });

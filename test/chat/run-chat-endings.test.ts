@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatModelRequest } from '../../functions/chat/ports.js';
 import { ChatModelError } from '../../functions/chat/ports.js';
-import { promptLabels } from '../../functions/chat/prompt-text.js';
+import { renderPromptMarkup } from '../../functions/chat/prompt-markup.js';
+import { inquiryElement } from '../../functions/chat/prompt-text.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
 import type { ChatEvent } from '../../functions/contract/chat-events.js';
 import {
@@ -122,8 +123,8 @@ describe('streamChat endings', () => {
       expect(turn.inquiryId).not.toBe(q1InquiryId);
       expect(request?.messages).toHaveLength(1);
       const text = lastUserText(request);
-      const inquirySection = text.slice(text.lastIndexOf(promptLabels.ja.inquiry));
-      expect(inquirySection).toBe(`${promptLabels.ja.inquiry}\n${q2}`);
+      const inquirySection = text.slice(text.lastIndexOf('<inquiry>'));
+      expect(inquirySection).toBe(renderPromptMarkup([inquiryElement(q2)]));
     };
 
     it('after a failed (throttled) answer, the next message is a new inquiry', async () => {

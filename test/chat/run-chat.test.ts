@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { promptLabels } from '../../functions/chat/prompt-text.js';
+import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import {
   alice,
   clarification,
@@ -93,9 +93,10 @@ describe('streamChat', () => {
     expect(second?.messages).toHaveLength(1);
     expect(second?.messages[0]?.role).toBe('user');
     const text = lastUserText(second);
-    expect(text).toContain(promptLabels.ja.archive);
-    expect(text).toContain('プリンターを設置したい');
-    expect(text.endsWith(`${promptLabels.ja.inquiry}\nVPNに接続できない`)).toBe(true);
+    const sections = readPromptMessage(text);
+    expect(sections.archive?.map((entry) => entry.question)).toEqual(['プリンターを設置したい']);
+    expect(sections.inquiry).toBe('VPNに接続できない');
+    expect(text.endsWith('<inquiry>\nVPNに接続できない\n</inquiry>')).toBe(true);
   });
 
   it('asks back, keeps the inquiry open, and answers the chosen option from the whole inquiry', async () => {

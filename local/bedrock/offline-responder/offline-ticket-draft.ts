@@ -1,18 +1,26 @@
 import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
 import {
+  type PromptElement,
+  PromptMarkupError,
+  type PromptNode,
+  parsePromptMarkup,
+} from '../../../functions/chat/prompt-markup.js';
+import {
   MAX_RESOLUTION_STEPS,
   MAX_STEP_LENGTH,
   TICKET_CATEGORIES,
 } from '../../../functions/contract/knowledge.js';
+import { TRANSCRIPT_ELEMENTS } from '../../../functions/knowledge/ticket-draft.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
 
 /**
  * The offline model's answer to the forced `submit_ticket_draft` tool: a Knowledge Base ticket
  * drafted from one solved inquiry, by rules instead of a model, deterministically.
  *
- * The request is one user message holding the inquiry's transcript in sections, each heading on
- * its own line (the server writes it so): `### Staff` and `### Assistant` alternating, oldest
- * first, then once `### Cited tickets` with lines `- #1011 [VPN] Cannot log in to VPN`.
+ * The request is one user message holding the inquiry's transcript as markup
+ * (`transcriptText` in `functions/knowledge/ticket-draft.ts`, ADR 0012): `staff` and `assistant`
+ * elements alternating, oldest first, then `cited_tickets` with one
+ * `<cited_ticket issue_id="1011" category="VPN">` per ticket.
  */
 export type OfflineTicketDraft = {
   readonly subject: string;
@@ -29,41 +37,46 @@ export interface DraftTranscript {
   readonly citedTickets: readonly { readonly issueId: string; readonly category: string }[];
 }
 
-const SECTION_HEADING = /^###[ \t]+(Staff|Assistant|Cited tickets)[ \t]*$/i;
-const CITED_TICKET = /^-\s*#?(\S+)\s+\[([^\]]+)\]/;
 const TODO_ITEM = /^\s*(?:[-*•・]|\d+[.)])\s+(.+)$/;
 const MAX_SUBJECT_CHARS = 80;
 const MAX_RESOLUTION_SENTENCES = 6;
 
-/** Cuts the transcript at its `### Staff`, `### Assistant` and `### Cited tickets` headings. */
+/**
+ * Reads the transcript by its elements (`TRANSCRIPT_ELEMENTS`); text that is not markup (a
+ * hand-written request) is one staff message.
+ */
 export function readDraftTranscript(text: string): DraftTranscript {
-  const staff: string[] = [];
-  const assistant: string[] = [];
-  const citedTickets: { issueId: string; category: string }[] = [];
-  let section: 'staff' | 'assistant' | 'cited tickets' | undefined;
-  let lines: string[] = [];
-  const close = () => {
-    const body = lines.join('\n').trim();
-    if (section === 'staff' && body !== '') staff.push(body);
-    if (section === 'assistant' && body !== '') assistant.push(body);
-    if (section === 'cited tickets') {
-      for (const line of lines) {
-        const cited = CITED_TICKET.exec(line.trim());
-        if (cited) citedTickets.push({ issueId: cited[1] as string, category: cited[2] as string });
-      }
-    }
-    lines = [];
-  };
-  for (const line of text.replace(/\r\n/g, '\n').split('\n')) {
-    const heading = SECTION_HEADING.exec(line.trim());
-    if (heading) {
-      close();
-      section = (heading[1] as string).toLowerCase() as typeof section;
-    } else lines.push(line);
+  let nodes: PromptNode[];
+  try {
+    nodes = parsePromptMarkup(text);
+  } catch (error) {
+    if (!(error instanceof PromptMarkupError)) throw error;
+    nodes = [text];
   }
-  close();
-  return { staff, assistant, citedTickets };
+  const elements = nodes.filter(isElement);
+  if (elements.length === 0) return { staff: [text.trim()], assistant: [], citedTickets: [] };
+  const textsOf = (name: string) =>
+    elements
+      .filter((element) => element.name === name)
+      .map((element) => textOf(element).trim())
+      .filter((body) => body !== '');
+  return {
+    staff: textsOf(TRANSCRIPT_ELEMENTS.staff),
+    assistant: textsOf(TRANSCRIPT_ELEMENTS.assistant),
+    citedTickets: elements
+      .filter((element) => element.name === TRANSCRIPT_ELEMENTS.citedTickets)
+      .flatMap((element) => element.children.filter(isElement))
+      .map((ticket) => ({
+        issueId: ticket.attributes.issue_id ?? '',
+        category: ticket.attributes.category ?? '',
+      }))
+      .filter((ticket) => ticket.issueId !== '' && ticket.category !== ''),
+  };
 }
+
+const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
+const textOf = (element: PromptElement) =>
+  element.children.filter((child) => typeof child === 'string').join('');
 
 /**
  * The draft: `subject` the first staff message's first line, cut to its first sentence and to

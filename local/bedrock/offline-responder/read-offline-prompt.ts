@@ -1,4 +1,10 @@
-import { promptLabels, TICKET_BLOCK_LABELS } from '../../../functions/chat/prompt-text.js';
+import {
+  type PromptElement,
+  PromptMarkupError,
+  type PromptNode,
+  parsePromptMarkup,
+} from '../../../functions/chat/prompt-markup.js';
+import { PROMPT_ELEMENTS, TICKET_ATTRIBUTES } from '../../../functions/chat/prompt-text.js';
 import type { ConverseWireRequest } from '../recorded-requests.js';
 
 /** What the offline responder knows: only what the ConverseStream request carries. */
@@ -13,7 +19,8 @@ export interface OfflinePrompt {
   readonly lastUserText: string;
   /** Retrieved tickets from the last user message, one per issue id (chunks merged). */
   readonly tickets: readonly KbTicketBlock[];
-  readonly archive?: string;
+  /** The archive entries of the last user message; absent without an archive section. */
+  readonly archive?: readonly ArchiveEntry[];
   /**
    * The working buffer already holds an assistant turn. A `results` answer closes an inquiry,
    * so an assistant turn in the buffer can only be a clarification: answer with results now.
@@ -28,9 +35,9 @@ export class OfflineRequestError extends Error {
 
 /**
  * Reads a ConverseStream request body the way the offline responder needs it: the tool to call,
- * and from the user messages the inquiry sections, the Knowledge Base tickets and the archive.
- * A user message without a `## 問い合わせ` / `## Inquiry` section counts as inquiry text as a whole
- * (minus any Knowledge Base and archive sections).
+ * and from the user messages (markup, `functions/chat/prompt-markup.ts`) the inquiries, the
+ * Knowledge Base tickets and the archive. A user message without markup counts as inquiry text
+ * as a whole.
  * @throws OfflineRequestError without a tool or without a user message
  */
 export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
@@ -47,7 +54,7 @@ export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
   const userTexts = messages
     .filter((message) => message.role === 'user')
     .map((message) => messageText(message));
-  const userSections = userTexts.map((text) => splitPromptSections(text));
+  const userSections = userTexts.map((text) => readPromptMessage(text));
   const last = userSections.at(-1);
   if (last === undefined) throw new OfflineRequestError('There is no user message to answer.');
 
@@ -55,11 +62,9 @@ export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
     toolName,
     inputSchema: tool?.toolSpec?.inputSchema?.json,
     maxTokens: body.inferenceConfig?.maxTokens,
-    inquiries: userSections
-      .map((sections) => sections.inquiry ?? sections.preamble)
-      .filter((text) => text !== ''),
+    inquiries: userSections.map((sections) => sections.inquiry).filter((text) => text !== ''),
     lastUserText: userTexts.at(-1) ?? '',
-    tickets: mergeChunks(parseKbTicketBlocks(last.knowledgeBase ?? '')),
+    tickets: mergeChunks(last.tickets ?? []),
     archive: last.archive,
     answeredClarification: messages.some((message) => message.role === 'assistant'),
   };
@@ -90,147 +95,91 @@ const mergeChunks = (tickets: readonly KbTicketBlock[]): KbTicketBlock[] => {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Sections: the chat core injects them into the last user message under the headings of
-// `functions/chat/prompt-text.ts` (`promptLabels`) (Japanese or English), each on its own line.
+// A user message is markup (ADR 0012): the chat core writes `knowledge_base`, `earlier_inquiries`
+// and `inquiry` elements (`PROMPT_ELEMENTS` of `functions/chat/prompt-text.ts`) with every text
+// escaped, so the elements found here are exactly the ones the core wrote.
 
-/** The last user message cut into its parts; `preamble` is text before the first section. */
-export interface PromptSections {
-  readonly preamble: string;
-  readonly knowledgeBase?: string;
-  readonly archive?: string;
-  readonly inquiry?: string;
-}
-
-// Compared after NFKC (full-width brackets become ASCII) and lower-casing; the Knowledge Base
-// and archive headings up to their parenthesis, so a reworded remark in brackets does not lose
-// a section.
-const normalize = (line: string) => line.slice(3).normalize('NFKC').toLowerCase().trim();
-const beforeParenthesis = (heading: string) => heading.split('(')[0]?.trim() ?? heading;
-const labelsOf = (section: 'knowledgeBase' | 'archive' | 'inquiry') =>
-  Object.values(promptLabels).map((labels) => normalize(labels[section]));
-const KNOWLEDGE_BASE_STEMS = labelsOf('knowledgeBase').map(beforeParenthesis);
-const ARCHIVE_STEMS = labelsOf('archive').map(beforeParenthesis);
-const INQUIRY_HEADINGS = labelsOf('inquiry');
-const isKnowledgeBase = (heading: string) =>
-  KNOWLEDGE_BASE_STEMS.some((stem) => heading.startsWith(stem));
-const isArchive = (heading: string) => ARCHIVE_STEMS.some((stem) => heading.startsWith(stem));
-const isInquiry = (heading: string) => INQUIRY_HEADINGS.includes(heading);
-
-/**
- * Splits a user message into preamble, Knowledge Base, archive and inquiry sections.
- *
- * Ticket texts carry their own markdown headings — the English sample tickets have `## Inquiry`,
- * which the core demotes to `#### Inquiry`, but a hand-written prompt may not — so headings are
- * located structurally, not line by line: the inquiry starts at the **last** inquiry heading, the
- * archive at the last archive heading before it, and the Knowledge Base at the first Knowledge
- * Base heading; each section runs to the next of these.
- */
-export function splitPromptSections(text: string): PromptSections {
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
-  const headings = lines.map((line) => (line.startsWith('## ') ? normalize(line) : undefined));
-  const lastIndex = (test: (heading: string) => boolean, before = lines.length) =>
-    headings.findLastIndex(
-      (heading, index) => index < before && heading !== undefined && test(heading),
-    );
-
-  const inquiry = lastIndex(isInquiry);
-  const archive = lastIndex(isArchive, inquiry === -1 ? lines.length : inquiry);
-  const knowledgeBase = headings.findIndex(
-    (heading, index) =>
-      heading !== undefined &&
-      isKnowledgeBase(heading) &&
-      (archive === -1 || index < archive) &&
-      (inquiry === -1 || index < inquiry),
-  );
-  const starts = [knowledgeBase, archive, inquiry].filter((index) => index !== -1);
-  const body = (start: number) => {
-    if (start === -1) return undefined;
-    const end = Math.min(...starts.filter((other) => other > start), lines.length);
-    return lines
-      .slice(start + 1, end)
-      .join('\n')
-      .trim();
-  };
-  return {
-    preamble: lines
-      .slice(0, Math.min(...starts, lines.length))
-      .join('\n')
-      .trim(),
-    knowledgeBase: body(knowledgeBase),
-    archive: body(archive),
-    inquiry: body(inquiry),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Ticket blocks: the Knowledge Base section holds one block per retrieved ticket, as
-// `formatTicketBlock` in `functions/chat/prompt-text.ts` writes it:
-//
-//   ### Ticket 1234: SalesforceにSSOでログインできない
-//   issue_id: 1234
-//   category: Salesforce
-//   score: 0.83
-//   …the chunk text as retrieved…
-//
-// Field lines follow the heading directly, one `key: value` each; then the text, optionally
-// after one blank line. Blocks are separated by a blank line; with no tickets the section holds
-// a note and no block.
-
-/** One ticket block as the offline responder reads it. */
+/** One ticket element as the offline responder reads it. */
 export interface KbTicketBlock {
   readonly issueId: string;
   readonly subject: string;
   readonly category?: string;
-  readonly status?: string;
-  readonly createdAt?: string;
   readonly score?: number;
   readonly text: string;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-// Besides the fields the core writes, `subject`, `status` and `created_at` are read too, in any
-// order, so a hand-written prompt (curl, tests) may carry them.
-const FIELD_KEYS = [
-  TICKET_BLOCK_LABELS.issueId,
-  'subject',
-  TICKET_BLOCK_LABELS.category,
-  'status',
-  'created_at',
-  TICKET_BLOCK_LABELS.score,
-];
-const HEADING = new RegExp(
-  `^${escapeRegExp(TICKET_BLOCK_LABELS.heading)} ([^:\\s]+):?[ \\t]*(.*)$`,
-);
-const FIELD = new RegExp(`^(${FIELD_KEYS.map(escapeRegExp).join('|')}):[ \\t]*(.*)$`);
-const BLOCK_START = new RegExp(`^(?=${escapeRegExp(TICKET_BLOCK_LABELS.heading)} )`, 'm');
+/** One entry of the archive section. */
+export interface ArchiveEntry {
+  readonly number: number;
+  readonly question: string;
+  readonly followUps?: string;
+  readonly answer?: string;
+}
 
-/** Parses the ticket blocks of a Knowledge Base section body; text outside blocks is ignored. */
-export function parseKbTicketBlocks(section: string): KbTicketBlock[] {
-  return section
-    .replace(/\r\n/g, '\n')
-    .split(BLOCK_START)
-    .map((block) => block.split('\n'))
-    .flatMap(([headingLine = '', ...rest]) => {
-      const heading = HEADING.exec(headingLine.trim());
-      if (heading === null) return [];
-      const fields = new Map<string, string>();
-      let index = 0;
-      for (; index < rest.length; index += 1) {
-        const field = FIELD.exec(rest[index] ?? '');
-        if (field === null) break;
-        fields.set(field[1] as string, (field[2] as string).trim());
-      }
-      const score = Number.parseFloat(fields.get(TICKET_BLOCK_LABELS.score) ?? '');
-      return [
-        {
-          issueId: fields.get(TICKET_BLOCK_LABELS.issueId) || (heading[1] as string),
-          subject: fields.get('subject') || (heading[2] as string).trim(),
-          category: fields.get(TICKET_BLOCK_LABELS.category) || undefined,
-          status: fields.get('status') || undefined,
-          createdAt: fields.get('created_at') || undefined,
-          score: Number.isFinite(score) ? score : undefined,
-          text: rest.slice(index).join('\n').trim(),
-        },
-      ];
-    });
+/** One user message read by its elements. */
+export interface PromptMessage {
+  /** What staff wrote: the `inquiry` element's text, or a message without markup as a whole. */
+  readonly inquiry: string;
+  /** The `knowledge_base` element's tickets; absent without one. */
+  readonly tickets?: readonly KbTicketBlock[];
+  /** The `earlier_inquiries` element's entries; absent without one. */
+  readonly archive?: readonly ArchiveEntry[];
+}
+
+/**
+ * Reads one user message. A message that is not markup (a hand-written request: curl, a test
+ * sending plain text) or has no element is its own inquiry.
+ */
+export function readPromptMessage(text: string): PromptMessage {
+  const nodes = parseOrUndefined(text);
+  const elements = (nodes ?? []).filter(isElement);
+  if (elements.length === 0) return { inquiry: text };
+  const named = (name: string) => elements.find((element) => element.name === name);
+  const knowledgeBase = named(PROMPT_ELEMENTS.knowledgeBase);
+  const archive = named(PROMPT_ELEMENTS.archive);
+  return {
+    inquiry: elements
+      .filter((element) => element.name === PROMPT_ELEMENTS.inquiry)
+      .map(textOf)
+      .join('\n\n'),
+    ...(knowledgeBase ? { tickets: knowledgeBase.children.filter(isElement).map(readTicket) } : {}),
+    ...(archive ? { archive: archive.children.filter(isElement).map(readArchiveEntry) } : {}),
+  };
+}
+
+function parseOrUndefined(text: string): PromptNode[] | undefined {
+  try {
+    return parsePromptMarkup(text);
+  } catch (error) {
+    if (error instanceof PromptMarkupError) return undefined;
+    throw error;
+  }
+}
+
+const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
+const textOf = (element: PromptElement) =>
+  element.children.filter((child) => typeof child === 'string').join('');
+
+function readTicket(element: PromptElement): KbTicketBlock {
+  const score = Number.parseFloat(element.attributes[TICKET_ATTRIBUTES.score] ?? '');
+  return {
+    issueId: element.attributes[TICKET_ATTRIBUTES.issueId] ?? '',
+    subject: element.attributes[TICKET_ATTRIBUTES.subject] ?? '',
+    category: element.attributes[TICKET_ATTRIBUTES.category],
+    score: Number.isFinite(score) ? score : undefined,
+    text: textOf(element),
+  };
+}
+
+function readArchiveEntry(element: PromptElement): ArchiveEntry {
+  const child = (name: string) => {
+    const found = element.children.find((node) => isElement(node) && node.name === name);
+    return found === undefined ? undefined : textOf(found as PromptElement);
+  };
+  return {
+    number: Number(element.attributes.number),
+    question: child(PROMPT_ELEMENTS.archiveQuestion) ?? '',
+    followUps: child(PROMPT_ELEMENTS.archiveFollowUps),
+    answer: child(PROMPT_ELEMENTS.archiveAnswer),
+  };
 }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Language } from '../../../../functions/chat/inquiry-rules.js';
 import { buildModelRequest } from '../../../../functions/chat/model-request.js';
 import { defaultChatConfig, type RetrievedTicket } from '../../../../functions/chat/ports.js';
-import { formatTicketContext, promptLabels } from '../../../../functions/chat/prompt-text.js';
+import { renderPromptMarkup } from '../../../../functions/chat/prompt-markup.js';
+import { inquiryElement, ticketElement } from '../../../../functions/chat/prompt-text.js';
 import { FIXTURE_TICKETS_DIR } from '../local-bedrock-fixture.js';
 
 const ticket = (
@@ -30,10 +31,9 @@ export const TICKET_A = ticket(
 /** Ticket B: English, VPN, whose text has its own `## Inquiry` heading. */
 export const TICKET_B = ticket('9004', 'Cannot log in to VPN (Login failed)', 'VPN', 0.74);
 
-/** One ticket's block exactly as the chat core writes it into the Knowledge Base section. */
-export function ticketBlock(retrieved: RetrievedTicket, language: Language = 'ja'): string {
-  const section = formatTicketContext([retrieved], language);
-  return section.slice(`${promptLabels[language].knowledgeBase}\n\n`.length);
+/** One ticket's element exactly as the chat core writes it into the Knowledge Base section. */
+export function ticketBlock(retrieved: RetrievedTicket): string {
+  return renderPromptMarkup([ticketElement(retrieved)]);
 }
 
 // The core never sends an empty inquiry (its history rules drop empty texts); to test how the
@@ -62,5 +62,6 @@ export function userMessage(options: {
     maxTokens: defaultChatConfig.maxTokens,
   });
   const text = request.messages.at(-1)?.text ?? '';
-  return empty ? text.slice(0, -EMPTY_INQUIRY_PLACEHOLDER.length) : text;
+  const placeholder = renderPromptMarkup([inquiryElement(EMPTY_INQUIRY_PLACEHOLDER)]);
+  return empty ? text.replace(placeholder, renderPromptMarkup([inquiryElement('')])) : text;
 }

@@ -1,6 +1,7 @@
 import { ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { promptElement, renderPromptMarkup } from '../../../../functions/chat/prompt-markup.js';
 import {
   DRAFT_TOOL_NAME,
   TICKET_CATEGORIES,
@@ -11,18 +12,24 @@ import { collectEvents, fragmentsOf, startFixtureServer } from '../local-bedrock
 /** The tool as the draft route declares it: the publish form's fields. */
 const draftSchema = z.object(ticketDraftFields);
 
-/** The transcript message as the server writes it (see the offline responder's draft module). */
+/** The transcript message as the server writes it (`transcriptText`). */
 const transcript = (
   turns: readonly { staff: string; assistant?: string }[],
-  cited: readonly string[],
+  cited: readonly { issueId: string; category: string; subject: string }[],
 ) =>
-  [
+  renderPromptMarkup([
     ...turns.flatMap((turn) => [
-      `### Staff\n${turn.staff}`,
-      ...(turn.assistant === undefined ? [] : [`### Assistant\n${turn.assistant}`]),
+      promptElement('staff', {}, [turn.staff]),
+      ...(turn.assistant === undefined ? [] : [promptElement('assistant', {}, [turn.assistant])]),
     ]),
-    `### Cited tickets\n${cited.join('\n')}`,
-  ].join('\n');
+    promptElement(
+      'cited_tickets',
+      {},
+      cited.map(({ issueId, category, subject }) =>
+        promptElement('cited_ticket', { issue_id: issueId, category }, [subject]),
+      ),
+    ),
+  ]);
 
 const draftRequest = (text: string, maxTokens = 4096) =>
   new ConverseStreamCommand({
@@ -59,7 +66,14 @@ const ENGLISH = transcript(
         'Then the account may be locked after the failed attempts.\n- Unlock the account in the directory\n1. Ask the user to log in again\n2. Record the outcome in the ticket',
     },
   ],
-  ['- #1011 [VPN] Cannot log in to VPN (AnyConnect: Login failed)', '- #1002 [Account] Locked'],
+  [
+    {
+      issueId: '1011',
+      category: 'VPN',
+      subject: 'Cannot log in to VPN (AnyConnect: Login failed)',
+    },
+    { issueId: '1002', category: 'Account', subject: 'Locked' },
+  ],
 );
 
 describe('offline responder: the ticket draft tool', () => {
@@ -131,7 +145,7 @@ describe('offline responder: the ticket draft tool', () => {
             ].join('\n'),
           },
         ],
-        ['- #1084 [Printer] 印刷できない'],
+        [{ issueId: '1084', category: 'Printer', subject: '印刷できない' }],
       ),
     );
     expect(answer.value().resolution).toEqual(['スプーラーを再起動する', 'テスト印刷を確認する']);
@@ -169,7 +183,10 @@ describe('offline responder: the ticket draft tool', () => {
   it('falls back in the inquiry language: a cited category outside the list is not taken, Software when none is named, a resolution never empty', async () => {
     const japanese = (
       await draft(
-        transcript([{ staff: '共有フォルダーが開けません。' }], ['- #77 [Legacy] 古い件']),
+        transcript(
+          [{ staff: '共有フォルダーが開けません。' }],
+          [{ issueId: '77', category: 'Legacy', subject: '古い件' }],
+        ),
       )
     ).value();
     expect(japanese).toMatchObject({

@@ -1,53 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import type { Language } from '../../../../functions/chat/inquiry-rules.js';
 import { buildModelRequest } from '../../../../functions/chat/model-request.js';
-import type { RetrievedTicket } from '../../../../functions/chat/ports.js';
-import { formatTicketBlock, promptLabels } from '../../../../functions/chat/prompt-text.js';
+import { renderPromptMarkup } from '../../../../functions/chat/prompt-markup.js';
+import { ticketContextElement } from '../../../../functions/chat/prompt-text.js';
 import {
-  parseKbTicketBlocks,
-  splitPromptSections,
+  type KbTicketBlock,
+  readPromptMessage,
 } from '../../../../local/bedrock/offline-responder/read-offline-prompt.js';
-import { TICKET_A, TICKET_B, ticketBlock, userMessage } from './offline-prompt-fixture.js';
+import { TICKET_A, TICKET_B, userMessage } from './offline-prompt-fixture.js';
 
-// The core demotes a ticket's own headings (`## Inquiry` → `#### Inquiry`); a hand-written
-// prompt may not, and the section splitter must not depend on it.
-const withRawTicketHeadings = (
-  inquiry: string,
-  tickets: readonly RetrievedTicket[],
-  language: Language = 'ja',
-) =>
-  [
-    promptLabels[language].knowledgeBase,
-    ...tickets.map(formatTicketBlock),
-    `${promptLabels[language].inquiry}\n${inquiry}`,
-  ].join('\n\n');
+const fields = ({ issueId, subject, category, score }: KbTicketBlock) => ({
+  issueId,
+  subject,
+  category,
+  score,
+});
 
-describe('splitPromptSections', () => {
+describe('readPromptMessage', () => {
   it('separates the Knowledge Base, archive and inquiry sections', () => {
-    const sections = splitPromptSections(
-      `前置き\n\n${userMessage({ inquiry: 'VPNに接続できない', archive: [{ question: '以前の質問' }] })}`,
+    const message = readPromptMessage(
+      userMessage({ inquiry: 'VPNに接続できない', archive: [{ question: '以前の質問' }] }),
     );
-    expect(sections.preamble).toBe('前置き');
-    expect(sections.knowledgeBase).toBe(`${ticketBlock(TICKET_A)}\n\n${ticketBlock(TICKET_B)}`);
-    expect(sections.archive).toBe('### 1. 問い合わせ: 以前の質問');
-    expect(sections.inquiry).toBe('VPNに接続できない');
+    expect(message.tickets?.map(fields)).toEqual([fields(TICKET_A), fields(TICKET_B)]);
+    expect(message.tickets?.map((ticket) => ticket.text)).toEqual([
+      TICKET_A.text.trim(),
+      TICKET_B.text.trim(),
+    ]);
+    expect(message.archive).toEqual([{ number: 1, question: '以前の質問' }]);
+    expect(message.inquiry).toBe('VPNに接続できない');
   });
 
-  it('keeps a ticket whose text has its own "## Inquiry" heading inside the Knowledge Base', () => {
-    const sections = splitPromptSections(
-      withRawTicketHeadings('VPN login failed', [TICKET_B, TICKET_A], 'en'),
+  it('keeps a ticket whose text has its own "## Inquiry" heading inside its element', () => {
+    const message = readPromptMessage(
+      userMessage({ inquiry: 'VPN login failed', tickets: [TICKET_B, TICKET_A], language: 'en' }),
     );
-    expect(sections.knowledgeBase).toContain('## Resolution');
-    expect(sections.knowledgeBase).toContain('### Ticket 9001');
-    expect(sections.inquiry).toBe('VPN login failed');
+    expect(message.tickets?.[0]?.text).toContain('\n## Inquiry\n');
+    expect(message.tickets?.[0]?.text).toContain('## Resolution');
+    expect(message.inquiry).toBe('VPN login failed');
   });
 
   it('does not take a ticket heading such as 「## 問い合わせ内容」 for the inquiry', () => {
-    const sections = splitPromptSections(
-      withRawTicketHeadings('ログインできない', [TICKET_A, TICKET_B]),
-    );
-    expect(sections.knowledgeBase).toContain('## 問い合わせ内容');
-    expect(sections.inquiry).toBe('ログインできない');
+    const message = readPromptMessage(userMessage({ inquiry: 'ログインできない' }));
+    expect(message.tickets?.[0]?.text).toContain('## 問い合わせ内容');
+    expect(message.inquiry).toBe('ログインできない');
   });
 
   it('reads a real model request whose archive is shrunk and ends with the most recent inquiry', () => {
@@ -64,89 +58,29 @@ describe('splitPromptSections', () => {
         { issueId: '9001', subject: 'Salesforce', restricted: false, text: '本文', score: 0.8 },
       ],
       language: 'ja',
-      archiveBudget: 800,
+      archiveBudget: 1200,
       maxTokens: 1000,
     });
-    const sections = splitPromptSections(request.messages.at(-1)?.text ?? '');
-    expect(sections.knowledgeBase).toContain('### Ticket 9001: Salesforce');
-    expect(sections.archive).toMatch(/^（さらに古い問い合わせ \d+ 件は省略）\n### /);
-    expect(sections.archive).toMatch(/### 12\. 問い合わせ: 質問12\n回答: [^\n]+$/);
-    expect(sections.inquiry).toBe('さっきの件の続きです');
-  });
-
-  it('treats a message without sections as preamble only', () => {
-    expect(splitPromptSections('ただの質問です')).toEqual({
-      preamble: 'ただの質問です',
-      knowledgeBase: undefined,
-      archive: undefined,
-      inquiry: undefined,
-    });
-  });
-});
-
-describe('parseKbTicketBlocks', () => {
-  it("reads back what the chat core's formatTicketBlock writes", () => {
-    const tickets = [
-      {
-        issueId: '1234',
-        subject: 'SalesforceにSSOでログインできない',
-        category: 'Salesforce',
-        score: 0.83,
-        text: '# 見出し\n\n## 問い合わせ内容\n\n本文',
-      },
-      { issueId: '77', subject: 'Printer offline', text: 'issue: not a field line\nmore' },
-    ];
-    const section = tickets.map(formatTicketBlock).join('\n\n');
-    expect(parseKbTicketBlocks(section)).toEqual([
-      { ...tickets[0], status: undefined, createdAt: undefined },
-      {
-        ...tickets[1],
-        category: undefined,
-        status: undefined,
-        createdAt: undefined,
-        score: undefined,
-      },
+    const message = readPromptMessage(request.messages.at(-1)?.text ?? '');
+    expect(message.tickets).toEqual([
+      { issueId: '9001', subject: 'Salesforce', category: undefined, score: 0.8, text: '本文' },
     ]);
+    const entries = message.archive ?? [];
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.length).toBeLessThan(12);
+    expect(entries.at(-1)).toMatchObject({ number: 12, question: '質問12' });
+    expect(entries.at(-1)?.answer).toBe('回答'.repeat(150));
+    expect(message.inquiry).toBe('さっきの件の続きです');
   });
 
-  it('reads every ticket of the Knowledge Base section the chat core assembles', () => {
-    for (const language of ['ja', 'en'] as const) {
-      const section = splitPromptSections(userMessage({ inquiry: 'VPN', language })).knowledgeBase;
-      expect(
-        parseKbTicketBlocks(section ?? '').map(({ issueId, subject, category, score }) => ({
-          issueId,
-          subject,
-          category,
-          score,
-        })),
-      ).toEqual(
-        [TICKET_A, TICKET_B].map(({ issueId, subject, category, score }) => ({
-          issueId,
-          subject,
-          category,
-          score,
-        })),
-      );
-    }
-  });
-
-  it('accepts optional fields in any order, a blank line before the text and CRLF', () => {
-    const section =
-      'note\r\n### Ticket 42: From heading\r\nscore: 0.5\r\nsubject: From field\r\nissue_id: 42\r\nstatus: resolved\r\n\r\nBody';
-    expect(parseKbTicketBlocks(section)).toEqual([
-      {
-        issueId: '42',
-        subject: 'From field',
-        category: undefined,
-        status: 'resolved',
-        createdAt: undefined,
-        score: 0.5,
-        text: 'Body',
-      },
-    ]);
+  it('treats a message without markup, or with text that is not markup, as its inquiry', () => {
+    expect(readPromptMessage('ただの質問です')).toEqual({ inquiry: 'ただの質問です' });
+    expect(readPromptMessage('a < b & <inquiry>c')).toEqual({ inquiry: 'a < b & <inquiry>c' });
   });
 
   it('finds no tickets in a "nothing found" note', () => {
-    expect(parseKbTicketBlocks(promptLabels.ja.noTickets)).toEqual([]);
+    const markup = renderPromptMarkup([ticketContextElement([], 'ja')]);
+    expect(markup).toContain('見つかりませんでした');
+    expect(readPromptMessage(markup).tickets).toEqual([]);
   });
 });
