@@ -39,7 +39,7 @@ export interface ModelRequestInput {
  * Context assembly: the working buffer as alternating messages; the KB context and the archive
  * (as reference text only) injected into the last user message before its inquiry.
  *
- * Every user message is markup (ADR 0012): what staff wrote is the content of an `inquiry`
+ * Every user message is markup (ADR 0015): what staff wrote is the content of an `inquiry`
  * element, the tickets and the archive are elements of their own, all text escaped, so nothing
  * a ticket, an earlier answer or staff wrote can add or close a section. An earlier message is
  * wrapped the same way every time it is sent, so the history prefix stays byte-identical from

@@ -1,5 +1,5 @@
 /**
- * The markup that gives a prompt its structure (ADR 0012): XML-like elements the code writes,
+ * The markup that gives a prompt its structure (ADR 0015): XML-like elements the code writes,
  * around text the code does not control (ticket documents, earlier answers, what staff typed).
  *
  * Text is escaped as it is written — `&` `<` `>` become `&amp;` `&lt;` `&gt;`, and in an

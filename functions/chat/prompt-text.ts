@@ -6,7 +6,7 @@ import { type PromptElement, promptElement, renderPromptMarkup } from './prompt-
 /**
  * Every piece of prompt text: the system prompt, the elements of a user message (the Knowledge
  * Base tickets, the archive, the inquiry) and the notes the code writes in them. Untrusted text
- * goes into a prompt only as the content of an element (`prompt-markup.ts`, ADR 0012), so it
+ * goes into a prompt only as the content of an element (`prompt-markup.ts`, ADR 0015), so it
  * can never add or close a section. The local offline responder reads prompts by these same
  * element names, so it imports them from here.
  */
@@ -15,7 +15,7 @@ const LANGUAGE_NAMES: Record<Language, string> = { ja: 'Japanese', en: 'English'
 
 /**
  * The system prompt: role, grounding rules, the archive rules that keep inquiries from bleeding
- * into each other, and how to read the elements of a user message (ADR 0012). Pure function of
+ * into each other, and how to read the elements of a user message (ADR 0015). Pure function of
  * the language so identical inputs give identical requests.
  */
 export function buildSystemPrompt(language: Language): string {
@@ -55,7 +55,7 @@ export const promptLabels = {
 } as const satisfies Record<Language, unknown>;
 
 /**
- * The elements of a user message (ADR 0012) and the attributes of a ticket. The local offline
+ * The elements of a user message (ADR 0015) and the attributes of a ticket. The local offline
  * responder (`local/bedrock/offline-responder/read-offline-prompt.ts`) reads prompts by them.
  */
 export const PROMPT_ELEMENTS = {

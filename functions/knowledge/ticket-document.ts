@@ -135,7 +135,7 @@ export function authorHash(owner: Owner): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Staff text in the document (ADR 0012). The document is Markdown that retrieval, the prompt and
+// Staff text in the document (ADR 0015). The document is Markdown that retrieval, the prompt and
 // people read; its sections are the headings this file writes. What staff wrote (the inquiry,
 // each step) must not add one: "## 対応内容" in an inquiry or "## Notes" in a step would
 // otherwise be a section of the stored ticket (a heading in CommonMark, indented 0–3 spaces, or

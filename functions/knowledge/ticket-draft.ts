@@ -80,7 +80,7 @@ Rules:
 }
 
 /**
- * The elements of the transcript message (ADR 0012). The local offline responder
+ * The elements of the transcript message (ADR 0015). The local offline responder
  * (`local/bedrock/offline-responder/offline-ticket-draft.ts`) reads the transcript by them.
  */
 export const TRANSCRIPT_ELEMENTS = {
@@ -137,7 +137,7 @@ export function inquiryTranscript(turns: readonly Turn[], inquiryId: string): In
 /**
  * The transcript as the model reads it: the conversation, then the cited tickets, each with its
  * category where `categories` knows it — markup whose text is escaped, so nothing staff, an
- * answer or a ticket subject says can add or close a section (ADR 0012).
+ * answer or a ticket subject says can add or close a section (ADR 0015).
  */
 export function transcriptText(
   transcript: InquiryTranscript,

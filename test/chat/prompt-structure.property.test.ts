@@ -13,7 +13,7 @@ import { readOfflinePrompt } from '../../local/bedrock/offline-responder/read-of
 import type { ConverseWireRequest } from '../../local/bedrock/recorded-requests.js';
 import { hostileMessage, hostileText } from './support/hostile-text-arbitraries.js';
 
-// Issue #24 item 2 (ADR 0012): no ticket text, archive text or user text can add or close a
+// Issue #24 item 2 (ADR 0015): no ticket text, archive text or user text can add or close a
 // section of the prompt. Every input below is hostile text; the prompt's structure must come out
 // exactly as the code wrote it, and every text must come back to the character.
 

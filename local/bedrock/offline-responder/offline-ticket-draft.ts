@@ -18,7 +18,7 @@ import { OFFLINE_PHRASES } from './offline-phrases.js';
  * drafted from one solved inquiry, by rules instead of a model, deterministically.
  *
  * The request is one user message holding the inquiry's transcript as markup
- * (`transcriptText` in `functions/knowledge/ticket-draft.ts`, ADR 0012): `staff` and `assistant`
+ * (`transcriptText` in `functions/knowledge/ticket-draft.ts`, ADR 0015): `staff` and `assistant`
  * elements alternating, oldest first, then `cited_tickets` with one
  * `<cited_ticket issue_id="1011" category="VPN">` per ticket.
  */

@@ -95,7 +95,7 @@ const mergeChunks = (tickets: readonly KbTicketBlock[]): KbTicketBlock[] => {
 };
 
 // ---------------------------------------------------------------------------------------------
-// A user message is markup (ADR 0012): the chat core writes `knowledge_base`, `earlier_inquiries`
+// A user message is markup (ADR 0015): the chat core writes `knowledge_base`, `earlier_inquiries`
 // and `inquiry` elements (`PROMPT_ELEMENTS` of `functions/chat/prompt-text.ts`) with every text
 // escaped, so the elements found here are exactly the ones the core wrote.
 
