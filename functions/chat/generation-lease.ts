@@ -46,6 +46,9 @@ export function keepGenerationLease(options: GenerationLeaseOptions): { stop(): 
         renewing = false;
       });
   };
+  // A first beat at once: the lease was dated before the commit that took it, and a slow commit
+  // (a loaded store, conflicting copies) must not eat into the time before the next beat.
+  renew();
   const timer = setInterval(renew, Math.max(1, Math.floor(options.leaseMs / 3)));
   return {
     async stop() {
