@@ -14,6 +14,7 @@ import {
   feedbackRequestSchema,
   listConversationsQuerySchema,
   renameConversationSchema,
+  stopRequestSchema,
   turnSchema,
 } from '../contract/conversations.js';
 import type { FeedbackReport } from '../observability/telemetry.js';
@@ -94,8 +95,14 @@ export function createConversationRoutes(
       return { statusCode: 204, headers: {}, body: '' };
     },
 
+    /**
+     * `POST /api/conversations/{id}/stop` with `{ userSeq }`: JSON like every POST (415 otherwise,
+     * the CSRF rule of `parseJsonBody`), naming the answer to stop; 404 `turn_not_found` for a
+     * turn this conversation does not have yet.
+     */
     async stop(request: ApiRequest, conversationId: string): Promise<HttpResponse> {
-      await store.requestStop(request.owner, conversationId);
+      const { userSeq } = validateBody(stopRequestSchema, parseJsonBody(request));
+      await store.requestStop(request.owner, conversationId, userSeq);
       return jsonResponse(202, { stopping: true });
     },
 

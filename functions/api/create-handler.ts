@@ -132,6 +132,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         maxTokens: config.MAX_TOKENS,
         archiveBudget: config.ARCHIVE_BUDGET_CHARS,
         stopPollMs: config.STOP_POLL_MS,
+        generationLeaseMs: config.GENERATION_LEASE_MS,
         modelId: config.MODEL_ID,
         promptCache: promptCachePolicyFor(config.MODEL_ID, config.PROMPT_CACHING),
       },

@@ -61,6 +61,11 @@ export const functionConfigSchema = z
       .max(1024 * 1024)
       .default(DEFAULT_PADDING_BYTES),
     STOP_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(1000),
+    /**
+     * How long a generation claim lasts without renewal (the holder renews every third of it):
+     * after a crash, a retry of the same message takes over about this long later.
+     */
+    GENERATION_LEASE_MS: z.coerce.number().int().min(300).max(900_000).default(30_000),
     ARCHIVE_BUDGET_CHARS: z.coerce.number().int().min(200).max(50_000).default(3000),
     TURN_CACHE_MAX_BYTES: z.coerce
       .number()

@@ -38,7 +38,7 @@ export interface GenerateWithStopDependencies {
 }
 
 /**
- * Generation that ends early when staff press stop (the flag is polled) or when the function's
+ * Generation that ends early when staff press stop for this answer (the flag is polled) or when the function's
  * time is nearly up. A stop keeps what streamed as `stopped`; running out of time is a
  * retryable failure, so the page offers to try again instead of looking deliberately stopped.
  */
@@ -53,10 +53,12 @@ export async function generateWithStop(
   let reason: StopCause | undefined;
   const poller = startStopPoller({
     isStopRequested: () =>
+      // Its own answer's stop only: a stop names the user turn it answers, never a time, so a
+      // late stop for the previous answer cannot reach this one.
       dependencies.store.isStopRequested(
         begun.owner,
         begun.conversation.conversationId,
-        begun.startedAt,
+        begun.turn.seq,
       ),
     remainingTimeMs: dependencies.remainingTimeMs,
     reserveMs: dependencies.config.remainingTimeReserveMs,

@@ -29,9 +29,11 @@ export interface ConversationSummary extends Readonly<ConversationSummaryBody> {
   /** The inquiry of the latest user message (so a late answer cannot reopen an older inquiry). */
   readonly latestInquiryId?: string;
   /**
-   * The user turn whose answer a request is generating (set with its generation claim, cleared
-   * by the answer of that inquiry), and the request's deadline (ISO): a page loaded meanwhile
-   * shows the answer as in flight until it is stored or the deadline passed.
+   * The user turn whose answer a request is generating — set by every user turn that will be
+   * answered, with or without `clientMessageId`; cleared by the answer to that turn — and the end
+   * of its lease (ISO), renewed while the answer is written (`renewGeneration`): a page loaded
+   * meanwhile shows the answer as in flight until it is stored or the lease lapsed, and a
+   * regenerate or edit of that turn is refused (`answer_in_progress`).
    */
   readonly answering?: { readonly seq: number; readonly inquiryId: string; readonly until: string };
   /** Inquiries published as knowledge tickets (ADR 0011), oldest first. */
@@ -57,16 +59,20 @@ export interface AppendUserTurnInput {
    */
   readonly supersedes?: number;
   /**
-   * With `clientMessageId`: the caller will generate the answer and holds the message's
-   * generation claim (see `claimGeneration`) until `until`, written in the same commit.
+   * The caller will generate the answer: the same commit marks the conversation `answering`
+   * this turn until `until`, and with `clientMessageId` gives the caller the message's
+   * generation claim (see `claimGeneration`). Both are a lease the caller renews
+   * (`renewGeneration`) while it generates.
    */
   readonly generation?: GenerationClaim;
 }
 
 /**
- * Who is generating the answer to one message, and until when at the latest (the holder's
- * function timeout). One claim per `clientMessageId`: a retry sent while the first copy is still
- * answering finds it held and waits for that answer instead of starting a second model call.
+ * Who is generating the answer to one message, and until when their lease runs
+ * (`ChatConfig.generationLeaseMs` ahead, renewed while they generate). One claim per
+ * `clientMessageId`: a retry sent while the first copy is still answering finds it held and
+ * waits for that answer instead of starting a second model call; once a holder stopped renewing
+ * (it crashed), its lease lapses and a retry takes over.
  */
 export interface GenerationClaim {
   /** Unique per request. */
@@ -74,10 +80,25 @@ export interface GenerationClaim {
   readonly until: Date;
 }
 
+/** One renewal of a generation lease: the claim's holder moves `until` on. */
+export interface GenerationRenewal extends GenerationClaim {
+  readonly conversationId: string;
+  /** The user turn being answered: its `answering` mark is renewed. */
+  readonly userSeq: number;
+  /** The message's claim on its idempotency marker is renewed too. */
+  readonly clientMessageId?: string;
+}
+
 export interface AppendAssistantTurnInput {
   readonly conversationId: string;
   readonly inquiryId: string;
   readonly kind: 'clarification' | 'answer';
+  /**
+   * The user turn this answers: its commit clears `answering` if it still names that turn (an
+   * answer to an older message leaves a newer one in flight). Absent: any answer of the inquiry
+   * being answered clears it.
+   */
+  readonly answersSeq?: number;
   readonly text: string;
   readonly result?: DeliveredAnswer;
   /** Only a `complete` clarification keeps its inquiry open (`openInquiryAfterAssistantTurn`). */
@@ -146,15 +167,28 @@ export interface ConversationStore {
     conversationId: string,
     published: PublishedKnowledge,
   ): Promise<ConversationSummary>;
-  /** Ask whatever is generating in this conversation to stop (polled by `isStopRequested`). Does not bump `version`. */
-  requestStop(owner: Owner, conversationId: string): Promise<void>;
-  /** True when a stop was requested after `since` (ISO time the generation started). */
-  isStopRequested(owner: Owner, conversationId: string, since: string): Promise<boolean>;
   /**
-   * Takes the generation claim of a stored message when nobody holds it or its holder's time ran
-   * out; false while another request holds it. Only for a `clientMessageId` that was stored.
+   * Asks the generation of the answer to user turn `userSeq` to stop (polled by
+   * `isStopRequested`); no other answer sees it. Does not bump `version`. `TurnNotFoundError`
+   * when the conversation has no turn `userSeq` yet — a stop never waits for a later message.
+   */
+  requestStop(owner: Owner, conversationId: string, userSeq: number): Promise<void>;
+  /** True when a stop was requested for the answer to user turn `userSeq`. */
+  isStopRequested(owner: Owner, conversationId: string, userSeq: number): Promise<boolean>;
+  /**
+   * Takes the generation claim of a stored message when nobody holds it or its holder's lease
+   * lapsed; false while another request holds it. Only for a `clientMessageId` that was stored.
+   * A claimant that takes over also renews the turn's `answering` mark (`renewGeneration`).
    */
   claimGeneration(owner: Owner, clientMessageId: string, claim: GenerationClaim): Promise<boolean>;
+  /**
+   * The holder's heartbeat: moves its lease on to `renewal.until` — the claim on the marker
+   * (only while `holder` still has it) and the conversation's `answering` mark (only while it
+   * still names `userSeq`; never re-created once the answer cleared it). False when the claim is
+   * no longer this holder's (or, without `clientMessageId`, the mark is gone). Does not bump
+   * `version`.
+   */
+  renewGeneration(owner: Owner, renewal: GenerationRenewal): Promise<boolean>;
   /** Gives the claim up (after the answer was recorded); a claim someone else holds is left alone. */
   releaseGeneration(owner: Owner, clientMessageId: string, holder: string): Promise<void>;
 }
@@ -167,12 +201,12 @@ export class ConversationNotFoundError extends Error {
   }
 }
 
-/** The conversation exists but has no answer turn with that number. */
+/** The conversation exists but has no turn of that kind with that number (an answer, a message). */
 export class TurnNotFoundError extends Error {
   readonly statusCode = 404;
   readonly code = 'turn_not_found';
-  constructor(seq: number) {
-    super(`This conversation has no answer numbered ${seq}`);
+  constructor(seq: number, what = 'answer') {
+    super(`This conversation has no ${what} numbered ${seq}`);
     this.name = 'TurnNotFoundError';
   }
 }
@@ -423,6 +457,12 @@ export interface ChatConfig {
   readonly archiveBudget: number;
   /** How often the stop flag is polled during generation. @default 1000 */
   readonly stopPollMs: number;
+  /**
+   * How long a generation claim (and the `answering` mark) lasts without renewal; the holder
+   * renews it every third of this while it generates, so a crashed holder's claim passes to a
+   * retry after about this long (`GENERATION_LEASE_MS`). @default 30_000
+   */
+  readonly generationLeaseMs: number;
   /** Stop generating when less than this much of the function's time remains. @default 20_000 */
   readonly remainingTimeReserveMs: number;
   /** The model answers come from; sent in `meta` and stored with each assistant turn. */
@@ -439,6 +479,7 @@ export const defaultChatConfig: Omit<ChatConfig, 'modelId'> = {
   maxTokens: 8192,
   archiveBudget: 3000,
   stopPollMs: 1000,
+  generationLeaseMs: 30_000,
   remainingTimeReserveMs: 20_000,
 };
 

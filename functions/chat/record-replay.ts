@@ -1,5 +1,6 @@
 import type { ChatEvent } from '../contract/chat-events.js';
 import type { GenerationOutcome } from './generate.js';
+import { leaseFrom } from './generation-lease.js';
 import {
   type ChatConfig,
   ConversationNotFoundError,
@@ -36,6 +37,7 @@ export async function recordAnswer(
     const saved = await store.appendAssistantTurn(begun.owner, {
       conversationId: begun.conversation.conversationId,
       inquiryId: begun.turn.inquiryId,
+      answersSeq: begun.turn.seq,
       kind: isResults ? 'answer' : 'clarification',
       text: answer.general_advice || answer.question || '',
       result: answer,
@@ -87,6 +89,14 @@ export async function recordAnswer(
   }
 }
 
+/** The `error` event of a retry whose question was regenerated or edited before it took over. */
+const supersededFailure = {
+  code: 'question_superseded',
+  message:
+    'This question was edited or regenerated meanwhile; its newer version is answered instead.',
+  retryable: false,
+} as const;
+
 /** The `error` event of a stream whose store became unreachable after the first byte. */
 export const storeUnavailableFailure = {
   code: 'store_unavailable',
@@ -108,8 +118,9 @@ export type Attachment =
  * A retried message (same `clientMessageId`) attaches to what its first copy does: a final answer
  * already stored is replayed; while another request holds the generation claim, it waits (polling
  * like the stop flag, with heartbeats on the stream) and replays that answer once recorded; only
- * when the claim is free — the first copy failed, or died and its time ran out — does it take the
- * claim and generate. So any number of retries cost one model call.
+ * when the claim is free — the first copy failed, or died and stopped renewing its lease — does
+ * it take the claim and generate (unless a regenerate or edit replaced the question meanwhile).
+ * So any number of retries cost one model call.
  */
 export async function attachToEarlierCopy(
   begun: BegunChat,
@@ -118,6 +129,7 @@ export async function attachToEarlierCopy(
     readonly store: ConversationStore;
     readonly config: ChatConfig;
     readonly remainingTimeMs: () => number;
+    readonly now?: () => Date;
   },
 ): Promise<Attachment> {
   const { store, config } = dependencies;
@@ -131,15 +143,39 @@ export async function attachToEarlierCopy(
     if (clientMessageId === undefined || generation === undefined) {
       return { kind: 'generate', loaded, holdsClaim: false };
     }
-    if (await store.claimGeneration(owner, clientMessageId, generation)) {
+    // A fresh lease from now: the one asked for before the first byte may have lapsed while
+    // this request waited.
+    const claim = leaseFrom(
+      (dependencies.now ?? (() => new Date()))(),
+      config,
+      dependencies.remainingTimeMs,
+      generation.holder,
+    );
+    if (await store.claimGeneration(owner, clientMessageId, claim)) {
+      // The turn is marked answering again at once (the dead holder's mark may have lapsed),
+      // before the read below: a regenerate landing after this is refused, one landing before
+      // is seen by the read.
+      await store.renewGeneration(owner, {
+        ...claim,
+        conversationId,
+        userSeq: turn.seq,
+        clientMessageId,
+      });
       // The holder records its answer before it releases the claim: read once more, so an answer
       // recorded between the read above and the claim is replayed rather than generated twice.
       const settled = await store.loadConversation(owner, conversationId);
-      if (!replayStoredAnswer(settled, turn, send)) {
-        return { kind: 'generate', loaded: settled, holdsClaim: true };
+      if (replayStoredAnswer(settled, turn, send)) {
+        await store.releaseGeneration(owner, clientMessageId, generation.holder);
+        return { kind: 'settled', replayed: true };
       }
-      await store.releaseGeneration(owner, clientMessageId, generation.holder);
-      return { kind: 'settled', replayed: true };
+      if (settled.turns.some((later) => later.supersedes === turn.seq)) {
+        // A regenerate or edit replaced this question meanwhile: an answer to it now would be
+        // taken for the new version's.
+        await store.releaseGeneration(owner, clientMessageId, generation.holder);
+        send({ event: 'error', data: supersededFailure });
+        return { kind: 'settled', replayed: false };
+      }
+      return { kind: 'generate', loaded: settled, holdsClaim: true };
     }
     if (!waiting) {
       send({ event: 'progress', data: { step: 'generating' } });

@@ -8,6 +8,7 @@ import {
   tokensToCharge,
 } from './daily-budget.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
+import { keepGenerationLease, leaseFrom } from './generation-lease.js';
 import {
   currentVersions,
   detectLanguage,
@@ -50,8 +51,9 @@ export interface BegunChat extends AppendResult {
   /** Retrieval already under way for a brand-new conversation (its inquiry can only be this message). */
   readonly earlySearch?: Promise<RetrievedTicket[]>;
   /**
-   * The generation claim this request asked for (with a `clientMessageId`). A new message holds
-   * it from the commit on; a duplicate only once `attachToEarlierCopy` took it over.
+   * The generation lease this request asked for (every request: it marks the turn `answering`,
+   * and with a `clientMessageId` it is the message's claim). A new message holds it from the
+   * commit on; a duplicate only once `attachToEarlierCopy` took it over.
    */
   readonly generation?: GenerationClaim;
   /**
@@ -68,8 +70,10 @@ export interface BegunChat extends AppendResult {
  * the user turn is recorded (404 for a conversation that is missing or not the caller's, 413 for
  * oversize text, 409 when retries could not land it, 422 for a `clientMessageId` reused with
  * another message). For a new conversation, retrieval starts alongside the write instead of
- * waiting for it. With a `clientMessageId` the commit also claims the message's generation until
- * the function's time runs out, so a retry arriving meanwhile waits for this answer.
+ * waiting for it. The commit marks the turn `answering` for one generation lease (and with a
+ * `clientMessageId` claims the message's generation), which `streamChat` renews while it
+ * answers: a regenerate meanwhile is refused, and a retry arriving meanwhile waits for this
+ * answer — or takes over once the lease lapsed because this request died.
  */
 export async function beginChat(
   owner: Owner,
@@ -81,7 +85,7 @@ export async function beginChat(
     now: () => Date;
     /** Aborts retrieval when the function's time is nearly up. */
     deadline?: AbortSignal;
-    /** The function's remaining time: how long this request may hold the generation claim. */
+    /** The function's remaining time: the generation lease never runs past it. */
     remainingTimeMs?: () => number;
     /** The per-user daily token budget (with `config.dailyTokenBudget` > 0). */
     budget?: DailyBudget;
@@ -109,13 +113,7 @@ export async function beginChat(
       );
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
-  const generation: GenerationClaim | undefined =
-    request.clientMessageId === undefined
-      ? undefined
-      : {
-          holder: crypto.randomUUID(),
-          until: new Date(now.getTime() + (dependencies.remainingTimeMs?.() ?? 15 * 60_000)),
-        };
+  const generation = leaseFrom(now, dependencies.config, dependencies.remainingTimeMs);
   let appended: AppendResult;
   try {
     appended = await dependencies.store.appendUserTurn(owner, {
@@ -171,6 +169,8 @@ export interface StreamChatDependencies {
   readonly deadline?: AbortSignal;
   /** Told how each chat ended (metrics, the request log); nothing when absent. */
   readonly telemetry?: ChatTelemetry;
+  /** The clock of generation leases. @default () => new Date() */
+  readonly now?: () => Date;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -199,6 +199,28 @@ export async function streamChat(
   history?.catch(() => undefined);
   // A new message holds its generation claim from the commit on; a duplicate once it took it over.
   let holdsClaim = !begun.duplicate && begun.generation !== undefined;
+  // Renewed while this request generates: from the commit for a new message, from the takeover
+  // for a duplicate (the lease of a copy that only replays is never renewed).
+  let lease: { stop(): Promise<void> } | undefined;
+  const keepLease = () => {
+    if (!begun.generation) return;
+    lease = keepGenerationLease({
+      store,
+      owner,
+      lease: {
+        conversationId: conversation.conversationId,
+        userSeq: turn.seq,
+        holder: begun.generation.holder,
+        ...(holdsClaim && turn.clientMessageId !== undefined
+          ? { clientMessageId: turn.clientMessageId }
+          : {}),
+      },
+      leaseMs: config.generationLeaseMs,
+      remainingTimeMs: dependencies.remainingTimeMs,
+      now: dependencies.now ?? (() => new Date()),
+    });
+  };
+  if (!begun.duplicate) keepLease();
   // What the report at the end says; filled in as the pipeline gets there.
   const measured: Measured = { ticketsRetrieved: 0 };
   try {
@@ -222,6 +244,7 @@ export async function streamChat(
         return;
       }
       holdsClaim = attached.holdsClaim;
+      if (holdsClaim) keepLease();
       loaded = Promise.resolve(attached.loaded);
     }
 
@@ -315,7 +338,8 @@ export async function streamChat(
     await recordAnswer(begun, failed, store, send, config.modelId);
   } finally {
     // The answer is recorded (or could not be): a retry may now replay it, or generate again
-    // after a failure, without waiting for the claim to time out.
+    // after a failure, without waiting for the lease to lapse.
+    await lease?.stop();
     const { clientMessageId } = turn;
     if (holdsClaim && begun.generation && clientMessageId !== undefined) {
       await store

@@ -139,6 +139,16 @@ export const conversationDetailSchema = z.object({
 });
 export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 
+/**
+ * Body of `POST /api/conversations/{id}/stop`: the answer to stop, named by its user turn
+ * (`meta.userSeq` of the stream being stopped). A stop reaches that answer only — never a later
+ * message's, however late it lands.
+ */
+export const stopRequestSchema = z
+  .object({ userSeq: z.number().int().min(1).max(999_999_999) })
+  .strict();
+export type StopRequest = z.infer<typeof stopRequestSchema>;
+
 /** Query of `GET /api/conversations`. */
 export const listConversationsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(30),

@@ -77,6 +77,20 @@ export class LocalLambdaFunction implements Invocations {
     return this.run(created, event);
   }
 
+  /**
+   * Kills every environment that is running an invocation, as a crash (out of memory, a fatal
+   * error) would: its responses break off and nothing of it runs on. For tests of what survives
+   * a crash; later invocations get new environments. Returns how many were killed.
+   */
+  async crashBusyEnvironments(): Promise<number> {
+    const busy = [...this.environments].filter(
+      (environment) => environment.alive && !environment.available,
+    );
+    for (const environment of busy) this.environments.delete(environment);
+    await Promise.all(busy.map((environment) => environment.stop()));
+    return busy.length;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     const environments = [...this.environments];

@@ -64,13 +64,32 @@ describe('an answer in flight', () => {
     expect(after.answering).toBeUndefined();
   });
 
-  it('is not announced for a message sent without a clientMessageId (no generation claim)', async () => {
+  // Before (issue #24, item 5): only a message with a clientMessageId announced its answer, so a
+  // regenerate sent meanwhile was accepted, and the next prompt carried both versions.
+  it('is announced for a message sent without a clientMessageId too, and refuses a regenerate meanwhile', async () => {
     const user = 'in-flight-unclaimed';
+    const question = 'VPNが切れる';
     stack.bedrock.enqueueScript(slowAnswer());
-    const chat = postChat(stack.url, { message: 'VPNが切れる' }, { user });
+    const chat = postChat(stack.url, { message: question }, { user });
     const conversationId = await firstConversationId(user);
-    expect((await detailOf(user, conversationId)).answering).toBeUndefined();
-    await chat;
+    const during = await detailOf(user, conversationId);
+    expect(during.answering?.seq).toBe(1);
+
+    const regenerate = await postChat(
+      stack.url,
+      { conversationId, message: question, supersedes: 1 },
+      { user },
+    );
+    expect(regenerate.status).toBe(409);
+    expect(regenerate.json).toMatchObject({ error: { code: 'answer_in_progress' } });
+    expect(eventsNamed(await chat, 'result')).toHaveLength(1);
+    expect((await detailOf(user, conversationId)).turns).toHaveLength(2);
+
+    // The next prompt holds the question once: no second version was stored.
+    const next = await postChat(stack.url, { conversationId, message: 'Wi-Fiも遅い' }, { user });
+    expect(eventsNamed(next, 'result')).toHaveLength(1);
+    const prompt = JSON.stringify(stack.bedrock.converseRequests.at(-1)?.body);
+    expect(prompt.split(question)).toHaveLength(2);
   });
 
   it('ends with a failed answer too', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 let stack: LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
@@ -154,6 +155,69 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     expect(response.status).toBe(415);
     const after = await callApi(stack.url, 'GET', path, undefined, { user });
     expect((after.json as { title: string }).title).toBe('VPNにつながらない');
+  });
+
+  // Before (issue #24, item 6): the stop route took any content type, so any page could stop an
+  // answer with a simple cross-origin POST.
+  it('answers 415 to a stop sent as text/plain, and the answer is not stopped', async () => {
+    const user = `ctype-stop-${Math.random().toString(36).slice(2, 8)}`;
+    const advice = 'う'.repeat(200);
+    stack.bedrock.enqueueScript(
+      scriptedAnswer(
+        { response_type: 'results', general_advice: advice, results: [] },
+        { size: 4, delayMs: 20 },
+      ),
+    );
+    let stop: Awaited<ReturnType<typeof callApi>> | undefined;
+    const chat = await postChat(
+      stack.url,
+      { message: 'VPNにつながらない' },
+      {
+        user,
+        onEvent: async (event) => {
+          if (event.event !== 'meta') return;
+          const { conversationId, userSeq } = event.data as {
+            conversationId: string;
+            userSeq: number;
+          };
+          stop = await callApi(
+            stack.url,
+            'POST',
+            `/api/conversations/${conversationId}/stop`,
+            JSON.stringify({ userSeq }),
+            { user, headers: { 'content-type': 'text/plain;charset=UTF-8' } },
+          );
+        },
+      },
+    );
+    expect(stop?.status).toBe(415);
+    expect(stop?.json).toMatchObject({ error: { code: 'unsupported_media_type' } });
+    expect(eventsNamed(chat, 'result')[0]).toMatchObject({
+      status: 'complete',
+      general_advice: advice,
+    });
+  });
+
+  it.each([
+    ['no body', 400, 'bad_request', ''],
+    ['no userSeq', 400, 'bad_request', {}],
+    ['a userSeq that is not a whole number', 400, 'bad_request', { userSeq: '1' }],
+    ['userSeq 0', 400, 'bad_request', { userSeq: 0 }],
+    ['an unknown field', 400, 'bad_request', { userSeq: 1, all: true }],
+    ['a turn not stored yet', 404, 'turn_not_found', { userSeq: 3 }],
+  ])('refuses a stop with %s (%i %s)', async (_name, status, code, body) => {
+    const user = `bad-stop-${Math.random().toString(36).slice(2, 8)}`;
+    const created = await postChat(stack.url, { message: 'プリンターが動かない' }, { user });
+    const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
+    const response = await callApi(
+      stack.url,
+      'POST',
+      `/api/conversations/${conversationId}/stop`,
+      body,
+      { user, headers: { 'content-type': 'application/json' } },
+    );
+    expect(response.status).toBe(status);
+    expect(response.json).toMatchObject({ error: { code, message: expect.any(String) } });
   });
 
   it.each([

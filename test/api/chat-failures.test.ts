@@ -233,6 +233,7 @@ describe('chat failures end to end', () => {
       ),
     );
     let conversationId = '';
+    let userSeq = 0;
     let stopStatus = 0;
     const response = await postChat(
       stack.url,
@@ -240,14 +241,17 @@ describe('chat failures end to end', () => {
       {
         user: 'stopper',
         onEvent: async (event) => {
-          if (event.event === 'meta') conversationId = event.data.conversationId as string;
+          if (event.event === 'meta') {
+            conversationId = event.data.conversationId as string;
+            userSeq = event.data.userSeq as number;
+          }
           if (event.event !== 'token' || stopStatus !== 0) return;
           stopStatus = -1;
           const stop = await callApi(
             stack.url,
             'POST',
             `/api/conversations/${conversationId}/stop`,
-            undefined,
+            { userSeq },
             { user: 'stopper' },
           );
           stopStatus = stop.status;
@@ -260,6 +264,49 @@ describe('chat failures end to end', () => {
     expect(String(result?.general_advice ?? '').length).toBeLessThan(slow.length);
     const turns = await storedTurns(result?.conversationId as string, 'stopper');
     expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'stopped' });
+  });
+
+  // Before (issue #24, item 6): a stop was a time on the conversation, so a stop for the previous
+  // answer that landed after the next message began stopped that one instead.
+  it('never stops a later answer with a stop for an earlier one, however late it lands', async () => {
+    const user = 'late-stopper';
+    const first = await postChat(stack.url, { message: 'プリンターが動かない' }, { user });
+    const { conversationId, userSeq } = eventsNamed(first, 'meta')[0] as {
+      conversationId: string;
+      userSeq: number;
+    };
+    const advice = 'い'.repeat(200);
+    stack.bedrock.enqueueScript(
+      scriptedAnswer(
+        { response_type: 'results', general_advice: advice, results: [] },
+        { size: 4, delayMs: 20 },
+      ),
+    );
+    let stopStatus = 0;
+    const later = await postChat(
+      stack.url,
+      { conversationId, message: 'VPNにつながらない' },
+      {
+        user,
+        onEvent: async (event) => {
+          if (event.event !== 'token' || stopStatus !== 0) return;
+          stopStatus = -1;
+          const stop = await callApi(
+            stack.url,
+            'POST',
+            `/api/conversations/${conversationId}/stop`,
+            { userSeq },
+            { user },
+          );
+          stopStatus = stop.status;
+        },
+      },
+    );
+    expect(stopStatus).toBe(202);
+    expect(eventsNamed(later, 'result')[0]).toMatchObject({
+      status: 'complete',
+      general_advice: advice,
+    });
   });
 
   it('keeps a slow model stream alive with heartbeat comments', async () => {

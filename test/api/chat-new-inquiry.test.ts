@@ -68,6 +68,7 @@ describe('a new inquiry end to end', () => {
       ),
     );
     let conversationId = '';
+    let userSeq = 0;
     let stopping = false;
     const first = await postChat(
       stack.url,
@@ -75,12 +76,21 @@ describe('a new inquiry end to end', () => {
       {
         user,
         onEvent: async (event) => {
-          if (event.event === 'meta') conversationId = event.data.conversationId as string;
+          if (event.event === 'meta') {
+            conversationId = event.data.conversationId as string;
+            userSeq = event.data.userSeq as number;
+          }
           if (event.event !== 'token' || stopping) return;
           stopping = true;
-          await callApi(stack.url, 'POST', `/api/conversations/${conversationId}/stop`, undefined, {
-            user,
-          });
+          await callApi(
+            stack.url,
+            'POST',
+            `/api/conversations/${conversationId}/stop`,
+            { userSeq },
+            {
+              user,
+            },
+          );
         },
       },
     );

@@ -134,7 +134,7 @@ describe('conversation routes', () => {
       ['GET', `/api/conversations/${id}`, undefined],
       ['PATCH', `/api/conversations/${id}`, { title: 'stolen' }],
       ['DELETE', `/api/conversations/${id}`, undefined],
-      ['POST', `/api/conversations/${id}/stop`, undefined],
+      ['POST', `/api/conversations/${id}/stop`, { userSeq: 1 }],
     ] as const) {
       const response = await callApi(stack.url, method, path, body, { user: 'intruder' });
       expect(response.status, `${method} ${path}`).toBe(404);

@@ -12,6 +12,7 @@ import type { BegunChat } from '../../functions/chat/run-chat.js';
 const begun = {
   owner: { tenantId: 't', userId: 'u' },
   conversation: { conversationId: 'C' },
+  turn: { seq: 3 },
   startedAt: new Date().toISOString(),
 } as unknown as BegunChat;
 const request = {
@@ -29,9 +30,10 @@ const slowModel: ChatModel = {
   },
 };
 
-function run(options: { stopRequested: boolean; remainingMs: number }) {
+function run(options: { stoppedSeqs: readonly number[]; remainingMs: number | (() => number) }) {
   const store = {
-    isStopRequested: async () => options.stopRequested,
+    isStopRequested: async (_owner: unknown, _conversationId: string, userSeq: number) =>
+      options.stoppedSeqs.includes(userSeq),
   } as unknown as ConversationStore;
   return generateWithStop(
     begun,
@@ -44,7 +46,10 @@ function run(options: { stopRequested: boolean; remainingMs: number }) {
         stopPollMs: 5,
         remainingTimeReserveMs: 1000,
       },
-      remainingTimeMs: () => options.remainingMs,
+      remainingTimeMs:
+        typeof options.remainingMs === 'number'
+          ? () => options.remainingMs as number
+          : options.remainingMs,
     },
     request,
     new Set(),
@@ -54,12 +59,22 @@ function run(options: { stopRequested: boolean; remainingMs: number }) {
 
 describe('generateWithStop', () => {
   it('keeps what streamed as stopped when staff press stop', async () => {
-    const outcome = await run({ stopRequested: true, remainingMs: 60_000 });
+    const outcome = await run({ stoppedSeqs: [3], remainingMs: 60_000 });
     expect(outcome).toMatchObject({ status: 'stopped', answer: { general_advice: 'partial' } });
   });
 
+  it('is not stopped by a stop for another answer', async () => {
+    // Another answer's stop never ends this one: the poller looks ten times, then time runs out.
+    let ticks = 0;
+    const outcome = await run({
+      stoppedSeqs: [1, 5],
+      remainingMs: () => (++ticks > 20 ? 500 : 60_000),
+    });
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'timeout' } });
+  });
+
   it('turns running out of time into a retryable failure, not a stop', async () => {
-    const outcome = await run({ stopRequested: false, remainingMs: 500 });
+    const outcome = await run({ stoppedSeqs: [], remainingMs: 500 });
     expect(outcome).toMatchObject({
       status: 'failed',
       answer: { general_advice: 'partial' },

@@ -74,7 +74,7 @@ describe('the daily budget of a chat', () => {
     const begun = await beginChat(alice, { message: 'プリンター' }, dependencies);
     const streaming = streamChat(begun, () => undefined, dependencies);
     await vi.waitFor(() => expect(requests).toHaveLength(1));
-    await store.requestStop(alice, begun.conversation.conversationId);
+    await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
     await streaming;
 
     const request = requests[0] as ChatModelRequest;

@@ -94,7 +94,7 @@ describe('streamChat endings', () => {
     const begun = await beginChat(alice, { message: 'プリンター' }, dependencies);
     const events: ChatEvent[] = [];
     const streaming = streamChat(begun, (event) => events.push(event), dependencies);
-    await store.requestStop(alice, begun.conversation.conversationId);
+    await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
     await streaming;
 
     expect(named(events, 'result')[0]?.data).toMatchObject({
@@ -149,10 +149,8 @@ describe('streamChat endings', () => {
       const { chat, store, kb, dependencies } = harness({ model });
       const begun = await beginChat(alice, { message: q1 }, dependencies);
       const streaming = streamChat(begun, () => undefined, dependencies);
-      await store.requestStop(alice, begun.conversation.conversationId);
+      await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
       await streaming;
-      // The stop flag stays set for generations that started before it; let time move on.
-      await new Promise((resolve) => setTimeout(resolve, 5));
       const second = await chat(q2, { conversationId: begun.conversation.conversationId });
 
       expect(named(second.events, 'result')[0]?.data.status).toBe('complete');

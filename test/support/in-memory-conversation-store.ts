@@ -19,14 +19,15 @@ import {
 interface StoredConversation {
   summary: ConversationSummary;
   turns: Turn[];
-  stopRequestedAt?: string;
+  /** User turns whose answers were asked to stop. */
+  stopped: Set<number>;
 }
 
 /**
  * The `ConversationStore` port in memory, for unit tests of the chat core without Java. It keeps
  * the contract's observable rules — owner isolation (another owner's conversation is missing), a
  * version bumped by every change, turn numbers in commit order, idempotent `clientMessageId`s, the
- * inquiry rules of the core — but none of DynamoDB's concurrency, which the DynamoDB Local suites
+ * inquiry rules of the core, `answering` and the generation lease, stops per answer — but none of DynamoDB's concurrency, which the DynamoDB Local suites
  * cover. Every conversation and turn is copied in and out, so callers cannot mutate stored state.
  */
 export function createInMemoryConversationStore(options: { now?: () => Date } = {}) {
@@ -91,6 +92,7 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
             turnCount: 0,
           },
           turns: [],
+          stopped: new Set(),
         };
         conversations.set(keyOf(owner, stored.summary.conversationId), stored);
       } else {
@@ -129,6 +131,16 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         turnCount: stored.turns.length,
         openInquiryId: undefined,
         latestInquiryId: placement.inquiryId,
+        // Every turn that will be answered is marked, with or without a clientMessageId.
+        ...(input.generation
+          ? {
+              answering: {
+                seq: turn.seq,
+                inquiryId: placement.inquiryId,
+                until: input.generation.until.toISOString(),
+              },
+            }
+          : {}),
       });
       return result(stored, turn, false);
     },
@@ -145,9 +157,16 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         ...(input.modelId ? { modelId: input.modelId } : {}),
         ...(input.usage ? { usage: structuredClone(input.usage) } : {}),
       });
+      const { answering } = stored.summary;
+      const answered =
+        answering !== undefined &&
+        (input.answersSeq === undefined
+          ? answering.inquiryId === input.inquiryId
+          : answering.seq === input.answersSeq);
       bump(stored, {
         turnCount: stored.turns.length,
         openInquiryId: openInquiryAfterAssistantTurn(stored.summary, input),
+        ...(answered ? { answering: undefined } : {}),
       });
       return result(stored, turn, false);
     },
@@ -206,13 +225,14 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       conversations.delete(keyOf(owner, conversationId));
     },
 
-    async requestStop(owner, conversationId) {
-      find(owner, conversationId).stopRequestedAt = now().toISOString();
+    async requestStop(owner, conversationId, userSeq) {
+      const stored = find(owner, conversationId);
+      if (userSeq > stored.summary.turnCount) throw new TurnNotFoundError(userSeq, 'message');
+      stored.stopped.add(userSeq);
     },
 
-    async isStopRequested(owner, conversationId, since) {
-      const requestedAt = find(owner, conversationId).stopRequestedAt;
-      return requestedAt !== undefined && requestedAt >= since;
+    async isStopRequested(owner, conversationId, userSeq) {
+      return find(owner, conversationId).stopped.has(userSeq);
     },
 
     async claimGeneration(owner, clientMessageId, claim) {
@@ -220,6 +240,24 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       const held = claims.get(key);
       if (held && held.until >= now().getTime()) return false;
       claims.set(key, { holder: claim.holder, until: claim.until.getTime() });
+      return true;
+    },
+
+    async renewGeneration(owner, renewal) {
+      const stored = find(owner, renewal.conversationId);
+      const { answering } = stored.summary;
+      // Control state, like the DynamoDB store's: the mark moves on without a version bump, and
+      // only while it still names this turn.
+      if (answering?.seq === renewal.userSeq && answering.until < renewal.until.toISOString()) {
+        stored.summary = {
+          ...stored.summary,
+          answering: { ...answering, until: renewal.until.toISOString() },
+        };
+      }
+      if (renewal.clientMessageId === undefined) return answering?.seq === renewal.userSeq;
+      const key = claimKeyOf(owner, renewal.clientMessageId);
+      if (claims.get(key)?.holder !== renewal.holder) return false;
+      claims.set(key, { holder: renewal.holder, until: renewal.until.getTime() });
       return true;
     },
 

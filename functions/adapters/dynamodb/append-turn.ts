@@ -15,6 +15,7 @@ import {
   type AppendUserTurnInput,
   ConversationNotFoundError,
   type GenerationClaim,
+  type GenerationRenewal,
   type Owner,
   type Turn,
 } from '../../chat/ports.js';
@@ -27,6 +28,7 @@ import {
   conversationKeyOf,
   expiresAtFrom,
   isConversationId,
+  ownerIdForConversation,
   ownerIdOf,
   questionTextAfter,
   searchKeyOf,
@@ -39,6 +41,7 @@ import { advanceCachedConversation, cacheKeyOf } from './turn-cache.js';
 import {
   type CommitPlan,
   commitWithVersion,
+  type ExtraCondition,
   readConversationItem,
   type TransactItem,
   updateConversationAtVersion,
@@ -86,6 +89,9 @@ export async function appendUserTurn(
         ownerId,
         conversationId: input.conversationId ?? ulid(now.getTime()),
         state,
+        ...(input.supersedes !== undefined
+          ? { alsoRequire: answerNotInFlight(input.supersedes, now) }
+          : {}),
         title: titleFromText(input.text),
         turn: {
           role: 'user',
@@ -99,7 +105,7 @@ export async function appendUserTurn(
         // The message is the reply the open inquiry awaited (or starts a new one): none stays open.
         inquiryAfter: { latestInquiryId: placement.inquiryId },
         generation: input.generation,
-        // Only a request that holds the generation claim announces it is answering.
+        // Every request that will generate announces it, with or without a clientMessageId.
         answering: input.generation
           ? { inquiryId: placement.inquiryId, until: input.generation.until.toISOString() }
           : undefined,
@@ -110,6 +116,22 @@ export async function appendUserTurn(
       ? { duplicate: () => findDuplicateTurn(context, ownerId, clientMessageId) }
       : {}),
   });
+}
+
+/**
+ * What a regenerate or edit also requires of the row it commits on: the answer to the turn it
+ * supersedes is not in flight. `placeSupersedingTurn` checked the same on the planned state, but
+ * a lease renewal moves `answering.until` without a version bump, so a cached row may show a
+ * lapsed lease that is in fact renewed; then this fails and the retry decides from the current
+ * row (and refuses).
+ */
+function answerNotInFlight(supersedes: number, now: Date): ExtraCondition {
+  return {
+    expression:
+      'attribute_not_exists(#answering) OR #answering.#answeringSeq <> :answeringSeq OR #answering.#answeringUntil <= :answeringNow',
+    names: { '#answering': 'answering', '#answeringSeq': 'seq', '#answeringUntil': 'until' },
+    values: { ':answeringSeq': supersedes, ':answeringNow': now.toISOString() },
+  };
 }
 
 function latestUserTurnOf(state: ConversationItem | undefined) {
@@ -208,8 +230,12 @@ export async function appendAssistantTurn(
           ),
           latestInquiryId: state?.latestInquiryId,
         },
-        // The answer of the inquiry being answered ends that; another inquiry's leaves it.
-        keepAnswering: state?.answering?.inquiryId !== input.inquiryId,
+        // The answer to the turn being answered ends that; an answer to an older one leaves it.
+        clearAnswering:
+          state?.answering !== undefined &&
+          (input.answersSeq === undefined
+            ? state.answering.inquiryId === input.inquiryId
+            : state.answering.seq === input.answersSeq),
         now: context.now(),
       });
     },
@@ -230,8 +256,13 @@ interface AppendSpec {
   readonly generation?: GenerationClaim;
   /** A user turn whose answer the caller generates now (`ConversationItem.answering`). */
   readonly answering?: Omit<AnsweringState, 'seq'>;
-  /** An assistant turn of another inquiry than the one being answered leaves `answering` be. */
-  readonly keepAnswering?: boolean;
+  /**
+   * The answer to the turn `answering` names: removes it. Otherwise `answering` is not written
+   * at all — never back from a cached row, whose `until` may be older than a renewed lease.
+   */
+  readonly clearAnswering?: boolean;
+  /** A further condition on the conversation row (`updateConversationAtVersion`). */
+  readonly alsoRequire?: ExtraCondition;
   readonly now: Date;
 }
 
@@ -257,11 +288,11 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
       : {}),
     openInquiryId: spec.inquiryAfter.openInquiryId,
     latestInquiryId: spec.inquiryAfter.latestInquiryId,
-    answering: spec.answering
-      ? { ...spec.answering, seq }
-      : spec.keepAnswering
-        ? state?.answering
-        : undefined,
+    ...(spec.answering
+      ? { answering: { ...spec.answering, seq } }
+      : spec.clearAnswering
+        ? { answering: undefined }
+        : {}),
   };
   let conversationWrite: TransactItem;
   let after: ConversationItem;
@@ -272,6 +303,7 @@ function planAppend(context: StoreContext, spec: AppendSpec): CommitPlan<AppendR
       state,
       activity,
       now,
+      spec.alsoRequire,
     ));
   } else {
     after = withoutUndefined({
@@ -412,8 +444,8 @@ async function findDuplicateTurn(
 
 /**
  * Takes the generation claim on a stored message's marker: only when nobody holds it, or the
- * holder's time ran out (a function that died mid-answer cannot release it). One conditional
- * update, so of several retries exactly one wins.
+ * holder's lease lapsed (a function that died mid-answer neither renews nor releases it). One
+ * conditional update, so of several retries exactly one wins.
  */
 export async function claimGeneration(
   context: StoreContext,
@@ -462,5 +494,61 @@ export async function releaseGeneration(
     );
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/**
+ * The holder's heartbeat, two conditional updates outside any versioned commit (control state,
+ * like the stop flag: `version` does not move and no cache is invalidated): the conversation's
+ * `answering.until`, only while it names `userSeq` and only forward — once the answer's commit
+ * removed the mark, a late renewal cannot bring it back — and, with a `clientMessageId`, the
+ * marker's `generationUntil`, only while `holder` still has the claim.
+ */
+export async function renewGeneration(
+  context: StoreContext,
+  owner: Owner,
+  renewal: GenerationRenewal,
+): Promise<boolean> {
+  const ownerId = ownerIdForConversation(owner, renewal.conversationId);
+  const until = renewal.until.toISOString();
+  const marked = updateIfHeld(
+    context,
+    new UpdateCommand({
+      TableName: context.tables.conversations,
+      Key: { ownerId, conversationId: renewal.conversationId },
+      UpdateExpression: 'SET #answering.#until = :until',
+      ConditionExpression: '#answering.#seq = :seq AND #answering.#until < :until',
+      ExpressionAttributeNames: { '#answering': 'answering', '#seq': 'seq', '#until': 'until' },
+      ExpressionAttributeValues: { ':seq': renewal.userSeq, ':until': until },
+    }),
+  );
+  if (renewal.clientMessageId === undefined) return marked;
+  const [claimed] = await Promise.all([
+    updateIfHeld(
+      context,
+      new UpdateCommand({
+        TableName: context.tables.turns,
+        Key: clientMessageKeyOf(ownerId, renewal.clientMessageId),
+        UpdateExpression: 'SET generationUntil = :until',
+        ConditionExpression: 'generationHolder = :holder',
+        ExpressionAttributeValues: {
+          ':holder': renewal.holder,
+          ':until': renewal.until.getTime(),
+        },
+      }),
+    ),
+    marked,
+  ]);
+  return claimed;
+}
+
+/** Sends a conditional update; false when its condition failed. */
+async function updateIfHeld(context: StoreContext, command: UpdateCommand): Promise<boolean> {
+  try {
+    await context.documents.send(command);
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
   }
 }

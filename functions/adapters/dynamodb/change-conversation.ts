@@ -213,54 +213,63 @@ async function deleteBatch(context: TurnsContext, keys: Record<string, unknown>[
 }
 
 /**
- * Records a stop request on the conversation row. Lambda cannot see the browser disconnect, so
- * the generation polls this flag. It is control state, not history: `version` does not move and
- * no cache is invalidated.
+ * Records a stop request for the answer to user turn `userSeq` on the conversation row, in the
+ * set `stoppedSeqs`. Lambda cannot see the browser disconnect, so the generation polls it for
+ * its own turn; a stop names the answer it stops, so it can never reach another one (a stop is
+ * not a time: one for the previous answer that lands late must not stop the next). It is
+ * control state, not history: `version` does not move and no cache is invalidated. A turn not
+ * stored yet is refused (`TurnNotFoundError`): its seq will belong to a later message.
  */
 export async function requestStop(
   context: StoreContext,
   owner: Owner,
   conversationId: string,
+  userSeq: number,
 ): Promise<void> {
   const ownerId = ownerIdForConversation(owner, conversationId);
-  await sendToExistingConversation(
-    context,
-    new UpdateCommand({
-      TableName: context.tables.conversations,
-      Key: { ownerId, conversationId },
-      UpdateExpression: 'SET stopRequestedAt = :now',
-      ConditionExpression: 'attribute_exists(ownerId)',
-      ExpressionAttributeValues: { ':now': context.now().toISOString() },
-    }),
-  );
+  try {
+    await context.documents.send(
+      new UpdateCommand({
+        TableName: context.tables.conversations,
+        Key: { ownerId, conversationId },
+        UpdateExpression: 'ADD stoppedSeqs :seqs',
+        ConditionExpression: 'attribute_exists(ownerId) AND turnCount >= :seq',
+        ExpressionAttributeValues: { ':seqs': new Set([userSeq]), ':seq': userSeq },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    // The row comes back when it exists: then only the turn is missing.
+    const exists = (error as { Item?: unknown }).Item !== undefined;
+    throw exists ? new TurnNotFoundError(userSeq, 'message') : new ConversationNotFoundError();
+  }
 }
 
-/** True when a stop was requested after `since` (ISO time the generation started). */
+/** True when a stop was requested for the answer to user turn `userSeq`. */
 export async function isStopRequested(
   context: StoreContext,
   owner: Owner,
   conversationId: string,
-  since: string,
+  userSeq: number,
 ): Promise<boolean> {
   const ownerId = ownerIdForConversation(owner, conversationId);
   const { Item } = await context.documents.send(
     new GetCommand({
       TableName: context.tables.conversations,
       Key: { ownerId, conversationId },
-      ProjectionExpression: 'stopRequestedAt, conversationId',
+      ProjectionExpression: 'stoppedSeqs, conversationId',
       ConsistentRead: true,
     }),
   );
   if (!Item) throw new ConversationNotFoundError();
-  const requestedAt = Item.stopRequestedAt as string | undefined;
-  return requestedAt !== undefined && Date.parse(requestedAt) > Date.parse(since);
+  return (Item.stoppedSeqs as Set<number> | undefined)?.has(userSeq) ?? false;
 }
 
 /**
  * Sends a write conditioned on `attribute_exists(ownerId)`: a failed condition means the
  * conversation is missing or someone else's, which callers see as not-found. These writes are
- * not versioned: a delete removes the row every pending versioned commit is conditioned on, and
- * a stop request is control state, not history.
+ * not versioned: a delete removes the row every pending versioned commit is conditioned on.
  */
 async function sendToExistingConversation(
   context: StoreContext,

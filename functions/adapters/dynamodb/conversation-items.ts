@@ -45,9 +45,11 @@ export interface ConversationItem {
   readonly titleKey?: string;
   readonly questionText?: string;
   /**
-   * The user turn whose answer is being generated, its inquiry, and until when at the latest
-   * (the generating request's deadline): set by the user turn's commit when it claims the
-   * generation, removed by the commit of that inquiry's answer. A reload shows it as in flight.
+   * The user turn whose answer is being generated, its inquiry, and the end of the generating
+   * request's lease: `seq` and `inquiryId` are set by the commit of every user turn that will be
+   * answered and removed by the commit of the answer to that turn (versioned); `until` is renewed
+   * by the holder's heartbeat outside commits (`renewGeneration`), so a cached row's `until` may
+   * be older than the stored one. A reload shows it as in flight; a regenerate is refused.
    */
   readonly answering?: AnsweringState;
   /**
@@ -56,8 +58,12 @@ export interface ConversationItem {
    * the commit is conditioned on.
    */
   readonly knowledge?: Readonly<Record<string, Omit<PublishedKnowledge, 'inquiryId'>>>;
-  /** ISO time of the last stop request; a control flag, not history, so it never bumps `version`. */
-  readonly stopRequestedAt?: string;
+  /**
+   * The user turns whose answers staff asked to stop (a number set); control state, not history,
+   * so it never bumps `version`. Rows written before stops named their answer may still carry a
+   * `stopRequestedAt` time, which nothing reads any more.
+   */
+  readonly stoppedSeqs?: ReadonlySet<number>;
   /**
    * TTL, epoch seconds: `retentionDays` after the last commit. The whole conversation expires
    * with this row; the retention sweeper (`expire-conversations.ts`) then deletes its turns.

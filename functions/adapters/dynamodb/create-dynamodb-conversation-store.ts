@@ -6,6 +6,7 @@ import {
   appendUserTurn,
   claimGeneration,
   releaseGeneration,
+  renewGeneration,
 } from './append-turn.js';
 import {
   deleteConversation,
@@ -112,10 +113,11 @@ export function createDynamoDbConversationStore(
     recordFeedback: (owner, id, seq, feedback) => recordFeedback(context, owner, id, seq, feedback),
     recordPublishedKnowledge: (owner, id, published) =>
       recordPublishedKnowledge(context, owner, id, published),
-    requestStop: (owner, id) => requestStop(context, owner, id),
-    isStopRequested: (owner, id, since) => isStopRequested(context, owner, id, since),
+    requestStop: (owner, id, userSeq) => requestStop(context, owner, id, userSeq),
+    isStopRequested: (owner, id, userSeq) => isStopRequested(context, owner, id, userSeq),
     claimGeneration: (owner, id, claim) => claimGeneration(context, owner, id, claim),
     releaseGeneration: (owner, id, holder) => releaseGeneration(context, owner, id, holder),
+    renewGeneration: (owner, renewal) => renewGeneration(context, owner, renewal),
   });
 }
 

@@ -151,6 +151,13 @@ export async function readConversationItem(
   return item && !isExpired(item, nowSeconds(context)) ? item : undefined;
 }
 
+/** A further condition on the conversation row; its placeholders must not start with `#f`/`:f`. */
+export interface ExtraCondition {
+  readonly expression: string;
+  readonly names?: Record<string, string>;
+  readonly values?: Record<string, unknown>;
+}
+
 type MutableFields = Partial<
   Omit<ConversationItem, 'ownerId' | 'conversationId' | 'version' | 'expiresAt'>
 >;
@@ -161,7 +168,10 @@ type MutableFields = Partial<
  * after its last one) plus `changes` (an `undefined` value REMOVEs the attribute), conditioned on
  * `version = expected` and on the row not having expired. A missing row fails the condition too,
  * so a deleted conversation can never be written back; neither can an expired one that TTL has
- * not removed yet (TTL deletion is lazy), which would otherwise come back to life.
+ * not removed yet (TTL deletion is lazy), which would otherwise come back to life. `alsoRequire`
+ * adds a condition on control state that changes without a version bump (a renewed `answering`
+ * lease), which a cached row cannot be trusted on; when it fails, the retry plans from the
+ * returned row like any conflict.
  * Returns the transaction item and the row as it will be once committed.
  */
 export function updateConversationAtVersion(
@@ -169,6 +179,7 @@ export function updateConversationAtVersion(
   state: ConversationItem,
   changes: MutableFields,
   now: Date = context.now(),
+  alsoRequire?: ExtraCondition,
 ): { item: TransactItem; after: ConversationItem } {
   const expiresAt = expiresAtFrom(context, now);
   const names: Record<string, string> = { '#version': 'version', '#expiresAt': 'expiresAt' };
@@ -194,10 +205,11 @@ export function updateConversationAtVersion(
       TableName: context.tables.conversations,
       Key: { ownerId: state.ownerId, conversationId: state.conversationId },
       UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-      ConditionExpression:
-        '#version = :expected AND (attribute_not_exists(#expiresAt) OR #expiresAt > :now)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ConditionExpression: `#version = :expected AND (attribute_not_exists(#expiresAt) OR #expiresAt > :now)${
+        alsoRequire ? ` AND (${alsoRequire.expression})` : ''
+      }`,
+      ExpressionAttributeNames: { ...names, ...alsoRequire?.names },
+      ExpressionAttributeValues: { ...values, ...alsoRequire?.values },
       // On conflict DynamoDB hands back the current row: the retry plans from it without a read.
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationStore } from '../../../functions/chat/ports.js';
+import {
+  ConversationNotFoundError,
+  type ConversationStore,
+} from '../../../functions/chat/ports.js';
 import type { Answer } from '../../../functions/contract/answer.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, bob, createStore } from './store-fixture.js';
@@ -36,10 +39,21 @@ describe('owner isolation', () => {
         }),
     ],
     ['rename', () => store.renameConversation(bob, conversationId, 'mine now')],
-    ['request a stop', () => store.requestStop(bob, conversationId)],
+    ['request a stop', () => store.requestStop(bob, conversationId, 1)],
+    ['ask whether stopped', () => store.isStopRequested(bob, conversationId, 1)],
     [
-      'ask whether stopped',
-      () => store.isStopRequested(bob, conversationId, '2000-01-01T00:00:00Z'),
+      'renew a generation lease',
+      async () => {
+        // A renewal by another owner finds nothing to renew rather than failing loudly; that it
+        // changed nothing is checked below.
+        const renewed = await store.renewGeneration(bob, {
+          conversationId,
+          userSeq: 1,
+          holder: 'intruder',
+          until: new Date(Date.now() + 60_000),
+        });
+        if (!renewed) throw new ConversationNotFoundError();
+      },
     ],
     ['delete', () => store.deleteConversation(bob, conversationId)],
   ];
@@ -55,9 +69,7 @@ describe('owner isolation', () => {
       // A fresh container, so the answer comes from the tables, not from a cache.
       const after = await createStore(t).loadConversation(alice, conversationId);
       expect(after).toEqual(before);
-      expect(await store.isStopRequested(alice, conversationId, '2000-01-01T00:00:00Z')).toBe(
-        false,
-      );
+      expect(await store.isStopRequested(alice, conversationId, 1)).toBe(false);
     },
   );
 

@@ -379,23 +379,58 @@ describe('createDynamoDbConversationStore', () => {
   });
 
   describe('stop requests', () => {
-    it('flags a stop for generations started before it, without bumping the version', async () => {
-      const time = clock();
-      const store = createStore(t, { now: time.now });
+    it('flags a stop for the answer it names, without bumping the version', async () => {
+      const store = createStore(t);
       const { conversation } = await store.appendUserTurn(alice, { text: 'q' });
       const { conversationId } = conversation;
-      const generationStarted = time.now().toISOString();
-      expect(await store.isStopRequested(alice, conversationId, generationStarted)).toBe(false);
-      time.advance(500);
-      await store.requestStop(alice, conversationId);
-      expect(await store.isStopRequested(alice, conversationId, generationStarted)).toBe(true);
-      time.advance(500);
-      expect(await store.isStopRequested(alice, conversationId, time.now().toISOString())).toBe(
-        false,
-      );
+      expect(await store.isStopRequested(alice, conversationId, 1)).toBe(false);
+      await store.requestStop(alice, conversationId, 1);
+      await store.requestStop(alice, conversationId, 1);
+      expect(await store.isStopRequested(alice, conversationId, 1)).toBe(true);
       expect((await store.getConversation(alice, conversationId)).version).toBe(
         conversation.version,
       );
+    });
+
+    // Before: a stop was a time, and it stopped every generation that started before it — the
+    // next message's too, when the stop for the previous answer landed after it began.
+    it('never reaches a later answer, whenever it lands', async () => {
+      const store = createStore(t);
+      const first = await store.appendUserTurn(alice, { text: 'q1' });
+      const { conversationId } = first.conversation;
+      await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId: first.turn.inquiryId,
+        kind: 'answer',
+        text: 'a1',
+        status: 'complete',
+      });
+      const later = await store.appendUserTurn(alice, { conversationId, text: 'q2' });
+      await store.requestStop(alice, conversationId, first.turn.seq);
+      expect(await store.isStopRequested(alice, conversationId, later.turn.seq)).toBe(false);
+      await store.requestStop(alice, conversationId, later.turn.seq);
+      expect(await store.isStopRequested(alice, conversationId, later.turn.seq)).toBe(true);
+    });
+
+    it('refuses a stop for a turn the conversation does not have yet, writing nothing', async () => {
+      const store = createStore(t);
+      const { conversation } = await store.appendUserTurn(alice, { text: 'q' });
+      const { conversationId } = conversation;
+      await expect(store.requestStop(alice, conversationId, 3)).rejects.toMatchObject({
+        name: 'TurnNotFoundError',
+        statusCode: 404,
+      });
+      // Seq 3 will be the next message's: it must start unstopped.
+      await store.appendAssistantTurn(alice, {
+        conversationId,
+        inquiryId: conversation.latestInquiryId ?? '',
+        kind: 'answer',
+        text: 'a',
+        status: 'complete',
+      });
+      const next = await store.appendUserTurn(alice, { conversationId, text: 'q2' });
+      expect(next.turn.seq).toBe(3);
+      expect(await store.isStopRequested(alice, conversationId, 3)).toBe(false);
     });
   });
 

@@ -97,7 +97,7 @@ describe('the per-container history cache', () => {
     const { conversationId, other } = await seeded();
     const { store, requests } = container();
     await store.loadConversation(alice, conversationId);
-    await other.requestStop(alice, conversationId);
+    await other.requestStop(alice, conversationId, 1);
     requests.reset();
     await store.loadConversation(alice, conversationId);
     expect(requests.count('Query')).toBe(0);

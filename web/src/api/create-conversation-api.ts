@@ -6,6 +6,7 @@ import {
   conversationDetailSchema,
   conversationListSchema,
   type FeedbackRequest,
+  type StopRequest,
 } from '../../../functions/contract/conversations.js';
 import { callApi } from './api-error.js';
 
@@ -20,7 +21,8 @@ export interface ConversationApi {
   get(conversationId: string, knownVersion?: number): Promise<ConversationDetail | undefined>;
   rename(conversationId: string, title: string): Promise<void>;
   remove(conversationId: string): Promise<void>;
-  stop(conversationId: string): Promise<void>;
+  /** Stops the answer to user turn `userSeq` (`meta.userSeq` of its stream), and no other. */
+  stop(conversationId: string, userSeq: number): Promise<void>;
   /** Stores (or replaces) the user's feedback on the answer turn `seq`. */
   feedback(conversationId: string, seq: number, body: FeedbackRequest): Promise<StoredFeedback>;
 }
@@ -77,12 +79,12 @@ export function createConversationApi(apiBase: string, apiFetch: typeof fetch): 
       });
       return storedFeedbackSchema.parse(await response.json());
     },
-    async stop(conversationId) {
-      // An empty JSON body, so the edge sees a hashed body like every other POST.
+    async stop(conversationId, userSeq) {
+      const body: StopRequest = { userSeq };
       await call(`${withId(conversationId)}/stop`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: '{}',
+        body: JSON.stringify(body),
       });
     },
   };

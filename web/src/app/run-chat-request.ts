@@ -23,6 +23,8 @@ export interface ChatRequestDeps {
   readonly dispatch: (action: ChatStoreAction) => void;
   /** A draft conversation got its id from `meta`. */
   readonly onAdopted: (draftKey: string, conversationId: string) => void;
+  /** `meta` named the stored user turn this request is answering (what a stop names). */
+  readonly onUserSeq?: (userSeq: number) => void;
 }
 
 /**
@@ -58,6 +60,9 @@ export async function runChatRequest(
       key = event.data.conversationId;
       dispatch({ type: 'adopt', from: draftKey, to: key });
       deps.onAdopted(draftKey, key);
+    }
+    if (event.event === 'meta' && event.data.userSeq !== undefined) {
+      deps.onUserSeq?.(event.data.userSeq);
     }
     if (event.event === 'result' || event.event === 'error') finished = true;
     dispatch({ type: 'conversation', key, action: { type: 'event', requestId, event } });
