@@ -146,6 +146,7 @@ function killWhenOrphaned(child: ChildProcess): ChildProcess {
     },
   );
   watchdog.on('error', () => undefined);
+  watchdog.stdin?.on('error', () => undefined);
   // Neither the watchdog nor its pipe may keep this process alive.
   watchdog.unref();
   (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();

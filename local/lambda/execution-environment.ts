@@ -204,6 +204,8 @@ export class ExecutionEnvironment {
       },
     );
     this.process = child;
+    // Never written to; a pipe closing under a dying process must not be an unhandled error.
+    child.stdin?.on('error', () => undefined);
     child.stdout?.pipe(this.definition.output.stdout, { end: false });
     child.stderr?.pipe(this.definition.output.stderr, { end: false });
     this.exited = new Promise((resolve) => {
