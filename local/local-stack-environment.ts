@@ -1,3 +1,4 @@
+import { functionConfigSchema } from '../functions/api/function-config.js';
 import { LOCAL_KNOWLEDGE_BASE_ID, OFFLINE_MODEL_ID } from './bedrock/local-bedrock-defaults.js';
 
 /** Environment of `npm start`, every piece replaceable by setting its variable. */
@@ -28,8 +29,47 @@ export interface LocalStackEnvironment {
   readonly modelId: string;
   readonly knowledgeBaseId: string;
   readonly region: string;
+  /**
+   * The function's own settings (`functions/api/function-config.ts`) set in this environment,
+   * passed to the function as they are: `DAILY_TOKEN_BUDGET=2000 npm start`. Those the local
+   * stack derives itself (above: endpoints, ids, bucket; and tables, auth) are not among them.
+   */
+  readonly functionSettings: Readonly<Record<string, string>>;
 }
 
+/**
+ * Function settings the local stack decides itself: read above in their own form (endpoints,
+ * `aws` for the real service), or fixed by what it starts (its tables; local auth, which the
+ * served `/config.json` and the dev-user header rely on).
+ */
+const SETTINGS_OF_THE_LOCAL_STACK: ReadonlySet<string> = new Set([
+  'AUTH_MODE',
+  'COGNITO_USER_POOL_ID',
+  'COGNITO_CLIENT_ID',
+  'CONVERSATIONS_TABLE',
+  'TURNS_TABLE',
+  'KNOWLEDGE_BASE_ID',
+  'MODEL_ID',
+  'AWS_REGION',
+  'DYNAMODB_ENDPOINT',
+  'BEDROCK_RUNTIME_ENDPOINT',
+  'BEDROCK_AGENT_RUNTIME_ENDPOINT',
+  'BEDROCK_AGENT_ENDPOINT',
+  'S3_ENDPOINT',
+  'KNOWLEDGE_BUCKET',
+  'KNOWLEDGE_DATA_SOURCE_ID',
+  'KNOWLEDGE_KEY_PREFIX',
+]);
+
+/**
+ * Every variable the function's config schema reads, except the local stack's own: the list
+ * follows the schema, so a setting added there can be tried with `npm start` at once.
+ */
+const PASSED_THROUGH_SETTINGS = Object.keys(functionConfigSchema.shape).filter(
+  (name) => !SETTINGS_OF_THE_LOCAL_STACK.has(name),
+);
+
+/** Reads `npm start`'s environment (`process.env`; tests pass their own). */
 export function readLocalStackEnvironment(
   environment: Record<string, string | undefined>,
 ): LocalStackEnvironment {
@@ -50,5 +90,11 @@ export function readLocalStackEnvironment(
     modelId: environment.MODEL_ID || OFFLINE_MODEL_ID,
     knowledgeBaseId: environment.KNOWLEDGE_BASE_ID || LOCAL_KNOWLEDGE_BASE_ID,
     region: environment.AWS_REGION || environment.AWS_DEFAULT_REGION || 'us-east-1',
+    functionSettings: Object.fromEntries(
+      PASSED_THROUGH_SETTINGS.flatMap((name) => {
+        const value = environment[name];
+        return value ? [[name, value]] : [];
+      }),
+    ),
   };
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { readFunctionConfig } from '../functions/api/function-config.js';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
 import { LOCAL_KNOWLEDGE_BUCKET } from './bedrock/local-bedrock-defaults.js';
 import {
@@ -59,8 +60,15 @@ export interface LocalStackOptions {
   };
   /** X-Ray active tracing: sampled trace headers (the tracing test). @default false */
   readonly activeTracing?: boolean;
-  /** Extra function environment (e.g. `HEARTBEAT_MS`, `STOP_POLL_MS` in tests). */
+  /**
+   * Extra function environment (e.g. `HEARTBEAT_MS`, `STOP_POLL_MS` in tests); wins over the
+   * function settings `environment` holds.
+   */
   readonly functionEnvironment?: Record<string, string>;
+  /**
+   * `npm start`'s variables (`readLocalStackEnvironment`): endpoints, ids, and the function's
+   * own settings, passed to it. @default process.env
+   */
   readonly environment?: Record<string, string | undefined>;
   /** Prefix of the table names, so test files can share one DynamoDB. @default 'local-' */
   readonly tablePrefix?: string;
@@ -163,8 +171,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
           }
         : configuredCredentials()),
+      // The caller's settings (e.g. DAILY_TOKEN_BUDGET) over the defaults above; a test's own last.
+      ...environment.functionSettings,
       ...options.functionEnvironment,
     };
+    // A bad setting stops the start with its name, instead of failing every cold start later.
+    readFunctionConfig(functionEnvironment);
     const lambda = new LocalLambdaFunction({
       functionName: 'service-desk-api',
       bundlePath: options.handlerBundle ?? (await defaultHandlerBundle()),

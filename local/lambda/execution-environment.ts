@@ -42,13 +42,15 @@ const RUNTIME_CLIENT = createRequire(import.meta.url).resolve('aws-lambda-ric');
 const NATIVE_CLIENT_STAND_IN = fileURLToPath(
   new URL('./native-client-stand-in.cjs', import.meta.url),
 );
+const EXIT_WITH_PARENT = fileURLToPath(new URL('./exit-with-parent.cjs', import.meta.url));
 
 /**
  * One Lambda execution environment: a Node process running the real runtime interface client
  * (aws-lambda-ric, over its node:http transport) with the bundled handler, fed by its own Runtime
  * API. Its init (loading the bundle, module-scope clients) happens once, at creation, so the first
  * invocation is a cold start and later ones are warm — per-container caches live as in Lambda.
- * A timed-out invocation kills the process, as Lambda resets the environment.
+ * A timed-out invocation kills the process, as Lambda resets the environment. The process exits
+ * on its own when the one that started it dies (`exit-with-parent.cjs`), however it died.
  */
 export class ExecutionEnvironment {
   readonly id = randomUUID().slice(0, 8);
@@ -172,10 +174,11 @@ export class ExecutionEnvironment {
       process.execPath,
       // No --enable-source-maps: as in Lambda it is the function's choice (NODE_OPTIONS), and
       // reading a 4 MB map would add a quarter of a second to every cold start.
-      ['--require', NATIVE_CLIENT_STAND_IN, RUNTIME_CLIENT],
+      ['--require', NATIVE_CLIENT_STAND_IN, '--require', EXIT_WITH_PARENT, RUNTIME_CLIENT],
       {
         cwd: dirname(bundlePath),
-        stdio: ['ignore', 'pipe', 'pipe'],
+        // stdin: a pipe never written to; its end tells the environment the stack is gone.
+        stdio: ['pipe', 'pipe', 'pipe'],
         env: {
           // What Lambda sets for a Node function, plus the function's own variables.
           PATH: process.env.PATH,
@@ -201,6 +204,8 @@ export class ExecutionEnvironment {
       },
     );
     this.process = child;
+    // Never written to; a pipe closing under a dying process must not be an unhandled error.
+    child.stdin?.on('error', () => undefined);
     child.stdout?.pipe(this.definition.output.stdout, { end: false });
     child.stderr?.pipe(this.definition.output.stderr, { end: false });
     this.exited = new Promise((resolve) => {

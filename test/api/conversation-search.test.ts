@@ -66,6 +66,26 @@ describe('searching the sidebar', () => {
     expect((await search(user, 'Teams プリンター')).items).toEqual([]);
   });
 
+  it('counts every word, not only the first five', async () => {
+    const teams = 'Teams 音 出 途切れ VPN 経由';
+    expect((await search(user, teams)).items.map((i) => i.conversationId)).toEqual([ids.teams]);
+    // The sixth word occurs nowhere in it.
+    expect((await search(user, 'Teams 音 出 途切れ VPN プリンター')).items).toEqual([]);
+    // Five long words that occur, then short ones: one that occurs, one that does not.
+    const fiveLong = 'Teams 途切れます VPN経由 音が出ない だと音が';
+    expect((await search(user, `${fiveLong} 音`)).items.map((i) => i.conversationId)).toEqual([
+      ids.teams,
+    ]);
+    expect((await search(user, `${fiveLong} 紙`)).items).toEqual([]);
+    // As many words as 200 characters hold: answered, not a DynamoDB expression error.
+    const manyWords = Array.from({ length: 100 }, (_, index) =>
+      String.fromCodePoint(0x4e00 + index),
+    ).join(' ');
+    const many = await search(user, manyWords);
+    expect(many.status).toBe(200);
+    expect(many.items).toEqual([]);
+  });
+
   it('finds a conversation by its new title after a rename', async () => {
     const renamed = await callApi(
       stack.url,

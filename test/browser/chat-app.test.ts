@@ -381,8 +381,14 @@ describe('the chat web app against the local stack', () => {
       fragments: splitIntoFragments(
         JSON.stringify({
           response_type: 'results',
-          general_advice:
+          general_advice: [
             '注意: <img src=x onerror=alert(1)> と [x](javascript:alert(1)) と <script>alert(2)</script> と [手順書](https://example.com/guide)',
+            '<svg onload=alert(3)><circle r=5 /></svg> <a href="javascript:alert(4)">リンク</a>',
+            '<p style="background:url(https://attacker.example/leak)" onclick="alert(5)">段落</p>',
+            '<iframe src="https://attacker.example/"></iframe><object data="x"></object>',
+            '<details open ontoggle=alert(6)>x</details> <body onload=alert(7)> <math><mtext><img src=x onerror=alert(8)></mtext></math>',
+            '<img src="data:image/svg+xml,<svg onload=alert(9)>"> <style>*{color:red}</style>',
+          ].join('\n\n'),
           results: [],
         } satisfies Answer),
         [12],
@@ -398,11 +404,15 @@ describe('the chat web app against the local stack', () => {
     const safe = answer.locator('a[href="https://example.com/guide"]');
     await expect(safe.getAttribute('target')).resolves.toBe('_blank');
     await expect(safe.getAttribute('rel')).resolves.toBe('noopener noreferrer');
+    expect(await answer.locator('svg, iframe, object, style, details, math, [style]').count()).toBe(
+      0,
+    );
+    expect(await page.locator('[onload], [onclick], [ontoggle]').count()).toBe(0);
+    await expect(answer.textContent()).resolves.toContain('段落');
     expect(dialogs).toEqual([]);
-    // The hostile `onerror` meets the CSP too while the sanitiser parses it: Chromium reports the
-    // inline handler as blocked. Expected here, and only this kind; the harness fails on any other.
-    expect(cspViolations.every((text) => /inline event handler/i.test(text))).toBe(true);
-    cspViolations.length = 0;
+    // Nothing hostile even meets the CSP: sanitising never puts it into a live document, so a
+    // deployment with CSP reporting sees no false alarm (the harness fails on any violation).
+    expect(cspViolations).toEqual([]);
   }, 60_000);
 
   it('marks ticket numbers the answer cites without retrieving them, in advice and mail draft, after a reload too', async () => {

@@ -1,3 +1,5 @@
+// First: zod's settings must hold before any imported module builds a schema.
+import './configure-zod.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Root } from './app/root.js';

@@ -131,8 +131,13 @@ const SUMMARY_ATTRIBUTES = [
 
 /** A search reads at most this many rows per request, then hands back a cursor to go on. */
 const maxRowsScannedPerSearch = 500;
-/** Words of a search; every one must match. */
-const maxSearchTerms = 5;
+/**
+ * Words of a search DynamoDB's filter checks. Each adds about 130 characters to an expression
+ * DynamoDB caps at 4 KB, and a 200-character query can hold 100 words, so past these the rows
+ * the filter passed are checked here for the remaining words (the search keys then come along).
+ * Every word counts either way; a filter saves no reads, only the transfer of rows it drops.
+ */
+const maxFilteredTerms = 5;
 
 /**
  * The owner's conversations, most recent activity first, through the `byUpdatedAt` LSI. With
@@ -148,7 +153,10 @@ export async function listConversations(
   const ownerId = ownerIdOf(owner);
   const limit = Math.min(Math.max(1, Math.floor(options.limit ?? defaultLimit)), maxLimit);
   const start = options.cursor === undefined ? undefined : decodeListCursor(options.cursor);
-  const filter = searchFilterOf(options.query);
+  const terms = searchTermsOf(options.query);
+  const filter = searchFilterOf(terms);
+  // Words the filter leaves out are matched here, on the search keys read with each row.
+  const checkedHere = terms.length > maxFilteredTerms;
   const names = Object.fromEntries(SUMMARY_ATTRIBUTES.map((name, index) => [`#a${index}`, name]));
   const now = nowSeconds(context);
   const items: ConversationItem[] = [];
@@ -162,7 +170,10 @@ export async function listConversations(
         KeyConditionExpression: '#owner = :ownerId',
         ExpressionAttributeNames: { ...names, ...filter?.names, '#owner': 'ownerId' },
         ExpressionAttributeValues: { ':ownerId': ownerId, ...filter?.values },
-        ProjectionExpression: Object.keys(names).join(', '),
+        ProjectionExpression: [
+          ...Object.keys(names),
+          ...(checkedHere ? ['#questionText', '#titleKey'] : []),
+        ].join(', '),
         ...(filter ? { FilterExpression: filter.expression } : {}),
         ScanIndexForward: false,
         // An LSI shares the base table's partition, so it supports consistent reads.
@@ -175,7 +186,8 @@ export async function listConversations(
     scanned += page.ScannedCount ?? 0;
     for (const item of (page.Items ?? []) as ConversationItem[]) {
       if (items.length === limit) break;
-      if (!isExpired(item, now)) items.push(item);
+      if (isExpired(item, now) || (checkedHere && !matchesEveryTerm(item, terms))) continue;
+      items.push(item);
     }
     startKey = page.LastEvaluatedKey;
     const lastTaken = items.at(-1);
@@ -195,21 +207,26 @@ export async function listConversations(
   };
 }
 
-/**
- * `contains` on the search keys for every word; rows written before the keys existed match on
- * their raw title.
- */
-function searchFilterOf(query: string | undefined) {
-  const terms = [
+/** The distinct words of a query, in the form the search keys are stored in. */
+function searchTermsOf(query: string | undefined): string[] {
+  return [
     ...new Set(
       searchKeyOf(query ?? '')
         .split(' ')
         .filter(Boolean),
     ),
-  ].slice(0, maxSearchTerms);
+  ];
+}
+
+/**
+ * `contains` on the search keys for each word, the longest (most selective) `maxFilteredTerms`
+ * of them; rows written before the keys existed match on their raw title.
+ */
+function searchFilterOf(terms: readonly string[]) {
   if (terms.length === 0) return undefined;
+  const filtered = [...terms].sort((a, b) => b.length - a.length).slice(0, maxFilteredTerms);
   const values: Record<string, string> = {};
-  const clauses = terms.map((term, index) => {
+  const clauses = filtered.map((term, index) => {
     values[`:q${index}`] = term;
     return `(contains(#questionText, :q${index}) OR contains(#titleKey, :q${index}) OR (attribute_not_exists(#titleKey) AND contains(#title, :q${index})))`;
   });
@@ -218,6 +235,16 @@ function searchFilterOf(query: string | undefined) {
     names: { '#questionText': 'questionText', '#titleKey': 'titleKey', '#title': 'title' },
     values,
   };
+}
+
+/** What the filter expresses, for every word: `contains` on the row's search keys. */
+function matchesEveryTerm(item: ConversationItem, terms: readonly string[]): boolean {
+  return terms.every(
+    (term) =>
+      item.questionText?.includes(term) ||
+      item.titleKey?.includes(term) ||
+      (item.titleKey === undefined && item.title.includes(term)),
+  );
 }
 
 /**

@@ -12,8 +12,10 @@ export interface AppPage {
   /** Raw body and headers of every API request with a body (POST/PATCH). */
   readonly apiWrites: { body: string; headers: Record<string, string> }[];
   /**
-   * Console reports of anything the Content-Security-Policy blocked. The harness fails a test
-   * that leaves any here; a test feeding hostile markup on purpose checks and clears them.
+   * Everything the Content-Security-Policy blocked or reported: each `securitypolicyviolation`
+   * event of the page (also the ones a caught exception hides, such as a probing `new Function`)
+   * and each console report. The harness fails a test that leaves any here — a deployment with
+   * CSP reporting would see each one as an alarm, even when nothing would have run.
    */
   readonly cspViolations: string[];
 }
@@ -35,12 +37,28 @@ export async function openApp(
   await context.addInitScript((user) => {
     if (!localStorage.getItem('sda.devUser')) localStorage.setItem('sda.devUser', user);
   }, devUser);
+  const cspViolations: string[] = [];
+  // The event fires in the document for every violation, before any page script can miss it.
+  await context.exposeBinding('__reportCspViolation', (_source, report: string) => {
+    cspViolations.push(report);
+  });
+  await context.addInitScript(() => {
+    const report = (window as unknown as { __reportCspViolation: (text: string) => void })
+      .__reportCspViolation;
+    document.addEventListener(
+      'securitypolicyviolation',
+      (event) =>
+        void report(
+          `securitypolicyviolation: ${event.effectiveDirective} blocked ${event.blockedURI || '(inline)'} at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber} sample ${JSON.stringify(event.sample)}`,
+        ),
+      true,
+    );
+  });
   const page = await context.newPage();
   const dialogs: string[] = [];
   const chatBodies: Record<string, unknown>[] = [];
   const apiWrites: AppPage['apiWrites'] = [];
-  const cspViolations: string[] = [];
-  // The local server sends CloudFront's CSP; Chromium reports what it blocks on the console.
+  // The local server sends CloudFront's CSP; Chromium also reports what it blocks on the console.
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text()))
       cspViolations.push(

@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
+import { renameEventHandlerAttributes } from './rename-event-handler-attributes.js';
 import { markUnverifiedReferences } from './unverified-references.js';
 
 /**
@@ -82,7 +83,8 @@ export interface ReferenceMarks {
  * <div dangerouslySetInnerHTML={{ __html: renderMarkdown(block) }} />
  */
 export function renderMarkdown(markdown: string, marks?: ReferenceMarks): string {
-  const html = marked.parse(markdown, { async: false });
+  // No parse in the page may meet an `on…` attribute, or the CSP reports it (see the module).
+  const html = renameEventHandlerAttributes(marked.parse(markdown, { async: false }));
   const config = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false };
   if (!marks || marks.unverified.length === 0) return getPurifier().sanitize(html, config);
   const fragment = getPurifier().sanitize(html, { ...config, RETURN_DOM_FRAGMENT: true });
