@@ -5,9 +5,12 @@ import { createDynamoDbConversationStore } from '../../functions/adapters/dynamo
 import { createChatRoute } from '../../functions/api/chat-route.js';
 import type { ApiRequest, HttpResponse } from '../../functions/api/http.js';
 import { createKnowledgeRoutes } from '../../functions/api/knowledge-routes.js';
-import { chatAdmissionBound } from '../../functions/chat/daily-budget.js';
+import { chatAdmissionBound, requestBound } from '../../functions/chat/daily-budget.js';
+import { tokensAtLeast } from '../../functions/chat/model-request.js';
 import {
   type ChatModel,
+  ChatModelError,
+  type ChatModelRequest,
   type ConversationStore,
   type DailyBudget,
   defaultChatConfig,
@@ -201,16 +204,46 @@ describe('the daily budget under twenty concurrent chats of one user', () => {
   });
 });
 
+/** A solved inquiry of `owner` to draft from, answered without a budget. */
+async function solvedInquiry(owner: Owner): Promise<{ conversationId: string; inquiryId: string }> {
+  const solved = await chatRoute(
+    gatedModel(answer, 1).model,
+    0,
+  )(apiRequest(owner, '/api/chat', { message: 'プリンターで印刷できない' }));
+  const solvedText = await new Response(solved.body as ReadableStream).text();
+  return JSON.parse(/event: meta\ndata: (.*)/.exec(solvedText)?.[1] ?? '{}');
+}
+
+function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number) {
+  return createKnowledgeRoutes({
+    store,
+    retriever: fakeRetriever([printer, vpn]).retriever,
+    model,
+    documents: {
+      write: async () => undefined,
+      remove: async () => undefined,
+      startSync: async () => 'started',
+    },
+    issueNumbers: { next: async () => '9001' },
+    syncBacklog: {
+      markPending: async () => undefined,
+      read: async () => undefined,
+      clear: async () => undefined,
+    },
+    config: { dailyTokenBudget, modelId: 'test.model', remainingTimeReserveMs: 20_000 },
+    budget,
+    heartbeatMs: 60_000,
+    now: () => new Date(),
+  });
+}
+
+const draftPath = (meta: { conversationId: string; inquiryId: string }) =>
+  `/api/conversations/${meta.conversationId}/inquiries/${meta.inquiryId}/knowledge-draft`;
+
 describe('the daily budget under twenty concurrent knowledge drafts of one user', () => {
   it('drafts at most one over the budget and refuses the rest with 429', async () => {
     const owner = { tenantId: 'acme', userId: 'drafter' };
-    // A solved inquiry to draft from, answered without a budget.
-    const solved = await chatRoute(
-      gatedModel(answer, 1).model,
-      0,
-    )(apiRequest(owner, '/api/chat', { message: 'プリンターで印刷できない' }));
-    const solvedText = await new Response(solved.body as ReadableStream).text();
-    const meta = JSON.parse(/event: meta\ndata: (.*)/.exec(solvedText)?.[1] ?? '{}');
+    const meta = await solvedInquiry(owner);
 
     const limit = 1;
     const gate = gatedModel(
@@ -223,29 +256,10 @@ describe('the daily budget under twenty concurrent knowledge drafts of one user'
       },
       CONCURRENT,
     );
-    const routes = createKnowledgeRoutes({
-      store,
-      retriever: fakeRetriever([printer, vpn]).retriever,
-      model: gate.model,
-      documents: {
-        write: async () => undefined,
-        remove: async () => undefined,
-        startSync: async () => 'started',
-      },
-      issueNumbers: { next: async () => '9001' },
-      syncBacklog: {
-        markPending: async () => undefined,
-        read: async () => undefined,
-        clear: async () => undefined,
-      },
-      config: { dailyTokenBudget: limit, modelId: 'test.model', remainingTimeReserveMs: 20_000 },
-      budget,
-      heartbeatMs: 60_000,
-      now: () => new Date(),
-    });
-    const path = `/api/conversations/${meta.conversationId}/inquiries/${meta.inquiryId}/knowledge-draft`;
+    const routes = knowledgeRoutes(gate.model, limit);
     const { answered, errors } = await sendAtOnce(
-      () => routes.draft(apiRequest(owner, path, {}), meta.conversationId, meta.inquiryId),
+      () =>
+        routes.draft(apiRequest(owner, draftPath(meta), {}), meta.conversationId, meta.inquiryId),
       gate.decide,
     );
 
@@ -257,4 +271,40 @@ describe('the daily budget under twenty concurrent knowledge drafts of one user'
     expect(gate.calls()).toBe(answered.length);
     expect(await committedTokens(owner)).toBe(answered.length * tokensPerCall);
   });
+
+  it.each([
+    { code: 'stream_failed', charged: true },
+    { code: 'throttled', charged: false },
+  ] as const)(
+    'charges a draft whose model failed before anything arrived ($code) what it surely read',
+    async ({ code, charged }) => {
+      const owner = { tenantId: 'acme', userId: `broken-drafter-${code}` };
+      const meta = await solvedInquiry(owner);
+      const requests: ChatModelRequest[] = [];
+      const failingModel: ChatModel = {
+        // biome-ignore lint/correctness/useYield: the model fails before its first event
+        async *stream(request) {
+          requests.push(request);
+          throw new ChatModelError(code, true);
+        },
+      };
+      const response = await knowledgeRoutes(failingModel, 1_000_000).draft(
+        apiRequest(owner, draftPath(meta), {}),
+        meta.conversationId,
+        meta.inquiryId,
+      );
+
+      expect(await new Response(response.body as ReadableStream).text()).toContain(
+        `"code":"model_${code}"`,
+      );
+      const [request] = requests as [ChatModelRequest];
+      const committed = await committedTokens(owner);
+      // Throttling comes before the model reads anything; a broken stream came after it read.
+      if (!charged) expect(committed).toBe(0);
+      else {
+        expect(committed).toBeGreaterThan(tokensAtLeast(request.system));
+        expect(committed).toBeLessThan(requestBound(request));
+      }
+    },
+  );
 });
