@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDailyBudget } from '../../functions/adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../../functions/adapters/dynamodb/create-dynamodb-conversation-store.js';
@@ -18,6 +18,7 @@ import {
   type Owner,
 } from '../../functions/chat/ports.js';
 import { fakeRetriever, printer, results, vpn } from '../support/chat-core-harness.js';
+import { readCommittedTokens } from '../support/daily-budget-counter.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
 
 // Issue #24: the daily budget must hold under concurrency. Twenty requests of one user at once,
@@ -110,17 +111,8 @@ async function sendAtOnce(
   };
 }
 
-async function committedTokens(owner: Owner): Promise<number> {
-  const day = new Date().toISOString().slice(0, 10);
-  const { Item } = await documents.send(
-    new GetCommand({
-      TableName: t.tables.turns,
-      Key: { conversationKey: `${owner.tenantId}#${owner.userId}#budget#${day}`, seq: 0 },
-      ConsistentRead: true,
-    }),
-  );
-  return Number(Item?.tokens ?? 0);
-}
+const committedTokens = (owner: Owner) =>
+  readCommittedTokens(documents, t.tables.turns, owner, new Date().toISOString().slice(0, 10));
 
 const chatConfig = (dailyTokenBudget: number) => ({
   ...defaultChatConfig,

@@ -1,7 +1,8 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDailyBudget } from '../../../functions/adapters/dynamodb/counters.js';
 import type { DailyBudget, Owner } from '../../../functions/chat/ports.js';
+import { readCommittedTokens } from '../../support/daily-budget-counter.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { createInMemoryDailyBudget } from '../../support/in-memory-daily-budget.js';
 import { alice, bob } from './store-fixture.js';
@@ -26,16 +27,7 @@ const subjects: Record<string, () => Subject> = {
     const documents = DynamoDBDocumentClient.from(t.client);
     return {
       budget: createDailyBudget({ documents, tables: t.tables }),
-      async committed(owner, day) {
-        const { Item } = await documents.send(
-          new GetCommand({
-            TableName: t.tables.turns,
-            Key: { conversationKey: `${owner.tenantId}#${owner.userId}#budget#${day}`, seq: 0 },
-            ConsistentRead: true,
-          }),
-        );
-        return Number(Item?.tokens ?? 0);
-      },
+      committed: (owner, day) => readCommittedTokens(documents, t.tables.turns, owner, day),
     };
   },
   'the in-memory budget': () => {
