@@ -23,7 +23,8 @@ import { buildSystemPrompt } from './prompt-text.js';
 export interface BudgetReservation {
   /**
    * Holds `bound` tokens instead of what it holds now: the request is built and its bound known.
-   * Never rejects: a failed write is logged and the reservation keeps what it held.
+   * Never rejects: a failed write is logged, and since it may still have been applied, the
+   * reservation counts on the lesser of the two (see `createReservation`).
    */
   resize(bound: number): Promise<void>;
   /**
@@ -64,10 +65,14 @@ function createReservation(
   day: string,
   reserved: number,
 ): BudgetReservation {
+  // What the counter surely holds for this call: the next write moves it from here.
   let held = reserved;
   let settled = false;
-  // One write at a time, each moving the count from what the last successful write left: a
-  // failed resize can then never make the settlement give back tokens that were not added.
+  // One write at a time, each moving the count from what the last write surely left. A failed
+  // write may still have been applied (its response lost), so it counts as whichever outcome
+  // leaves less held: a failed raise as not applied, a failed cut (a resize down, ≈ 33k
+  // tokens for a chat) as applied — the settlement then never gives back tokens the counter
+  // no longer holds, and a lost write can only leave the day charged too much, never too little.
   let writes = Promise.resolve();
   const hold = (tokens: number) => {
     writes = writes.then(async () => {
@@ -75,6 +80,7 @@ function createReservation(
         await budget.adjust(owner, day, tokens - held);
         held = tokens;
       } catch (error) {
+        held = Math.min(held, tokens);
         console.error('could not adjust the daily budget reservation', error);
       }
     });

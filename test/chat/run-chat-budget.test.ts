@@ -160,6 +160,28 @@ describe('the daily budget of a chat', () => {
     expect(daily.committed()).toBe(110);
   });
 
+  it('never ends below what the answer used when a write fails after it applied', async () => {
+    // A write whose response was lost (a reset connection, a 500): DynamoDB may have applied it.
+    const daily = createInMemoryDailyBudget();
+    let writes = 0;
+    const budget: DailyBudget = {
+      reserve: daily.budget.reserve,
+      async adjust(owner, on, tokens) {
+        await daily.budget.adjust(owner, on, tokens);
+        writes += 1;
+        if (writes === 1) throw new Error('socket hang up');
+      },
+    };
+    const { model } = usageModel({ inputTokens: 1200, outputTokens: 80 }, async () => undefined);
+    const { chat } = harness({ model, config, budget, now: clock });
+    const { events } = await chat('プリンターで印刷できない');
+
+    expect(events.at(-1)?.event).toBe('result');
+    expect(writes).toBe(2);
+    // Too much is allowed (the day is charged the lost write again), never too little.
+    expect(daily.committed(alice, day)).toBeGreaterThanOrEqual(1280);
+  });
+
   it('settles on the day it reserved, even when the answer ends after midnight', async () => {
     const daily = createInMemoryDailyBudget();
     let now = new Date('2026-03-02T23:59:59Z');
