@@ -145,6 +145,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         tokensCharged = tokensToCharge({
           request: draftRequest,
           usage: outcome.usage,
+          ...(outcome.failure ? { failure: outcome.failure } : {}),
           ...(outcome.draft ? { output: outcome.draft } : {}),
         });
         dependencies.recorded?.({

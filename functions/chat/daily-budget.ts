@@ -1,3 +1,4 @@
+import type { GenerationFailure } from './generate.js';
 import { answerTool, tokensAtLeast } from './model-request.js';
 import {
   type ChatConfig,
@@ -22,7 +23,8 @@ import { buildSystemPrompt } from './prompt-text.js';
 export interface BudgetReservation {
   /**
    * Holds `bound` tokens instead of what it holds now: the request is built and its bound known.
-   * Never rejects: a failed write is logged and the reservation keeps what it held.
+   * Never rejects: a failed write is logged, and since it may still have been applied, the
+   * reservation counts on the lesser of the two (see `createReservation`).
    */
   resize(bound: number): Promise<void>;
   /**
@@ -63,10 +65,14 @@ function createReservation(
   day: string,
   reserved: number,
 ): BudgetReservation {
+  // What the counter surely holds for this call: the next write moves it from here.
   let held = reserved;
   let settled = false;
-  // One write at a time, each moving the count from what the last successful write left: a
-  // failed resize can then never make the settlement give back tokens that were not added.
+  // One write at a time, each moving the count from what the last write surely left. A failed
+  // write may still have been applied (its response lost), so it counts as whichever outcome
+  // leaves less held: a failed raise as not applied, a failed cut (a resize down, ≈ 33k
+  // tokens for a chat) as applied — the settlement then never gives back tokens the counter
+  // no longer holds, and a lost write can only leave the day charged too much, never too little.
   let writes = Promise.resolve();
   const hold = (tokens: number) => {
     writes = writes.then(async () => {
@@ -74,6 +80,7 @@ function createReservation(
         await budget.adjust(owner, day, tokens - held);
         held = tokens;
       } catch (error) {
+        held = Math.min(held, tokens);
         console.error('could not adjust the daily budget reservation', error);
       }
     });
@@ -143,15 +150,18 @@ const longestSystemPrompt = [buildSystemPrompt('ja'), buildSystemPrompt('en')].r
 /**
  * What a finished model call is charged: every token the model reported, cached or not, so
  * prompt caching lowers the bill but not how far a budget goes (ADR 0009). A call that ended
- * without a report (stopped, cut off) is charged what it surely used: the low estimate of its
- * prompt and of the `output` that arrived — never more than its bound, and not nothing, or
- * stopping every answer just before its end would cost no budget at all. Without a report or
- * output, nothing.
+ * without a report (stopped, cut off by the time budget, a stream that broke off or ended before
+ * its usage event) is charged what it surely used: the low estimate of its prompt and of the
+ * `output` that arrived — never more than its bound, and not nothing, or stopping every answer
+ * just before its end would cost no budget at all. Only a call the model refused before it read
+ * anything (throttled, unavailable, rejected) is charged nothing.
  */
 export function tokensToCharge(call: {
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly usage?: ModelUsage;
-  /** What the model wrote before the call ended, as parsed (JSON-serializable). */
+  /** How the call failed, if it did (`toFailure`). */
+  readonly failure?: Pick<GenerationFailure, 'code'>;
+  /** What the model wrote before the call ended, as parsed (JSON-serializable); absent: nothing. */
   readonly output?: unknown;
 }): number {
   const { usage, request } = call;
@@ -163,10 +173,22 @@ export function tokensToCharge(call: {
       (usage.cacheWriteInputTokens ?? 0)
     );
   }
-  if (call.output === undefined) return 0;
-  const written = Math.min(request.maxTokens, tokensAtLeast(JSON.stringify(call.output)));
+  if (call.failure && REFUSED_BEFORE_READING.has(call.failure.code)) return 0;
+  const written =
+    call.output === undefined
+      ? 0
+      : Math.min(request.maxTokens, tokensAtLeast(JSON.stringify(call.output)));
   return tokensAtLeast(promptTextOf(request)) + written;
 }
+
+// The failures (`toFailure` codes) of a request the model refused before reading it: the
+// Bedrock adapter reports throttling and unavailability as these only before the stream (after
+// its first event they are `model_stream_failed`), and Bedrock charges no tokens for them.
+const REFUSED_BEFORE_READING: ReadonlySet<string> = new Set([
+  'model_throttled',
+  'model_unavailable',
+  'model_rejected',
+]);
 
 /** Everything of a request the model reads as text: system prompt, tool definition, messages. */
 function promptTextOf(request: Omit<ChatModelRequest, 'signal'>): string {

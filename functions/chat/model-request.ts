@@ -139,18 +139,37 @@ export function toFlatMessage(turn: Pick<Turn, 'role' | 'text' | 'result'>): Cha
 /**
  * An assistant turn as the model sees it in the working buffer: compact JSON of what it decided
  * (never a tool call, so the model doesn't pattern-match its own past tool input).
+ *
+ * The text is the model's own, but it can echo anything a ticket or staff wrote, tag-like text
+ * included, and the system prompt tells the model every tag in the conversation is the system's
+ * (ADR 0015). So `<`, `>` and `&` are written as JSON's own escapes (`\u003c`, `\u003e`,
+ * `\u0026`): the same JSON value, read back to the character, with no tag in it. (Entities would
+ * change the value; the model writes its answer as JSON tool input, where these escapes are
+ * ordinary.)
  */
 export function compactAnswerText(result: Answer | undefined, fallbackText: string): string {
-  if (!result) return JSON.stringify({ response_type: 'results', general_advice: fallbackText });
+  return jsonWithoutMarkup(compactAnswer(result, fallbackText));
+}
+
+function compactAnswer(result: Answer | undefined, fallbackText: string): object {
+  if (!result) return { response_type: 'results', general_advice: fallbackText };
   if (result.response_type === 'clarification') {
-    return JSON.stringify({
+    return {
       response_type: 'clarification',
       question: result.question ?? '',
       options: result.options ?? [],
-    });
+    };
   }
-  return JSON.stringify({ response_type: 'results', general_advice: result.general_advice });
+  return { response_type: 'results', general_advice: result.general_advice };
 }
+
+const JSON_ESCAPES = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026' } as const;
+
+const jsonWithoutMarkup = (value: object) =>
+  JSON.stringify(value).replace(
+    /[<>&]/g,
+    (character) => JSON_ESCAPES[character as '<' | '>' | '&'],
+  );
 
 /**
  * Strictly alternating user/assistant messages starting with a user message: same-role

@@ -304,9 +304,8 @@ export async function streamChat(
     measured.tokensCharged = tokensToCharge({
       request,
       usage: outcome.usage,
-      ...(outcome.status === 'stopped' || outcome.status === 'truncated'
-        ? { output: outcome.answer }
-        : {}),
+      ...(outcome.failure ? { failure: outcome.failure } : {}),
+      output: outcome.answer,
     });
     await recordAnswer(
       begun,

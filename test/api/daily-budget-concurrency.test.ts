@@ -1,13 +1,16 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDailyBudget } from '../../functions/adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../../functions/adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createChatRoute } from '../../functions/api/chat-route.js';
 import type { ApiRequest, HttpResponse } from '../../functions/api/http.js';
 import { createKnowledgeRoutes } from '../../functions/api/knowledge-routes.js';
-import { chatAdmissionBound } from '../../functions/chat/daily-budget.js';
+import { chatAdmissionBound, requestBound } from '../../functions/chat/daily-budget.js';
+import { tokensAtLeast } from '../../functions/chat/model-request.js';
 import {
   type ChatModel,
+  ChatModelError,
+  type ChatModelRequest,
   type ConversationStore,
   type DailyBudget,
   defaultChatConfig,
@@ -15,6 +18,7 @@ import {
   type Owner,
 } from '../../functions/chat/ports.js';
 import { fakeRetriever, printer, results, vpn } from '../support/chat-core-harness.js';
+import { readCommittedTokens } from '../support/daily-budget-counter.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
 
 // Issue #24: the daily budget must hold under concurrency. Twenty requests of one user at once,
@@ -107,17 +111,8 @@ async function sendAtOnce(
   };
 }
 
-async function committedTokens(owner: Owner): Promise<number> {
-  const day = new Date().toISOString().slice(0, 10);
-  const { Item } = await documents.send(
-    new GetCommand({
-      TableName: t.tables.turns,
-      Key: { conversationKey: `${owner.tenantId}#${owner.userId}#budget#${day}`, seq: 0 },
-      ConsistentRead: true,
-    }),
-  );
-  return Number(Item?.tokens ?? 0);
-}
+const committedTokens = (owner: Owner) =>
+  readCommittedTokens(documents, t.tables.turns, owner, new Date().toISOString().slice(0, 10));
 
 const chatConfig = (dailyTokenBudget: number) => ({
   ...defaultChatConfig,
@@ -201,16 +196,46 @@ describe('the daily budget under twenty concurrent chats of one user', () => {
   });
 });
 
+/** A solved inquiry of `owner` to draft from, answered without a budget. */
+async function solvedInquiry(owner: Owner): Promise<{ conversationId: string; inquiryId: string }> {
+  const solved = await chatRoute(
+    gatedModel(answer, 1).model,
+    0,
+  )(apiRequest(owner, '/api/chat', { message: 'プリンターで印刷できない' }));
+  const solvedText = await new Response(solved.body as ReadableStream).text();
+  return JSON.parse(/event: meta\ndata: (.*)/.exec(solvedText)?.[1] ?? '{}');
+}
+
+function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number) {
+  return createKnowledgeRoutes({
+    store,
+    retriever: fakeRetriever([printer, vpn]).retriever,
+    model,
+    documents: {
+      write: async () => undefined,
+      remove: async () => undefined,
+      startSync: async () => 'started',
+    },
+    issueNumbers: { next: async () => '9001' },
+    syncBacklog: {
+      markPending: async () => undefined,
+      read: async () => undefined,
+      clear: async () => undefined,
+    },
+    config: { dailyTokenBudget, modelId: 'test.model', remainingTimeReserveMs: 20_000 },
+    budget,
+    heartbeatMs: 60_000,
+    now: () => new Date(),
+  });
+}
+
+const draftPath = (meta: { conversationId: string; inquiryId: string }) =>
+  `/api/conversations/${meta.conversationId}/inquiries/${meta.inquiryId}/knowledge-draft`;
+
 describe('the daily budget under twenty concurrent knowledge drafts of one user', () => {
   it('drafts at most one over the budget and refuses the rest with 429', async () => {
     const owner = { tenantId: 'acme', userId: 'drafter' };
-    // A solved inquiry to draft from, answered without a budget.
-    const solved = await chatRoute(
-      gatedModel(answer, 1).model,
-      0,
-    )(apiRequest(owner, '/api/chat', { message: 'プリンターで印刷できない' }));
-    const solvedText = await new Response(solved.body as ReadableStream).text();
-    const meta = JSON.parse(/event: meta\ndata: (.*)/.exec(solvedText)?.[1] ?? '{}');
+    const meta = await solvedInquiry(owner);
 
     const limit = 1;
     const gate = gatedModel(
@@ -223,29 +248,10 @@ describe('the daily budget under twenty concurrent knowledge drafts of one user'
       },
       CONCURRENT,
     );
-    const routes = createKnowledgeRoutes({
-      store,
-      retriever: fakeRetriever([printer, vpn]).retriever,
-      model: gate.model,
-      documents: {
-        write: async () => undefined,
-        remove: async () => undefined,
-        startSync: async () => 'started',
-      },
-      issueNumbers: { next: async () => '9001' },
-      syncBacklog: {
-        markPending: async () => undefined,
-        read: async () => undefined,
-        clear: async () => undefined,
-      },
-      config: { dailyTokenBudget: limit, modelId: 'test.model', remainingTimeReserveMs: 20_000 },
-      budget,
-      heartbeatMs: 60_000,
-      now: () => new Date(),
-    });
-    const path = `/api/conversations/${meta.conversationId}/inquiries/${meta.inquiryId}/knowledge-draft`;
+    const routes = knowledgeRoutes(gate.model, limit);
     const { answered, errors } = await sendAtOnce(
-      () => routes.draft(apiRequest(owner, path, {}), meta.conversationId, meta.inquiryId),
+      () =>
+        routes.draft(apiRequest(owner, draftPath(meta), {}), meta.conversationId, meta.inquiryId),
       gate.decide,
     );
 
@@ -257,4 +263,40 @@ describe('the daily budget under twenty concurrent knowledge drafts of one user'
     expect(gate.calls()).toBe(answered.length);
     expect(await committedTokens(owner)).toBe(answered.length * tokensPerCall);
   });
+
+  it.each([
+    { code: 'stream_failed', charged: true },
+    { code: 'throttled', charged: false },
+  ] as const)(
+    'charges a draft whose model failed before anything arrived ($code) what it surely read',
+    async ({ code, charged }) => {
+      const owner = { tenantId: 'acme', userId: `broken-drafter-${code}` };
+      const meta = await solvedInquiry(owner);
+      const requests: ChatModelRequest[] = [];
+      const failingModel: ChatModel = {
+        // biome-ignore lint/correctness/useYield: the model fails before its first event
+        async *stream(request) {
+          requests.push(request);
+          throw new ChatModelError(code, true);
+        },
+      };
+      const response = await knowledgeRoutes(failingModel, 1_000_000).draft(
+        apiRequest(owner, draftPath(meta), {}),
+        meta.conversationId,
+        meta.inquiryId,
+      );
+
+      expect(await new Response(response.body as ReadableStream).text()).toContain(
+        `"code":"model_${code}"`,
+      );
+      const [request] = requests as [ChatModelRequest];
+      const committed = await committedTokens(owner);
+      // Throttling comes before the model reads anything; a broken stream came after it read.
+      if (!charged) expect(committed).toBe(0);
+      else {
+        expect(committed).toBeGreaterThan(tokensAtLeast(request.system));
+        expect(committed).toBeLessThan(requestBound(request));
+      }
+    },
+  );
 });

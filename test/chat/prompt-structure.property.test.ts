@@ -42,6 +42,12 @@ const hostileInput = fc.record({
   // Earlier user messages of the open inquiry (each answered by a clarification), then the last.
   earlier: fc.array(hostileMessage, { maxLength: 2 }),
   inquiry: hostileMessage,
+  // The clarification that answered each earlier message: the model's own text, which can echo
+  // anything a ticket or staff wrote.
+  clarification: fc.record({
+    question: hostileText,
+    options: fc.array(hostileText, { maxLength: 3 }),
+  }),
 });
 type HostileInput = typeof hostileInput extends fc.Arbitrary<infer T> ? T : never;
 
@@ -60,8 +66,7 @@ function requestFor(input: HostileInput, archiveBudget = 1_000_000) {
     result: {
       response_type: 'clarification' as const,
       general_advice: '',
-      question: '?',
-      options: ['A', 'B'],
+      ...input.clarification,
     },
   };
   const working = [...input.earlier, input.inquiry].flatMap((text, index) => [
@@ -107,6 +112,7 @@ describe('the prompt structure under hostile text', () => {
     archive: [],
     earlier: [],
     inquiry: 'VPNにつながらない',
+    clarification: { question: '?', options: ['A', 'B'] },
     ...overrides,
   });
 
@@ -194,6 +200,25 @@ describe('the prompt structure under hostile text', () => {
           textElement('inquiry', input.inquiry),
         ];
         expect(parsePromptMarkup(userMessages.at(-1)?.text ?? '')).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes each earlier answer as its own JSON with no "<" or ">", so it holds no tag', () => {
+    fc.assert(
+      fc.property(hostileInput, (input) => {
+        const answers = requestFor(input).messages.filter(
+          (message) => message.role === 'assistant',
+        );
+        expect(answers).toHaveLength(input.earlier.length);
+        for (const answer of answers) {
+          expect(answer.text).not.toMatch(/[<>]/);
+          expect(JSON.parse(answer.text)).toEqual({
+            response_type: 'clarification',
+            ...input.clarification,
+          });
+        }
       }),
       { numRuns: 300 },
     );

@@ -5,14 +5,15 @@ import {
   tokensAtMost,
 } from '../../functions/chat/daily-budget.js';
 import { tokensAtLeast } from '../../functions/chat/model-request.js';
-import type {
-  ChatModel,
-  ChatModelRequest,
-  DailyBudget,
-  ModelUsage,
+import {
+  type ChatModel,
+  ChatModelError,
+  type ChatModelRequest,
+  type DailyBudget,
+  type ModelUsage,
 } from '../../functions/chat/ports.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
-import { alice, harness, results, scriptedModel } from '../support/chat-core-harness.js';
+import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
 
 // The daily budget in the chat core (ADR 0012): reserve at admission, hold the request's bound
@@ -83,6 +84,51 @@ describe('the daily budget of a chat', () => {
     expect(daily.committed()).toBeLessThan(requestBound(request));
   });
 
+  it('charges an answer the model never reported usage for what it surely used', async () => {
+    const daily = recordingBudget();
+    // A stream that ends after messageStop without its metadata event: a complete answer.
+    const { model, requests } = scriptedModel({ kind: 'answer', answer: results('再起動', []) });
+    const { chat } = harness({ model, config, budget: daily.budget, now: clock });
+    const { events } = await chat('プリンター');
+
+    expect(events.at(-1)?.event).toBe('result');
+    const request = requests[0] as ChatModelRequest;
+    expect(daily.committed()).toBeGreaterThan(tokensAtLeast(request.system));
+    expect(daily.committed()).toBeLessThan(requestBound(request));
+  });
+
+  it('charges an answer cut off by the time budget what it surely used', async () => {
+    const daily = recordingBudget();
+    const { model, requests } = scriptedModel({ kind: 'hang' });
+    const { chat } = harness({
+      model,
+      config,
+      budget: daily.budget,
+      now: clock,
+      remainingTimeMs: () => 5_000,
+    });
+    const { events } = await chat('プリンター');
+
+    expect(named(events, 'error')[0]?.data).toMatchObject({ code: 'timeout' });
+    const request = requests[0] as ChatModelRequest;
+    expect(daily.committed()).toBeGreaterThan(tokensAtLeast(request.system));
+    expect(daily.committed()).toBeLessThan(requestBound(request));
+  });
+
+  it('gives the reservation back when the model refuses the request before streaming', async () => {
+    const daily = recordingBudget();
+    const { model, requests } = scriptedModel({
+      kind: 'throw',
+      error: new ChatModelError('throttled', true),
+    });
+    const { chat } = harness({ model, config, budget: daily.budget, now: clock });
+    const { events } = await chat('プリンター');
+
+    expect(named(events, 'error')[0]?.data).toMatchObject({ code: 'model_throttled' });
+    expect(requests).toHaveLength(1);
+    expect(daily.committed()).toBe(0);
+  });
+
   it('gives the reservation back when retrieval fails before the model is called', async () => {
     const daily = recordingBudget();
     const { model, requests } = scriptedModel();
@@ -112,6 +158,28 @@ describe('the daily budget of a chat', () => {
 
     expect(daily.reserved).toHaveLength(2);
     expect(daily.committed()).toBe(110);
+  });
+
+  it('never ends below what the answer used when a write fails after it applied', async () => {
+    // A write whose response was lost (a reset connection, a 500): DynamoDB may have applied it.
+    const daily = createInMemoryDailyBudget();
+    let writes = 0;
+    const budget: DailyBudget = {
+      reserve: daily.budget.reserve,
+      async adjust(owner, on, tokens) {
+        await daily.budget.adjust(owner, on, tokens);
+        writes += 1;
+        if (writes === 1) throw new Error('socket hang up');
+      },
+    };
+    const { model } = usageModel({ inputTokens: 1200, outputTokens: 80 }, async () => undefined);
+    const { chat } = harness({ model, config, budget, now: clock });
+    const { events } = await chat('プリンターで印刷できない');
+
+    expect(events.at(-1)?.event).toBe('result');
+    expect(writes).toBe(2);
+    // Too much is allowed (the day is charged the lost write again), never too little.
+    expect(daily.committed(alice, day)).toBeGreaterThanOrEqual(1280);
   });
 
   it('settles on the day it reserved, even when the answer ends after midnight', async () => {

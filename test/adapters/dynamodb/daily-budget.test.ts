@@ -1,8 +1,13 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDailyBudget } from '../../../functions/adapters/dynamodb/counters.js';
 import type { DailyBudget, Owner } from '../../../functions/chat/ports.js';
-import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
+import { readCommittedTokens } from '../../support/daily-budget-counter.js';
+import {
+  createTestClient,
+  createTestTables,
+  type TestTables,
+} from '../../support/dynamodb-test-tables.js';
 import { createInMemoryDailyBudget } from '../../support/in-memory-daily-budget.js';
 import { alice, bob } from './store-fixture.js';
 
@@ -26,16 +31,7 @@ const subjects: Record<string, () => Subject> = {
     const documents = DynamoDBDocumentClient.from(t.client);
     return {
       budget: createDailyBudget({ documents, tables: t.tables }),
-      async committed(owner, day) {
-        const { Item } = await documents.send(
-          new GetCommand({
-            TableName: t.tables.turns,
-            Key: { conversationKey: `${owner.tenantId}#${owner.userId}#budget#${day}`, seq: 0 },
-            ConsistentRead: true,
-          }),
-        );
-        return Number(Item?.tokens ?? 0);
-      },
+      committed: (owner, day) => readCommittedTokens(documents, t.tables.turns, owner, day),
     };
   },
   'the in-memory budget': () => {
@@ -94,5 +90,95 @@ describe.each(Object.keys(subjects))('the daily budget on %s', (name) => {
     );
     expect(admitted.filter(Boolean)).toHaveLength(3);
     expect(await committed(alice, day)).toBe(1200);
+  });
+});
+
+describe('the daily budget on DynamoDB Local when a response is lost', () => {
+  // The SDK sends a write again when it never got the response (a reset connection, a 500),
+  // though DynamoDB may have applied it: an ADD applied twice would reserve or give back twice.
+  function losingClient() {
+    const { client } = createTestClient();
+    let loseNext = false;
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const output = await next(args);
+        if (!loseNext) return output;
+        loseNext = false;
+        throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', $metadata: {} });
+      },
+      { step: 'deserialize', name: 'loseOneResponse' },
+    );
+    const documents = DynamoDBDocumentClient.from(client);
+    return {
+      budget: createDailyBudget({ documents, tables: t.tables }),
+      committed: (day: string) => readCommittedTokens(documents, t.tables.turns, alice, day),
+      loseNextResponse: () => {
+        loseNext = true;
+      },
+      wasLost: () => !loseNext,
+      close: () => client.destroy(),
+    };
+  }
+
+  it('applies an adjustment once although the SDK sends it again', async () => {
+    const subject = losingClient();
+    const day = freshDay();
+    expect(await subject.budget.reserve(alice, day, 5000, 1000)).toBe(true);
+    subject.loseNextResponse();
+    await subject.budget.adjust(alice, day, 300 - 5000);
+
+    expect(subject.wasLost()).toBe(true);
+    expect(await subject.committed(day)).toBe(300);
+    subject.close();
+  });
+
+  it('admits a reservation once although the SDK sends it again', async () => {
+    const subject = losingClient();
+    const day = freshDay();
+    subject.loseNextResponse();
+    // Applied the first time; sent again, it would find 5000 ≥ 1000 and be refused.
+    expect(await subject.budget.reserve(alice, day, 5000, 1000)).toBe(true);
+
+    expect(subject.wasLost()).toBe(true);
+    expect(await subject.committed(day)).toBe(5000);
+    subject.close();
+  });
+});
+
+describe('the daily budget on DynamoDB Local when concurrent writes conflict', () => {
+  it('tries a write a concurrent transaction cancelled again, with a fresh token', async () => {
+    // DynamoDB Local serializes transactions, so the cancellation DynamoDB sends when two
+    // transactions on one counter collide is injected in front of the real client.
+    const documents = DynamoDBDocumentClient.from(t.client);
+    const tokens: string[] = [];
+    let conflicts = 0;
+    const conflicting = {
+      async send(command: TransactWriteCommand) {
+        tokens.push(command.input.ClientRequestToken ?? '');
+        if (conflicts > 0) {
+          conflicts -= 1;
+          throw Object.assign(new Error('Transaction cancelled [TransactionConflict]'), {
+            name: 'TransactionCanceledException',
+            CancellationReasons: [{ Code: 'TransactionConflict' }],
+          });
+        }
+        return documents.send(command);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const budget = createDailyBudget({
+      documents: conflicting,
+      tables: t.tables,
+      backoff: async () => undefined,
+    });
+    const day = freshDay();
+
+    conflicts = 2;
+    expect(await budget.reserve(alice, day, 5000, 1000)).toBe(true);
+    conflicts = 1;
+    await budget.adjust(alice, day, 300 - 5000);
+
+    expect(await readCommittedTokens(documents, t.tables.turns, alice, day)).toBe(300);
+    expect(tokens).toHaveLength(5);
+    expect(new Set(tokens).size).toBe(5);
   });
 });
