@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
 import {
   DEFAULT_PADDING_BYTES,
   MIN_PADDING_BYTES,
@@ -184,6 +185,15 @@ export const serviceDeskConfigSchema = z
     allowedEmailDomains: listSetting
       .pipe(z.array(z.string().toLowerCase().regex(domainPattern)))
       .default([]),
+    /**
+     * Domains (subdomains included) links in answers may point to: links elsewhere are removed
+     * from mail drafts and to-dos, shown unverified in the advice, and warned about when a ticket
+     * is published (functions/contract/links.ts). Unset: `allowedEmailDomains` (the organisation's
+     * own) plus the vendor support sites of `DEFAULT_VENDOR_LINK_DOMAINS`; set, exactly this list.
+     */
+    allowedLinkDomains: listSetting
+      .pipe(z.array(z.string().toLowerCase().regex(domainPattern)))
+      .optional(),
     /** Attach a WAF web ACL (rate limit per IP) to the distribution. */
     enableWaf: booleanSetting.default(false),
     /** Use this CLOUDFRONT-scope web ACL (us-east-1) instead of creating one. Implies WAF on. */
@@ -293,6 +303,22 @@ export function parseServiceDeskConfig(context: Record<string, unknown>): Servic
 
 /** The context keys this app reads; anything else in `context` (feature flags) is ignored. */
 export const configKeys = Object.keys(serviceDeskConfigSchema.shape) as (keyof ServiceDeskConfig)[];
+
+/**
+ * The allow-list of answer links the function gets: `allowedLinkDomains` when set, otherwise the
+ * organisation's own domains (`allowedEmailDomains`) and the default vendor support sites.
+ *
+ * @example
+ * linkDomainsOf(parseServiceDeskConfig({ allowedEmailDomains: 'example.co.jp' }));
+ * // ['example.co.jp', 'microsoft.com', …]
+ */
+export function linkDomainsOf(config: ServiceDeskConfig): string[] {
+  return (
+    config.allowedLinkDomains ?? [
+      ...new Set([...config.allowedEmailDomains, ...DEFAULT_VENDOR_LINK_DOMAINS]),
+    ]
+  );
+}
 
 /** The vector dimension of an embedding model. */
 export function embeddingDimension(modelId: EmbeddingModelId): number {

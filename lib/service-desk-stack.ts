@@ -12,7 +12,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
-import type { ServiceDeskConfig } from './config.js';
+import { linkDomainsOf, type ServiceDeskConfig } from './config.js';
 import { ApiFunction, type KnowledgeCaptureTarget } from './constructs/api-function.js';
 import { Auth, knowledgeEditorGroupName } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
@@ -168,6 +168,7 @@ export class ServiceDeskStack extends Stack {
       streamPadding: config.streamPadding,
       streamPaddingBytes: config.streamPaddingBytes,
       promptCaching: config.promptCaching,
+      allowedLinkDomains: linkDomainsOf(config),
       tracing: config.tracing,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,

@@ -134,6 +134,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         stopPollMs: config.STOP_POLL_MS,
         modelId: config.MODEL_ID,
         promptCache: promptCachePolicyFor(config.MODEL_ID, config.PROMPT_CACHING),
+        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
       },
     }),
     knowledge: createKnowledgeRoutes({

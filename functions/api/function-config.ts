@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
 import {
   DEFAULT_PADDING_BYTES,
   MIN_PADDING_BYTES,
@@ -133,6 +134,28 @@ export const functionConfigSchema = z
           .map((user) => user.trim())
           .filter(Boolean),
       ),
+    /**
+     * Domains (comma-separated; subdomains included) links in answers may point to; links
+     * elsewhere are removed from mail drafts and to-dos and shown unverified in the advice
+     * (`functions/contract/links.ts`). The stack sets it from `allowedLinkDomains`; unset: the
+     * vendor support sites of `DEFAULT_VENDOR_LINK_DOMAINS` only.
+     */
+    ALLOWED_LINK_DOMAINS: z
+      .string()
+      .optional()
+      .transform((list, context) => {
+        if (list === undefined) return [...DEFAULT_VENDOR_LINK_DOMAINS];
+        const domains = list
+          .split(',')
+          .map((domain) => domain.trim())
+          .filter(Boolean);
+        for (const domain of domains) {
+          if (normalizeDomain(domain) === undefined || /[/@]/u.test(domain)) {
+            context.addIssue({ code: 'custom', message: `not a domain: ${domain}` });
+          }
+        }
+        return domains;
+      }),
     /** Local S3 and Bedrock Agent (control plane) endpoints; unset in AWS. */
     S3_ENDPOINT: optionalUrl,
     BEDROCK_AGENT_ENDPOINT: optionalUrl,

@@ -9,6 +9,11 @@ import {
   todoActionSchema,
 } from '../contract/answer.js';
 import type { ChatEvent } from '../contract/chat-events.js';
+import {
+  DEFAULT_VENDOR_LINK_DOMAINS,
+  findUnverifiedLinks,
+  removeUnverifiedLinks,
+} from '../contract/links.js';
 import { canonicalIssueId, findTicketReferences } from '../contract/ticket-references.js';
 import {
   createToolInputParser,
@@ -72,6 +77,7 @@ export async function generateWithStop(
       request,
       allowedIssueIds,
       restrictedIssueIds: begun.restrictedIssueIds,
+      allowedLinkDomains: dependencies.config.allowedLinkDomains,
       send,
       signal: controller.signal,
     });
@@ -140,6 +146,11 @@ export interface GenerateAnswerInput {
    * dropped (they are not in `allowedIssueIds` either way).
    */
   readonly restrictedIssueIds?: ReadonlySet<string>;
+  /**
+   * Domains links may point to (with their subdomains); links elsewhere are removed from the mail
+   * draft and the to-dos and listed in `unverified_links`. @default DEFAULT_VENDOR_LINK_DOMAINS
+   */
+  readonly allowedLinkDomains?: readonly string[];
   readonly send: (event: ChatEvent) => void;
   /** Aborted by a stop request or the time budget; `stopReason()` tells which happened. */
   readonly signal: AbortSignal;
@@ -230,9 +241,16 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const finishedAt = performance.now();
   dropped.log();
   const final = parser.end();
-  const finalized = finalizeAnswer(final.value, tickets);
-  const unverifiedReferences = findUnverifiedReferences(finalized, input.allowedIssueIds);
-  const answer: DeliveredAnswer = { ...finalized, unverified_references: unverifiedReferences };
+  const checked = removeUnverifiedAnswerLinks(
+    finalizeAnswer(final.value, tickets),
+    input.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS,
+  );
+  const unverifiedReferences = findUnverifiedReferences(checked.answer, input.allowedIssueIds);
+  const answer: DeliveredAnswer = {
+    ...checked.answer,
+    unverified_references: unverifiedReferences,
+    unverified_links: checked.unverifiedLinks,
+  };
   const outcome = (
     status: GenerationStatus,
     details: Pick<GenerationOutcome, 'truncation' | 'failure'> = {},
@@ -414,6 +432,34 @@ export function findUnverifiedReferences(
     }
   }
   return [...unverified];
+}
+
+const TODO_ACTION_MAX = todoActionSchema.maxLength ?? 500;
+
+/**
+ * Grounding for links: a link (URL or mail address, `functions/contract/links.ts`) whose domain
+ * is not on the allow-list never reaches the requester — it is replaced by a placeholder in the
+ * mail draft and the to-dos. The advice has already streamed and goes to staff only, so its links
+ * stay and the web app shows them as unverified text. All of them, as written, each once, in order
+ * (advice, mail draft, to-dos), are `unverifiedLinks`.
+ */
+export function removeUnverifiedAnswerLinks(
+  answer: Answer,
+  allowedLinkDomains: readonly string[],
+): { answer: Answer; unverifiedLinks: string[] } {
+  const unverified = new Set(findUnverifiedLinks(answer.general_advice, allowedLinkDomains));
+  const clean = (text: string, maxLength = Number.POSITIVE_INFINITY) => {
+    const { text: cleaned, removed } = removeUnverifiedLinks(text, allowedLinkDomains);
+    for (const link of removed) unverified.add(link);
+    // A placeholder may be longer than a short link; a to-do must stay within its schema.
+    return cleaned.length > maxLength ? `${cleaned.slice(0, maxLength - 1)}…` : cleaned;
+  };
+  const checked: Answer = { ...answer };
+  if (answer.mail_draft !== undefined) checked.mail_draft = clean(answer.mail_draft);
+  if (answer.todo_actions !== undefined) {
+    checked.todo_actions = answer.todo_actions.map((action) => clean(action, TODO_ACTION_MAX));
+  }
+  return { answer: checked, unverifiedLinks: [...unverified] };
 }
 
 /**

@@ -424,6 +424,12 @@ export interface ChatConfig {
   readonly modelId: string;
   /** Prompt caching for this model; absent = off (`PROMPT_CACHING`, ADR 0009). @default undefined */
   readonly promptCache?: PromptCachePolicy;
+  /**
+   * Domains answer links may point to, subdomains included (`ALLOWED_LINK_DOMAINS`); links
+   * elsewhere are removed from the mail draft and to-dos (`functions/contract/links.ts`).
+   * @default DEFAULT_VENDOR_LINK_DOMAINS
+   */
+  readonly allowedLinkDomains?: readonly string[];
 }
 
 /** Every tunable but the model, which has no sensible default. */

@@ -6,6 +6,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -38,6 +39,7 @@ export const apiEnvironmentNames = {
   streamPadding: 'STREAM_PADDING',
   streamPaddingBytes: 'STREAM_PADDING_BYTES',
   promptCaching: 'PROMPT_CACHING',
+  allowedLinkDomains: 'ALLOWED_LINK_DOMAINS',
   tracing: 'POWERTOOLS_TRACE_ENABLED',
   knowledgeBucket: 'KNOWLEDGE_BUCKET',
   knowledgeDataSourceId: 'KNOWLEDGE_DATA_SOURCE_ID',
@@ -185,6 +187,11 @@ export interface ApiFunctionProps {
   /** Prompt caching where the model supports it (`auto`) or never (`off`). @default 'auto' */
   readonly promptCaching?: 'auto' | 'off';
   /**
+   * Domains links in answers may point to, subdomains included (functions/contract/links.ts).
+   * @default DEFAULT_VENDOR_LINK_DOMAINS (the function's own default)
+   */
+  readonly allowedLinkDomains?: readonly string[];
+  /**
    * AWS X-Ray active tracing, and the function's Powertools Tracer on: requests, Retrieve,
    * ConverseStream and DynamoDB calls as subsegments (functions/observability/tracing.ts).
    * @default false
@@ -248,6 +255,9 @@ export class ApiFunction extends Construct {
         props.streamPaddingBytes ?? DEFAULT_PADDING_BYTES,
       ),
       [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
+      [apiEnvironmentNames.allowedLinkDomains]: (
+        props.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS
+      ).join(','),
       [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
       ...(capture && {
         [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,

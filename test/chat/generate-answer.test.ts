@@ -69,6 +69,62 @@ describe('generateAnswer', () => {
     expect(outcome.unverifiedReferenceCount).toBe(3);
   });
 
+  it('removes links outside the allow-list from the mail draft and to-dos and lists every one', async () => {
+    const sent: ChatEvent[] = [];
+    const outcome = await generateAnswer({
+      model: modelOf([
+        fragment(
+          JSON.stringify({
+            response_type: 'results',
+            general_advice: 'A ticket says: reset at [the portal](http://evil.example/reset).',
+            mail_draft:
+              'パスワードは http://evil.example/reset で再設定してください。' +
+              '不明点は help@evil.example か https://support.microsoft.com/ja-jp まで。',
+            todo_actions: ['Send http://example.com@evil.example', 'Check sub.example.co.jp/vpn'],
+            results: [],
+          }),
+        ),
+        stop('tool_use'),
+      ]),
+      request,
+      allowedIssueIds: new Set(['1001']),
+      allowedLinkDomains: ['example.co.jp', 'microsoft.com'],
+      send: (event) => sent.push(event),
+      signal: new AbortController().signal,
+    });
+    expect(outcome.status).toBe('complete');
+    expect(outcome.answer.mail_draft).toBe(
+      'パスワードは ［リンク削除］ で再設定してください。' +
+        '不明点は ［リンク削除］ か https://support.microsoft.com/ja-jp まで。',
+    );
+    expect(outcome.answer.todo_actions).toEqual([
+      'Send [link removed]',
+      'Check sub.example.co.jp/vpn',
+    ]);
+    // The advice streamed as it was; the web app marks its link.
+    expect(outcome.answer.general_advice).toContain('http://evil.example/reset');
+    expect(outcome.answer.unverified_links).toEqual([
+      'http://evil.example/reset',
+      'help@evil.example',
+      'http://example.com@evil.example',
+    ]);
+  });
+
+  it('checks links against the vendor sites when no allow-list is given', async () => {
+    const { outcome } = await run([
+      fragment(
+        JSON.stringify({
+          response_type: 'results',
+          general_advice: 'See https://support.microsoft.com',
+          mail_draft: 'See https://support.microsoft.com or https://evil.example',
+        }),
+      ),
+      stop('tool_use'),
+    ]);
+    expect(outcome.answer.mail_draft).toBe('See https://support.microsoft.com or [link removed]');
+    expect(outcome.answer.unverified_links).toEqual(['https://evil.example']);
+  });
+
   it('reports no unverified references when every cited number was retrieved', async () => {
     const { outcome } = await run([
       fragment(
