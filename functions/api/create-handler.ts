@@ -150,6 +150,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
         modelId: config.MODEL_ID,
         remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
+        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
       },
       budget,
       heartbeatMs: config.HEARTBEAT_MS,

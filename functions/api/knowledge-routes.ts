@@ -11,6 +11,7 @@ import {
   publishKnowledgeRequestSchema,
   publishKnowledgeResponseSchema,
 } from '../contract/knowledge.js';
+import { DEFAULT_VENDOR_LINK_DOMAINS, findUnverifiedLinks } from '../contract/links.js';
 import type { SyncBacklog } from '../knowledge/owed-sync.js';
 import {
   type IssueNumbers,
@@ -46,7 +47,10 @@ export interface KnowledgeRouteDependencies {
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers: IssueNumbers;
   readonly syncBacklog: SyncBacklog;
-  readonly config: Pick<ChatConfig, 'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs'>;
+  readonly config: Pick<
+    ChatConfig,
+    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
+  >;
   readonly budget?: DailyBudget;
   readonly heartbeatMs: number;
   readonly now: () => Date;
@@ -79,9 +83,19 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
 
   return {
     async me(request: ApiRequest): Promise<HttpResponse> {
+      const canPublishKnowledge =
+        request.canPublishKnowledge && dependencies.documents !== undefined;
       const body: Caller = {
         userId: request.owner.userId,
-        canPublishKnowledge: request.canPublishKnowledge && dependencies.documents !== undefined,
+        canPublishKnowledge,
+        // For the knowledge form's warning; nobody else needs it.
+        ...(canPublishKnowledge
+          ? {
+              allowedLinkDomains: [
+                ...(dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS),
+              ],
+            }
+          : {}),
       };
       return jsonResponse(200, body);
     },
@@ -178,7 +192,18 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         restricted: body.restricted,
         ingestion: published.ingestion,
       });
-      return jsonResponse(201, publishKnowledgeResponseSchema.parse(published));
+      const allowed = dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS;
+      const unverifiedLinks = [
+        ...new Set(
+          [body.subject, body.inquiry, ...body.resolution].flatMap((text) =>
+            findUnverifiedLinks(text, allowed),
+          ),
+        ),
+      ];
+      return jsonResponse(
+        201,
+        publishKnowledgeResponseSchema.parse({ ...published, unverifiedLinks }),
+      );
     },
   };
 }

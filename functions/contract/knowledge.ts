@@ -83,6 +83,12 @@ export type PublishKnowledgeRequest = z.infer<typeof publishKnowledgeRequestSche
 export const publishKnowledgeResponseSchema = z.object({
   issueId: z.string(),
   ingestion: z.enum(['started', 'pending']),
+  /**
+   * Links in the published ticket (subject, inquiry, steps) whose domain is not on the
+   * deployment's allow-list (`links.ts`), as written: a warning for the editor, not a refusal —
+   * answers citing the ticket keep them out of mail drafts and to-dos and mark them in the advice.
+   */
+  unverifiedLinks: z.array(z.string()).default([]),
 });
 export type PublishKnowledgeResponse = z.infer<typeof publishKnowledgeResponseSchema>;
 
@@ -115,6 +121,11 @@ export type TicketDraftEvent = z.infer<typeof ticketDraftEventSchema>;
 export const callerSchema = z.object({
   userId: z.string(),
   canPublishKnowledge: z.boolean(),
+  /**
+   * Domains links may point to (`ALLOWED_LINK_DOMAINS`): the knowledge form warns about links
+   * elsewhere before publishing. Absent from servers older than the check.
+   */
+  allowedLinkDomains: z.array(z.string()).optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 
