@@ -45,6 +45,9 @@ export const ja = {
   copied: 'コピーしました',
   todo: '対応すること',
   unverifiedReference: '取得したチケットに含まれていない番号です（未確認）',
+  unverifiedLink: '許可されたドメインにないリンクです（未確認・クリックできません）',
+  unverifiedLinksRemoved:
+    '許可されたドメインにないリンクは、メール下書きと ToDo から削除しました（回答では未確認として表示）。',
   statusTruncated: '回答が途中で途切れました。表示されているのは届いた部分までです。',
   statusStopped: '回答を停止しました。',
   statusFailed: '回答を作成できませんでした。',
@@ -162,6 +165,9 @@ export const en = {
   copied: 'Copied',
   todo: 'To do',
   unverifiedReference: 'Not among the retrieved tickets (not verified)',
+  unverifiedLink: 'Link to a domain outside the allow-list (not verified, not clickable)',
+  unverifiedLinksRemoved:
+    'Links to domains outside the allow-list were removed from the mail draft and to-dos (marked as not verified in the advice).',
   statusTruncated: 'The answer was cut off. What is shown is the part that arrived.',
   statusStopped: 'The answer was stopped.',
   statusFailed: 'The answer could not be produced.',
