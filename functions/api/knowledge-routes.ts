@@ -8,10 +8,11 @@ import type {
 import { admitWithinBudget, chargeBudget } from '../chat/run-chat.js';
 import {
   type Caller,
+  findUnverifiedTicketLinks,
   publishKnowledgeRequestSchema,
   publishKnowledgeResponseSchema,
 } from '../contract/knowledge.js';
-import { DEFAULT_VENDOR_LINK_DOMAINS, findUnverifiedLinks } from '../contract/links.js';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import type { SyncBacklog } from '../knowledge/owed-sync.js';
 import {
   type IssueNumbers,
@@ -193,13 +194,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         ingestion: published.ingestion,
       });
       const allowed = dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS;
-      const unverifiedLinks = [
-        ...new Set(
-          [body.subject, body.inquiry, ...body.resolution].flatMap((text) =>
-            findUnverifiedLinks(text, allowed),
-          ),
-        ),
-      ];
+      const unverifiedLinks = findUnverifiedTicketLinks(body, allowed);
       return jsonResponse(
         201,
         publishKnowledgeResponseSchema.parse({ ...published, unverifiedLinks }),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { findUnverifiedLinks } from './links.js';
 import { userTextSchema } from './user-text.js';
 
 /**
@@ -128,6 +129,29 @@ export const callerSchema = z.object({
   allowedLinkDomains: z.array(z.string()).optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
+
+/**
+ * The links of a ticket (subject, inquiry, steps) whose domain is not on `allowed`, as written,
+ * each once, in order: what `POST /api/knowledge` answers as `unverifiedLinks`, and what the
+ * knowledge form warns about before publishing — one function, so the two never disagree.
+ *
+ * @example
+ * findUnverifiedTicketLinks(
+ *   { subject: 'VPN', inquiry: '', resolution: ['reset at http://evil.example'] },
+ *   ['example.com'],
+ * ); // ['http://evil.example']
+ */
+export function findUnverifiedTicketLinks(
+  ticket: {
+    readonly subject: string;
+    readonly inquiry: string;
+    readonly resolution: readonly string[];
+  },
+  allowed: readonly string[],
+): string[] {
+  const texts = [ticket.subject, ticket.inquiry, ...ticket.resolution];
+  return [...new Set(texts.flatMap((text) => findUnverifiedLinks(text, allowed)))];
+}
 
 /** Tool name of the forced draft tool. */
 export const DRAFT_TOOL_NAME = 'submit_ticket_draft';

@@ -111,6 +111,10 @@ export const ja = {
   knowledgeAlreadyPublished: 'この問い合わせはすでにナレッジ #{id} として公開されています。',
   knowledgeAlreadyPublishedNoId: 'この問い合わせはすでにナレッジとして公開されています。',
   knowledgePublishFailed: '公開できませんでした。',
+  knowledgeUnverifiedLinks:
+    '許可されたドメインにないリンクがあります。公開はできますが、このチケットを引用する回答ではメール下書きと ToDo から削除され、回答中では未確認と表示されます:',
+  knowledgePublishedUnverifiedLinks:
+    '許可されたドメインにないリンクを含めて公開しました。回答ではメール下書きと ToDo から削除されます:',
   draftProblemEmpty: '入力してください',
   draftProblemInvalidText: '使用できない文字が含まれています',
   draftProblemTooLong: '長すぎます（{max} 文字まで）',
@@ -231,6 +235,10 @@ export const en = {
   knowledgeAlreadyPublished: 'This inquiry is already published as knowledge #{id}.',
   knowledgeAlreadyPublishedNoId: 'This inquiry is already published as knowledge.',
   knowledgePublishFailed: 'The ticket could not be published.',
+  knowledgeUnverifiedLinks:
+    'Links to domains outside the allow-list. You can publish, but answers citing this ticket remove them from mail drafts and to-dos and mark them as not verified:',
+  knowledgePublishedUnverifiedLinks:
+    'Published with links to domains outside the allow-list; answers remove them from mail drafts and to-dos:',
   draftProblemEmpty: 'Required',
   draftProblemInvalidText: 'Contains characters that cannot be stored',
   draftProblemTooLong: 'Too long (at most {max} characters)',
