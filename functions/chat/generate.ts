@@ -120,6 +120,8 @@ export interface GenerationOutcome {
    * inquiry's tickets (`answer.unverified_references`), kept here for metrics.
    */
   readonly unverifiedReferenceCount: number;
+  /** How many distinct links the answer has outside the allow-list (`answer.unverified_links`). */
+  readonly unverifiedLinkCount: number;
   /** Set when `status` is `truncated`. */
   readonly truncation?: Truncation;
   /** Set when `status` is `failed`: what the `error` event says. */
@@ -258,6 +260,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
     status,
     answer,
     unverifiedReferenceCount: unverifiedReferences.length,
+    unverifiedLinkCount: checked.unverifiedLinks.length,
     ...details,
     ...(usage ? { usage } : {}),
     timing: {
@@ -440,8 +443,11 @@ const TODO_ACTION_MAX = todoActionSchema.maxLength ?? 500;
  * Grounding for links: a link (URL or mail address, `functions/contract/links.ts`) whose domain
  * is not on the allow-list never reaches the requester — it is replaced by a placeholder in the
  * mail draft and the to-dos. The advice has already streamed and goes to staff only, so its links
- * stay and the web app shows them as unverified text. All of them, as written, each once, in order
- * (advice, mail draft, to-dos), are `unverifiedLinks`.
+ * stay and the web app shows them as unverified text. The clarification (question, options) and
+ * the ticket cards (subject, summary, resolution) are shown to staff too, as plain text the app
+ * never makes clickable, so they stay as written and are only listed. All of them, as written,
+ * each once, in order (advice, mail draft, to-dos, question, options, cards), are
+ * `unverifiedLinks`.
  */
 export function removeUnverifiedAnswerLinks(
   answer: Answer,
@@ -458,6 +464,14 @@ export function removeUnverifiedAnswerLinks(
   if (answer.mail_draft !== undefined) checked.mail_draft = clean(answer.mail_draft);
   if (answer.todo_actions !== undefined) {
     checked.todo_actions = answer.todo_actions.map((action) => clean(action, TODO_ACTION_MAX));
+  }
+  const shownAsText = [
+    answer.question ?? '',
+    ...(answer.options ?? []),
+    ...(answer.results ?? []).flatMap((card) => [card.subject, card.summary, card.resolution]),
+  ];
+  for (const text of shownAsText) {
+    for (const link of findUnverifiedLinks(text, allowedLinkDomains)) unverified.add(link);
   }
   return { answer: checked, unverifiedLinks: [...unverified] };
 }

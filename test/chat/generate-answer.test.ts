@@ -110,6 +110,42 @@ describe('generateAnswer', () => {
     ]);
   });
 
+  it('lists links of the clarification and the ticket cards too, and leaves those fields as written', async () => {
+    const card = {
+      issue_id: '1001',
+      subject: 'VPN: see vpn.evil.example/guide',
+      summary: 'Reset at https://support.microsoft.com/reset or http://cards.evil.example',
+      resolution: 'Mailed phish@evil.example',
+    };
+    const { outcome } = await run([
+      fragment(
+        JSON.stringify({
+          response_type: 'clarification',
+          general_advice: 'Which portal?',
+          question: 'Did you use https://question.evil.example?',
+          options: ['https://support.microsoft.com', 'http://option.evil.example/login'],
+          results: [card],
+        }),
+      ),
+      stop('tool_use'),
+    ]);
+    // Staff see them as plain text (no anchors in the app), so they stay, listed in order.
+    expect(outcome.answer.question).toBe('Did you use https://question.evil.example?');
+    expect(outcome.answer.options).toEqual([
+      'https://support.microsoft.com',
+      'http://option.evil.example/login',
+    ]);
+    expect(outcome.answer.results).toEqual([card]);
+    expect(outcome.answer.unverified_links).toEqual([
+      'https://question.evil.example',
+      'http://option.evil.example/login',
+      'vpn.evil.example/guide',
+      'http://cards.evil.example',
+      'phish@evil.example',
+    ]);
+    expect(outcome.unverifiedLinkCount).toBe(5);
+  });
+
   it('checks links against the vendor sites when no allow-list is given', async () => {
     const { outcome } = await run([
       fragment(

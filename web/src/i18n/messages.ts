@@ -47,7 +47,7 @@ export const ja = {
   unverifiedReference: '取得したチケットに含まれていない番号です（未確認）',
   unverifiedLink: '許可されたドメインにないリンクです（未確認・クリックできません）',
   unverifiedLinksRemoved:
-    '許可されたドメインにないリンクは、メール下書きと ToDo から削除しました（回答では未確認として表示）。',
+    'この回答には許可されたドメインにないリンクがあります。メール下書きと ToDo からは削除し、ほかの箇所ではクリックできない未確認のテキストとして表示しています。',
   statusTruncated: '回答が途中で途切れました。表示されているのは届いた部分までです。',
   statusStopped: '回答を停止しました。',
   statusFailed: '回答を作成できませんでした。',
@@ -171,7 +171,7 @@ export const en = {
   unverifiedReference: 'Not among the retrieved tickets (not verified)',
   unverifiedLink: 'Link to a domain outside the allow-list (not verified, not clickable)',
   unverifiedLinksRemoved:
-    'Links to domains outside the allow-list were removed from the mail draft and to-dos (marked as not verified in the advice).',
+    'This answer has links to domains outside the allow-list: they are removed from the mail draft and to-dos, and shown elsewhere as unverified text that cannot be clicked.',
   statusTruncated: 'The answer was cut off. What is shown is the part that arrived.',
   statusStopped: 'The answer was stopped.',
   statusFailed: 'The answer could not be produced.',
