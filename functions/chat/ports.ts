@@ -478,6 +478,8 @@ export interface ChatReport {
   readonly ticketsDropped: number;
   readonly restrictedFiltered: number;
   readonly unverifiedReferences: number;
+  /** Distinct links outside the allow-list (`unverified_links`); never the links themselves. */
+  readonly unverifiedLinks: number;
   /** Heartbeat comments the stream carried (added by the API layer, which owns the stream). */
   readonly heartbeatsSent?: number;
 }
