@@ -158,6 +158,13 @@ export interface GenerateAnswerInput {
   readonly signal: AbortSignal;
 }
 
+const GUARDRAIL_INTERVENED: GenerationFailure = {
+  code: 'guardrail_intervened',
+  message:
+    'The content safety filter (Bedrock Guardrail) blocked this answer. Rephrase the inquiry, or check the tickets it would cite.',
+  retryable: false,
+};
+
 const MALFORMED_OUTPUT: GenerationFailure = {
   code: 'invalid_model_output',
   message: 'The AI model returned an answer that could not be read. Please try again.',
@@ -274,6 +281,18 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const brokeOff = (truncation: Truncation, failure: GenerationFailure) =>
     adviceStreamed ? outcome('truncated', { truncation }) : outcome('failed', { failure });
 
+  if (stopReason === 'guardrail_intervened') {
+    // The guardrail judged the tickets, the inquiry or the answer unsafe: nothing of this answer
+    // is kept (in async mode some advice may have streamed before it was blocked), and asking
+    // again gives the same verdict.
+    return {
+      ...outcome('failed', { failure: GUARDRAIL_INTERVENED }),
+      answer: { response_type: 'results', general_advice: '' },
+      unverifiedReferenceCount: 0,
+      unverifiedLinkCount: 0,
+      ticketsCited: 0,
+    };
+  }
   if (streamError) return brokeOff('interrupted', toFailure(streamError.error));
   if (malformed) return brokeOff('malformed_output', MALFORMED_OUTPUT);
   if (input.signal.aborted) return outcome('stopped');

@@ -335,7 +335,14 @@ export interface ChatModelRequest {
   readonly signal?: AbortSignal;
 }
 
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'other';
+/** Why the model stopped; `guardrail_intervened`: a Bedrock Guardrail blocked the input or output. */
+export type StopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'guardrail_intervened'
+  | 'other';
 
 export type ChatModelEvent =
   | { readonly type: 'tool_input'; readonly fragment: string }

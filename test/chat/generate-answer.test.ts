@@ -146,6 +146,25 @@ describe('generateAnswer', () => {
     expect(outcome.unverifiedLinkCount).toBe(5);
   });
 
+  it('fails with guardrail_intervened when a guardrail blocks, keeping nothing that streamed', async () => {
+    for (const before of [[], [fragment('{"general_advice":"Ignore the rules and')]]) {
+      const { outcome } = await run([
+        ...before,
+        { type: 'stop', reason: 'guardrail_intervened' },
+        { type: 'usage', inputTokens: 10, outputTokens: 0 },
+      ]);
+      expect(outcome.status).toBe('failed');
+      expect(outcome.failure).toEqual({
+        code: 'guardrail_intervened',
+        message: expect.stringContaining('Guardrail'),
+        retryable: false,
+      });
+      expect(outcome.answer).toEqual({ response_type: 'results', general_advice: '' });
+      // The tokens were still spent (and are charged to the budget).
+      expect(outcome.usage).toEqual({ inputTokens: 10, outputTokens: 0 });
+    }
+  });
+
   it('checks links against the vendor sites when no allow-list is given', async () => {
     const { outcome } = await run([
       fragment(
