@@ -146,6 +146,24 @@ export const serviceDeskConfigSchema = z
      */
     rerankingModelId: z.enum(['', ...rerankingModelIds]).default(''),
     /**
+     * A Bedrock Guardrail on every model call (ADR 0013): '' none; `create` makes one with the
+     * prompt-attack filter (input HIGH) over the retrieved tickets and the inquiry; or the id or
+     * ARN of an existing guardrail (with `guardrailVersion`). Costs per text unit
+     * (docs/deploy.md).
+     */
+    guardrail: z
+      .string()
+      .regex(
+        /^$|^create$|^[a-z0-9]+$|^arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:\d{12}:guardrail\/[a-z0-9]+$/,
+        "'' (none), 'create', or the id or ARN of an existing guardrail",
+      )
+      .default(''),
+    /** The version of an existing `guardrail`: a number, or DRAFT (testing only). */
+    guardrailVersion: z
+      .string()
+      .regex(/^$|^[1-9]\d{0,7}$|^DRAFT$/, 'a version number or DRAFT')
+      .default(''),
+    /**
      * A conversation, with all its turns, expires (DynamoDB TTL on its row; the retention sweeper
      * deletes the turns) this many days after its last activity.
      */
@@ -269,6 +287,16 @@ export const serviceDeskConfigSchema = z
           'knowledge capture with a reused Knowledge Base needs both existingDocumentBucketName ' +
           'and existingDataSourceId (the bucket published tickets go to and the data source ' +
           'that reads it); set both, or neither to leave knowledge capture off',
+      });
+    }
+    const existingGuardrail = config.guardrail !== '' && config.guardrail !== 'create';
+    if (existingGuardrail !== (config.guardrailVersion !== '')) {
+      context.addIssue({
+        code: 'custom',
+        path: ['guardrailVersion'],
+        message: existingGuardrail
+          ? 'an existing guardrail needs its guardrailVersion (a number, or DRAFT)'
+          : "guardrailVersion belongs to an existing guardrail; with 'create' the stack publishes its own version",
       });
     }
     if (config.rerankingModelId === '') return;

@@ -23,7 +23,7 @@ import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/publish-tick
 import { createObservability } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
-import type { FunctionConfig } from './function-config.js';
+import { type FunctionConfig, guardrailOf } from './function-config.js';
 import {
   type ApiRequest,
   HttpError,
@@ -96,6 +96,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         ),
         modelId: config.MODEL_ID,
         fineGrainedToolStreaming: config.FINE_GRAINED_TOOL_STREAMING,
+        guardrail: guardrailOf(config),
       }),
     );
   const resolveOwner = createOwnerResolver(

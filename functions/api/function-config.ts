@@ -105,6 +105,15 @@ export const functionConfigSchema = z
      */
     PROMPT_CACHING: z.enum(['auto', 'off']).default('auto'),
     /**
+     * A Bedrock Guardrail on every ConverseStream call (ADR 0013): its id or ARN and version,
+     * both or neither. The stack sets them from `guardrail`.
+     */
+    GUARDRAIL_IDENTIFIER: z.string().min(1).optional(),
+    GUARDRAIL_VERSION: z
+      .string()
+      .regex(/^([1-9]\d{0,7}|DRAFT)$/, 'GUARDRAIL_VERSION must be a version number or DRAFT')
+      .optional(),
+    /**
      * Knowledge capture (ADR 0011): the Knowledge Base's document bucket and the data source that
      * reads it. Published tickets go to `KNOWLEDGE_KEY_PREFIX` in the bucket, then a sync starts.
      * Without a bucket (a reused Knowledge Base whose bucket was not configured) publishing
@@ -170,6 +179,12 @@ export const functionConfigSchema = z
         message: 'AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_ID',
       });
     }
+    if ((config.GUARDRAIL_IDENTIFIER === undefined) !== (config.GUARDRAIL_VERSION === undefined)) {
+      context.addIssue({
+        code: 'custom',
+        message: 'GUARDRAIL_IDENTIFIER and GUARDRAIL_VERSION go together: set both or neither',
+      });
+    }
     if (config.KNOWLEDGE_BUCKET && !config.KNOWLEDGE_DATA_SOURCE_ID) {
       context.addIssue({
         code: 'custom',
@@ -190,4 +205,17 @@ export function readFunctionConfig(
     (issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`,
   );
   throw new Error(`Invalid function configuration — ${problems.join('; ')}`);
+}
+
+/**
+ * The guardrail the model adapter applies, or `undefined` for none.
+ *
+ * @example
+ * guardrailOf(readFunctionConfig(process.env)); // { identifier: 'gr1234', version: '1' }
+ */
+export function guardrailOf(
+  config: FunctionConfig,
+): { identifier: string; version: string } | undefined {
+  const { GUARDRAIL_IDENTIFIER: identifier, GUARDRAIL_VERSION: version } = config;
+  return identifier !== undefined && version !== undefined ? { identifier, version } : undefined;
 }

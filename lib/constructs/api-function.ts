@@ -41,6 +41,8 @@ export const apiEnvironmentNames = {
   promptCaching: 'PROMPT_CACHING',
   allowedLinkDomains: 'ALLOWED_LINK_DOMAINS',
   tracing: 'POWERTOOLS_TRACE_ENABLED',
+  guardrailIdentifier: 'GUARDRAIL_IDENTIFIER',
+  guardrailVersion: 'GUARDRAIL_VERSION',
   knowledgeBucket: 'KNOWLEDGE_BUCKET',
   knowledgeDataSourceId: 'KNOWLEDGE_DATA_SOURCE_ID',
   knowledgeKeyPrefix: 'KNOWLEDGE_KEY_PREFIX',
@@ -54,6 +56,19 @@ type KnowledgeCaptureEnvironmentName = (typeof apiEnvironmentNames)[
   | 'knowledgeDataSourceId'
   | 'knowledgeKeyPrefix'
   | 'knowledgeEditorGroup'];
+type GuardrailEnvironmentName = (typeof apiEnvironmentNames)[
+  | 'guardrailIdentifier'
+  | 'guardrailVersion'];
+
+/** The Bedrock Guardrail every model call goes through (ADR 0013). */
+export interface ModelGuardrailTarget {
+  /** Its id or ARN, as ConverseStream's `guardrailIdentifier` takes it. */
+  readonly identifier: string;
+  /** A published version (or DRAFT). */
+  readonly version: string;
+  /** Its ARN, for the `bedrock:ApplyGuardrail` grant. */
+  readonly arn: string;
+}
 
 /**
  * Where published tickets go (knowledge capture): the Knowledge Base's document bucket and the
@@ -192,6 +207,12 @@ export interface ApiFunctionProps {
    */
   readonly allowedLinkDomains?: readonly string[];
   /**
+   * A Bedrock Guardrail on every model call (prompt-attack filter over the retrieved tickets and
+   * the inquiry; ADR 0013); the role may apply it.
+   * @default none
+   */
+  readonly guardrail?: ModelGuardrailTarget;
+  /**
    * AWS X-Ray active tracing, and the function's Powertools Tracer on: requests, Retrieve,
    * ConverseStream and DynamoDB calls as subsegments (functions/observability/tracing.ts).
    * @default false
@@ -231,10 +252,10 @@ export class ApiFunction extends Construct {
     super(scope, id);
     const capture = props.knowledgeCapture;
     const environment: Record<
-      Exclude<ApiEnvironmentName, KnowledgeCaptureEnvironmentName>,
+      Exclude<ApiEnvironmentName, KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName>,
       string
     > &
-      Partial<Record<KnowledgeCaptureEnvironmentName, string>> = {
+      Partial<Record<KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName, string>> = {
       [apiEnvironmentNames.conversationsTable]: props.conversationsTable.tableName,
       [apiEnvironmentNames.turnsTable]: props.turnsTable.tableName,
       [apiEnvironmentNames.knowledgeBaseId]: props.knowledgeBase.knowledgeBaseId,
@@ -259,6 +280,10 @@ export class ApiFunction extends Construct {
         props.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS
       ).join(','),
       [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
+      ...(props.guardrail && {
+        [apiEnvironmentNames.guardrailIdentifier]: props.guardrail.identifier,
+        [apiEnvironmentNames.guardrailVersion]: props.guardrail.version,
+      }),
       ...(capture && {
         [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
         [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,
@@ -332,6 +357,17 @@ export class ApiFunction extends Construct {
       'bedrock:InvokeModelWithResponseStream',
     ])) {
       this.role.addToPolicy(statement);
+    }
+    if (props.guardrail) {
+      // A call with guardrailConfig is authorized for the guardrail too.
+      // https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-permissions.html ("Permissions for invoking guardrails")
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'ApplyGuardrail',
+          actions: ['bedrock:ApplyGuardrail'],
+          resources: [props.guardrail.arn],
+        }),
+      );
     }
 
     // The first call to a third-party model (Anthropic) in an account makes Bedrock subscribe
