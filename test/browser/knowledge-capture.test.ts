@@ -189,17 +189,17 @@ describe('knowledge capture in the web app', () => {
     await waitForEditableDraft(page);
     await dialog.getByRole('combobox', { name: 'カテゴリ' }).selectOption('Printer');
     const warningName = /許可されたドメインにないリンクがあります/;
-    await expect(dialog.getByRole('status', { name: warningName }).count()).resolves.toBe(0);
+    await expect(dialog.getByRole('region', { name: warningName }).count()).resolves.toBe(0);
 
     // A link to the organisation's own domain is fine; one elsewhere is named as typed.
     await dialog
       .getByRole('textbox', { name: '手順 1' })
       .fill('不明点は https://portal.example.co.jp/help を参照');
-    await expect(dialog.getByRole('status', { name: warningName }).count()).resolves.toBe(0);
+    await expect(dialog.getByRole('region', { name: warningName }).count()).resolves.toBe(0);
     await dialog
       .getByRole('textbox', { name: '手順 1' })
       .fill('パスワードは http://evil.example でリセットする');
-    const warning = dialog.getByRole('status', { name: warningName });
+    const warning = dialog.getByRole('region', { name: warningName });
     await warning.waitFor({ timeout: WAIT_MS });
     await expect(warning.getByRole('listitem').allTextContents()).resolves.toEqual([
       'http://evil.example',

@@ -346,20 +346,16 @@ function DraftNotice({
 }
 
 /**
- * Links outside the allow-list, listed before the editor publishes. Always in the DOM as a live
- * region (polite: it follows typing), so a link typed or streamed in is announced when it appears.
+ * Links outside the allow-list, listed before the editor publishes. The live region is always in
+ * the DOM (polite: it follows typing), so a link typed or streamed in is announced when it
+ * appears; the list inside is a region labelled by its heading.
  */
 function UnverifiedLinksWarning({ id, links }: { id: string; links: readonly string[] }) {
   const { t } = useI18n();
   return (
-    <div
-      className={links.length > 0 ? 'status-notice link-warning' : undefined}
-      role="status"
-      aria-live="polite"
-      aria-labelledby={links.length > 0 ? `${id}-title` : undefined}
-    >
+    <div aria-live="polite">
       {links.length > 0 && (
-        <>
+        <section className="status-notice link-warning" aria-labelledby={`${id}-title`}>
           <p id={`${id}-title`}>{t('knowledgeUnverifiedLinks')}</p>
           <ul className="link-warning__list">
             {links.map((link) => (
@@ -368,7 +364,7 @@ function UnverifiedLinksWarning({ id, links }: { id: string; links: readonly str
               </li>
             ))}
           </ul>
-        </>
+        </section>
       )}
     </div>
   );
