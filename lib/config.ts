@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
 import {
   DEFAULT_PADDING_BYTES,
   MIN_PADDING_BYTES,
@@ -145,6 +146,24 @@ export const serviceDeskConfigSchema = z
      */
     rerankingModelId: z.enum(['', ...rerankingModelIds]).default(''),
     /**
+     * A Bedrock Guardrail on every model call (ADR 0013): '' none; `create` makes one with the
+     * prompt-attack filter (input HIGH) over the retrieved tickets and the inquiry; or the id or
+     * ARN of an existing guardrail (with `guardrailVersion`). Costs per text unit
+     * (docs/deploy.md).
+     */
+    guardrail: z
+      .string()
+      .regex(
+        /^$|^create$|^[a-z0-9]+$|^arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:\d{12}:guardrail\/[a-z0-9]+$/,
+        "'' (none), 'create', or the id or ARN of an existing guardrail",
+      )
+      .default(''),
+    /** The version of an existing `guardrail`: a number, or DRAFT (testing only). */
+    guardrailVersion: z
+      .string()
+      .regex(/^$|^[1-9]\d{0,7}$|^DRAFT$/, 'a version number or DRAFT')
+      .default(''),
+    /**
      * A conversation, with all its turns, expires (DynamoDB TTL on its row; the retention sweeper
      * deletes the turns) this many days after its last activity.
      */
@@ -184,6 +203,15 @@ export const serviceDeskConfigSchema = z
     allowedEmailDomains: listSetting
       .pipe(z.array(z.string().toLowerCase().regex(domainPattern)))
       .default([]),
+    /**
+     * Domains (subdomains included) links in answers may point to: links elsewhere are removed
+     * from mail drafts and to-dos, shown unverified in the advice, and warned about when a ticket
+     * is published (functions/contract/links.ts). Unset: `allowedEmailDomains` (the organisation's
+     * own) plus the vendor support sites of `DEFAULT_VENDOR_LINK_DOMAINS`; set, exactly this list.
+     */
+    allowedLinkDomains: listSetting
+      .pipe(z.array(z.string().toLowerCase().regex(domainPattern)))
+      .optional(),
     /** Attach a WAF web ACL (rate limit per IP) to the distribution. */
     enableWaf: booleanSetting.default(false),
     /** Use this CLOUDFRONT-scope web ACL (us-east-1) instead of creating one. Implies WAF on. */
@@ -261,6 +289,16 @@ export const serviceDeskConfigSchema = z
           'that reads it); set both, or neither to leave knowledge capture off',
       });
     }
+    const existingGuardrail = config.guardrail !== '' && config.guardrail !== 'create';
+    if (existingGuardrail !== (config.guardrailVersion !== '')) {
+      context.addIssue({
+        code: 'custom',
+        path: ['guardrailVersion'],
+        message: existingGuardrail
+          ? 'an existing guardrail needs its guardrailVersion (a number, or DRAFT)'
+          : "guardrailVersion belongs to an existing guardrail; with 'create' the stack publishes its own version",
+      });
+    }
     if (config.rerankingModelId === '') return;
     const regions: readonly string[] = rerankingModelRegions[config.rerankingModelId];
     if (!regions.includes(config.region)) {
@@ -293,6 +331,22 @@ export function parseServiceDeskConfig(context: Record<string, unknown>): Servic
 
 /** The context keys this app reads; anything else in `context` (feature flags) is ignored. */
 export const configKeys = Object.keys(serviceDeskConfigSchema.shape) as (keyof ServiceDeskConfig)[];
+
+/**
+ * The allow-list of answer links the function gets: `allowedLinkDomains` when set, otherwise the
+ * organisation's own domains (`allowedEmailDomains`) and the default vendor support sites.
+ *
+ * @example
+ * linkDomainsOf(parseServiceDeskConfig({ allowedEmailDomains: 'example.co.jp' }));
+ * // ['example.co.jp', 'microsoft.com', …]
+ */
+export function linkDomainsOf(config: ServiceDeskConfig): string[] {
+  return (
+    config.allowedLinkDomains ?? [
+      ...new Set([...config.allowedEmailDomains, ...DEFAULT_VENDOR_LINK_DOMAINS]),
+    ]
+  );
+}
 
 /** The vector dimension of an embedding model. */
 export function embeddingDimension(modelId: EmbeddingModelId): number {

@@ -12,13 +12,18 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
-import type { ServiceDeskConfig } from './config.js';
-import { ApiFunction, type KnowledgeCaptureTarget } from './constructs/api-function.js';
+import { linkDomainsOf, type ServiceDeskConfig } from './config.js';
+import {
+  ApiFunction,
+  type KnowledgeCaptureTarget,
+  type ModelGuardrailTarget,
+} from './constructs/api-function.js';
 import { Auth, knowledgeEditorGroupName } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
 import type { KnowledgeBaseIngestionLogs } from './constructs/knowledge-base-ingestion-logs.js';
 import { KnowledgeSyncCatchUp } from './constructs/knowledge-sync-catch-up.js';
+import { ModelGuardrail } from './constructs/model-guardrail.js';
 import { OperationsMonitoring } from './constructs/operations-monitoring.js';
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
@@ -147,6 +152,7 @@ export class ServiceDeskStack extends Stack {
       providerLogGroup,
     });
 
+    const guardrail = modelGuardrailOf(this, config);
     const api = new ApiFunction(this, 'Api', {
       entry: paths.apiEntry,
       conversationsTable: tables.conversations,
@@ -168,6 +174,8 @@ export class ServiceDeskStack extends Stack {
       streamPadding: config.streamPadding,
       streamPaddingBytes: config.streamPaddingBytes,
       promptCaching: config.promptCaching,
+      allowedLinkDomains: linkDomainsOf(config),
+      guardrail,
       tracing: config.tracing,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
@@ -284,4 +292,21 @@ class ProviderFunctionLogs implements IAspect {
     // (logs:* on any group), so pointing them at the group is all they need.
     node.addPropertyOverride('LoggingConfig.LogGroup', this.logGroup.logGroupName);
   }
+}
+
+/** The guardrail of `config.guardrail`: created here, an existing one, or none. */
+function modelGuardrailOf(
+  stack: Stack,
+  config: ServiceDeskConfig,
+): ModelGuardrailTarget | undefined {
+  if (config.guardrail === '') return undefined;
+  if (config.guardrail === 'create') return new ModelGuardrail(stack, 'ModelGuardrail').target;
+  const arn = config.guardrail.startsWith('arn:')
+    ? config.guardrail
+    : stack.formatArn({
+        service: 'bedrock',
+        resource: 'guardrail',
+        resourceName: config.guardrail,
+      });
+  return { identifier: config.guardrail, version: config.guardrailVersion, arn };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readFunctionConfig } from '../functions/api/function-config.js';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
 import { LOCAL_KNOWLEDGE_BUCKET } from './bedrock/local-bedrock-defaults.js';
 import {
@@ -165,6 +166,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(environment.knowledgeKeyPrefix
         ? { KNOWLEDGE_KEY_PREFIX: environment.knowledgeKeyPrefix }
         : {}),
+      // The sample tickets' organisation (example.co.jp) beside the vendor sites, as a stack with
+      // allowedEmailDomains example.co.jp would have it.
+      ALLOWED_LINK_DOMAINS:
+        (options.environment ?? process.env).ALLOWED_LINK_DOMAINS ??
+        ['example.co.jp', ...DEFAULT_VENDOR_LINK_DOMAINS].join(','),
       ...(credentials
         ? {
             AWS_ACCESS_KEY_ID: credentials.accessKeyId,

@@ -23,7 +23,7 @@ import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/publish-tick
 import { createObservability } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
-import type { FunctionConfig } from './function-config.js';
+import { type FunctionConfig, guardrailOf } from './function-config.js';
 import {
   type ApiRequest,
   HttpError,
@@ -96,6 +96,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         ),
         modelId: config.MODEL_ID,
         fineGrainedToolStreaming: config.FINE_GRAINED_TOOL_STREAMING,
+        guardrail: guardrailOf(config),
       }),
     );
   const resolveOwner = createOwnerResolver(
@@ -135,6 +136,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         generationLeaseMs: config.GENERATION_LEASE_MS,
         modelId: config.MODEL_ID,
         promptCache: promptCachePolicyFor(config.MODEL_ID, config.PROMPT_CACHING),
+        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
       },
     }),
     knowledge: createKnowledgeRoutes({
@@ -150,6 +152,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
         modelId: config.MODEL_ID,
         remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
+        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
       },
       budget,
       heartbeatMs: config.HEARTBEAT_MS,

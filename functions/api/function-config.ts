@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
 import {
   DEFAULT_PADDING_BYTES,
   MIN_PADDING_BYTES,
@@ -109,6 +110,15 @@ export const functionConfigSchema = z
      */
     PROMPT_CACHING: z.enum(['auto', 'off']).default('auto'),
     /**
+     * A Bedrock Guardrail on every ConverseStream call (ADR 0013): its id or ARN and version,
+     * both or neither. The stack sets them from `guardrail`.
+     */
+    GUARDRAIL_IDENTIFIER: z.string().min(1).optional(),
+    GUARDRAIL_VERSION: z
+      .string()
+      .regex(/^([1-9]\d{0,7}|DRAFT)$/, 'GUARDRAIL_VERSION must be a version number or DRAFT')
+      .optional(),
+    /**
      * Knowledge capture (ADR 0011): the Knowledge Base's document bucket and the data source that
      * reads it. Published tickets go to `KNOWLEDGE_KEY_PREFIX` in the bucket, then a sync starts.
      * Without a bucket (a reused Knowledge Base whose bucket was not configured) publishing
@@ -138,6 +148,28 @@ export const functionConfigSchema = z
           .map((user) => user.trim())
           .filter(Boolean),
       ),
+    /**
+     * Domains (comma-separated; subdomains included) links in answers may point to; links
+     * elsewhere are removed from mail drafts and to-dos and shown unverified in the advice
+     * (`functions/contract/links.ts`). The stack sets it from `allowedLinkDomains`; unset: the
+     * vendor support sites of `DEFAULT_VENDOR_LINK_DOMAINS` only.
+     */
+    ALLOWED_LINK_DOMAINS: z
+      .string()
+      .optional()
+      .transform((list, context) => {
+        if (list === undefined) return [...DEFAULT_VENDOR_LINK_DOMAINS];
+        const domains = list
+          .split(',')
+          .map((domain) => domain.trim())
+          .filter(Boolean);
+        for (const domain of domains) {
+          if (normalizeDomain(domain) === undefined || /[/@]/u.test(domain)) {
+            context.addIssue({ code: 'custom', message: `not a domain: ${domain}` });
+          }
+        }
+        return domains;
+      }),
     /** Local S3 and Bedrock Agent (control plane) endpoints; unset in AWS. */
     S3_ENDPOINT: optionalUrl,
     BEDROCK_AGENT_ENDPOINT: optionalUrl,
@@ -150,6 +182,12 @@ export const functionConfigSchema = z
       context.addIssue({
         code: 'custom',
         message: 'AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_ID',
+      });
+    }
+    if ((config.GUARDRAIL_IDENTIFIER === undefined) !== (config.GUARDRAIL_VERSION === undefined)) {
+      context.addIssue({
+        code: 'custom',
+        message: 'GUARDRAIL_IDENTIFIER and GUARDRAIL_VERSION go together: set both or neither',
       });
     }
     if (config.KNOWLEDGE_BUCKET && !config.KNOWLEDGE_DATA_SOURCE_ID) {
@@ -172,4 +210,17 @@ export function readFunctionConfig(
     (issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`,
   );
   throw new Error(`Invalid function configuration — ${problems.join('; ')}`);
+}
+
+/**
+ * The guardrail the model adapter applies, or `undefined` for none.
+ *
+ * @example
+ * guardrailOf(readFunctionConfig(process.env)); // { identifier: 'gr1234', version: '1' }
+ */
+export function guardrailOf(
+  config: FunctionConfig,
+): { identifier: string; version: string } | undefined {
+  const { GUARDRAIL_IDENTIFIER: identifier, GUARDRAIL_VERSION: version } = config;
+  return identifier !== undefined && version !== undefined ? { identifier, version } : undefined;
 }

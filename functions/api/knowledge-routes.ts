@@ -8,9 +8,11 @@ import type {
 } from '../chat/ports.js';
 import {
   type Caller,
+  findUnverifiedTicketLinks,
   publishKnowledgeRequestSchema,
   publishKnowledgeResponseSchema,
 } from '../contract/knowledge.js';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import type { SyncBacklog } from '../knowledge/owed-sync.js';
 import {
   type IssueNumbers,
@@ -48,7 +50,10 @@ export interface KnowledgeRouteDependencies {
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers: IssueNumbers;
   readonly syncBacklog: SyncBacklog;
-  readonly config: Pick<ChatConfig, 'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs'>;
+  readonly config: Pick<
+    ChatConfig,
+    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
+  >;
   readonly budget?: DailyBudget;
   readonly heartbeatMs: number;
   readonly now: () => Date;
@@ -81,9 +86,19 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
 
   return {
     async me(request: ApiRequest): Promise<HttpResponse> {
+      const canPublishKnowledge =
+        request.canPublishKnowledge && dependencies.documents !== undefined;
       const body: Caller = {
         userId: request.owner.userId,
-        canPublishKnowledge: request.canPublishKnowledge && dependencies.documents !== undefined,
+        canPublishKnowledge,
+        // For the knowledge form's warning; nobody else needs it.
+        ...(canPublishKnowledge
+          ? {
+              allowedLinkDomains: [
+                ...(dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS),
+              ],
+            }
+          : {}),
       };
       return jsonResponse(200, body);
     },
@@ -199,7 +214,12 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         restricted: body.restricted,
         ingestion: published.ingestion,
       });
-      return jsonResponse(201, publishKnowledgeResponseSchema.parse(published));
+      const allowed = dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS;
+      const unverifiedLinks = findUnverifiedTicketLinks(body, allowed);
+      return jsonResponse(
+        201,
+        publishKnowledgeResponseSchema.parse({ ...published, unverifiedLinks }),
+      );
     },
   };
 }

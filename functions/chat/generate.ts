@@ -9,6 +9,11 @@ import {
   todoActionSchema,
 } from '../contract/answer.js';
 import type { ChatEvent } from '../contract/chat-events.js';
+import {
+  DEFAULT_VENDOR_LINK_DOMAINS,
+  findUnverifiedLinks,
+  removeUnverifiedLinks,
+} from '../contract/links.js';
 import { canonicalIssueId, findTicketReferences } from '../contract/ticket-references.js';
 import {
   createToolInputParser,
@@ -74,6 +79,7 @@ export async function generateWithStop(
       request,
       allowedIssueIds,
       restrictedIssueIds: begun.restrictedIssueIds,
+      allowedLinkDomains: dependencies.config.allowedLinkDomains,
       send,
       signal: controller.signal,
     });
@@ -116,6 +122,8 @@ export interface GenerationOutcome {
    * inquiry's tickets (`answer.unverified_references`), kept here for metrics.
    */
   readonly unverifiedReferenceCount: number;
+  /** How many distinct links the answer has outside the allow-list (`answer.unverified_links`). */
+  readonly unverifiedLinkCount: number;
   /** Set when `status` is `truncated`. */
   readonly truncation?: Truncation;
   /** Set when `status` is `failed`: what the `error` event says. */
@@ -142,10 +150,22 @@ export interface GenerateAnswerInput {
    * dropped (they are not in `allowedIssueIds` either way).
    */
   readonly restrictedIssueIds?: ReadonlySet<string>;
+  /**
+   * Domains links may point to (with their subdomains); links elsewhere are removed from the mail
+   * draft and the to-dos and listed in `unverified_links`. @default DEFAULT_VENDOR_LINK_DOMAINS
+   */
+  readonly allowedLinkDomains?: readonly string[];
   readonly send: (event: ChatEvent) => void;
   /** Aborted by a stop request or the time budget; `stopReason()` tells which happened. */
   readonly signal: AbortSignal;
 }
+
+const GUARDRAIL_INTERVENED: GenerationFailure = {
+  code: 'guardrail_intervened',
+  message:
+    'The content safety filter (Bedrock Guardrail) blocked this answer. Rephrase the inquiry, or check the tickets it would cite.',
+  retryable: false,
+};
 
 const MALFORMED_OUTPUT: GenerationFailure = {
   code: 'invalid_model_output',
@@ -232,9 +252,16 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const finishedAt = performance.now();
   dropped.log();
   const final = parser.end();
-  const finalized = finalizeAnswer(final.value, tickets);
-  const unverifiedReferences = findUnverifiedReferences(finalized, input.allowedIssueIds);
-  const answer: DeliveredAnswer = { ...finalized, unverified_references: unverifiedReferences };
+  const checked = removeUnverifiedAnswerLinks(
+    finalizeAnswer(final.value, tickets),
+    input.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS,
+  );
+  const unverifiedReferences = findUnverifiedReferences(checked.answer, input.allowedIssueIds);
+  const answer: DeliveredAnswer = {
+    ...checked.answer,
+    unverified_references: unverifiedReferences,
+    unverified_links: checked.unverifiedLinks,
+  };
   const outcome = (
     status: GenerationStatus,
     details: Pick<GenerationOutcome, 'truncation' | 'failure'> = {},
@@ -242,6 +269,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
     status,
     answer,
     unverifiedReferenceCount: unverifiedReferences.length,
+    unverifiedLinkCount: checked.unverifiedLinks.length,
     ...details,
     ...(usage ? { usage } : {}),
     timing: {
@@ -255,6 +283,18 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const brokeOff = (truncation: Truncation, failure: GenerationFailure) =>
     adviceStreamed ? outcome('truncated', { truncation }) : outcome('failed', { failure });
 
+  if (stopReason === 'guardrail_intervened') {
+    // The guardrail judged the tickets, the inquiry or the answer unsafe: nothing of this answer
+    // is kept (in async mode some advice may have streamed before it was blocked), and asking
+    // again gives the same verdict.
+    return {
+      ...outcome('failed', { failure: GUARDRAIL_INTERVENED }),
+      answer: { response_type: 'results', general_advice: '' },
+      unverifiedReferenceCount: 0,
+      unverifiedLinkCount: 0,
+      ticketsCited: 0,
+    };
+  }
   if (streamError) return brokeOff('interrupted', toFailure(streamError.error));
   if (malformed) return brokeOff('malformed_output', MALFORMED_OUTPUT);
   if (input.signal.aborted) return outcome('stopped');
@@ -416,6 +456,45 @@ export function findUnverifiedReferences(
     }
   }
   return [...unverified];
+}
+
+const TODO_ACTION_MAX = todoActionSchema.maxLength ?? 500;
+
+/**
+ * Grounding for links: a link (URL or mail address, `functions/contract/links.ts`) whose domain
+ * is not on the allow-list never reaches the requester — it is replaced by a placeholder in the
+ * mail draft and the to-dos. The advice has already streamed and goes to staff only, so its links
+ * stay and the web app shows them as unverified text. The clarification (question, options) and
+ * the ticket cards (subject, summary, resolution) are shown to staff too, as plain text the app
+ * never makes clickable, so they stay as written and are only listed. All of them, as written,
+ * each once, in order (advice, mail draft, to-dos, question, options, cards), are
+ * `unverifiedLinks`.
+ */
+export function removeUnverifiedAnswerLinks(
+  answer: Answer,
+  allowedLinkDomains: readonly string[],
+): { answer: Answer; unverifiedLinks: string[] } {
+  const unverified = new Set(findUnverifiedLinks(answer.general_advice, allowedLinkDomains));
+  const clean = (text: string, maxLength = Number.POSITIVE_INFINITY) => {
+    const { text: cleaned, removed } = removeUnverifiedLinks(text, allowedLinkDomains);
+    for (const link of removed) unverified.add(link);
+    // A placeholder may be longer than a short link; a to-do must stay within its schema.
+    return cleaned.length > maxLength ? `${cleaned.slice(0, maxLength - 1)}…` : cleaned;
+  };
+  const checked: Answer = { ...answer };
+  if (answer.mail_draft !== undefined) checked.mail_draft = clean(answer.mail_draft);
+  if (answer.todo_actions !== undefined) {
+    checked.todo_actions = answer.todo_actions.map((action) => clean(action, TODO_ACTION_MAX));
+  }
+  const shownAsText = [
+    answer.question ?? '',
+    ...(answer.options ?? []),
+    ...(answer.results ?? []).flatMap((card) => [card.subject, card.summary, card.resolution]),
+  ];
+  for (const text of shownAsText) {
+    for (const link of findUnverifiedLinks(text, allowedLinkDomains)) unverified.add(link);
+  }
+  return { answer: checked, unverifiedLinks: [...unverified] };
 }
 
 /**

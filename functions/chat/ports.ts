@@ -374,7 +374,14 @@ export interface ChatModelRequest {
   readonly signal?: AbortSignal;
 }
 
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'other';
+/** Why the model stopped; `guardrail_intervened`: a Bedrock Guardrail blocked the input or output. */
+export type StopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'guardrail_intervened'
+  | 'other';
 
 export type ChatModelEvent =
   | { readonly type: 'tool_input'; readonly fragment: string }
@@ -469,6 +476,12 @@ export interface ChatConfig {
   readonly modelId: string;
   /** Prompt caching for this model; absent = off (`PROMPT_CACHING`, ADR 0009). @default undefined */
   readonly promptCache?: PromptCachePolicy;
+  /**
+   * Domains answer links may point to, subdomains included (`ALLOWED_LINK_DOMAINS`); links
+   * elsewhere are removed from the mail draft and to-dos (`functions/contract/links.ts`).
+   * @default DEFAULT_VENDOR_LINK_DOMAINS
+   */
+  readonly allowedLinkDomains?: readonly string[];
 }
 
 /** Every tunable but the model, which has no sensible default. */
@@ -518,6 +531,8 @@ export interface ChatReport {
   readonly ticketsDropped: number;
   readonly restrictedFiltered: number;
   readonly unverifiedReferences: number;
+  /** Distinct links outside the allow-list (`unverified_links`); never the links themselves. */
+  readonly unverifiedLinks: number;
   /** Heartbeat comments the stream carried (added by the API layer, which owns the stream). */
   readonly heartbeatsSent?: number;
 }

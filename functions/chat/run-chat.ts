@@ -321,6 +321,7 @@ export async function streamChat(
       status: 'failed',
       answer: { response_type: 'results', general_advice: '' },
       unverifiedReferenceCount: 0,
+      unverifiedLinkCount: 0,
       timing: { modelMs: 0 },
       ticketsCited: 0,
       ticketsDropped: {},
@@ -428,6 +429,7 @@ function reportOf(
     ),
     restrictedFiltered: restricted.size,
     unverifiedReferences: outcome?.unverifiedReferenceCount ?? 0,
+    unverifiedLinks: outcome?.unverifiedLinkCount ?? 0,
   };
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { findUnverifiedLinks } from './links.js';
 import { userTextSchema } from './user-text.js';
 
 /**
@@ -83,6 +84,12 @@ export type PublishKnowledgeRequest = z.infer<typeof publishKnowledgeRequestSche
 export const publishKnowledgeResponseSchema = z.object({
   issueId: z.string(),
   ingestion: z.enum(['started', 'pending']),
+  /**
+   * Links in the published ticket (subject, inquiry, steps) whose domain is not on the
+   * deployment's allow-list (`links.ts`), as written: a warning for the editor, not a refusal —
+   * answers citing the ticket keep them out of mail drafts and to-dos and mark them in the advice.
+   */
+  unverifiedLinks: z.array(z.string()).default([]),
 });
 export type PublishKnowledgeResponse = z.infer<typeof publishKnowledgeResponseSchema>;
 
@@ -115,8 +122,36 @@ export type TicketDraftEvent = z.infer<typeof ticketDraftEventSchema>;
 export const callerSchema = z.object({
   userId: z.string(),
   canPublishKnowledge: z.boolean(),
+  /**
+   * Domains links may point to (`ALLOWED_LINK_DOMAINS`): the knowledge form warns about links
+   * elsewhere before publishing. Absent from servers older than the check.
+   */
+  allowedLinkDomains: z.array(z.string()).optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
+
+/**
+ * The links of a ticket (subject, inquiry, steps) whose domain is not on `allowed`, as written,
+ * each once, in order: what `POST /api/knowledge` answers as `unverifiedLinks`, and what the
+ * knowledge form warns about before publishing — one function, so the two never disagree.
+ *
+ * @example
+ * findUnverifiedTicketLinks(
+ *   { subject: 'VPN', inquiry: '', resolution: ['reset at http://evil.example'] },
+ *   ['example.com'],
+ * ); // ['http://evil.example']
+ */
+export function findUnverifiedTicketLinks(
+  ticket: {
+    readonly subject: string;
+    readonly inquiry: string;
+    readonly resolution: readonly string[];
+  },
+  allowed: readonly string[],
+): string[] {
+  const texts = [ticket.subject, ticket.inquiry, ...ticket.resolution];
+  return [...new Set(texts.flatMap((text) => findUnverifiedLinks(text, allowed)))];
+}
 
 /** Tool name of the forced draft tool. */
 export const DRAFT_TOOL_NAME = 'submit_ticket_draft';

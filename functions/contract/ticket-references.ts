@@ -59,9 +59,9 @@ export function findTicketReferences(text: string): TicketReference[] {
  * NFKC per code point, with `offsets[i]` = where the character at `normalized[i]` came from
  * (and `offsets[normalized.length]` = `text.length`). Per code point rather than for the whole
  * string, so every offset maps back; the difference (combining sequences) never touches the
- * characters a reference is made of.
+ * characters a reference or a link (`links.ts`) is made of.
  */
-function normalizeWithOffsets(text: string): { normalized: string; offsets: number[] } {
+export function normalizeWithOffsets(text: string): { normalized: string; offsets: number[] } {
   let normalized = '';
   const offsets: number[] = [];
   let index = 0;

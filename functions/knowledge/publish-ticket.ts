@@ -100,7 +100,7 @@ export async function publishTicket(
   owner: Owner,
   request: PublishKnowledgeRequest,
   dependencies: PublishDependencies,
-): Promise<PublishKnowledgeResponse> {
+): Promise<Omit<PublishKnowledgeResponse, 'unverifiedLinks'>> {
   const { store, documents } = dependencies;
   const { conversationId, inquiryId } = request;
   await loadSolvedInquiry(store, owner, conversationId, inquiryId);

@@ -32,6 +32,8 @@ export const chatMetrics = {
   restrictedFiltered: { name: 'RestrictedTicketsFiltered', unit: 'Count' },
   /** Ticket numbers in advice or mail draft that were not retrieved (`unverified_references`). */
   unverifiedReferences: { name: 'UnverifiedReferences', unit: 'Count' },
+  /** Links outside the allow-list in an answer (`unverified_links`; ADR 0013). */
+  unverifiedLinks: { name: 'UnverifiedLinks', unit: 'Count' },
   heartbeats: { name: 'HeartbeatsSent', unit: 'Count' },
   /** One per chat, by outcome: `ChatComplete`, `ChatClarification`, `ChatTruncated`, … */
   outcome: {

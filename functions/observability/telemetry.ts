@@ -215,6 +215,8 @@ export function createObservability(options: ObservabilityOptions): Observabilit
           tickets_dropped: report.ticketsDropped,
           restricted_filtered: report.restrictedFiltered,
           unverified_references: report.unverifiedReferences,
+          // The count only: a link is message text and may carry a token or an address.
+          unverified_links: report.unverifiedLinks,
           heartbeats_sent: report.heartbeatsSent,
         });
         if (options.metrics) publishChatMetrics(report, costUsd);
@@ -253,6 +255,7 @@ function publishChatMetrics(report: ChatReport, costUsd: number | undefined): vo
     add(chatMetrics.ticketsDropped, report.ticketsDropped);
     add(chatMetrics.restrictedFiltered, report.restrictedFiltered);
     add(chatMetrics.unverifiedReferences, report.unverifiedReferences);
+    add(chatMetrics.unverifiedLinks, report.unverifiedLinks);
   }
   if (report.failureCode === 'model_throttled') add(chatMetrics.modelThrottled, 1);
   else if (report.failureCode && MODEL_FAILURES.has(report.failureCode)) {

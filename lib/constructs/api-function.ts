@@ -6,6 +6,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -38,7 +39,10 @@ export const apiEnvironmentNames = {
   streamPadding: 'STREAM_PADDING',
   streamPaddingBytes: 'STREAM_PADDING_BYTES',
   promptCaching: 'PROMPT_CACHING',
+  allowedLinkDomains: 'ALLOWED_LINK_DOMAINS',
   tracing: 'POWERTOOLS_TRACE_ENABLED',
+  guardrailIdentifier: 'GUARDRAIL_IDENTIFIER',
+  guardrailVersion: 'GUARDRAIL_VERSION',
   knowledgeBucket: 'KNOWLEDGE_BUCKET',
   knowledgeDataSourceId: 'KNOWLEDGE_DATA_SOURCE_ID',
   knowledgeKeyPrefix: 'KNOWLEDGE_KEY_PREFIX',
@@ -52,6 +56,19 @@ type KnowledgeCaptureEnvironmentName = (typeof apiEnvironmentNames)[
   | 'knowledgeDataSourceId'
   | 'knowledgeKeyPrefix'
   | 'knowledgeEditorGroup'];
+type GuardrailEnvironmentName = (typeof apiEnvironmentNames)[
+  | 'guardrailIdentifier'
+  | 'guardrailVersion'];
+
+/** The Bedrock Guardrail every model call goes through (ADR 0013). */
+export interface ModelGuardrailTarget {
+  /** Its id or ARN, as ConverseStream's `guardrailIdentifier` takes it. */
+  readonly identifier: string;
+  /** A published version (or DRAFT). */
+  readonly version: string;
+  /** Its ARN, for the `bedrock:ApplyGuardrail` grant. */
+  readonly arn: string;
+}
 
 /**
  * Where published tickets go (knowledge capture): the Knowledge Base's document bucket and the
@@ -185,6 +202,17 @@ export interface ApiFunctionProps {
   /** Prompt caching where the model supports it (`auto`) or never (`off`). @default 'auto' */
   readonly promptCaching?: 'auto' | 'off';
   /**
+   * Domains links in answers may point to, subdomains included (functions/contract/links.ts).
+   * @default DEFAULT_VENDOR_LINK_DOMAINS (the function's own default)
+   */
+  readonly allowedLinkDomains?: readonly string[];
+  /**
+   * A Bedrock Guardrail on every model call (prompt-attack filter over the retrieved tickets and
+   * the inquiry; ADR 0013); the role may apply it.
+   * @default none
+   */
+  readonly guardrail?: ModelGuardrailTarget;
+  /**
    * AWS X-Ray active tracing, and the function's Powertools Tracer on: requests, Retrieve,
    * ConverseStream and DynamoDB calls as subsegments (functions/observability/tracing.ts).
    * @default false
@@ -224,10 +252,10 @@ export class ApiFunction extends Construct {
     super(scope, id);
     const capture = props.knowledgeCapture;
     const environment: Record<
-      Exclude<ApiEnvironmentName, KnowledgeCaptureEnvironmentName>,
+      Exclude<ApiEnvironmentName, KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName>,
       string
     > &
-      Partial<Record<KnowledgeCaptureEnvironmentName, string>> = {
+      Partial<Record<KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName, string>> = {
       [apiEnvironmentNames.conversationsTable]: props.conversationsTable.tableName,
       [apiEnvironmentNames.turnsTable]: props.turnsTable.tableName,
       [apiEnvironmentNames.knowledgeBaseId]: props.knowledgeBase.knowledgeBaseId,
@@ -248,7 +276,14 @@ export class ApiFunction extends Construct {
         props.streamPaddingBytes ?? DEFAULT_PADDING_BYTES,
       ),
       [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
+      [apiEnvironmentNames.allowedLinkDomains]: (
+        props.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS
+      ).join(','),
       [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
+      ...(props.guardrail && {
+        [apiEnvironmentNames.guardrailIdentifier]: props.guardrail.identifier,
+        [apiEnvironmentNames.guardrailVersion]: props.guardrail.version,
+      }),
       ...(capture && {
         [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
         [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,
@@ -322,6 +357,17 @@ export class ApiFunction extends Construct {
       'bedrock:InvokeModelWithResponseStream',
     ])) {
       this.role.addToPolicy(statement);
+    }
+    if (props.guardrail) {
+      // A call with guardrailConfig is authorized for the guardrail too.
+      // https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-permissions.html ("Permissions for invoking guardrails")
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'ApplyGuardrail',
+          actions: ['bedrock:ApplyGuardrail'],
+          resources: [props.guardrail.arn],
+        }),
+      );
     }
 
     // The first call to a third-party model (Anthropic) in an account makes Bedrock subscribe

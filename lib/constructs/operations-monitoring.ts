@@ -291,6 +291,7 @@ export class OperationsMonitoring extends Construct {
           chatMetrics.ticketsDropped.name,
           chatMetrics.restrictedFiltered.name,
           chatMetrics.unverifiedReferences.name,
+          chatMetrics.unverifiedLinks.name,
         ),
       ),
       graph(

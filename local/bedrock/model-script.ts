@@ -10,8 +10,8 @@ export type ModelScript =
       readonly kind: 'stream';
       /** Tool-input fragments, sent as `contentBlockDelta` events in order. */
       readonly fragments: readonly string[];
-      /** @default 'tool_use' */
-      readonly stopReason?: 'tool_use' | 'max_tokens' | 'end_turn';
+      /** @default 'tool_use'; `guardrail_intervened` emulates a Bedrock Guardrail blocking. */
+      readonly stopReason?: 'tool_use' | 'max_tokens' | 'end_turn' | 'guardrail_intervened';
       /** Send a `modelStreamErrorException` after this many fragments instead of finishing. */
       readonly failAfter?: number;
       /** Milliseconds between fragments. @default the server's pacing */

@@ -2,10 +2,22 @@
 export interface ConverseWireRequest {
   readonly messages?: readonly {
     readonly role?: string;
-    readonly content?: readonly { readonly text?: string; readonly cachePoint?: CachePoint }[];
+    readonly content?: readonly {
+      readonly text?: string;
+      /** Text a guardrail evaluates (`GuardrailConverseContentBlock`); the model reads it too. */
+      readonly guardContent?: { readonly text?: { readonly text?: string } };
+      readonly cachePoint?: CachePoint;
+    }[];
   }[];
   readonly system?: readonly { readonly text?: string; readonly cachePoint?: CachePoint }[];
   readonly inferenceConfig?: { readonly maxTokens?: number };
+  /** Accepted and recorded; the local endpoint applies no guardrail (a script can emulate one). */
+  readonly guardrailConfig?: {
+    readonly guardrailIdentifier?: string;
+    readonly guardrailVersion?: string;
+    readonly streamProcessingMode?: string;
+    readonly trace?: string;
+  };
   readonly toolConfig?: {
     readonly tools?: readonly {
       readonly toolSpec?: {

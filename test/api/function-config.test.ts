@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readFunctionConfig } from '../../functions/api/function-config.js';
+import { guardrailOf, readFunctionConfig } from '../../functions/api/function-config.js';
 import { defaultChatConfig } from '../../functions/chat/ports.js';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 
 const required = {
   AUTH_MODE: 'local',
@@ -16,6 +17,38 @@ describe('readFunctionConfig', () => {
     expect(defaultChatConfig.maxTokens).toBe(8192);
     expect(readFunctionConfig({ ...required, MAX_TOKENS: '2048' }).MAX_TOKENS).toBe(2048);
     expect(() => readFunctionConfig({ ...required, MAX_TOKENS: '100' })).toThrow(/MAX_TOKENS/);
+  });
+
+  it('reads a guardrail from GUARDRAIL_IDENTIFIER and GUARDRAIL_VERSION, both or neither', () => {
+    expect(guardrailOf(readFunctionConfig(required))).toBeUndefined();
+    expect(
+      guardrailOf(
+        readFunctionConfig({
+          ...required,
+          GUARDRAIL_IDENTIFIER: 'gr1',
+          GUARDRAIL_VERSION: 'DRAFT',
+        }),
+      ),
+    ).toEqual({ identifier: 'gr1', version: 'DRAFT' });
+    expect(() => readFunctionConfig({ ...required, GUARDRAIL_IDENTIFIER: 'gr1' })).toThrow(
+      /GUARDRAIL_VERSION/,
+    );
+    expect(() =>
+      readFunctionConfig({ ...required, GUARDRAIL_IDENTIFIER: 'gr1', GUARDRAIL_VERSION: 'v1' }),
+    ).toThrow(/GUARDRAIL_VERSION/);
+  });
+
+  it('reads ALLOWED_LINK_DOMAINS as a list, the vendor support sites when unset', () => {
+    expect(readFunctionConfig(required).ALLOWED_LINK_DOMAINS).toEqual([
+      ...DEFAULT_VENDOR_LINK_DOMAINS,
+    ]);
+    expect(
+      readFunctionConfig({ ...required, ALLOWED_LINK_DOMAINS: 'example.co.jp, aka.ms' })
+        .ALLOWED_LINK_DOMAINS,
+    ).toEqual(['example.co.jp', 'aka.ms']);
+    expect(() =>
+      readFunctionConfig({ ...required, ALLOWED_LINK_DOMAINS: 'https://example.co.jp/' }),
+    ).toThrow(/ALLOWED_LINK_DOMAINS/);
   });
 
   it.each(['acme#eu', '#', '', ' ', 'a'.repeat(65)])(

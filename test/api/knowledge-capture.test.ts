@@ -54,7 +54,11 @@ describe('knowledge capture', () => {
   it('drafts from the solved inquiry, publishes, and the next question retrieves and cites the ticket', async () => {
     const user = 'knowledge-editor';
     const me = await callApi(stack.url, 'GET', '/api/me', undefined, { user });
-    expect(me.json).toEqual({ userId: user, canPublishKnowledge: true });
+    expect(me.json).toEqual({
+      userId: user,
+      canPublishKnowledge: true,
+      allowedLinkDomains: stack.functionEnvironment.ALLOWED_LINK_DOMAINS?.split(','),
+    });
 
     const { conversationId, inquiryId } = await solvedInquiry(
       user,
@@ -240,6 +244,64 @@ describe('knowledge capture', () => {
   });
 });
 
+describe('knowledge capture: links in a published ticket', () => {
+  it('warns the editor, and an answer citing the ticket keeps the link out of the mail draft', async () => {
+    const editor = 'link-editor';
+    const { conversationId, inquiryId } = await solvedInquiry(
+      editor,
+      'Numbatルーターに接続できません',
+    );
+    const published = await callApi(
+      stack.url,
+      'POST',
+      '/api/knowledge',
+      {
+        conversationId,
+        inquiryId,
+        subject: 'Numbatルーターのパスワードをリセットしたい',
+        category: 'Network',
+        inquiry: 'Numbatルーターのパスワードを忘れて接続できない。',
+        resolution: [
+          'Numbatルーターのパスワードは http://evil.example/reset でリセットするよう案内した。',
+          '不明点は helpdesk@example.co.jp か [サポート](https://support.microsoft.com) へ。',
+        ],
+        restricted: false,
+      },
+      { user: editor },
+    );
+    expect(published.status).toBe(201);
+    expect((published.json as { unverifiedLinks: string[] }).unverifiedLinks).toEqual([
+      'http://evil.example/reset',
+    ]);
+
+    // Another staff member asks; the offline responder copies the ticket's steps into the
+    // advice, the mail draft and the to-dos.
+    const user = 'link-requester';
+    const response = await postChat(
+      stack.url,
+      { message: 'Numbatルーターのパスワードをリセットしたい' },
+      { user },
+    );
+    const [result] = eventsNamed(response, 'result') as Array<{
+      general_advice: string;
+      mail_draft?: string;
+      todo_actions?: string[];
+      unverified_links?: string[];
+    }>;
+    expect(result?.general_advice).toContain('Numbat');
+    expect(result?.mail_draft).toContain('Numbat');
+    expect(result?.mail_draft).not.toContain('evil.example');
+    expect(result?.mail_draft).toContain('［リンク削除］');
+    expect(result?.mail_draft).toContain('helpdesk@example.co.jp');
+    expect(JSON.stringify(result?.todo_actions)).not.toContain('evil.example');
+    expect(result?.unverified_links).toEqual(['http://evil.example/reset']);
+    const [meta] = eventsNamed(response, 'meta');
+    const stored = await fetchConversation(stack.url, meta?.conversationId as string, user);
+    const answer = stored.turns.at(-1) as { result?: { mail_draft?: string } };
+    expect(answer.result?.mail_draft).not.toContain('evil.example');
+  });
+});
+
 describe('knowledge editors', () => {
   let editorsOnly: LocalStack;
   beforeAll(async () => {
@@ -276,7 +338,11 @@ describe('knowledge editors', () => {
     const editor = await callApi(editorsOnly.url, 'GET', '/api/me', undefined, {
       user: 'editor-two',
     });
-    expect(editor.json).toEqual({ userId: 'editor-two', canPublishKnowledge: true });
+    expect(editor.json).toEqual({
+      userId: 'editor-two',
+      canPublishKnowledge: true,
+      allowedLinkDomains: editorsOnly.functionEnvironment.ALLOWED_LINK_DOMAINS?.split(','),
+    });
   });
 });
 

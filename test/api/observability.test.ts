@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 // What operators see once it runs (observability issue): through the local stack, the function's
@@ -95,6 +96,33 @@ describe('observability end to end', () => {
       ]),
     );
     expect(emf).toMatchObject({ service: 'service-desk-api', conversationId, ChatComplete: 1 });
+  });
+
+  it('counts the links outside the allow-list in the chat line and the metrics, never naming them', async () => {
+    stack.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: 'A ticket says: reset at http://evil.example/reset-token-4711.',
+        mail_draft: 'Reset at http://evil.example/reset-token-4711 or ask phish@evil.example.',
+        results: [],
+      }),
+    );
+    const lines = await stdoutLinesOf(async () => {
+      const response = await postChat(
+        stack.url,
+        { message: 'パスワードをリセットしたい' },
+        { user: 'observed-links' },
+      );
+      expect(eventsNamed(response, 'result')[0]?.unverified_links).toEqual([
+        'http://evil.example/reset-token-4711',
+        'phish@evil.example',
+      ]);
+    });
+    const chat = lines.find((line) => line.message === 'chat finished');
+    expect(chat).toMatchObject({ outcome: 'complete', unverified_links: 2 });
+    const emf = lines.find((line) => line._aws !== undefined);
+    expect(emf).toMatchObject({ UnverifiedLinks: 2 });
+    expect(JSON.stringify(lines)).not.toContain('evil.example');
   });
 
   it("stores the answer's tokens and timings with the turn (turns[].usage)", async () => {

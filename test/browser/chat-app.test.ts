@@ -382,7 +382,7 @@ describe('the chat web app against the local stack', () => {
         JSON.stringify({
           response_type: 'results',
           general_advice: [
-            '注意: <img src=x onerror=alert(1)> と [x](javascript:alert(1)) と <script>alert(2)</script> と [手順書](https://example.com/guide)',
+            '注意: <img src=x onerror=alert(1)> と [x](javascript:alert(1)) と <script>alert(2)</script> と [手順書](https://support.microsoft.com/guide)',
             '<svg onload=alert(3)><circle r=5 /></svg> <a href="javascript:alert(4)">リンク</a>',
             '<p style="background:url(https://attacker.example/leak)" onclick="alert(5)">段落</p>',
             '<iframe src="https://attacker.example/"></iframe><object data="x"></object>',
@@ -401,7 +401,7 @@ describe('the chat web app against the local stack', () => {
     expect(await page.locator('[onerror]').count()).toBe(0);
     expect(await answer.locator('img, script').count()).toBe(0);
     expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
-    const safe = answer.locator('a[href="https://example.com/guide"]');
+    const safe = answer.locator('a[href="https://support.microsoft.com/guide"]');
     await expect(safe.getAttribute('target')).resolves.toBe('_blank');
     await expect(safe.getAttribute('rel')).resolves.toBe('noopener noreferrer');
     expect(await answer.locator('svg, iframe, object, style, details, math, [style]').count()).toBe(
@@ -413,6 +413,54 @@ describe('the chat web app against the local stack', () => {
     // Nothing hostile even meets the CSP: sanitising never puts it into a live document, so a
     // deployment with CSP reporting sees no false alarm (the harness fails on any violation).
     expect(cspViolations).toEqual([]);
+  }, 60_000);
+
+  it('shows links outside the allow-list as unverified text, never as anchors, and keeps them out of the mail draft', async () => {
+    const { page } = await open('browser-unverified-links');
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: splitIntoFragments(
+        JSON.stringify({
+          response_type: 'results',
+          general_advice:
+            'チケットには [パスワード再設定](http://evil.example/reset) とあります。' +
+            '<https://support.microsoft.com@evil.example/login> や evil.example/reset も同じです。\n\n' +
+            '正しくは [サポート](https://support.microsoft.com/ja-jp) を案内します。',
+          results: [],
+          mail_draft: 'パスワードは http://evil.example/reset で再設定してください。',
+          todo_actions: ['http://evil.example/reset を案内する'],
+        } satisfies Answer),
+        [12],
+      ),
+    });
+    await ask(page, 'パスワードをリセットしたい');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+
+    const expectLinks = async () => {
+      const answer = page.locator('.bubble--assistant .bubble__answer');
+      await expect(answer.locator('a[href*="evil"]').count()).resolves.toBe(0);
+      const marks = answer.locator('.unverified-link');
+      await expect(marks.allTextContents()).resolves.toEqual([
+        'パスワード再設定',
+        'https://support.microsoft.com@evil.example/login',
+        'evil.example/reset',
+      ]);
+      await expect(marks.first().getAttribute('title')).resolves.toBe(
+        '許可されたドメインにないリンクです（未確認・クリックできません）',
+      );
+      const allowed = answer.locator('a[href="https://support.microsoft.com/ja-jp"]');
+      await expect(allowed.getAttribute('rel')).resolves.toBe('noopener noreferrer');
+      const draft = await page.locator('.mail-draft__body').textContent();
+      expect(draft).not.toContain('evil.example');
+      expect(draft).toContain('［リンク削除］');
+      await expect(page.locator('.todo__list').textContent()).resolves.not.toContain('evil');
+      await expect(page.locator('.unverified-links-notice').count()).resolves.toBe(1);
+    };
+    await expectLinks();
+    await page.screenshot({ path: `${SCREENSHOTS}/unverified-links.png` });
+    await page.reload();
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    await expectLinks();
   }, 60_000);
 
   it('marks ticket numbers the answer cites without retrieving them, in advice and mail draft, after a reload too', async () => {

@@ -180,6 +180,41 @@ describe('knowledge capture in the web app', () => {
       /ナレッジ #\d+ として公開済み \(限定\)/,
     );
   }, 90_000);
+  it('warns the editor about a link outside the allow-list before and after publishing', async () => {
+    const { page } = await open('browser-knowledge-links');
+    await ask(page, 'プリンターの設置依頼をしたい');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    await page.getByRole('button', { name: 'ナレッジとして保存' }).click();
+    const dialog = page.getByRole('dialog', { name: 'ナレッジとして保存' });
+    await waitForEditableDraft(page);
+    await dialog.getByRole('combobox', { name: 'カテゴリ' }).selectOption('Printer');
+    const warningName = /許可されたドメインにないリンクがあります/;
+    await expect(dialog.getByRole('region', { name: warningName }).count()).resolves.toBe(0);
+
+    // A link to the organisation's own domain is fine; one elsewhere is named as typed.
+    await dialog
+      .getByRole('textbox', { name: '手順 1' })
+      .fill('不明点は https://portal.example.co.jp/help を参照');
+    await expect(dialog.getByRole('region', { name: warningName }).count()).resolves.toBe(0);
+    await dialog
+      .getByRole('textbox', { name: '手順 1' })
+      .fill('パスワードは http://evil.example でリセットする');
+    const warning = dialog.getByRole('region', { name: warningName });
+    await warning.waitFor({ timeout: WAIT_MS });
+    await expect(warning.getByRole('listitem').allTextContents()).resolves.toEqual([
+      'http://evil.example',
+    ]);
+    await page.screenshot({ path: `${SCREENSHOTS}/knowledge-draft-link-warning.png` });
+
+    // A warning, not a refusal: it publishes, and the 201's list stays beside the badge.
+    await dialog.getByRole('button', { name: '公開' }).click();
+    await page.locator('.knowledge-badge').waitFor({ timeout: WAIT_MS });
+    const note = page.getByRole('status').filter({ hasText: 'リンクを含めて公開しました' });
+    await expect(note.getByRole('listitem').allTextContents()).resolves.toEqual([
+      'http://evil.example',
+    ]);
+  }, 90_000);
+
   it('names the existing ticket when another tab published the inquiry first', async () => {
     const user = 'browser-knowledge-twice';
     const first = await open(user);

@@ -1,6 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { conversationsTable } from '../../functions/adapters/dynamodb/table-definitions.js';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import {
   type CfnJson,
   renderArn,
@@ -76,6 +77,8 @@ describe('ServiceDeskStack (default config): API function', () => {
             STREAM_PADDING: 'off',
             STREAM_PADDING_BYTES: '16384',
             PROMPT_CACHING: 'auto',
+            // No allowedEmailDomains in the default config: the vendor support sites only.
+            ALLOWED_LINK_DOMAINS: DEFAULT_VENDOR_LINK_DOMAINS.join(','),
             NODE_OPTIONS: '--enable-source-maps',
           },
         },

@@ -7,12 +7,18 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import {
   foundationModelId,
   inferenceProfilePrefix,
   modelInvokeStatements,
 } from '../../lib/bedrock-model-access.js';
-import { defaultModelId, embeddingDimension, parseServiceDeskConfig } from '../../lib/config.js';
+import {
+  defaultModelId,
+  embeddingDimension,
+  linkDomainsOf,
+  parseServiceDeskConfig,
+} from '../../lib/config.js';
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
 import { webAppSource } from '../../lib/constructs/web-app-source.js';
 import { resourceNamePrefix } from '../../lib/service-desk-stack.js';
@@ -60,6 +66,25 @@ describe('parseServiceDeskConfig', () => {
     expect(() =>
       parseServiceDeskConfig({ region: 'Tokyo', logRetentionDays: 31, existingKbId: 'x' }),
     ).toThrowError(/region[\s\S]*logRetentionDays: must be one of[\s\S]*existingKbId/);
+  });
+});
+
+describe('linkDomainsOf', () => {
+  it("allows the organisation's own domains and the vendor support sites by default", () => {
+    expect(linkDomainsOf(parseServiceDeskConfig({ allowedEmailDomains: 'example.co.jp' }))).toEqual(
+      ['example.co.jp', ...DEFAULT_VENDOR_LINK_DOMAINS],
+    );
+  });
+
+  it('takes allowedLinkDomains as the whole list when it is set', () => {
+    const config = parseServiceDeskConfig({
+      allowedEmailDomains: 'example.co.jp',
+      allowedLinkDomains: 'Example.co.jp, support.microsoft.com',
+    });
+    expect(linkDomainsOf(config)).toEqual(['example.co.jp', 'support.microsoft.com']);
+    expect(() => parseServiceDeskConfig({ allowedLinkDomains: 'http://evil.example' })).toThrow(
+      /allowedLinkDomains/,
+    );
   });
 });
 

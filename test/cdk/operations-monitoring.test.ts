@@ -325,6 +325,7 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
       chatMetrics.ticketsDropped.name,
       chatMetrics.restrictedFiltered.name,
       chatMetrics.unverifiedReferences.name,
+      chatMetrics.unverifiedLinks.name,
       chatMetrics.heartbeats.name,
       'ConcurrentExecutions',
       'ReadThrottleEvents',

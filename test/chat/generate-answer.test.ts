@@ -69,6 +69,117 @@ describe('generateAnswer', () => {
     expect(outcome.unverifiedReferenceCount).toBe(3);
   });
 
+  it('removes links outside the allow-list from the mail draft and to-dos and lists every one', async () => {
+    const sent: ChatEvent[] = [];
+    const outcome = await generateAnswer({
+      model: modelOf([
+        fragment(
+          JSON.stringify({
+            response_type: 'results',
+            general_advice: 'A ticket says: reset at [the portal](http://evil.example/reset).',
+            mail_draft:
+              'パスワードは http://evil.example/reset で再設定してください。' +
+              '不明点は help@evil.example か https://support.microsoft.com/ja-jp まで。',
+            todo_actions: ['Send http://example.com@evil.example', 'Check sub.example.co.jp/vpn'],
+            results: [],
+          }),
+        ),
+        stop('tool_use'),
+      ]),
+      request,
+      allowedIssueIds: new Set(['1001']),
+      allowedLinkDomains: ['example.co.jp', 'microsoft.com'],
+      send: (event) => sent.push(event),
+      signal: new AbortController().signal,
+    });
+    expect(outcome.status).toBe('complete');
+    expect(outcome.answer.mail_draft).toBe(
+      'パスワードは ［リンク削除］ で再設定してください。' +
+        '不明点は ［リンク削除］ か https://support.microsoft.com/ja-jp まで。',
+    );
+    expect(outcome.answer.todo_actions).toEqual([
+      'Send [link removed]',
+      'Check sub.example.co.jp/vpn',
+    ]);
+    // The advice streamed as it was; the web app marks its link.
+    expect(outcome.answer.general_advice).toContain('http://evil.example/reset');
+    expect(outcome.answer.unverified_links).toEqual([
+      'http://evil.example/reset',
+      'help@evil.example',
+      'http://example.com@evil.example',
+    ]);
+  });
+
+  it('lists links of the clarification and the ticket cards too, and leaves those fields as written', async () => {
+    const card = {
+      issue_id: '1001',
+      subject: 'VPN: see vpn.evil.example/guide',
+      summary: 'Reset at https://support.microsoft.com/reset or http://cards.evil.example',
+      resolution: 'Mailed phish@evil.example',
+    };
+    const { outcome } = await run([
+      fragment(
+        JSON.stringify({
+          response_type: 'clarification',
+          general_advice: 'Which portal?',
+          question: 'Did you use https://question.evil.example?',
+          options: ['https://support.microsoft.com', 'http://option.evil.example/login'],
+          results: [card],
+        }),
+      ),
+      stop('tool_use'),
+    ]);
+    // Staff see them as plain text (no anchors in the app), so they stay, listed in order.
+    expect(outcome.answer.question).toBe('Did you use https://question.evil.example?');
+    expect(outcome.answer.options).toEqual([
+      'https://support.microsoft.com',
+      'http://option.evil.example/login',
+    ]);
+    expect(outcome.answer.results).toEqual([card]);
+    expect(outcome.answer.unverified_links).toEqual([
+      'https://question.evil.example',
+      'http://option.evil.example/login',
+      'vpn.evil.example/guide',
+      'http://cards.evil.example',
+      'phish@evil.example',
+    ]);
+    expect(outcome.unverifiedLinkCount).toBe(5);
+  });
+
+  it('fails with guardrail_intervened when a guardrail blocks, keeping nothing that streamed', async () => {
+    for (const before of [[], [fragment('{"general_advice":"Ignore the rules and')]]) {
+      const { outcome } = await run([
+        ...before,
+        { type: 'stop', reason: 'guardrail_intervened' },
+        { type: 'usage', inputTokens: 10, outputTokens: 0 },
+      ]);
+      expect(outcome.status).toBe('failed');
+      expect(outcome.failure).toEqual({
+        code: 'guardrail_intervened',
+        message: expect.stringContaining('Guardrail'),
+        retryable: false,
+      });
+      expect(outcome.answer).toEqual({ response_type: 'results', general_advice: '' });
+      // The tokens were still spent (and are charged to the budget).
+      expect(outcome.usage).toEqual({ inputTokens: 10, outputTokens: 0 });
+    }
+  });
+
+  it('checks links against the vendor sites when no allow-list is given', async () => {
+    const { outcome } = await run([
+      fragment(
+        JSON.stringify({
+          response_type: 'results',
+          general_advice: 'See https://support.microsoft.com',
+          mail_draft: 'See https://support.microsoft.com or https://evil.example',
+        }),
+      ),
+      stop('tool_use'),
+    ]);
+    expect(outcome.answer.mail_draft).toBe('See https://support.microsoft.com or [link removed]');
+    expect(outcome.answer.unverified_links).toEqual(['https://evil.example']);
+  });
+
   it('reports no unverified references when every cited number was retrieved', async () => {
     const { outcome } = await run([
       fragment(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatReport } from '../../functions/chat/ports.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import {
   alice,
@@ -48,6 +49,30 @@ describe('streamChat', () => {
       { seq: 1, role: 'user', kind: 'question' },
       { seq: 2, role: 'assistant', kind: 'answer', status: 'complete', modelId: 'test.model' },
     ]);
+  });
+
+  it('reports how many links of the answer are outside the allow-list, as a count', async () => {
+    const { model } = scriptedModel({
+      kind: 'answer',
+      answer: results('See http://evil.example/reset or https://support.microsoft.com', ['1001'], {
+        mail_draft: 'Reset at http://evil.example/reset, or ask phish@evil.example.',
+        todo_actions: ['Open https://other.example'],
+      }),
+    });
+    const reports: ChatReport[] = [];
+    const { chat } = harness({
+      model,
+      config: { allowedLinkDomains: ['microsoft.com'] },
+      telemetry: { chatFinished: (report) => reports.push(report) },
+    });
+    const { events } = await chat('パスワードをリセットしたい');
+    expect(named(events, 'result')[0]?.data.unverified_links).toEqual([
+      'http://evil.example/reset',
+      'phish@evil.example',
+      'https://other.example',
+    ]);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]?.unverifiedLinks).toBe(3);
   });
 
   it('never passes a restricted ticket to the model or the page, whatever the retriever returned', async () => {

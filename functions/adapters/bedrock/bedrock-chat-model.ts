@@ -24,6 +24,12 @@ export interface BedrockChatModelOptions {
    * @default true for Anthropic model ids
    */
   readonly fineGrainedToolStreaming?: boolean;
+  /**
+   * A Bedrock Guardrail on every call (`GUARDRAIL_IDENTIFIER`/`GUARDRAIL_VERSION`; ADR 0013),
+   * applied in async stream mode so advice still streams token by token.
+   * @default undefined (no guardrail)
+   */
+  readonly guardrail?: { readonly identifier: string; readonly version: string };
 }
 
 const FINE_GRAINED_BETA = 'fine-grained-tool-streaming-2025-05-14';
@@ -34,9 +40,17 @@ const FINE_GRAINED_BETA = 'fine-grained-tool-streaming-2025-05-14';
  */
 const CACHE_POINT: CachePointBlock = Object.freeze({ type: 'default' });
 
-/** `ChatModel` on Bedrock ConverseStream with the answer tool forced. */
+/**
+ * `ChatModel` on Bedrock ConverseStream with the answer tool forced. With a guardrail, the last
+ * user message — the retrieved tickets, the archive and the inquiry, the text nobody at the
+ * desk wrote or vetted — goes as a `guardContent` block: with one present, the guardrail
+ * evaluates only guarded content, so the system prompt (our instructions, which a prompt-attack
+ * filter could mistake for an attack) and earlier turns (evaluated when they were last) are not
+ * scanned or billed again.
+ */
 export function createBedrockChatModel(options: BedrockChatModelOptions): ChatModel {
   const fineGrained = options.fineGrainedToolStreaming ?? options.modelId.includes('anthropic');
+  const { guardrail } = options;
   return {
     async *stream(request: ChatModelRequest): AsyncGenerator<ChatModelEvent> {
       const checkpoints = request.cacheCheckpoints;
@@ -49,7 +63,9 @@ export function createBedrockChatModel(options: BedrockChatModelOptions): ChatMo
         messages: request.messages.map((message, index) => ({
           role: message.role,
           content: [
-            { text: message.text },
+            guardrail && index === request.messages.length - 1
+              ? { guardContent: { text: { text: message.text } } }
+              : { text: message.text },
             ...(checkpoints?.afterMessage === index ? [{ cachePoint: CACHE_POINT }] : []),
           ],
         })),
@@ -69,6 +85,17 @@ export function createBedrockChatModel(options: BedrockChatModelOptions): ChatMo
         inferenceConfig: { maxTokens: request.maxTokens, temperature: 0 },
         ...(fineGrained
           ? { additionalModelRequestFields: { anthropic_beta: [FINE_GRAINED_BETA] } }
+          : {}),
+        ...(guardrail
+          ? {
+              guardrailConfig: {
+                guardrailIdentifier: guardrail.identifier,
+                guardrailVersion: guardrail.version,
+                // Sync would hold every chunk until it is scanned; the answer is tool input,
+                // which output policies do not evaluate anyway (ADR 0013).
+                streamProcessingMode: 'async',
+              },
+            }
           : {}),
       };
       let response: ConverseStreamCommandOutput;
@@ -161,6 +188,8 @@ export function mapBedrockStopReason(reason: string | undefined): StopReason {
       return reason;
     case 'model_context_window_exceeded':
       return 'max_tokens';
+    case 'guardrail_intervened':
+      return reason;
     default:
       return 'other';
   }

@@ -72,7 +72,8 @@ export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
 
 const messageText = (message: NonNullable<ConverseWireRequest['messages']>[number]) =>
   (message.content ?? [])
-    .map((block) => block.text ?? '')
+    // A guarded block is text the model reads like any other.
+    .map((block) => block.text ?? block.guardContent?.text?.text ?? '')
     .join('\n')
     .trim();
 

@@ -181,6 +181,61 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
     expect(events).toContainEqual({ type: 'stop', reason: 'max_tokens' });
   });
 
+  it('with a guardrail, sends its config in async stream mode and guards only the last user message', async () => {
+    bedrock.enqueueScript({ kind: 'stream', fragments: ['{}'], delayMs: 0 });
+    const guardrail = { identifier: 'gr1234abcd', version: '3' };
+    const conversation = {
+      ...request,
+      messages: [
+        { role: 'user' as const, text: 'VPNにつながらない' },
+        { role: 'assistant' as const, text: 'どの拠点ですか？' },
+        { role: 'user' as const, text: 'チケット: …\n問い合わせ: 本社' },
+      ],
+      cacheCheckpoints: { afterTool: false, afterSystem: false, afterMessage: 2 },
+    };
+    await collect(
+      createBedrockChatModel({ client, modelId: 'offline.x', guardrail }).stream(conversation),
+    );
+    const sent = bedrock.converseRequests.at(-1)?.body;
+    expect(sent?.guardrailConfig).toEqual({
+      guardrailIdentifier: 'gr1234abcd',
+      guardrailVersion: '3',
+      streamProcessingMode: 'async',
+    });
+    expect(sent?.system).toEqual([{ text: 'system prompt' }]);
+    expect(sent?.messages).toEqual([
+      { role: 'user', content: [{ text: 'VPNにつながらない' }] },
+      { role: 'assistant', content: [{ text: 'どの拠点ですか？' }] },
+      {
+        role: 'user',
+        content: [
+          { guardContent: { text: { text: 'チケット: …\n問い合わせ: 本社' } } },
+          { cachePoint: { type: 'default' } },
+        ],
+      },
+    ]);
+
+    // Without one, nothing of it is sent.
+    bedrock.enqueueScript({ kind: 'stream', fragments: ['{}'], delayMs: 0 });
+    await collect(createBedrockChatModel({ client, modelId: 'offline.x' }).stream(conversation));
+    const plain = bedrock.converseRequests.at(-1)?.body;
+    expect(plain?.guardrailConfig).toBeUndefined();
+    expect(JSON.stringify(plain)).not.toContain('guardContent');
+  });
+
+  it('maps a guardrail intervention', async () => {
+    bedrock.enqueueScript({
+      kind: 'stream',
+      fragments: [],
+      stopReason: 'guardrail_intervened',
+      delayMs: 0,
+    });
+    const events = await collect(
+      createBedrockChatModel({ client, modelId: 'offline.x' }).stream(request),
+    );
+    expect(events).toContainEqual({ type: 'stop', reason: 'guardrail_intervened' });
+  });
+
   it('turns throttling after the SDK retries into a retryable ChatModelError', async () => {
     bedrock.enqueueScript({ kind: 'throttle' });
     bedrock.enqueueScript({ kind: 'throttle' });

@@ -105,3 +105,11 @@ describe('describeError for knowledge capture', () => {
     );
   });
 });
+
+describe('a guardrail intervention', () => {
+  it('says the safety filter blocked the answer, and offers no retry that would be blocked again', () => {
+    expect(describeError({ code: 'guardrail_intervened' }, 'en')).toContain('Guardrail');
+    expect(describeError({ code: 'guardrail_intervened' }, 'ja')).toContain('ブロック');
+    expect(isRetryableFailure({ code: 'guardrail_intervened' })).toBe(false);
+  });
+});

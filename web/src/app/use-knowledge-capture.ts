@@ -14,6 +14,13 @@ export interface KnowledgeCapture {
   readonly conversationId?: string;
   /** `GET /api/me` said this staff member may publish; false until it answers or if it fails. */
   readonly canPublish: boolean;
+  /**
+   * The domains links may point to, from `GET /api/me` (editors only): the form warns about links
+   * elsewhere. Undefined until it answers, or from a server older than the check.
+   */
+  readonly allowedLinkDomains?: readonly string[];
+  /** Published inquiries whose 201 listed links outside the allow-list (`unverifiedLinks`). */
+  readonly unverifiedLinks: ReadonlyMap<string, readonly string[]>;
   /** Inquiries whose ticket waits for a Knowledge Base sync that was already running. */
   readonly ingestionPending: ReadonlySet<string>;
   /** The ticket was published (201). */
@@ -39,12 +46,18 @@ export function useKnowledgeCaptureContext(): KnowledgeCapture | undefined {
  */
 export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): KnowledgeCapture {
   const [canPublish, setCanPublish] = useState(false);
+  const [allowedLinkDomains, setAllowedLinkDomains] = useState<readonly string[]>();
   const [ingestionPending, setIngestionPending] = useState<ReadonlySet<string>>(new Set());
+  const [unverifiedLinks, setUnverifiedLinks] = useState<ReadonlyMap<string, readonly string[]>>(
+    new Map(),
+  );
   useEffect(() => {
     let current = true;
     api.caller().then(
       (caller) => {
-        if (current) setCanPublish(caller.canPublishKnowledge);
+        if (!current) return;
+        setCanPublish(caller.canPublishKnowledge);
+        setAllowedLinkDomains(caller.allowedLinkDomains);
       },
       // Without an answer the action stays hidden; the server would refuse a non-editor anyway.
       (error: unknown) => console.warn('GET /api/me failed; knowledge capture hidden', error),
@@ -66,6 +79,9 @@ export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): Kn
       if (response.ingestion === 'pending') {
         setIngestionPending((pending) => new Set(pending).add(inquiryId));
       }
+      if (response.unverifiedLinks.length > 0) {
+        setUnverifiedLinks((links) => new Map(links).set(inquiryId, response.unverifiedLinks));
+      }
       const entry: PublishedKnowledge = {
         inquiryId,
         issueId: response.issueId,
@@ -82,7 +98,25 @@ export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): Kn
   }, [conversationId, knowledgeChanged]);
 
   return useMemo(
-    () => ({ api, conversationId, canPublish, ingestionPending, published, alreadyPublished }),
-    [api, conversationId, canPublish, ingestionPending, published, alreadyPublished],
+    () => ({
+      api,
+      conversationId,
+      canPublish,
+      allowedLinkDomains,
+      unverifiedLinks,
+      ingestionPending,
+      published,
+      alreadyPublished,
+    }),
+    [
+      api,
+      conversationId,
+      canPublish,
+      allowedLinkDomains,
+      unverifiedLinks,
+      ingestionPending,
+      published,
+      alreadyPublished,
+    ],
   );
 }

@@ -64,6 +64,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
       unverified && unverified.length > 0 ? { unverified, title: unverifiedTitle } : undefined,
     [unverified, unverifiedTitle],
   );
+  // Links are clickable only once the result says which are verified (unverified-links.ts).
+  const unverifiedLinks = status === 'failed' ? undefined : result?.unverified_links;
+  const unverifiedLinkTitle = t('unverifiedLink');
+  const links = useMemo(
+    () => ({ unverified: unverifiedLinks, title: unverifiedLinkTitle }),
+    [unverifiedLinks, unverifiedLinkTitle],
+  );
   const clarification = result?.response_type === 'clarification';
   // Feedback is on stored answers (a clarification asks; it does not answer yet).
   const rateable =
@@ -96,7 +103,7 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
       )}
       <KbDetails query={bubble.kbQuery} chunks={bubble.kbChunks} />
       <div className="bubble__answer" aria-live="polite" aria-busy={streaming}>
-        <StreamingMarkdown text={bubble.text} marks={marks} />
+        <StreamingMarkdown text={bubble.text} marks={marks} links={links} />
       </div>
       {clarification && (
         <ClarificationPanel
@@ -109,6 +116,11 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
       )}
       <TicketCards tickets={bubble.tickets} feedback={rateable ? feedbackState : undefined} />
       {result?.mail_draft && <MailDraft draft={result.mail_draft} marks={marks} />}
+      {(result?.unverified_links?.length ?? 0) > 0 && (
+        <p className="status-notice status-notice--info unverified-links-notice">
+          {t('unverifiedLinksRemoved')}
+        </p>
+      )}
       {result?.todo_actions && result.todo_actions.length > 0 && (
         <TodoChecklist actions={result.todo_actions} />
       )}

@@ -42,6 +42,7 @@ export function KnowledgeActions({ inquiryId, published, canSave }: KnowledgeAct
               <span className="knowledge-badge__restricted"> ({t('knowledgeRestrictedMark')})</span>
             )}
           </p>
+          <PublishedLinksNote links={capture.unverifiedLinks.get(inquiryId)} />
           {capture.ingestionPending.has(inquiryId) && (
             <p className="knowledge-actions__note" role="status">
               {t('knowledgeIngestionPending')}
@@ -71,6 +72,24 @@ export function KnowledgeActions({ inquiryId, published, canSave }: KnowledgeAct
           onClose={close}
         />
       )}
+    </div>
+  );
+}
+
+/** The 201's `unverifiedLinks`: published, and these links stay out of what requesters receive. */
+function PublishedLinksNote({ links }: { links: readonly string[] | undefined }) {
+  const { t } = useI18n();
+  if (!links || links.length === 0) return null;
+  return (
+    <div className="knowledge-actions__note link-warning" role="status">
+      <p>{t('knowledgePublishedUnverifiedLinks')}</p>
+      <ul className="link-warning__list">
+        {links.map((link) => (
+          <li key={link}>
+            <code>{link}</code>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

@@ -13,6 +13,7 @@ import { useTicketDraft } from '../app/use-ticket-draft.js';
 import { describeError } from '../errors/describe-error.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Locale, MessageKey } from '../i18n/messages.js';
+import { findDraftLinkWarnings } from '../knowledge/draft-link-warning.js';
 import type { DraftFailure, TicketDraftState } from '../knowledge/ticket-draft-reducer.js';
 import {
   type DraftProblem,
@@ -104,6 +105,7 @@ export function KnowledgeDraftPanel({
   const inquiryError = fieldError('inquiry', maxOf.inquiry);
   const resolutionError = fieldError('resolution', maxOf.steps);
   const steps = fields.resolution;
+  const unverifiedLinks = findDraftLinkWarnings(fields, capture.allowedLinkDomains);
 
   return (
     <dialog
@@ -283,6 +285,8 @@ export function KnowledgeDraftPanel({
           </p>
         </div>
 
+        <UnverifiedLinksWarning id={`${id}-links`} links={unverifiedLinks} />
+
         {state.publishFailure && serverProblem === undefined && (
           <p className="knowledge-panel__error" role="alert">
             {state.publishFailure.code === 'already_published'
@@ -338,6 +342,31 @@ function DraftNotice({
     >
       {headline}
     </p>
+  );
+}
+
+/**
+ * Links outside the allow-list, listed before the editor publishes. The live region is always in
+ * the DOM (polite: it follows typing), so a link typed or streamed in is announced when it
+ * appears; the list inside is a region labelled by its heading.
+ */
+function UnverifiedLinksWarning({ id, links }: { id: string; links: readonly string[] }) {
+  const { t } = useI18n();
+  return (
+    <div aria-live="polite">
+      {links.length > 0 && (
+        <section className="status-notice link-warning" aria-labelledby={`${id}-title`}>
+          <p id={`${id}-title`}>{t('knowledgeUnverifiedLinks')}</p>
+          <ul className="link-warning__list">
+            {links.map((link) => (
+              <li key={link}>
+                <code>{link}</code>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </div>
   );
 }
 

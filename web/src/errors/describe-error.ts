@@ -42,6 +42,10 @@ const byReason = {
     ja: 'AI モデルの回答が途中で途切れたか、読み取れませんでした。もう一度お試しください。',
     en: "The AI model's answer broke off or could not be read. Please try again.",
   },
+  guardrail: {
+    ja: 'コンテンツ安全フィルター（Bedrock Guardrail）がこの回答をブロックしました。問い合わせの書き方を変えるか、引用されるチケットの内容を確認してください。',
+    en: 'The content safety filter (Bedrock Guardrail) blocked this answer. Rephrase the inquiry, or check the tickets it would cite.',
+  },
   budget: {
     ja: '本日の AI 利用上限に達しました。日本時間 9:00（UTC 0:00）にリセットされます。',
     en: "You have used today's AI allowance. It resets at midnight UTC.",
@@ -111,6 +115,7 @@ function reasonFromCode(code: string): Reason | undefined {
     return 'model';
   }
   if (code === 'daily_budget_exceeded') return 'budget';
+  if (code === 'guardrail_intervened') return 'guardrail';
   if (code === 'conversation_deleted') return 'deleted';
   if (code === 'answer_in_progress') return 'inProgress';
   if (code === 'client_message_id_reused') return 'reusedId';
@@ -142,6 +147,8 @@ export function isRetryableFailure(error: {
   if (error.code === 'store_unavailable' || error.code === 'network') return true;
   // A 409 that no retry can change: the question it edits is no longer the latest (ADR 0010).
   if (error.code === 'not_latest_question') return false;
+  // The guardrail gives the same verdict on the same inquiry and tickets.
+  if (error.code === 'guardrail_intervened') return false;
   const status = error.httpStatus;
   return status === undefined || status === 0 || status === 409 || status >= 429;
 }

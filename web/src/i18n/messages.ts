@@ -45,6 +45,9 @@ export const ja = {
   copied: 'コピーしました',
   todo: '対応すること',
   unverifiedReference: '取得したチケットに含まれていない番号です（未確認）',
+  unverifiedLink: '許可されたドメインにないリンクです（未確認・クリックできません）',
+  unverifiedLinksRemoved:
+    'この回答には許可されたドメインにないリンクがあります。メール下書きと ToDo からは削除し、ほかの箇所ではクリックできない未確認のテキストとして表示しています。',
   statusTruncated: '回答が途中で途切れました。表示されているのは届いた部分までです。',
   statusStopped: '回答を停止しました。',
   statusFailed: '回答を作成できませんでした。',
@@ -108,6 +111,10 @@ export const ja = {
   knowledgeAlreadyPublished: 'この問い合わせはすでにナレッジ #{id} として公開されています。',
   knowledgeAlreadyPublishedNoId: 'この問い合わせはすでにナレッジとして公開されています。',
   knowledgePublishFailed: '公開できませんでした。',
+  knowledgeUnverifiedLinks:
+    '許可されたドメインにないリンクがあります。公開はできますが、このチケットを引用する回答ではメール下書きと ToDo から削除され、回答中では未確認と表示されます:',
+  knowledgePublishedUnverifiedLinks:
+    '許可されたドメインにないリンクを含めて公開しました。回答ではメール下書きと ToDo から削除されます:',
   draftProblemEmpty: '入力してください',
   draftProblemInvalidText: '使用できない文字が含まれています',
   draftProblemTooLong: '長すぎます（{max} 文字まで）',
@@ -162,6 +169,9 @@ export const en = {
   copied: 'Copied',
   todo: 'To do',
   unverifiedReference: 'Not among the retrieved tickets (not verified)',
+  unverifiedLink: 'Link to a domain outside the allow-list (not verified, not clickable)',
+  unverifiedLinksRemoved:
+    'This answer has links to domains outside the allow-list: they are removed from the mail draft and to-dos, and shown elsewhere as unverified text that cannot be clicked.',
   statusTruncated: 'The answer was cut off. What is shown is the part that arrived.',
   statusStopped: 'The answer was stopped.',
   statusFailed: 'The answer could not be produced.',
@@ -225,6 +235,10 @@ export const en = {
   knowledgeAlreadyPublished: 'This inquiry is already published as knowledge #{id}.',
   knowledgeAlreadyPublishedNoId: 'This inquiry is already published as knowledge.',
   knowledgePublishFailed: 'The ticket could not be published.',
+  knowledgeUnverifiedLinks:
+    'Links to domains outside the allow-list. You can publish, but answers citing this ticket remove them from mail drafts and to-dos and mark them as not verified:',
+  knowledgePublishedUnverifiedLinks:
+    'Published with links to domains outside the allow-list; answers remove them from mail drafts and to-dos:',
   draftProblemEmpty: 'Required',
   draftProblemInvalidText: 'Contains characters that cannot be stored',
   draftProblemTooLong: 'Too long (at most {max} characters)',

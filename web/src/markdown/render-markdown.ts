@@ -1,6 +1,7 @@
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 import { renameEventHandlerAttributes } from './rename-event-handler-attributes.js';
+import { type LinkMarks, markUnverifiedLinks } from './unverified-links.js';
 import { markUnverifiedReferences } from './unverified-references.js';
 
 /**
@@ -75,6 +76,7 @@ export interface ReferenceMarks {
 
 /**
  * Markdown → sanitised HTML for `dangerouslySetInnerHTML`. Never returns executable markup.
+ * With `links`, links stay anchors only once the server has verified them (`unverified-links.ts`).
  * With `marks`, unverified ticket references are wrapped after sanitising, through DOM calls on
  * text nodes: the marks are ours, and model text can neither forge one (`span` and `class` are
  * not allowed through DOMPurify) nor smuggle markup in through one.
@@ -82,13 +84,20 @@ export interface ReferenceMarks {
  * @example
  * <div dangerouslySetInnerHTML={{ __html: renderMarkdown(block) }} />
  */
-export function renderMarkdown(markdown: string, marks?: ReferenceMarks): string {
+export function renderMarkdown(
+  markdown: string,
+  marks?: ReferenceMarks,
+  links?: LinkMarks,
+): string {
   // No parse in the page may meet an `on…` attribute, or the CSP reports it (see the module).
   const html = renameEventHandlerAttributes(marked.parse(markdown, { async: false }));
   const config = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false };
-  if (!marks || marks.unverified.length === 0) return getPurifier().sanitize(html, config);
+  const markReferences = marks !== undefined && marks.unverified.length > 0;
+  if (!markReferences && !links) return getPurifier().sanitize(html, config);
   const fragment = getPurifier().sanitize(html, { ...config, RETURN_DOM_FRAGMENT: true });
-  markUnverifiedReferences(fragment, marks.unverified, marks.title);
+  // With `links`, only checked links stay anchors (`unverified-links.ts`).
+  if (links) markUnverifiedLinks(fragment, markdown, links);
+  if (markReferences) markUnverifiedReferences(fragment, marks.unverified, marks.title);
   const container = document.createElement('div');
   container.append(fragment);
   return container.innerHTML;
