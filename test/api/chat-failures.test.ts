@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
@@ -101,8 +102,15 @@ describe('chat failures end to end', () => {
 
     // What staff read is history: the next inquiry sees it in the archive.
     await postChat(stack.url, { conversationId, message: 'Teamsの音が出ない' }, { user });
-    const prompt = JSON.stringify(stack.bedrock.converseRequests.at(-1)?.body);
-    expect(prompt).toContain(`回答: ${streamed}`);
+    const request = stack.bedrock.converseRequests.at(-1)?.body as {
+      messages: { content: { text: string }[] }[];
+    };
+    const lastMessage = (request.messages.at(-1)?.content ?? [])
+      .map((block) => block.text)
+      .join('');
+    expect(readPromptMessage(lastMessage).archive).toEqual([
+      { number: 1, question: 'VPNにつながらない', answer: streamed },
+    ]);
   });
 
   it('reports a mid-stream exception before any advice as a retryable error and a failed turn', async () => {
