@@ -85,9 +85,14 @@ describe('createKnowledgeApi', () => {
     const requests: { url: string; init?: RequestInit }[] = [];
     const fetchDouble = (async (url: string, init?: RequestInit) => {
       requests.push({ url, init });
-      return new Response(JSON.stringify({ issueId: '900001', ingestion: 'pending' }), {
-        status: 201,
-      });
+      return new Response(
+        JSON.stringify({
+          issueId: '900001',
+          ingestion: 'pending',
+          unverifiedLinks: ['http://evil.example/reset'],
+        }),
+        { status: 201 },
+      );
     }) as unknown as typeof fetch;
     const body = {
       conversationId: CONVERSATION,
@@ -101,6 +106,7 @@ describe('createKnowledgeApi', () => {
     await expect(createKnowledgeApi('/api', fetchDouble).publish(body)).resolves.toEqual({
       issueId: '900001',
       ingestion: 'pending',
+      unverifiedLinks: ['http://evil.example/reset'],
     });
     expect(requests[0]?.url).toBe('/api/knowledge');
     expect(requests[0]?.init?.method).toBe('POST');
