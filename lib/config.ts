@@ -169,8 +169,9 @@ export const serviceDeskConfigSchema = z
      */
     retentionDays: integerSetting.min(1).max(3650).default(90),
     /**
-     * Input + output tokens one staff member may spend per UTC day (conditional DynamoDB counter
-     * checked before the model is called; over it: 429 until midnight UTC). 0 = no budget.
+     * Input + output tokens one staff member may spend per UTC day: each model call reserves the
+     * most it can cost on a DynamoDB counter and settles to what it used (ADR 0012); over it: 429
+     * until midnight UTC. 0 = no budget.
      */
     dailyTokenBudget: integerSetting.min(0).default(2_000_000),
     /**

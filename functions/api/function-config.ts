@@ -90,8 +90,9 @@ export const functionConfigSchema = z
       ])
       .optional(),
     /**
-     * Input + output tokens one user may spend per UTC day (a conditional DynamoDB counter checked
-     * before the model is called; over it: 429 until midnight UTC). 0 turns it off.
+     * Input + output tokens one user may spend per UTC day: each model call reserves the most it
+     * can cost on a DynamoDB counter before anything is written and settles to what it used (ADR
+     * 0012); over it: 429 until midnight UTC. 0 turns it off.
      */
     DAILY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(2_000_000),
     /** Powertools Logger level of the request and chat lines (never message text). */

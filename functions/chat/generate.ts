@@ -361,9 +361,10 @@ export interface StopPollerOptions {
 }
 
 /**
- * Polls the stop flag on a timer rather than per fragment, so a stop lands even while the model
- * is silent, and the store sees one read per interval however fast fragments arrive. Lambda
- * cannot see a client disconnect, so this flag and the time budget are the only ways out.
+ * Polls whether staff asked to stop this answer (`isStopRequested`) on a timer rather than per
+ * fragment, so a stop lands even while the model is silent, and the store sees one read per
+ * interval however fast fragments arrive. Lambda cannot see a client disconnect, so the stop
+ * request and the time budget are the only ways out.
  */
 export function startStopPoller(options: StopPollerOptions): { stop(): void } {
   let stopped = false;

@@ -462,7 +462,7 @@ export interface ChatConfig {
   readonly maxTokens: number;
   /** Characters the archive section may use. @default 3000 */
   readonly archiveBudget: number;
-  /** How often the stop flag is polled during generation. @default 1000 */
+  /** How often generation asks whether its answer was stopped. @default 1000 */
   readonly stopPollMs: number;
   /**
    * How long a generation claim (and the `answering` mark) lasts without renewal; the holder

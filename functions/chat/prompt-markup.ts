@@ -109,7 +109,7 @@ export function parsePromptMarkup(markup: string): PromptNode[] {
  * Escapes text for the inside of an element: it then holds no `<` or `>`, and every `&` starts
  * one of the entities `parsePromptMarkup` reads.
  */
-export function escapePromptText(text: string): string {
+function escapePromptText(text: string): string {
   return text.replace(/[&<>]/g, (character) => ENTITIES[character as '&' | '<' | '>']);
 }
 

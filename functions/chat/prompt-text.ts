@@ -42,8 +42,8 @@ Reading the user messages:
 - Inside elements &lt; &gt; &amp; &quot; stand for < > & "; write the plain characters in your answer.`;
 }
 
-/** The text the code itself writes inside the sections, per inquiry language. */
-export const promptLabels = {
+/** The notes the code itself writes inside the elements, per inquiry language. */
+const promptLabels = {
   ja: {
     noTickets: '（類似する過去チケットは見つかりませんでした）',
     archiveOmitted: (count: number) => `（さらに古い問い合わせ ${count} 件は省略）`,

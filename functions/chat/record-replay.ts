@@ -117,7 +117,7 @@ export type Attachment =
 /**
  * A retried message (same `clientMessageId`) attaches to what its first copy does: a final answer
  * already stored is replayed; while another request holds the generation claim, it waits (polling
- * like the stop flag, with heartbeats on the stream) and replays that answer once recorded; only
+ * like the stop poller, with heartbeats on the stream) and replays that answer once recorded; only
  * when the claim is free — the first copy failed, or died and stopped renewing its lease — does
  * it take the claim and generate (unless a regenerate or edit replaced the question meanwhile).
  * So any number of retries cost one model call.

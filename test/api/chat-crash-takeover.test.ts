@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
-import { scriptedAnswer } from '../support/scripted-answer.js';
+import { slowAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 // A copy that crashed mid-answer (issue #24, item 7), through the local stack: its execution
@@ -18,14 +18,6 @@ beforeAll(async () => {
   stack = await startTestStack({ functionEnvironment: { GENERATION_LEASE_MS: String(leaseMs) } });
 });
 afterAll(() => stack?.stop());
-
-const advice = 'プリンターのドライバーを再インストールしてください。'.repeat(4);
-/** A slow answer (about 1.5 s), so the crash lands while it is being generated. */
-const slowAnswer = () =>
-  scriptedAnswer(
-    { response_type: 'results', general_advice: advice, results: [] },
-    { size: 6, delayMs: 40 },
-  );
 
 async function storedTurns(conversationId: string, user: string) {
   return (await fetchConversation(stack.url, conversationId, user)).turns;

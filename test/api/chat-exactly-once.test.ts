@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
-import { scriptedAnswer } from '../support/scripted-answer.js';
+import { slowAdvice as advice, slowAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 // Exactly one answer per question (issue #14, items 1, 2 and 7), through the local stack:
@@ -13,14 +13,6 @@ beforeAll(async () => {
   stack = await startTestStack();
 });
 afterAll(() => stack?.stop());
-
-const advice = 'プリンターのドライバーを再インストールしてください。'.repeat(4);
-/** A slow answer (about 1.5 s), so retries arrive while it is still being generated. */
-const slowAnswer = () =>
-  scriptedAnswer(
-    { response_type: 'results', general_advice: advice, results: [] },
-    { size: 6, delayMs: 40 },
-  );
 
 async function storedTurns(conversationId: string, user: string) {
   return (await fetchConversation(stack.url, conversationId, user)).turns;

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
+import {
+  eventsNamed,
+  fetchConversation,
+  postChat,
+  type StopTarget,
+  stopOnFirstToken,
+} from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { startTestStack } from '../support/start-test-stack.js';
@@ -240,33 +246,9 @@ describe('chat failures end to end', () => {
         { size: 4, delayMs: 20 },
       ),
     );
-    let conversationId = '';
-    let userSeq = 0;
-    let stopStatus = 0;
-    const response = await postChat(
-      stack.url,
-      { message: 'VPNにつながらない' },
-      {
-        user: 'stopper',
-        onEvent: async (event) => {
-          if (event.event === 'meta') {
-            conversationId = event.data.conversationId as string;
-            userSeq = event.data.userSeq as number;
-          }
-          if (event.event !== 'token' || stopStatus !== 0) return;
-          stopStatus = -1;
-          const stop = await callApi(
-            stack.url,
-            'POST',
-            `/api/conversations/${conversationId}/stop`,
-            { userSeq },
-            { user: 'stopper' },
-          );
-          stopStatus = stop.status;
-        },
-      },
-    );
-    expect(stopStatus).toBe(202);
+    const stopper = stopOnFirstToken(stack.url, 'stopper');
+    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, stopper);
+    expect(stopper.stopStatus()).toBe(202);
     const result = eventsNamed(response, 'result')[0];
     expect(result).toMatchObject({ status: 'stopped' });
     expect(String(result?.general_advice ?? '').length).toBeLessThan(slow.length);
@@ -279,10 +261,7 @@ describe('chat failures end to end', () => {
   it('never stops a later answer with a stop for an earlier one, however late it lands', async () => {
     const user = 'late-stopper';
     const first = await postChat(stack.url, { message: 'プリンターが動かない' }, { user });
-    const { conversationId, userSeq } = eventsNamed(first, 'meta')[0] as {
-      conversationId: string;
-      userSeq: number;
-    };
+    const earlier = eventsNamed(first, 'meta')[0] as unknown as StopTarget;
     const advice = 'い'.repeat(200);
     stack.bedrock.enqueueScript(
       scriptedAnswer(
@@ -290,27 +269,13 @@ describe('chat failures end to end', () => {
         { size: 4, delayMs: 20 },
       ),
     );
-    let stopStatus = 0;
+    const stopper = stopOnFirstToken(stack.url, user, earlier);
     const later = await postChat(
       stack.url,
-      { conversationId, message: 'VPNにつながらない' },
-      {
-        user,
-        onEvent: async (event) => {
-          if (event.event !== 'token' || stopStatus !== 0) return;
-          stopStatus = -1;
-          const stop = await callApi(
-            stack.url,
-            'POST',
-            `/api/conversations/${conversationId}/stop`,
-            { userSeq },
-            { user },
-          );
-          stopStatus = stop.status;
-        },
-      },
+      { conversationId: earlier.conversationId, message: 'VPNにつながらない' },
+      stopper,
     );
-    expect(stopStatus).toBe(202);
+    expect(stopper.stopStatus()).toBe(202);
     expect(eventsNamed(later, 'result')[0]).toMatchObject({
       status: 'complete',
       general_advice: advice,

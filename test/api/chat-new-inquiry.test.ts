@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
-import { type ChatResponse, callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import {
+  type ChatResponse,
+  eventsNamed,
+  postChat,
+  stopOnFirstToken,
+} from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
@@ -67,36 +72,14 @@ describe('a new inquiry end to end', () => {
         { size: 4, delayMs: 20 },
       ),
     );
-    let conversationId = '';
-    let userSeq = 0;
-    let stopping = false;
-    const first = await postChat(
-      stack.url,
-      { message: q1 },
-      {
-        user,
-        onEvent: async (event) => {
-          if (event.event === 'meta') {
-            conversationId = event.data.conversationId as string;
-            userSeq = event.data.userSeq as number;
-          }
-          if (event.event !== 'token' || stopping) return;
-          stopping = true;
-          await callApi(
-            stack.url,
-            'POST',
-            `/api/conversations/${conversationId}/stop`,
-            { userSeq },
-            {
-              user,
-            },
-          );
-        },
-      },
-    );
+    const first = await postChat(stack.url, { message: q1 }, stopOnFirstToken(stack.url, user));
     expect(eventsNamed(first, 'result')[0]).toMatchObject({ status: 'stopped' });
 
-    const second = await postChat(stack.url, { conversationId, message: q2 }, { user });
+    const second = await postChat(
+      stack.url,
+      { conversationId: conversationOf(first), message: q2 },
+      { user },
+    );
     expect(eventsNamed(second, 'result')[0]).toMatchObject({ status: 'complete' });
     expectAnsweredAlone(first, second, q2);
   });

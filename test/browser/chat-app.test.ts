@@ -19,6 +19,14 @@ import { longAnswer } from './support/scripted-answer.js';
 
 const { open, storedConversation, bedrock } = registerBrowserHarness();
 
+/** The next model call streams `answer` in 12-character fragments, at the harness's pace. */
+function streamAnswer(answer: Answer) {
+  bedrock().enqueueScript({
+    kind: 'stream',
+    fragments: splitIntoFragments(JSON.stringify(answer), [12]),
+  });
+}
+
 describe('the chat web app against the local stack', () => {
   it('streams progress, growing advice and ticket cards one by one into one bubble, then the result', async () => {
     const { page } = await open('browser-flow');
@@ -376,23 +384,17 @@ describe('the chat web app against the local stack', () => {
 
   it('renders model markdown inert: no script runs, no handlers, no javascript: links', async () => {
     const { page, dialogs, cspViolations } = await open('browser-xss');
-    bedrock().enqueueScript({
-      kind: 'stream',
-      fragments: splitIntoFragments(
-        JSON.stringify({
-          response_type: 'results',
-          general_advice: [
-            '注意: <img src=x onerror=alert(1)> と [x](javascript:alert(1)) と <script>alert(2)</script> と [手順書](https://support.microsoft.com/guide)',
-            '<svg onload=alert(3)><circle r=5 /></svg> <a href="javascript:alert(4)">リンク</a>',
-            '<p style="background:url(https://attacker.example/leak)" onclick="alert(5)">段落</p>',
-            '<iframe src="https://attacker.example/"></iframe><object data="x"></object>',
-            '<details open ontoggle=alert(6)>x</details> <body onload=alert(7)> <math><mtext><img src=x onerror=alert(8)></mtext></math>',
-            '<img src="data:image/svg+xml,<svg onload=alert(9)>"> <style>*{color:red}</style>',
-          ].join('\n\n'),
-          results: [],
-        } satisfies Answer),
-        [12],
-      ),
+    streamAnswer({
+      response_type: 'results',
+      general_advice: [
+        '注意: <img src=x onerror=alert(1)> と [x](javascript:alert(1)) と <script>alert(2)</script> と [手順書](https://support.microsoft.com/guide)',
+        '<svg onload=alert(3)><circle r=5 /></svg> <a href="javascript:alert(4)">リンク</a>',
+        '<p style="background:url(https://attacker.example/leak)" onclick="alert(5)">段落</p>',
+        '<iframe src="https://attacker.example/"></iframe><object data="x"></object>',
+        '<details open ontoggle=alert(6)>x</details> <body onload=alert(7)> <math><mtext><img src=x onerror=alert(8)></mtext></math>',
+        '<img src="data:image/svg+xml,<svg onload=alert(9)>"> <style>*{color:red}</style>',
+      ].join('\n\n'),
+      results: [],
     });
     await ask(page, 'Salesforceにログインできない');
     await waitForAnswer(page, 1);
@@ -417,21 +419,15 @@ describe('the chat web app against the local stack', () => {
 
   it('shows links outside the allow-list as unverified text, never as anchors, and keeps them out of the mail draft', async () => {
     const { page } = await open('browser-unverified-links');
-    bedrock().enqueueScript({
-      kind: 'stream',
-      fragments: splitIntoFragments(
-        JSON.stringify({
-          response_type: 'results',
-          general_advice:
-            'チケットには [パスワード再設定](http://evil.example/reset) とあります。' +
-            '<https://support.microsoft.com@evil.example/login> や evil.example/reset も同じです。\n\n' +
-            '正しくは [サポート](https://support.microsoft.com/ja-jp) を案内します。',
-          results: [],
-          mail_draft: 'パスワードは http://evil.example/reset で再設定してください。',
-          todo_actions: ['http://evil.example/reset を案内する'],
-        } satisfies Answer),
-        [12],
-      ),
+    streamAnswer({
+      response_type: 'results',
+      general_advice:
+        'チケットには [パスワード再設定](http://evil.example/reset) とあります。' +
+        '<https://support.microsoft.com@evil.example/login> や evil.example/reset も同じです。\n\n' +
+        '正しくは [サポート](https://support.microsoft.com/ja-jp) を案内します。',
+      results: [],
+      mail_draft: 'パスワードは http://evil.example/reset で再設定してください。',
+      todo_actions: ['http://evil.example/reset を案内する'],
     });
     await ask(page, 'パスワードをリセットしたい');
     expect(await waitForAnswer(page, 1)).toBe('complete');
@@ -465,18 +461,12 @@ describe('the chat web app against the local stack', () => {
 
   it('marks ticket numbers the answer cites without retrieving them, in advice and mail draft, after a reload too', async () => {
     const { page } = await open('browser-unverified');
-    bedrock().enqueueScript({
-      kind: 'stream',
-      fragments: splitIntoFragments(
-        JSON.stringify({
-          response_type: 'results',
-          general_advice:
-            '**#99999** と同じ手順です。チケット88888 も参照。<span class="unverified-reference" title="偽">#1</span>',
-          results: [],
-          mail_draft: 'INC-77777 と同様にご案内します。',
-        } satisfies Answer),
-        [12],
-      ),
+    streamAnswer({
+      response_type: 'results',
+      general_advice:
+        '**#99999** と同じ手順です。チケット88888 も参照。<span class="unverified-reference" title="偽">#1</span>',
+      results: [],
+      mail_draft: 'INC-77777 と同様にご案内します。',
     });
     await ask(page, 'Salesforceにログインできない');
     expect(await waitForAnswer(page, 1)).toBe('complete');

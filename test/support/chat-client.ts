@@ -106,3 +106,46 @@ export const postChat = (baseUrl: string, body: unknown, options?: ChatCallOptio
 
 export const eventsNamed = (response: ChatResponse, name: string) =>
   response.events.filter((event) => event.event === name).map((event) => event.data);
+
+/** The answer a stop names: its conversation and the seq of the user turn it answers. */
+export interface StopTarget {
+  readonly conversationId: string;
+  readonly userSeq: number;
+}
+
+/**
+ * Options for {@link postChat} that press stop once, on the first token, as the web app's stop
+ * button would: for `target`, or else for the answer this stream's `meta` names. The chat call
+ * waits for the stop, so `stopStatus()` is its HTTP status once the call returned.
+ */
+export function stopOnFirstToken(
+  baseUrl: string,
+  user: string,
+  target?: StopTarget,
+): ChatCallOptions & { stopStatus(): number } {
+  let stopStatus = 0;
+  let pressed = false;
+  let streamed: StopTarget | undefined;
+  return {
+    user,
+    stopStatus: () => stopStatus,
+    onEvent: async (event) => {
+      if (event.event === 'meta') {
+        const { conversationId, userSeq } = event.data as unknown as StopTarget;
+        streamed = { conversationId, userSeq };
+      }
+      if (event.event !== 'token' || pressed) return;
+      pressed = true;
+      const stopped = target ?? streamed;
+      if (!stopped) throw new Error('a token arrived before the meta event that names the answer');
+      const stop = await callApi(
+        baseUrl,
+        'POST',
+        `/api/conversations/${stopped.conversationId}/stop`,
+        { userSeq: stopped.userSeq },
+        { user },
+      );
+      stopStatus = stop.status;
+    },
+  };
+}

@@ -14,3 +14,17 @@ export function scriptedAnswer(
     ...rest,
   };
 }
+
+/** The advice {@link slowAnswer} streams. */
+export const slowAdvice = 'プリンターのドライバーを再インストールしてください。'.repeat(4);
+
+/**
+ * A results answer that takes over a second to stream (6-character fragments 40 ms apart), so a
+ * retry, a second copy or a crash lands while it is still being generated.
+ */
+export function slowAnswer(): ModelScript {
+  return scriptedAnswer(
+    { response_type: 'results', general_advice: slowAdvice, results: [] },
+    { size: 6, delayMs: 40 },
+  );
+}

@@ -499,7 +499,7 @@ export async function releaseGeneration(
 
 /**
  * The holder's heartbeat, two conditional updates outside any versioned commit (control state,
- * like the stop flag: `version` does not move and no cache is invalidated): the conversation's
+ * like `stoppedSeqs`: `version` does not move and no cache is invalidated): the conversation's
  * `answering.until`, only while it names `userSeq` and only forward — once the answer's commit
  * removed the mark, a late renewal cannot bring it back — and, with a `clientMessageId`, the
  * marker's `generationUntil`, only while `holder` still has the claim.

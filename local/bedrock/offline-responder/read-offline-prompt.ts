@@ -15,11 +15,11 @@ export interface OfflinePrompt {
   readonly maxTokens?: number;
   /** The user's text in each user message of the working buffer, oldest first. */
   readonly inquiries: readonly string[];
-  /** The last user message's whole text (the draft tool reads its transcript sections). */
+  /** The last user message's whole text (the draft tool reads its transcript elements). */
   readonly lastUserText: string;
   /** Retrieved tickets from the last user message, one per issue id (chunks merged). */
   readonly tickets: readonly KbTicketBlock[];
-  /** The archive entries of the last user message; absent without an archive section. */
+  /** The archive entries of the last user message; absent without an `earlier_inquiries` element. */
   readonly archive?: readonly ArchiveEntry[];
   /**
    * The working buffer already holds an assistant turn. A `results` answer closes an inquiry,
@@ -54,15 +54,15 @@ export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
   const userTexts = messages
     .filter((message) => message.role === 'user')
     .map((message) => messageText(message));
-  const userSections = userTexts.map((text) => readPromptMessage(text));
-  const last = userSections.at(-1);
+  const userMessages = userTexts.map((text) => readPromptMessage(text));
+  const last = userMessages.at(-1);
   if (last === undefined) throw new OfflineRequestError('There is no user message to answer.');
 
   return {
     toolName,
     inputSchema: tool?.toolSpec?.inputSchema?.json,
     maxTokens: body.inferenceConfig?.maxTokens,
-    inquiries: userSections.map((sections) => sections.inquiry).filter((text) => text !== ''),
+    inquiries: userMessages.map((message) => message.inquiry).filter((text) => text !== ''),
     lastUserText: userTexts.at(-1) ?? '',
     tickets: mergeChunks(last.tickets ?? []),
     archive: last.archive,
@@ -109,7 +109,7 @@ export interface KbTicketBlock {
   readonly text: string;
 }
 
-/** One entry of the archive section. */
+/** One `earlier_inquiry` element of the archive. */
 export interface ArchiveEntry {
   readonly number: number;
   readonly question: string;

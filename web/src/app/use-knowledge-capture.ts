@@ -45,19 +45,14 @@ export function useKnowledgeCaptureContext(): KnowledgeCapture | undefined {
  * by identity, so a switched user asks again), and ties publishing to the chat controller.
  */
 export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): KnowledgeCapture {
-  const [canPublish, setCanPublish] = useState(false);
-  const [allowedLinkDomains, setAllowedLinkDomains] = useState<readonly string[]>();
-  const [ingestionPending, setIngestionPending] = useState<ReadonlySet<string>>(new Set());
-  const [unverifiedLinks, setUnverifiedLinks] = useState<ReadonlyMap<string, readonly string[]>>(
-    new Map(),
-  );
+  // One state per source: what `GET /api/me` said, and what the 201s of this session said.
+  const [caller, setCaller] = useState<CallerPermissions>(NOT_AN_EDITOR);
+  const [followUps, setFollowUps] = useState<PublishFollowUps>(NO_FOLLOW_UPS);
   useEffect(() => {
     let current = true;
     api.caller().then(
-      (caller) => {
-        if (!current) return;
-        setCanPublish(caller.canPublishKnowledge);
-        setAllowedLinkDomains(caller.allowedLinkDomains);
+      ({ canPublishKnowledge, allowedLinkDomains }) => {
+        if (current) setCaller({ canPublish: canPublishKnowledge, allowedLinkDomains });
       },
       // Without an answer the action stays hidden; the server would refuse a non-editor anyway.
       (error: unknown) => console.warn('GET /api/me failed; knowledge capture hidden', error),
@@ -76,12 +71,7 @@ export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): Kn
       response: PublishKnowledgeResponse,
     ) => {
       if (!conversationId) return;
-      if (response.ingestion === 'pending') {
-        setIngestionPending((pending) => new Set(pending).add(inquiryId));
-      }
-      if (response.unverifiedLinks.length > 0) {
-        setUnverifiedLinks((links) => new Map(links).set(inquiryId, response.unverifiedLinks));
-      }
+      setFollowUps((previous) => addFollowUps(previous, inquiryId, response));
       const entry: PublishedKnowledge = {
         inquiryId,
         issueId: response.issueId,
@@ -98,25 +88,31 @@ export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): Kn
   }, [conversationId, knowledgeChanged]);
 
   return useMemo(
-    () => ({
-      api,
-      conversationId,
-      canPublish,
-      allowedLinkDomains,
-      unverifiedLinks,
-      ingestionPending,
-      published,
-      alreadyPublished,
-    }),
-    [
-      api,
-      conversationId,
-      canPublish,
-      allowedLinkDomains,
-      unverifiedLinks,
-      ingestionPending,
-      published,
-      alreadyPublished,
-    ],
+    () => ({ api, conversationId, ...caller, ...followUps, published, alreadyPublished }),
+    [api, conversationId, caller, followUps, published, alreadyPublished],
   );
+}
+
+type CallerPermissions = Pick<KnowledgeCapture, 'canPublish' | 'allowedLinkDomains'>;
+type PublishFollowUps = Pick<KnowledgeCapture, 'ingestionPending' | 'unverifiedLinks'>;
+
+const NOT_AN_EDITOR: CallerPermissions = { canPublish: false };
+const NO_FOLLOW_UPS: PublishFollowUps = { ingestionPending: new Set(), unverifiedLinks: new Map() };
+
+/** Adds what a 201 leaves to show under its inquiry: a sync still to come, links kept out. */
+function addFollowUps(
+  { ingestionPending, unverifiedLinks }: PublishFollowUps,
+  inquiryId: string,
+  response: PublishKnowledgeResponse,
+): PublishFollowUps {
+  return {
+    ingestionPending:
+      response.ingestion === 'pending'
+        ? new Set(ingestionPending).add(inquiryId)
+        : ingestionPending,
+    unverifiedLinks:
+      response.unverifiedLinks.length > 0
+        ? new Map(unverifiedLinks).set(inquiryId, response.unverifiedLinks)
+        : unverifiedLinks,
+  };
 }

@@ -3,6 +3,7 @@ import type { PublishedKnowledge } from '../../../functions/contract/knowledge.j
 import { useKnowledgeCaptureContext } from '../app/use-knowledge-capture.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { KnowledgeDraftPanel } from './knowledge-draft-panel.js';
+import { LinkWarningList } from './link-warning-list.js';
 
 interface KnowledgeActionsProps {
   readonly inquiryId: string;
@@ -83,13 +84,7 @@ function PublishedLinksNote({ links }: { links: readonly string[] | undefined })
   return (
     <div className="knowledge-actions__note link-warning" role="status">
       <p>{t('knowledgePublishedUnverifiedLinks')}</p>
-      <ul className="link-warning__list">
-        {links.map((link) => (
-          <li key={link}>
-            <code>{link}</code>
-          </li>
-        ))}
-      </ul>
+      <LinkWarningList links={links} />
     </div>
   );
 }

@@ -21,6 +21,7 @@ import {
   fieldOfServerMessage,
   validateTicketDraft,
 } from '../knowledge/validate-ticket-draft.js';
+import { LinkWarningList } from './link-warning-list.js';
 
 interface KnowledgeDraftPanelProps {
   readonly capture: KnowledgeCapture;
@@ -357,13 +358,7 @@ function UnverifiedLinksWarning({ id, links }: { id: string; links: readonly str
       {links.length > 0 && (
         <section className="status-notice link-warning" aria-labelledby={`${id}-title`}>
           <p id={`${id}-title`}>{t('knowledgeUnverifiedLinks')}</p>
-          <ul className="link-warning__list">
-            {links.map((link) => (
-              <li key={link}>
-                <code>{link}</code>
-              </li>
-            ))}
-          </ul>
+          <LinkWarningList links={links} />
         </section>
       )}
     </div>

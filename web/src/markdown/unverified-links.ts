@@ -12,9 +12,9 @@ import { findLinks, hrefDomains } from '../../../functions/contract/links.js';
  */
 
 /** The class of a link shown as unverified text (styled in app.css, queried by browser tests). */
-export const UNVERIFIED_LINK_CLASS = 'unverified-link';
+const UNVERIFIED_LINK_CLASS = 'unverified-link';
 /** The class of a link not yet checked (streaming, or an answer stored before the check). */
-export const UNCHECKED_LINK_CLASS = 'unchecked-link';
+const UNCHECKED_LINK_CLASS = 'unchecked-link';
 
 /** What the server said about the advice's links. */
 export interface LinkMarks {
