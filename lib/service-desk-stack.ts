@@ -37,6 +37,11 @@ export interface ServiceDeskPaths {
   readonly webApp: WebAppInput;
   /** The Knowledge Base documents (`data/tickets`); unused with `existingKnowledgeBaseId`. */
   readonly ticketsPath: string;
+  /**
+   * The OpenSearch vector index custom resource's handler.
+   * @default functions/opensearch-index/handler.ts
+   */
+  readonly vectorIndexEntry?: string;
 }
 
 export interface ServiceDeskStackProps extends StackProps {
@@ -119,10 +124,15 @@ export class ServiceDeskStack extends Stack {
         namePrefix: resourceNamePrefix(this.stackName),
         embeddingModelId: config.embeddingModelId,
         ticketsPath: paths.ticketsPath,
+        vectorIndexEntry: paths.vectorIndexEntry,
+        // 'other' is refused without existingKnowledgeBaseId (lib/config.ts).
+        vectorStore: config.vectorStore === 's3-vectors' ? 's3-vectors' : 'opensearch-serverless',
         standbyReplicas: config.standbyReplicas,
         rerankingModelId: config.rerankingModelId || undefined,
-        deploymentRoleArn: config.deploymentRoleArn,
-        adminRoleArns: config.collectionAdminRoleArns,
+        adminRoleArns: [
+          ...(config.deploymentRoleArn ? [config.deploymentRoleArn] : []),
+          ...config.collectionAdminRoleArns,
+        ],
         removalPolicy,
         providerLogGroup,
         logRetention,
@@ -158,6 +168,7 @@ export class ServiceDeskStack extends Stack {
         editorGroupName: knowledgeEditorGroupName,
       },
       modelId: config.modelId,
+      vectorStore: config.vectorStore,
       userPoolId: auth.userPool.userPoolId,
       userPoolClientId: auth.userPoolClientId,
       retentionDays: config.retentionDays,

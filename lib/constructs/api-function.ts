@@ -18,6 +18,7 @@ import {
   rerankingModelArn,
   rerankStatements,
 } from '../bedrock-model-access.js';
+import { searchTypeOf, type VectorStore } from '../config.js';
 import { resourceAsNagRendersIt } from '../nag-acknowledgements.js';
 import { type KnowledgeBaseReference, publishedTicketsKeyPrefix } from './knowledge-base.js';
 
@@ -43,6 +44,8 @@ export const apiEnvironmentNames = {
   knowledgeDataSourceId: 'KNOWLEDGE_DATA_SOURCE_ID',
   knowledgeKeyPrefix: 'KNOWLEDGE_KEY_PREFIX',
   knowledgeEditorGroup: 'KNOWLEDGE_EDITOR_GROUP',
+  vectorStore: 'VECTOR_STORE',
+  searchType: 'SEARCH_TYPE',
 } as const;
 
 type ApiEnvironmentName = (typeof apiEnvironmentNames)[keyof typeof apiEnvironmentNames];
@@ -162,6 +165,12 @@ export interface ApiFunctionProps {
   readonly knowledgeCapture?: KnowledgeCaptureTarget;
   /** Model or inference-profile id for ConverseStream. */
   readonly modelId: string;
+  /**
+   * The Knowledge Base's vector store: the function searches HYBRID on OpenSearch Serverless,
+   * SEMANTIC elsewhere, with the filters the store supports.
+   * @default 'opensearch-serverless'
+   */
+  readonly vectorStore?: VectorStore;
   readonly userPoolId: string;
   readonly userPoolClientId: string;
   /** Days until a conversation expires (TTL), counted from its last change. */
@@ -249,6 +258,8 @@ export class ApiFunction extends Construct {
       ),
       [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
       [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
+      [apiEnvironmentNames.vectorStore]: props.vectorStore ?? 'opensearch-serverless',
+      [apiEnvironmentNames.searchType]: searchTypeOf(props.vectorStore ?? 'opensearch-serverless'),
       ...(capture && {
         [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
         [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,

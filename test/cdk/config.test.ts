@@ -12,7 +12,13 @@ import {
   inferenceProfilePrefix,
   modelInvokeStatements,
 } from '../../lib/bedrock-model-access.js';
-import { defaultModelId, embeddingDimension, parseServiceDeskConfig } from '../../lib/config.js';
+import {
+  closestSetting,
+  defaultModelId,
+  embeddingDimension,
+  parseServiceDeskConfig,
+  settingsInContext,
+} from '../../lib/config.js';
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
 import { webAppSource } from '../../lib/constructs/web-app-source.js';
 import { resourceNamePrefix } from '../../lib/service-desk-stack.js';
@@ -182,5 +188,37 @@ describe('cdk.json', () => {
       readFileSync(require.resolve('aws-cdk-lib/recommended-feature-flags.json'), 'utf8'),
     ) as Record<string, unknown>;
     expect(featureFlags).toEqual(recommended);
+  });
+});
+
+describe('settings that are not settings', () => {
+  it('fails on a misspelled setting with the closest one, instead of ignoring it', () => {
+    expect(() => parseServiceDeskConfig(settingsInContext({ vectorstore: 's3-vectors' }))).toThrow(
+      /vectorstore: not a setting of this app; did you mean vectorStore\?/,
+    );
+    expect(() => parseServiceDeskConfig(settingsInContext({ embedingModelId: 'x' }))).toThrow(
+      /did you mean embeddingModelId\?/,
+    );
+    expect(closestSetting('somethingElseEntirely')).toBeUndefined();
+  });
+
+  it("leaves CDK's own context keys (feature flags, CLI, lookups) and unset keys alone", () => {
+    expect(
+      settingsInContext({
+        ...featureFlags,
+        'aws:cdk:enable-path-metadata': true,
+        'acknowledged-issue-numbers': [32775],
+        'cli-telemetry': false,
+        'availability-zones:account=123456789012:region=us-east-1': ['us-east-1a'],
+        existingKnowledgeBaseId: null,
+        region: 'eu-west-1',
+      }),
+    ).toEqual({ region: 'eu-west-1' });
+  });
+
+  it('reads every setting of cdk.json, and nothing else, as a setting', () => {
+    const context = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'))
+      .context as Record<string, unknown>;
+    expect(() => parseServiceDeskConfig(settingsInContext(context))).not.toThrow();
   });
 });
