@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  searchTypeOf,
+  VECTOR_STORES,
+  type VectorStore,
+} from '../functions/adapters/bedrock/vector-store-search.js';
 import type { ModelPrice } from '../functions/observability/model-prices.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -42,14 +47,11 @@ export const embeddingModelDistances = {
  * - `s3-vectors`: semantic search only; no idle floor.
  * - `other`: a reused Knowledge Base (`existingKnowledgeBaseId`) on any other store (Aurora,
  *   Pinecone, …): semantic search with the general filters.
+ *
+ * The list and the search type per store live with the retriever
+ * (functions/adapters/bedrock/vector-store-search.ts).
  */
-export const VECTOR_STORES = ['opensearch-serverless', 's3-vectors', 'other'] as const;
-export type VectorStore = (typeof VECTOR_STORES)[number];
-
-/** HYBRID where the store supports it (OpenSearch Serverless), SEMANTIC on every other store. */
-export function searchTypeOf(vectorStore: VectorStore): 'HYBRID' | 'SEMANTIC' {
-  return vectorStore === 'opensearch-serverless' ? 'HYBRID' : 'SEMANTIC';
-}
+export { searchTypeOf, VECTOR_STORES, type VectorStore };
 
 const embeddingModelIds = Object.keys(embeddingModelDimensions) as [
   EmbeddingModelId,

@@ -84,6 +84,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         new BedrockAgentRuntimeClient({ region, endpoint: config.BEDROCK_AGENT_RUNTIME_ENDPOINT }),
       ),
       knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+      vectorStore: config.VECTOR_STORE,
       searchType: config.SEARCH_TYPE,
       rerankingModelArn: config.RERANKING_MODEL_ARN,
     });

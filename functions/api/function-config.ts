@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
 import {
   DEFAULT_PADDING_BYTES,
   MIN_PADDING_BYTES,
@@ -67,7 +68,13 @@ export const functionConfigSchema = z
       .int()
       .min(0)
       .default(32 * 1024 * 1024),
-    SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).default('HYBRID'),
+    /**
+     * The Knowledge Base's vector store (the `vectorStore` deploy setting): which search type and
+     * filter operators `Retrieve` may use (functions/adapters/bedrock/vector-store-search.ts).
+     */
+    VECTOR_STORE: z.enum(VECTOR_STORES).default('opensearch-serverless'),
+    /** Unset: HYBRID on OpenSearch Serverless, SEMANTIC elsewhere. HYBRID elsewhere is an error. */
+    SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).optional(),
     /**
      * Foundation-model ARN of the reranker `Retrieve` uses for searches (the `rerankingModelId`
      * deploy setting); empty or unset: no reranking.
@@ -146,6 +153,11 @@ export const functionConfigSchema = z
         code: 'custom',
         message: 'AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_ID',
       });
+    }
+    const searchProblem =
+      config.SEARCH_TYPE && searchTypeProblem(config.SEARCH_TYPE, config.VECTOR_STORE);
+    if (searchProblem) {
+      context.addIssue({ code: 'custom', path: ['SEARCH_TYPE'], message: searchProblem });
     }
     if (config.KNOWLEDGE_BUCKET && !config.KNOWLEDGE_DATA_SOURCE_ID) {
       context.addIssue({
