@@ -169,6 +169,7 @@ export class ServiceDeskStack extends Stack {
       },
       modelId: config.modelId,
       vectorStore: config.vectorStore,
+      modelPrices: config.modelPrices,
       userPoolId: auth.userPool.userPoolId,
       userPoolClientId: auth.userPoolClientId,
       retentionDays: config.retentionDays,

@@ -95,6 +95,34 @@ export const functionConfigSchema = z
      * before the model is called; over it: 429 until midnight UTC). 0 turns it off.
      */
     DAILY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(2_000_000),
+    /**
+     * Prices per million tokens that add to or override the built-in table (the `modelPrices`
+     * deploy setting), as JSON: `{"anthropic.claude-…":{"inputPerMillion":3,"outputPerMillion":15}}`.
+     */
+    MODEL_PRICES: z
+      .string()
+      .default('{}')
+      .transform((text, context) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          context.addIssue({ code: 'custom', message: 'MODEL_PRICES must be JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(
+        z.record(
+          z.string(),
+          z
+            .object({
+              inputPerMillion: z.number().min(0),
+              outputPerMillion: z.number().min(0),
+              cacheWritePerMillion: z.number().min(0).optional(),
+              cacheReadPerMillion: z.number().min(0).optional(),
+            })
+            .strict(),
+        ),
+      ),
     /** Powertools Logger level of the request and chat lines (never message text). */
     LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
     /** Publish the chat metrics (CloudWatch embedded metric format on stdout). */

@@ -6,6 +6,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import type { ModelPrice } from '../../functions/observability/model-prices.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -46,6 +47,7 @@ export const apiEnvironmentNames = {
   knowledgeEditorGroup: 'KNOWLEDGE_EDITOR_GROUP',
   vectorStore: 'VECTOR_STORE',
   searchType: 'SEARCH_TYPE',
+  modelPrices: 'MODEL_PRICES',
 } as const;
 
 type ApiEnvironmentName = (typeof apiEnvironmentNames)[keyof typeof apiEnvironmentNames];
@@ -171,6 +173,8 @@ export interface ApiFunctionProps {
    * @default 'opensearch-serverless'
    */
   readonly vectorStore?: VectorStore;
+  /** Prices that add to or override the function's table (`modelPrices`). @default none */
+  readonly modelPrices?: Readonly<Record<string, ModelPrice>>;
   readonly userPoolId: string;
   readonly userPoolClientId: string;
   /** Days until a conversation expires (TTL), counted from its last change. */
@@ -260,6 +264,7 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
       [apiEnvironmentNames.vectorStore]: props.vectorStore ?? 'opensearch-serverless',
       [apiEnvironmentNames.searchType]: searchTypeOf(props.vectorStore ?? 'opensearch-serverless'),
+      [apiEnvironmentNames.modelPrices]: JSON.stringify(props.modelPrices ?? {}),
       ...(capture && {
         [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
         [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,

@@ -39,6 +39,20 @@ describe('readFunctionConfig', () => {
     );
   });
 
+  it('reads MODEL_PRICES (the modelPrices setting) as JSON prices, and refuses malformed ones', () => {
+    expect(readFunctionConfig(required).MODEL_PRICES).toEqual({});
+    const prices = { 'anthropic.claude-x-v1:0': { inputPerMillion: 3, outputPerMillion: 15 } };
+    expect(
+      readFunctionConfig({ ...required, MODEL_PRICES: JSON.stringify(prices) }).MODEL_PRICES,
+    ).toEqual(prices);
+    expect(() => readFunctionConfig({ ...required, MODEL_PRICES: '{nope' })).toThrow(
+      /MODEL_PRICES must be JSON/,
+    );
+    expect(() =>
+      readFunctionConfig({ ...required, MODEL_PRICES: '{"m.x":{"inputPerMillion":3}}' }),
+    ).toThrow(/MODEL_PRICES/);
+  });
+
   it('reads RERANKING_MODEL_ARN as a foundation-model ARN, empty meaning no reranking', () => {
     expect(readFunctionConfig(required).RERANKING_MODEL_ARN).toBeUndefined();
     expect(readFunctionConfig({ ...required, RERANKING_MODEL_ARN: '' }).RERANKING_MODEL_ARN).toBe(

@@ -191,6 +191,22 @@ describe('cdk.json', () => {
   });
 });
 
+describe('modelPrices', () => {
+  it('takes prices from cdk.json (an object) or -c (its JSON text), and refuses a typo in one', () => {
+    const prices = { 'anthropic.claude-x-v1:0': { inputPerMillion: 3, outputPerMillion: 15 } };
+    expect(parseServiceDeskConfig({}).modelPrices).toEqual({});
+    expect(parseServiceDeskConfig({ modelPrices: prices }).modelPrices).toEqual(prices);
+    expect(parseServiceDeskConfig({ modelPrices: JSON.stringify(prices) }).modelPrices).toEqual(
+      prices,
+    );
+    expect(() =>
+      parseServiceDeskConfig({
+        modelPrices: { 'anthropic.claude-x-v1:0': { inputPerMilion: 3, outputPerMillion: 15 } },
+      }),
+    ).toThrow(/modelPrices/);
+  });
+});
+
 describe('settings that are not settings', () => {
   it('fails on a misspelled setting with the closest one, instead of ignoring it', () => {
     expect(() => parseServiceDeskConfig(settingsInContext({ vectorstore: 's3-vectors' }))).toThrow(
