@@ -119,6 +119,28 @@ describe('modelInvokeStatements', () => {
   });
 });
 
+describe('modelInvokeStatements for a global inference profile', () => {
+  it("grants the global profile's region-less foundation-model ARN explicitly, through the profile only", () => {
+    const stack = new Stack(new App(), 'Global', {
+      env: { account: '123456789012', region: 'us-east-1' },
+    });
+    const [profile, model] = modelInvokeStatements(stack, defaultModelId, [
+      'bedrock:InvokeModelWithResponseStream',
+    ]).map((statement) => stack.resolve(statement.toStatementJson()));
+    const rendered = JSON.stringify(model?.Resource);
+    // As AWS's IAM example for global cross-Region inference names it: no region, no account.
+    expect(rendered).toContain(
+      ':bedrock:::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+    );
+    expect(rendered).toContain(
+      ':bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+    );
+    expect(model?.Condition).toEqual({
+      ArnLike: { 'bedrock:InferenceProfileArn': profile?.Resource },
+    });
+  });
+});
+
 describe('resourceNamePrefix', () => {
   it('keeps short names and hashes long ones into OpenSearch naming rules', () => {
     expect(resourceNamePrefix('ServiceDeskAssistant')).toBe('servicedeskassistant');
