@@ -12,7 +12,14 @@ const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const app = new App();
 // Every context key that is not CDK's own is a setting; an unknown one fails synthesis with the
 // closest setting's name (CDK itself ignores unknown keys).
-const config = parseServiceDeskConfig(settingsInContext(app.node.getAllContext()));
+let config: ReturnType<typeof parseServiceDeskConfig>;
+try {
+  config = parseServiceDeskConfig(settingsInContext(app.node.getAllContext()));
+} catch (error) {
+  // The message names every bad key; a stack trace would only bury it.
+  console.error((error as Error).message);
+  process.exit(1);
+}
 
 // Without webDistPath the web app is built with Vite during synthesis (asset bundling), as
 // the functions are bundled with esbuild: a fresh clone needs only `npm ci`.

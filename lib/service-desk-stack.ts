@@ -69,6 +69,8 @@ export const stackOutputNames = {
   functionUrl: 'ApiFunctionUrl',
   functionName: 'ApiFunctionName',
   knowledgeEditorGroup: 'KnowledgeEditorGroup',
+  /** The `vectorStore` setting: what the acceptance suite and `npm run eval` report and search by. */
+  vectorStore: 'VectorStore',
 } as const;
 
 /**
@@ -244,6 +246,7 @@ export class ServiceDeskStack extends Stack {
       [stackOutputNames.functionUrl]: api.functionUrl.url,
       [stackOutputNames.functionName]: api.function.functionName,
       [stackOutputNames.knowledgeEditorGroup]: auth.knowledgeEditorGroup.ref,
+      [stackOutputNames.vectorStore]: config.vectorStore,
     };
     for (const [name, value] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value });
