@@ -4,20 +4,22 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { configKeys, parseServiceDeskConfig } from '../lib/config.js';
+import { parseServiceDeskConfig, settingsInContext } from '../lib/config.js';
 import type { WebAppInput } from '../lib/constructs/web-app-source.js';
 import { addServiceDeskStacks } from '../lib/service-desk-app.js';
 
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const app = new App();
-const config = parseServiceDeskConfig(
-  Object.fromEntries(
-    configKeys
-      .map((key) => [key, app.node.tryGetContext(key)] as const)
-      // cdk.json lists optional keys as null so they are discoverable; null means unset.
-      .filter(([, value]) => value !== undefined && value !== null),
-  ),
-);
+// Every context key that is not CDK's own is a setting; an unknown one fails synthesis with the
+// closest setting's name (CDK itself ignores unknown keys).
+let config: ReturnType<typeof parseServiceDeskConfig>;
+try {
+  config = parseServiceDeskConfig(settingsInContext(app.node.getAllContext()));
+} catch (error) {
+  // The message names every bad key; a stack trace would only bury it.
+  console.error((error as Error).message);
+  process.exit(1);
+}
 
 // Without webDistPath the web app is built with Vite during synthesis (asset bundling), as
 // the functions are bundled with esbuild: a fresh clone needs only `npm ci`.

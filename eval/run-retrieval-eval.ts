@@ -9,7 +9,12 @@
  *                             (stack EVAL_STACK_NAME, cdk.json `stackName`, or ServiceDeskAssistant)
  *   --queries PATH            default data/eval/retrieval-queries.jsonl
  *   --json PATH               also write the report as JSON
- *   --search-type HYBRID|SEMANTIC   with --target aws (default HYBRID, as the function)
+ *   --search-type HYBRID|SEMANTIC|both   with --target aws (default: what the function uses on
+ *                             the stack's vector store — HYBRID on OpenSearch Serverless, SEMANTIC
+ *                             on S3 Vectors; both: one table each, on OpenSearch Serverless only:
+ *                             SEMANTIC there is what an s3-vectors stack would search with, so the
+ *                             two tables show what semantic-only search loses on these tickets).
+ *                             Every table names the stack's vector store (its VectorStore output).
  *   --expansion on|off|both   the glossary expansion of the retrieval query (default both:
  *                             one table each, to see what the expansion buys on this target)
  *   --rerank on|off|both      with --target aws: Retrieve's reranking configuration on each
@@ -31,12 +36,22 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { createKnowledgeBaseRetriever } from '../functions/adapters/bedrock/knowledge-base-retriever.js';
+import {
+  searchTypeOf,
+  searchTypeProblem,
+  type VectorStore,
+} from '../functions/adapters/bedrock/vector-store-search.js';
 import type { Retriever } from '../functions/chat/ports.js';
 import { toRetrievalQuery } from '../functions/chat/retrieval-query.js';
 import { type RerankingModelId, rerankingModelRegions } from '../lib/config.js';
 import { stackOutputNames } from '../lib/service-desk-stack.js';
 import { startLocalBedrockServer } from '../local/bedrock/start-local-bedrock-server.js';
-import { readDeployedStack, requireOutput, SkipError } from '../scripts/deployed-stack.js';
+import {
+  readDeployedStack,
+  requireOutput,
+  SkipError,
+  vectorStoreOf,
+} from '../scripts/deployed-stack.js';
 import {
   type EvaluationReport,
   evalHalf,
@@ -52,7 +67,7 @@ const { values } = parseArgs({
     'knowledge-base-id': { type: 'string' },
     queries: { type: 'string', default: 'data/eval/retrieval-queries.jsonl' },
     json: { type: 'string' },
-    'search-type': { type: 'string', default: 'HYBRID' },
+    'search-type': { type: 'string' },
     expansion: { type: 'string', default: 'both' },
     rerank: { type: 'string' },
     'reranking-model': { type: 'string' },
@@ -89,11 +104,36 @@ function rerankingModelArn(region: string): string {
   return `arn:aws:bedrock:${region}::foundation-model/${modelId}`;
 }
 
+type SearchType = 'HYBRID' | 'SEMANTIC';
+
 interface RetrievalSource {
-  /** A retriever, reranking with the given model ARN when there is one. */
-  readonly retrieverFor: (rerankingModelArn?: string) => Retriever;
+  /** A retriever of one search type, reranking with the given model ARN when there is one. */
+  readonly retrieverFor: (searchType: SearchType, rerankingModelArn?: string) => Retriever;
+  /** The search types to run, one table each. */
+  readonly searchTypes: readonly SearchType[];
   readonly label: string;
+  readonly vectorStore: VectorStore;
   readonly region?: string;
+}
+
+/** `--search-type` on a store: the function's own type by default; HYBRID where it exists only. */
+function searchTypesFor(vectorStore: VectorStore, option: string | undefined): SearchType[] {
+  const wanted: SearchType[] =
+    option === undefined
+      ? [searchTypeOf(vectorStore)]
+      : option === 'both'
+        ? ['HYBRID', 'SEMANTIC']
+        : option === 'HYBRID' || option === 'SEMANTIC'
+          ? [option]
+          : [];
+  if (wanted.length === 0) {
+    throw new UsageError(`--search-type must be HYBRID, SEMANTIC or both, not ${option}`);
+  }
+  for (const searchType of wanted) {
+    const problem = searchTypeProblem(searchType, vectorStore);
+    if (problem) throw new UsageError(`--search-type ${option}: ${problem}`);
+  }
+  return wanted;
 }
 
 async function deployedRetriever(): Promise<RetrievalSource> {
@@ -103,12 +143,20 @@ async function deployedRetriever(): Promise<RetrievalSource> {
   const { region } = stack;
   const knowledgeBaseId =
     values['knowledge-base-id'] ?? requireOutput(stack, stackOutputNames.knowledgeBaseId);
-  const searchType = values['search-type'] === 'SEMANTIC' ? 'SEMANTIC' : 'HYBRID';
+  const vectorStore = vectorStoreOf(stack);
   const client = new BedrockAgentRuntimeClient({ region });
   return {
-    retrieverFor: (rerankingModelArn) =>
-      createKnowledgeBaseRetriever({ client, knowledgeBaseId, searchType, rerankingModelArn }),
-    label: `Knowledge Base ${knowledgeBaseId} (${region}, ${searchType})`,
+    retrieverFor: (searchType, rerankingModelArn) =>
+      createKnowledgeBaseRetriever({
+        client,
+        knowledgeBaseId,
+        vectorStore,
+        searchType,
+        rerankingModelArn,
+      }),
+    searchTypes: searchTypesFor(vectorStore, values['search-type']),
+    label: `Knowledge Base ${knowledgeBaseId} (${region}, vector store ${vectorStore})`,
+    vectorStore,
     region,
   };
 }
@@ -141,10 +189,17 @@ async function main(): Promise<void> {
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
+    if (values['search-type'] !== undefined) {
+      throw new UsageError(
+        '--search-type needs --target aws: the local Knowledge Base has only keyword search',
+      );
+    }
     source = {
       retrieverFor: () =>
         createKnowledgeBaseRetriever({ client, knowledgeBaseId: bedrock.knowledgeBaseId }),
-      label: 'local Knowledge Base (data/tickets)',
+      searchTypes: ['HYBRID'],
+      label: 'local Knowledge Base (data/tickets, keyword search)',
+      vectorStore: 'opensearch-serverless',
     };
   } else {
     throw new UsageError(`--target must be local or aws, not ${values.target}`);
@@ -154,24 +209,38 @@ async function main(): Promise<void> {
     const rerankingArn = rerankModes.includes('on')
       ? rerankingModelArn(source.region ?? '')
       : undefined;
-    for (const rerank of rerankModes) {
-      const retriever = source.retrieverFor(rerank === 'on' ? rerankingArn : undefined);
-      for (const mode of expansionModes) {
-        const expand = mode === 'on';
-        const outcomes = await runRetrievalEvaluation(queries, retriever, {
-          queryFor: (text) => toRetrievalQuery(text, { expand }),
-        });
-        const report = scoreOutcomes(outcomes);
-        const reranked = values.rerank === undefined ? '' : `, reranking ${rerank}`;
-        reports[`expansion_${mode}${values.rerank === undefined ? '' : `_rerank_${rerank}`}`] =
-          report;
-        const model = rerank === 'on' ? ` (${rerankingArn?.split('/').at(-1)})` : '';
-        const title = `Retrieval evaluation: ${source.label}, ${queries.length} queries${half}, glossary expansion ${mode}${reranked}${model}`;
-        console.log(`${formatReport(report, title)}\n`);
-        if (report.restricted.returned > 0) process.exitCode = 1;
+    const aws = values.target === 'aws';
+    for (const searchType of source.searchTypes) {
+      for (const rerank of rerankModes) {
+        const retriever = source.retrieverFor(
+          searchType,
+          rerank === 'on' ? rerankingArn : undefined,
+        );
+        for (const mode of expansionModes) {
+          const expand = mode === 'on';
+          const outcomes = await runRetrievalEvaluation(queries, retriever, {
+            queryFor: (text) => toRetrievalQuery(text, { expand }),
+          });
+          const report = scoreOutcomes(outcomes);
+          const reranked = values.rerank === undefined ? '' : `, reranking ${rerank}`;
+          const searched = aws ? `, ${searchType}` : '';
+          const key = [
+            ...(source.searchTypes.length > 1 ? [searchType.toLowerCase()] : []),
+            `expansion_${mode}`,
+            ...(values.rerank === undefined ? [] : [`rerank_${rerank}`]),
+          ].join('_');
+          reports[key] = report;
+          const model = rerank === 'on' ? ` (${rerankingArn?.split('/').at(-1)})` : '';
+          const title = `Retrieval evaluation: ${source.label}${searched}, ${queries.length} queries${half}, glossary expansion ${mode}${reranked}${model}`;
+          console.log(`${formatReport(report, title)}\n`);
+          if (report.restricted.returned > 0) process.exitCode = 1;
+        }
       }
     }
-    if (values.json) await writeFile(values.json, `${JSON.stringify(reports, null, 2)}\n`);
+    if (values.json) {
+      const document = { vectorStore: source.vectorStore, ...reports };
+      await writeFile(values.json, `${JSON.stringify(document, null, 2)}\n`);
+    }
   } finally {
     await close();
   }

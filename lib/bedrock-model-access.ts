@@ -49,10 +49,27 @@ export function modelInvokeStatements(
     new iam.PolicyStatement({ actions: [...actions], resources: [profileArn] }),
     new iam.PolicyStatement({
       actions: [...actions],
-      resources: [foundationModelArnInAnyRegion(modelId)],
+      resources: [
+        foundationModelArnInAnyRegion(modelId),
+        // A global profile's requests are authorized on the region-less ARN. IAM's `*` matches
+        // the empty region too, but AWS's policy for global profiles names this ARN itself, and
+        // the first chat must not depend on a matching subtlety (AccessDenied otherwise).
+        ...(inferenceProfilePrefix(modelId) === 'global'
+          ? [regionlessFoundationModelArn(modelId)]
+          : []),
+      ],
       conditions: { ArnLike: { 'bedrock:InferenceProfileArn': profileArn } },
     }),
   ];
+}
+
+/**
+ * `arn:<partition>:bedrock:::foundation-model/<model>`: the foundation model of a global
+ * inference profile as AWS's IAM example grants it
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html).
+ */
+export function regionlessFoundationModelArn(modelId: string): string {
+  return `arn:${Aws.PARTITION}:bedrock:::foundation-model/${foundationModelId(modelId)}`;
 }
 
 /** `arn:<partition>:bedrock:*::foundation-model/<model>` (the `*` also matches the empty region). */

@@ -1,5 +1,11 @@
 import { z } from 'zod';
+import {
+  searchTypeOf,
+  VECTOR_STORES,
+  type VectorStore,
+} from '../functions/adapters/bedrock/vector-store-search.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
+import type { ModelPrice } from '../functions/observability/model-prices.js';
 import {
   DEFAULT_PADDING_BYTES,
   MIN_PADDING_BYTES,
@@ -20,6 +26,33 @@ export const embeddingModelDimensions = {
 } as const;
 
 export type EmbeddingModelId = keyof typeof embeddingModelDimensions;
+
+/**
+ * The distance metric of the S3 Vectors index for each embedding model (`cosine` or
+ * `euclidean`). All of these are trained for cosine similarity (Titan v2 and Cohere v3 document
+ * it; Bedrock's quick-create S3 Vectors index uses cosine), so cosine throughout; a model whose
+ * vectors are compared by L2 would say `euclidean` here.
+ */
+export const embeddingModelDistances = {
+  'amazon.titan-embed-text-v2:0': 'cosine',
+  'amazon.titan-embed-text-v1': 'cosine',
+  'cohere.embed-multilingual-v3': 'cosine',
+  'cohere.embed-english-v3': 'cosine',
+} as const satisfies Record<EmbeddingModelId, 'cosine' | 'euclidean'>;
+
+/**
+ * Where the Knowledge Base keeps its vectors (docs/deploy.md compares them, ADR 0014):
+ *
+ * - `opensearch-serverless`: HYBRID search (keyword + vector, with the Japanese analyzer); an
+ *   idle floor of 0.5 + 0.5 OCU (≈ $175/month).
+ * - `s3-vectors`: semantic search only; no idle floor.
+ * - `other`: a reused Knowledge Base (`existingKnowledgeBaseId`) on any other store (Aurora,
+ *   Pinecone, …): semantic search with the general filters.
+ *
+ * The list and the search type per store live with the retriever
+ * (functions/adapters/bedrock/vector-store-search.ts).
+ */
+export { searchTypeOf, VECTOR_STORES, type VectorStore };
 
 const embeddingModelIds = Object.keys(embeddingModelDimensions) as [
   EmbeddingModelId,
@@ -76,6 +109,32 @@ const listSetting = z.preprocess(
   z.array(z.string()),
 );
 
+/** A price per million tokens: `modelPrices` entries (see functions/observability/model-prices.ts). */
+const modelPriceSchema = z
+  .object({
+    inputPerMillion: z.number().min(0),
+    outputPerMillion: z.number().min(0),
+    cacheWritePerMillion: z.number().min(0).optional(),
+    cacheReadPerMillion: z.number().min(0).optional(),
+  })
+  .strict() satisfies z.ZodType<ModelPrice>;
+
+// cdk.json gives an object; `-c modelPrices='{…}'` gives its JSON text.
+const modelPricesSetting = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  },
+  z.record(
+    z.string().regex(/^[a-z0-9-]+(\.[\w.:-]+)+$/, 'must be a Bedrock model id'),
+    modelPriceSchema,
+  ),
+);
+
 const domainPattern = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 
@@ -112,7 +171,19 @@ export const serviceDeskConfigSchema = z
      */
     promptCaching: z.enum(['auto', 'off']).default('auto'),
     embeddingModelId: z.enum(embeddingModelIds).default('amazon.titan-embed-text-v2:0'),
-    /** Reuse this Knowledge Base instead of provisioning OpenSearch Serverless (≈$175/month). */
+    /**
+     * The Knowledge Base's vector store ({@link VECTOR_STORES}): what this stack provisions, or,
+     * with `existingKnowledgeBaseId`, the store that Knowledge Base uses, which decides the
+     * search type (HYBRID only on OpenSearch Serverless; others reject it).
+     */
+    vectorStore: z.enum(VECTOR_STORES).default('opensearch-serverless'),
+    /**
+     * Prices per million tokens (USD) that add to or override the built-in table
+     * (functions/observability/model-prices.ts), keyed by foundation-model id, for the
+     * estimated-cost metric: `{ "anthropic.claude-…": { "inputPerMillion": 3, "outputPerMillion": 15 } }`.
+     */
+    modelPrices: modelPricesSetting.default({}),
+    /** Reuse this Knowledge Base instead of provisioning a vector store and Knowledge Base. */
     existingKnowledgeBaseId: z
       .string()
       .regex(/^[0-9A-Z]{10}$/)
@@ -233,8 +304,8 @@ export const serviceDeskConfigSchema = z
       })
       .optional(),
     /**
-     * The role CloudFormation uses to create the vector index. Default: the CDK bootstrap
-     * `cfn-exec-role`. Set it when deploying with a custom synthesizer or bootstrap.
+     * A deployment role that may manage the OpenSearch vector index, as collectionAdminRoleArns.
+     * Not needed to deploy: the stack's own function creates the index (ADR 0014).
      */
     deploymentRoleArn: z.string().regex(roleArnPattern).optional(),
     /** Extra roles allowed to inspect the vector index (e.g. an operator role). */
@@ -269,6 +340,24 @@ export const serviceDeskConfigSchema = z
   })
   .strict()
   .superRefine((config, context) => {
+    if (config.vectorStore === 'other' && !config.existingKnowledgeBaseId) {
+      context.addIssue({
+        code: 'custom',
+        path: ['vectorStore'],
+        message:
+          "'other' describes a reused Knowledge Base (existingKnowledgeBaseId); this stack " +
+          "provisions 'opensearch-serverless' or 's3-vectors'",
+      });
+    }
+    if (config.vectorStore !== 'opensearch-serverless' && config.standbyReplicas) {
+      context.addIssue({
+        code: 'custom',
+        path: ['standbyReplicas'],
+        message:
+          'standbyReplicas is an OpenSearch Serverless setting; vectorStore is ' +
+          config.vectorStore,
+      });
+    }
     const captureSettings = [config.existingDocumentBucketName, config.existingDataSourceId];
     if (captureSettings.some(Boolean) && !config.existingKnowledgeBaseId) {
       context.addIssue({
@@ -314,23 +403,29 @@ export const serviceDeskConfigSchema = z
 export type ServiceDeskConfig = z.infer<typeof serviceDeskConfigSchema>;
 
 /**
- * Parses the CDK context into a typed config, with an error that names every bad key.
+ * Parses the CDK context into a typed config, with an error that names every bad key; a key
+ * that is not a setting is named with the closest setting (a misspelled `vectorstore` would
+ * otherwise deploy the default silently).
  *
  * @example
- * const config = parseServiceDeskConfig(readContext(app, configKeys));
+ * const config = parseServiceDeskConfig(settingsInContext(app.node.getAllContext()));
  */
 export function parseServiceDeskConfig(context: Record<string, unknown>): ServiceDeskConfig {
   const parsed = serviceDeskConfigSchema.safeParse(context);
   if (!parsed.success) {
     const problems = parsed.error.issues
-      .map((issue) => `  - ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .flatMap((issue) =>
+        issue.code === 'unrecognized_keys'
+          ? issue.keys.map((key) => `  - ${key}: ${unknownSettingMessage(key)}`)
+          : [`  - ${issue.path.join('.') || '(root)'}: ${issue.message}`],
+      )
       .join('\n');
     throw new Error(`Invalid cdk.json context:\n${problems}`);
   }
   return parsed.data;
 }
 
-/** The context keys this app reads; anything else in `context` (feature flags) is ignored. */
+/** The context keys this app reads as settings. */
 export const configKeys = Object.keys(serviceDeskConfigSchema.shape) as (keyof ServiceDeskConfig)[];
 
 /**
@@ -347,6 +442,64 @@ export function linkDomainsOf(config: ServiceDeskConfig): string[] {
       ...new Set([...config.allowedEmailDomains, ...DEFAULT_VENDOR_LINK_DOMAINS]),
     ]
   );
+}
+
+/**
+ * Context keys that belong to CDK itself, not to this app: feature flags (`@aws-cdk/…`,
+ * `@aws-cdk-containers/…`), the CLI's own (`aws:cdk:…`, `cdk-…`, `acknowledged-issue-numbers`,
+ * `cli-telemetry`) and the lookup cache of cdk.context.json (`availability-zones:account=…`, any
+ * key with a `:`). Everything else is a setting, and an unknown one is an error.
+ */
+export function isCdkContextKey(key: string): boolean {
+  return (
+    key.startsWith('@') ||
+    key.includes(':') ||
+    key.startsWith('cdk-') ||
+    key === 'acknowledged-issue-numbers' ||
+    key === 'cli-telemetry' ||
+    key === 'notices'
+  );
+}
+
+/**
+ * The settings in a CDK context (`app.node.getAllContext()`): every key but CDK's own
+ * ({@link isCdkContextKey}), without the `null`s cdk.json lists optional keys with (unset).
+ */
+export function settingsInContext(context: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(context).filter(
+      ([key, value]) => !isCdkContextKey(key) && value !== undefined && value !== null,
+    ),
+  );
+}
+
+function unknownSettingMessage(key: string): string {
+  const closest = closestSetting(key);
+  return `not a setting of this app${closest ? `; did you mean ${closest}?` : ''} (docs/deploy.md lists them)`;
+}
+
+/** The setting nearest to `key` by edit distance (case-insensitive), if it is plausibly a typo. */
+export function closestSetting(key: string): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of configKeys) {
+    const distance = editDistance(key.toLowerCase(), name.toLowerCase());
+    if (!best || distance < best.distance) best = { name, distance };
+  }
+  return best && best.distance <= Math.max(2, Math.floor(key.length / 3)) ? best.name : undefined;
+}
+
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 /** The vector dimension of an embedding model. */

@@ -1,5 +1,6 @@
 import { type App, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { warnOnNonDefaultBootstrap } from './bootstrap-check.js';
 import type { ServiceDeskConfig } from './config.js';
 import {
   AlarmTopic,
@@ -58,6 +59,7 @@ export function addServiceDeskStacks(
       })
     : undefined;
   edgeMonitoring?.addStackDependency(main, 'it alarms on the distribution');
+  for (const stack of [main, waf, edgeMonitoring]) if (stack) warnOnNonDefaultBootstrap(stack);
   return { main, waf, edgeMonitoring };
 }
 

@@ -42,6 +42,11 @@ export interface ServiceDeskPaths {
   readonly webApp: WebAppInput;
   /** The Knowledge Base documents (`data/tickets`); unused with `existingKnowledgeBaseId`. */
   readonly ticketsPath: string;
+  /**
+   * The OpenSearch vector index custom resource's handler.
+   * @default functions/opensearch-index/handler.ts
+   */
+  readonly vectorIndexEntry?: string;
 }
 
 export interface ServiceDeskStackProps extends StackProps {
@@ -69,6 +74,8 @@ export const stackOutputNames = {
   functionUrl: 'ApiFunctionUrl',
   functionName: 'ApiFunctionName',
   knowledgeEditorGroup: 'KnowledgeEditorGroup',
+  /** The `vectorStore` setting: what the acceptance suite and `npm run eval` report and search by. */
+  vectorStore: 'VectorStore',
 } as const;
 
 /**
@@ -124,10 +131,15 @@ export class ServiceDeskStack extends Stack {
         namePrefix: resourceNamePrefix(this.stackName),
         embeddingModelId: config.embeddingModelId,
         ticketsPath: paths.ticketsPath,
+        vectorIndexEntry: paths.vectorIndexEntry,
+        // 'other' is refused without existingKnowledgeBaseId (lib/config.ts).
+        vectorStore: config.vectorStore === 's3-vectors' ? 's3-vectors' : 'opensearch-serverless',
         standbyReplicas: config.standbyReplicas,
         rerankingModelId: config.rerankingModelId || undefined,
-        deploymentRoleArn: config.deploymentRoleArn,
-        adminRoleArns: config.collectionAdminRoleArns,
+        adminRoleArns: [
+          ...(config.deploymentRoleArn ? [config.deploymentRoleArn] : []),
+          ...config.collectionAdminRoleArns,
+        ],
         removalPolicy,
         providerLogGroup,
         logRetention,
@@ -164,6 +176,8 @@ export class ServiceDeskStack extends Stack {
         editorGroupName: knowledgeEditorGroupName,
       },
       modelId: config.modelId,
+      vectorStore: config.vectorStore,
+      modelPrices: config.modelPrices,
       userPoolId: auth.userPool.userPoolId,
       userPoolClientId: auth.userPoolClientId,
       retentionDays: config.retentionDays,
@@ -240,6 +254,7 @@ export class ServiceDeskStack extends Stack {
       [stackOutputNames.functionUrl]: api.functionUrl.url,
       [stackOutputNames.functionName]: api.function.functionName,
       [stackOutputNames.knowledgeEditorGroup]: auth.knowledgeEditorGroup.ref,
+      [stackOutputNames.vectorStore]: config.vectorStore,
     };
     for (const [name, value] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value });

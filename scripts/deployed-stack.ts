@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  VECTOR_STORES,
+  type VectorStore,
+} from '../functions/adapters/bedrock/vector-store-search.js';
 
 /**
  * The deployed stack as the operator commands (`npm run eval -- --target aws`, `npm run usage --
@@ -47,4 +51,18 @@ export function requireOutput(stack: DeployedStack, key: string): string {
   const value = stack.outputs[key];
   if (!value) throw new Error(`stack ${stack.stackName} (${stack.region}) has no ${key} output`);
   return value;
+}
+
+/**
+ * The deployed Knowledge Base's vector store, from the stack's `VectorStore` output: what the
+ * eval and the acceptance suite search with and report. A stack deployed before the output
+ * existed is on OpenSearch Serverless (the only store then).
+ */
+export function vectorStoreOf(stack: DeployedStack): VectorStore {
+  const value = stack.outputs.VectorStore;
+  if (value === undefined || value === '') return 'opensearch-serverless';
+  if (!(VECTOR_STORES as readonly string[]).includes(value)) {
+    throw new Error(`stack ${stack.stackName} has an unknown VectorStore output: ${value}`);
+  }
+  return value as VectorStore;
 }

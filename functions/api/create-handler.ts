@@ -20,6 +20,7 @@ import {
   type Retriever,
 } from '../chat/ports.js';
 import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/publish-ticket.js';
+import { withPrices } from '../observability/model-prices.js';
 import { createObservability } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
@@ -61,6 +62,8 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
     logLevel: config.LOG_LEVEL,
     metrics: config.METRICS,
     tracing: config.POWERTOOLS_TRACE_ENABLED,
+    prices: withPrices(config.MODEL_PRICES),
+    modelId: config.MODEL_ID,
   });
   const { tracing } = observability;
   const documents = DynamoDBDocumentClient.from(
@@ -84,6 +87,7 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
         new BedrockAgentRuntimeClient({ region, endpoint: config.BEDROCK_AGENT_RUNTIME_ENDPOINT }),
       ),
       knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+      vectorStore: config.VECTOR_STORE,
       searchType: config.SEARCH_TYPE,
       rerankingModelArn: config.RERANKING_MODEL_ARN,
     });

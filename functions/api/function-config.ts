@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -73,7 +74,13 @@ export const functionConfigSchema = z
       .int()
       .min(0)
       .default(32 * 1024 * 1024),
-    SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).default('HYBRID'),
+    /**
+     * The Knowledge Base's vector store (the `vectorStore` deploy setting): which search type and
+     * filter operators `Retrieve` may use (functions/adapters/bedrock/vector-store-search.ts).
+     */
+    VECTOR_STORE: z.enum(VECTOR_STORES).default('opensearch-serverless'),
+    /** Unset: HYBRID on OpenSearch Serverless, SEMANTIC elsewhere. HYBRID elsewhere is an error. */
+    SEARCH_TYPE: z.enum(['HYBRID', 'SEMANTIC']).optional(),
     /**
      * Foundation-model ARN of the reranker `Retrieve` uses for searches (the `rerankingModelId`
      * deploy setting); empty or unset: no reranking.
@@ -95,6 +102,34 @@ export const functionConfigSchema = z
      * 0012); over it: 429 until midnight UTC. 0 turns it off.
      */
     DAILY_TOKEN_BUDGET: z.coerce.number().int().min(0).default(2_000_000),
+    /**
+     * Prices per million tokens that add to or override the built-in table (the `modelPrices`
+     * deploy setting), as JSON: `{"anthropic.claude-…":{"inputPerMillion":3,"outputPerMillion":15}}`.
+     */
+    MODEL_PRICES: z
+      .string()
+      .default('{}')
+      .transform((text, context) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          context.addIssue({ code: 'custom', message: 'MODEL_PRICES must be JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(
+        z.record(
+          z.string(),
+          z
+            .object({
+              inputPerMillion: z.number().min(0),
+              outputPerMillion: z.number().min(0),
+              cacheWritePerMillion: z.number().min(0).optional(),
+              cacheReadPerMillion: z.number().min(0).optional(),
+            })
+            .strict(),
+        ),
+      ),
     /** Powertools Logger level of the request and chat lines (never message text). */
     LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
     /** Publish the chat metrics (CloudWatch embedded metric format on stdout). */
@@ -190,6 +225,11 @@ export const functionConfigSchema = z
         code: 'custom',
         message: 'GUARDRAIL_IDENTIFIER and GUARDRAIL_VERSION go together: set both or neither',
       });
+    }
+    const searchProblem =
+      config.SEARCH_TYPE && searchTypeProblem(config.SEARCH_TYPE, config.VECTOR_STORE);
+    if (searchProblem) {
+      context.addIssue({ code: 'custom', path: ['SEARCH_TYPE'], message: searchProblem });
     }
     if (config.KNOWLEDGE_BUCKET && !config.KNOWLEDGE_DATA_SOURCE_ID) {
       context.addIssue({

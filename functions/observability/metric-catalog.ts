@@ -25,6 +25,11 @@ export const chatMetrics = {
   cacheWriteInputTokens: { name: 'CacheWriteInputTokens', unit: 'Count' },
   /** From the per-model price table (`model-prices.ts`, cache reads and writes at their prices), in US dollars. */
   estimatedCost: { name: 'EstimatedCostUSD', unit: 'None' },
+  /**
+   * Chats whose tokens are known but whose model has no price (`modelPrices` deploy setting): the
+   * cost metric is missing for them, and this says so instead of the sum quietly shrinking.
+   */
+  costUnknown: { name: 'CostUnknown', unit: 'Count' },
   ticketsCited: { name: 'TicketsCited', unit: 'Count' },
   /** Cards grounding dropped (not retrieved, malformed id, restricted, duplicate, over limit). */
   ticketsDropped: { name: 'TicketsDroppedByGrounding', unit: 'Count' },

@@ -3,7 +3,9 @@
  * for your region), for the estimated-cost metric and `npm run usage`. Keyed by the foundation
  * model id; a cross-Region inference profile (`global.`, `us.`, `jp.`, `apac.`, `eu.` …) maps to
  * its model. Geographic profiles cost about 10% more than the global one; the estimate ignores
- * that. A model missing here gets no cost rather than a wrong one.
+ * that. A model missing here gets no cost rather than a wrong one — and says so: the function
+ * logs one warning at cold start and marks each chat `cost_unknown` (metric `CostUnknown`); the
+ * `modelPrices` deploy setting adds or overrides prices (`MODEL_PRICES`, {@link withPrices}).
  *
  * Prompt caching (ADR 0009): tokens written to the cache and tokens read from it have prices of
  * their own. A model without them gets no cost for an answer that reported cache tokens.
@@ -50,6 +52,8 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
   'anthropic.claude-sonnet-4-20250514-v1:0': priced(3, 15, CLAUDE_CACHE),
   'anthropic.claude-haiku-4-5-20251001-v1:0': priced(1, 5, CLAUDE_CACHE),
   'anthropic.claude-opus-4-1-20250805-v1:0': priced(15, 75, CLAUDE_CACHE),
+  'anthropic.claude-opus-4-5-20251101-v1:0': priced(5, 25, CLAUDE_CACHE),
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': priced(3, 15, CLAUDE_CACHE),
   'anthropic.claude-3-5-haiku-20241022-v1:0': priced(0.8, 4, CLAUDE_CACHE),
   'amazon.nova-pro-v1:0': priced(0.8, 3.2, NOVA_CACHE),
   'amazon.nova-lite-v1:0': priced(0.06, 0.24, NOVA_CACHE),
@@ -65,8 +69,23 @@ export function foundationModelOf(modelId: string): string {
   return modelId.replace(PROFILE_PREFIX, '');
 }
 
-export function priceOf(modelId: string): ModelPrice | undefined {
-  return MODEL_PRICES[foundationModelOf(modelId)];
+/** A price table: model or foundation-model id → price. */
+export type PriceTable = Readonly<Record<string, ModelPrice>>;
+
+/** {@link MODEL_PRICES} with `overrides` (the `modelPrices` deploy setting) added or replacing. */
+export function withPrices(overrides: PriceTable): PriceTable {
+  return { ...MODEL_PRICES, ...overrides };
+}
+
+/**
+ * The price of a model: an entry for the exact id (a profile priced on its own) first, then its
+ * foundation model's.
+ */
+export function priceOf(
+  modelId: string,
+  prices: PriceTable = MODEL_PRICES,
+): ModelPrice | undefined {
+  return prices[modelId] ?? prices[foundationModelOf(modelId)];
 }
 
 /** The tokens of one answer as the model reported them; cache counts only with prompt caching. */
@@ -90,8 +109,9 @@ export interface TokenCounts {
 export function estimateCostUsd(
   modelId: string,
   tokens: TokenCounts | undefined,
+  prices: PriceTable = MODEL_PRICES,
 ): number | undefined {
-  const price = priceOf(modelId);
+  const price = priceOf(modelId, prices);
   return price && tokens ? costAt(price, tokens) : undefined;
 }
 

@@ -10,7 +10,7 @@ import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
 } from './metric-catalog.js';
-import { estimateCostUsd } from './model-prices.js';
+import { estimateCostUsd, MODEL_PRICES, type PriceTable, priceOf } from './model-prices.js';
 import { createTracing, type Tracing } from './tracing.js';
 
 /**
@@ -29,6 +29,13 @@ export interface ObservabilityOptions {
   readonly metrics: boolean;
   /** Trace requests and AWS calls with X-Ray (needs active tracing on the function). */
   readonly tracing: boolean;
+  /** Prices for the estimated cost (`withPrices(MODEL_PRICES env)`). @default MODEL_PRICES */
+  readonly prices?: PriceTable;
+  /**
+   * The model the function calls: without a price it is warned about once, when the
+   * observability is created (cold start), rather than silently missing from the cost metric.
+   */
+  readonly modelId?: string;
 }
 
 export interface RequestOutcome {
@@ -101,6 +108,13 @@ export function ownerHashOf(owner: Owner): string {
 export function createObservability(options: ObservabilityOptions): Observability {
   const logger = new Logger({ serviceName: METRICS_SERVICE, logLevel: options.logLevel });
   const tracing = createTracing({ enabled: options.tracing });
+  const prices = options.prices ?? MODEL_PRICES;
+  if (options.modelId !== undefined && priceOf(options.modelId, prices) === undefined) {
+    logger.warn('model has no price: the estimated cost of its chats is unknown', {
+      model_id: options.modelId,
+      hint: 'add it to the modelPrices deploy setting (docs/deploy.md, Cost)',
+    });
+  }
   // The first request of a container pays the init; the log says which one it was.
   let coldStart = true;
   const takeColdStart = () => {
@@ -187,12 +201,21 @@ export function createObservability(options: ObservabilityOptions): Observabilit
         const costUsd =
           report.inputTokens === undefined || report.outputTokens === undefined
             ? undefined
-            : estimateCostUsd(report.modelId, {
-                inputTokens: report.inputTokens,
-                outputTokens: report.outputTokens,
-                cacheReadInputTokens: report.cacheReadInputTokens,
-                cacheWriteInputTokens: report.cacheWriteInputTokens,
-              });
+            : estimateCostUsd(
+                report.modelId,
+                {
+                  inputTokens: report.inputTokens,
+                  outputTokens: report.outputTokens,
+                  cacheReadInputTokens: report.cacheReadInputTokens,
+                  cacheWriteInputTokens: report.cacheWriteInputTokens,
+                },
+                prices,
+              );
+        // Tokens without a price (a model not in the table, or cache tokens it has no price for).
+        const costUnknown =
+          report.inputTokens !== undefined &&
+          report.outputTokens !== undefined &&
+          costUsd === undefined;
         logger.info('chat finished', {
           owner_hash: ownerHashOf(report.owner),
           conversation_id: report.conversationId,
@@ -210,6 +233,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
           cache_read_input_tokens: report.cacheReadInputTokens,
           cache_write_input_tokens: report.cacheWriteInputTokens,
           estimated_cost_usd: costUsd,
+          ...(costUnknown ? { cost_unknown: true } : {}),
           tickets_retrieved: report.ticketsRetrieved,
           tickets_cited: report.ticketsCited,
           tickets_dropped: report.ticketsDropped,
@@ -219,7 +243,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
           unverified_links: report.unverifiedLinks,
           heartbeats_sent: report.heartbeatsSent,
         });
-        if (options.metrics) publishChatMetrics(report, costUsd);
+        if (options.metrics) publishChatMetrics(report, costUsd, costUnknown);
       },
     },
   };
@@ -229,7 +253,11 @@ export function createObservability(options: ObservabilityOptions): Observabilit
  * One EMF document per chat. A `Metrics` instance per chat, because the local stack runs
  * concurrent chats in one process and a shared instance would mix their values.
  */
-function publishChatMetrics(report: ChatReport, costUsd: number | undefined): void {
+function publishChatMetrics(
+  report: ChatReport,
+  costUsd: number | undefined,
+  costUnknown: boolean,
+): void {
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
   const add = (metric: { name: string; unit: string }, value: number | undefined) => {
     if (value !== undefined)
@@ -249,6 +277,7 @@ function publishChatMetrics(report: ChatReport, costUsd: number | undefined): vo
   add(chatMetrics.cacheReadInputTokens, report.cacheReadInputTokens);
   add(chatMetrics.cacheWriteInputTokens, report.cacheWriteInputTokens);
   add(chatMetrics.estimatedCost, costUsd);
+  if (costUnknown) add(chatMetrics.costUnknown, 1);
   add(chatMetrics.heartbeats, report.heartbeatsSent);
   if (report.outcome !== 'replayed') {
     add(chatMetrics.ticketsCited, report.ticketsCited);

@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
+import type { ModelPrice } from '../../functions/observability/model-prices.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -19,6 +20,7 @@ import {
   rerankingModelArn,
   rerankStatements,
 } from '../bedrock-model-access.js';
+import { searchTypeOf, type VectorStore } from '../config.js';
 import { resourceAsNagRendersIt } from '../nag-acknowledgements.js';
 import { type KnowledgeBaseReference, publishedTicketsKeyPrefix } from './knowledge-base.js';
 
@@ -47,6 +49,9 @@ export const apiEnvironmentNames = {
   knowledgeDataSourceId: 'KNOWLEDGE_DATA_SOURCE_ID',
   knowledgeKeyPrefix: 'KNOWLEDGE_KEY_PREFIX',
   knowledgeEditorGroup: 'KNOWLEDGE_EDITOR_GROUP',
+  vectorStore: 'VECTOR_STORE',
+  searchType: 'SEARCH_TYPE',
+  modelPrices: 'MODEL_PRICES',
 } as const;
 
 type ApiEnvironmentName = (typeof apiEnvironmentNames)[keyof typeof apiEnvironmentNames];
@@ -179,6 +184,14 @@ export interface ApiFunctionProps {
   readonly knowledgeCapture?: KnowledgeCaptureTarget;
   /** Model or inference-profile id for ConverseStream. */
   readonly modelId: string;
+  /**
+   * The Knowledge Base's vector store: the function searches HYBRID on OpenSearch Serverless,
+   * SEMANTIC elsewhere, with the filters the store supports.
+   * @default 'opensearch-serverless'
+   */
+  readonly vectorStore?: VectorStore;
+  /** Prices that add to or override the function's table (`modelPrices`). @default none */
+  readonly modelPrices?: Readonly<Record<string, ModelPrice>>;
   readonly userPoolId: string;
   readonly userPoolClientId: string;
   /** Days until a conversation expires (TTL), counted from its last change. */
@@ -284,6 +297,9 @@ export class ApiFunction extends Construct {
         [apiEnvironmentNames.guardrailIdentifier]: props.guardrail.identifier,
         [apiEnvironmentNames.guardrailVersion]: props.guardrail.version,
       }),
+      [apiEnvironmentNames.vectorStore]: props.vectorStore ?? 'opensearch-serverless',
+      [apiEnvironmentNames.searchType]: searchTypeOf(props.vectorStore ?? 'opensearch-serverless'),
+      [apiEnvironmentNames.modelPrices]: JSON.stringify(props.modelPrices ?? {}),
       ...(capture && {
         [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
         [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,

@@ -1,34 +1,19 @@
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  Aws,
-  aws_bedrock as bedrock,
-  CustomResource,
-  DefaultStackSynthesizer,
-  Duration,
-  Fn,
-  aws_opensearchserverless as oss,
-  RemovalPolicy,
-  Stack,
-  Validations,
-} from 'aws-cdk-lib';
+import { Aws, aws_bedrock as bedrock, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import * as s3 from 'aws-cdk-lib/aws-s3';
-import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as cr from 'aws-cdk-lib/custom-resources';
-import { Construct } from 'constructs';
+import { Construct, type IDependable } from 'constructs';
 import { rerankStatements } from '../bedrock-model-access.js';
 import { type EmbeddingModelId, embeddingDimension } from '../config.js';
-import {
-  acknowledgeAwsCustomResourceProvider,
-  acknowledgeBucketDeploymentProvider,
-} from '../nag-acknowledgements.js';
-import { hashTicketDocuments } from './hash-ticket-documents.js';
+import { acknowledgeAwsCustomResourceProvider } from '../nag-acknowledgements.js';
 import { KnowledgeBaseIngestionLogs } from './knowledge-base-ingestion-logs.js';
-import { vectorCollectionAccessRules } from './vector-collection-access-rules.js';
+import { OpenSearchVectorStore } from './opensearch-vector-store.js';
+import { S3VectorStore } from './s3-vector-store.js';
+import { TicketDocuments, ticketsKeyPrefix } from './ticket-documents.js';
+
+// Where other modules have always found them.
+export { publishedTicketsKeyPrefix, ticketsKeyPrefix } from './ticket-documents.js';
 
 /** What the API function needs to know about a Knowledge Base, provisioned or reused. */
 export interface KnowledgeBaseReference {
@@ -36,90 +21,21 @@ export interface KnowledgeBaseReference {
   readonly knowledgeBaseArn: string;
 }
 
-/** Field names Bedrock writes and reads in the vector index (its defaults for OSS). */
-export const knowledgeBaseFields = {
-  vector: 'bedrock-knowledge-base-default-vector',
-  text: 'AMAZON_BEDROCK_TEXT_CHUNK',
-  metadata: 'AMAZON_BEDROCK_METADATA',
-} as const;
-
 /**
- * The physical names of the collection, vector index and Knowledge Base, derived from the
- * settings CloudFormation cannot change in place, so that changing one creates new resources
- * under new names instead of failing:
- *
- * - `standbyReplicas` is create-only on the collection, whose name is fixed → the name says
- *   whether it has standby replicas;
- * - a `knn_vector` field's dimension (and method) cannot change on an existing index, and
- *   `AWS::OpenSearchServerless::Index` replaces only when its name changes → the index name is a
- *   hash of the embedding model and the whole mapping (vectors of two models must not share one
- *   index either);
- * - a Knowledge Base's storage and embedding settings are create-only and its name must be
- *   unique → its name joins the collection name and the index hash.
- *
- * The security and access policies name both possible collections, so they do not change
- * when the collection does.
+ * What a vector store gives the Knowledge Base built on it (OpenSearchVectorStore,
+ * S3VectorStore): its storage configuration, what the service role needs on it, what the
+ * Knowledge Base must be created after, and the names that change whenever it is replaced.
  */
-export function knowledgeBaseNames(
-  namePrefix: string,
-  settings: {
-    readonly standbyReplicas: boolean;
-    readonly embeddingModelId: string;
-    readonly mappings: unknown;
-  },
-) {
-  const collectionNames = [`${namePrefix}-tickets`, `${namePrefix}-tickets-sr`] as const;
-  const collection = collectionNames[settings.standbyReplicas ? 1 : 0];
-  const indexHash = createHash('sha256')
-    .update(JSON.stringify([settings.embeddingModelId, settings.mappings]))
-    .digest('hex')
-    .slice(0, 8);
-  return {
-    collection,
-    /** Every name the collection may have; the policies cover them all. */
-    collectionNames,
-    index: `tickets-${indexHash}`,
-    knowledgeBase: `${collection}-${indexHash}`,
-  };
+export interface KnowledgeBaseVectorStore {
+  readonly storageConfiguration: bedrock.CfnKnowledgeBase.StorageConfigurationProperty;
+  readonly serviceRoleStatements: iam.PolicyStatement[];
+  readonly knowledgeBaseDependencies: readonly IDependable[];
+  /** Unique per account and region, new whenever the store's create-only settings change. */
+  readonly knowledgeBaseName: string;
+  readonly indexName: string;
+  /** The search type the store supports best: HYBRID needs OpenSearch Serverless. */
+  readonly searchType: 'HYBRID' | 'SEMANTIC';
 }
-
-/**
- * The analyzer of the vector index's text field, for the keyword half of HYBRID search: the
- * kuromoji tokenizer (OpenSearch's Japanese morphological analyzer, available on OpenSearch
- * Serverless) with base forms (できません → できる), no particles or auxiliaries (part of speech,
- * stop words), katakana long-vowel stemming (プリンター = プリンタ), full-width/half-width folding
- * (ＶＰＮ = VPN) and lower case, so English tickets are searched as before. Declared in the
- * index's own settings (`AWS::OpenSearchServerless::Index` Analysis), so the Knowledge Base still
- * manages its fields and no custom resource has to create the index.
- */
-export const JAPANESE_TEXT_ANALYZER = {
-  name: 'ja_text',
-  definition: {
-    type: 'custom',
-    tokenizer: 'kuromoji_tokenizer',
-    filter: [
-      'kuromoji_baseform',
-      'kuromoji_part_of_speech',
-      'cjk_width',
-      'ja_stop',
-      'kuromoji_stemmer',
-      'lowercase',
-    ],
-  },
-} as const;
-
-/** Key prefix of the ticket documents in the document bucket: the data source's inclusion prefix. */
-export const ticketsKeyPrefix = 'tickets/';
-
-/**
- * Key prefix of the tickets staff publish from solved inquiries (knowledge capture). Inside
- * {@link ticketsKeyPrefix}, so the data source ingests them as it is; left alone by the
- * deployment's pruning (see `UploadTickets`), so a deploy keeps them.
- */
-export const publishedTicketsKeyPrefix = `${ticketsKeyPrefix}published/`;
-
-/** `published/`: the published tickets' folder relative to {@link ticketsKeyPrefix}. */
-const publishedTicketsFolder = publishedTicketsKeyPrefix.slice(ticketsKeyPrefix.length);
 
 const RERANK_ON_ANY_RESOURCE =
   ' bedrock:Rerank has no resource type (AWS documents it on *); the model it may invoke is ' +
@@ -135,7 +51,19 @@ export interface KnowledgeBaseProps {
   /** Directory of `<id>.md` + `<id>.md.metadata.json` documents, uploaded on every deploy. */
   readonly ticketsPath: string;
   /**
-   * Standby replicas double the OCU floor (≈$175 → ≈$350/month) for availability-zone redundancy.
+   * Where the vectors live: OpenSearch Serverless (HYBRID search, an OCU floor) or S3 Vectors
+   * (semantic search, no idle cost). ADR 0014, docs/deploy.md.
+   * @default 'opensearch-serverless'
+   */
+  readonly vectorStore?: 'opensearch-serverless' | 's3-vectors';
+  /**
+   * OpenSearch Serverless only: the index custom resource's handler.
+   * @default functions/opensearch-index/handler.ts
+   */
+  readonly vectorIndexEntry?: string;
+  /**
+   * OpenSearch Serverless only: standby replicas double the OCU floor (≈$175 → ≈$350/month) for
+   * availability-zone redundancy.
    * @default false
    */
   readonly standbyReplicas?: boolean;
@@ -146,13 +74,8 @@ export interface KnowledgeBaseProps {
    */
   readonly rerankingModelId?: string;
   /**
-   * The role CloudFormation uses to create the vector index; it must be in the data access policy
-   * or `AWS::OpenSearchServerless::Index` fails with "Access denied for operation 'CreateIndex'".
-   * @default the bootstrap `cfn-exec-role` of the stack's `DefaultStackSynthesizer`
-   */
-  readonly deploymentRoleArn?: string;
-  /**
-   * Extra roles that may read the index and manage it (operators debugging retrieval).
+   * OpenSearch Serverless only: roles that may manage the index (operators debugging retrieval).
+   * The index itself is created by the stack's own function, so no deployment role is needed.
    * @default none
    */
   readonly adminRoleArns?: readonly string[];
@@ -163,7 +86,8 @@ export interface KnowledgeBaseProps {
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
-   * Log group of the provider functions (BucketDeployment, AwsCustomResource).
+   * Log group of the provider functions (BucketDeployment, AwsCustomResource); the index
+   * function of OpenSearch Serverless has its own.
    * @default CDK-managed `/aws/lambda/<function>` groups
    */
   readonly providerLogGroup?: logs.ILogGroup;
@@ -172,12 +96,13 @@ export interface KnowledgeBaseProps {
 }
 
 /**
- * A Bedrock Knowledge Base over the ticket documents, on an OpenSearch Serverless vector
- * collection, built from L1 resources in the order the services require:
+ * A Bedrock Knowledge Base over the ticket documents ({@link TicketDocuments}), on the vector
+ * store the settings choose ({@link OpenSearchVectorStore} or {@link S3VectorStore}), built from
+ * L1 resources in the order the services require:
  *
- * encryption + network + data access policies → collection → vector index → Knowledge Base →
- * data source → ingestion job (started on create and whenever the documents change), and the
- * ingestion log with metrics of failed documents and jobs ({@link KnowledgeBaseIngestionLogs}).
+ * service role → vector store (ready to answer) → Knowledge Base → data source → ingestion job
+ * (started on create and whenever the documents change), and the ingestion log with metrics of
+ * failed documents and jobs ({@link KnowledgeBaseIngestionLogs}).
  */
 export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
   /** A Knowledge Base created elsewhere: the stack only grants access to it. */
@@ -196,9 +121,9 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
   readonly knowledgeBaseArn: string;
   readonly dataSourceId: string;
   readonly documentBucket: s3.Bucket;
-  readonly collection: oss.CfnCollection;
-  readonly index: oss.CfnIndex;
-  /** `tickets-<hash of the embedding model and mapping>`: {@link knowledgeBaseNames}. */
+  /** The vector store the Knowledge Base is on. */
+  readonly vectorStore: OpenSearchVectorStore | S3VectorStore;
+  /** `tickets-<hash of everything create-only about the index>`. */
   readonly vectorIndexName: string;
   /** SHA-256 of the ticket files; a new value starts a new ingestion job. */
   readonly documentsHash: string;
@@ -211,84 +136,15 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     if (!/^[a-z][a-z0-9-]{2,19}$/.test(props.namePrefix)) {
       throw new Error(`namePrefix must match ^[a-z][a-z0-9-]{2,19}$, got "${props.namePrefix}"`);
     }
-    const publishedFolder = join(props.ticketsPath, publishedTicketsFolder);
-    if (existsSync(publishedFolder)) {
-      // The deployment excludes that folder (it is where published tickets live), so documents
-      // in it would be counted in the hash but never uploaded.
-      throw new Error(
-        `${publishedFolder} would never be uploaded: ${publishedTicketsKeyPrefix} in the bucket ` +
-          'holds the tickets published from the app, which deploys leave alone. Move its files up.',
-      );
-    }
-    this.documentsHash = hashTicketDocuments(props.ticketsPath);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const dimension = embeddingDimension(props.embeddingModelId);
-    const mappings = {
-      properties: {
-        [knowledgeBaseFields.vector]: {
-          type: 'knn_vector',
-          dimension,
-          method: {
-            name: 'hnsw',
-            engine: 'faiss',
-            spaceType: 'l2',
-            parameters: { efConstruction: 512, m: 16 },
-          },
-        },
-        // Indexed text enables HYBRID (keyword + vector) search, which helps ticket numbers
-        // and product names that embeddings blur. The default analyzer cuts Japanese into single
-        // characters, so the keyword half would match any ticket sharing a kanji; kuromoji
-        // splits it into words (see JAPANESE_TEXT_ANALYZER).
-        [knowledgeBaseFields.text]: {
-          type: 'text',
-          index: true,
-          analyzer: JAPANESE_TEXT_ANALYZER.name,
-        },
-        [knowledgeBaseFields.metadata]: { type: 'text', index: false },
-      },
-    };
-    const names = knowledgeBaseNames(props.namePrefix, {
-      standbyReplicas: props.standbyReplicas ?? false,
-      embeddingModelId: props.embeddingModelId,
-      mappings,
-    });
-    this.vectorIndexName = names.index;
-    const collectionResources = names.collectionNames.map((name) => `collection/${name}`);
-
-    // --- documents -----------------------------------------------------------------------
-    this.documentBucket = new s3.Bucket(this, 'Documents', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
+    const documents = new TicketDocuments(this, 'Documents', {
+      ticketsPath: props.ticketsPath,
       removalPolicy,
-      autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
+      providerLogGroup: props.providerLogGroup,
     });
-    const upload = new s3deploy.BucketDeployment(this, 'UploadTickets', {
-      sources: [s3deploy.Source.asset(props.ticketsPath)],
-      destinationBucket: this.documentBucket,
-      destinationKeyPrefix: ticketsKeyPrefix,
-      // Deleted tickets disappear from the bucket, and the next ingestion removes their vectors.
-      prune: true,
-      // …except the tickets published from the app (tickets/published/), which are not in the
-      // repository. The provider runs `aws s3 sync <asset> s3://<bucket>/tickets/ --delete
-      // --exclude 'published/*'`; the CLI joins each filter to the source root and to the
-      // destination root (awscli/customizations/s3/filters.py, `_full_path_patterns`), so the
-      // pattern is relative to `tickets/` and matches `<bucket>/tickets/published/<anything>`
-      // (fnmatch's `*` crosses `/`). Matching objects are neither uploaded nor deleted (the
-      // s3-deployment README, "Exclude and Include Filters"); every other seed ticket is still
-      // pruned when its file is deleted.
-      exclude: [`${publishedTicketsFolder}*`],
-      logGroup: props.providerLogGroup,
-    });
-    acknowledgeBucketDeploymentProvider(this, this.documentBucket);
-    Validations.of(this.documentBucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        "Holds copies of the repository's ticket documents, written by the deployment, and " +
-        'the tickets editors publish (tickets/published/, written by the API function; each ' +
-        'names its source and author hash in its metadata); read only by Bedrock. Enable ' +
-        'CloudTrail S3 data events if object access must be audited.',
-    });
+    this.documentBucket = documents.bucket;
+    this.documentsHash = documents.documentsHash;
+    const dimension = embeddingDimension(props.embeddingModelId);
 
     // --- the Knowledge Base's service role ------------------------------------------------
     const role = new iam.Role(this, 'ServiceRole', {
@@ -298,74 +154,28 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
           'aws:SourceArn': stack.formatArn({ service: 'bedrock', resource: 'knowledge-base/*' }),
         },
       }),
-      description: 'Bedrock Knowledge Base: embed the ticket documents into the vector collection',
+      description: 'Bedrock Knowledge Base: embed the ticket documents into the vector store',
     });
 
-    // --- OpenSearch Serverless --------------------------------------------------------------
-    const encryptionPolicy = new oss.CfnSecurityPolicy(this, 'EncryptionPolicy', {
-      name: `${props.namePrefix}-enc`,
-      type: 'encryption',
-      policy: JSON.stringify({
-        Rules: [{ ResourceType: 'collection', Resource: collectionResources }],
-        AWSOwnedKey: true,
-      }),
-    });
-    // Public endpoint: CloudFormation's index handler and Bedrock both call it from outside any
-    // VPC. Every request is still SigV4-authenticated and checked against the data access policy.
-    const networkPolicy = new oss.CfnSecurityPolicy(this, 'NetworkPolicy', {
-      name: `${props.namePrefix}-net`,
-      type: 'network',
-      policy: JSON.stringify([
-        {
-          Rules: [{ ResourceType: 'collection', Resource: collectionResources }],
-          AllowFromPublic: true,
-        },
-      ]),
-    });
-    const deploymentRoleArn = props.deploymentRoleArn ?? defaultDeploymentRoleArn(stack);
-    const dataAccessPolicy = new oss.CfnAccessPolicy(this, 'DataAccessPolicy', {
-      name: `${props.namePrefix}-data`,
-      type: 'data',
-      policy: stack.toJsonString(
-        vectorCollectionAccessRules(names.collectionNames, {
-          knowledgeBaseRole: role.roleArn,
-          administrators: [deploymentRoleArn, ...(props.adminRoleArns ?? [])],
-        }),
-      ),
-    });
-
-    this.collection = new oss.CfnCollection(this, 'Collection', {
-      name: names.collection,
-      type: 'VECTORSEARCH',
-      standbyReplicas: props.standbyReplicas ? 'ENABLED' : 'DISABLED',
-      description: 'Ticket vectors for the service-desk Knowledge Base',
-    });
-    // An encryption policy must exist before its collection. The data access policy comes first
-    // too: rules take up to a minute to apply, and the collection takes minutes to become
-    // active, so the policy is in force by the time CloudFormation creates the index.
-    this.collection.addResourceDependency(encryptionPolicy);
-    this.collection.addResourceDependency(networkPolicy);
-    this.collection.addResourceDependency(dataAccessPolicy);
-
-    this.index = new oss.CfnIndex(this, 'VectorIndex', {
-      collectionEndpoint: this.collection.attrCollectionEndpoint,
-      indexName: names.index,
-      // Without knn true the mapping's `method` is rejected.
-      settings: {
-        index: { knn: true, knnAlgoParamEfSearch: 512 },
-        analysis: {
-          analyzer: {
-            [JAPANESE_TEXT_ANALYZER.name]: {
-              ...JAPANESE_TEXT_ANALYZER.definition,
-              filter: [...JAPANESE_TEXT_ANALYZER.definition.filter],
-            },
-          },
-        },
-      },
-      mappings,
-    });
-    this.index.addResourceDependency(this.collection);
-    this.index.addResourceDependency(dataAccessPolicy);
+    // --- the vector store -----------------------------------------------------------------
+    const store =
+      props.vectorStore === 's3-vectors'
+        ? new S3VectorStore(this, 'S3Vectors', {
+            namePrefix: props.namePrefix,
+            embeddingModelId: props.embeddingModelId,
+          })
+        : new OpenSearchVectorStore(this, 'OpenSearch', {
+            namePrefix: props.namePrefix,
+            embeddingModelId: props.embeddingModelId,
+            knowledgeBaseRole: role,
+            standbyReplicas: props.standbyReplicas,
+            adminRoleArns: props.adminRoleArns,
+            indexHandlerEntry: props.vectorIndexEntry,
+            logRetention: props.logRetention,
+            logRemovalPolicy: removalPolicy,
+          });
+    this.vectorStore = store;
+    this.vectorIndexName = store.indexName;
 
     const embeddingModelArn = `arn:${Aws.PARTITION}:bedrock:${stack.region}::foundation-model/${props.embeddingModelId}`;
     const rolePolicy = new iam.Policy(this, 'ServiceRolePolicy', {
@@ -376,11 +186,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
           actions: ['bedrock:InvokeModel'],
           resources: [embeddingModelArn],
         }),
-        new iam.PolicyStatement({
-          sid: 'UseVectorCollection',
-          actions: ['aoss:APIAccessAll'],
-          resources: [this.collection.attrArn],
-        }),
+        ...store.serviceRoleStatements,
         new iam.PolicyStatement({
           sid: 'ListTicketDocuments',
           actions: ['s3:ListBucket'],
@@ -434,7 +240,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     });
 
     const knowledgeBase = new bedrock.CfnKnowledgeBase(this, 'Resource', {
-      name: names.knowledgeBase,
+      name: store.knowledgeBaseName,
       description: 'Past service-desk tickets',
       roleArn: role.roleArn,
       knowledgeBaseConfiguration: {
@@ -450,41 +256,20 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
             : {}),
         },
       },
-      storageConfiguration: {
-        type: 'OPENSEARCH_SERVERLESS',
-        opensearchServerlessConfiguration: {
-          collectionArn: this.collection.attrArn,
-          vectorIndexName: names.index,
-          fieldMapping: {
-            vectorField: knowledgeBaseFields.vector,
-            textField: knowledgeBaseFields.text,
-            metadataField: knowledgeBaseFields.metadata,
-          },
-        },
-      },
+      storageConfiguration: store.storageConfiguration,
     });
-    // Bedrock validates the store on create: the index must exist and the role must already be
-    // allowed to use it, or creation fails with "storage configuration provided is invalid".
-    knowledgeBase.addResourceDependency(this.index);
-    // …and be queryable, which an OpenSearch Serverless index is only some time after
-    // CreateIndex returns: "Dependency error document status code: 404, error message: no such
-    // index" (aws-samples/amazon-bedrock-knowledgebase-slackbot#7,
-    // aws/modern-data-architecture-accelerator#33). Other projects wait after creating the index
-    // (GenU waits in its index custom resource); here a small resource waits after it, and runs
-    // again whenever the index is replaced (its properties name the index).
-    knowledgeBase.node.addDependency(
-      this.waitForIndex(names.index, props.providerLogGroup, indexPropagationSeconds),
-    );
-    knowledgeBase.addResourceDependency(dataAccessPolicy);
-    knowledgeBase.node.addDependency(rolePolicy);
+    // Bedrock validates the store on create: it must exist (and answer), and the role must
+    // already be allowed to use it, or creation fails with "storage configuration provided is
+    // invalid".
+    knowledgeBase.node.addDependency(...store.knowledgeBaseDependencies, rolePolicy);
     this.knowledgeBaseId = knowledgeBase.attrKnowledgeBaseId;
     this.knowledgeBaseArn = knowledgeBase.attrKnowledgeBaseArn;
     this.ingestionLogs = new KnowledgeBaseIngestionLogs(this, 'IngestionLogs', {
       knowledgeBaseId: this.knowledgeBaseId,
       knowledgeBaseArn: this.knowledgeBaseArn,
       // Named after the Knowledge Base, so a replaced Knowledge Base gets a new delivery source
-      // instead of a name clash (≤ 50 characters: names.knowledgeBase is ≤ 40).
-      deliveryName: `${names.knowledgeBase}-ingestion`,
+      // instead of a name clash (≤ 50 characters: the Knowledge Base name is ≤ 40).
+      deliveryName: `${store.knowledgeBaseName}-ingestion`,
       logRetention: props.logRetention,
       logRemovalPolicy: removalPolicy,
     });
@@ -502,7 +287,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       // One ticket is one short document: keeping it whole makes each retrieval result one
       // distinct ticket with its own metadata, instead of fragments that compete for the top N.
       vectorIngestionConfiguration: { chunkingConfiguration: { chunkingStrategy: 'NONE' } },
-      // RETAIN: on stack deletion the collection goes too, so deleting vectors one by one first
+      // RETAIN: on stack deletion the vector store goes too, so deleting vectors one by one first
       // only adds a failure mode.
       dataDeletionPolicy: 'RETAIN',
     });
@@ -537,80 +322,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       installLatestAwsSdk: false,
       logGroup: props.providerLogGroup,
     });
-    ingestion.node.addDependency(upload, dataSource);
+    ingestion.node.addDependency(documents.upload, dataSource);
     acknowledgeAwsCustomResourceProvider(this);
   }
-
-  /**
-   * A custom resource that returns `seconds` after the index is created (on Create and Update;
-   * Delete returns at once). Inline and dependency-free: it only sleeps and answers
-   * CloudFormation's pre-signed response URL.
-   */
-  private waitForIndex(
-    indexName: string,
-    logGroup: logs.ILogGroup | undefined,
-    seconds: number,
-  ): CustomResource {
-    const role = new iam.Role(this, 'IndexWaitRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Waits for the vector index to become queryable; no AWS API access',
-    });
-    const handler = new lambda.Function(this, 'IndexWait', {
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
-      handler: 'index.handler',
-      role,
-      logGroup,
-      timeout: Duration.seconds(seconds + 60),
-      code: lambda.Code.fromInline(
-        [
-          'exports.handler = async (event) => {',
-          "  let status = 'SUCCESS';",
-          "  let reason = '';",
-          '  try {',
-          "    if (event.RequestType !== 'Delete') {",
-          '      const ms = Number(event.ResourceProperties.Seconds) * 1000;',
-          '      await new Promise((resolve) => setTimeout(resolve, ms));',
-          '    }',
-          '  } catch (error) {',
-          "    status = 'FAILED';",
-          '    reason = String(error);',
-          '  }',
-          '  const body = JSON.stringify({',
-          '    Status: status,',
-          '    Reason: reason,',
-          '    PhysicalResourceId: event.PhysicalResourceId || event.LogicalResourceId,',
-          '    StackId: event.StackId,',
-          '    RequestId: event.RequestId,',
-          '    LogicalResourceId: event.LogicalResourceId,',
-          '  });',
-          "  await fetch(event.ResponseURL, { method: 'PUT', headers: { 'content-type': '' }, body });",
-          '};',
-        ].join('\n'),
-      ),
-    });
-    if (logGroup) logGroup.grantWrite(role);
-    const wait = new CustomResource(this, 'VectorIndexQueryable', {
-      serviceToken: handler.functionArn,
-      resourceType: 'Custom::VectorIndexQueryable',
-      properties: { IndexName: indexName, Seconds: seconds },
-    });
-    wait.node.addDependency(this.index);
-    return wait;
-  }
-}
-
-/** How long the Knowledge Base waits after its vector index is created. */
-export const indexPropagationSeconds = 60;
-
-/** The CDK bootstrap role CloudFormation runs as, with `${AWS::…}` placeholders substituted. */
-function defaultDeploymentRoleArn(stack: Stack): string {
-  if (!(stack.synthesizer instanceof DefaultStackSynthesizer)) {
-    throw new Error(
-      'Set deploymentRoleArn: the stack does not use DefaultStackSynthesizer, so the role ' +
-        'CloudFormation runs as (which must create the vector index) is unknown.',
-    );
-  }
-  // For an environment-agnostic stack the ARN holds literal ${AWS::AccountId} placeholders.
-  return Fn.sub(stack.synthesizer.cloudFormationExecutionRoleArn);
 }

@@ -2,13 +2,19 @@
 export interface VectorCollectionPrincipals {
   /** The Knowledge Base service role: reads and writes vectors. */
   readonly knowledgeBaseRole: string;
-  /** CloudFormation's execution role and operators: manage the index, never read documents. */
+  /**
+   * The stack's index custom resource (`Custom::OpenSearchVectorIndex`): creates, probes and
+   * deletes the vector index. Its probe is a `_search` of size 0, hence ReadDocument.
+   */
+  readonly indexManager: string;
+  /** Operators (and a configured deployment role): manage the index, never read documents. */
   readonly administrators: readonly string[];
 }
 
 /**
- * The data access policy document of the vector collection. Two grants on the same collection
- * and its indexes, differing only in principal and permissions.
+ * The data access policy document of the vector collection: grants on the same collection and
+ * its indexes, differing only in principal and permissions (the administrators' only when there
+ * are any: a rule needs at least one principal).
  */
 export function vectorCollectionAccessRules(
   collectionNames: readonly string[],
@@ -50,15 +56,25 @@ export function vectorCollectionAccessRules(
       ],
     ),
     grant(
-      'CloudFormation (and operators): manage the vector index, no document access',
-      principals.administrators,
-      [
-        'aoss:DescribeCollectionItems',
-        'aoss:CreateCollectionItems',
-        'aoss:UpdateCollectionItems',
-        'aoss:DeleteCollectionItems',
-      ],
-      ['aoss:CreateIndex', 'aoss:DescribeIndex', 'aoss:UpdateIndex', 'aoss:DeleteIndex'],
+      'Vector index custom resource: create the index, probe that it answers, delete it',
+      [principals.indexManager],
+      ['aoss:DescribeCollectionItems'],
+      ['aoss:CreateIndex', 'aoss:DescribeIndex', 'aoss:DeleteIndex', 'aoss:ReadDocument'],
     ),
+    ...(principals.administrators.length === 0
+      ? []
+      : [
+          grant(
+            'Operators: manage the vector index, no document access',
+            principals.administrators,
+            [
+              'aoss:DescribeCollectionItems',
+              'aoss:CreateCollectionItems',
+              'aoss:UpdateCollectionItems',
+              'aoss:DeleteCollectionItems',
+            ],
+            ['aoss:CreateIndex', 'aoss:DescribeIndex', 'aoss:UpdateIndex', 'aoss:DeleteIndex'],
+          ),
+        ]),
   ];
 }

@@ -1,3 +1,8 @@
+import type { RetrievalFilter } from '@aws-sdk/client-bedrock-agent-runtime';
+import {
+  unsupportedFilterOperators,
+  type VectorStore,
+} from '../../functions/adapters/bedrock/vector-store-search.js';
 import { readJsonBody, sendAwsError } from './aws-json-protocol.js';
 import type { LocalRequest, LocalResponse } from './listen-h2c-and-http1.js';
 import type { RecordedRetrieveRequest, RetrieveWireRequest } from './recorded-requests.js';
@@ -8,12 +13,19 @@ export interface RetrieveContext {
   readonly knowledgeBaseId: string;
   readonly index: TicketIndex;
   readonly record: (request: RecordedRetrieveRequest) => void;
+  /**
+   * The vector store this Knowledge Base plays: on `s3-vectors` HYBRID and the filter operators
+   * S3 Vectors lacks are refused, as AWS refuses them.
+   */
+  readonly vectorStore: VectorStore;
 }
 
 /**
  * `POST /knowledgebases/{knowledgeBaseId}/retrieve` in the Agent Runtime's request and response
  * shape. `numberOfResults` defaults to 5 (range 1–100); `overrideSearchType` is accepted and
- * ignored (there is only keyword search here); there is never a `nextToken`. A
+ * ignored (there is only keyword search here) — except HYBRID when the endpoint plays an S3
+ * Vectors Knowledge Base, which refuses it, as it refuses filter operators S3 Vectors lacks;
+ * there is never a `nextToken`. A
  * `rerankingConfiguration` is refused with a ValidationException: there is no reranker model
  * here, and answering unreranked would pass off keyword order as a reranker's.
  */
@@ -52,6 +64,26 @@ export async function handleRetrieve(
       message:
         'rerankingConfiguration is not supported by the local Knowledge Base: it has no reranker ' +
         'model. Reranking is measured against a deployed one (npm run eval -- --target aws --rerank both).',
+    });
+    return;
+  }
+  if (context.vectorStore === 's3-vectors' && configuration?.overrideSearchType === 'HYBRID') {
+    sendAwsError(response, {
+      statusCode: 400,
+      type: 'ValidationException',
+      message: `HYBRID search is not supported for the vector store of knowledge base ${knowledgeBaseId} (${context.vectorStore}); use SEMANTIC`,
+    });
+    return;
+  }
+  const unsupported = unsupportedFilterOperators(
+    configuration?.filter as RetrievalFilter | undefined,
+    context.vectorStore,
+  );
+  if (unsupported.length > 0) {
+    sendAwsError(response, {
+      statusCode: 400,
+      type: 'ValidationException',
+      message: `Filter operator ${unsupported.join(', ')} is not supported for ${context.vectorStore}`,
     });
     return;
   }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { VectorStore } from '../../functions/adapters/bedrock/vector-store-search.js';
 import { sendAwsError } from './aws-json-protocol.js';
 import { handleConverseStream } from './handle-converse-stream.js';
 import {
@@ -38,6 +39,11 @@ export interface LocalBedrockServerOptions {
   readonly publishedUriPrefix?: string;
   /** The only Knowledge Base id served; others get ResourceNotFoundException. @default LOCAL_KNOWLEDGE_BASE_ID */
   readonly knowledgeBaseId?: string;
+  /**
+   * The vector store the local Knowledge Base plays (what it refuses, not how it ranks).
+   * @default 'opensearch-serverless'
+   */
+  readonly vectorStore?: VectorStore;
   /** Gap between streamed fragments of the offline responder. Use `{ minMs: 0, maxMs: 0 }` in tests. @default DEFAULT_PACING */
   readonly pacing?: { readonly minMs: number; readonly maxMs: number };
   /**
@@ -143,6 +149,7 @@ export async function startLocalBedrockServer(
         knowledgeBaseId,
         index: dataSource.index,
         record: (recorded) => retrieveRequests.push(recorded),
+        vectorStore: options.vectorStore ?? 'opensearch-serverless',
       });
     } else if (ingestion !== null && request.method === 'PUT' && ingestion[3] === '') {
       await handleStartIngestionJob(request, response, ingestionPath(ingestion), ingestionContext);

@@ -58,6 +58,34 @@ describe('readFunctionConfig', () => {
     },
   );
 
+  it('searches by what VECTOR_STORE supports, and refuses HYBRID on S3 Vectors at start-up', () => {
+    expect(readFunctionConfig(required)).toMatchObject({ VECTOR_STORE: 'opensearch-serverless' });
+    expect(readFunctionConfig(required).SEARCH_TYPE).toBeUndefined();
+    expect(
+      readFunctionConfig({ ...required, VECTOR_STORE: 's3-vectors', SEARCH_TYPE: 'SEMANTIC' }),
+    ).toMatchObject({ VECTOR_STORE: 's3-vectors', SEARCH_TYPE: 'SEMANTIC' });
+    expect(() =>
+      readFunctionConfig({ ...required, VECTOR_STORE: 's3-vectors', SEARCH_TYPE: 'HYBRID' }),
+    ).toThrow(/SEARCH_TYPE: HYBRID search needs .* s3-vectors is semantic only/);
+    expect(() => readFunctionConfig({ ...required, VECTOR_STORE: 'pinecone' })).toThrow(
+      /VECTOR_STORE/,
+    );
+  });
+
+  it('reads MODEL_PRICES (the modelPrices setting) as JSON prices, and refuses malformed ones', () => {
+    expect(readFunctionConfig(required).MODEL_PRICES).toEqual({});
+    const prices = { 'anthropic.claude-x-v1:0': { inputPerMillion: 3, outputPerMillion: 15 } };
+    expect(
+      readFunctionConfig({ ...required, MODEL_PRICES: JSON.stringify(prices) }).MODEL_PRICES,
+    ).toEqual(prices);
+    expect(() => readFunctionConfig({ ...required, MODEL_PRICES: '{nope' })).toThrow(
+      /MODEL_PRICES must be JSON/,
+    );
+    expect(() =>
+      readFunctionConfig({ ...required, MODEL_PRICES: '{"m.x":{"inputPerMillion":3}}' }),
+    ).toThrow(/MODEL_PRICES/);
+  });
+
   it('reads RERANKING_MODEL_ARN as a foundation-model ARN, empty meaning no reranking', () => {
     expect(readFunctionConfig(required).RERANKING_MODEL_ARN).toBeUndefined();
     expect(readFunctionConfig({ ...required, RERANKING_MODEL_ARN: '' }).RERANKING_MODEL_ARN).toBe(

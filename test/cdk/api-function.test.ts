@@ -148,6 +148,8 @@ describe('ServiceDeskStack (default config): API function', () => {
           actions: ['bedrock:InvokeModelWithResponseStream'],
           resources: [
             'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+            // The global profile's region-less model ARN, named as AWS documents it.
+            'arn:<AWS::Partition>:bedrock:::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
           ],
           condition: { ArnLike: { 'bedrock:InferenceProfileArn': expect.anything() } },
         },

@@ -14,10 +14,12 @@ import {
   modelInvokeStatements,
 } from '../../lib/bedrock-model-access.js';
 import {
+  closestSetting,
   defaultModelId,
   embeddingDimension,
   linkDomainsOf,
   parseServiceDeskConfig,
+  settingsInContext,
 } from '../../lib/config.js';
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
 import { webAppSource } from '../../lib/constructs/web-app-source.js';
@@ -138,6 +140,28 @@ describe('modelInvokeStatements', () => {
   });
 });
 
+describe('modelInvokeStatements for a global inference profile', () => {
+  it("grants the global profile's region-less foundation-model ARN explicitly, through the profile only", () => {
+    const stack = new Stack(new App(), 'Global', {
+      env: { account: '123456789012', region: 'us-east-1' },
+    });
+    const [profile, model] = modelInvokeStatements(stack, defaultModelId, [
+      'bedrock:InvokeModelWithResponseStream',
+    ]).map((statement) => stack.resolve(statement.toStatementJson()));
+    const rendered = JSON.stringify(model?.Resource);
+    // As AWS's IAM example for global cross-Region inference names it: no region, no account.
+    expect(rendered).toContain(
+      ':bedrock:::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+    );
+    expect(rendered).toContain(
+      ':bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+    );
+    expect(model?.Condition).toEqual({
+      ArnLike: { 'bedrock:InferenceProfileArn': profile?.Resource },
+    });
+  });
+});
+
 describe('resourceNamePrefix', () => {
   it('keeps short names and hashes long ones into OpenSearch naming rules', () => {
     expect(resourceNamePrefix('ServiceDeskAssistant')).toBe('servicedeskassistant');
@@ -207,5 +231,53 @@ describe('cdk.json', () => {
       readFileSync(require.resolve('aws-cdk-lib/recommended-feature-flags.json'), 'utf8'),
     ) as Record<string, unknown>;
     expect(featureFlags).toEqual(recommended);
+  });
+});
+
+describe('modelPrices', () => {
+  it('takes prices from cdk.json (an object) or -c (its JSON text), and refuses a typo in one', () => {
+    const prices = { 'anthropic.claude-x-v1:0': { inputPerMillion: 3, outputPerMillion: 15 } };
+    expect(parseServiceDeskConfig({}).modelPrices).toEqual({});
+    expect(parseServiceDeskConfig({ modelPrices: prices }).modelPrices).toEqual(prices);
+    expect(parseServiceDeskConfig({ modelPrices: JSON.stringify(prices) }).modelPrices).toEqual(
+      prices,
+    );
+    expect(() =>
+      parseServiceDeskConfig({
+        modelPrices: { 'anthropic.claude-x-v1:0': { inputPerMilion: 3, outputPerMillion: 15 } },
+      }),
+    ).toThrow(/modelPrices/);
+  });
+});
+
+describe('settings that are not settings', () => {
+  it('fails on a misspelled setting with the closest one, instead of ignoring it', () => {
+    expect(() => parseServiceDeskConfig(settingsInContext({ vectorstore: 's3-vectors' }))).toThrow(
+      /vectorstore: not a setting of this app; did you mean vectorStore\?/,
+    );
+    expect(() => parseServiceDeskConfig(settingsInContext({ embedingModelId: 'x' }))).toThrow(
+      /did you mean embeddingModelId\?/,
+    );
+    expect(closestSetting('somethingElseEntirely')).toBeUndefined();
+  });
+
+  it("leaves CDK's own context keys (feature flags, CLI, lookups) and unset keys alone", () => {
+    expect(
+      settingsInContext({
+        ...featureFlags,
+        'aws:cdk:enable-path-metadata': true,
+        'acknowledged-issue-numbers': [32775],
+        'cli-telemetry': false,
+        'availability-zones:account=123456789012:region=us-east-1': ['us-east-1a'],
+        existingKnowledgeBaseId: null,
+        region: 'eu-west-1',
+      }),
+    ).toEqual({ region: 'eu-west-1' });
+  });
+
+  it('reads every setting of cdk.json, and nothing else, as a setting', () => {
+    const context = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'))
+      .context as Record<string, unknown>;
+    expect(() => parseServiceDeskConfig(settingsInContext(context))).not.toThrow();
   });
 });

@@ -3,6 +3,10 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import type { EmbeddingModelId } from '../../lib/config.js';
 import { KnowledgeBase } from '../../lib/constructs/knowledge-base.js';
+import {
+  knowledgeBaseNames,
+  vectorIndexDefinition,
+} from '../../lib/constructs/opensearch-vector-store.js';
 import { type CfnJson, featureFlags, fixturePaths } from './synthesize.js';
 import { onlyResource } from './template-queries.js';
 
@@ -19,6 +23,7 @@ function synthesizeNames(settings: Settings) {
   new KnowledgeBase(stack, 'KnowledgeBase', {
     namePrefix: 'servicedeskassistant',
     ticketsPath: fixturePaths.ticketsPath,
+    vectorIndexEntry: fixturePaths.vectorIndexEntry,
     ...settings,
   });
   const template = Template.fromStack(stack);
@@ -29,7 +34,7 @@ function synthesizeNames(settings: Settings) {
   ).map((policy) => policy.Properties);
   return {
     collection: property('AWS::OpenSearchServerless::Collection', (p) => p.Name as string),
-    index: property('AWS::OpenSearchServerless::Index', (p) => p.IndexName),
+    index: property('Custom::OpenSearchVectorIndex', (p) => p.IndexName),
     knowledgeBase: property('AWS::Bedrock::KnowledgeBase', (p) => p.Name),
     marketplaceActions: Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
       (policy) =>
@@ -101,5 +106,50 @@ describe('Knowledge Base names under create-time-only settings', () => {
     expect(after.knowledgeBase).not.toBe(before.knowledgeBase);
     // The policies already cover both collections: they do not change under the collection.
     expect(after.policies).toBe(before.policies);
+  });
+});
+
+describe('knowledgeBaseNames', () => {
+  const names = (definition: unknown) =>
+    knowledgeBaseNames('servicedeskassistant', {
+      standbyReplicas: false,
+      embeddingModelId: 'amazon.titan-embed-text-v2:0',
+      indexDefinition: definition,
+    });
+  const definition = vectorIndexDefinition('amazon.titan-embed-text-v2:0');
+
+  // Nothing of an index's definition changes in place: an analyzer edit under the same name
+  // would try to replace an index that exists and fail.
+  it('gives a new index and Knowledge Base name when only the analyzer changes', () => {
+    const analysis = definition.settings.index.analysis;
+    const withoutStemmer = {
+      ...definition,
+      settings: {
+        index: {
+          ...definition.settings.index,
+          analysis: {
+            analyzer: {
+              ja_text: {
+                ...analysis.analyzer.ja_text,
+                filter: analysis.analyzer.ja_text.filter.filter(
+                  (name) => name !== 'kuromoji_stemmer',
+                ),
+              },
+            },
+          },
+        },
+      },
+    };
+    expect(names(withoutStemmer).index).not.toBe(names(definition).index);
+    expect(names(withoutStemmer).knowledgeBase).not.toBe(names(definition).knowledgeBase);
+    expect(names(structuredClone(definition))).toEqual(names(definition));
+  });
+
+  it('gives a new index name when a setting outside the mapping changes', () => {
+    const fewerCandidates = {
+      ...definition,
+      settings: { index: { ...definition.settings.index, 'knn.algo_param.ef_search': 256 } },
+    };
+    expect(names(fewerCandidates).index).not.toBe(names(definition).index);
   });
 });

@@ -6,7 +6,10 @@ import {
 } from '../../functions/adapters/dynamodb/table-definitions.js';
 import { embeddingDimension } from '../../lib/config.js';
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
-import { indexPropagationSeconds } from '../../lib/constructs/knowledge-base.js';
+import {
+  JAPANESE_TEXT_ANALYZER,
+  vectorIndexDefinition,
+} from '../../lib/constructs/opensearch-vector-store.js';
 import {
   type CfnJson,
   fixturePaths,
@@ -104,121 +107,156 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
       });
     });
 
-    it('creates the vector index with the embedding model dimension and Bedrock fields', () => {
-      const [, index] = onlyResource(template, 'AWS::OpenSearchServerless::Index');
-      expect(index.Properties.Settings).toEqual({
-        Index: { Knn: true, KnnAlgoParamEfSearch: 512 },
-        // Japanese words, not single characters, for the keyword half of HYBRID search.
-        Analysis: {
-          Analyzer: {
-            ja_text: {
-              Type: 'custom',
-              Tokenizer: 'kuromoji_tokenizer',
-              Filter: [
-                'kuromoji_baseform',
-                'kuromoji_part_of_speech',
-                'cjk_width',
-                'ja_stop',
-                'kuromoji_stemmer',
-                'lowercase',
-              ],
+    it('creates the vector index with the embedding model dimension, Bedrock fields and kuromoji', () => {
+      // Created by the stack's own custom resource, not AWS::OpenSearchServerless::Index (ADR 0014).
+      template.resourceCountIs('AWS::OpenSearchServerless::Index', 0);
+      const [, index] = onlyResource(template, 'Custom::OpenSearchVectorIndex');
+      const definition = JSON.parse(index.Properties.IndexDefinition);
+      expect(definition).toEqual(vectorIndexDefinition('amazon.titan-embed-text-v2:0'));
+      expect(definition.settings).toEqual({
+        index: {
+          knn: true,
+          'knn.algo_param.ef_search': 512,
+          // Japanese words, not single characters, for the keyword half of HYBRID search.
+          analysis: {
+            analyzer: {
+              ja_text: {
+                type: 'custom',
+                tokenizer: 'kuromoji_tokenizer',
+                filter: [
+                  'kuromoji_baseform',
+                  'kuromoji_part_of_speech',
+                  'cjk_width',
+                  'ja_stop',
+                  'kuromoji_stemmer',
+                  'lowercase',
+                ],
+              },
             },
           },
         },
       });
-      const properties = index.Properties.Mappings.Properties;
+      const properties = definition.mappings.properties;
       expect(properties['bedrock-knowledge-base-default-vector']).toEqual({
-        Type: 'knn_vector',
-        Dimension: embeddingDimension('amazon.titan-embed-text-v2:0'),
-        Method: {
-          Name: 'hnsw',
-          Engine: 'faiss',
-          SpaceType: 'l2',
-          Parameters: { EfConstruction: 512, M: 16 },
+        type: 'knn_vector',
+        dimension: embeddingDimension('amazon.titan-embed-text-v2:0'),
+        method: {
+          name: 'hnsw',
+          engine: 'faiss',
+          space_type: 'l2',
+          parameters: { ef_construction: 512, m: 16 },
         },
       });
-      expect(properties['bedrock-knowledge-base-default-vector'].Dimension).toBe(1024);
+      expect(properties['bedrock-knowledge-base-default-vector'].dimension).toBe(1024);
       expect(properties.AMAZON_BEDROCK_TEXT_CHUNK).toEqual({
-        Type: 'text',
-        Index: true,
-        Analyzer: 'ja_text',
+        type: 'text',
+        index: true,
+        analyzer: JAPANESE_TEXT_ANALYZER.name,
       });
-      expect(properties.AMAZON_BEDROCK_METADATA).toEqual({ Type: 'text', Index: false });
-      expect(index.DependsOn).toEqual(
-        expect.arrayContaining([
+      expect(properties.AMAZON_BEDROCK_METADATA).toEqual({ type: 'text', index: false });
+      expect(index.Properties).toMatchObject({
+        CollectionEndpoint: {
+          'Fn::GetAtt': [
+            logicalIdOf(template, 'AWS::OpenSearchServerless::Collection'),
+            'CollectionEndpoint',
+          ],
+        },
+        IndexName: expect.stringMatching(/^tickets-[0-9a-f]{8}$/),
+        VectorField: 'bedrock-knowledge-base-default-vector',
+      });
+      // Created after the collection, its access policy and the function's IAM policy; deleted
+      // before them, so its Delete still reaches the index.
+      const handlerPolicy = Object.keys(template.findResources('AWS::IAM::Policy')).find((id) =>
+        id.startsWith('KnowledgeBaseOpenSearchIndexHandlerPolicy'),
+      );
+      expect([...index.DependsOn].sort()).toEqual(
+        [
           logicalIdOf(template, 'AWS::OpenSearchServerless::Collection'),
           logicalIdOf(template, 'AWS::OpenSearchServerless::AccessPolicy'),
-        ]),
+          handlerPolicy,
+        ].sort(),
       );
     });
 
-    it('creates the Knowledge Base only after its index is queryable (a wait after the index)', () => {
-      const [waitId, wait] = onlyResource(template, 'Custom::VectorIndexQueryable');
-      const [indexId, index] = onlyResource(template, 'AWS::OpenSearchServerless::Index');
-      expect(wait.Properties).toMatchObject({
-        IndexName: index.Properties.IndexName,
-        Seconds: indexPropagationSeconds,
-      });
-      expect(indexPropagationSeconds).toBeGreaterThanOrEqual(60);
-      expect(wait.DependsOn).toEqual([indexId]);
-      const [, knowledgeBase] = onlyResource(template, 'AWS::Bedrock::KnowledgeBase');
-      expect(knowledgeBase.DependsOn).toContain(waitId);
-      // The waiting function answers CloudFormation itself and may do nothing else.
-      const [, handler] = Object.entries(template.findResources('AWS::Lambda::Function')).find(
-        ([id]) => id.startsWith('KnowledgeBaseIndexWait'),
-      ) as [string, CfnJson];
-      expect(handler.Properties.Code.ZipFile).toContain('event.ResponseURL');
-      expect(wait.Properties.ServiceToken).toEqual({
-        'Fn::GetAtt': [
-          Object.keys(template.findResources('AWS::Lambda::Function')).find((id) =>
-            id.startsWith('KnowledgeBaseIndexWait'),
-          ),
-          'Arn',
-        ],
+    it('backs the index with a bundled function that may call this collection only', () => {
+      const [, index] = onlyResource(template, 'Custom::OpenSearchVectorIndex');
+      const [functionId, handler] = Object.entries(
+        template.findResources('AWS::Lambda::Function'),
+      ).find(([id]) => id.startsWith('KnowledgeBaseOpenSearchIndexHandlerFunction')) as [
+        string,
+        CfnJson,
+      ];
+      expect(index.Properties.ServiceToken).toEqual({ 'Fn::GetAtt': [functionId, 'Arn'] });
+      // A real, bundled file (functions/opensearch-index/handler.ts), not inline code.
+      expect(handler.Properties.Code.ZipFile).toBeUndefined();
+      expect(handler.Properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 600 });
+      template.hasResourceProperties('AWS::IAM::Policy', {
+        PolicyDocument: {
+          Statement: [
+            {
+              Sid: 'CallVectorCollection',
+              Action: 'aoss:APIAccessAll',
+              Effect: 'Allow',
+              Resource: {
+                'Fn::GetAtt': [
+                  logicalIdOf(template, 'AWS::OpenSearchServerless::Collection'),
+                  'Arn',
+                ],
+              },
+            },
+          ],
+        },
+        Roles: [{ Ref: Match.stringLikeRegexp('^KnowledgeBaseOpenSearchIndexHandlerRole') }],
       });
     });
 
-    it('creates the Knowledge Base after the index, the access policy and the role policy', () => {
+    it('creates the Knowledge Base after the index answers, the access policy and the role policy', () => {
+      // No fixed wait: the index resource returns only once the index answers.
+      template.resourceCountIs('Custom::VectorIndexQueryable', 0);
       const [, knowledgeBase] = onlyResource(template, 'AWS::Bedrock::KnowledgeBase');
       const rolePolicy = Object.keys(template.findResources('AWS::IAM::Policy')).find((id) =>
         id.startsWith('KnowledgeBaseServiceRolePolicy'),
       );
       expect([...knowledgeBase.DependsOn].sort()).toEqual(
         [
-          logicalIdOf(template, 'AWS::OpenSearchServerless::Index'),
+          logicalIdOf(template, 'Custom::OpenSearchVectorIndex'),
           logicalIdOf(template, 'AWS::OpenSearchServerless::AccessPolicy'),
           rolePolicy,
-          logicalIdOf(template, 'Custom::VectorIndexQueryable'),
         ].sort(),
       );
-      expect(
-        knowledgeBase.Properties.StorageConfiguration.OpensearchServerlessConfiguration,
-      ).toMatchObject({
-        VectorIndexName: onlyResource(template, 'AWS::OpenSearchServerless::Index')[1].Properties
-          .IndexName,
-        FieldMapping: {
-          VectorField: 'bedrock-knowledge-base-default-vector',
-          TextField: 'AMAZON_BEDROCK_TEXT_CHUNK',
-          MetadataField: 'AMAZON_BEDROCK_METADATA',
+      expect(knowledgeBase.Properties.StorageConfiguration).toEqual({
+        Type: 'OPENSEARCH_SERVERLESS',
+        OpensearchServerlessConfiguration: {
+          CollectionArn: {
+            'Fn::GetAtt': [logicalIdOf(template, 'AWS::OpenSearchServerless::Collection'), 'Arn'],
+          },
+          VectorIndexName: onlyResource(template, 'Custom::OpenSearchVectorIndex')[1].Properties
+            .IndexName,
+          FieldMapping: {
+            VectorField: 'bedrock-knowledge-base-default-vector',
+            TextField: 'AMAZON_BEDROCK_TEXT_CHUNK',
+            MetadataField: 'AMAZON_BEDROCK_METADATA',
+          },
         },
       });
     });
 
-    it('names the KB role and the CloudFormation execution role in the data access policy', () => {
+    it('names the KB role and the index function role in the data access policy, no bootstrap role', () => {
       const [, policy] = onlyResource(template, 'AWS::OpenSearchServerless::AccessPolicy');
       const documents = JSON.parse(
         renderArn(policy.Properties.Policy).replace(/<([A-Za-z]+)\.Arn>/g, 'ROLE:$1'),
       ) as { Principal: string[]; Rules: { Permission: string[] }[] }[];
       expect(documents.map((document) => document.Principal)).toEqual([
         ['ROLE:KnowledgeBaseServiceRole'],
-        [
-          'arn:<AWS::Partition>:iam::123456789012:role/cdk-hnb659fds-cfn-exec-role-123456789012-us-east-1',
-        ],
+        ['ROLE:KnowledgeBaseOpenSearchIndexHandlerRole'],
       ]);
-      // The deployer manages the index but never reads documents.
-      const deployerPermissions = documents[1]?.Rules.flatMap((rule) => rule.Permission);
-      expect(deployerPermissions).toContain('aoss:CreateIndex');
-      expect(deployerPermissions).not.toContain('aoss:ReadDocument');
+      expect(JSON.stringify(documents)).not.toContain('cfn-exec-role');
+      // The index function manages the index and reads only to probe it; never writes documents.
+      const managerPermissions = documents[1]?.Rules.flatMap((rule) => rule.Permission);
+      expect(managerPermissions).toEqual(
+        expect.arrayContaining(['aoss:CreateIndex', 'aoss:DeleteIndex', 'aoss:ReadDocument']),
+      );
+      expect(managerPermissions).not.toContain('aoss:WriteDocument');
     });
 
     it('starts an ingestion job whose physical id is the hash of the ticket documents', () => {
@@ -238,7 +276,9 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
         expect.arrayContaining([logicalIdOf(template, 'AWS::Bedrock::DataSource')]),
       );
       expect(
-        (ingestion.DependsOn as string[]).some((id) => id.startsWith('KnowledgeBaseUploadTickets')),
+        (ingestion.DependsOn as string[]).some((id) =>
+          id.startsWith('KnowledgeBaseDocumentsUploadTickets'),
+        ),
       ).toBe(true);
     });
   });

@@ -16,6 +16,7 @@ export const fixturePaths = {
   knowledgeSyncEntry: fixture('knowledge-sync-handler.ts'),
   webApp: { prebuilt: fixture('web-dist') },
   ticketsPath: fixture('tickets'),
+  vectorIndexEntry: fixture('vector-index-handler.ts'),
 };
 
 /**

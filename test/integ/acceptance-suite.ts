@@ -171,7 +171,7 @@ export async function runAcceptanceSuite(
     log(`${id}: ${outcome.status} (${seconds} s)`);
   }
   return {
-    target: { kind: target.kind, label: target.label },
+    target: { kind: target.kind, label: target.label, vectorStore: target.vectorStore },
     startedAt,
     finishedAt: new Date().toISOString(),
     checks: results,

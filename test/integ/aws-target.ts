@@ -12,9 +12,15 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { S3Client } from '@aws-sdk/client-s3';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
+import { searchTypeOf } from '../../functions/adapters/bedrock/vector-store-search.js';
 import { publishedTicketsKeyPrefix } from '../../lib/constructs/knowledge-base.js';
 import { stackOutputNames } from '../../lib/service-desk-stack.js';
-import { readDeployedStack, requireOutput, SkipError } from '../../scripts/deployed-stack.js';
+import {
+  readDeployedStack,
+  requireOutput,
+  SkipError,
+  vectorStoreOf,
+} from '../../scripts/deployed-stack.js';
 import type { IntegTarget } from './integ-target.js';
 import { createPublishedTicketRemoval } from './published-ticket-removal.js';
 
@@ -80,6 +86,7 @@ export async function openAwsTarget(log: (line: string) => void): Promise<IntegT
   const clientId = requireOutput(stack, stackOutputNames.userPoolClientId);
   const knowledgeBaseId = requireOutput(stack, stackOutputNames.knowledgeBaseId);
   const functionUrl = requireOutput(stack, stackOutputNames.functionUrl);
+  const vectorStore = vectorStoreOf(stack);
 
   const domains: string[] | string | undefined = context.allowedEmailDomains;
   const emailDomain =
@@ -176,8 +183,10 @@ export async function openAwsTarget(log: (line: string) => void): Promise<IntegT
     retriever: createKnowledgeBaseRetriever({
       client: new BedrockAgentRuntimeClient({ region }),
       knowledgeBaseId,
+      vectorStore,
     }),
-    retrieverLabel: `Knowledge Base ${knowledgeBaseId} (${region}, HYBRID)`,
+    retrieverLabel: `Knowledge Base ${knowledgeBaseId} (${region}, ${vectorStore}, ${searchTypeOf(vectorStore)})`,
+    vectorStore,
     queryExpansion: context.queryExpansion === true || context.queryExpansion === 'true',
     ...(knowledgeUnavailable || !documentBucket || !dataSourceId
       ? {}

@@ -22,7 +22,12 @@ export interface CheckResult {
 }
 
 export interface IntegReport {
-  readonly target: { readonly kind: 'aws' | 'local'; readonly label: string };
+  readonly target: {
+    readonly kind: 'aws' | 'local';
+    readonly label: string;
+    /** Where the Knowledge Base keeps its vectors: the figures of a run hold for that store. */
+    readonly vectorStore: string;
+  };
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly checks: readonly CheckResult[];
@@ -43,6 +48,7 @@ export function formatMarkdown(report: IntegReport): string {
     `# Acceptance suite: ${report.target.kind === 'aws' ? 'deployed stack' : 'local dry run'}`,
     '',
     `Target: ${report.target.label}  `,
+    `Vector store: ${report.target.vectorStore}  `,
     `Run: ${report.startedAt} → ${report.finishedAt}  `,
     `Verdict: **${report.passed ? 'PASSED' : `FAILED (${failed} of ${report.checks.length} checks)`}**`,
     '',

@@ -1,3 +1,4 @@
+import type { VectorStore } from '../../functions/adapters/bedrock/vector-store-search.js';
 import type { Retriever } from '../../functions/chat/ports.js';
 import type { ApiCaller } from './streamed-chat.js';
 
@@ -33,6 +34,8 @@ export interface IntegTarget {
   /** The Knowledge Base the function retrieves from, for the retrieval evaluation. */
   readonly retriever: Retriever;
   readonly retrieverLabel: string;
+  /** The Knowledge Base's vector store (the stack's VectorStore output), named in the report. */
+  readonly vectorStore: VectorStore;
   /** Whether the function expands retrieval queries (QUERY_EXPANSION), so the evaluation does too. */
   readonly queryExpansion: boolean;
   /**

@@ -112,6 +112,8 @@ export function openLocalTarget(stack: LocalStack): IntegTarget {
       }),
       knowledgeBaseId: environment.KNOWLEDGE_BASE_ID ?? '',
     }),
+    // The local Knowledge Base plays OpenSearch Serverless (the default store).
+    vectorStore: 'opensearch-serverless',
     retrieverLabel: `Knowledge Base ${environment.KNOWLEDGE_BASE_ID} (${environment.BEDROCK_AGENT_RUNTIME_ENDPOINT ?? 'Amazon Bedrock'})`,
     // The function's default (functions/api/function-config.ts) unless the stack set it.
     queryExpansion: (environment.QUERY_EXPANSION ?? 'true') === 'true',

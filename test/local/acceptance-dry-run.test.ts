@@ -42,6 +42,9 @@ describe('acceptance suite, local dry run', () => {
     expect(failed.map((check) => `${check.id}: ${check.summary}`)).toEqual([]);
     expect(report.passed).toBe(true);
     expect(report.target.kind).toBe('local');
+    // Which store the figures hold for (the local Knowledge Base plays the default one).
+    expect(report.target.vectorStore).toBe('opensearch-serverless');
+    expect(formatMarkdown(report)).toContain('Vector store: opensearch-serverless');
   });
 
   it('reports what cannot apply locally as not applicable, with the reason', () => {

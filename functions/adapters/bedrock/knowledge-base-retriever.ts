@@ -5,11 +5,27 @@ import {
   RetrieveCommand,
 } from '@aws-sdk/client-bedrock-agent-runtime';
 import type { RetrievedTicket, RetrieveOptions, Retriever } from '../../chat/ports.js';
+import {
+  searchTypeOf,
+  searchTypeProblem,
+  unsupportedFilterOperators,
+  type VectorStore,
+} from './vector-store-search.js';
 
 export interface KnowledgeBaseRetrieverOptions {
   readonly client: BedrockAgentRuntimeClient;
   readonly knowledgeBaseId: string;
-  /** HYBRID needs an OpenSearch Serverless vector store; SEMANTIC works everywhere. @default 'HYBRID' */
+  /**
+   * The Knowledge Base's vector store: it decides the default search type and which filter
+   * operators may be sent (vector-store-search.ts).
+   * @default 'opensearch-serverless'
+   */
+  readonly vectorStore?: VectorStore;
+  /**
+   * HYBRID needs an OpenSearch Serverless vector store (asking for it elsewhere throws here,
+   * not on the first chat); SEMANTIC works everywhere.
+   * @default HYBRID on OpenSearch Serverless, SEMANTIC on any other store
+   */
   readonly searchType?: 'HYBRID' | 'SEMANTIC';
   /**
    * Rerank searches with this Bedrock reranker model (its foundation-model ARN): `Retrieve`
@@ -35,12 +51,21 @@ const NOT_RESTRICTED: RetrievalFilter = { notEquals: { key: 'restricted', value:
 
 /** `Retriever` on Bedrock Knowledge Base `Retrieve`. */
 export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOptions): Retriever {
+  const vectorStore = options.vectorStore ?? 'opensearch-serverless';
+  const searchType = options.searchType ?? searchTypeOf(vectorStore);
+  const problem = searchTypeProblem(searchType, vectorStore);
+  if (problem) throw new Error(problem);
   const retrieve = async (
     text: string,
     filter: RetrievalFilter,
     { limit, signal }: RetrieveOptions,
     rerankingModelArn?: string,
   ) => {
+    // The filters below are fixed; this keeps a future one from reaching a store that rejects it.
+    const unsupported = unsupportedFilterOperators(filter, vectorStore);
+    if (unsupported.length > 0) {
+      throw new Error(`${vectorStore} has no filter operator ${unsupported.join(', ')}`);
+    }
     const response = await options.client.send(
       new RetrieveCommand({
         knowledgeBaseId: options.knowledgeBaseId,
@@ -48,7 +73,7 @@ export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOpti
         retrievalConfiguration: {
           vectorSearchConfiguration: {
             numberOfResults: rerankingModelArn ? rerankCandidates(limit) : limit,
-            overrideSearchType: options.searchType ?? 'HYBRID',
+            overrideSearchType: searchType,
             filter,
             ...(rerankingModelArn && {
               rerankingConfiguration: {

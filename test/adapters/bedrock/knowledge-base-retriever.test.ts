@@ -1,6 +1,8 @@
 import {
   BedrockAgentRuntimeClient,
   type KnowledgeBaseRetrievalResult,
+  type RetrievalFilter,
+  RetrieveCommand,
 } from '@aws-sdk/client-bedrock-agent-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -112,6 +114,105 @@ describe('createKnowledgeBaseRetriever (real SDK client, local Retrieve endpoint
         },
       },
     });
+  });
+});
+
+describe('createKnowledgeBaseRetriever on an S3 Vectors Knowledge Base (local endpoint playing one)', () => {
+  let s3Vectors: LocalBedrockServer;
+  let s3VectorsClient: BedrockAgentRuntimeClient;
+  beforeAll(async () => {
+    s3Vectors = await startLocalBedrockServer({
+      pacing: { minMs: 0, maxMs: 0 },
+      vectorStore: 's3-vectors',
+    });
+    s3VectorsClient = new BedrockAgentRuntimeClient({
+      endpoint: s3Vectors.agentRuntimeEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+  });
+  afterAll(async () => {
+    s3VectorsClient?.destroy();
+    await s3Vectors?.close();
+  });
+  const s3VectorsRetriever = () =>
+    createKnowledgeBaseRetriever({
+      client: s3VectorsClient,
+      knowledgeBaseId: s3Vectors.knowledgeBaseId,
+      vectorStore: 's3-vectors',
+    });
+
+  it('searches SEMANTIC with the restricted filter S3 Vectors supports', async () => {
+    const tickets = await s3VectorsRetriever().search('PCにログインできない メール', { limit: 20 });
+    expect(tickets.length).toBeGreaterThan(3);
+    expect(tickets.every((ticket) => !ticket.restricted)).toBe(true);
+    expect(s3Vectors.retrieveRequests.at(-1)?.body.retrievalConfiguration).toEqual({
+      vectorSearchConfiguration: {
+        numberOfResults: 20,
+        overrideSearchType: 'SEMANTIC',
+        filter: { notEquals: { key: 'restricted', value: true } },
+      },
+    });
+  });
+
+  it('fetches tickets by number with in + andAll, never a restricted one', async () => {
+    const tickets = await s3VectorsRetriever().fetchByIssueIds(['1234', '1015'], { limit: 8 });
+    expect([...new Set(tickets.map((ticket) => ticket.issueId))]).toEqual(['1234']);
+    expect(
+      s3Vectors.retrieveRequests.at(-1)?.body.retrievalConfiguration?.vectorSearchConfiguration,
+    ).toMatchObject({
+      overrideSearchType: 'SEMANTIC',
+      filter: {
+        andAll: [
+          { in: { key: 'issue_id', value: ['1234', '1015'] } },
+          { notEquals: { key: 'restricted', value: true } },
+        ],
+      },
+    });
+  });
+
+  it('is refused HYBRID by an S3 Vectors Knowledge Base, so the retriever never asks for it', async () => {
+    // What a retriever configured for OpenSearch would send: AWS (and the endpoint) refuse it.
+    const openSearchRetriever = createKnowledgeBaseRetriever({
+      client: s3VectorsClient,
+      knowledgeBaseId: s3Vectors.knowledgeBaseId,
+    });
+    await expect(openSearchRetriever.search('VPN', { limit: 5 })).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringMatching(/HYBRID search is not supported/),
+    });
+    expect(() =>
+      createKnowledgeBaseRetriever({
+        client: s3VectorsClient,
+        knowledgeBaseId: s3Vectors.knowledgeBaseId,
+        vectorStore: 's3-vectors',
+        searchType: 'HYBRID',
+      }),
+    ).toThrow(/s3-vectors is semantic only/);
+  });
+
+  it('plays S3 Vectors: refuses a filter operator it lacks, accepts the ones the retriever uses', async () => {
+    const retrieve = (filter: RetrievalFilter) =>
+      s3VectorsClient.send(
+        new RetrieveCommand({
+          knowledgeBaseId: s3Vectors.knowledgeBaseId,
+          retrievalQuery: { text: 'VPN' },
+          retrievalConfiguration: {
+            vectorSearchConfiguration: { overrideSearchType: 'SEMANTIC', filter },
+          },
+        }),
+      );
+    await expect(
+      retrieve({
+        andAll: [
+          { startsWith: { key: 'subject', value: 'VPN' } },
+          { equals: { key: 'restricted', value: false } },
+        ],
+      }),
+    ).rejects.toMatchObject({ message: expect.stringMatching(/startsWith is not supported/) });
+    await expect(
+      retrieve({ notEquals: { key: 'restricted', value: true } }),
+    ).resolves.toBeDefined();
   });
 });
 
