@@ -53,10 +53,24 @@ export interface HandlerOverrides {
 }
 
 /**
- * Wiring only: AWS clients and adapters created once per container, the routes, and middy in
- * response-streaming mode. Errors before the first byte become a status and a JSON body.
+ * Wiring only: the API (`createApi`) under middy in response-streaming mode, which writes the
+ * response's prelude and body to the runtime's stream.
  */
 export function createHandler(config: FunctionConfig, overrides: HandlerOverrides = {}) {
+  return middy<APIGatewayProxyEventV2, HttpResponse>({
+    executionMode: executionModeStreamifyResponse,
+  }).handler(createApi(config, overrides));
+}
+
+/**
+ * The API as a function from a Function URL event to a response, without the Lambda runtime:
+ * AWS clients and adapters created once per container, the routes, request logging and tracing.
+ * Errors before the first byte become a status and a JSON body. Tests call it in process.
+ */
+export function createApi(
+  config: FunctionConfig,
+  overrides: HandlerOverrides = {},
+): (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResponse> {
   const region = config.AWS_REGION;
   const observability = createObservability({
     logLevel: config.LOG_LEVEL,
@@ -210,14 +224,11 @@ export function createHandler(config: FunctionConfig, overrides: HandlerOverride
     }
   };
   // With tracing on, each request is a subsegment that lasts until its body's last byte.
-  const handle = (event: APIGatewayProxyEventV2, context: Context) =>
+  return (event, context) =>
     tracing.traceRequest(
       `## ${event.requestContext.http.method.toUpperCase()} ${routeOf(event.rawPath).replace('{id}', ':id')}`,
       () => respond(event, context),
     );
-  return middy<APIGatewayProxyEventV2, HttpResponse>({
-    executionMode: executionModeStreamifyResponse,
-  }).handler(handle);
 }
 
 export interface Routes {

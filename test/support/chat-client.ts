@@ -45,6 +45,14 @@ export async function callApi(
     },
     body: rawBody,
   });
+  return readApiResponse(response, options);
+}
+
+/** Reads a response of the API as the web app would: SSE events as they arrive, or JSON. */
+export async function readApiResponse(
+  response: Response,
+  options: Pick<ChatCallOptions, 'onEvent'> = {},
+): Promise<ChatResponse> {
   const events: ReceivedEvent[] = [];
   const pending: Promise<void>[] = [];
   const parser = createParser({
