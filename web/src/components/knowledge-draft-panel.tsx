@@ -13,12 +13,12 @@ import { useTicketDraft } from '../app/use-ticket-draft.js';
 import { describeError } from '../errors/describe-error.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Locale, MessageKey } from '../i18n/messages.js';
-import { findDraftLinkWarnings } from '../knowledge/draft-link-warning.js';
 import type { DraftFailure, TicketDraftState } from '../knowledge/ticket-draft-reducer.js';
 import {
   type DraftProblem,
   type DraftProblems,
   fieldOfServerMessage,
+  findDraftLinkWarnings,
   validateTicketDraft,
 } from '../knowledge/validate-ticket-draft.js';
 import { LinkWarningList } from './link-warning-list.js';

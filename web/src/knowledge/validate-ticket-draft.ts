@@ -1,5 +1,8 @@
 import * as z from 'zod';
-import { ticketDraftFields } from '../../../functions/contract/knowledge.js';
+import {
+  findUnverifiedTicketLinks,
+  ticketDraftFields,
+} from '../../../functions/contract/knowledge.js';
 import { USER_TEXT_ERROR_CODES } from '../../../functions/contract/user-text.js';
 import type { TicketDraftFields } from './ticket-draft-reducer.js';
 
@@ -86,4 +89,22 @@ export function fieldOfServerMessage(
 ): 'subject' | 'category' | 'inquiry' | 'resolution' | undefined {
   const match = /^(?:each )?(subject|category|inquiry|resolution)\b/.exec(message.trim());
   return match?.[1] as 'subject' | 'category' | 'inquiry' | 'resolution' | undefined;
+}
+
+/**
+ * The links the "Save as knowledge" form warns about before publishing: those in the subject,
+ * the inquiry and the steps whose domain is not on the deployment's allow-list (which
+ * `GET /api/me` gives editors). The same function as the server's `unverifiedLinks` in the 201,
+ * so the warning lists exactly what the server will. A warning, not a refusal: answers citing
+ * the ticket keep such links away from requesters anyway (docs/adr/0013-answer-links.md).
+ *
+ * @param allowedLinkDomains `undefined` when the server sent no list (older than the check):
+ *   nothing can be judged, so nothing is listed — the 201 still says what the server found.
+ */
+export function findDraftLinkWarnings(
+  fields: TicketDraftFields,
+  allowedLinkDomains: readonly string[] | undefined,
+): string[] {
+  if (allowedLinkDomains === undefined) return [];
+  return findUnverifiedTicketLinks(fields, allowedLinkDomains);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findDraftLinkWarnings } from '../../../web/src/knowledge/draft-link-warning.js';
 import type { TicketDraftFields } from '../../../web/src/knowledge/ticket-draft-reducer.js';
+import { findDraftLinkWarnings } from '../../../web/src/knowledge/validate-ticket-draft.js';
 
 const allowed = ['example.co.jp', 'microsoft.com'];
 
