@@ -1,6 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createApi, type HandlerOverrides } from '../../functions/api/create-handler.js';
 import { readFunctionConfig } from '../../functions/api/function-config.js';
+import { toFunctionUrlEvent } from '../../local/function-url/function-url-event.js';
 import { type ChatCallOptions, type ChatResponse, readApiResponse } from './chat-client.js';
 
 /**
@@ -49,7 +51,10 @@ export function createInProcessApi(
   };
 }
 
-/** A Function URL (payload v2) event as the front sends one. */
+/**
+ * The Function URL (payload v2) event for a request, built by the local Function URL front's own
+ * `toFunctionUrlEvent` from the parts of an HTTP request it reads.
+ */
 function functionUrlEvent(
   method: string,
   path: string,
@@ -58,31 +63,18 @@ function functionUrlEvent(
 ): APIGatewayProxyEventV2 {
   const rawBody =
     body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: path,
-    rawQueryString: '',
+  const request = {
+    method,
+    url: path,
+    httpVersion: '1.1',
+    socket: { remoteAddress: '127.0.0.1' },
     headers: {
       ...(rawBody === undefined ? {} : { 'content-type': 'application/json' }),
       ...(options.user ? { 'x-dev-user': options.user } : {}),
       ...options.headers,
     },
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: 'localhost',
-      domainPrefix: 'localhost',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-      requestId: 'in-process',
-      routeKey: '$default',
-      stage: '$default',
-      time: new Date().toUTCString(),
-      timeEpoch: Date.now(),
-    },
-    ...(rawBody === undefined ? {} : { body: rawBody }),
-    isBase64Encoded: false,
-  };
+  } as unknown as IncomingMessage;
+  return toFunctionUrlEvent(request, Buffer.from(rawBody ?? ''));
 }
 
 function lambdaContext(awsRequestId: string): Context {
