@@ -1,10 +1,6 @@
 import type * as z from 'zod';
-import {
-  type ConversationStore,
-  InvalidCursorError,
-  type Turn,
-  TurnNotFoundError,
-} from '../chat/ports.js';
+import { InvalidCursorError, TurnNotFoundError } from '../chat/errors.js';
+import type { ConversationStore, Turn } from '../chat/ports.js';
 import {
   type AnswerFeedback,
   type ConversationDetail,

@@ -19,13 +19,13 @@ import {
   createToolInputParser,
   type ToolInputInvalidElementEvent,
 } from '../tool-input/tool-input-parser.js';
-import {
-  type ChatConfig,
-  type ChatModel,
-  ChatModelError,
-  type ChatModelRequest,
-  type ConversationStore,
-  type ModelUsage,
+import { ChatModelError } from './errors.js';
+import type {
+  ChatConfig,
+  ChatModel,
+  ChatModelRequest,
+  ConversationStore,
+  ModelUsage,
 } from './ports.js';
 import type { BegunChat } from './run-chat.js';
 

@@ -6,10 +6,10 @@ import { createChatRoute } from '../../functions/api/chat-route.js';
 import type { ApiRequest, HttpResponse } from '../../functions/api/http.js';
 import { createKnowledgeRoutes } from '../../functions/api/knowledge-routes.js';
 import { chatAdmissionBound, requestBound } from '../../functions/chat/daily-budget.js';
+import { ChatModelError } from '../../functions/chat/errors.js';
 import { tokensAtLeast } from '../../functions/chat/model-request.js';
 import {
   type ChatModel,
-  ChatModelError,
   type ChatModelRequest,
   type ConversationStore,
   type DailyBudget,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ChatModelError } from '../../functions/chat/errors.js';
 import { generateAnswer } from '../../functions/chat/generate.js';
 import { answerTool } from '../../functions/chat/model-request.js';
-import { type ChatModel, ChatModelError, type ChatModelEvent } from '../../functions/chat/ports.js';
+import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
 import type { ChatEvent } from '../../functions/contract/chat-events.js';
 
 const modelOf = (events: ChatModelEvent[]): ChatModel => ({

@@ -4,13 +4,13 @@ import {
   requestBound,
   tokensAtMost,
 } from '../../functions/chat/daily-budget.js';
+import { ChatModelError } from '../../functions/chat/errors.js';
 import { tokensAtLeast } from '../../functions/chat/model-request.js';
-import {
-  type ChatModel,
-  ChatModelError,
-  type ChatModelRequest,
-  type DailyBudget,
-  type ModelUsage,
+import type {
+  ChatModel,
+  ChatModelRequest,
+  DailyBudget,
+  ModelUsage,
 } from '../../functions/chat/ports.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
 import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ChatModelError } from '../../functions/chat/errors.js';
 import type { ChatModelRequest } from '../../functions/chat/ports.js';
-import { ChatModelError } from '../../functions/chat/ports.js';
 import { renderPromptMarkup } from '../../functions/chat/prompt-markup.js';
 import { inquiryElement } from '../../functions/chat/prompt-text.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';

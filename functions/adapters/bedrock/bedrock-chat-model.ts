@@ -6,13 +6,8 @@ import {
   type ConverseStreamCommandOutput,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
-import {
-  type ChatModel,
-  ChatModelError,
-  type ChatModelEvent,
-  type ChatModelRequest,
-  type StopReason,
-} from '../../chat/ports.js';
+import { ChatModelError } from '../../chat/errors.js';
+import type { ChatModel, ChatModelEvent, ChatModelRequest, StopReason } from '../../chat/ports.js';
 
 export interface BedrockChatModelOptions {
   readonly client: BedrockRuntimeClient;

@@ -1,8 +1,9 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockChatModel } from '../../../functions/adapters/bedrock/bedrock-chat-model.js';
+import { ChatModelError } from '../../../functions/chat/errors.js';
 import { answerTool } from '../../../functions/chat/model-request.js';
-import { ChatModelError, type ChatModelEvent } from '../../../functions/chat/ports.js';
+import type { ChatModelEvent } from '../../../functions/chat/ports.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConversationNotFoundError,
-  type ConversationStore,
-} from '../../../functions/chat/ports.js';
+import { ConversationNotFoundError } from '../../../functions/chat/errors.js';
+import type { ConversationStore } from '../../../functions/chat/ports.js';
 import type { Answer } from '../../../functions/contract/answer.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, bob, createStore } from './store-fixture.js';
