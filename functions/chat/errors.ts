@@ -1,12 +1,24 @@
+import type { RequestErrorCode, StreamErrorCode } from '../contract/errors.js';
+
 /**
  * Every error the core (chat, knowledge) and its adapters raise on purpose, in one place: what
- * went wrong, in the core's words. The API turns them into responses (`functions/api/http.ts`);
- * the chat turns them into `error` events after the first byte.
+ * went wrong, in the core's words, with a code from the wire contract (`contract/errors.ts`) and
+ * no HTTP status — the API chooses that (`functions/api/http.ts`). After the first byte the chat
+ * turns failures into `error` events instead.
  */
 
+/**
+ * A request the core refuses on purpose: its message is written for the caller (English, no
+ * internals) and its `code` is the contract's. The API renders every subclass with the status it
+ * maps the code to; anything that is not one is a 500 without details.
+ */
+export abstract class RequestRefusedError extends Error {
+  abstract readonly code: RequestErrorCode;
+}
+
 /** No conversation with that id belongs to the caller (someone else's looks the same: absent). */
-export class ConversationNotFoundError extends Error {
-  readonly statusCode = 404;
+export class ConversationNotFoundError extends RequestRefusedError {
+  readonly code = 'not_found' as const;
   constructor() {
     super('Conversation not found');
     this.name = 'ConversationNotFoundError';
@@ -14,9 +26,8 @@ export class ConversationNotFoundError extends Error {
 }
 
 /** The conversation exists but has no turn of that kind with that number (an answer, a message). */
-export class TurnNotFoundError extends Error {
-  readonly statusCode = 404;
-  readonly code = 'turn_not_found';
+export class TurnNotFoundError extends RequestRefusedError {
+  readonly code = 'turn_not_found' as const;
   constructor(seq: number, what = 'answer') {
     super(`This conversation has no ${what} numbered ${seq}`);
     this.name = 'TurnNotFoundError';
@@ -24,9 +35,8 @@ export class TurnNotFoundError extends Error {
 }
 
 /** The inquiry already became a ticket; the conflict names it so the page can link to it. */
-export class KnowledgeAlreadyPublishedError extends Error {
-  readonly statusCode = 409;
-  readonly code = 'already_published';
+export class KnowledgeAlreadyPublishedError extends RequestRefusedError {
+  readonly code = 'already_published' as const;
   constructor(readonly issueId: string) {
     super(`This inquiry was already published as ticket #${issueId}`);
     this.name = 'KnowledgeAlreadyPublishedError';
@@ -34,8 +44,8 @@ export class KnowledgeAlreadyPublishedError extends Error {
 }
 
 /** Retries could not land the write: another writer kept winning. */
-export class ConversationConflictError extends Error {
-  readonly statusCode = 409;
+export class ConversationConflictError extends RequestRefusedError {
+  readonly code = 'conflict' as const;
   constructor(options?: { cause?: unknown }) {
     super('The conversation changed too often to save this turn; try again', options);
     this.name = 'ConversationConflictError';
@@ -47,9 +57,8 @@ export class ConversationConflictError extends Error {
  * message, so the earlier answer cannot stand for this request, and a new one would make the id
  * ambiguous. Raised before anything is written.
  */
-export class ClientMessageIdReusedError extends Error {
-  readonly statusCode = 422;
-  readonly code = 'client_message_id_reused';
+export class ClientMessageIdReusedError extends RequestRefusedError {
+  readonly code = 'client_message_id_reused' as const;
   constructor() {
     super(
       'This clientMessageId was already used for a different message or conversation; send a new id',
@@ -59,8 +68,8 @@ export class ClientMessageIdReusedError extends Error {
 }
 
 /** Text or result too large to store (checked before writing; DynamoDB's 400 KB item limit). */
-export class TurnTooLargeError extends Error {
-  readonly statusCode = 413;
+export class TurnTooLargeError extends RequestRefusedError {
+  readonly code = 'too_large' as const;
   constructor(message: string) {
     super(message);
     this.name = 'TurnTooLargeError';
@@ -72,9 +81,8 @@ export class TurnTooLargeError extends Error {
  * 5xx). Nothing about the request is wrong: the client should try again shortly. Before the first
  * byte it is a 503 with `Retry-After`; after it, a retryable `error` event.
  */
-export class StoreUnavailableError extends Error {
-  readonly statusCode = 503;
-  readonly code = 'store_unavailable';
+export class StoreUnavailableError extends RequestRefusedError {
+  readonly code = 'store_unavailable' as const;
   /** What `Retry-After` tells the client. */
   readonly retryAfterSeconds = 5;
   constructor(options?: { cause?: unknown }) {
@@ -87,9 +95,8 @@ export class StoreUnavailableError extends Error {
  * The user spent today's token budget (`ChatConfig.dailyTokenBudget`): nothing is written and no
  * model is called until the budget resets at midnight UTC.
  */
-export class DailyBudgetExceededError extends Error {
-  readonly statusCode = 429;
-  readonly code = 'daily_budget_exceeded';
+export class DailyBudgetExceededError extends RequestRefusedError {
+  readonly code = 'daily_budget_exceeded' as const;
   readonly retryAfterSeconds: number;
   constructor(
     readonly resetsAt: Date,
@@ -104,19 +111,27 @@ export class DailyBudgetExceededError extends Error {
 }
 
 /** The `cursor` passed to `listConversations` was not one it returned. */
-export class InvalidCursorError extends Error {
-  readonly statusCode = 400;
-  readonly code = 'invalid_cursor';
+export class InvalidCursorError extends RequestRefusedError {
+  readonly code = 'invalid_cursor' as const;
   constructor() {
     super('Invalid cursor');
     this.name = 'InvalidCursorError';
   }
 }
 
-/** A model failure the core understands; anything else is an internal error. */
+/** The model failures an adapter can name: the `error` event codes of `ChatModelError`. */
+export type ChatModelErrorCode = Extract<
+  StreamErrorCode,
+  'model_throttled' | 'model_unavailable' | 'model_stream_failed' | 'model_rejected'
+>;
+
+/**
+ * A model failure the core understands; anything else is an internal error. Raised by the model
+ * adapter while streaming, so it ends as an `error` event, never as a refused request.
+ */
 export class ChatModelError extends Error {
   constructor(
-    readonly code: 'throttled' | 'unavailable' | 'stream_failed' | 'rejected',
+    readonly code: ChatModelErrorCode,
     readonly retryable: boolean,
     options?: { cause?: unknown },
   ) {
@@ -126,9 +141,8 @@ export class ChatModelError extends Error {
 }
 
 /** `supersedes` named a turn that is not the conversation's latest user turn. */
-export class NotLatestQuestionError extends Error {
-  readonly statusCode = 409;
-  readonly code = 'not_latest_question';
+export class NotLatestQuestionError extends RequestRefusedError {
+  readonly code = 'not_latest_question' as const;
   constructor() {
     super('Only the latest question of a conversation can be regenerated or edited');
     this.name = 'NotLatestQuestionError';
@@ -136,27 +150,24 @@ export class NotLatestQuestionError extends Error {
 }
 
 /** `supersedes` named the latest user turn while its answer is still being generated. */
-export class AnswerInProgressError extends Error {
-  readonly statusCode = 409;
-  readonly code = 'answer_in_progress';
+export class AnswerInProgressError extends RequestRefusedError {
+  readonly code = 'answer_in_progress' as const;
   constructor() {
     super('The answer to this question is still being generated; stop it or wait for it first');
     this.name = 'AnswerInProgressError';
   }
 }
 
-export class InquiryNotFoundError extends Error {
-  readonly statusCode = 404;
-  readonly code = 'inquiry_not_found';
+export class InquiryNotFoundError extends RequestRefusedError {
+  readonly code = 'inquiry_not_found' as const;
   constructor() {
     super('No such inquiry in this conversation');
     this.name = 'InquiryNotFoundError';
   }
 }
 
-export class InquiryNotSolvedError extends Error {
-  readonly statusCode = 409;
-  readonly code = 'inquiry_not_solved';
+export class InquiryNotSolvedError extends RequestRefusedError {
+  readonly code = 'inquiry_not_solved' as const;
   constructor() {
     super(
       'Only a solved inquiry can become knowledge: its last answer must be complete results ' +
@@ -167,9 +178,8 @@ export class InquiryNotSolvedError extends Error {
 }
 
 /** The document bucket refused a write: nothing was recorded; trying again is safe. */
-export class KnowledgeStoreUnavailableError extends Error {
-  readonly statusCode = 503;
-  readonly code = 'knowledge_store_unavailable';
+export class KnowledgeStoreUnavailableError extends RequestRefusedError {
+  readonly code = 'knowledge_store_unavailable' as const;
   /** What `Retry-After` tells the client. */
   readonly retryAfterSeconds = 5;
   constructor(options?: { cause?: unknown }) {

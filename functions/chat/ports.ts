@@ -8,6 +8,7 @@ import type {
   TurnRole,
   TurnUsage,
 } from '../contract/conversations.js';
+import type { StreamErrorCode } from '../contract/errors.js';
 import type { PublishedKnowledge } from '../contract/knowledge.js';
 import type { InquiryIntent } from './inquiry-rules.js';
 
@@ -397,7 +398,7 @@ export interface ChatReport {
   readonly modelId: string;
   readonly outcome: ChatOutcome;
   /** The `error` event's code when the chat failed. */
-  readonly failureCode?: string;
+  readonly failureCode?: StreamErrorCode;
   readonly durationMs: number;
   readonly timeToFirstTokenMs?: number;
   readonly timeToFirstTicketMs?: number;

@@ -3,6 +3,8 @@ import {
   InquiryNotSolvedError,
   KnowledgeAlreadyPublishedError,
   KnowledgeStoreUnavailableError,
+  RequestRefusedError,
+  StoreUnavailableError,
 } from '../chat/errors.js';
 import type { ConversationStore, Owner } from '../chat/ports.js';
 import {
@@ -128,9 +130,16 @@ async function oweSync(dependencies: PublishDependencies, at: Date): Promise<voi
     .catch((error: unknown) => console.error('could not note the owed sync', error));
 }
 
+/**
+ * The store said no, so the record surely did not land (the conversation is gone, the inquiry
+ * was published meanwhile): any refusal but an outage, after which the write may have landed.
+ */
 function isDefiniteRefusal(error: unknown): boolean {
-  const status = (error as { statusCode?: unknown })?.statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500;
+  return (
+    error instanceof RequestRefusedError &&
+    !(error instanceof StoreUnavailableError) &&
+    !(error instanceof KnowledgeStoreUnavailableError)
+  );
 }
 
 async function removeQuietly(documents: KnowledgeDocuments, files: TicketDocumentFiles) {

@@ -263,7 +263,7 @@ describe('generateAnswer', () => {
         yield fragment(
           ',"results":[{"issue_id":"1001","subject":"s","summary":"m","resolution":"r"}',
         );
-        throw new ChatModelError('stream_failed', true);
+        throw new ChatModelError('model_stream_failed', true);
       },
     };
     const sent: ChatEvent[] = [];
@@ -286,7 +286,7 @@ describe('generateAnswer', () => {
     const model: ChatModel = {
       // biome-ignore lint/correctness/useYield: fails before its first event
       async *stream() {
-        throw new ChatModelError('throttled', true);
+        throw new ChatModelError('model_throttled', true);
       },
     };
     const outcome = await generateAnswer({

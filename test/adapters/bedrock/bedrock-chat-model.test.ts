@@ -244,7 +244,7 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
       createBedrockChatModel({ client, modelId: 'offline.x' }).stream(request),
     ).catch((error) => error);
     expect(failure).toBeInstanceOf(ChatModelError);
-    expect(failure).toMatchObject({ code: 'throttled', retryable: true });
+    expect(failure).toMatchObject({ code: 'model_throttled', retryable: true });
   });
 
   it('turns a mid-stream exception into a retryable stream failure after the fragments before it', async () => {
@@ -267,7 +267,7 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
     ]);
     expect(failure).toMatchObject({
       name: 'ChatModelError',
-      code: 'stream_failed',
+      code: 'model_stream_failed',
       retryable: true,
     });
   });

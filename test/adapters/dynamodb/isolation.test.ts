@@ -62,7 +62,7 @@ describe('owner isolation', () => {
       const before = await store.loadConversation(alice, conversationId);
       await expect(attempt()).rejects.toMatchObject({
         name: 'ConversationNotFoundError',
-        statusCode: 404,
+        code: 'not_found',
       });
       // A fresh container, so the answer comes from the tables, not from a cache.
       const after = await createStore(t).loadConversation(alice, conversationId);
