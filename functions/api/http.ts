@@ -6,8 +6,8 @@ import type { ErrorBody, RequestErrorCode } from '../contract/errors.js';
 import { USER_TEXT_ERROR_CODES } from '../contract/user-text.js';
 
 /**
- * HTTP plumbing of the API function: the request a route sees, typed errors with a status, JSON
- * responses and body validation.
+ * HTTP plumbing of the API function: the request a route sees, the API's own refusals and the
+ * one map from error code to status, JSON responses and body validation.
  */
 
 /** What a route sees of a Function URL request. */

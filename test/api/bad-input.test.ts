@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorBodySchema } from '../../functions/contract/errors.js';
 import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
@@ -37,6 +38,8 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     expect(response.json).toMatchObject({
       error: { code: expect.any(String), message: expect.any(String) },
     });
+    // Whatever the refusal, its body is the contract's (a code of the closed set).
+    expect(errorBodySchema.safeParse(response.json).success).toBe(true);
     expect(await conversationsOf(user)).toEqual([]);
   });
 
@@ -56,7 +59,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     const response = await postChat(stack.url, body, { user });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({
-      error: { code, message: expect.stringMatching(/^message: /) },
+      error: { code, message: expect.stringMatching(/^message: /), field: 'message' },
     });
     expect(stack.bedrock.converseRequests.length).toBe(calls);
     expect(await conversationsOf(user)).toEqual([]);
@@ -74,7 +77,9 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     const before = await callApi(stack.url, 'GET', path, undefined, { user });
     const response = await callApi(stack.url, 'PATCH', path, { title }, { user });
     expect(response.status).toBe(400);
-    expect(response.json).toEqual({ error: { code, message: expect.stringMatching(/^title: /) } });
+    expect(response.json).toEqual({
+      error: { code, message: expect.stringMatching(/^title: /), field: 'title' },
+    });
     const after = await callApi(stack.url, 'GET', path, undefined, { user });
     expect(after.json).toEqual(before.json);
   });

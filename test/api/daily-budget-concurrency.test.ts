@@ -287,7 +287,7 @@ describe('the daily budget under twenty concurrent knowledge drafts of one user'
       );
 
       expect(await new Response(response.body as ReadableStream).text()).toContain(
-        `"code":"model_${code}"`,
+        `"code":"${code}"`,
       );
       const [request] = requests as [ChatModelRequest];
       const committed = await committedTokens(owner);
