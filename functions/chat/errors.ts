@@ -79,7 +79,7 @@ export class TurnTooLargeError extends RequestRefusedError {
 /**
  * The store cannot be reached or is overloaded (connection refused or reset, timeouts, throttling,
  * 5xx). Nothing about the request is wrong: the client should try again shortly. Before the first
- * byte it is a 503 with `Retry-After`; after it, a retryable `error` event.
+ * byte the API answers it with `Retry-After`; after it, it is a retryable `error` event.
  */
 export class StoreUnavailableError extends RequestRefusedError {
   readonly code = 'store_unavailable' as const;

@@ -66,8 +66,9 @@ export interface BegunChat extends AppendResult {
 
 /**
  * Everything that must succeed before the first byte, so failures still get an HTTP status:
- * the user turn is recorded (404 for a conversation that is missing or not the caller's, 413 for
- * oversize text, 409 when retries could not land it, 422 for a `clientMessageId` reused with
+ * the user turn is recorded (`ConversationNotFoundError` for a conversation that is missing or
+ * not the caller's, `TurnTooLargeError` for oversize text, `ConversationConflictError` when
+ * retries could not land it, `ClientMessageIdReusedError` for a `clientMessageId` reused with
  * another message). For a new conversation, retrieval starts alongside the write instead of
  * waiting for it. The commit marks the turn `answering` for one generation lease (and with a
  * `clientMessageId` claims the message's generation), which `streamChat` renews while it

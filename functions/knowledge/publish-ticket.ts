@@ -51,7 +51,8 @@ export interface PublishDependencies {
 
 /**
  * Checks that `inquiryId` is a solved inquiry of the owner's conversation and not yet published;
- * returns the conversation's turns for the caller (the draft reads them). Throws the 404/409s.
+ * returns the conversation's turns for the caller (the draft reads them). Throws
+ * `InquiryNotFoundError`, `KnowledgeAlreadyPublishedError` or `InquiryNotSolvedError`.
  */
 export async function loadSolvedInquiry(
   store: ConversationStore,

@@ -88,10 +88,7 @@ export function KnowledgeDraftPanel({
   };
   const say = (problem: DraftProblem | undefined, max: number) =>
     problem ? t(problemText[problem], { max }) : undefined;
-  const fieldError = (
-    field: 'subject' | 'category' | 'inquiry' | 'resolution',
-    max: number,
-  ): string | undefined =>
+  const fieldError = (field: DraftFormField, max: number): string | undefined =>
     say(problems[field], max) ??
     (serverProblem?.field === field ? serverProblem.message : undefined);
 
