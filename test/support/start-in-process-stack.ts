@@ -15,6 +15,7 @@ import { createInProcessApi } from './in-process-api.js';
 export interface InProcessStack {
   readonly bedrock: LocalBedrockServer;
   readonly s3?: LocalS3Server;
+  readonly dynamoDbEndpoint: string;
   /** The function's environment, as the stack's execution environments would get it. */
   readonly functionEnvironment: Readonly<Record<string, string>>;
   /** Any `/api` request, read as the web app reads it (JSON, or SSE events as they arrive). */
@@ -79,6 +80,7 @@ export async function startInProcessStack(
   return {
     bedrock,
     s3: services.s3,
+    dynamoDbEndpoint: services.dynamoDbEndpoint,
     functionEnvironment,
     call,
     postChat: (body, callOptions) => call('POST', '/api/chat', body, callOptions),
