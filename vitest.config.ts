@@ -9,6 +9,8 @@ const unitTests = [
   'test/observability/**/*.test.ts',
   'test/knowledge/**/*.test.ts',
   'test/contract/**/*.test.ts',
+  // The route table alone, no adapters (the rules through the whole API: test/api/bad-input).
+  'test/api/routes.test.ts',
 ];
 
 export default defineConfig({

@@ -89,15 +89,37 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/** The services the function talks to, started for it, and the environment it runs with. */
+export interface LocalServices {
+  /** The local Bedrock endpoint, unless real or external endpoints were configured. */
+  readonly bedrock?: LocalBedrockServer;
+  /** The local S3 holding the Knowledge Base's document bucket, unless S3 is elsewhere. */
+  readonly s3?: LocalS3Server;
+  readonly dynamoDbEndpoint: string;
+  /** The function's environment variables, checked by `readFunctionConfig`. */
+  readonly functionEnvironment: Readonly<Record<string, string>>;
+  stop(): Promise<void>;
+}
+
 /**
- * The whole assistant on one machine: DynamoDB Local, the local Bedrock endpoint, and the bundled
- * handler in execution environments running the real Lambda runtime client, behind a Function
- * URL front that also serves the web app — one origin, as behind CloudFront. For knowledge
- * capture, a local S3 holds the Knowledge Base's document bucket, whose published-tickets folder
- * the local Bedrock endpoint indexes (at start and on each ingestion job). Pieces given by
- * environment variables are used instead of being started.
+ * Everything of the local stack but the function: DynamoDB Local (or the configured endpoint)
+ * with its tables, the local S3 and Bedrock endpoints, and the function's environment pointing
+ * at them. `startLocalStack` runs the bundled handler on top; the in-process API tests call the
+ * API with the same environment (test/support/start-in-process-stack.ts).
  */
-export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+export async function startLocalServices(
+  options: Omit<
+    LocalStackOptions,
+    | 'port'
+    | 'webDir'
+    | 'handlerBundle'
+    | 'functionTimeoutMs'
+    | 'maxEnvironments'
+    | 'provisionedEnvironments'
+    | 'functionOutput'
+    | 'activeTracing'
+  > = {},
+): Promise<LocalServices> {
   const environment = readLocalStackEnvironment(options.environment ?? process.env);
   const cleanups: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -183,6 +205,36 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     // A bad setting stops the start with its name, instead of failing every cold start later.
     readFunctionConfig(functionEnvironment);
+    return {
+      bedrock,
+      s3: s3?.server,
+      dynamoDbEndpoint: dynamo.endpoint,
+      functionEnvironment,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * The whole assistant on one machine: DynamoDB Local, the local Bedrock endpoint, and the bundled
+ * handler in execution environments running the real Lambda runtime client, behind a Function
+ * URL front that also serves the web app — one origin, as behind CloudFront. For knowledge
+ * capture, a local S3 holds the Knowledge Base's document bucket, whose published-tickets folder
+ * the local Bedrock endpoint indexes (at start and on each ingestion job). Pieces given by
+ * environment variables are used instead of being started.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const services = await startLocalServices(options);
+  const { bedrock, s3, dynamoDbEndpoint, functionEnvironment } = services;
+  const cleanups: (() => Promise<void>)[] = [() => services.stop()];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    cleanups.length = 0;
+  };
+  try {
     const lambda = new LocalLambdaFunction({
       functionName: 'service-desk-api',
       bundlePath: options.handlerBundle ?? (await defaultHandlerBundle()),
@@ -197,7 +249,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await lambda.provision(options.provisionedEnvironments ?? 0);
     const server = await startFunctionUrlServer({
       function: lambda,
-      port: options.port ?? environment.port,
+      port: options.port ?? readLocalStackEnvironment(options.environment ?? process.env).port,
       staticDir: options.webDir ?? 'web/dist',
       staticOverrides: new Map([
         ['/config.json', JSON.stringify({ apiBase: '/api', authMode: 'local' })],
@@ -211,8 +263,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       url: server.url,
       bedrock,
-      s3: s3?.server,
-      dynamoDbEndpoint: dynamo.endpoint,
+      s3,
+      dynamoDbEndpoint,
       functionEnvironment,
       function: lambda,
       stop,

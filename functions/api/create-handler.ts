@@ -27,7 +27,6 @@ import { createConversationRoutes } from './conversation-routes.js';
 import { type FunctionConfig, guardrailOf } from './function-config.js';
 import {
   type ApiRequest,
-  HttpError,
   type HttpResponse,
   jsonResponse,
   rawBodyOf,
@@ -39,6 +38,7 @@ import {
   createCognitoVerifier,
   createOwnerResolver,
 } from './resolve-owner.js';
+import { createRouteTable, dispatch, matchRoute, type RouteMatch } from './routes.js';
 
 /** Replacements for tests; production passes none and gets the AWS adapters. */
 export interface HandlerOverrides {
@@ -132,7 +132,7 @@ export function createApi(
             ),
         },
   );
-  const routes = {
+  const table = createRouteTable({
     chat: createChatRoute({
       telemetry: observability.telemetry,
       budget,
@@ -181,21 +181,22 @@ export function createApi(
       now: overrides.now,
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
     }),
-  };
+  });
 
   const respond = async (
     event: APIGatewayProxyEventV2,
     context: Context,
+    method: string,
+    match: RouteMatch,
   ): Promise<HttpResponse> => {
     const startedAt = performance.now();
-    const method = event.requestContext.http.method.toUpperCase();
     const outcome = (status: number, extra: { owner?: Owner; errorCode?: string } = {}) => ({
       requestId: context.awsRequestId,
       method,
-      route: routeOf(event.rawPath),
+      route: match.name,
       status,
       durationMs: performance.now() - startedAt,
-      conversationId: conversationIdOf(event.rawPath),
+      conversationId: match.parameters.id,
       ...extra,
     });
     let owner: Owner | undefined;
@@ -212,7 +213,7 @@ export function createApi(
         owner,
         remainingTimeMs: () => context.getRemainingTimeInMillis(),
       };
-      const response = await routeRequest(routes, request);
+      const response = await dispatch(match, request);
       observability.requestFinished(outcome(response.statusCode, { owner }));
       return response;
     } catch (error) {
@@ -224,69 +225,13 @@ export function createApi(
     }
   };
   // With tracing on, each request is a subsegment that lasts until its body's last byte.
-  return (event, context) =>
-    tracing.traceRequest(
-      `## ${event.requestContext.http.method.toUpperCase()} ${routeOf(event.rawPath).replace('{id}', ':id')}`,
-      () => respond(event, context),
+  return (event, context) => {
+    const method = event.requestContext.http.method.toUpperCase();
+    const match = matchRoute(table, method, event.rawPath);
+    return tracing.traceRequest(`## ${method} ${match.name.replace('{id}', ':id')}`, () =>
+      respond(event, context, method, match),
     );
-}
-
-export interface Routes {
-  readonly chat: ReturnType<typeof createChatRoute>;
-  readonly knowledge: ReturnType<typeof createKnowledgeRoutes>;
-  readonly conversations: ReturnType<typeof createConversationRoutes>;
-}
-
-/** The route pattern of a path, for logs: ids replaced, so lines group by route. */
-function routeOf(path: string): string {
-  return path
-    .replace(/\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/{id}')
-    .replace(/\/inquiries\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|$)/, '/inquiries/{inquiryId}')
-    .replace(/\/turns\/\d+(?=\/|$)/, '/turns/{seq}');
-}
-
-function conversationIdOf(path: string): string | undefined {
-  return /^\/api\/conversations\/([0-9A-HJKMNP-TV-Z]{26})/.exec(path)?.[1];
-}
-
-const ID = '([0-9A-HJKMNP-TV-Z]{26})';
-const CONVERSATION = new RegExp(`^/api/conversations/${ID}$`);
-const STOP = new RegExp(`^/api/conversations/${ID}/stop$`);
-const KNOWLEDGE_DRAFT = new RegExp(`^/api/conversations/${ID}/inquiries/${ID}/knowledge-draft$`);
-const FEEDBACK = new RegExp(`^/api/conversations/${ID}/turns/([1-9]\\d{0,8})/feedback$`);
-
-/** Dispatches `/api/*` by method and path. Unknown paths are 404, known paths with other methods 405. */
-export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpResponse> {
-  const { method, path } = request;
-  const notAllowed = () =>
-    Promise.reject(new HttpError('method_not_allowed', `${method} is not allowed here`));
-  if (path === '/api/chat') return method === 'POST' ? routes.chat(request) : notAllowed();
-  if (path === '/api/conversations')
-    return method === 'GET' ? routes.conversations.list(request) : notAllowed();
-  if (path === '/api/me') return method === 'GET' ? routes.knowledge.me(request) : notAllowed();
-  if (path === '/api/knowledge')
-    return method === 'POST' ? routes.knowledge.publish(request) : notAllowed();
-  const [, draftOf, inquiryId] = KNOWLEDGE_DRAFT.exec(path) ?? [];
-  if (draftOf && inquiryId) {
-    return method === 'POST' ? routes.knowledge.draft(request, draftOf, inquiryId) : notAllowed();
-  }
-  const [, feedbackOn, seq] = FEEDBACK.exec(path) ?? [];
-  if (feedbackOn && seq) {
-    return method === 'POST'
-      ? routes.conversations.feedback(request, feedbackOn, Number(seq))
-      : notAllowed();
-  }
-  const stop = STOP.exec(path)?.[1];
-  if (stop) return method === 'POST' ? routes.conversations.stop(request, stop) : notAllowed();
-  const conversationId = CONVERSATION.exec(path)?.[1];
-  if (conversationId) {
-    if (method === 'GET') return routes.conversations.get(request, conversationId);
-    if (method === 'PATCH') return routes.conversations.rename(request, conversationId);
-    if (method === 'DELETE') return routes.conversations.remove(request, conversationId);
-    return notAllowed();
-  }
-  // Anything under /api/conversations that is not a valid id cannot exist: same as missing.
-  return Promise.reject(new HttpError('not_found', 'Not found'));
+  };
 }
 
 /**

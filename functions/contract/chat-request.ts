@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { conversationIdSchema } from './ids.js';
 import { userTextSchema } from './user-text.js';
 
 export const MAX_MESSAGE_LENGTH = 4000;
@@ -6,10 +7,7 @@ export const MAX_MESSAGE_LENGTH = 4000;
 /** Body of `POST /api/chat`. The owner is never part of it: it comes from the verified identity. */
 export const chatRequestSchema = z
   .object({
-    conversationId: z
-      .string()
-      .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'conversationId must be a ULID')
-      .optional(),
+    conversationId: conversationIdSchema.optional(),
     message: userTextSchema('message', MAX_MESSAGE_LENGTH),
     clientMessageId: z
       .string()

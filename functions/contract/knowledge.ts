@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { conversationIdSchema, inquiryIdSchema } from './ids.js';
 import { findUnverifiedLinks } from './links.js';
 import { userTextSchema } from './user-text.js';
 
@@ -64,13 +65,11 @@ export const ticketDraftFields = {
   restricted: z.boolean().default(false),
 };
 
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-
 /** Body of `POST /api/knowledge`: the edited draft and the inquiry it comes from. */
 export const publishKnowledgeRequestSchema = z
   .object({
-    conversationId: z.string().regex(ULID, 'conversationId must be a ULID'),
-    inquiryId: z.string().regex(ULID, 'inquiryId must be a ULID'),
+    conversationId: conversationIdSchema,
+    inquiryId: inquiryIdSchema,
     ...ticketDraftFields,
   })
   .strict();

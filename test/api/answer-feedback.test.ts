@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
-import { startTestStack } from '../support/start-test-stack.js';
+import { eventsNamed } from '../support/chat-client.js';
+import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
 
 /**
- * `POST /api/conversations/{id}/turns/{seq}/feedback` through the local stack (DynamoDB Local,
- * the local Bedrock endpoint): validation against the stored answer, one feedback per answer,
+ * `POST /api/conversations/{id}/turns/{seq}/feedback` through the API in process on DynamoDB Local
+ * and the local Bedrock endpoint (ADR 0016): validation against the stored answer, one feedback per answer,
  * the version bump that keeps caches honest, and owner isolation.
  */
 
-let stack: LocalStack;
+let stack: InProcessStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startInProcessStack();
 });
 afterAll(() => stack?.stop());
 
@@ -29,7 +28,7 @@ interface Detail {
 }
 
 async function answeredConversation(user: string, message: string) {
-  const response = await postChat(stack.url, { message }, { user });
+  const response = await stack.postChat({ message }, { user });
   const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
   const detail = await readDetail(user, conversationId);
   const answer = detail.turns.find((turn) => turn.role === 'assistant');
@@ -38,7 +37,7 @@ async function answeredConversation(user: string, message: string) {
 }
 
 async function readDetail(user: string, conversationId: string): Promise<Detail> {
-  return (await fetchConversation(stack.url, conversationId, user)) as Detail;
+  return (await stack.fetchConversation(conversationId, user)) as Detail;
 }
 
 const feedbackPath = (conversationId: string, seq: number) =>
@@ -57,8 +56,7 @@ describe('feedback on an answer', () => {
     const cited = answer.result?.results?.map((ticket) => ticket.issue_id) ?? [];
     expect(cited.length).toBeGreaterThan(0);
 
-    const first = await callApi(
-      stack.url,
+    const first = await stack.call(
       'POST',
       feedbackPath(conversationId, answer.seq),
       { rating: 'up', helpfulTicketIds: [cited[0]] },
@@ -79,8 +77,7 @@ describe('feedback on an answer', () => {
       updatedAt: expect.any(String),
     });
 
-    const second = await callApi(
-      stack.url,
+    const second = await stack.call(
       'POST',
       feedbackPath(conversationId, answer.seq),
       { rating: 'down', reason: 'incomplete', comment: '  手順が一つ足りない  ' },
@@ -109,7 +106,7 @@ describe('feedback on an answer', () => {
       'VPNに接続できません。エラー809が出ます',
     );
     const post = (seq: number, body: unknown) =>
-      callApi(stack.url, 'POST', feedbackPath(conversationId, seq), body, { user });
+      stack.call('POST', feedbackPath(conversationId, seq), body, { user });
 
     const uncited = await post(answer.seq, { rating: 'up', helpfulTicketIds: ['99999999'] });
     expect([uncited.status, errorCodeOf(uncited.json)]).toEqual([400, 'ticket_not_cited']);
@@ -146,24 +143,21 @@ describe('feedback on an answer', () => {
       'feedback-owner',
       'Teamsの会議で相手の声が聞こえない',
     );
-    const foreign = await callApi(
-      stack.url,
+    const foreign = await stack.call(
       'POST',
       feedbackPath(conversationId, answer.seq),
       { rating: 'down', reason: 'wrong' },
       { user: 'feedback-stranger' },
     );
     expect(foreign.status).toBe(404);
-    const zeroSeq = await callApi(
-      stack.url,
+    const zeroSeq = await stack.call(
       'POST',
       feedbackPath(conversationId, 0),
       { rating: 'up' },
       { user: 'feedback-owner' },
     );
     expect(zeroSeq.status).toBe(404);
-    const wrongMethod = await callApi(
-      stack.url,
+    const wrongMethod = await stack.call(
       'GET',
       feedbackPath(conversationId, answer.seq),
       undefined,

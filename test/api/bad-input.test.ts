@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodySchema } from '../../functions/contract/errors.js';
-import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { type ChatResponse, eventsNamed } from '../support/chat-client.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
+import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
 
-let stack: LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
+// Every refusal is the API's own rule (routing, body parsing, validation, identity, ownership),
+// so the API runs in process on DynamoDB Local and the local Bedrock endpoint: no runtime client,
+// no Function URL front (test/support/start-in-process-stack.ts, ADR 0016).
+
+let stack: InProcessStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startInProcessStack();
 });
 afterAll(() => stack?.stop());
 
@@ -15,7 +18,7 @@ const encodeCursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toSt
 
 const conversationsOf = async (user: string) =>
   (
-    (await callApi(stack.url, 'GET', '/api/conversations', undefined, { user })).json as {
+    (await stack.call('GET', '/api/conversations', undefined, { user })).json as {
       items: unknown[];
     }
   ).items;
@@ -32,7 +35,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['a body over 64 KiB', 413, { message: 'hi', clientMessageId: 'x'.repeat(70_000) }],
   ])('%s → %i', async (_name, status, body) => {
     const user = `bad-${status}-${Math.random().toString(36).slice(2, 8)}`;
-    const response = await postChat(stack.url, body, { user });
+    const response = await stack.postChat(body, { user });
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toContain('application/json');
     expect(response.json).toMatchObject({
@@ -56,7 +59,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
   ])('refuses a message with %s (400 %s) without calling the model', async (_name, code, body) => {
     const user = `text-${Math.random().toString(36).slice(2, 8)}`;
     const calls = stack.bedrock.converseRequests.length;
-    const response = await postChat(stack.url, body, { user });
+    const response = await stack.postChat(body, { user });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({
       error: { code, message: expect.stringMatching(/^message: /), field: 'message' },
@@ -71,26 +74,22 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['only NULs', 'empty_text', '\u0000'],
   ])('refuses a title with %s (400 %s) and keeps the old one', async (_name, code, title) => {
     const user = `title-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await postChat(stack.url, { message: 'プリンターが印刷できない' }, { user });
+    const created = await stack.postChat({ message: 'プリンターが印刷できない' }, { user });
     const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
     const path = `/api/conversations/${conversationId}`;
-    const before = await callApi(stack.url, 'GET', path, undefined, { user });
-    const response = await callApi(stack.url, 'PATCH', path, { title }, { user });
+    const before = await stack.call('GET', path, undefined, { user });
+    const response = await stack.call('PATCH', path, { title }, { user });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({
       error: { code, message: expect.stringMatching(/^title: /), field: 'title' },
     });
-    const after = await callApi(stack.url, 'GET', path, undefined, { user });
+    const after = await stack.call('GET', path, undefined, { user });
     expect(after.json).toEqual(before.json);
   });
 
   it('still accepts text with emoji (surrogate pairs) and joiners between visible characters', async () => {
     const user = `emoji-${Math.random().toString(36).slice(2, 8)}`;
-    const response = await postChat(
-      stack.url,
-      { message: '👩\u200d💻 のPCが起動しない' },
-      { user },
-    );
+    const response = await stack.postChat({ message: '👩\u200d💻 のPCが起動しない' }, { user });
     expect(response.status).toBe(200);
     expect(await conversationsOf(user)).toHaveLength(1);
   });
@@ -113,8 +112,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
       }),
     ],
   ])('answers 400 for a list cursor that is %s', async (_name, cursor) => {
-    const response = await callApi(
-      stack.url,
+    const response = await stack.call(
       'GET',
       `/api/conversations?cursor=${encodeURIComponent(cursor)}`,
       undefined,
@@ -132,14 +130,13 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['no content type', undefined],
   ])('answers 415 to a chat body sent as %s and writes nothing', async (_name, contentType) => {
     const user = `ctype-${Math.random().toString(36).slice(2, 8)}`;
-    const response = await fetch(new URL('/api/chat', stack.url), {
-      method: 'POST',
-      headers: { 'x-dev-user': user, ...(contentType ? { 'content-type': contentType } : {}) },
-      // A Blob without a type lets fetch send no content type at all.
-      body: new Blob([JSON.stringify({ message: 'hi' })]),
+    const response = await stack.postChat(JSON.stringify({ message: 'hi' }), {
+      user,
+      // An undefined header is left out of the event: no content type at all.
+      headers: { 'content-type': contentType as string },
     });
     expect(response.status).toBe(415);
-    expect(await response.json()).toEqual({
+    expect(response.json).toEqual({
       error: {
         code: 'unsupported_media_type',
         message: expect.stringContaining('application/json'),
@@ -150,15 +147,15 @@ describe('bad input is refused before the first byte and writes nothing', () => 
 
   it('answers 415 to a rename sent as text/plain and keeps the title', async () => {
     const user = `ctype-rename-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await postChat(stack.url, { message: 'VPNにつながらない' }, { user });
+    const created = await stack.postChat({ message: 'VPNにつながらない' }, { user });
     const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
     const path = `/api/conversations/${conversationId}`;
-    const response = await callApi(stack.url, 'PATCH', path, JSON.stringify({ title: 'pwned' }), {
+    const response = await stack.call('PATCH', path, JSON.stringify({ title: 'pwned' }), {
       user,
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
     });
     expect(response.status).toBe(415);
-    const after = await callApi(stack.url, 'GET', path, undefined, { user });
+    const after = await stack.call('GET', path, undefined, { user });
     expect((after.json as { title: string }).title).toBe('VPNにつながらない');
   });
 
@@ -173,9 +170,8 @@ describe('bad input is refused before the first byte and writes nothing', () => 
         { size: 4, delayMs: 20 },
       ),
     );
-    let stop: Awaited<ReturnType<typeof callApi>> | undefined;
-    const chat = await postChat(
-      stack.url,
+    let stop: ChatResponse | undefined;
+    const chat = await stack.postChat(
       { message: 'VPNにつながらない' },
       {
         user,
@@ -185,8 +181,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
             conversationId: string;
             userSeq: number;
           };
-          stop = await callApi(
-            stack.url,
+          stop = await stack.call(
             'POST',
             `/api/conversations/${conversationId}/stop`,
             JSON.stringify({ userSeq }),
@@ -212,15 +207,12 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['a turn not stored yet', 404, 'turn_not_found', { userSeq: 3 }],
   ])('refuses a stop with %s (%i %s)', async (_name, status, code, body) => {
     const user = `bad-stop-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await postChat(stack.url, { message: 'プリンターが動かない' }, { user });
+    const created = await stack.postChat({ message: 'プリンターが動かない' }, { user });
     const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
-    const response = await callApi(
-      stack.url,
-      'POST',
-      `/api/conversations/${conversationId}/stop`,
-      body,
-      { user, headers: { 'content-type': 'application/json' } },
-    );
+    const response = await stack.call('POST', `/api/conversations/${conversationId}/stop`, body, {
+      user,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(status);
     expect(response.json).toMatchObject({ error: { code, message: expect.any(String) } });
   });
@@ -230,8 +222,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     'application/json; charset=utf-8',
     'Application/JSON;Charset=UTF-8',
   ])('accepts a chat body sent as %s', async (contentType) => {
-    const response = await postChat(
-      stack.url,
+    const response = await stack.postChat(
       { message: 'VPNにつながらない' },
       { user: 'ctype-ok', headers: { 'content-type': contentType } },
     );
@@ -239,8 +230,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
   });
 
   it('answers 404 for a conversation that does not exist', async () => {
-    const response = await postChat(
-      stack.url,
+    const response = await stack.postChat(
       { conversationId: '01JZZZZZZZZZZZZZZZZZZZZZZZ', message: 'hi' },
       { user: 'nobody' },
     );
@@ -251,49 +241,33 @@ describe('bad input is refused before the first byte and writes nothing', () => 
   });
 
   it("answers 404 for another user's conversation and leaves it unchanged", async () => {
-    const owner = await postChat(
-      stack.url,
-      { message: 'プリンターが印刷できない' },
-      { user: 'alice' },
-    );
+    const owner = await stack.postChat({ message: 'プリンターが印刷できない' }, { user: 'alice' });
     const { conversationId } = eventsNamed(owner, 'meta')[0] as { conversationId: string };
-    const before = await callApi(
-      stack.url,
-      'GET',
-      `/api/conversations/${conversationId}`,
-      undefined,
-      { user: 'alice' },
-    );
+    const before = await stack.call('GET', `/api/conversations/${conversationId}`, undefined, {
+      user: 'alice',
+    });
 
-    const intruder = await postChat(
-      stack.url,
-      { conversationId, message: 'hi' },
-      { user: 'mallory' },
-    );
+    const intruder = await stack.postChat({ conversationId, message: 'hi' }, { user: 'mallory' });
     expect(intruder.status).toBe(404);
     expect(intruder.json).toEqual({
       error: { code: 'not_found', message: 'Conversation not found' },
     });
 
-    const after = await callApi(
-      stack.url,
-      'GET',
-      `/api/conversations/${conversationId}`,
-      undefined,
-      { user: 'alice' },
-    );
+    const after = await stack.call('GET', `/api/conversations/${conversationId}`, undefined, {
+      user: 'alice',
+    });
     expect(after.json).toEqual(before.json);
     expect(await conversationsOf('mallory')).toEqual([]);
   });
 
   it('rejects a malformed dev identity', async () => {
-    const response = await postChat(stack.url, { message: 'hi' }, { user: 'bad user/..' });
+    const response = await stack.postChat({ message: 'hi' }, { user: 'bad user/..' });
     expect(response.status).toBe(401);
   });
 
   it('answers 404 for unknown routes and 405 for wrong methods', async () => {
-    expect((await callApi(stack.url, 'GET', '/api/nope')).status).toBe(404);
-    expect((await callApi(stack.url, 'GET', '/api/chat')).status).toBe(405);
-    expect((await callApi(stack.url, 'PUT', '/api/conversations')).status).toBe(405);
+    expect((await stack.call('GET', '/api/nope')).status).toBe(404);
+    expect((await stack.call('GET', '/api/chat')).status).toBe(405);
+    expect((await stack.call('PUT', '/api/conversations')).status).toBe(405);
   });
 });

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type FunctionUrlServer,
-  startFunctionUrlServer,
-} from '../../local/function-url/start-function-url-server.js';
-import { LocalLambdaFunction } from '../../local/lambda/local-lambda-function.js';
-import { bundleTestHandler } from '../support/bundle-test-handler.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { CognitoJwtVerifier } from 'aws-jwt-verify';
+import type { Jwks } from 'aws-jwt-verify/jwk';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type ChatCallOptions, eventsNamed } from '../support/chat-client.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
+import { createInProcessApi } from '../support/in-process-api.js';
 import { createTestSigningKey, signTestJwt } from '../support/sign-test-jwt.js';
 
 const userPoolId = 'us-east-1_TestPool1';
@@ -25,19 +22,23 @@ const accessToken = (claims: Record<string, unknown> = {}) =>
     ...claims,
   });
 
+// Identity is the API's own rule (createOwnerResolver with the real aws-jwt-verify verifier),
+// so it runs in process: the verifier has the test's signing key cached and never fetches a JWKS.
+// No header is special to the Function URL front, which passes x-auth-token through as is.
 let tables: TestTables;
-let lambda: LocalLambdaFunction;
-let server: FunctionUrlServer;
+let api: ReturnType<typeof createInProcessApi>;
 beforeAll(async () => {
+  // DynamoDB Local accepts any signature; the SDK only needs some credentials to sign with.
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
   tables = await createTestTables('cloud-auth');
-  lambda = new LocalLambdaFunction({
-    functionName: 'cloud-auth-test',
-    bundlePath: await bundleTestHandler('test/api/handlers/cached-jwks-handler.ts'),
-    environment: {
+  const verifier = CognitoJwtVerifier.create({ userPoolId, clientId, tokenUse: 'access' });
+  verifier.cacheJwks(key.jwks as unknown as Jwks);
+  api = createInProcessApi(
+    {
       AUTH_MODE: 'cognito',
       COGNITO_USER_POOL_ID: userPoolId,
       COGNITO_CLIENT_ID: clientId,
-      TEST_JWKS: JSON.stringify(key.jwks),
       CONVERSATIONS_TABLE: tables.tables.conversations,
       TURNS_TABLE: tables.tables.turns,
       DYNAMODB_ENDPOINT: tables.endpoint,
@@ -46,23 +47,19 @@ beforeAll(async () => {
       BEDROCK_RUNTIME_ENDPOINT: 'http://127.0.0.1:9',
       BEDROCK_AGENT_RUNTIME_ENDPOINT: 'http://127.0.0.1:9',
       AWS_REGION: 'us-east-1',
-      // DynamoDB Local accepts any signature; the SDK only needs some credentials to sign with.
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
       LOG_LEVEL: 'SILENT',
       METRICS: 'false',
     },
-    timeoutMs: 30_000,
-    memoryMb: 1024,
-    output: { stdout: process.stdout, stderr: process.stderr },
-  });
-  server = await startFunctionUrlServer({ function: lambda, port: 0, log: () => undefined });
+    { verifier, retriever: { search: async () => [], fetchByIssueIds: async () => [] } },
+  );
 });
 afterAll(async () => {
-  await server?.close();
-  await lambda?.stop();
+  vi.unstubAllEnvs();
   await tables?.dispose();
 });
+
+const postChat = (body: unknown, options: ChatCallOptions) =>
+  api.call('POST', '/api/chat', body, options);
 
 const withToken = (token: string) => ({ headers: { 'x-auth-token': token } });
 
@@ -90,35 +87,22 @@ describe('cloud mode identity', () => {
     ['a verified token with an empty subject', withToken(accessToken({ sub: '' }))],
     ['a verified token whose subject contains #', withToken(accessToken({ sub: 'staff#2' }))],
   ])('answers 401 for %s and writes nothing', async (_name, options) => {
-    const response = await postChat(server.url, { message: 'hi' }, options);
+    const response = await postChat({ message: 'hi' }, options);
     expect(response.status).toBe(401);
     expect(response.json).toMatchObject({ error: { code: 'unauthorized' } });
-    const list = await callApi(
-      server.url,
-      'GET',
-      '/api/conversations',
-      undefined,
-      withToken(accessToken()),
-    );
+    const list = await api.call('GET', '/api/conversations', undefined, withToken(accessToken()));
     expect(list.json).toEqual({ items: [] });
   });
 
   it('accepts a valid access token and keys the conversation by its subject', async () => {
     // The model endpoint is unreachable here: the stream starts, then ends with an error event.
-    const response = await postChat(server.url, { message: 'hi' }, withToken(accessToken()));
+    const response = await postChat({ message: 'hi' }, withToken(accessToken()));
     expect(response.status).toBe(200);
     expect(eventsNamed(response, 'meta')).toHaveLength(1);
     expect(response.events.at(-1)?.event).toBe('error');
-    const mine = await callApi(
-      server.url,
-      'GET',
-      '/api/conversations',
-      undefined,
-      withToken(accessToken()),
-    );
+    const mine = await api.call('GET', '/api/conversations', undefined, withToken(accessToken()));
     expect((mine.json as { items: unknown[] }).items).toHaveLength(1);
-    const theirs = await callApi(
-      server.url,
+    const theirs = await api.call(
       'GET',
       '/api/conversations',
       undefined,

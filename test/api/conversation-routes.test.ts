@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
-import { startTestStack } from '../support/start-test-stack.js';
+import { eventsNamed } from '../support/chat-client.js';
+import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
 
-let stack: LocalStack;
+let stack: InProcessStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startInProcessStack();
 });
 afterAll(() => stack?.stop());
 
 async function newConversation(user: string, message: string): Promise<string> {
-  const response = await postChat(stack.url, { message }, { user });
+  const response = await stack.postChat({ message }, { user });
   return eventsNamed(response, 'meta')[0]?.conversationId as string;
 }
 
@@ -19,7 +18,7 @@ describe('conversation routes', () => {
     const user = 'lister';
     const older = await newConversation(user, 'VPNにつながらない');
     const newer = await newConversation(user, 'Teamsで音が出ない');
-    const first = await callApi(stack.url, 'GET', '/api/conversations?limit=1', undefined, {
+    const first = await stack.call('GET', '/api/conversations?limit=1', undefined, {
       user,
     });
     const page = first.json as {
@@ -29,8 +28,7 @@ describe('conversation routes', () => {
     expect(page.items.map((item) => item.conversationId)).toEqual([newer]);
     expect(page.items[0]?.title).toBe('Teamsで音が出ない');
     const cursor = encodeURIComponent(page.nextCursor ?? '');
-    const second = await callApi(
-      stack.url,
+    const second = await stack.call(
       'GET',
       `/api/conversations?limit=1&cursor=${cursor}`,
       undefined,
@@ -46,7 +44,7 @@ describe('conversation routes', () => {
   it('returns the turns with an ETag and answers 304 until the conversation changes', async () => {
     const user = 'etag';
     const id = await newConversation(user, 'プリンターが印刷できない');
-    const full = await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, { user });
+    const full = await stack.call('GET', `/api/conversations/${id}`, undefined, { user });
     expect(full.status).toBe(200);
     const body = full.json as {
       version: number;
@@ -58,21 +56,20 @@ describe('conversation routes', () => {
     ]);
     const etag = full.headers.get('etag') ?? '';
     expect(etag).toBe(`"${body.version}"`);
-    const cached = await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, {
+    const cached = await stack.call('GET', `/api/conversations/${id}`, undefined, {
       user,
       headers: { 'if-none-match': etag },
     });
     expect(cached.status).toBe(304);
 
-    const renamed = await callApi(
-      stack.url,
+    const renamed = await stack.call(
       'PATCH',
       `/api/conversations/${id}`,
       { title: 'プリンター（3F）' },
       { user },
     );
     expect(renamed.status).toBe(200);
-    const changed = await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, {
+    const changed = await stack.call('GET', `/api/conversations/${id}`, undefined, {
       user,
       headers: { 'if-none-match': etag },
     });
@@ -83,13 +80,12 @@ describe('conversation routes', () => {
 
   it('returns the caller’s clientMessageId and stores the answer’s model id, so a reloaded page can retry and label offline answers', async () => {
     const user = 'reloader';
-    const chat = await postChat(
-      stack.url,
+    const chat = await stack.postChat(
       { message: 'Zoomの音が出ない', clientMessageId: 'client-message-0001' },
       { user },
     );
     const id = eventsNamed(chat, 'meta')[0]?.conversationId as string;
-    const detail = await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, { user });
+    const detail = await stack.call('GET', `/api/conversations/${id}`, undefined, { user });
     const turns = (
       detail.json as { turns: { role: string; clientMessageId?: string; modelId?: string }[] }
     ).turns;
@@ -102,8 +98,7 @@ describe('conversation routes', () => {
 
   it('refuses an empty title', async () => {
     const id = await newConversation('renamer', 'Wi-Fiが遅い');
-    const response = await callApi(
-      stack.url,
+    const response = await stack.call(
       'PATCH',
       `/api/conversations/${id}`,
       { title: '  ' },
@@ -116,18 +111,18 @@ describe('conversation routes', () => {
     const user = 'deleter';
     const id = await newConversation(user, 'Outlookが起動しない');
     expect(
-      (await callApi(stack.url, 'DELETE', `/api/conversations/${id}`, undefined, { user })).status,
+      (await stack.call('DELETE', `/api/conversations/${id}`, undefined, { user })).status,
     ).toBe(204);
-    expect(
-      (await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, { user })).status,
-    ).toBe(404);
-    const list = await callApi(stack.url, 'GET', '/api/conversations', undefined, { user });
+    expect((await stack.call('GET', `/api/conversations/${id}`, undefined, { user })).status).toBe(
+      404,
+    );
+    const list = await stack.call('GET', '/api/conversations', undefined, { user });
     expect((list.json as { items: unknown[] }).items).toEqual([]);
   });
 
   it('treats every route on another user’s conversation as not found and changes nothing', async () => {
     const id = await newConversation('owner', 'Boxにログインできない');
-    const before = await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, {
+    const before = await stack.call('GET', `/api/conversations/${id}`, undefined, {
       user: 'owner',
     });
     for (const [method, path, body] of [
@@ -136,10 +131,10 @@ describe('conversation routes', () => {
       ['DELETE', `/api/conversations/${id}`, undefined],
       ['POST', `/api/conversations/${id}/stop`, { userSeq: 1 }],
     ] as const) {
-      const response = await callApi(stack.url, method, path, body, { user: 'intruder' });
+      const response = await stack.call(method, path, body, { user: 'intruder' });
       expect(response.status, `${method} ${path}`).toBe(404);
     }
-    const after = await callApi(stack.url, 'GET', `/api/conversations/${id}`, undefined, {
+    const after = await stack.call('GET', `/api/conversations/${id}`, undefined, {
       user: 'owner',
     });
     expect(after.json).toEqual(before.json);

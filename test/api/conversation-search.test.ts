@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
-import { startTestStack } from '../support/start-test-stack.js';
+import { eventsNamed } from '../support/chat-client.js';
+import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
 
-// Sidebar search (`GET /api/conversations?q=`) through the local stack: DynamoDB Local filters
+// Sidebar search (`GET /api/conversations?q=`) through the API in process (ADR 0016): DynamoDB Local filters
 // the caller's own rows by title and message text.
 
-let stack: LocalStack;
+let stack: InProcessStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startInProcessStack();
 });
 afterAll(() => stack?.stop());
 
 async function chat(user: string, message: string, conversationId?: string): Promise<string> {
-  const response = await postChat(
-    stack.url,
+  const response = await stack.postChat(
     { message, ...(conversationId ? { conversationId } : {}) },
     { user },
   );
@@ -22,8 +20,7 @@ async function chat(user: string, message: string, conversationId?: string): Pro
 }
 
 async function search(user: string, query: string, extra = '') {
-  const response = await callApi(
-    stack.url,
+  const response = await stack.call(
     'GET',
     `/api/conversations?q=${encodeURIComponent(query)}${extra}`,
     undefined,
@@ -87,8 +84,7 @@ describe('searching the sidebar', () => {
   });
 
   it('finds a conversation by its new title after a rename', async () => {
-    const renamed = await callApi(
-      stack.url,
+    const renamed = await stack.call(
       'PATCH',
       `/api/conversations/${ids.printer}`,
       { title: '3F 複合機の件' },

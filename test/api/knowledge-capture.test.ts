@@ -6,27 +6,27 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createSyncBacklog } from '../../functions/adapters/dynamodb/sync-backlog.js';
 import { LOCAL_DATA_SOURCE_ID } from '../../local/bedrock/local-bedrock-defaults.js';
-import type { LocalStack } from '../../local/start-local-stack.js';
-import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
-import { startTestStack } from '../support/start-test-stack.js';
+import { eventsNamed } from '../support/chat-client.js';
+import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
 
 /**
- * Knowledge capture through the local stack — the bundled handler, DynamoDB Local, the local S3
- * endpoint and the local Bedrock endpoint's ingestion, all through the real SDK clients: draft,
+ * Knowledge capture through the API in process (ADR 0016) on the local stack's services —
+ * DynamoDB Local, the local S3 endpoint and the local Bedrock endpoint's ingestion, all through
+ * the real SDK clients: draft,
  * publish, the documents in the bucket, the record on the conversation, and the next question
  * retrieving and citing the new ticket; restricted tickets never retrieved; every refusal.
  */
 
-let stack: LocalStack;
+let stack: InProcessStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startInProcessStack();
 });
 afterAll(() => stack?.stop());
 
 const errorOf = (json: unknown) => (json as { error?: { code?: string; issueId?: string } }).error;
 
-async function solvedInquiry(user: string, message: string, url = stack.url) {
-  const response = await postChat(url, { message }, { user });
+async function solvedInquiry(user: string, message: string, on = stack) {
+  const response = await on.postChat({ message }, { user });
   const [meta] = eventsNamed(response, 'meta');
   const [result] = eventsNamed(response, 'result');
   expect(result?.response_type).toBe('results');
@@ -53,7 +53,7 @@ const quokka = {
 describe('knowledge capture', () => {
   it('drafts from the solved inquiry, publishes, and the next question retrieves and cites the ticket', async () => {
     const user = 'knowledge-editor';
-    const me = await callApi(stack.url, 'GET', '/api/me', undefined, { user });
+    const me = await stack.call('GET', '/api/me', undefined, { user });
     expect(me.json).toEqual({
       userId: user,
       canPublishKnowledge: true,
@@ -64,13 +64,7 @@ describe('knowledge capture', () => {
       user,
       'プリンターで名札を印刷すると白紙で出てきます',
     );
-    const drafted = await callApi(
-      stack.url,
-      'POST',
-      draftPath(conversationId, inquiryId),
-      {},
-      { user },
-    );
+    const drafted = await stack.call('POST', draftPath(conversationId, inquiryId), {}, { user });
     expect(drafted.status).toBe(200);
     expect(drafted.events[0]?.event).toBe('meta');
     const subjectText = eventsNamed(drafted, 'draft_text')
@@ -85,8 +79,7 @@ describe('knowledge capture', () => {
     expect(steps.map((step) => step.text)).toEqual(draft?.resolution);
     expect(drafted.events.at(-1)?.event).toBe('draft');
 
-    const published = await callApi(
-      stack.url,
+    const published = await stack.call(
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId, ...quokka },
@@ -123,7 +116,7 @@ describe('knowledge capture', () => {
     });
     expect(JSON.stringify(sidecar)).not.toContain(user);
 
-    const detail = await fetchConversation(stack.url, conversationId, user);
+    const detail = await stack.fetchConversation(conversationId, user);
     expect(detail.knowledge).toEqual([
       {
         inquiryId,
@@ -134,8 +127,7 @@ describe('knowledge capture', () => {
       },
     ]);
 
-    const again = await callApi(
-      stack.url,
+    const again = await stack.call(
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId, ...quokka },
@@ -145,8 +137,7 @@ describe('knowledge capture', () => {
     expect(errorOf(again.json)).toMatchObject({ code: 'already_published', issueId });
 
     // Another staff member, a new conversation: the ticket is retrieved and cited at once.
-    const asked = await postChat(
-      stack.url,
+    const asked = await stack.postChat(
       { message: 'The Quokka badge printer prints blank badges again' },
       { user: 'another-staff-member' },
     );
@@ -160,8 +151,7 @@ describe('knowledge capture', () => {
   it('never retrieves a restricted published ticket', async () => {
     const user = 'restricted-editor';
     const { conversationId, inquiryId } = await solvedInquiry(user, 'VPNに接続できません');
-    const published = await callApi(
-      stack.url,
+    const published = await stack.call(
       'POST',
       '/api/knowledge',
       {
@@ -178,7 +168,7 @@ describe('knowledge capture', () => {
     expect(published.status).toBe(201);
     const { issueId } = published.json as { issueId: string };
     for (const message of ['Wombat token for the VPN was lost', `#${issueId} の件`]) {
-      const asked = await postChat(stack.url, { message }, { user });
+      const asked = await stack.postChat({ message }, { user });
       const chunks = (eventsNamed(asked, 'kb_chunks')[0]?.chunks ?? []) as { issue_id: string }[];
       const ids = chunks.map((chunk) => chunk.issue_id);
       expect(ids).not.toContain(issueId);
@@ -190,7 +180,7 @@ describe('knowledge capture', () => {
     const user = 'careful-editor';
     const { conversationId, inquiryId } = await solvedInquiry(user, 'Teamsで相手の声が聞こえない');
     const publish = (body: unknown, caller = user) =>
-      callApi(stack.url, 'POST', '/api/knowledge', body, { user: caller });
+      stack.call('POST', '/api/knowledge', body, { user: caller });
     const valid = { conversationId, inquiryId, ...quokka };
     const cases: [unknown, string][] = [
       [{ ...valid, category: 'Printers' }, 'category'],
@@ -209,7 +199,7 @@ describe('knowledge capture', () => {
       expect(response.status, field).toBeLessThan(500);
       expect(JSON.stringify(response.json), field).toContain(field);
     }
-    const plain = await callApi(stack.url, 'POST', '/api/knowledge', 'x', {
+    const plain = await stack.call('POST', '/api/knowledge', 'x', {
       user,
       headers: { 'content-type': 'text/plain' },
     });
@@ -221,7 +211,7 @@ describe('knowledge capture', () => {
     ).toMatchObject({ error: { code: 'inquiry_not_found' } });
 
     // A clarification awaiting its reply is no solved inquiry.
-    const vague = await postChat(stack.url, { message: 'ログインできない' }, { user });
+    const vague = await stack.postChat({ message: 'ログインできない' }, { user });
     const [vagueMeta] = eventsNamed(vague, 'meta');
     expect(eventsNamed(vague, 'result')[0]?.response_type).toBe('clarification');
     const unsolved = {
@@ -230,8 +220,7 @@ describe('knowledge capture', () => {
       inquiryId: vagueMeta?.inquiryId,
     };
     expect(errorOf((await publish(unsolved)).json)?.code).toBe('inquiry_not_solved');
-    const draft = await callApi(
-      stack.url,
+    const draft = await stack.call(
       'POST',
       draftPath(unsolved.conversationId as string, unsolved.inquiryId as string),
       {},
@@ -240,7 +229,7 @@ describe('knowledge capture', () => {
     expect(draft.status).toBe(409);
 
     // Nothing of the above was recorded.
-    expect((await fetchConversation(stack.url, conversationId, user)).knowledge).toBeUndefined();
+    expect((await stack.fetchConversation(conversationId, user)).knowledge).toBeUndefined();
   });
 });
 
@@ -251,8 +240,7 @@ describe('knowledge capture: links in a published ticket', () => {
       editor,
       'Numbatルーターに接続できません',
     );
-    const published = await callApi(
-      stack.url,
+    const published = await stack.call(
       'POST',
       '/api/knowledge',
       {
@@ -277,8 +265,7 @@ describe('knowledge capture: links in a published ticket', () => {
     // Another staff member asks; the offline responder copies the ticket's steps into the
     // advice, the mail draft and the to-dos.
     const user = 'link-requester';
-    const response = await postChat(
-      stack.url,
+    const response = await stack.postChat(
       { message: 'Numbatルーターのパスワードをリセットしたい' },
       { user },
     );
@@ -296,46 +283,43 @@ describe('knowledge capture: links in a published ticket', () => {
     expect(JSON.stringify(result?.todo_actions)).not.toContain('evil.example');
     expect(result?.unverified_links).toEqual(['http://evil.example/reset']);
     const [meta] = eventsNamed(response, 'meta');
-    const stored = await fetchConversation(stack.url, meta?.conversationId as string, user);
+    const stored = await stack.fetchConversation(meta?.conversationId as string, user);
     const answer = stored.turns.at(-1) as { result?: { mail_draft?: string } };
     expect(answer.result?.mail_draft).not.toContain('evil.example');
   });
 });
 
 describe('knowledge editors', () => {
-  let editorsOnly: LocalStack;
+  let editorsOnly: InProcessStack;
   beforeAll(async () => {
-    editorsOnly = await startTestStack({
-      provisionedEnvironments: 1,
+    editorsOnly = await startInProcessStack({
       functionEnvironment: { KNOWLEDGE_EDITORS: 'editor-one, editor-two' },
     });
   });
   afterAll(() => editorsOnly?.stop());
 
   it('lets only the listed dev users draft and publish', async () => {
-    const me = await callApi(editorsOnly.url, 'GET', '/api/me', undefined, { user: 'staff' });
+    const me = await editorsOnly.call('GET', '/api/me', undefined, { user: 'staff' });
     expect(me.json).toEqual({ userId: 'staff', canPublishKnowledge: false });
-    const asked = await postChat(
-      editorsOnly.url,
+    const asked = await editorsOnly.postChat(
       { message: 'プリンターが紙詰まりする' },
       { user: 'staff' },
     );
     const [meta] = eventsNamed(asked, 'meta');
     const body = { conversationId: meta?.conversationId, inquiryId: meta?.inquiryId, ...quokka };
-    const refused = await callApi(editorsOnly.url, 'POST', '/api/knowledge', body, {
+    const refused = await editorsOnly.call('POST', '/api/knowledge', body, {
       user: 'staff',
     });
     expect(refused.status).toBe(403);
     expect(errorOf(refused.json)?.code).toBe('not_a_knowledge_editor');
-    const draft = await callApi(
-      editorsOnly.url,
+    const draft = await editorsOnly.call(
       'POST',
       draftPath(meta?.conversationId as string, meta?.inquiryId as string),
       {},
       { user: 'staff' },
     );
     expect(draft.status).toBe(403);
-    const editor = await callApi(editorsOnly.url, 'GET', '/api/me', undefined, {
+    const editor = await editorsOnly.call('GET', '/api/me', undefined, {
       user: 'editor-two',
     });
     expect(editor.json).toEqual({
@@ -356,12 +340,11 @@ const closedPort = () =>
   });
 
 describe('a sync that cannot start when the ticket is published', () => {
-  let busy: Awaited<ReturnType<typeof startTestStack>>;
+  let busy: InProcessStack;
   beforeAll(async () => {
     // The function's Bedrock Agent endpoint refuses every StartIngestionJob; retrieval and the
     // model still answer from the local Bedrock endpoint.
-    busy = await startTestStack({
-      provisionedEnvironments: 1,
+    busy = await startInProcessStack({
       functionEnvironment: { BEDROCK_AGENT_ENDPOINT: `http://127.0.0.1:${await closedPort()}` },
     });
   });
@@ -375,10 +358,9 @@ describe('a sync that cannot start when the ticket is published', () => {
     const { conversationId, inquiryId } = await solvedInquiry(
       user,
       'プリンターで名札が白紙で出る',
-      busy.url,
+      busy,
     );
-    const published = await callApi(
-      busy.url,
+    const published = await busy.call(
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId, ...quokka, subject: 'Quokka badges print blank after a sync' },
@@ -400,7 +382,7 @@ describe('a sync that cannot start when the ticket is published', () => {
     });
     expect(await syncBacklog.read()).toEqual({ pendingSince: expect.any(String), marks: 1 });
     const retrievedFor = async (message: string) => {
-      const asked = await postChat(busy.url, { message }, { user: 'another-staff-member' });
+      const asked = await busy.postChat({ message }, { user: 'another-staff-member' });
       const chunks = eventsNamed(asked, 'kb_chunks')[0]?.chunks as { issue_id: string }[];
       return chunks.map((chunk) => chunk.issue_id);
     };
@@ -428,10 +410,9 @@ describe('a sync that cannot start when the ticket is published', () => {
 });
 
 describe('a document bucket that cannot be reached', () => {
-  let unreachable: LocalStack;
+  let unreachable: InProcessStack;
   beforeAll(async () => {
-    unreachable = await startTestStack({
-      provisionedEnvironments: 1,
+    unreachable = await startInProcessStack({
       environment: {
         DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
         S3_ENDPOINT: `http://127.0.0.1:${await closedPort()}`,
@@ -444,15 +425,10 @@ describe('a document bucket that cannot be reached', () => {
 
   it('answers 503 knowledge_store_unavailable and records nothing', async () => {
     const user = 'editor-without-bucket';
-    const asked = await postChat(
-      unreachable.url,
-      { message: 'プリンターで印刷できません' },
-      { user },
-    );
+    const asked = await unreachable.postChat({ message: 'プリンターで印刷できません' }, { user });
     const [meta] = eventsNamed(asked, 'meta');
     const conversationId = meta?.conversationId as string;
-    const response = await callApi(
-      unreachable.url,
+    const response = await unreachable.call(
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId: meta?.inquiryId, ...quokka },
@@ -461,7 +437,7 @@ describe('a document bucket that cannot be reached', () => {
     expect(response.status).toBe(503);
     expect(errorOf(response.json)?.code).toBe('knowledge_store_unavailable');
     expect(response.headers.get('retry-after')).toBe('5');
-    const detail = await fetchConversation(unreachable.url, conversationId, user);
+    const detail = await unreachable.fetchConversation(conversationId, user);
     expect(detail.knowledge).toBeUndefined();
   });
 });

@@ -1,5 +1,11 @@
+import { monotonicFactory } from 'ulid';
+import {
+  questionTextAfter,
+  searchKeyOf,
+} from '../../functions/adapters/dynamodb/conversation-items.js';
 import {
   ConversationNotFoundError,
+  InvalidCursorError,
   KnowledgeAlreadyPublishedError,
   TurnNotFoundError,
 } from '../../functions/chat/errors.js';
@@ -26,10 +32,13 @@ interface StoredConversation {
 }
 
 /**
- * The `ConversationStore` port in memory, for unit tests of the chat core without Java. It keeps
+ * The `ConversationStore` port in memory, for unit tests of the chat core without Java. The
+ * conformance suite (test/support/conversation-store-conformance.ts) runs the same cases on it and
+ * on the DynamoDB store, so it cannot drift. It keeps
  * the contract's observable rules — owner isolation (another owner's conversation is missing), a
  * version bumped by every change, turn numbers in commit order, idempotent `clientMessageId`s, the
- * inquiry rules of the core, `answering` and the generation lease, stops per answer — but none of DynamoDB's concurrency, which the DynamoDB Local suites
+ * inquiry rules of the core, `answering` and the generation lease, stops per answer, list paging and
+ * search by the same search keys — but none of DynamoDB's concurrency, which the DynamoDB Local suites
  * cover. Every conversation and turn is copied in and out, so callers cannot mutate stored state.
  */
 export function createInMemoryConversationStore(options: { now?: () => Date } = {}) {
@@ -39,9 +48,9 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
   const claims = new Map<string, { holder: string; until: number }>();
   const claimKeyOf = (owner: Owner, clientMessageId: string) =>
     `${ownerKey(owner)}|${clientMessageId}`;
-  let nextId = 0;
-  // Sorted like ULIDs: later ids compare greater.
-  const newId = () => `ID${String(++nextId).padStart(24, '0')}`;
+  // ULIDs like the DynamoDB store's (the routes accept no other id), later ones comparing greater.
+  const newUlid = monotonicFactory();
+  const newId = () => newUlid(now().getTime());
   const keyOf = (owner: Owner, conversationId: string) => `${ownerKey(owner)}|${conversationId}`;
   const find = (owner: Owner, conversationId: string): StoredConversation => {
     const found = conversations.get(keyOf(owner, conversationId));
@@ -183,18 +192,57 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
     },
 
     async listConversations(owner, options = {}) {
-      // Search is DynamoDB's filter over stored keys; its tests run against DynamoDB Local.
-      if (options.query) throw new Error('the in-memory store does not search');
-      const items = [...conversations.entries()]
-        .filter(([key]) => key.startsWith(`${ownerKey(owner)}|`))
+      const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+      // The search keys and word rule of the DynamoDB store (searchKeyOf, questionTextAfter).
+      const terms = [
+        ...new Set(
+          searchKeyOf(options.query ?? '')
+            .split(' ')
+            .filter(Boolean),
+        ),
+      ];
+      const matches = (stored: StoredConversation) => {
+        const questions = stored.turns
+          .filter((turn) => turn.role === 'user')
+          .reduce<string | undefined>(
+            (text, turn) => questionTextAfter(text, turn.text),
+            undefined,
+          );
+        const keys = `${searchKeyOf(stored.summary.title)}\n${questions ?? ''}`;
+        return terms.every((term) => keys.includes(term));
+      };
+      // Newest activity first, as the DynamoDB store's index orders them.
+      const ordered = [...conversations.entries()]
+        .filter(([key, stored]) => key.startsWith(`${ownerKey(owner)}|`) && matches(stored))
         .map(([, stored]) => structuredClone(stored.summary))
-        .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-      return { items: items.slice(0, options.limit ?? 30) };
+        .sort(
+          (a, b) =>
+            b.updatedAt.localeCompare(a.updatedAt) ||
+            b.conversationId.localeCompare(a.conversationId),
+        );
+      const start = after
+        ? ordered.findIndex(
+            (item) =>
+              item.updatedAt < after[0] ||
+              (item.updatedAt === after[0] && item.conversationId < after[1]),
+          )
+        : 0;
+      const rest = start < 0 ? [] : ordered.slice(start);
+      const limit = options.limit ?? 30;
+      const items = rest.slice(0, limit);
+      const last = items.at(-1);
+      return {
+        items,
+        ...(rest.length > limit && last
+          ? { nextCursor: encodeCursor([last.updatedAt, last.conversationId]) }
+          : {}),
+      };
     },
 
     async renameConversation(owner, conversationId, title) {
       const stored = find(owner, conversationId);
-      bump(stored, { title });
+      // A version bump without moving `updatedAt` (the sidebar order), as the DynamoDB store does.
+      stored.summary = { ...stored.summary, title, version: stored.summary.version + 1 };
       return structuredClone(stored.summary);
     },
 
@@ -273,4 +321,26 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
     },
   };
   return store;
+}
+
+/** The fake's own opaque cursor: the last item's sort key. */
+function encodeCursor(key: [updatedAt: string, conversationId: string]): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** A cursor this store issued, or `InvalidCursorError` like the DynamoDB store's. */
+function decodeCursor(cursor: string): [updatedAt: string, conversationId: string] {
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(key) &&
+      key.length === 2 &&
+      key.every((part) => typeof part === 'string' && part !== '')
+    ) {
+      return key as [string, string];
+    }
+  } catch {
+    // Not base64url JSON: refused below, as any other foreign cursor.
+  }
+  throw new InvalidCursorError();
 }

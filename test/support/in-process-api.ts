@@ -43,13 +43,18 @@ export function createInProcessApi(
         functionUrlEvent(method, path, body, options),
         lambdaContext(`in-process-${requests}`),
       );
+      // A 204 or 304 has no body: the Response constructor refuses even an empty one.
+      const responseBody = NULL_BODY_STATUSES.has(response.statusCode) ? null : response.body;
       return readApiResponse(
-        new Response(response.body, { status: response.statusCode, headers: response.headers }),
+        new Response(responseBody, { status: response.statusCode, headers: response.headers }),
         options,
       );
     },
   };
 }
+
+/** Statuses whose responses carry no body (fetch spec, "null body status"). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
  * The Function URL (payload v2) event for a request, built by the local Function URL front's own

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConversationNotFoundError, TurnTooLargeError } from '../../chat/errors.js';
 import { type ConversationSummary, type Owner, ownerKey, type Turn } from '../../chat/ports.js';
+import { isUlid } from '../../contract/ids.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 
@@ -110,8 +111,6 @@ export function toTurn(item: TurnItem): Turn {
 
 // --- Keys ----------------------------------------------------------------------------------------
 
-const ulidPattern = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-
 /**
  * The partition key of an owner's conversations. Rejects owners whose parts contain `#`: with one,
  * `a#b` + `c` and `a` + `b#c` would share a key, and one user could read another's history.
@@ -125,7 +124,7 @@ export function ownerIdOf(owner: Owner): string {
 
 /** True for a well-formed conversation id (ULID). Anything else cannot exist: callers answer not-found. */
 export function isConversationId(value: string): boolean {
-  return ulidPattern.test(value);
+  return isUlid(value);
 }
 
 /**
