@@ -38,8 +38,9 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
   const claimKeyOf = (owner: Owner, clientMessageId: string) =>
     `${ownerKey(owner)}|${clientMessageId}`;
   let nextId = 0;
-  // Sorted like ULIDs: later ids compare greater.
-  const newId = () => `ID${String(++nextId).padStart(24, '0')}`;
+  // Shaped like ULIDs (26 Crockford base-32 characters, so the API's routes accept them) and
+  // sorted like them: later ids compare greater.
+  const newId = () => String(++nextId).padStart(26, '0');
   const keyOf = (owner: Owner, conversationId: string) => `${ownerKey(owner)}|${conversationId}`;
   const find = (owner: Owner, conversationId: string): StoredConversation => {
     const found = conversations.get(keyOf(owner, conversationId));
