@@ -26,12 +26,12 @@ export default defineConfig({
           exclude: [...unitTests, 'test/integ/**', 'node_modules/**'],
           // DynamoDB Local is started once for the whole run (it needs Java); see the file for why.
           // The API handler is bundled once per run, for the execution environments of the test stacks.
-          // The CDK tests' synthesized apps are kept for the run, so the default app is
-          // synthesized once instead of once per file (test/cdk/synthesize.ts).
+          // Work that is the same for the whole run (the CDK tests' default app, the browser
+          // tests' web build) is done once instead of once per file (run-cache-global-setup.ts).
           globalSetup: [
             'test/support/dynamodb-local-global-setup.ts',
             'test/support/api-handler-bundle-global-setup.ts',
-            'test/support/cdk-synth-cache-global-setup.ts',
+            'test/support/run-cache-global-setup.ts',
           ],
         },
       },

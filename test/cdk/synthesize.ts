@@ -53,7 +53,7 @@ export interface SynthesizedServiceDesk {
  * flags of cdk.json), with the fixtures as file inputs, then runs cdk-nag's AwsSolutions pack over the whole app.
  *
  * A context synthesized before in this run is read back instead (see
- * `test/support/cdk-synth-cache-global-setup.ts`): the same inputs give the same templates, and
+ * `test/support/run-cache-global-setup.ts`): the same inputs give the same templates, and
  * most files synthesize the default app. The templates come back through `Template.fromJSON`,
  * which answers the same queries as `Template.fromStack`.
  */
@@ -61,7 +61,7 @@ export function synthesizeServiceDesk(context: Record<string, unknown>): Synthes
   const key = createHash('sha256').update(JSON.stringify(context)).digest('hex').slice(0, 32);
   const remembered = synthesizedInThisFile.get(key);
   if (remembered) return remembered;
-  const directory = inject('cdkSynthCacheDir');
+  const directory = inject('runCacheDir');
   const file = directory && join(directory, `${key}.json`);
   const synthesized =
     file && existsSync(file)
