@@ -29,9 +29,12 @@ export default defineConfig({
           exclude: [...unitTests, 'test/integ/**', 'node_modules/**'],
           // DynamoDB Local is started once for the whole run (it needs Java); see the file for why.
           // The API handler is bundled once per run, for the execution environments of the test stacks.
+          // Work that is the same for the whole run (the CDK tests' default app, the browser
+          // tests' web build) is done once instead of once per file (run-cache-global-setup.ts).
           globalSetup: [
             'test/support/dynamodb-local-global-setup.ts',
             'test/support/api-handler-bundle-global-setup.ts',
+            'test/support/run-cache-global-setup.ts',
           ],
         },
       },

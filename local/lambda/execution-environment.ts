@@ -85,6 +85,11 @@ export class ExecutionEnvironment {
     return !this.dead;
   }
 
+  /** True once the runtime asks for its next invocation: every handler call it ran returned. */
+  get polling(): boolean {
+    return !this.dead && this.runtimeApi.polling;
+  }
+
   /** Invocations this environment has run (0 before its cold start). */
   get invocationCount(): number {
     return this.invocations;

@@ -39,6 +39,14 @@ export class LocalLambdaFunction implements Invocations {
   }
 
   /**
+   * True when every live environment's runtime is asking for its next invocation: no handler
+   * code of an earlier invocation is still running (tests wait on this instead of a pause).
+   */
+  get quiescent(): boolean {
+    return [...this.environments].every((environment) => !environment.alive || environment.polling);
+  }
+
+  /**
    * Initialises `count` environments ahead of any invocation, as provisioned concurrency does:
    * requests that find one idle start warm. Their init runs in the background.
    */

@@ -72,6 +72,14 @@ export class RuntimeApi {
     return `127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
+  /**
+   * True while the runtime waits on `GET /invocation/next` with nothing handed to it: its handler
+   * has returned from every invocation it was given (tests wait on this instead of a pause).
+   */
+  get polling(): boolean {
+    return this.waitingRuntime !== undefined && this.pending === undefined;
+  }
+
   /** Called once if the runtime reports that loading the handler failed. */
   onInitError(listener: (error: FunctionError) => void): void {
     this.initFailure = listener;

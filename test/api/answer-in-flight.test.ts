@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
 // A page loaded while an answer is being generated (a reload, another tab) learns it from
-// `GET /api/conversations/{id}` (`answering`), through the local stack.
+// `GET /api/conversations/{id}` (`answering`): the API in process with the DynamoDB store, whose
+// marker carries the generation lease that `answering` reports.
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  stack = await startTestStack();
+  chat = await startInProcessChatApi({ store: 'dynamodb' });
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 const advice = 'ドライバーを入れ直してください。'.repeat(6);
 /** About 2 s of streaming: long enough to look at the conversation meanwhile. */
@@ -30,7 +29,7 @@ interface Detail {
 
 async function firstConversationId(user: string): Promise<string> {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const list = await callApi(stack.url, 'GET', '/api/conversations', undefined, { user });
+    const list = await callApi(chat.api, 'GET', '/api/conversations', undefined, { user });
     const id = (list.json as { items: { conversationId: string }[] }).items[0]?.conversationId;
     if (id) return id;
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -39,15 +38,15 @@ async function firstConversationId(user: string): Promise<string> {
 }
 
 async function detailOf(user: string, conversationId: string): Promise<Detail> {
-  return (await fetchConversation(stack.url, conversationId, user)) as Detail;
+  return (await fetchConversation(chat.api, conversationId, user)) as Detail;
 }
 
 describe('an answer in flight', () => {
   it('is announced on the conversation until the answer is stored', async () => {
     const user = 'in-flight';
-    stack.bedrock.enqueueScript(slowAnswer());
-    const chat = postChat(
-      stack.url,
+    chat.bedrock.enqueueScript(slowAnswer());
+    const answer = postChat(
+      chat.api,
       { message: 'プリンターが印刷しない', clientMessageId: 'in-flight-0001' },
       { user },
     );
@@ -57,7 +56,7 @@ describe('an answer in flight', () => {
     expect(during.answering?.seq).toBe(1);
     expect(Date.parse(during.answering?.until ?? '')).toBeGreaterThan(Date.now());
 
-    const response = await chat;
+    const response = await answer;
     expect(eventsNamed(response, 'result')).toHaveLength(1);
     const after = await detailOf(user, conversationId);
     expect(after.turns.map((turn) => turn.role)).toEqual(['user', 'assistant']);
@@ -69,34 +68,34 @@ describe('an answer in flight', () => {
   it('is announced for a message sent without a clientMessageId too, and refuses a regenerate meanwhile', async () => {
     const user = 'in-flight-unclaimed';
     const question = 'VPNが切れる';
-    stack.bedrock.enqueueScript(slowAnswer());
-    const chat = postChat(stack.url, { message: question }, { user });
+    chat.bedrock.enqueueScript(slowAnswer());
+    const answer = postChat(chat.api, { message: question }, { user });
     const conversationId = await firstConversationId(user);
     const during = await detailOf(user, conversationId);
     expect(during.answering?.seq).toBe(1);
 
     const regenerate = await postChat(
-      stack.url,
+      chat.api,
       { conversationId, message: question, supersedes: 1 },
       { user },
     );
     expect(regenerate.status).toBe(409);
     expect(regenerate.json).toMatchObject({ error: { code: 'answer_in_progress' } });
-    expect(eventsNamed(await chat, 'result')).toHaveLength(1);
+    expect(eventsNamed(await answer, 'result')).toHaveLength(1);
     expect((await detailOf(user, conversationId)).turns).toHaveLength(2);
 
     // The next prompt holds the question once: no second version was stored.
-    const next = await postChat(stack.url, { conversationId, message: 'Wi-Fiも遅い' }, { user });
+    const next = await postChat(chat.api, { conversationId, message: 'Wi-Fiも遅い' }, { user });
     expect(eventsNamed(next, 'result')).toHaveLength(1);
-    const prompt = JSON.stringify(stack.bedrock.converseRequests.at(-1)?.body);
+    const prompt = JSON.stringify(chat.bedrock.converseRequests.at(-1)?.body);
     expect(prompt.split(question)).toHaveLength(2);
   });
 
   it('ends with a failed answer too', async () => {
     const user = 'in-flight-failed';
-    stack.bedrock.enqueueScript(slowAnswer({ failAfter: 0 }));
+    chat.bedrock.enqueueScript(slowAnswer({ failAfter: 0 }));
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'Teamsが落ちる', clientMessageId: 'in-flight-failed-1' },
       { user },
     );

@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  stack = await startTestStack();
+  chat = await startInProcessChatApi();
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 const lastConverse = () => {
-  const request = stack.bedrock.converseRequests.at(-1);
+  const request = chat.bedrock.converseRequests.at(-1);
   if (!request) throw new Error('no model request');
   return request.body as {
     messages: { role: string; content: { text: string }[] }[];
@@ -24,10 +22,10 @@ const lastConverse = () => {
 const textOf = (message: { content: { text: string }[] }) =>
   message.content.map((block) => block.text).join('');
 
-describe('context assembly end to end', () => {
+describe('context assembly through the API', () => {
   it('keeps an earlier inquiry out of the next one: only the reference section mentions it', async () => {
     const user = 'contamination';
-    const first = await postChat(stack.url, { message: 'プリンターの設置依頼をしたい' }, { user });
+    const first = await postChat(chat.api, { message: 'プリンターの設置依頼をしたい' }, { user });
     expect(eventsNamed(first, 'result')[0]).toMatchObject({
       response_type: 'results',
       status: 'complete',
@@ -35,7 +33,7 @@ describe('context assembly end to end', () => {
     const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
 
     const second = await postChat(
-      stack.url,
+      chat.api,
       { conversationId, message: 'Salesforceにログインできない' },
       { user },
     );
@@ -45,7 +43,7 @@ describe('context assembly end to end', () => {
     const query = toRetrievalQuery('Salesforceにログインできない', { expand: true });
     expect(query).not.toContain('プリンター');
     expect(eventsNamed(second, 'kb_query')).toEqual([{ query }]);
-    const retrieve = stack.bedrock.retrieveRequests.at(-1)?.body as {
+    const retrieve = chat.bedrock.retrieveRequests.at(-1)?.body as {
       retrievalQuery: { text: string };
     };
     expect(retrieve.retrievalQuery.text).toBe(query);
@@ -71,11 +69,11 @@ describe('context assembly end to end', () => {
     ];
     let conversationId: string | undefined;
     for (const message of questions) {
-      const answered = await postChat(stack.url, { conversationId, message }, { user });
+      const answered = await postChat(chat.api, { conversationId, message }, { user });
       expect(eventsNamed(answered, 'result')).toHaveLength(1);
       conversationId = eventsNamed(answered, 'meta')[0]?.conversationId as string;
     }
-    await postChat(stack.url, { conversationId, message: 'Outlookが起動しない' }, { user });
+    await postChat(chat.api, { conversationId, message: 'Outlookが起動しない' }, { user });
 
     const last = textOf(lastConverse().messages.at(-1) as never);
     const entries = readPromptMessage(last).archive ?? [];
@@ -91,7 +89,7 @@ describe('context assembly end to end', () => {
 
   it('continues a clarified inquiry and archives the whole exchange as one entry', async () => {
     const user = 'clarify';
-    const first = await postChat(stack.url, { message: 'ログインできない' }, { user });
+    const first = await postChat(chat.api, { message: 'ログインできない' }, { user });
     const clarification = eventsNamed(first, 'result')[0] as {
       response_type: string;
       options: string[];
@@ -105,7 +103,7 @@ describe('context assembly end to end', () => {
     };
 
     const option = clarification.options[0] as string;
-    const second = await postChat(stack.url, { conversationId, message: option }, { user });
+    const second = await postChat(chat.api, { conversationId, message: option }, { user });
     expect(eventsNamed(second, 'meta')[0]?.inquiryId).toBe(inquiryId);
     expect(eventsNamed(second, 'result')[0]?.response_type).toBe('results');
     const continued = lastConverse().messages;
@@ -123,7 +121,7 @@ describe('context assembly end to end', () => {
     );
 
     const third = await postChat(
-      stack.url,
+      chat.api,
       { conversationId, message: 'Teamsの会議で音が出ない' },
       { user },
     );
@@ -137,20 +135,20 @@ describe('context assembly end to end', () => {
   it('fetches a ticket the new inquiry references by number', async () => {
     const user = 'reference';
     const first = await postChat(
-      stack.url,
+      chat.api,
       { message: 'SalesforceにSSOでログインできない。フェデレーションIDが合わない' },
       { user },
     );
     const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
     expect(eventsNamed(first, 'ticket').map((ticket) => ticket.issue_id)).toContain('1234');
-    const before = stack.bedrock.retrieveRequests.length;
+    const before = chat.bedrock.retrieveRequests.length;
 
     const second = await postChat(
-      stack.url,
+      chat.api,
       { conversationId, message: 'さっきのチケット#1234について詳しく' },
       { user },
     );
-    const fetches = stack.bedrock.retrieveRequests
+    const fetches = chat.bedrock.retrieveRequests
       .slice(before)
       .map((request) => JSON.stringify(request.body));
     expect(fetches.some((body) => body.includes('"issue_id"') && body.includes('"1234"'))).toBe(
@@ -167,18 +165,18 @@ describe('context assembly end to end', () => {
   it('never parses history for references and never cites a ticket known only from history', async () => {
     const user = 'hygiene';
     // A past answer mentions #1099 (a real, unrelated ticket) — history only.
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer({
         response_type: 'results',
         general_advice: '以前の #1099 と同じ手順で解決できます。',
         results: [],
       }),
     );
-    const first = await postChat(stack.url, { message: 'Teamsの通知が来ない' }, { user });
+    const first = await postChat(chat.api, { message: 'Teamsの通知が来ない' }, { user });
     const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
-    const before = stack.bedrock.retrieveRequests.length;
+    const before = chat.bedrock.retrieveRequests.length;
 
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer({
         response_type: 'results',
         general_advice: '前回と同じです。',
@@ -186,11 +184,11 @@ describe('context assembly end to end', () => {
       }),
     );
     const second = await postChat(
-      stack.url,
+      chat.api,
       { conversationId, message: 'その件の続きです。まだ直りません' },
       { user },
     );
-    const bodies = stack.bedrock.retrieveRequests
+    const bodies = chat.bedrock.retrieveRequests
       .slice(before)
       .map((request) => JSON.stringify(request.body));
     expect(bodies.some((body) => body.includes('1099'))).toBe(false);

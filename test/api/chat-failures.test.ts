@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import {
   eventsNamed,
   fetchConversation,
@@ -8,16 +7,15 @@ import {
   type StopTarget,
   stopOnFirstToken,
 } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  stack = await startTestStack({ functionEnvironment: { HEARTBEAT_MS: '40' } });
+  chat = await startInProcessChatApi({ functionEnvironment: { HEARTBEAT_MS: '40' } });
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 const advice = 'まずパスワードの有効期限を確認してください。次にブラウザのキャッシュを削除します。';
 const fullAnswer = {
@@ -28,15 +26,15 @@ const fullAnswer = {
 };
 
 async function storedTurns(conversationId: string, user: string) {
-  return (await fetchConversation(stack.url, conversationId, user)).turns;
+  return (await fetchConversation(chat.api, conversationId, user)).turns;
 }
 
-describe('chat failures end to end', () => {
+describe('chat failures through the API', () => {
   it('ends throttling with a retryable error and stores the user turn and a failed answer', async () => {
     // The SDK retries a throttled call (3 attempts by default); every attempt is throttled.
-    for (let attempt = 0; attempt < 3; attempt++) stack.bedrock.enqueueScript({ kind: 'throttle' });
+    for (let attempt = 0; attempt < 3; attempt++) chat.bedrock.enqueueScript({ kind: 'throttle' });
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'VPNにつながらない' },
       { user: 'throttle' },
     );
@@ -59,20 +57,20 @@ describe('chat failures end to end', () => {
   it('replays the stored answer to a retried message instead of generating again', async () => {
     const user = 'retrier';
     const body = { message: 'VPNにつながらない', clientMessageId: 'retry-message-0001' };
-    for (let attempt = 0; attempt < 3; attempt++) stack.bedrock.enqueueScript({ kind: 'throttle' });
-    const failed = await postChat(stack.url, body, { user });
+    for (let attempt = 0; attempt < 3; attempt++) chat.bedrock.enqueueScript({ kind: 'throttle' });
+    const failed = await postChat(chat.api, body, { user });
     expect(failed.events.at(-1)?.event).toBe('error');
     const conversationId = eventsNamed(failed, 'meta')[0]?.conversationId as string;
 
     // The retry generates (the first attempt failed) and stores a complete answer.
-    const retried = await postChat(stack.url, { ...body, conversationId }, { user });
+    const retried = await postChat(chat.api, { ...body, conversationId }, { user });
     const answer = eventsNamed(retried, 'result')[0];
     expect(answer).toMatchObject({ status: 'complete' });
 
     // Retrying once more (say the result was lost on the way) replays it: no model call.
-    const calls = stack.bedrock.converseRequests.length;
-    const replayed = await postChat(stack.url, { ...body, conversationId }, { user });
-    expect(stack.bedrock.converseRequests.length).toBe(calls);
+    const calls = chat.bedrock.converseRequests.length;
+    const replayed = await postChat(chat.api, { ...body, conversationId }, { user });
+    expect(chat.bedrock.converseRequests.length).toBe(calls);
     expect(eventsNamed(replayed, 'result')[0]).toMatchObject({
       general_advice: answer?.general_advice,
       status: 'complete',
@@ -90,8 +88,8 @@ describe('chat failures end to end', () => {
   it('keeps the advice that streamed before a mid-stream exception as a truncated answer, live and stored', async () => {
     const user = 'midstream';
     const fragments = splitIntoFragments(JSON.stringify(fullAnswer), [5]);
-    stack.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 12, delayMs: 0 });
-    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user });
+    chat.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 12, delayMs: 0 });
+    const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user });
     const streamed = eventsNamed(response, 'token')
       .map((token) => token.content)
       .join('');
@@ -107,8 +105,8 @@ describe('chat failures end to end', () => {
     expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'truncated', text: streamed });
 
     // What staff read is history: the next inquiry sees it in the archive.
-    await postChat(stack.url, { conversationId, message: 'Teamsの音が出ない' }, { user });
-    const request = stack.bedrock.converseRequests.at(-1)?.body as {
+    await postChat(chat.api, { conversationId, message: 'Teamsの音が出ない' }, { user });
+    const request = chat.bedrock.converseRequests.at(-1)?.body as {
       messages: { content: { text: string }[] }[];
     };
     const lastMessage = (request.messages.at(-1)?.content ?? [])
@@ -121,8 +119,8 @@ describe('chat failures end to end', () => {
 
   it('reports a mid-stream exception before any advice as a retryable error and a failed turn', async () => {
     const fragments = splitIntoFragments(JSON.stringify(fullAnswer), [5]);
-    stack.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 2, delayMs: 0 });
-    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'early' });
+    chat.bedrock.enqueueScript({ kind: 'stream', fragments, failAfter: 2, delayMs: 0 });
+    const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'early' });
     expect(eventsNamed(response, 'token')).toEqual([]);
     expect(eventsNamed(response, 'result')).toEqual([]);
     expect(response.events.at(-1)).toMatchObject({
@@ -138,14 +136,14 @@ describe('chat failures end to end', () => {
 
   it('turns max_tokens into a truncated result built from the partial answer, asking for 8192 tokens by default', async () => {
     const json = JSON.stringify(fullAnswer);
-    stack.bedrock.enqueueScript({
+    chat.bedrock.enqueueScript({
       kind: 'stream',
       fragments: splitIntoFragments(json.slice(0, 60), [4]),
       stopReason: 'max_tokens',
       delayMs: 0,
     });
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'VPNにつながらない' },
       { user: 'truncated' },
     );
@@ -154,20 +152,20 @@ describe('chat failures end to end', () => {
     expect(advice.startsWith(result?.general_advice as string)).toBe(true);
     const turns = await storedTurns(result?.conversationId as string, 'truncated');
     expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'truncated' });
-    const request = stack.bedrock.converseRequests.at(-1)?.body as {
+    const request = chat.bedrock.converseRequests.at(-1)?.body as {
       inferenceConfig: { maxTokens: number };
     };
     expect(request.inferenceConfig.maxTokens).toBe(8192);
   });
 
   it('reports max_tokens before any advice as a retryable error, not an empty answer', async () => {
-    stack.bedrock.enqueueScript({
+    chat.bedrock.enqueueScript({
       kind: 'stream',
       fragments: ['{"response_type":"results",', '"reasoning":"long'],
       stopReason: 'max_tokens',
       delayMs: 0,
     });
-    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'long' });
+    const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'long' });
     expect(eventsNamed(response, 'result')).toEqual([]);
     expect(response.events.at(-1)).toMatchObject({
       event: 'error',
@@ -176,13 +174,13 @@ describe('chat failures end to end', () => {
   });
 
   it('keeps the advice that streamed before invalid tool JSON as a truncated answer', async () => {
-    stack.bedrock.enqueueScript({
+    chat.bedrock.enqueueScript({
       kind: 'stream',
       fragments: ['{"response_type":"results",', '"general_advice":"ok"', ' oops}'],
       delayMs: 0,
     });
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'VPNにつながらない' },
       { user: 'invalid' },
     );
@@ -198,13 +196,13 @@ describe('chat failures end to end', () => {
   });
 
   it('reports invalid tool JSON before any advice as a retryable error and a failed turn', async () => {
-    stack.bedrock.enqueueScript({
+    chat.bedrock.enqueueScript({
       kind: 'stream',
       fragments: ['{"response_type":"results" oops', ',"general_advice":"ok"}'],
       delayMs: 0,
     });
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'VPNにつながらない' },
       { user: 'invalid-early' },
     );
@@ -220,13 +218,13 @@ describe('chat failures end to end', () => {
   });
 
   it('reports a model that ends without calling the tool as a retryable error', async () => {
-    stack.bedrock.enqueueScript({
+    chat.bedrock.enqueueScript({
       kind: 'stream',
       fragments: [],
       stopReason: 'end_turn',
       delayMs: 0,
     });
-    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'empty' });
+    const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'empty' });
     expect(response.events.at(-1)).toMatchObject({
       event: 'error',
       data: { code: 'empty_model_output', retryable: true },
@@ -240,14 +238,14 @@ describe('chat failures end to end', () => {
 
   it('stops mid-answer when the stop route is called, storing the partial answer as stopped', async () => {
     const slow = 'あ'.repeat(400);
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer(
         { response_type: 'results', general_advice: slow, results: [] },
         { size: 4, delayMs: 20 },
       ),
     );
-    const stopper = stopOnFirstToken(stack.url, 'stopper');
-    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, stopper);
+    const stopper = stopOnFirstToken(chat.api, 'stopper');
+    const response = await postChat(chat.api, { message: 'VPNにつながらない' }, stopper);
     expect(stopper.stopStatus()).toBe(202);
     const result = eventsNamed(response, 'result')[0];
     expect(result).toMatchObject({ status: 'stopped' });
@@ -260,18 +258,18 @@ describe('chat failures end to end', () => {
   // answer that landed after the next message began stopped that one instead.
   it('never stops a later answer with a stop for an earlier one, however late it lands', async () => {
     const user = 'late-stopper';
-    const first = await postChat(stack.url, { message: 'プリンターが動かない' }, { user });
+    const first = await postChat(chat.api, { message: 'プリンターが動かない' }, { user });
     const earlier = eventsNamed(first, 'meta')[0] as unknown as StopTarget;
     const advice = 'い'.repeat(200);
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer(
         { response_type: 'results', general_advice: advice, results: [] },
         { size: 4, delayMs: 20 },
       ),
     );
-    const stopper = stopOnFirstToken(stack.url, user, earlier);
+    const stopper = stopOnFirstToken(chat.api, user, earlier);
     const later = await postChat(
-      stack.url,
+      chat.api,
       { conversationId: earlier.conversationId, message: 'VPNにつながらない' },
       stopper,
     );
@@ -283,8 +281,8 @@ describe('chat failures end to end', () => {
   });
 
   it('keeps a slow model stream alive with heartbeat comments', async () => {
-    stack.bedrock.enqueueScript(scriptedAnswer(fullAnswer, { initialDelayMs: 400 }));
-    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'slow' });
+    chat.bedrock.enqueueScript(scriptedAnswer(fullAnswer, { initialDelayMs: 400 }));
+    const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'slow' });
     const beforeFirstToken = response.text.split('event: token')[0] ?? '';
     expect(beforeFirstToken).toContain(': ping\n\n');
     expect(eventsNamed(response, 'result')[0]).toMatchObject({ status: 'complete' });

@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import {
   type ChatResponse,
   eventsNamed,
   postChat,
   stopOnFirstToken,
 } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  stack = await startTestStack();
+  chat = await startInProcessChatApi();
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 const q1 = 'プリンターの設置依頼をしたい';
 const q2 = 'Salesforceにログインできない';
@@ -30,11 +28,11 @@ function expectAnsweredAlone(first: ChatResponse, second: ChatResponse, message:
   // The query is Q2's own text (plus the glossary's words for it), nothing of Q1.
   const query = toRetrievalQuery(message, { expand: true });
   expect(eventsNamed(second, 'kb_query')).toEqual([{ query }]);
-  const retrieve = stack.bedrock.retrieveRequests.at(-1)?.body as {
+  const retrieve = chat.bedrock.retrieveRequests.at(-1)?.body as {
     retrievalQuery: { text: string };
   };
   expect(retrieve.retrievalQuery.text).toBe(query);
-  const request = stack.bedrock.converseRequests.at(-1)?.body as {
+  const request = chat.bedrock.converseRequests.at(-1)?.body as {
     messages: { role: string; content: { text: string }[] }[];
   };
   expect(request.messages).toHaveLength(1);
@@ -48,16 +46,16 @@ function expectAnsweredAlone(first: ChatResponse, second: ChatResponse, message:
 const conversationOf = (response: ChatResponse) =>
   eventsNamed(response, 'meta')[0]?.conversationId as string;
 
-describe('a new inquiry end to end', () => {
+describe('a new inquiry through the API', () => {
   it('answers the question after a throttled one on its own', async () => {
     const user = 'throttled-then-new';
     // The SDK retries a throttled call (3 attempts by default); every attempt is throttled.
-    for (let attempt = 0; attempt < 3; attempt++) stack.bedrock.enqueueScript({ kind: 'throttle' });
-    const first = await postChat(stack.url, { message: q1 }, { user });
+    for (let attempt = 0; attempt < 3; attempt++) chat.bedrock.enqueueScript({ kind: 'throttle' });
+    const first = await postChat(chat.api, { message: q1 }, { user });
     expect(eventsNamed(first, 'error')[0]).toMatchObject({ code: 'model_throttled' });
 
     const second = await postChat(
-      stack.url,
+      chat.api,
       { conversationId: conversationOf(first), message: q2 },
       { user },
     );
@@ -66,17 +64,17 @@ describe('a new inquiry end to end', () => {
 
   it('answers the question after a stopped one on its own', async () => {
     const user = 'stopped-then-new';
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer(
         { response_type: 'results', general_advice: 'あ'.repeat(400), results: [] },
         { size: 4, delayMs: 20 },
       ),
     );
-    const first = await postChat(stack.url, { message: q1 }, stopOnFirstToken(stack.url, user));
+    const first = await postChat(chat.api, { message: q1 }, stopOnFirstToken(chat.api, user));
     expect(eventsNamed(first, 'result')[0]).toMatchObject({ status: 'stopped' });
 
     const second = await postChat(
-      stack.url,
+      chat.api,
       { conversationId: conversationOf(first), message: q2 },
       { user },
     );
@@ -86,11 +84,11 @@ describe('a new inquiry end to end', () => {
 
   it('starts a new inquiry on request while a clarification awaits its reply', async () => {
     const user = 'new-over-clarification';
-    const first = await postChat(stack.url, { message: 'ログインできない' }, { user });
+    const first = await postChat(chat.api, { message: 'ログインできない' }, { user });
     expect(eventsNamed(first, 'result')[0]).toMatchObject({ response_type: 'clarification' });
 
     const second = await postChat(
-      stack.url,
+      chat.api,
       { conversationId: conversationOf(first), message: q1, inquiry: 'new' },
       { user },
     );
@@ -99,7 +97,7 @@ describe('a new inquiry end to end', () => {
 
   it('rejects an unknown inquiry intent before the first byte', async () => {
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: q1, inquiry: 'merge' },
       { user: 'bad-intent' },
     );

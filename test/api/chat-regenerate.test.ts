@@ -1,26 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import {
   type ChatResponse,
   eventsNamed,
   fetchConversation,
   postChat,
 } from '../support/chat-client.js';
-import { startTestStack } from '../support/start-test-stack.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 
 /**
- * Regenerate and edit (ADR 0010) end to end: through the Function URL emulator, DynamoDB Local and
- * the local Bedrock endpoint, whose recorded ConverseStream requests show what context the model
- * got.
+ * Regenerate and edit (ADR 0010) through the API in process: the function's wiring, the in-memory
+ * store and the local Bedrock endpoint, whose recorded ConverseStream requests show what context
+ * the model got.
  */
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  stack = await startTestStack();
+  chat = await startInProcessChatApi();
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 const printer = 'プリンターの設置依頼をしたい';
 const salesforce = 'Salesforceにログインできない';
@@ -34,7 +32,7 @@ interface RecordedConverse {
 
 /** The messages of the model call a chat made, as text per message. */
 function lastModelMessages(): { role: string; text: string }[] {
-  const request = stack.bedrock.converseRequests.at(-1)?.body as RecordedConverse;
+  const request = chat.bedrock.converseRequests.at(-1)?.body as RecordedConverse;
   return request.messages.map((message) => ({
     role: message.role,
     text: message.content.map((block) => block.text ?? '').join(''),
@@ -53,16 +51,16 @@ async function answered(response: ChatResponse) {
 describe('regenerate the last answer', () => {
   it('appends a new turn pair that supersedes the last one, keeps the old, and leaves it out of context', async () => {
     const user = 'regenerate-last';
-    const first = await postChat(stack.url, { message: printer }, { user });
+    const first = await postChat(chat.api, { message: printer }, { user });
     await answered(first);
     const conversationId = conversationOf(first);
-    const second = await postChat(stack.url, { conversationId, message: salesforce }, { user });
+    const second = await postChat(chat.api, { conversationId, message: salesforce }, { user });
     await answered(second);
-    const before = await fetchConversation(stack.url, conversationId, user);
+    const before = await fetchConversation(chat.api, conversationId, user);
     expect(before.turns.map((turn) => turn.seq)).toEqual([1, 2, 3, 4]);
 
     const regenerated = await postChat(
-      stack.url,
+      chat.api,
       { conversationId, message: salesforce, supersedes: 3 },
       { user },
     );
@@ -77,7 +75,7 @@ describe('regenerate the last answer', () => {
     expect(archive).toContain(printer);
     expect(archive).not.toContain(salesforce);
 
-    const after = await fetchConversation(stack.url, conversationId, user);
+    const after = await fetchConversation(chat.api, conversationId, user);
     expect(after.version).toBe(before.version + 2);
     expect(
       after.turns.map(({ seq, role, kind, supersedes }) => ({ seq, role, kind, supersedes })),
@@ -96,7 +94,7 @@ describe('regenerate the last answer', () => {
 
     // The next question archives the current version only: Salesforce once, as one inquiry.
     const next = await postChat(
-      stack.url,
+      chat.api,
       { conversationId, message: 'VPNに接続できない' },
       { user },
     );
@@ -112,17 +110,17 @@ describe('regenerate the last answer', () => {
 
   it('regenerates again: a third version supersedes the second', async () => {
     const user = 'regenerate-twice';
-    const first = await postChat(stack.url, { message: salesforce }, { user });
+    const first = await postChat(chat.api, { message: salesforce }, { user });
     await answered(first);
     const conversationId = conversationOf(first);
     await answered(
-      await postChat(stack.url, { conversationId, message: salesforce, supersedes: 1 }, { user }),
+      await postChat(chat.api, { conversationId, message: salesforce, supersedes: 1 }, { user }),
     );
     await answered(
-      await postChat(stack.url, { conversationId, message: salesforce, supersedes: 3 }, { user }),
+      await postChat(chat.api, { conversationId, message: salesforce, supersedes: 3 }, { user }),
     );
     expect(lastModelMessages()).toHaveLength(1);
-    const detail = await fetchConversation(stack.url, conversationId, user);
+    const detail = await fetchConversation(chat.api, conversationId, user);
     expect(detail.turns.map((turn) => turn.supersedes)).toEqual([
       undefined,
       undefined,
@@ -137,14 +135,14 @@ describe('regenerate the last answer', () => {
 describe('edit the last question', () => {
   it('answers the edited reply to a clarification in its inquiry, without the old reply', async () => {
     const user = 'edit-reply';
-    const first = await postChat(stack.url, { message: 'ログインできない' }, { user });
+    const first = await postChat(chat.api, { message: 'ログインできない' }, { user });
     expect(eventsNamed(first, 'result')[0]).toMatchObject({ response_type: 'clarification' });
     const conversationId = conversationOf(first);
-    const reply = await postChat(stack.url, { conversationId, message: 'Salesforce' }, { user });
+    const reply = await postChat(chat.api, { conversationId, message: 'Salesforce' }, { user });
     await answered(reply);
 
     const edited = await postChat(
-      stack.url,
+      chat.api,
       { conversationId, message: 'Microsoft Teams', supersedes: 3 },
       { user },
     );
@@ -160,7 +158,7 @@ describe('edit the last question', () => {
     expect(eventsNamed(edited, 'kb_query')[0]?.query).toContain('Microsoft Teams');
     expect(eventsNamed(edited, 'kb_query')[0]?.query).not.toContain('Salesforce');
 
-    const detail = await fetchConversation(stack.url, conversationId, user);
+    const detail = await fetchConversation(chat.api, conversationId, user);
     const editedTurn = detail.turns[4];
     expect(editedTurn).toMatchObject({
       role: 'user',
@@ -174,38 +172,38 @@ describe('edit the last question', () => {
 
   it('refuses to supersede anything but the latest question, writing nothing', async () => {
     const user = 'edit-older';
-    const first = await postChat(stack.url, { message: printer }, { user });
+    const first = await postChat(chat.api, { message: printer }, { user });
     const conversationId = conversationOf(first);
-    await answered(await postChat(stack.url, { conversationId, message: salesforce }, { user }));
-    const before = await fetchConversation(stack.url, conversationId, user);
-    const calls = stack.bedrock.converseRequests.length;
+    await answered(await postChat(chat.api, { conversationId, message: salesforce }, { user }));
+    const before = await fetchConversation(chat.api, conversationId, user);
+    const calls = chat.bedrock.converseRequests.length;
 
     for (const supersedes of [1, 2, 4, 99]) {
       const refused = await postChat(
-        stack.url,
+        chat.api,
         { conversationId, message: 'VPNに接続できない', supersedes },
         { user },
       );
       expect(refused.status).toBe(409);
       expect(refused.json).toMatchObject({ error: { code: 'not_latest_question' } });
     }
-    expect(await fetchConversation(stack.url, conversationId, user)).toEqual(before);
-    expect(stack.bedrock.converseRequests).toHaveLength(calls);
+    expect(await fetchConversation(chat.api, conversationId, user)).toEqual(before);
+    expect(chat.bedrock.converseRequests).toHaveLength(calls);
   });
 
   it('rejects supersedes without a conversation, or with an inquiry intent, before the first byte', async () => {
     const user = 'edit-bad-body';
-    const orphan = await postChat(stack.url, { message: printer, supersedes: 1 }, { user });
+    const orphan = await postChat(chat.api, { message: printer, supersedes: 1 }, { user });
     expect(orphan.status).toBe(400);
-    const first = await postChat(stack.url, { message: printer }, { user });
+    const first = await postChat(chat.api, { message: printer }, { user });
     const withIntent = await postChat(
-      stack.url,
+      chat.api,
       { conversationId: conversationOf(first), message: printer, supersedes: 1, inquiry: 'new' },
       { user },
     );
     expect(withIntent.status).toBe(400);
     const notANumber = await postChat(
-      stack.url,
+      chat.api,
       { conversationId: conversationOf(first), message: printer, supersedes: '1' },
       { user },
     );
@@ -213,9 +211,9 @@ describe('edit the last question', () => {
   });
 
   it("cannot supersede another user's turn: the conversation is not found", async () => {
-    const first = await postChat(stack.url, { message: printer }, { user: 'edit-owner' });
+    const first = await postChat(chat.api, { message: printer }, { user: 'edit-owner' });
     const foreign = await postChat(
-      stack.url,
+      chat.api,
       { conversationId: conversationOf(first), message: printer, supersedes: 1 },
       { user: 'edit-intruder' },
     );
@@ -226,7 +224,7 @@ describe('edit the last question', () => {
 describe('idempotent regenerate', () => {
   it('a retried regenerate with its clientMessageId replays the stored answer, one model call', async () => {
     const user = 'regenerate-retry';
-    const first = await postChat(stack.url, { message: salesforce }, { user });
+    const first = await postChat(chat.api, { message: salesforce }, { user });
     await answered(first);
     const conversationId = conversationOf(first);
     const body = {
@@ -235,20 +233,20 @@ describe('idempotent regenerate', () => {
       supersedes: 1,
       clientMessageId: 'regenerate-retry-0001',
     };
-    const calls = stack.bedrock.converseRequests.length;
-    const original = await postChat(stack.url, body, { user });
+    const calls = chat.bedrock.converseRequests.length;
+    const original = await postChat(chat.api, body, { user });
     await answered(original);
-    const detail = await fetchConversation(stack.url, conversationId, user);
+    const detail = await fetchConversation(chat.api, conversationId, user);
 
     // The retry is not refused although seq 1 is no longer the latest question: it is the same message.
-    const retry = await postChat(stack.url, body, { user });
+    const retry = await postChat(chat.api, body, { user });
     await answered(retry);
     expect(eventsNamed(retry, 'result')[0]?.seq).toBe(eventsNamed(original, 'result')[0]?.seq);
-    expect(stack.bedrock.converseRequests).toHaveLength(calls + 1);
-    expect(await fetchConversation(stack.url, conversationId, user)).toEqual(detail);
+    expect(chat.bedrock.converseRequests).toHaveLength(calls + 1);
+    expect(await fetchConversation(chat.api, conversationId, user)).toEqual(detail);
 
     // The same id for another regenerate is another message: 422.
-    const reused = await postChat(stack.url, { ...body, supersedes: 3 }, { user });
+    const reused = await postChat(chat.api, { ...body, supersedes: 3 }, { user });
     expect(reused.status).toBe(422);
     expect(reused.json).toMatchObject({ error: { code: 'client_message_id_reused' } });
   });

@@ -1,48 +1,67 @@
-import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../local/start-local-stack.js';
-import { bundleTestHandler } from '../support/bundle-test-handler.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RetrievedTicket, Retriever } from '../../functions/chat/ports.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
 const card = (issue_id: unknown) => ({ issue_id, subject: 's', summary: 'm', resolution: 'r' });
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
-/** What the function printed (its CloudWatch log): console lines as the runtime client formats them. */
-let functionLog = '';
-const output = new Writable({
-  write(chunk, _encoding, callback) {
-    functionLog += String(chunk);
-    callback();
-  },
-});
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  // The API handler with a retriever of four open tickets and a leaked restricted one.
-  stack = await startTestStack({
-    handlerBundle: await bundleTestHandler('test/api/handlers/drifting-ids-handler.ts'),
-    functionOutput: { stdout: output, stderr: output },
-  });
+  chat = await startInProcessChatApi({ overrides: { retriever } });
 });
 
-/** The function's `grounding dropped` lines logged while `action` ran (JSON after the runtime's prefix). */
+const ticket = (issueId: string, restricted = false): RetrievedTicket => ({
+  issueId,
+  subject: `チケット ${issueId}`,
+  category: 'VPN',
+  restricted,
+  text: `${issueId} の解決手順`,
+  score: 0.9,
+});
+
+/** Four open tickets, and a restricted one leaked past the filter (removed after retrieval). */
+const retriever: Retriever = {
+  search: async () =>
+    ['12345', '12346', '12347', '12348'].map((id) => ticket(id)).concat(ticket('1015', true)),
+  fetchByIssueIds: async () => [],
+};
+
+/**
+ * The function's `grounding dropped` lines (its CloudWatch log, one JSON line each) logged while
+ * `action` ran. The chat writes them before its stream ends, so they are all there once the
+ * response was read: nothing to wait for.
+ */
 async function groundingLinesOf(action: () => Promise<unknown>): Promise<string[]> {
-  const before = functionLog.length;
-  await action();
-  // The chat's log lines are written before its stream ends; give the pipe a moment.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  return functionLog
-    .slice(before)
+  const logged: string[] = [];
+  const capture = (...parts: unknown[]) => {
+    logged.push(parts.map(String).join(' '));
+  };
+  const spies = [
+    vi.spyOn(console, 'info').mockImplementation(capture),
+    vi.spyOn(console, 'log').mockImplementation(capture),
+    // Powertools Logger writes to process.stdout through a console of its own.
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+      logged.push(String(chunk));
+      return true;
+    }),
+  ];
+  try {
+    await action();
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  return logged
+    .join('\n')
     .split('\n')
     .filter((line) => line.includes('grounding dropped'))
     .map((line) => line.slice(line.indexOf('{')));
 }
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 describe('ticket cards whose issue_id drifts from the schema', () => {
   it('keeps numeric, #-prefixed, padded and full-width ids as canonical digits in ticket and result', async () => {
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer(
         {
           response_type: 'results',
@@ -55,7 +74,7 @@ describe('ticket cards whose issue_id drifts from the schema', () => {
     );
     let response = {} as Awaited<ReturnType<typeof postChat>>;
     const grounding = await groundingLinesOf(async () => {
-      response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'ids' });
+      response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'ids' });
     });
     const expected = ['12345', '12346', '12347', '12348'];
     expect(eventsNamed(response, 'ticket').map((event) => event.issue_id)).toEqual(expected);
@@ -65,7 +84,7 @@ describe('ticket cards whose issue_id drifts from the schema', () => {
   });
 
   it('still drops ambiguous, invented and restricted ids, and logs each reason with counts', async () => {
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer({
         response_type: 'results',
         general_advice: '確認してください。',
@@ -81,7 +100,7 @@ describe('ticket cards whose issue_id drifts from the schema', () => {
     );
     let response = {} as Awaited<ReturnType<typeof postChat>>;
     const lines = await groundingLinesOf(async () => {
-      response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'ids' });
+      response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'ids' });
     });
     expect(eventsNamed(response, 'ticket').map((event) => event.issue_id)).toEqual(['12345']);
     const result = eventsNamed(response, 'result')[0] as { results: { issue_id: string }[] };

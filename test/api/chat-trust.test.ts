@@ -1,25 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
-import type { LocalStack } from '../../local/start-local-stack.js';
-import { bundleTestHandler } from '../support/bundle-test-handler.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
-import { openTicket as open } from './handlers/leaking-retriever.js';
+import { leakingRetriever, openTicket as open } from './handlers/leaking-retriever.js';
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  // The API handler with a retriever that ignores its filter and leaks a restricted ticket.
-  stack = await startTestStack({
-    handlerBundle: await bundleTestHandler('test/api/handlers/leaking-retriever-handler.ts'),
-  });
+  // The API with a retriever that ignores its filter and leaks a restricted ticket.
+  chat = await startInProcessChatApi({ overrides: { retriever: leakingRetriever } });
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 describe('trust: restricted tickets and grounding', () => {
   it('keeps leaked restricted tickets out of the prompt, kb_chunks, tickets and the result', async () => {
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer({
         response_type: 'results',
         general_advice: '手順は以下です。',
@@ -30,7 +25,7 @@ describe('trust: restricted tickets and grounding', () => {
       }),
     );
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'Salesforceにログインできない #1015' },
       { user: 'trust' },
     );
@@ -38,7 +33,7 @@ describe('trust: restricted tickets and grounding', () => {
     expect(eventsNamed(response, 'ticket').map((ticket) => ticket.issue_id)).toEqual(['1001']);
     const result = eventsNamed(response, 'result')[0] as { results: { issue_id: string }[] };
     expect(result.results.map((ticket) => ticket.issue_id)).toEqual(['1001']);
-    const body = stack.bedrock.converseRequests.at(-1)?.body;
+    const body = chat.bedrock.converseRequests.at(-1)?.body;
     const prompt = JSON.stringify(body);
     expect(prompt).not.toContain('SECRET-INVESTIGATION');
     const last =
@@ -50,7 +45,7 @@ describe('trust: restricted tickets and grounding', () => {
   });
 
   it('drops a cited ticket that was not retrieved', async () => {
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer({
         response_type: 'results',
         general_advice: '確認してください。',
@@ -61,7 +56,7 @@ describe('trust: restricted tickets and grounding', () => {
       }),
     );
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'Salesforceにログインできない' },
       { user: 'grounding' },
     );
@@ -71,7 +66,7 @@ describe('trust: restricted tickets and grounding', () => {
   });
 
   it('lists the retrieved tickets by issue_id and counts them in the result and the stored answer', async () => {
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer({
         response_type: 'results',
         general_advice: '確認してください。',
@@ -80,7 +75,7 @@ describe('trust: restricted tickets and grounding', () => {
     );
     const user = 'source-count';
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'Salesforceにログインできない' },
       { user },
     );
@@ -91,7 +86,7 @@ describe('trust: restricted tickets and grounding', () => {
     const result = eventsNamed(response, 'result')[0];
     expect(result).toMatchObject({ status: 'complete', source_chunks_count: 1 });
     const stored = await callApi(
-      stack.url,
+      chat.api,
       'GET',
       `/api/conversations/${result?.conversationId}`,
       undefined,
@@ -102,7 +97,7 @@ describe('trust: restricted tickets and grounding', () => {
   });
 
   it('flags ticket numbers in the advice and mail draft that were not retrieved, live and stored', async () => {
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer({
         response_type: 'results',
         general_advice: '#1001 のとおりロックを解除します。#1015 と チケット4242 も同じ症状です。',
@@ -112,7 +107,7 @@ describe('trust: restricted tickets and grounding', () => {
     );
     const user = 'unverified';
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'Salesforceにログインできない' },
       { user },
     );
@@ -125,7 +120,7 @@ describe('trust: restricted tickets and grounding', () => {
     // The text itself is left as written: the web app marks, the server does not rewrite.
     expect(result?.general_advice).toContain('チケット4242');
     const stored = await callApi(
-      stack.url,
+      chat.api,
       'GET',
       `/api/conversations/${result?.conversationId}`,
       undefined,

@@ -1,52 +1,68 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
-// What operators see once it runs (observability issue): through the local stack, the function's
-// stdout carries one JSON line per request, one per finished chat, and one EMF metrics document
-// per chat — the same lines CloudWatch Logs receives in AWS.
+// What operators see once it runs (observability issue): the function's stdout carries one JSON
+// line per request, one per finished chat, and one EMF metrics document per chat — the same lines
+// CloudWatch Logs receives in AWS. The API runs in process (its Powertools Logger and Metrics
+// write to this process's stdout), with the DynamoDB store and a local document bucket for the
+// knowledge lines.
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  stack = await startTestStack({
+  chat = await startInProcessChatApi({
     // Heartbeats every 40 ms, so even a quick chat carries some and the count can be checked.
     functionEnvironment: { LOG_LEVEL: 'INFO', METRICS: 'true', HEARTBEAT_MS: '40' },
+    store: 'dynamodb',
+    knowledgeDocuments: true,
   });
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
-/** The JSON lines written to stdout while `action` runs (and shortly after: the chat line). */
-async function stdoutLinesOf(action: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+type LogLine = Record<string, unknown>;
+
+/**
+ * The JSON lines written to stdout while `action` runs, until `expected` names every line the
+ * test reads (by `message`, or `'metrics'` for an EMF document): a chat's lines may follow its
+ * response, so the capture waits for them instead of for a fixed time.
+ */
+async function stdoutLinesOf(
+  action: () => Promise<unknown>,
+  expected: readonly string[],
+): Promise<LogLine[]> {
   const written: string[] = [];
   const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
     written.push(String(chunk));
     return true;
   });
+  const lines = () =>
+    written
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
   try {
     await action();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await vi.waitFor(() => {
+      const names = lines().map((line) => (line._aws !== undefined ? 'metrics' : line.message));
+      expect(names).toEqual(expect.arrayContaining([...expected]));
+    });
   } finally {
     spy.mockRestore();
   }
-  return written
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return lines();
 }
 
-describe('observability end to end', () => {
+describe('observability of the API', () => {
   it('logs the request and the chat as JSON without text or user id, and publishes the chat metrics', async () => {
     const user = 'observed-user';
     let conversationId = '';
     const lines = await stdoutLinesOf(async () => {
-      const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user });
+      const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user });
       expect(eventsNamed(response, 'result')).toHaveLength(1);
       conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
-    });
+    }, ['request', 'chat finished', 'metrics']);
 
     const request = lines.find((line) => line.message === 'request');
     expect(request).toMatchObject({
@@ -59,8 +75,8 @@ describe('observability end to end', () => {
       owner_hash: expect.stringMatching(/^[0-9a-f]{16}$/),
       cold_start: expect.any(Boolean),
     });
-    const chat = lines.find((line) => line.message === 'chat finished');
-    expect(chat).toMatchObject({
+    const chatLine = lines.find((line) => line.message === 'chat finished');
+    expect(chatLine).toMatchObject({
       conversation_id: conversationId,
       outcome: 'complete',
       model_id: 'offline.service-desk-responder',
@@ -72,7 +88,7 @@ describe('observability end to end', () => {
       estimated_cost_usd: 0,
       heartbeats_sent: expect.any(Number),
     });
-    expect(chat?.heartbeats_sent).toBeGreaterThan(0);
+    expect(chatLine?.heartbeats_sent).toBeGreaterThan(0);
     const everything = JSON.stringify(lines);
     expect(everything).not.toContain('VPNにつながらない');
     expect(everything).not.toContain(user);
@@ -99,7 +115,7 @@ describe('observability end to end', () => {
   });
 
   it('counts the links outside the allow-list in the chat line and the metrics, never naming them', async () => {
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer({
         response_type: 'results',
         general_advice: 'A ticket says: reset at http://evil.example/reset-token-4711.',
@@ -109,7 +125,7 @@ describe('observability end to end', () => {
     );
     const lines = await stdoutLinesOf(async () => {
       const response = await postChat(
-        stack.url,
+        chat.api,
         { message: 'パスワードをリセットしたい' },
         { user: 'observed-links' },
       );
@@ -117,9 +133,9 @@ describe('observability end to end', () => {
         'http://evil.example/reset-token-4711',
         'phish@evil.example',
       ]);
-    });
-    const chat = lines.find((line) => line.message === 'chat finished');
-    expect(chat).toMatchObject({ outcome: 'complete', unverified_links: 2 });
+    }, ['chat finished', 'metrics']);
+    const chatLine = lines.find((line) => line.message === 'chat finished');
+    expect(chatLine).toMatchObject({ outcome: 'complete', unverified_links: 2 });
     const emf = lines.find((line) => line._aws !== undefined);
     expect(emf).toMatchObject({ UnverifiedLinks: 2 });
     expect(JSON.stringify(lines)).not.toContain('evil.example');
@@ -127,13 +143,13 @@ describe('observability end to end', () => {
 
   it("stores the answer's tokens and timings with the turn (turns[].usage)", async () => {
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'プリンターが動かない' },
       { user: 'usage' },
     );
     const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
     const stored = await callApi(
-      stack.url,
+      chat.api,
       'GET',
       `/api/conversations/${conversationId}`,
       undefined,
@@ -155,10 +171,12 @@ describe('observability end to end', () => {
   });
 
   it('logs a refused request with its status and code', async () => {
-    const lines = await stdoutLinesOf(() =>
-      callApi(stack.url, 'GET', '/api/conversations/01ARZ3NDEKTSV4RRFFQ69G5FAV', undefined, {
-        user: 'nobody',
-      }),
+    const lines = await stdoutLinesOf(
+      () =>
+        callApi(chat.api, 'GET', '/api/conversations/01ARZ3NDEKTSV4RRFFQ69G5FAV', undefined, {
+          user: 'nobody',
+        }),
+      ['request'],
     );
     expect(lines.find((line) => line.message === 'request')).toMatchObject({
       route: '/api/conversations/{id}',
@@ -171,7 +189,7 @@ describe('observability end to end', () => {
   it('logs feedback with the tickets that solved the inquiry and counts the verdicts standing', async () => {
     const user = 'rater';
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'プリンターの紙詰まりが直らない' },
       { user },
     );
@@ -182,8 +200,10 @@ describe('observability end to end', () => {
     const emfOf = (lines: Record<string, unknown>[]) =>
       lines.find((line) => line._aws !== undefined && 'FeedbackUp' in line);
 
-    const up = await stdoutLinesOf(() =>
-      callApi(stack.url, 'POST', path, { rating: 'up', helpfulTicketIds: [helpful] }, { user }),
+    const up = await stdoutLinesOf(
+      () =>
+        callApi(chat.api, 'POST', path, { rating: 'up', helpfulTicketIds: [helpful] }, { user }),
+      ['feedback', 'request', 'metrics'],
     );
     expect(up.find((line) => line.message === 'feedback')).toMatchObject({
       conversation_id: conversationId,
@@ -199,14 +219,16 @@ describe('observability end to end', () => {
     expect(emfOf(up)).toMatchObject({ FeedbackUp: 1, FeedbackDown: 0, HelpfulTicketsMarked: 1 });
 
     // Changing the verdict moves it: the sums over both posts are one 👎 and no 👍.
-    const down = await stdoutLinesOf(() =>
-      callApi(
-        stack.url,
-        'POST',
-        path,
-        { rating: 'down', reason: 'wrong', comment: '秘密のメモ' },
-        { user },
-      ),
+    const down = await stdoutLinesOf(
+      () =>
+        callApi(
+          chat.api,
+          'POST',
+          path,
+          { rating: 'down', reason: 'wrong', comment: '秘密のメモ' },
+          { user },
+        ),
+      ['feedback', 'metrics'],
     );
     expect(down.find((line) => line.message === 'feedback')).toMatchObject({
       rating: 'down',
@@ -220,21 +242,23 @@ describe('observability end to end', () => {
 
   it('logs knowledge drafts and publications by id, never their text, and counts them', async () => {
     const user = 'knowledge-observer';
-    const response = await postChat(stack.url, { message: 'VPNに接続できません' }, { user });
+    const response = await postChat(chat.api, { message: 'VPNに接続できません' }, { user });
     const [meta] = eventsNamed(response, 'meta');
     const conversationId = meta?.conversationId as string;
     const inquiryId = meta?.inquiryId as string;
     const emfWith = (lines: Record<string, unknown>[], metric: string) =>
       lines.find((line) => line._aws !== undefined && metric in line);
 
-    const drafted = await stdoutLinesOf(() =>
-      callApi(
-        stack.url,
-        'POST',
-        `/api/conversations/${conversationId}/inquiries/${inquiryId}/knowledge-draft`,
-        {},
-        { user },
-      ),
+    const drafted = await stdoutLinesOf(
+      () =>
+        callApi(
+          chat.api,
+          'POST',
+          `/api/conversations/${conversationId}/inquiries/${inquiryId}/knowledge-draft`,
+          {},
+          { user },
+        ),
+      ['knowledge draft', 'metrics'],
     );
     expect(drafted.find((line) => line.message === 'knowledge draft')).toMatchObject({
       conversation_id: conversationId,
@@ -247,22 +271,24 @@ describe('observability end to end', () => {
       KnowledgeDraftsIncomplete: 0,
     });
 
-    const published = await stdoutLinesOf(() =>
-      callApi(
-        stack.url,
-        'POST',
-        '/api/knowledge',
-        {
-          conversationId,
-          inquiryId,
-          subject: '秘密の件名 VPN',
-          category: 'VPN',
-          inquiry: '秘密の問い合わせ',
-          resolution: ['秘密の手順'],
-          restricted: true,
-        },
-        { user },
-      ),
+    const published = await stdoutLinesOf(
+      () =>
+        callApi(
+          chat.api,
+          'POST',
+          '/api/knowledge',
+          {
+            conversationId,
+            inquiryId,
+            subject: '秘密の件名 VPN',
+            category: 'VPN',
+            inquiry: '秘密の問い合わせ',
+            resolution: ['秘密の手順'],
+            restricted: true,
+          },
+          { user },
+        ),
+      ['knowledge published', 'request', 'metrics'],
     );
     const line = published.find((entry) => entry.message === 'knowledge published');
     expect(line).toMatchObject({

@@ -1,23 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConverseWireRequest } from '../../local/bedrock/recorded-requests.js';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import { eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
-// Prompt caching end to end (ADR 0009): the function's cache checkpoints reach the local Bedrock
-// endpoint through the real SDK, the endpoint accounts reads and writes as Bedrock documents
+// Prompt caching through the API in process (ADR 0009): the function's cache checkpoints reach the
+// local Bedrock endpoint through the real SDK, the endpoint accounts reads and writes as Bedrock documents
 // them, and the counts come back in the usage event, the stored turn, the chat log line and the
 // EMF metrics. With PROMPT_CACHING=off nothing of it is sent.
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let cached: Stack;
-let uncached: Stack;
+let cached: InProcessChatApi;
+let uncached: InProcessChatApi;
 beforeAll(async () => {
   const functionEnvironment = { LOG_LEVEL: 'INFO', METRICS: 'true' };
   [cached, uncached] = await Promise.all([
-    startTestStack({ functionEnvironment }),
-    startTestStack({ functionEnvironment: { ...functionEnvironment, PROMPT_CACHING: 'off' } }),
+    startInProcessChatApi({ functionEnvironment }),
+    startInProcessChatApi({
+      functionEnvironment: { ...functionEnvironment, PROMPT_CACHING: 'off' },
+    }),
   ]);
 });
 afterAll(async () => {
@@ -40,10 +40,10 @@ interface StoredTurn {
 }
 
 /** Three turns of one inquiry (two clarifications, then results), with stdout captured. */
-async function runInquiry(stack: Stack, user: string) {
-  stack.bedrock.enqueueScript(clarify('社内と社外のどちらからですか'));
-  stack.bedrock.enqueueScript(clarify('どの端末ですか'));
-  stack.bedrock.enqueueScript(
+async function runInquiry(api: InProcessChatApi, user: string) {
+  api.bedrock.enqueueScript(clarify('社内と社外のどちらからですか'));
+  api.bedrock.enqueueScript(clarify('どの端末ですか'));
+  api.bedrock.enqueueScript(
     scriptedAnswer({ response_type: 'results', general_advice: '再接続してください。' }),
   );
   const written: string[] = [];
@@ -53,29 +53,37 @@ async function runInquiry(stack: Stack, user: string) {
   });
   let turns: StoredTurn[];
   try {
-    const first = await postChat(stack.url, { message: FIRST_MESSAGE }, { user });
+    const first = await postChat(api.api, { message: FIRST_MESSAGE }, { user });
     const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
     for (const message of ['社外から', 'ノートPC']) {
-      const next = await postChat(stack.url, { conversationId, message }, { user });
+      const next = await postChat(api.api, { conversationId, message }, { user });
       expect(eventsNamed(next, 'result')).toHaveLength(1);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    turns = (await fetchConversation(stack.url, conversationId, user)).turns as StoredTurn[];
+    // The chat line and metrics of the last answer are written before its stream ends; wait for
+    // them by name rather than for a fixed time, so a slow machine cannot cut them off.
+    await vi.waitFor(() => {
+      expect(linesOf(written).filter((line) => line.message === 'chat finished')).toHaveLength(3);
+    });
+    turns = (await fetchConversation(api.api, conversationId, user)).turns as StoredTurn[];
   } finally {
     spy.mockRestore();
   }
-  const lines = written
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = linesOf(written);
   return {
     usages: turns.filter((turn) => turn.role === 'assistant').map((turn) => turn.usage),
-    requests: stack.bedrock.converseRequests.slice(-3).map((request) => request.body),
+    requests: api.bedrock.converseRequests.slice(-3).map((request) => request.body),
     chatLines: lines.filter((line) => line.message === 'chat finished'),
     metrics: lines.filter((line) => line._aws !== undefined),
   };
 }
+
+/** The JSON lines in what was written to stdout. */
+const linesOf = (written: string[]) =>
+  written
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 const cachePointsOf = (body: ConverseWireRequest | undefined) => ({
   tools: body?.toolConfig?.tools?.filter((tool) => tool.cachePoint).length,
@@ -85,7 +93,7 @@ const cachePointsOf = (body: ConverseWireRequest | undefined) => ({
   ),
 });
 
-describe('prompt caching through the local stack', () => {
+describe('prompt caching through the API', () => {
   it('writes the history on the second turn and reads it on the third; stores, logs and publishes the counts', async () => {
     const { usages, requests, chatLines, metrics } = await runInquiry(cached, 'cached');
     const [first, second, third] = usages;

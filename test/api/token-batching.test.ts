@@ -1,29 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
-  stack = await startTestStack({ functionEnvironment: { TOKEN_BATCH_MS: '40' } });
+  chat = await startInProcessChatApi({ functionEnvironment: { TOKEN_BATCH_MS: '40' } });
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 describe('TOKEN_BATCH_MS', () => {
   it('coalesces tiny fragments into fewer token events without losing or reordering text', async () => {
     const advice = '1. VPNクライアントを再起動します。\n2. 証明書の有効期限を確認します。\n'.repeat(
       6,
     );
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer(
         { response_type: 'results', general_advice: advice, results: [] },
         { size: 3, delayMs: 2 },
       ),
     );
     const response = await postChat(
-      stack.url,
+      chat.api,
       { message: 'VPNにつながらない' },
       { user: 'batching' },
     );

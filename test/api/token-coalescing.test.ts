@@ -1,23 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../local/start-local-stack.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { startTestStack } from '../support/start-test-stack.js';
 
-type Stack = LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };
-let stack: Stack;
+let chat: InProcessChatApi;
 beforeAll(async () => {
   // The function's defaults: no TOKEN_BATCH_MS.
-  stack = await startTestStack();
+  chat = await startInProcessChatApi();
 });
-afterAll(() => stack?.stop());
+afterAll(() => chat?.stop());
 
 const advice = '1. VPNクライアントを再起動します。\n2. 証明書の有効期限を確認します。\n'.repeat(6);
 
 describe('token events by default', () => {
   it('coalesce fragments that arrive together into fewer events, text and order intact', async () => {
     // Back to back: the endpoint's writes reach the SDK several fragments per read.
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer(
         {
           response_type: 'results',
@@ -27,7 +25,7 @@ describe('token events by default', () => {
         { size: 3, delayMs: 0 },
       ),
     );
-    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'c1' });
+    const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'c1' });
     const tokens = eventsNamed(response, 'token').map((token) => token.content as string);
     expect(tokens.join('')).toBe(advice);
     expect(tokens.length).toBeLessThan(Math.ceil(advice.length / 3) / 3);
@@ -43,13 +41,13 @@ describe('token events by default', () => {
 
   it('still write each fragment at once when fragments arrive apart', async () => {
     const paced = 'VPNを再起動してください。';
-    stack.bedrock.enqueueScript(
+    chat.bedrock.enqueueScript(
       scriptedAnswer(
         { response_type: 'results', general_advice: paced, results: [] },
         { size: 4, delayMs: 25 },
       ),
     );
-    const response = await postChat(stack.url, { message: 'VPNにつながらない' }, { user: 'c2' });
+    const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'c2' });
     const tokens = eventsNamed(response, 'token').map((token) => token.content as string);
     expect(tokens.join('')).toBe(paced);
     // Nothing to merge when each fragment is alone in its turn: no fragment waited for another.

@@ -1,9 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { inject } from 'vitest';
 import { configKeys, parseServiceDeskConfig, type ServiceDeskConfig } from '../../lib/config.js';
 import { addServiceDeskStacks } from '../../lib/service-desk-app.js';
 
@@ -49,8 +51,79 @@ export interface SynthesizedServiceDesk {
 /**
  * Builds the app exactly as bin/app.ts does (same config parser, same stack wiring, the feature
  * flags of cdk.json), with the fixtures as file inputs, then runs cdk-nag's AwsSolutions pack over the whole app.
+ *
+ * A context synthesized before in this run is read back instead (see
+ * `test/support/run-cache-global-setup.ts`): the same inputs give the same templates, and
+ * most files synthesize the default app. The templates come back through `Template.fromJSON`,
+ * which answers the same queries as `Template.fromStack`.
  */
 export function synthesizeServiceDesk(context: Record<string, unknown>): SynthesizedServiceDesk {
+  const key = createHash('sha256').update(JSON.stringify(context)).digest('hex').slice(0, 32);
+  const remembered = synthesizedInThisFile.get(key);
+  if (remembered) return remembered;
+  const directory = inject('runCacheDir');
+  const file = directory && join(directory, `${key}.json`);
+  const synthesized =
+    file && existsSync(file)
+      ? fromCachedJson(context, readFileSync(file, 'utf8'))
+      : synthesizeAfresh(context, file);
+  synthesizedInThisFile.set(key, synthesized);
+  return synthesized;
+}
+
+const synthesizedInThisFile = new Map<string, SynthesizedServiceDesk>();
+
+/** What {@link synthesizeServiceDesk} keeps of a synthesis: plain JSON. */
+interface CachedSynthesis {
+  readonly template: unknown;
+  readonly wafTemplate?: unknown;
+  readonly edgeMonitoringTemplate?: unknown;
+  readonly nagFindings: string[];
+  readonly webConfig: unknown;
+  readonly messages: string[];
+}
+
+function fromCachedJson(context: Record<string, unknown>, text: string): SynthesizedServiceDesk {
+  const cached = JSON.parse(text) as CachedSynthesis;
+  const template = (json: unknown) => Template.fromJSON(json as Record<string, unknown>);
+  return {
+    config: parseServiceDeskConfig({ account: '123456789012', ...context }),
+    template: template(cached.template),
+    wafTemplate: cached.wafTemplate === undefined ? undefined : template(cached.wafTemplate),
+    edgeMonitoringTemplate:
+      cached.edgeMonitoringTemplate === undefined
+        ? undefined
+        : template(cached.edgeMonitoringTemplate),
+    nagFindings: cached.nagFindings,
+    webConfig: cached.webConfig,
+    messages: cached.messages,
+  };
+}
+
+function synthesizeAfresh(
+  context: Record<string, unknown>,
+  file: string | undefined,
+): SynthesizedServiceDesk {
+  const synthesized = synthesize(context);
+  if (file) {
+    const cached: CachedSynthesis = {
+      template: synthesized.template.toJSON(),
+      wafTemplate: synthesized.wafTemplate?.toJSON(),
+      edgeMonitoringTemplate: synthesized.edgeMonitoringTemplate?.toJSON(),
+      nagFindings: synthesized.nagFindings,
+      webConfig: synthesized.webConfig,
+      messages: synthesized.messages,
+    };
+    // Written whole, then renamed: a file running beside this one never reads half of it.
+    const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+    writeFileSync(partial, JSON.stringify(cached));
+    renameSync(partial, file);
+  }
+  // The copy read back, not the live one: every caller gets the same kind of template.
+  return file ? fromCachedJson(context, readFileSync(file, 'utf8')) : synthesized;
+}
+
+function synthesize(context: Record<string, unknown>): SynthesizedServiceDesk {
   const app = new App({ context: featureFlags });
   const config = parseServiceDeskConfig({ account: '123456789012', ...context });
   const stacks = addServiceDeskStacks(app, config, fixturePaths);

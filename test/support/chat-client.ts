@@ -26,14 +26,34 @@ export interface ChatCallOptions {
   readonly onEvent?: (event: ReceivedEvent) => void | Promise<void>;
 }
 
-/** Calls an `/api` route of a running stack the way the web app does. */
+/**
+ * Something that answers `/api` calls other than over HTTP: the in-process API
+ * (`test/support/in-process-api.ts`).
+ */
+export interface ApiCaller {
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: ChatCallOptions,
+  ): Promise<ChatResponse>;
+}
+
+/**
+ * Where the helpers below send their calls: a running stack's base URL, or an API called in
+ * process. Tests of API rules pass the in-process API; the same helpers serve both.
+ */
+export type ApiTarget = string | ApiCaller;
+
+/** Calls an `/api` route of a running stack (or the in-process API) the way the web app does. */
 export async function callApi(
-  baseUrl: string,
+  baseUrl: ApiTarget,
   method: string,
   path: string,
   body?: unknown,
   options: ChatCallOptions = {},
 ): Promise<ChatResponse> {
+  if (typeof baseUrl !== 'string') return baseUrl.call(method, path, body, options);
   const rawBody =
     body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
   const response = await fetch(new URL(path, baseUrl), {
@@ -90,7 +110,7 @@ export async function readApiResponse(
  * reads of a stored conversation is what the web app would get. Anything but 200 throws.
  */
 export async function fetchConversation(
-  baseUrl: string,
+  baseUrl: ApiTarget,
   conversationId: string,
   user: string,
 ): Promise<ConversationDetail> {
@@ -109,7 +129,7 @@ export async function fetchConversation(
   return conversationDetailSchema.parse(response.json);
 }
 
-export const postChat = (baseUrl: string, body: unknown, options?: ChatCallOptions) =>
+export const postChat = (baseUrl: ApiTarget, body: unknown, options?: ChatCallOptions) =>
   callApi(baseUrl, 'POST', '/api/chat', body, options);
 
 export const eventsNamed = (response: ChatResponse, name: string) =>
@@ -127,7 +147,7 @@ export interface StopTarget {
  * waits for the stop, so `stopStatus()` is its HTTP status once the call returned.
  */
 export function stopOnFirstToken(
-  baseUrl: string,
+  baseUrl: ApiTarget,
   user: string,
   target?: StopTarget,
 ): ChatCallOptions & { stopStatus(): number } {

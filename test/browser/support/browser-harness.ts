@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../../local/start-local-stack.js';
 import { buildWebApp } from './build-web-app.js';
 import { launchChromium } from './launch-chromium.js';
@@ -50,8 +51,16 @@ export function registerBrowserHarness() {
     mkdirSync(SCREENSHOTS, { recursive: true });
     mkdirSync(ARTEFACTS, { recursive: true });
     await buildWebApp();
+    const dynamoDbEndpoint = inject('dynamoDbEndpoint');
     stack = await startLocalStack({
       port: 0,
+      // The run's DynamoDB Local (tables of this file's own) and handler bundle, as the API
+      // tests' stacks use: a JVM and a bundle per browser file cost seconds of CPU each.
+      ...(dynamoDbEndpoint && {
+        environment: { ...process.env, DYNAMODB_ENDPOINT: dynamoDbEndpoint },
+        tablePrefix: `browser-${randomUUID().slice(0, 8)}-`,
+      }),
+      handlerBundle: inject('apiHandlerBundle'),
       // Slow enough to watch the stream grow, fast enough for CI.
       responderPacing: { minMs: 15, maxMs: 30 },
       functionEnvironment: {
