@@ -1,4 +1,11 @@
 import { LOCAL_DATA_SOURCE_ID, LOCAL_TICKET_BUCKET } from '../local-bedrock-defaults.js';
+import {
+  type AnalysisCache,
+  analysisKeyOf,
+  type CachedChunk,
+  readAnalysisCache,
+  writeAnalysisCache,
+} from './analysis-cache.js';
 import { matchRetrievalFilter, type TicketMetadata } from './match-retrieval-filter.js';
 import { tokenizeForSearch } from './tokenize-for-search.js';
 
@@ -298,39 +305,86 @@ class GrowingUint32Array {
   }
 }
 
+/** How a build came by each chunk's analysis. */
+export interface AnalysisStatistics {
+  /** Chunks analysed from their text (`tokenizeForSearch`). */
+  readonly analysed: number;
+  /** Chunks whose analysis was read from the cache file. */
+  readonly reused: number;
+  /** Distinct (subject, text) pairs: the entries a cache of this index holds. */
+  readonly distinct: number;
+}
+
 /**
- * Analyses every chunk once and lays the postings out in typed arrays: per field and chunk,
- * the (term id, frequency) pairs packed in one integer, then counted into place by term.
+ * Analyses every chunk once — or takes its analysis from the cache — and lays the postings out
+ * in typed arrays: per field and chunk, the (term id, frequency) pairs packed in one integer,
+ * then counted into place by term. Term ids are given in order of first occurrence either way,
+ * so an index built from the cache is the index built from the texts.
  */
-function buildInvertedIndex(chunks: readonly Chunk[]): InvertedIndex {
+function buildInvertedIndex(
+  chunks: readonly Chunk[],
+  cache: AnalysisCache,
+): {
+  index: InvertedIndex;
+  statistics: AnalysisStatistics;
+  toCache: () => { terms: string[]; chunks: CachedChunk[] };
+} {
   const termIds = new Map<string, number>();
   const packedByField = FIELDS.map(() => new GrowingUint32Array());
   const chunkStarts = FIELDS.map(() => new Int32Array(chunks.length + 1));
   const documentFrequencies = FIELDS.map(() => [] as number[]);
   const lengths = FIELDS.map(() => new Int32Array(chunks.length));
   const averageLengths = FIELDS.map(() => 0);
+  const keys: string[] = [];
+  const idOf = (term: string) => {
+    let termId = termIds.get(term);
+    if (termId === undefined) {
+      termId = termIds.size;
+      termIds.set(term, termId);
+    }
+    return termId;
+  };
+  // Cache term id → index term id, filled as the cached terms are met.
+  const fromCache: number[] = [];
+  let reused = 0;
   for (const chunk of chunks) {
+    const key = analysisKeyOf(chunk.subject, chunk.text);
+    keys.push(key);
+    const cached = cache.lookup(key);
+    if (cached !== undefined) reused += 1;
     FIELDS.forEach((field, fieldId) => {
-      const frequencies = new Map<string, number>();
-      for (const term of tokenizeForSearch(chunk[field])) {
-        frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-      }
       const packed = packedByField[fieldId] as GrowingUint32Array;
       const counts = documentFrequencies[fieldId] as number[];
-      for (const [term, frequency] of frequencies) {
-        let termId = termIds.get(term);
-        if (termId === undefined) {
-          termId = termIds.size;
-          termIds.set(term, termId);
-        }
+      const add = (termId: number, frequency: number) => {
         counts[termId] = (counts[termId] ?? 0) + 1;
         packed.push(termId * 256 + Math.min(frequency, MAX_TERM_FREQUENCY));
+      };
+      let distinctTerms: number;
+      if (cached !== undefined) {
+        const entries = cached.fields[fieldId] as Uint32Array;
+        for (const value of entries) {
+          const cacheTermId = Math.floor(value / 256);
+          let termId = fromCache[cacheTermId];
+          if (termId === undefined) {
+            termId = idOf(cached.termOf(cacheTermId));
+            fromCache[cacheTermId] = termId;
+          }
+          add(termId, value % 256);
+        }
+        distinctTerms = entries.length;
+      } else {
+        const frequencies = new Map<string, number>();
+        for (const term of tokenizeForSearch(chunk[field])) {
+          frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+        }
+        for (const [term, frequency] of frequencies) add(idOf(term), frequency);
+        distinctTerms = frequencies.size;
       }
       (chunkStarts[fieldId] as Int32Array)[chunk.id + 1] = packed.length;
-      (lengths[fieldId] as Int32Array)[chunk.id] = frequencies.size;
+      (lengths[fieldId] as Int32Array)[chunk.id] = distinctTerms;
       // minisearch's addFieldLength: the running mean, in its order of operations.
       const average = averageLengths[fieldId] as number;
-      averageLengths[fieldId] = (average * chunk.id + frequencies.size) / (chunk.id + 1);
+      averageLengths[fieldId] = (average * chunk.id + distinctTerms) / (chunk.id + 1);
     });
   }
   const fields = FIELDS.map((_, fieldId): FieldPostings => {
@@ -367,7 +421,27 @@ function buildInvertedIndex(chunks: readonly Chunk[]): InvertedIndex {
     };
   });
   const alphanumericTerms = [...termIds.keys()].filter((term) => /^[a-z0-9]/.test(term)).sort();
-  return { termIds, alphanumericTerms, fields };
+  return {
+    index: { termIds, alphanumericTerms, fields },
+    statistics: { analysed: chunks.length - reused, reused, distinct: new Set(keys).size },
+    toCache: (written = new Set<string>()) => ({
+      terms: [...termIds.keys()], // a Map iterates in insertion order: the term ids' order
+      // Identical chunks (same subject and text) share one entry.
+      chunks: chunks
+        .filter(
+          (chunk) =>
+            !written.has(keys[chunk.id] as string) && written.add(keys[chunk.id] as string),
+        )
+        .map((chunk) => ({
+          key: keys[chunk.id] as string,
+          fields: FIELDS.map((_, fieldId) => {
+            const starts = chunkStarts[fieldId] as Int32Array;
+            const { values } = packedByField[fieldId] as GrowingUint32Array;
+            return values.subarray(starts[chunk.id], starts[chunk.id + 1]);
+          }),
+        })),
+    }),
+  };
 }
 
 /** An index term a query term matches, with the weight of that match (1 exact, less a prefix). */
@@ -422,6 +496,16 @@ interface Candidate {
   readonly rank: number;
 }
 
+export interface TicketIndexOptions {
+  /**
+   * A file remembering each chunk's analysis (keyed by a hash of its subject and text) between
+   * starts: a second start over the same folder skips `Intl.Segmenter`, the bulk of the build,
+   * and a changed document is analysed again on its own. Rewritten after a build that analysed
+   * anything. @default no cache: every chunk analysed from its text
+   */
+  readonly analysisCacheFile?: string;
+}
+
 /**
  * Indexes ticket documents for BM25+ keyword search with Japanese segmentation and CJK bigrams
  * (`tokenizeForSearch`); the subject counts double. Japanese and English tickets are ranked
@@ -440,9 +524,23 @@ interface Candidate {
  * (fetching tickets by `issue_id`, often with an empty-ish query) the remaining slots are filled
  * with other chunks passing the filter, at score 0.
  */
-export function createTicketIndex(documents: readonly TicketDocument[]): TicketIndex {
+export function createTicketIndex(
+  documents: readonly TicketDocument[],
+  options: TicketIndexOptions = {},
+): TicketIndex & { readonly analysis: AnalysisStatistics } {
   const chunks = chunksOf(documents);
-  const index = buildInvertedIndex(chunks);
+  const { analysisCacheFile } = options;
+  const cache = analysisCacheFile === undefined ? undefined : readAnalysisCache(analysisCacheFile);
+  const built = buildInvertedIndex(chunks, cache ?? { size: 0, lookup: () => undefined });
+  const { index, statistics } = built;
+  // Rewritten when anything was analysed or the file holds chunks that are gone.
+  if (
+    analysisCacheFile !== undefined &&
+    (statistics.analysed > 0 || cache?.size !== statistics.distinct)
+  ) {
+    const { terms, chunks: cachedChunks } = built.toCache();
+    writeAnalysisCache(analysisCacheFile, terms, cachedChunks);
+  }
   const count = chunks.length;
   // Scratch space reused by every search (searches run one at a time on the event loop).
   const termScores = new Float64Array(count);
@@ -467,6 +565,50 @@ export function createTicketIndex(documents: readonly TicketDocument[]): TicketI
       filterVerdicts.set(key, verdicts);
     }
     return verdicts;
+  };
+
+  // Metadata key → value (as text) → its chunks, ascending; built on a key's first use.
+  const valueIndexes = new Map<string, Map<string, number[]>>();
+  const chunksWithValue = (key: unknown, value: unknown): readonly number[] | undefined => {
+    if (typeof key !== 'string' || (typeof value !== 'string' && typeof value !== 'number')) {
+      return undefined;
+    }
+    let byValue = valueIndexes.get(key);
+    if (byValue === undefined) {
+      byValue = new Map();
+      for (const chunk of chunks) {
+        const held = chunk.metadata[key];
+        if (typeof held !== 'string' && typeof held !== 'number') continue;
+        const list = byValue.get(String(held));
+        if (list === undefined) byValue.set(String(held), [chunk.id]);
+        else list.push(chunk.id);
+      }
+      valueIndexes.set(key, byValue);
+    }
+    return byValue.get(String(value)) ?? [];
+  };
+  /**
+   * The chunks a filter can pass at most, ascending — for `equals` and `in` (on strings and
+   * numbers; equal values have equal text, also across the two, as `equals` compares them) and
+   * an `andAll` holding one — or undefined when it cannot narrow. Every chunk is still checked
+   * against the filter itself: this only spares a fetch by `issue_id` a pass over every chunk.
+   */
+  const candidatesOf = (filter: unknown): readonly number[] | undefined => {
+    const [operator, operand] = (Object.entries(filter as object)[0] ?? []) as [string, unknown];
+    const { key, value } = (operand ?? {}) as { key?: unknown; value?: unknown };
+    if (operator === 'equals') return chunksWithValue(key, value);
+    if (operator === 'in' && Array.isArray(value)) {
+      const lists = value.map((one) => chunksWithValue(key, one));
+      if (lists.some((list) => list === undefined)) return undefined;
+      return [...new Set(lists.flat() as number[])].sort((a, b) => a - b);
+    }
+    if (operator === 'andAll' && Array.isArray(operand)) {
+      const narrowed = operand
+        .map(candidatesOf)
+        .filter((list): list is readonly number[] => list !== undefined);
+      return narrowed.sort((a, b) => a.length - b.length)[0];
+    }
+    return undefined;
   };
 
   const search = (search: TicketSearch): RetrievalResult[] => {
@@ -573,9 +715,14 @@ export function createTicketIndex(documents: readonly TicketDocument[]): TicketI
         ),
       }));
     return toRetrievalResults(matches, chunks, search, function* fillers() {
-      for (const chunk of chunks) if (passes(chunk.id)) yield chunk;
+      const candidates = filter === undefined ? undefined : candidatesOf(filter);
+      if (candidates === undefined) {
+        for (const chunk of chunks) if (passes(chunk.id)) yield chunk;
+      } else {
+        for (const chunkId of candidates) if (passes(chunkId)) yield chunks[chunkId] as Chunk;
+      }
     });
   };
 
-  return { chunkCount: count, search };
+  return { chunkCount: count, search, analysis: statistics };
 }
