@@ -1,8 +1,12 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadTicketDocuments } from '../../../../local/bedrock/knowledge-base-data-source.js';
+import {
+  loadTicketDocuments,
+  openKnowledgeBaseDataSource,
+} from '../../../../local/bedrock/knowledge-base-data-source.js';
 import {
   createTicketIndex,
   type TicketDocument,
@@ -80,5 +84,34 @@ describe('createTicketIndex with an analysis cache file', () => {
     const damaged = createTicketIndex(documents, { analysisCacheFile: cacheFile });
     expect(damaged.analysis.reused).toBe(0);
     expect(answersOf(damaged)).toEqual(uncached);
+  });
+});
+
+describe('openKnowledgeBaseDataSource with an index cache directory', () => {
+  it('keeps the cache there and answers from the new text after a sync', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'data-source-cache-'));
+    try {
+      const tickets = join(root, 'tickets');
+      await cp('data/tickets', tickets, { recursive: true });
+      const cacheDirectory = join(root, 'local-index');
+      const folders = [{ directory: tickets, uriPrefix: 's3://local-tickets/' }];
+      const source = await openKnowledgeBaseDataSource(folders, {
+        indexCacheDirectory: cacheDirectory,
+      });
+      expect(existsSync(join(cacheDirectory, 'ticket-index-analysis.bin'))).toBe(true);
+      expect(source.index.search({ text: 'quokkaphone', numberOfResults: 3 })).toEqual([]);
+      await writeFile(join(tickets, '1001.md'), '# 件名\n\nQuokkaphone の同期が止まる。');
+      const { statistics } = await source.sync();
+      expect(statistics.numberOfModifiedDocumentsIndexed).toBe(1);
+      const found = source.index.search({ text: 'quokkaphone', numberOfResults: 3 });
+      expect(found.map((result) => result.metadata.issue_id)).toEqual(['1001']);
+      // A restart reads the rewritten cache and answers the same.
+      const restarted = await openKnowledgeBaseDataSource(folders, {
+        indexCacheDirectory: cacheDirectory,
+      });
+      expect(restarted.index.search({ text: 'quokkaphone', numberOfResults: 3 })).toEqual(found);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
