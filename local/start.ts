@@ -55,6 +55,8 @@ try {
     dataDir: join(dataDir, 'dynamodb'),
     // Published tickets (knowledge capture) are files under <DATA_DIR>/s3/, kept across restarts.
     s3Dir: join(dataDir, 's3'),
+    // The Knowledge Base index's analysis cache, so a restart over a large folder is fast.
+    bedrockOptions: { indexCacheDirectory: join(dataDir, 'local-index') },
     log: (message) => console.error(`[api] ${message}`),
   });
   const offline = stack.functionEnvironment.MODEL_ID?.startsWith('offline.');

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { LOCAL_TICKET_BUCKET } from './local-bedrock-defaults.js';
 import type { MetadataValue, TicketMetadata } from './ticket-index/match-retrieval-filter.js';
 import {
@@ -56,6 +58,22 @@ interface ScannedDocument {
 }
 
 const SIDECAR_SUFFIX = '.metadata.json';
+/** The index's analysis cache inside `indexCacheDirectory`. */
+const ANALYSIS_CACHE_FILE = 'ticket-index-analysis.bin';
+/**
+ * Files read synchronously between two turns of the event loop. Synchronous reads cost an
+ * eighth of the CPU of `fs/promises` ones (measured on 20,000 ticket files: 0.5 s against 3.9 s),
+ * and yielding every few hundred keeps Retrieve answering during a sync of 100,000 tickets.
+ */
+const FILES_PER_TURN = 500;
+
+export interface DataSourceOptions {
+  /**
+   * Where the index keeps its analysis cache (`TicketIndexOptions.analysisCacheFile`), so a
+   * restart over a large folder is fast. @default none: every start analyses every document
+   */
+  readonly indexCacheDirectory?: string;
+}
 
 /**
  * Opens the local data source over its folders (the seed tickets as the deploy uploads them, and
@@ -70,7 +88,15 @@ const SIDECAR_SUFFIX = '.metadata.json';
  */
 export async function openKnowledgeBaseDataSource(
   folders: readonly DataSourceFolder[],
+  options: DataSourceOptions = {},
 ): Promise<KnowledgeBaseDataSource> {
+  const indexOf = (scan: Scan) =>
+    createTicketIndex(
+      [...scan.documents.values()].map((scanned) => scanned.document),
+      options.indexCacheDirectory === undefined
+        ? {}
+        : { analysisCacheFile: join(options.indexCacheDirectory, ANALYSIS_CACHE_FILE) },
+    );
   let current = await scanFolders(folders);
   for (const reason of current.failureReasons) console.warn(`local Knowledge Base: ${reason}`);
   let index = indexOf(current);
@@ -106,9 +132,6 @@ export async function loadTicketDocuments(directory: string): Promise<TicketDocu
   const scan = await scanFolders([{ directory, uriPrefix: `s3://${LOCAL_TICKET_BUCKET}/` }]);
   return [...scan.documents.values()].map((scanned) => scanned.document);
 }
-
-const indexOf = (scan: Scan) =>
-  createTicketIndex([...scan.documents.values()].map((scanned) => scanned.document));
 
 function compareScans(before: Scan, after: Scan): IngestionStatistics {
   let added = 0;
@@ -147,18 +170,24 @@ async function scanFolders(folders: readonly DataSourceFolder[]): Promise<Scan> 
     }
     const present = new Set(names);
     metadataFiles += names.filter((name) => name.endsWith(`.md${SIDECAR_SUFFIX}`)).length;
+    let filesThisTurn = 0;
     for (const fileName of names.filter((name) => name.endsWith('.md')).sort()) {
+      filesThisTurn += 1;
+      if (filesThisTurn >= FILES_PER_TURN) {
+        filesThisTurn = 0;
+        await yieldToEventLoop();
+      }
       const uri = `${folder.uriPrefix}${fileName}`;
       const sidecarName = `${fileName}${SIDECAR_SUFFIX}`;
       let text: string;
       let rawSidecar: string;
       try {
-        text = await readFile(join(folder.directory, fileName), 'utf8');
+        text = readFileSync(join(folder.directory, fileName), 'utf8');
         if (!present.has(sidecarName)) {
           failureReasons.push(`${uri}: no metadata file ${sidecarName}; not indexed`);
           continue;
         }
-        rawSidecar = await readFile(join(folder.directory, sidecarName), 'utf8');
+        rawSidecar = readFileSync(join(folder.directory, sidecarName), 'utf8');
       } catch {
         continue; // deleted between the listing and the read: gone, as on the next sync
       }

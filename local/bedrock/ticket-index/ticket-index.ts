@@ -1,5 +1,11 @@
-import MiniSearch from 'minisearch';
 import { LOCAL_DATA_SOURCE_ID, LOCAL_TICKET_BUCKET } from '../local-bedrock-defaults.js';
+import {
+  type AnalysisCache,
+  analysisKeyOf,
+  type CachedChunk,
+  readAnalysisCache,
+  writeAnalysisCache,
+} from './analysis-cache.js';
 import { matchRetrievalFilter, type TicketMetadata } from './match-retrieval-filter.js';
 import { tokenizeForSearch } from './tokenize-for-search.js';
 
@@ -71,7 +77,8 @@ export interface TicketIndex {
 
 export type TicketLanguage = 'ja' | 'en';
 
-interface Chunk {
+/** One indexed chunk of a document: what a Retrieve result carries, plus its language. */
+export interface Chunk {
   readonly id: number;
   readonly subject: string;
   readonly language: TicketLanguage;
@@ -82,7 +89,7 @@ interface Chunk {
 
 // BM25 scores are unbounded; Bedrock's are similarities in 0–1. Scaling by best / (best + K)
 // keeps every score below 1 and gives weak matches (small best score) low values.
-const SCORE_DAMPING = 4;
+export const SCORE_DAMPING = 4;
 
 /**
  * Where the best match in the other language lands against the best in the inquiry's language
@@ -119,7 +126,7 @@ const languageOf = (text: string): TicketLanguage => (CJK_CHARACTER.test(text) ?
  * glossary expansion (`functions/chat/retrieval-query.ts`) follows on a later line, in the
  * other language on purpose.
  */
-const queryLanguageOf = (text: string): TicketLanguage =>
+export const queryLanguageOf = (text: string): TicketLanguage =>
   languageOf(text.trimStart().split('\n')[0] ?? '');
 
 /**
@@ -163,7 +170,7 @@ export function mergeLanguages(
 }
 
 /** A BM25 hit on a chunk, with the query terms it matched (minisearch's `queryTerms`). */
-interface LanguageHit {
+export interface LanguageHit {
   readonly id: number;
   readonly score: number;
   readonly queryTerms: readonly string[];
@@ -184,18 +191,15 @@ function coverage(
   return new Set(hit.queryTerms.filter((term) => terms.has(term))).size / terms.size;
 }
 
-/**
- * Indexes ticket documents for BM25+ keyword search (minisearch) with Japanese segmentation
- * and CJK bigrams (`tokenizeForSearch`); the subject counts double. Japanese and English tickets
- * are ranked each on their own scale and merged (`mergeLanguages`).
- *
- * Vector search always returns its nearest neighbours; keyword search finds nothing for a query
- * without shared terms. So: without a filter, only matching chunks come back; with a filter
- * (fetching tickets by `issue_id`, often with an empty-ish query) the remaining slots are filled
- * with other chunks passing the filter, at score 0.
- */
-export function createTicketIndex(documents: readonly TicketDocument[]): TicketIndex {
-  const chunks: Chunk[] = documents
+/** Only alphanumeric query terms of 4+ characters also match the index terms they begin. */
+const isPrefixTerm = (term: string) => /^[a-z0-9]{4,}$/.test(term);
+
+/** The subject counts double (minisearch `boost`, kept in the hand-written index). */
+const SUBJECT_BOOST = 2;
+
+/** The documents as the chunks a Knowledge Base would index, numbered in document order. */
+export function chunksOf(documents: readonly TicketDocument[]): Chunk[] {
+  return documents
     .flatMap((document) => {
       const uri = document.uri ?? `s3://${LOCAL_TICKET_BUCKET}/${document.fileName}`;
       return chunkTicketDocument(document.text).map((text, part) => ({
@@ -212,46 +216,521 @@ export function createTicketIndex(documents: readonly TicketDocument[]): TicketI
       }));
     })
     .map((chunk, id) => ({ id, ...chunk }));
+}
 
-  const miniSearch = new MiniSearch<Chunk>({
-    fields: ['subject', 'text'],
-    tokenize: tokenizeForSearch,
-    processTerm: (term) => term, // tokenizeForSearch already normalises
-  });
-  miniSearch.addAll(chunks);
+const toResult = (chunk: Chunk, score: number): RetrievalResult => ({
+  content: { text: chunk.text, type: 'TEXT' },
+  location: { type: 'S3', s3Location: { uri: chunk.uri } },
+  score: Math.round(score * 10_000) / 10_000,
+  metadata: chunk.metadata,
+});
 
-  const toResult = (chunk: Chunk, score: number): RetrievalResult => ({
-    content: { text: chunk.text, type: 'TEXT' },
-    location: { type: 'S3', s3Location: { uri: chunk.uri } },
-    score: Math.round(score * 10_000) / 10_000,
-    metadata: chunk.metadata,
-  });
+/**
+ * The Retrieve answer from BM25 hits that passed the filter, best first (ties in the order the
+ * hits were first found): merged across languages, damped to 0–1, and — with a filter — the
+ * remaining slots filled with other chunks passing it, at score 0 (`fillers`, in chunk order).
+ * Shared by the index and its minisearch reference, so both answer alike by construction.
+ */
+export function toRetrievalResults(
+  matches: readonly LanguageHit[],
+  chunks: readonly Chunk[],
+  search: TicketSearch,
+  fillers: () => Iterable<Chunk>,
+): RetrievalResult[] {
+  const { text, numberOfResults, filter } = search;
+  const bestMatch = matches[0]?.score ?? 0;
+  const strength = bestMatch / (bestMatch + SCORE_DAMPING);
+  const query = { language: queryLanguageOf(text), terms: tokenizeForSearch(text) };
+  const hits = mergeLanguages(matches, chunks, query).slice(0, numberOfResults);
+  const results = hits.map((hit) => toResult(chunks[hit.id] as Chunk, hit.score * strength));
+  if (filter === undefined || results.length >= numberOfResults) return results;
+  const found = new Set(hits.map((hit) => hit.id));
+  for (const chunk of fillers()) {
+    if (results.length >= numberOfResults) break;
+    if (!found.has(chunk.id)) results.push(toResult(chunk, 0));
+  }
+  return results;
+}
 
-  return {
-    chunkCount: chunks.length,
-    search: ({ text, numberOfResults, filter }) => {
-      const passes = (chunk: Chunk) =>
-        filter === undefined || matchRetrievalFilter(filter, chunk.metadata);
-      // Validate the filter even when nothing matches the text, as Bedrock rejects it up front.
-      if (filter !== undefined) matchRetrievalFilter(filter, {});
-      const matches = miniSearch.search(text, {
-        boost: { subject: 2 },
-        combineWith: 'OR',
-        prefix: (term) => /^[a-z0-9]{4,}$/.test(term),
-        filter: (hit) => passes(chunks[hit.id] as Chunk),
-      });
-      const bestMatch = matches[0]?.score ?? 0;
-      const strength = bestMatch / (bestMatch + SCORE_DAMPING);
-      const query = { language: queryLanguageOf(text), terms: tokenizeForSearch(text) };
-      const hits = mergeLanguages(matches, chunks, query).slice(0, numberOfResults);
-      const results = hits.map((hit) => toResult(chunks[hit.id] as Chunk, hit.score * strength));
-      if (filter === undefined || results.length >= numberOfResults) return results;
-      const found = new Set(hits.map((hit) => hit.id));
-      const rest = chunks.filter((chunk) => !found.has(chunk.id) && passes(chunk));
-      return [
-        ...results,
-        ...rest.slice(0, numberOfResults - results.length).map((chunk) => toResult(chunk, 0)),
-      ];
-    },
+/** The index's fields in scoring order (minisearch's `fields`): the subject, then the chunk. */
+const FIELDS = ['subject', 'text'] as const;
+const FIELD_BOOSTS = [SUBJECT_BOOST, 1] as const;
+/** minisearch's defaults: BM25+ parameters and the weight of a prefix match. */
+const BM25 = { k: 1.2, b: 0.7, d: 0.5 } as const;
+const PREFIX_WEIGHT = 0.375;
+/**
+ * A term's frequency in one chunk is stored in a byte. Only a term repeated more than 255 times
+ * within one 1,500-character chunk is capped, where BM25's saturation makes the difference
+ * below 0.1%.
+ */
+const MAX_TERM_FREQUENCY = 255;
+/** Filters whose per-chunk verdicts are remembered (the product sends one or two). */
+const REMEMBERED_FILTERS = 16;
+
+/**
+ * Term → chunks lists of one field, in compressed-sparse-row form: the chunks that contain term
+ * `t` are `chunkIds[offsets[t]] … chunkIds[offsets[t + 1] - 1]`, ascending, with their term
+ * frequencies at the same positions in `frequencies`.
+ */
+interface FieldPostings {
+  readonly offsets: Int32Array;
+  readonly chunkIds: Int32Array;
+  readonly frequencies: Uint8Array;
+  /** Distinct terms per chunk: minisearch's field length. */
+  readonly lengths: Int32Array;
+  /**
+   * BM25's length normalisation per chunk, `k · (1 − b + b · length / averageLength)`: the same
+   * value the formula computes inline, computed once instead of once per posting.
+   */
+  readonly lengthNorms: Float64Array;
+  /** Their running mean, computed as minisearch does, so scores match it to the bit. */
+  readonly averageLength: number;
+}
+
+/** The analysed chunks: the term dictionary and each field's postings. */
+interface InvertedIndex {
+  readonly termIds: ReadonlyMap<string, number>;
+  /** Terms starting with a letter or digit, sorted: where prefix matches are looked up. */
+  readonly alphanumericTerms: readonly string[];
+  readonly fields: readonly FieldPostings[];
+}
+
+/** A `Uint32Array` that grows as values are appended. */
+class GrowingUint32Array {
+  values = new Uint32Array(1 << 16);
+  length = 0;
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Uint32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length] = value;
+    this.length += 1;
+  }
+}
+
+/** How a build came by each chunk's analysis. */
+export interface AnalysisStatistics {
+  /** Chunks analysed from their text (`tokenizeForSearch`). */
+  readonly analysed: number;
+  /** Chunks whose analysis was read from the cache file. */
+  readonly reused: number;
+  /** Distinct (subject, text) pairs: the entries a cache of this index holds. */
+  readonly distinct: number;
+}
+
+/**
+ * Analyses every chunk once — or takes its analysis from the cache — and lays the postings out
+ * in typed arrays: per field and chunk, the (term id, frequency) pairs packed in one integer,
+ * then counted into place by term. Term ids are given in order of first occurrence either way,
+ * so an index built from the cache is the index built from the texts.
+ */
+function buildInvertedIndex(
+  chunks: readonly Chunk[],
+  cache: AnalysisCache,
+): {
+  index: InvertedIndex;
+  statistics: AnalysisStatistics;
+  toCache: () => { terms: string[]; chunks: CachedChunk[] };
+} {
+  const termIds = new Map<string, number>();
+  const packedByField = FIELDS.map(() => new GrowingUint32Array());
+  const chunkStarts = FIELDS.map(() => new Int32Array(chunks.length + 1));
+  const documentFrequencies = FIELDS.map(() => [] as number[]);
+  const lengths = FIELDS.map(() => new Int32Array(chunks.length));
+  const averageLengths = FIELDS.map(() => 0);
+  const keys: string[] = [];
+  const idOf = (term: string) => {
+    let termId = termIds.get(term);
+    if (termId === undefined) {
+      termId = termIds.size;
+      termIds.set(term, termId);
+    }
+    return termId;
   };
+  // Cache term id → index term id, filled as the cached terms are met.
+  const fromCache: number[] = [];
+  let reused = 0;
+  for (const chunk of chunks) {
+    const key = analysisKeyOf(chunk.subject, chunk.text);
+    keys.push(key);
+    const cached = cache.lookup(key);
+    if (cached !== undefined) reused += 1;
+    FIELDS.forEach((field, fieldId) => {
+      const packed = packedByField[fieldId] as GrowingUint32Array;
+      const counts = documentFrequencies[fieldId] as number[];
+      const add = (termId: number, frequency: number) => {
+        counts[termId] = (counts[termId] ?? 0) + 1;
+        packed.push(termId * 256 + Math.min(frequency, MAX_TERM_FREQUENCY));
+      };
+      let distinctTerms: number;
+      if (cached !== undefined) {
+        const entries = cached.fields[fieldId] as Uint32Array;
+        for (const value of entries) {
+          const cacheTermId = Math.floor(value / 256);
+          let termId = fromCache[cacheTermId];
+          if (termId === undefined) {
+            termId = idOf(cached.termOf(cacheTermId));
+            fromCache[cacheTermId] = termId;
+          }
+          add(termId, value % 256);
+        }
+        distinctTerms = entries.length;
+      } else {
+        const frequencies = new Map<string, number>();
+        for (const term of tokenizeForSearch(chunk[field])) {
+          frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+        }
+        for (const [term, frequency] of frequencies) add(idOf(term), frequency);
+        distinctTerms = frequencies.size;
+      }
+      (chunkStarts[fieldId] as Int32Array)[chunk.id + 1] = packed.length;
+      (lengths[fieldId] as Int32Array)[chunk.id] = distinctTerms;
+      // minisearch's addFieldLength: the running mean, in its order of operations.
+      const average = averageLengths[fieldId] as number;
+      averageLengths[fieldId] = (average * chunk.id + distinctTerms) / (chunk.id + 1);
+    });
+  }
+  const fields = FIELDS.map((_, fieldId): FieldPostings => {
+    const counts = documentFrequencies[fieldId] as number[];
+    const offsets = new Int32Array(termIds.size + 1);
+    for (let termId = 0; termId < termIds.size; termId += 1) {
+      offsets[termId + 1] = (offsets[termId] as number) + (counts[termId] ?? 0);
+    }
+    const { values: packed, length } = packedByField[fieldId] as GrowingUint32Array;
+    const chunkIds = new Int32Array(length);
+    const frequencies = new Uint8Array(length);
+    const next = offsets.slice(0, termIds.size);
+    const starts = chunkStarts[fieldId] as Int32Array;
+    for (let chunkId = 0; chunkId < chunks.length; chunkId += 1) {
+      for (
+        let entry = starts[chunkId] as number;
+        entry < (starts[chunkId + 1] as number);
+        entry++
+      ) {
+        const value = packed[entry] as number;
+        const termId = Math.floor(value / 256);
+        const position = next[termId] as number;
+        next[termId] = position + 1;
+        chunkIds[position] = chunkId;
+        frequencies[position] = value % 256;
+      }
+    }
+    return {
+      offsets,
+      chunkIds,
+      frequencies,
+      lengths: lengths[fieldId] as Int32Array,
+      lengthNorms: (lengths[fieldId] as Int32Array).reduce((norms, length, chunkId) => {
+        const { k, b } = BM25;
+        norms[chunkId] = k * (1 - b + (b * length) / (averageLengths[fieldId] as number));
+        return norms;
+      }, new Float64Array(chunks.length)),
+      averageLength: averageLengths[fieldId] as number,
+    };
+  });
+  const alphanumericTerms = [...termIds.keys()].filter((term) => /^[a-z0-9]/.test(term)).sort();
+  return {
+    index: { termIds, alphanumericTerms, fields },
+    statistics: { analysed: chunks.length - reused, reused, distinct: new Set(keys).size },
+    toCache: (written = new Set<string>()) => ({
+      terms: [...termIds.keys()], // a Map iterates in insertion order: the term ids' order
+      // Identical chunks (same subject and text) share one entry.
+      chunks: chunks
+        .filter(
+          (chunk) =>
+            !written.has(keys[chunk.id] as string) && written.add(keys[chunk.id] as string),
+        )
+        .map((chunk) => ({
+          key: keys[chunk.id] as string,
+          fields: FIELDS.map((_, fieldId) => {
+            const starts = chunkStarts[fieldId] as Int32Array;
+            const { values } = packedByField[fieldId] as GrowingUint32Array;
+            return values.subarray(starts[chunk.id], starts[chunk.id + 1]);
+          }),
+        })),
+    }),
+  };
+}
+
+/** An index term a query term matches, with the weight of that match (1 exact, less a prefix). */
+interface TermMatch {
+  readonly termId: number;
+  readonly weight: number;
+}
+
+/** The index terms one query term matches: itself, and for `isPrefixTerm` those it begins. */
+function termMatchesOf(index: InvertedIndex, term: string): TermMatch[] {
+  const exact = index.termIds.get(term);
+  const matches: TermMatch[] = exact === undefined ? [] : [{ termId: exact, weight: 1 }];
+  if (!isPrefixTerm(term)) return matches;
+  const terms = index.alphanumericTerms;
+  let low = 0;
+  let high = terms.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((terms[middle] as string) < term) low = middle + 1;
+    else high = middle;
+  }
+  for (let position = low; position < terms.length; position += 1) {
+    const candidate = terms[position] as string;
+    if (!candidate.startsWith(term)) break;
+    const distance = candidate.length - term.length;
+    if (distance === 0) continue;
+    // minisearch's prefix weight, approaching 0 as the index term grows longer than the query's.
+    const weight = (PREFIX_WEIGHT * candidate.length) / (candidate.length + 0.3 * distance);
+    matches.push({ termId: index.termIds.get(candidate) as number, weight });
+  }
+  return matches;
+}
+
+/** Whether a field's postings of a term hold a chunk (binary search; the lists are sorted). */
+function postingsHold(field: FieldPostings, termId: number, chunkId: number): boolean {
+  let low = field.offsets[termId] as number;
+  let high = field.offsets[termId + 1] as number;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const found = field.chunkIds[middle] as number;
+    if (found === chunkId) return true;
+    if (found < chunkId) low = middle + 1;
+    else high = middle;
+  }
+  return false;
+}
+
+/** A chunk scored for one query: its BM25+ score and the order it was first found in. */
+interface Candidate {
+  readonly id: number;
+  readonly score: number;
+  readonly rank: number;
+}
+
+export interface TicketIndexOptions {
+  /**
+   * A file remembering each chunk's analysis (keyed by a hash of its subject and text) between
+   * starts: a second start over the same folder skips `Intl.Segmenter`, the bulk of the build,
+   * and a changed document is analysed again on its own. Rewritten after a build that analysed
+   * anything. @default no cache: every chunk analysed from its text
+   */
+  readonly analysisCacheFile?: string;
+}
+
+/**
+ * Indexes ticket documents for BM25+ keyword search with Japanese segmentation and CJK bigrams
+ * (`tokenizeForSearch`); the subject counts double. Japanese and English tickets are ranked
+ * each on their own scale and merged (`mergeLanguages`).
+ *
+ * A hand-written inverted index in typed arrays (ADR 0021): it scores exactly as minisearch did
+ * (`createMinisearchTicketIndex`, the reference it is tested against) — same BM25+ formula,
+ * prefix weights, OR combination and order of floating-point operations — but accumulates
+ * scores in flat arrays instead of a map of objects per matching chunk, keeps only the best
+ * `numberOfResults` per language (all that the merge can return: it preserves the order within
+ * a language), and evaluates the filter only for a chunk that would enter them, remembering
+ * each filter's verdicts per chunk.
+ *
+ * Vector search always returns its nearest neighbours; keyword search finds nothing for a query
+ * without shared terms. So: without a filter, only matching chunks come back; with a filter
+ * (fetching tickets by `issue_id`, often with an empty-ish query) the remaining slots are filled
+ * with other chunks passing the filter, at score 0.
+ */
+export function createTicketIndex(
+  documents: readonly TicketDocument[],
+  options: TicketIndexOptions = {},
+): TicketIndex & { readonly analysis: AnalysisStatistics } {
+  const chunks = chunksOf(documents);
+  const { analysisCacheFile } = options;
+  const cache = analysisCacheFile === undefined ? undefined : readAnalysisCache(analysisCacheFile);
+  const built = buildInvertedIndex(chunks, cache ?? { size: 0, lookup: () => undefined });
+  const { index, statistics } = built;
+  // Rewritten when anything was analysed or the file holds chunks that are gone.
+  if (
+    analysisCacheFile !== undefined &&
+    (statistics.analysed > 0 || cache?.size !== statistics.distinct)
+  ) {
+    const { terms, chunks: cachedChunks } = built.toCache();
+    writeAnalysisCache(analysisCacheFile, terms, cachedChunks);
+  }
+  const count = chunks.length;
+  // Scratch space reused by every search (searches run one at a time on the event loop).
+  const termScores = new Float64Array(count);
+  const termMarks = new Int32Array(count).fill(-1);
+  const termTouched = new Int32Array(count);
+  const scores = new Float64Array(count);
+  const marks = new Int32Array(count).fill(-1);
+  const matchedTerms = new Int32Array(count);
+  const touched = new Int32Array(count);
+  let termGeneration = 0;
+  let searchGeneration = 0;
+  const filterVerdicts = new Map<string, Int8Array>();
+
+  const verdictsFor = (filter: unknown): Int8Array => {
+    const key = JSON.stringify(filter);
+    let verdicts = filterVerdicts.get(key);
+    if (verdicts === undefined) {
+      if (filterVerdicts.size >= REMEMBERED_FILTERS) {
+        filterVerdicts.delete(filterVerdicts.keys().next().value as string);
+      }
+      verdicts = new Int8Array(count); // 0 not yet evaluated, 1 passes, 2 does not
+      filterVerdicts.set(key, verdicts);
+    }
+    return verdicts;
+  };
+
+  // Metadata key → value (as text) → its chunks, ascending; built on a key's first use.
+  const valueIndexes = new Map<string, Map<string, number[]>>();
+  const chunksWithValue = (key: unknown, value: unknown): readonly number[] | undefined => {
+    if (typeof key !== 'string' || (typeof value !== 'string' && typeof value !== 'number')) {
+      return undefined;
+    }
+    let byValue = valueIndexes.get(key);
+    if (byValue === undefined) {
+      byValue = new Map();
+      for (const chunk of chunks) {
+        const held = chunk.metadata[key];
+        if (typeof held !== 'string' && typeof held !== 'number') continue;
+        const list = byValue.get(String(held));
+        if (list === undefined) byValue.set(String(held), [chunk.id]);
+        else list.push(chunk.id);
+      }
+      valueIndexes.set(key, byValue);
+    }
+    return byValue.get(String(value)) ?? [];
+  };
+  /**
+   * The chunks a filter can pass at most, ascending — for `equals` and `in` (on strings and
+   * numbers; equal values have equal text, also across the two, as `equals` compares them) and
+   * an `andAll` holding one — or undefined when it cannot narrow. Every chunk is still checked
+   * against the filter itself: this only spares a fetch by `issue_id` a pass over every chunk.
+   */
+  const candidatesOf = (filter: unknown): readonly number[] | undefined => {
+    const [operator, operand] = (Object.entries(filter as object)[0] ?? []) as [string, unknown];
+    const { key, value } = (operand ?? {}) as { key?: unknown; value?: unknown };
+    if (operator === 'equals') return chunksWithValue(key, value);
+    if (operator === 'in' && Array.isArray(value)) {
+      const lists = value.map((one) => chunksWithValue(key, one));
+      if (lists.some((list) => list === undefined)) return undefined;
+      return [...new Set(lists.flat() as number[])].sort((a, b) => a - b);
+    }
+    if (operator === 'andAll' && Array.isArray(operand)) {
+      const narrowed = operand
+        .map(candidatesOf)
+        .filter((list): list is readonly number[] => list !== undefined);
+      return narrowed.sort((a, b) => a.length - b.length)[0];
+    }
+    return undefined;
+  };
+
+  const search = (search: TicketSearch): RetrievalResult[] => {
+    const { text, numberOfResults, filter } = search;
+    // Validate the filter even when nothing matches the text, as Bedrock rejects it up front.
+    if (filter !== undefined) matchRetrievalFilter(filter, {});
+    const verdicts = filter === undefined ? undefined : verdictsFor(filter);
+    const passes = (chunkId: number): boolean => {
+      if (verdicts === undefined) return true;
+      if (verdicts[chunkId] === 0) {
+        const chunk = chunks[chunkId] as Chunk;
+        verdicts[chunkId] = matchRetrievalFilter(filter, chunk.metadata) ? 1 : 2;
+      }
+      return verdicts[chunkId] === 1;
+    };
+
+    searchGeneration += 1;
+    let touchedCount = 0;
+    const queryTerms = tokenizeForSearch(text);
+    const matchesByTerm = new Map<string, TermMatch[]>();
+    for (const term of queryTerms) {
+      // Each occurrence of a term is its own query, as in minisearch: a repeated term counts
+      // again in the score, but once in the number of matched terms.
+      const firstOccurrence = !matchesByTerm.has(term);
+      if (firstOccurrence) matchesByTerm.set(term, termMatchesOf(index, term));
+      termGeneration += 1;
+      let termTouchedCount = 0;
+      for (const { termId, weight } of matchesByTerm.get(term) as TermMatch[]) {
+        FIELDS.forEach((_, fieldId) => {
+          const field = index.fields[fieldId] as FieldPostings;
+          const start = field.offsets[termId] as number;
+          const end = field.offsets[termId + 1] as number;
+          if (start === end) return;
+          const matching = end - start;
+          const inverseDocumentFrequency = Math.log(
+            1 + (count - matching + 0.5) / (matching + 0.5),
+          );
+          const fieldWeight = weight * (FIELD_BOOSTS[fieldId] as number);
+          const { k, d } = BM25;
+          const { chunkIds, frequencies, lengthNorms } = field;
+          for (let position = start; position < end; position += 1) {
+            const chunkId = chunkIds[position] as number;
+            const frequency = frequencies[position] as number;
+            const rawScore =
+              inverseDocumentFrequency *
+              (d + (frequency * (k + 1)) / (frequency + (lengthNorms[chunkId] as number)));
+            const weighted = fieldWeight * rawScore;
+            if (termMarks[chunkId] === termGeneration) {
+              termScores[chunkId] = (termScores[chunkId] as number) + weighted;
+            } else {
+              termMarks[chunkId] = termGeneration;
+              termScores[chunkId] = weighted;
+              termTouched[termTouchedCount] = chunkId;
+              termTouchedCount += 1;
+            }
+          }
+        });
+      }
+      // minisearch's OR: the term's score per chunk is added to the sum of the earlier terms'.
+      for (let position = 0; position < termTouchedCount; position += 1) {
+        const chunkId = termTouched[position] as number;
+        if (marks[chunkId] === searchGeneration) {
+          scores[chunkId] = (scores[chunkId] as number) + (termScores[chunkId] as number);
+          if (firstOccurrence) matchedTerms[chunkId] = (matchedTerms[chunkId] as number) + 1;
+        } else {
+          marks[chunkId] = searchGeneration;
+          scores[chunkId] = termScores[chunkId] as number;
+          matchedTerms[chunkId] = 1;
+          touched[touchedCount] = chunkId;
+          touchedCount += 1;
+        }
+      }
+    }
+
+    // The best numberOfResults per language passing the filter, by score and then by the order
+    // found — the order of minisearch's stable sort.
+    const best: Record<TicketLanguage, Candidate[]> = { ja: [], en: [] };
+    for (let rank = 0; rank < touchedCount; rank += 1) {
+      const chunkId = touched[rank] as number;
+      // minisearch multiplies by the number of query terms matched ("quality").
+      const score = (scores[chunkId] as number) * (matchedTerms[chunkId] as number);
+      const kept = best[(chunks[chunkId] as Chunk).language];
+      const last = kept[kept.length - 1];
+      if (kept.length === numberOfResults && last !== undefined && score <= last.score) continue;
+      if (!passes(chunkId)) continue;
+      let position = kept.length;
+      while (position > 0 && (kept[position - 1] as Candidate).score < score) position -= 1;
+      kept.splice(position, 0, { id: chunkId, score, rank });
+      if (kept.length > numberOfResults) kept.pop();
+    }
+    const matches = [...best.ja, ...best.en]
+      .sort((first, second) => second.score - first.score || first.rank - second.rank)
+      .map(({ id, score }) => ({
+        id,
+        score,
+        queryTerms: [...matchesByTerm].flatMap(([term, termMatches]) =>
+          termMatches.some(({ termId }) =>
+            index.fields.some((field) => postingsHold(field, termId, id)),
+          )
+            ? [term]
+            : [],
+        ),
+      }));
+    return toRetrievalResults(matches, chunks, search, function* fillers() {
+      const candidates = filter === undefined ? undefined : candidatesOf(filter);
+      if (candidates === undefined) {
+        for (const chunk of chunks) if (passes(chunk.id)) yield chunk;
+      } else {
+        for (const chunkId of candidates) if (passes(chunkId)) yield chunks[chunkId] as Chunk;
+      }
+    });
+  };
+
+  return { chunkCount: count, search, analysis: statistics };
 }

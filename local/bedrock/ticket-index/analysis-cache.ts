@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { segmentContentWords, tokenizeForSearch } from './tokenize-for-search.js';
+
+/**
+ * The analysed form of one chunk: per field (subject, text) its distinct terms with their
+ * frequencies, packed as `termId * 256 + frequency` in the order the terms first occur.
+ */
+export interface ChunkAnalysis {
+  readonly fields: readonly Uint32Array[];
+  /** The term of a term id used in `fields`. */
+  readonly termOf: (termId: number) => string;
+}
+
+/** Analyses remembered from an earlier start, looked up by `analysisKeyOf`. */
+export interface AnalysisCache {
+  readonly size: number;
+  lookup(key: string): ChunkAnalysis | undefined;
+}
+
+const MAGIC = 'LKA1';
+const FIELD_COUNT = 2;
+const KEY_BYTES = 16;
+
+// Bilingual text exercising every rule of the analysis (NFKC, stop words, particles, bigrams).
+const PROBE =
+  'ＶＰＮに接続できない。The printers are offline; パスワードをリセットしてください Wi-Fi 1.5GHz';
+
+/**
+ * What the cached analyses depend on besides the text: the format, the ICU data (it decides
+ * where `Intl.Segmenter` cuts), the analysis code and its output on a probe. A change to any of
+ * them makes every cached entry unusable, so a stale analysis is never served.
+ */
+const FINGERPRINT = createHash('sha256')
+  .update(MAGIC)
+  .update(process.versions.icu ?? '')
+  .update(tokenizeForSearch.toString())
+  .update(segmentContentWords.toString())
+  .update(tokenizeForSearch(PROBE).join('\n'))
+  .digest('hex');
+
+/** The cache key of a chunk's analysis: a hash of the two fields analysed. */
+export function analysisKeyOf(subject: string, text: string): string {
+  return createHash('sha256')
+    .update(subject)
+    .update('\0')
+    .update(text)
+    .digest()
+    .subarray(0, KEY_BYTES)
+    .toString('base64');
+}
+
+const EMPTY: AnalysisCache = { size: 0, lookup: () => undefined };
+
+/**
+ * Reads the analysis cache file. A missing file, one from another analysis (`FINGERPRINT`) or
+ * one that does not parse is an empty cache: the index is then built from the texts, as without
+ * a cache, and the file rewritten.
+ */
+export function readAnalysisCache(file: string): AnalysisCache {
+  let buffer: Buffer;
+  try {
+    buffer = readFileSync(file);
+  } catch {
+    return EMPTY;
+  }
+  try {
+    if (buffer.toString('latin1', 0, 4) !== MAGIC) return EMPTY;
+    const headerLength = buffer.readUInt32LE(4);
+    const header = JSON.parse(buffer.toString('utf8', 8, 8 + headerLength)) as {
+      fingerprint: string;
+      termBytes: number;
+      entries: number;
+    };
+    if (header.fingerprint !== FINGERPRINT) return EMPTY;
+    const termsStart = 8 + headerLength;
+    const terms = buffer.toString('utf8', termsStart, termsStart + header.termBytes).split('\n');
+    const entriesStart = align(termsStart + header.termBytes);
+    // Entries are 4-byte aligned from the start of the file; copy if the buffer itself is not.
+    const aligned = buffer.byteOffset % 4 === 0 ? buffer : Buffer.from(buffer);
+    const words = new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.length >>> 2);
+    const offsets = new Map<string, number>();
+    let word = entriesStart >>> 2;
+    for (let entry = 0; entry < header.entries; entry += 1) {
+      const key = aligned.toString('base64', word * 4, word * 4 + KEY_BYTES);
+      offsets.set(key, word);
+      const counted = word + KEY_BYTES / 4;
+      word = counted + FIELD_COUNT + (words[counted] as number) + (words[counted + 1] as number);
+      if (word > words.length) return EMPTY; // truncated
+    }
+    const termOf = (termId: number) => {
+      const term = terms[termId];
+      if (term === undefined) throw new Error(`analysis cache ${file}: no term ${termId}`);
+      return term;
+    };
+    return {
+      size: offsets.size,
+      lookup: (key) => {
+        const start = offsets.get(key);
+        if (start === undefined) return undefined;
+        const counted = start + KEY_BYTES / 4;
+        const subjectCount = words[counted] as number;
+        const textCount = words[counted + 1] as number;
+        const subjectStart = counted + FIELD_COUNT;
+        return {
+          fields: [
+            words.subarray(subjectStart, subjectStart + subjectCount),
+            words.subarray(subjectStart + subjectCount, subjectStart + subjectCount + textCount),
+          ],
+          termOf,
+        };
+      },
+    };
+  } catch {
+    return EMPTY;
+  }
+}
+
+const align = (offset: number) => Math.ceil(offset / 4) * 4;
+
+/** One chunk to remember: its key and its analysis in the ids of `terms`. */
+export interface CachedChunk {
+  readonly key: string;
+  readonly fields: readonly Uint32Array[];
+}
+
+/**
+ * Writes the analyses of the current chunks (and only those: the file never grows with
+ * documents deleted since), through a temporary file renamed into place, so a start that is
+ * interrupted leaves the previous cache or none — never half a file.
+ */
+export function writeAnalysisCache(
+  file: string,
+  terms: readonly string[],
+  chunks: readonly CachedChunk[],
+): void {
+  const termBlob = Buffer.from(terms.join('\n'), 'utf8');
+  const header = Buffer.from(
+    JSON.stringify({
+      fingerprint: FINGERPRINT,
+      termBytes: termBlob.length,
+      entries: chunks.length,
+    }),
+  );
+  const entriesStart = align(8 + header.length + termBlob.length);
+  let words = 0;
+  for (const chunk of chunks) {
+    words +=
+      KEY_BYTES / 4 + FIELD_COUNT + (chunk.fields[0]?.length ?? 0) + (chunk.fields[1]?.length ?? 0);
+  }
+  const output = Buffer.alloc(entriesStart + words * 4);
+  output.write(MAGIC, 0, 'latin1');
+  output.writeUInt32LE(header.length, 4);
+  header.copy(output, 8);
+  termBlob.copy(output, 8 + header.length);
+  const view = new Uint32Array(output.buffer, output.byteOffset, output.length >>> 2);
+  let word = entriesStart >>> 2;
+  for (const chunk of chunks) {
+    output.write(chunk.key, word * 4, KEY_BYTES, 'base64');
+    word += KEY_BYTES / 4;
+    const [subject = new Uint32Array(), text = new Uint32Array()] = chunk.fields;
+    view[word] = subject.length;
+    view[word + 1] = text.length;
+    word += FIELD_COUNT;
+    view.set(subject, word);
+    word += subject.length;
+    view.set(text, word);
+    word += text.length;
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, output);
+  renameSync(temporary, file);
+}
