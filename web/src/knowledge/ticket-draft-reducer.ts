@@ -1,5 +1,4 @@
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
-import type { TicketCategory } from '../../../functions/contract/knowledge.js';
 
 /**
  * The "Save as knowledge" form as one pure state machine: the model's draft streams into the
@@ -11,7 +10,8 @@ import type { TicketCategory } from '../../../functions/contract/knowledge.js';
 /** What the form edits; `category` is `''` until the model or staff picks one. */
 export interface TicketDraftFields {
   readonly subject: string;
-  readonly category: TicketCategory | '';
+  /** One of the deployed tickets' categories (`GET /api/me`), or '' for none chosen. */
+  readonly category: string;
   readonly inquiry: string;
   readonly resolution: readonly string[];
   readonly restricted: boolean;
