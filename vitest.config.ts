@@ -11,6 +11,7 @@ const unitTests = [
   'test/contract/**/*.test.ts',
   // The route table alone, no adapters (the rules through the whole API: test/api/bad-input).
   'test/api/routes.test.ts',
+  'test/tickets/**/*.test.ts',
 ];
 
 export default defineConfig({

@@ -29,6 +29,7 @@ import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
 import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
 import { WebHosting } from './constructs/web-hosting.js';
+import { readTicketCategories } from './ticket-categories.js';
 
 /** Files the stack packages, resolved by the caller (bin/app.ts: against the repository root). */
 export interface ServiceDeskPaths {
@@ -178,6 +179,10 @@ export class ServiceDeskStack extends Stack {
       modelId: config.modelId,
       vectorStore: config.vectorStore,
       modelPrices: config.modelPrices,
+      // The categories of the tickets this stack deploys; a reused Knowledge Base's are unknown.
+      ticketCategories: config.existingKnowledgeBaseId
+        ? undefined
+        : readTicketCategories(paths.ticketsPath),
       userPoolId: auth.userPool.userPoolId,
       userPoolClientId: auth.userPoolClientId,
       retentionDays: config.retentionDays,

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { functionConfigSchema } from '../functions/api/function-config.js';
 import { LOCAL_KNOWLEDGE_BASE_ID, OFFLINE_MODEL_ID } from './bedrock/local-bedrock-defaults.js';
 
@@ -28,6 +29,12 @@ export interface LocalStackEnvironment {
   readonly knowledgeKeyPrefix?: string;
   readonly modelId: string;
   readonly knowledgeBaseId: string;
+  /**
+   * The ticket folder the local Knowledge Base serves (`TICKETS_DIR`, relative to the working
+   * directory): `<id>.md` documents beside `<id>.md.metadata.json` sidecars, such as an import's
+   * `--out` folder. @default 'data/tickets'
+   */
+  readonly ticketsDir: string;
   readonly region: string;
   /**
    * The function's own settings (`functions/api/function-config.ts`) set in this environment,
@@ -59,6 +66,8 @@ const SETTINGS_OF_THE_LOCAL_STACK: ReadonlySet<string> = new Set([
   'KNOWLEDGE_BUCKET',
   'KNOWLEDGE_DATA_SOURCE_ID',
   'KNOWLEDGE_KEY_PREFIX',
+  // Derived from the served ticket folder (TICKETS_DIR), as the stack derives it at synth.
+  'TICKET_CATEGORIES',
 ]);
 
 /**
@@ -89,6 +98,7 @@ export function readLocalStackEnvironment(
     knowledgeKeyPrefix: environment.KNOWLEDGE_KEY_PREFIX || undefined,
     modelId: environment.MODEL_ID || OFFLINE_MODEL_ID,
     knowledgeBaseId: environment.KNOWLEDGE_BASE_ID || LOCAL_KNOWLEDGE_BASE_ID,
+    ticketsDir: resolve(environment.TICKETS_DIR || join('data', 'tickets')),
     region: environment.AWS_REGION || environment.AWS_DEFAULT_REGION || 'us-east-1',
     functionSettings: Object.fromEntries(
       PASSED_THROUGH_SETTINGS.flatMap((name) => {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readFunctionConfig } from '../functions/api/function-config.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
+import { readTicketCategories } from '../lib/ticket-categories.js';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
 import { LOCAL_KNOWLEDGE_BUCKET } from './bedrock/local-bedrock-defaults.js';
 import {
@@ -127,15 +128,20 @@ export async function startLocalServices(
     cleanups.length = 0;
   };
   try {
-    const dynamo = await startDynamo(environment, options.dataDir);
-    if (dynamo.local) cleanups.push(() => dynamo.local?.stop() ?? Promise.resolve());
     const localKnowledgeBase =
       needsLocalBedrock(environment) && !environment.bedrockAgentRuntimeEndpoint;
+    const ticketsDir = options.bedrockOptions?.ticketsDir ?? environment.ticketsDir;
+    // The served folder's categories are knowledge capture's choices (ADR 0020); reading them
+    // first also stops a missing or empty TICKETS_DIR before anything starts, with its name.
+    const ticketCategories = localKnowledgeBase ? readTicketCategories(ticketsDir) : undefined;
+    const dynamo = await startDynamo(environment, options.dataDir);
+    if (dynamo.local) cleanups.push(() => dynamo.local?.stop() ?? Promise.resolve());
     const s3 = await startS3(environment, localKnowledgeBase, options.s3Dir, cleanups);
     const knowledgeKeyPrefix = environment.knowledgeKeyPrefix ?? DEFAULT_KNOWLEDGE_KEY_PREFIX;
     const bedrock = needsLocalBedrock(environment)
       ? await startLocalBedrockServer({
           pacing: options.responderPacing,
+          ticketsDir,
           ...(s3 && {
             publishedDir: join(s3.server.root, s3.bucket, ...knowledgeKeyPrefix.split('/')),
             publishedUriPrefix: `s3://${s3.bucket}/${knowledgeKeyPrefix}`,
@@ -190,6 +196,7 @@ export async function startLocalServices(
         : {}),
       // The sample tickets' organisation (example.co.jp) beside the vendor sites, as a stack with
       // allowedEmailDomains example.co.jp would have it.
+      ...(ticketCategories && { TICKET_CATEGORIES: JSON.stringify(ticketCategories) }),
       ALLOWED_LINK_DOMAINS:
         (options.environment ?? process.env).ALLOWED_LINK_DOMAINS ??
         ['example.co.jp', ...DEFAULT_VENDOR_LINK_DOMAINS].join(','),

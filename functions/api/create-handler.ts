@@ -171,6 +171,7 @@ export function createApi(
         modelId: config.MODEL_ID,
         remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
         allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
+        ticketCategories: config.TICKET_CATEGORIES,
       },
       budget,
       heartbeatMs: config.HEARTBEAT_MS,

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
+import { ticketCategorySet } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -169,6 +170,29 @@ export const functionConfigSchema = z
       .default('tickets/published/'),
     /** Ticket numbers of published tickets start here, above the imported ones. */
     KNOWLEDGE_FIRST_ISSUE_ID: z.coerce.number().int().min(1).max(99_999_999).default(900_001),
+    /**
+     * The deployed tickets' categories as a JSON array (ADR 0020): the stack computes it at synth
+     * from the ticket folder, the local stack from the served folder. Each is sanitized and the
+     * set bounded again here (`ticketCategorySet`); unset or `[]`: none known, a published ticket
+     * takes any safe category.
+     */
+    TICKET_CATEGORIES: z
+      .string()
+      .optional()
+      .transform((json, context) => {
+        if (json === undefined || json.trim() === '') return [];
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(json);
+        } catch {
+          parsed = undefined;
+        }
+        if (!Array.isArray(parsed)) {
+          context.addIssue({ code: 'custom', message: 'TICKET_CATEGORIES must be a JSON array' });
+          return z.NEVER;
+        }
+        return ticketCategorySet(parsed);
+      }),
     /** Cognito: members of this group may publish knowledge (the `cognito:groups` claim). */
     KNOWLEDGE_EDITOR_GROUP: z.string().min(1).default('knowledge-editors'),
     /**

@@ -9,7 +9,7 @@ import type {
 import {
   type Caller,
   findUnverifiedTicketLinks,
-  publishKnowledgeRequestSchema,
+  publishKnowledgeRequestSchemaFor,
   publishKnowledgeResponseSchema,
 } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
@@ -53,7 +53,13 @@ export interface KnowledgeRouteDependencies {
   readonly config: Pick<
     ChatConfig,
     'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
-  >;
+  > & {
+    /**
+     * The deployed tickets' categories (`TICKET_CATEGORIES`, ADR 0020): the draft tool's enum and
+     * what a published ticket may take. @default none known: any safe category
+     */
+    readonly ticketCategories?: readonly string[];
+  };
   readonly budget?: DailyBudget;
   readonly heartbeatMs: number;
   readonly now: () => Date;
@@ -68,6 +74,8 @@ export interface KnowledgeRouteDependencies {
  */
 export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) {
   const { store } = dependencies;
+  const ticketCategories = dependencies.config.ticketCategories ?? [];
+  const publishRequestSchema = publishKnowledgeRequestSchemaFor(ticketCategories);
   const assertMayPublish = (request: ApiRequest) => {
     if (!dependencies.documents)
       throw new HttpError(
@@ -95,6 +103,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
               allowedLinkDomains: [
                 ...(dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS),
               ],
+              ticketCategories: [...ticketCategories],
             }
           : {}),
       };
@@ -120,7 +129,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
       const reservation = await reserveWithinBudget(
         request.owner,
         dependencies.now(),
-        requestBound(buildDraftRequest(transcript, DRAFT_MAX_TOKENS)) +
+        requestBound(buildDraftRequest(transcript, DRAFT_MAX_TOKENS, undefined, ticketCategories)) +
           transcript.cited.length * CATEGORY_ALLOWANCE_TOKENS,
         dependencies,
       );
@@ -147,13 +156,19 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
             : await dependencies.retriever
                 .fetchByIssueIds(cited, { limit: cited.length, signal })
                 .catch(() => []);
-        const draftRequest = buildDraftRequest(transcript, DRAFT_MAX_TOKENS, categoriesOf(tickets));
+        const draftRequest = buildDraftRequest(
+          transcript,
+          DRAFT_MAX_TOKENS,
+          categoriesOf(tickets),
+          ticketCategories,
+        );
         void reservation?.resize(requestBound(draftRequest));
         const outcome = await streamTicketDraft({
           model: dependencies.model,
           request: draftRequest,
           signal,
           send: (event) => sse.send(event),
+          ticketCategories,
         });
         tokensCharged = tokensToCharge({
           request: draftRequest,
@@ -194,7 +209,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
 
     async publish(request: ApiRequest): Promise<HttpResponse> {
       const documents = assertMayPublish(request);
-      const body = validateBody(publishKnowledgeRequestSchema, parseJsonBody(request));
+      const body = validateBody(publishRequestSchema, parseJsonBody(request));
       const published = await publishTicket(request.owner, body, {
         store,
         documents,

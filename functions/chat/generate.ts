@@ -15,7 +15,11 @@ import {
   findUnverifiedLinks,
   removeUnverifiedLinks,
 } from '../contract/links.js';
-import { canonicalIssueId, findTicketReferences } from '../contract/ticket-references.js';
+import {
+  canonicalIssueId,
+  findTicketReferences,
+  resolveIssueId,
+} from '../contract/ticket-references.js';
 import {
   createToolInputParser,
   type ToolInputInvalidElementEvent,
@@ -454,7 +458,7 @@ export function findUnverifiedReferences(
   const unverified = new Set<string>();
   for (const text of [answer.general_advice, answer.mail_draft ?? '']) {
     for (const { issueId } of findTicketReferences(text)) {
-      if (!allowedIssueIds.has(issueId)) unverified.add(issueId);
+      if (resolveIssueId(issueId, allowedIssueIds) === undefined) unverified.add(issueId);
     }
   }
   return [...unverified];
@@ -508,9 +512,9 @@ export function groundTicket(
   ticket: TicketResult,
   allowedIssueIds: ReadonlySet<string>,
 ): TicketResult | undefined {
-  const issueId = canonicalIssueId(ticket.issue_id);
-  if (issueId === undefined || !allowedIssueIds.has(issueId)) return undefined;
-  return { ...ticket, issue_id: issueId };
+  const written = canonicalIssueId(ticket.issue_id);
+  const issueId = written === undefined ? undefined : resolveIssueId(written, allowedIssueIds);
+  return issueId === undefined ? undefined : { ...ticket, issue_id: issueId };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
+import { issueIdLookupKeys } from '../contract/ticket-references.js';
 import {
   type BudgetReservation,
   chatAdmissionBound,
@@ -469,6 +470,10 @@ export async function retrieveTickets(
   return mergeChunks(chunks, restrictedIssueIds);
 }
 
+/**
+ * The tickets an inquiry names (`parseTicketReferences`), fetched by their `issue_id`, restricted
+ * ones removed.
+ */
 export async function fetchReferencedTickets(
   retriever: Retriever,
   issueIds: readonly string[],
@@ -477,7 +482,9 @@ export async function fetchReferencedTickets(
 ): Promise<RetrievedTicket[]> {
   if (issueIds.length === 0) return [];
   const limit = Math.min(100, issueIds.length * 4);
-  const chunks = await retriever.fetchByIssueIds(issueIds, { limit, signal });
+  // A bare number may be the app's ticket or Zendesk's (`#35436`): ask for both (ADR 0020).
+  const lookupKeys = [...new Set(issueIds.flatMap(issueIdLookupKeys))];
+  const chunks = await retriever.fetchByIssueIds(lookupKeys, { limit, signal });
   return mergeChunks(chunks, restrictedIssueIds);
 }
 

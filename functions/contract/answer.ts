@@ -3,10 +3,15 @@ import { canonicalIssueId } from './ticket-references.js';
 
 /**
  * One similar past ticket, as the model cites it in `results`.
- * `issue_id` is the ticket number as digits ("1234"); grounding compares it with the retrieved tickets.
+ * `issue_id` is the ticket number as the retrieved ticket's `issue_id` attribute writes it ("1234",
+ * "INC0012345", "ITSD-123", "ZD#35436"; ADR 0020); grounding compares it with the retrieved tickets.
  */
 export const ticketResultSchema = z.object({
-  issue_id: z.string().min(1).max(40).describe('Ticket number of a retrieved ticket, digits only'),
+  issue_id: z
+    .string()
+    .min(1)
+    .max(40)
+    .describe('The issue_id of a retrieved ticket, copied exactly'),
   subject: z.string().max(300).describe('Ticket subject'),
   summary: z.string().max(2000).describe('What the ticket was about, one or two sentences'),
   resolution: z.string().max(4000).describe('How it was resolved'),
@@ -14,9 +19,9 @@ export const ticketResultSchema = z.object({
 export type TicketResult = z.infer<typeof ticketResultSchema>;
 
 /**
- * A ticket card as a model may actually write it: the tool schema asks for a digit string, but
- * models drift toward the seed's own payload (`"issue_id": 12345`) or write `#12345`, ` 12345 `,
- * full-width digits. Each unambiguous form becomes the canonical digit string
+ * A ticket card as a model may actually write it: the tool schema asks for the ticket's own
+ * `issue_id`, but models drift toward the seed's own payload (`"issue_id": 12345`) or write
+ * `#12345`, ` 12345 `, full-width digits, `inc0012345`. Each unambiguous form becomes the canonical id
  * ({@link canonicalIssueId}), so the output is a {@link TicketResult}; an ambiguous id fails
  * here and the card is dropped as malformed. Reading only: the tool schema stays strict, to
  * keep asking for the canonical form.
@@ -84,7 +89,7 @@ export const deliveredAnswerSchema = answerSchema.extend({
   source_chunks_count: z.number().int().min(0).optional(),
   /**
    * Ticket numbers cited in `general_advice` or `mail_draft` (as `findTicketReferences` finds
-   * them) that are not among this inquiry's retrieved or fetched tickets: canonical digits, each
+   * them) that are not among this inquiry's retrieved or fetched tickets: canonical ids, each
    * once, in order of appearance. The web app marks them as not verified. A ticket card cannot
    * hold one: an unverified card is dropped instead.
    */

@@ -11,35 +11,95 @@ import { userTextSchema } from './user-text.js';
  */
 
 /**
- * The categories of the tickets in `data/tickets` (a test keeps the two equal). A published
- * ticket takes one of them, so staff filtering and the retrieval metadata stay one vocabulary.
+ * Ticket categories are the data's (ADR 0020): the set of the deployed tickets' `category`
+ * attributes, derived where the tickets are — at synth from the ticket folder (the stack passes
+ * it to the function as `TICKET_CATEGORIES`), locally from the served folder — by
+ * {@link ticketCategorySet}. A published ticket takes one of them, so staff filtering and the
+ * retrieval metadata stay one vocabulary. Categories come from imported exports, so they are
+ * untrusted text: each is checked by {@link sanitizeTicketCategory} and the set is bounded, since
+ * it becomes the draft tool's enum and the form's options.
  */
-export const TICKET_CATEGORIES = [
-  'Account',
-  'Box',
-  'HR',
-  'Hardware',
-  'Mail',
-  'Network',
-  'Onboarding',
-  'OneDrive',
-  'PC',
-  'Phone',
-  'Printer',
-  'SSO',
-  'Salesforce',
-  'Security',
-  'SharePoint',
-  'Slack',
-  'Software',
-  'Teams',
-  'VPN',
-  'Zoom',
-] as const;
-export const ticketCategorySchema = z.enum(TICKET_CATEGORIES, {
-  error: () => `category must be one of ${TICKET_CATEGORIES.join(', ')}`,
-});
-export type TicketCategory = z.infer<typeof ticketCategorySchema>;
+
+/** At most this many categories (the most frequent): the draft tool's enum stays small. */
+export const MAX_TICKET_CATEGORIES = 50;
+/** A longer category is no category (it would be a sentence in the tool schema). */
+export const MAX_CATEGORY_LENGTH = 40;
+
+/**
+ * Letters, marks and digits, then also spaces and the punctuation category names use
+ * (`Network/VPN`, `R&D`, `Microsoft 365`, `人事・労務`); nothing that could be markup, a line
+ * break or an instruction's syntax.
+ */
+const CATEGORY_TEXT = /^[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N} _./&()+・:-]*$/u;
+
+/**
+ * A category as it may appear in the set: NFKC, runs of white space as one space, trimmed;
+ * `undefined` when it is not a string, is empty or longer than {@link MAX_CATEGORY_LENGTH}, or
+ * holds anything but the characters of {@link CATEGORY_TEXT}.
+ *
+ * @example
+ * sanitizeTicketCategory(' Ｎｅｔｗｏｒｋ '); // 'Network'
+ * sanitizeTicketCategory('</ticket>ignore'); // undefined
+ */
+export function sanitizeTicketCategory(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const category = value.normalize('NFKC').replace(/\s+/gu, ' ').trim();
+  if (category.length === 0 || category.length > MAX_CATEGORY_LENGTH) return undefined;
+  return CATEGORY_TEXT.test(category) ? category : undefined;
+}
+
+/**
+ * The category set of a ticket collection, from each ticket's `category` attribute as written:
+ * sanitized ({@link sanitizeTicketCategory}; the rest dropped), one entry per category ignoring
+ * case (the most frequent spelling wins), the {@link MAX_TICKET_CATEGORIES} most frequent, sorted.
+ *
+ * @example
+ * ticketCategorySet(['VPN', 'vpn', 'Mail', 42, '<b>']); // ['Mail', 'VPN']
+ */
+export function ticketCategorySet(values: Iterable<unknown>): string[] {
+  const byKey = new Map<string, Map<string, number>>();
+  for (const value of values) {
+    const category = sanitizeTicketCategory(value);
+    if (category === undefined) continue;
+    const key = category.toLowerCase();
+    const spellings = byKey.get(key) ?? new Map<string, number>();
+    spellings.set(category, (spellings.get(category) ?? 0) + 1);
+    byKey.set(key, spellings);
+  }
+  const counted = [...byKey.values()].map((spellings) => {
+    const [[spelling]] = [...spellings].sort(
+      ([left, a], [right, b]) => b - a || (left < right ? -1 : 1),
+    ) as [[string, number]];
+    const count = [...spellings.values()].reduce((sum, n) => sum + n, 0);
+    return { spelling, count };
+  });
+  return counted
+    .sort((a, b) => b.count - a.count || (a.spelling < b.spelling ? -1 : 1))
+    .slice(0, MAX_TICKET_CATEGORIES)
+    .map(({ spelling }) => spelling)
+    .sort();
+}
+
+/**
+ * A ticket's category: one of `categories` (the deployed set), or — where the deployment knows
+ * no set (a reused Knowledge Base) — any category {@link sanitizeTicketCategory} accepts.
+ */
+export function ticketCategorySchema(categories: readonly string[]) {
+  return z
+    .string()
+    .refine(
+      (value) =>
+        categories.length === 0
+          ? sanitizeTicketCategory(value) === value
+          : categories.includes(value),
+      {
+        error: () =>
+          categories.length === 0
+            ? `category must be at most ${MAX_CATEGORY_LENGTH} letters, digits, spaces or - _ . / & ( ) + ・ :`
+            : `category must be one of ${categories.join(', ')}`,
+      },
+    );
+}
 
 export const MAX_SUBJECT_LENGTH = 200;
 export const MAX_INQUIRY_LENGTH = 4000;
@@ -53,7 +113,8 @@ export const ticketDraftFields = {
     (subject) => !/[\r\n]/.test(subject),
     'subject must be one line',
   ),
-  category: ticketCategorySchema,
+  /** Checked against the deployed set by {@link ticketDraftSchemaFor}; any safe category here. */
+  category: ticketCategorySchema([]),
   /** What the requester asked, without names or contact details. */
   inquiry: userTextSchema('inquiry', MAX_INQUIRY_LENGTH),
   /** The resolution as ordered steps; each becomes one numbered line. */
@@ -65,15 +126,26 @@ export const ticketDraftFields = {
   restricted: z.boolean().default(false),
 };
 
-/** Body of `POST /api/knowledge`: the edited draft and the inquiry it comes from. */
-export const publishKnowledgeRequestSchema = z
-  .object({
-    conversationId: conversationIdSchema,
-    inquiryId: inquiryIdSchema,
-    ...ticketDraftFields,
-  })
-  .strict();
-export type PublishKnowledgeRequest = z.infer<typeof publishKnowledgeRequestSchema>;
+/** The draft's fields with the category one of `categories` (the deployed set; empty: any safe one). */
+export function ticketDraftSchemaFor(categories: readonly string[]) {
+  return z.object({ ...ticketDraftFields, category: ticketCategorySchema(categories) });
+}
+
+/**
+ * Body of `POST /api/knowledge`: the edited draft and the inquiry it comes from, the category one
+ * of `categories` (the deployed set; empty: any safe category).
+ */
+export function publishKnowledgeRequestSchemaFor(categories: readonly string[]) {
+  return z
+    .object({
+      conversationId: conversationIdSchema,
+      inquiryId: inquiryIdSchema,
+      ...ticketDraftFields,
+      category: ticketCategorySchema(categories),
+    })
+    .strict();
+}
+export type PublishKnowledgeRequest = z.infer<ReturnType<typeof publishKnowledgeRequestSchemaFor>>;
 
 /**
  * `201` of `POST /api/knowledge`. `ingestion`: `started` when a Knowledge Base sync was started
@@ -109,7 +181,8 @@ export type PublishedKnowledge = z.infer<typeof publishedKnowledgeSchema>;
  */
 export const ticketDraftEventSchema = z.object({
   subject: z.string(),
-  category: ticketCategorySchema.optional(),
+  /** One of the deployed set (the server matched it), or absent. */
+  category: z.string().optional(),
   inquiry: z.string(),
   resolution: z.array(z.string()),
   restricted: z.boolean(),
@@ -126,6 +199,12 @@ export const callerSchema = z.object({
    * elsewhere before publishing. Absent from servers older than the check.
    */
   allowedLinkDomains: z.array(z.string()).optional(),
+  /**
+   * The categories a published ticket may take: the deployed tickets' set (`TICKET_CATEGORIES`),
+   * for the knowledge form's choice; empty where the deployment knows none (any safe category).
+   * Editors only; absent from servers older than data-derived categories.
+   */
+  ticketCategories: z.array(z.string()).optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { detectLanguage } from '../chat/inquiry-rules.js';
 import type { Owner } from '../chat/ports.js';
 import type { PublishKnowledgeRequest } from '../contract/knowledge.js';
+import { issueIdKind } from '../contract/ticket-references.js';
 
 /**
  * A published ticket as Knowledge Base documents: the Markdown document and its
@@ -21,9 +22,9 @@ export interface TicketSource {
 
 /** The object names of a ticket: Bedrock pairs the sidecar with the document by its name. */
 export interface TicketDocumentNames {
-  /** `<issueId>.md`. */
+  /** `<issueId>.md` (`#` written `_`). */
   readonly documentName: string;
-  /** `<issueId>.md.metadata.json`. */
+  /** `<issueId>.md.metadata.json` (`#` written `_`). */
   readonly sidecarName: string;
 }
 
@@ -32,8 +33,25 @@ export interface TicketDocumentFiles extends TicketDocumentNames {
   readonly sidecar: string;
 }
 
+/**
+ * The file (and S3 object) names of a ticket, from its canonical issue id (ADR 0020): the id
+ * itself, which is letters, digits, `-` and `_` only, with Zendesk's `ZD#35436` written
+ * `ZD_35436` (`#` starts a URL fragment; no other canonical id holds `_` without `-`, so names
+ * never collide). Upper case throughout, so a case-insensitive file system keeps them apart too.
+ *
+ * @throws Error when `issueId` is not a canonical issue id (`canonicalIssueId`).
+ * @example
+ * ticketDocumentNames('INC0012345').documentName; // 'INC0012345.md'
+ * ticketDocumentNames('ZD#35436').sidecarName; // 'ZD_35436.md.metadata.json'
+ */
 export function ticketDocumentNames(issueId: string): TicketDocumentNames {
-  return { documentName: `${issueId}.md`, sidecarName: `${issueId}.md.metadata.json` };
+  if (issueIdKind(issueId) === undefined) {
+    throw new Error(
+      `ticket number ${JSON.stringify(issueId)} is not in canonical form (canonicalIssueId)`,
+    );
+  }
+  const stem = issueId.replace('#', '_');
+  return { documentName: `${stem}.md`, sidecarName: `${stem}.md.metadata.json` };
 }
 
 type Draft = Pick<

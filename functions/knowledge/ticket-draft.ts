@@ -13,12 +13,12 @@ import { type PromptElement, promptElement, renderPromptMarkup } from '../chat/p
 import type { ChatEvent } from '../contract/chat-events.js';
 import {
   DRAFT_TOOL_NAME,
+  MAX_CATEGORY_LENGTH,
   MAX_STEP_LENGTH,
   MAX_SUBJECT_LENGTH,
-  TICKET_CATEGORIES,
-  type TicketCategory,
+  sanitizeTicketCategory,
   type TicketDraftEvent,
-  ticketDraftFields,
+  ticketDraftSchemaFor,
 } from '../contract/knowledge.js';
 import { createToolInputParser } from '../tool-input/tool-input-parser.js';
 
@@ -29,37 +29,49 @@ import { createToolInputParser } from '../tool-input/tool-input-parser.js';
  * `draft_step` as each resolution step closes, then the whole `draft`.
  */
 
-/** What the model fills in; field order is the order staff see the form fill. */
-const draftToolInputSchema = z.object({
-  subject: z
-    .string()
-    .describe('One line naming the system and the symptom, as staff would search for it'),
-  category: z.enum(TICKET_CATEGORIES).describe('The category of the ticket'),
-  inquiry: z
-    .string()
-    .describe(
-      "The requester's problem in neutral words: no names, e-mail addresses, phone numbers or employee numbers",
-    ),
-  resolution: z
-    .array(z.string())
-    .describe('The steps that solved it, in order, one action per step'),
-  restricted: z
-    .boolean()
-    .describe(
-      'true only for security incidents, HR or personal matters, or anything naming credentials',
-    ),
-});
+/**
+ * What the model fills in; field order is the order staff see the form fill. The category is one
+ * of the deployed tickets' set (ADR 0020); where the deployment knows none, a short label.
+ */
+const draftToolInputSchemaFor = (categories: readonly string[]) =>
+  z.object({
+    subject: z
+      .string()
+      .describe('One line naming the system and the symptom, as staff would search for it'),
+    category: (categories.length > 0
+      ? z.enum(categories as [string, ...string[]])
+      : z.string().max(MAX_CATEGORY_LENGTH)
+    ).describe('The category of the ticket'),
+    inquiry: z
+      .string()
+      .describe(
+        "The requester's problem in neutral words: no names, e-mail addresses, phone numbers or employee numbers",
+      ),
+    resolution: z
+      .array(z.string())
+      .describe('The steps that solved it, in order, one action per step'),
+    restricted: z
+      .boolean()
+      .describe(
+        'true only for security incidents, HR or personal matters, or anything naming credentials',
+      ),
+  });
 
-export const draftTool: ToolDefinition = Object.freeze({
-  name: DRAFT_TOOL_NAME,
-  description: 'Submit the knowledge ticket drafted from the solved inquiry.',
-  inputSchema: (() => {
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(draftToolInputSchema, {
-      target: 'draft-7',
-    });
-    return schema;
-  })(),
-});
+/**
+ * The forced draft tool for a deployment whose tickets have `categories` (the sanitized, bounded
+ * set of `ticketCategorySet`; empty: none known).
+ */
+export function draftToolFor(categories: readonly string[]): ToolDefinition {
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(
+    draftToolInputSchemaFor(categories),
+    { target: 'draft-7' },
+  );
+  return Object.freeze({
+    name: DRAFT_TOOL_NAME,
+    description: 'Submit the knowledge ticket drafted from the solved inquiry.',
+    inputSchema,
+  });
+}
 
 const LANGUAGE_NAMES: Record<Language, string> = { ja: 'Japanese', en: 'English' };
 
@@ -169,11 +181,12 @@ export function buildDraftRequest(
   transcript: InquiryTranscript,
   maxTokens: number,
   categories?: ReadonlyMap<string, string>,
+  ticketCategories: readonly string[] = [],
 ): Omit<ChatModelRequest, 'signal'> {
   return {
     system: draftSystemPrompt(transcript.language),
     messages: [{ role: 'user', text: transcriptText(transcript, categories) }],
-    tool: draftTool,
+    tool: draftToolFor(ticketCategories),
     maxTokens,
   };
 }
@@ -186,7 +199,6 @@ export interface DraftOutcome {
 }
 
 const stepSchema = z.string().trim().min(1).max(MAX_STEP_LENGTH);
-const strictDraftSchema = z.object(ticketDraftFields);
 
 /**
  * Streams the draft: `draft_text` and `draft_step` events as the tool input arrives, then the
@@ -198,6 +210,8 @@ export async function streamTicketDraft(input: {
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly signal: AbortSignal;
   readonly send: (event: ChatEvent) => void;
+  /** The deployed tickets' categories (the draft's category must be one). @default none known */
+  readonly ticketCategories?: readonly string[];
 }): Promise<DraftOutcome> {
   const parser = createToolInputParser({
     textFields: ['subject', 'inquiry'],
@@ -241,6 +255,7 @@ export async function streamTicketDraft(input: {
     return { failure: reason, ...(usage ? { usage } : {}) };
   }
   const draft = toDraftEvent(final.value, {
+    categories: input.ticketCategories ?? [],
     finished:
       failure === undefined && !final.truncated && !final.error && stopReason !== 'max_tokens',
   });
@@ -254,7 +269,11 @@ export async function streamTicketDraft(input: {
  * out, for the category) rather than refused — staff fix them in the form. `complete` says
  * whether the draft could be published as it is.
  */
-export function toDraftEvent(value: unknown, options: { finished: boolean }): TicketDraftEvent {
+export function toDraftEvent(
+  value: unknown,
+  options: { finished: boolean; categories?: readonly string[] },
+): TicketDraftEvent {
+  const categories = options.categories ?? [];
   const fields = (typeof value === 'object' && value !== null ? value : {}) as Record<
     string,
     unknown
@@ -263,7 +282,7 @@ export function toDraftEvent(value: unknown, options: { finished: boolean }): Ti
   const subject = text(fields.subject)
     .replace(/\s*[\r\n]+\s*/g, ' ')
     .slice(0, MAX_SUBJECT_LENGTH);
-  const category = matchCategory(fields.category);
+  const category = matchCategory(fields.category, categories);
   const resolution = (Array.isArray(fields.resolution) ? fields.resolution : [])
     .map(text)
     .filter((step) => step !== '');
@@ -277,13 +296,17 @@ export function toDraftEvent(value: unknown, options: { finished: boolean }): Ti
       fields.restricted === true ||
       (typeof fields.restricted === 'string' && fields.restricted.trim().toLowerCase() === 'true'),
   };
-  const publishable = strictDraftSchema.safeParse(draft).success;
+  const publishable = ticketDraftSchemaFor(categories).safeParse(draft).success;
   return { ...draft, complete: options.finished && publishable };
 }
 
-/** A category as the model wrote it, matched to the list ignoring case; otherwise none. */
-function matchCategory(value: unknown): TicketCategory | undefined {
+/**
+ * A category as the model wrote it, matched to the deployed set ignoring case; where no set is
+ * known, any category `sanitizeTicketCategory` accepts. Otherwise none.
+ */
+function matchCategory(value: unknown, categories: readonly string[]): string | undefined {
+  if (categories.length === 0) return sanitizeTicketCategory(value);
   if (typeof value !== 'string') return undefined;
   const wanted = value.trim().toLowerCase();
-  return TICKET_CATEGORIES.find((category) => category.toLowerCase() === wanted);
+  return categories.find((category) => category.toLowerCase() === wanted);
 }

@@ -52,6 +52,7 @@ export const apiEnvironmentNames = {
   vectorStore: 'VECTOR_STORE',
   searchType: 'SEARCH_TYPE',
   modelPrices: 'MODEL_PRICES',
+  ticketCategories: 'TICKET_CATEGORIES',
 } as const;
 
 type ApiEnvironmentName = (typeof apiEnvironmentNames)[keyof typeof apiEnvironmentNames];
@@ -190,6 +191,13 @@ export interface ApiFunctionProps {
    * @default 'opensearch-serverless'
    */
   readonly vectorStore?: VectorStore;
+  /**
+   * The deployed tickets' categories (`readTicketCategories` of the ticket folder, at synth; ADR
+   * 0020): knowledge capture's choices. Bounded by `ticketCategorySet` (≤ 50 × 40 characters), so
+   * the variable stays far below Lambda's 4 KB for all variables.
+   * @default none known — a published ticket takes any safe category
+   */
+  readonly ticketCategories?: readonly string[];
   /** Prices that add to or override the function's table (`modelPrices`). @default none */
   readonly modelPrices?: Readonly<Record<string, ModelPrice>>;
   readonly userPoolId: string;
@@ -300,6 +308,7 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.vectorStore]: props.vectorStore ?? 'opensearch-serverless',
       [apiEnvironmentNames.searchType]: searchTypeOf(props.vectorStore ?? 'opensearch-serverless'),
       [apiEnvironmentNames.modelPrices]: JSON.stringify(props.modelPrices ?? {}),
+      [apiEnvironmentNames.ticketCategories]: JSON.stringify(props.ticketCategories ?? []),
       ...(capture && {
         [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
         [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,

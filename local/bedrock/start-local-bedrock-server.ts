@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { VectorStore } from '../../functions/adapters/bedrock/vector-store-search.js';
+import { ticketSidecarsOf } from '../../lib/ticket-categories.js';
 import { sendAwsError } from './aws-json-protocol.js';
 import { handleConverseStream } from './handle-converse-stream.js';
 import {
@@ -28,7 +29,11 @@ export interface LocalBedrockServerOptions {
   readonly port?: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
-  /** Knowledge Base documents: `<id>.md` + `<id>.md.metadata.json`. @default 'data/tickets' */
+  /**
+   * Knowledge Base documents: `<id>.md` + `<id>.md.metadata.json` (`TICKETS_DIR` of `npm start`).
+   * A folder that is missing or holds no ticket stops the start with its name.
+   * @default 'data/tickets'
+   */
   readonly ticketsDir?: string;
   /**
    * The local S3 folder publishing writes tickets to (`<s3 root>/<bucket>/tickets/published`),
@@ -107,10 +112,12 @@ export async function startLocalBedrockServer(
   options: LocalBedrockServerOptions = {},
 ): Promise<LocalBedrockServer> {
   const knowledgeBaseId = options.knowledgeBaseId ?? LOCAL_KNOWLEDGE_BASE_ID;
+  const ticketsDir = options.ticketsDir ?? join(process.cwd(), 'data', 'tickets');
+  ticketSidecarsOf(ticketsDir); // throws, naming the folder, when it holds no ticket
   const dataSource = await openKnowledgeBaseDataSource(
     [
       {
-        directory: options.ticketsDir ?? join(process.cwd(), 'data', 'tickets'),
+        directory: ticketsDir,
         uriPrefix: `s3://${LOCAL_TICKET_BUCKET}/`,
       },
       ...(options.publishedDir === undefined

@@ -5,6 +5,7 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createSyncBacklog } from '../../functions/adapters/dynamodb/sync-backlog.js';
+import { readTicketCategories } from '../../lib/ticket-categories.js';
 import { LOCAL_DATA_SOURCE_ID } from '../../local/bedrock/local-bedrock-defaults.js';
 import { eventsNamed } from '../support/chat-client.js';
 import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
@@ -58,6 +59,8 @@ describe('knowledge capture', () => {
       userId: user,
       canPublishKnowledge: true,
       allowedLinkDomains: stack.functionEnvironment.ALLOWED_LINK_DOMAINS?.split(','),
+      // The served folder's categories (ADR 0020): data/tickets' twenty.
+      ticketCategories: readTicketCategories('data/tickets'),
     });
 
     const { conversationId, inquiryId } = await solvedInquiry(
@@ -326,6 +329,7 @@ describe('knowledge editors', () => {
       userId: 'editor-two',
       canPublishKnowledge: true,
       allowedLinkDomains: editorsOnly.functionEnvironment.ALLOWED_LINK_DOMAINS?.split(','),
+      ticketCategories: readTicketCategories('data/tickets'),
     });
   });
 });

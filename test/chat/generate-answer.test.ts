@@ -56,7 +56,7 @@ describe('generateAnswer', () => {
         fragment(
           JSON.stringify({
             response_type: 'results',
-            general_advice: '#1001 と同様です。チケット4242 や INC-0777 も参考に。#1001',
+            general_advice: '#1001 と同様です。チケット4242 や INC-777 も参考に。#1001',
             mail_draft: 'ticket 5555 の件でご連絡します。#4242',
             results: [],
           }),
@@ -66,7 +66,8 @@ describe('generateAnswer', () => {
       ['1001'],
     );
     expect(outcome.status).toBe('complete');
-    expect(outcome.answer.unverified_references).toEqual(['4242', '777', '5555']);
+    // INC-777 is a Jira key, not the app's ticket 777 (ADR 0020).
+    expect(outcome.answer.unverified_references).toEqual(['4242', 'INC-777', '5555']);
     expect(outcome.unverifiedReferenceCount).toBe(3);
   });
 

@@ -92,7 +92,8 @@ describe('streamChat', () => {
   it('drops cited tickets that were not retrieved (grounding) and normalizes the ones that were', async () => {
     const { model } = scriptedModel({
       kind: 'answer',
-      answer: results('a', ['9999', '#1002', 'INC-1001']),
+      // INC-1001 is a Jira key (ADR 0020), not ticket 1001: dropped like 9999.
+      answer: results('a', ['9999', '#1002', 'INC-1001', 'チケット１００１']),
     });
     const { chat } = harness({ model });
     const { events } = await chat('VPNとプリンター');
@@ -166,7 +167,8 @@ describe('streamChat', () => {
     const first = await chat('チケット1002と同じ件です');
     await chat('別件：プリンター', { conversationId: first.conversationId });
 
-    expect(kb.fetched).toEqual([['1002']]);
+    // A bare number is the app's ticket or Zendesk's (ADR 0020): both are asked for.
+    expect(kb.fetched).toEqual([['1002', 'ZD#1002']]);
   });
 
   it('replays the stored answer to a retried message instead of calling the model again', async () => {

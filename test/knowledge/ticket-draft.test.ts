@@ -10,9 +10,13 @@ import {
   toDraftEvent,
   transcriptText,
 } from '../../functions/knowledge/ticket-draft.js';
+import { readTicketCategories } from '../../lib/ticket-categories.js';
 import { readDraftTranscript } from '../../local/bedrock/offline-responder/offline-ticket-draft.js';
 import { hostileMessage, hostileText } from '../chat/support/hostile-text-arbitraries.js';
 import { results, scriptedModel, storedTurn } from '../support/chat-core-harness.js';
+
+/** The deployed set of the sample deployment: data/tickets' categories (ADR 0020). */
+const SAMPLE_CATEGORIES = readTicketCategories('data/tickets');
 
 /** The knowledge draft: the inquiry's own turns only, streamed through the incremental parser. */
 
@@ -90,7 +94,12 @@ describe('the inquiry transcript', () => {
   });
 
   it('forces the draft tool with the transcript as the only message', () => {
-    const request = buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048);
+    const request = buildDraftRequest(
+      inquiryTranscript(solvedConversation, 'B'),
+      2048,
+      undefined,
+      SAMPLE_CATEGORIES,
+    );
     expect(request.tool.name).toBe(DRAFT_TOOL_NAME);
     expect(request.messages).toHaveLength(1);
     expect(request.system).toContain('Japanese');
@@ -103,9 +112,15 @@ async function streamDraftOf(model: ChatModel) {
   const events: ChatEvent[] = [];
   const outcome = await streamTicketDraft({
     model,
-    request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
+    request: buildDraftRequest(
+      inquiryTranscript(solvedConversation, 'B'),
+      2048,
+      undefined,
+      SAMPLE_CATEGORIES,
+    ),
     signal: new AbortController().signal,
     send: (event) => events.push(event),
+    ticketCategories: SAMPLE_CATEGORIES,
   });
   return { events, outcome };
 }
@@ -160,7 +175,7 @@ describe('the draft event', () => {
     expect(
       toDraftEvent(
         { ...draft, subject: 'VPN\nerror 809', category: 'vpn', resolution: ['a', ' ', 'b'] },
-        { finished: true },
+        { finished: true, categories: SAMPLE_CATEGORIES },
       ),
     ).toEqual({
       subject: 'VPN error 809',
@@ -173,19 +188,37 @@ describe('the draft event', () => {
   });
 
   it('leaves out a category outside the list and is then not complete', () => {
-    const event = toDraftEvent({ ...draft, category: 'Printers & Scanners' }, { finished: true });
+    const event = toDraftEvent(
+      { ...draft, category: 'Printers & Scanners' },
+      { finished: true, categories: SAMPLE_CATEGORIES },
+    );
     expect(event.category).toBeUndefined();
     expect(event.complete).toBe(false);
   });
 
   it('is restricted for true, also written as text, and not when the field is missing', () => {
-    expect(toDraftEvent({ ...draft, restricted: 'true' }, { finished: true }).restricted).toBe(
-      true,
-    );
-    expect(toDraftEvent({ ...draft, restricted: true }, { finished: true }).restricted).toBe(true);
+    expect(
+      toDraftEvent(
+        { ...draft, restricted: 'true' },
+        { finished: true, categories: SAMPLE_CATEGORIES },
+      ).restricted,
+    ).toBe(true);
+    expect(
+      toDraftEvent(
+        { ...draft, restricted: true },
+        { finished: true, categories: SAMPLE_CATEGORIES },
+      ).restricted,
+    ).toBe(true);
     const { restricted: _left, ...withoutFlag } = draft;
-    expect(toDraftEvent(withoutFlag, { finished: true }).restricted).toBe(false);
-    expect(toDraftEvent({ ...draft, restricted: 'no' }, { finished: true }).restricted).toBe(false);
+    expect(
+      toDraftEvent(withoutFlag, { finished: true, categories: SAMPLE_CATEGORIES }).restricted,
+    ).toBe(false);
+    expect(
+      toDraftEvent(
+        { ...draft, restricted: 'no' },
+        { finished: true, categories: SAMPLE_CATEGORIES },
+      ).restricted,
+    ).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   RetrieveCommand,
 } from '@aws-sdk/client-bedrock-agent-runtime';
 import type { RetrievedTicket, RetrieveOptions, Retriever } from '../../chat/ports.js';
+import { canonicalIssueId, formatIssueId } from '../../contract/ticket-references.js';
 import {
   searchTypeOf,
   searchTypeProblem,
@@ -98,7 +99,7 @@ export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOpti
       retrieve(query, NOT_RESTRICTED, retrieveOptions, options.rerankingModelArn),
     fetchByIssueIds: (issueIds, retrieveOptions) =>
       retrieve(
-        issueIds.map((issueId) => `#${issueId}`).join(' '),
+        issueIds.map(formatIssueId).join(' '),
         { andAll: [{ in: { key: 'issue_id', value: [...issueIds] } }, NOT_RESTRICTED] },
         retrieveOptions,
       ),
@@ -116,7 +117,10 @@ export function toRetrievedTicket(
   result: KnowledgeBaseRetrievalResult,
 ): RetrievedTicket | undefined {
   const metadata = (result.metadata ?? {}) as Record<string, unknown>;
-  const issueId = asText(metadata.issue_id);
+  // Sidecars hold the canonical form (`sourceTicketId`, ADR 0020); one written by hand as
+  // `inc0012345` or 1001 still grounds. An id the grammar cannot read stays as written.
+  const written = asText(metadata.issue_id);
+  const issueId = written === undefined ? undefined : (canonicalIssueId(written) ?? written);
   const text = result.content?.text;
   if (!issueId || text === undefined) return undefined;
   return {

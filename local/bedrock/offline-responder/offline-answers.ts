@@ -1,5 +1,6 @@
 import type { Language } from '../../../functions/chat/inquiry-rules.js';
 import type { Answer } from '../../../functions/contract/answer.js';
+import { formatIssueId } from '../../../functions/contract/ticket-references.js';
 import { segmentContentWords, tokenizeForSearch } from '../ticket-index/tokenize-for-search.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
 import type { KbTicketBlock, OfflinePrompt } from './read-offline-prompt.js';
@@ -110,7 +111,7 @@ function buildResultsAnswer(
     };
   }
 
-  const ids = cited.map(({ ticket }) => `#${ticket.issueId}`).join(', ');
+  const ids = cited.map(({ ticket }) => formatIssueId(ticket.issueId)).join(', ');
   const [best] = cited;
   const bestSteps = best?.parts.steps ?? [];
   const advice = [
@@ -120,7 +121,7 @@ function buildResultsAnswer(
     '',
     ...cited.map(
       ({ ticket, parts }) =>
-        `- **#${ticket.issueId} ${ticket.subject}**: ${parts.steps.at(-1) ?? parts.summary}`,
+        `- **${formatIssueId(ticket.issueId)} ${ticket.subject}**: ${parts.steps.at(-1) ?? parts.summary}`,
     ),
     '',
     phrases.checkHeading,

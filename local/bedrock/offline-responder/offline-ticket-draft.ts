@@ -8,7 +8,7 @@ import {
 import {
   MAX_RESOLUTION_STEPS,
   MAX_STEP_LENGTH,
-  TICKET_CATEGORIES,
+  sanitizeTicketCategory,
 } from '../../../functions/contract/knowledge.js';
 import { TRANSCRIPT_ELEMENTS } from '../../../functions/knowledge/ticket-draft.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
@@ -85,11 +85,12 @@ const textOf = (element: PromptElement) =>
  * `resolution` the to-do items (`- …`, `1. …`) of the last answer, else its first sentences.
  * Fallback wording is in the inquiry's language.
  *
- * @param allowedCategories the tool schema's `category` enum (the contract's list if absent)
+ * @param allowedCategories the tool schema's `category` enum, the deployed tickets' set; empty
+ *   (a deployment that knows none): the first cited ticket's category, else `Software`
  */
 export function buildOfflineTicketDraft(
   transcript: DraftTranscript,
-  allowedCategories: readonly string[] = TICKET_CATEGORIES,
+  allowedCategories: readonly string[] = [],
 ): OfflineTicketDraft {
   const inquiry = transcript.staff.join('\n\n');
   const language = detectLanguage(inquiry || transcript.assistant.join('\n'));
@@ -124,6 +125,7 @@ function subjectOf(firstMessage: string): string {
 function categoryOf(transcript: DraftTranscript, allowed: readonly string[]): string {
   const cited = transcript.citedTickets[0]?.category;
   if (cited !== undefined && allowed.includes(cited)) return cited;
+  if (allowed.length === 0) return sanitizeTicketCategory(cited) ?? 'Software';
   const text = [...transcript.staff, ...transcript.assistant].join('\n').toLowerCase();
   let best: { category: string; at: number } | undefined;
   for (const category of allowed) {

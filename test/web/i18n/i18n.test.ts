@@ -21,7 +21,7 @@ describe('pickLocale', () => {
 describe('createI18n', () => {
   it('fills placeholders', () => {
     expect(createI18n('ja').t('kbDetails', { count: 3 })).toBe('検索クエリと参照チケット（3 件）');
-    expect(createI18n('en').t('ticket', { id: '1234' })).toBe('Ticket #1234');
+    expect(createI18n('en').t('ticket', { id: '#1234' })).toBe('Ticket #1234');
   });
 
   it('formats dates in the chosen language', () => {

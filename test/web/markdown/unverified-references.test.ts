@@ -3,10 +3,12 @@ import { splitUnverifiedReferences } from '../../../web/src/markdown/unverified-
 
 describe('splitUnverifiedReferences', () => {
   it('cuts out each reference to an unverified ticket, in any written form, and nothing else', () => {
-    const text = '#1001 は確認済み。チケット４２４２ と INC-0777、ticket 4242 は未確認。内線4242';
-    const segments = splitUnverifiedReferences(text, ['4242', '777']);
+    // INC-777 is a Jira-form key and ｉｎｃ００１２３４５ a ServiceNow number (ADR 0020).
+    const text =
+      '#1001 は確認済み。チケット４２４２ と INC-777、ticket 4242、ｉｎｃ００１２３４５ は未確認。内線4242';
+    const segments = splitUnverifiedReferences(text, ['4242', 'INC-777', 'INC0012345']);
     expect(segments.filter((segment) => segment.unverified).map((segment) => segment.text)).toEqual(
-      ['チケット４２４２', 'INC-0777', 'ticket 4242'],
+      ['チケット４２４２', 'INC-777', 'ticket 4242', 'ｉｎｃ００１２３４５'],
     );
     expect(segments.map((segment) => segment.text).join('')).toBe(text);
   });

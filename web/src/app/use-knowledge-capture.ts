@@ -19,6 +19,11 @@ export interface KnowledgeCapture {
    * elsewhere. Undefined until it answers, or from a server older than the check.
    */
   readonly allowedLinkDomains?: readonly string[];
+  /**
+   * The categories a published ticket may take (the deployed tickets' set, `GET /api/me`):
+   * the form's choices. Empty or undefined: none known, the form takes any category.
+   */
+  readonly ticketCategories?: readonly string[];
   /** Published inquiries whose 201 listed links outside the allow-list (`unverifiedLinks`). */
   readonly unverifiedLinks: ReadonlyMap<string, readonly string[]>;
   /** Inquiries whose ticket waits for a Knowledge Base sync that was already running. */
@@ -51,8 +56,10 @@ export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): Kn
   useEffect(() => {
     let current = true;
     api.caller().then(
-      ({ canPublishKnowledge, allowedLinkDomains }) => {
-        if (current) setCaller({ canPublish: canPublishKnowledge, allowedLinkDomains });
+      ({ canPublishKnowledge, allowedLinkDomains, ticketCategories }) => {
+        if (current) {
+          setCaller({ canPublish: canPublishKnowledge, allowedLinkDomains, ticketCategories });
+        }
       },
       // Without an answer the action stays hidden; the server would refuse a non-editor anyway.
       (error: unknown) => console.warn('GET /api/me failed; knowledge capture hidden', error),
@@ -93,7 +100,10 @@ export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): Kn
   );
 }
 
-type CallerPermissions = Pick<KnowledgeCapture, 'canPublish' | 'allowedLinkDomains'>;
+type CallerPermissions = Pick<
+  KnowledgeCapture,
+  'canPublish' | 'allowedLinkDomains' | 'ticketCategories'
+>;
 type PublishFollowUps = Pick<KnowledgeCapture, 'ingestionPending' | 'unverifiedLinks'>;
 
 const NOT_AN_EDITOR: CallerPermissions = { canPublish: false };

@@ -1,4 +1,5 @@
 import type { KbChunk } from '../../../functions/contract/chat-events.js';
+import { formatIssueId } from '../../../functions/contract/ticket-references.js';
 import { useI18n } from '../i18n/i18n-context.js';
 
 /**
@@ -21,8 +22,8 @@ export function KbDetails({ query, chunks }: { query?: string; chunks?: readonly
         <ul className="kb-details__chunks">
           {chunks.map((chunk) => (
             <li key={chunk.issue_id}>
-              <span className="kb-details__id">#{chunk.issue_id}</span> {chunk.subject}{' '}
-              <span className="kb-details__score">({chunk.score.toFixed(2)})</span>
+              <span className="kb-details__id">{formatIssueId(chunk.issue_id)}</span>{' '}
+              {chunk.subject} <span className="kb-details__score">({chunk.score.toFixed(2)})</span>
               <p className="kb-details__preview">{chunk.preview}</p>
             </li>
           ))}

@@ -1,12 +1,11 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import {
+  MAX_CATEGORY_LENGTH,
   MAX_INQUIRY_LENGTH,
   MAX_RESOLUTION_STEPS,
   MAX_STEP_LENGTH,
   MAX_SUBJECT_LENGTH,
   type PublishedKnowledge,
-  TICKET_CATEGORIES,
-  type TicketCategory,
 } from '../../../functions/contract/knowledge.js';
 import type { KnowledgeCapture } from '../app/use-knowledge-capture.js';
 import { useTicketDraft } from '../app/use-ticket-draft.js';
@@ -77,7 +76,8 @@ export function KnowledgeDraftPanel({
 
   const { phase, fields } = state;
   const editable = phase === 'editing';
-  const check = validateTicketDraft(fields);
+  const categories = capture.ticketCategories ?? [];
+  const check = validateTicketDraft(fields, categories);
   const problems: DraftProblems = checked && !check.ok ? check.problems : {};
   const serverProblem = serverFieldProblem(state.publishFailure);
   const maxOf = {
@@ -149,26 +149,42 @@ export function KnowledgeDraftPanel({
 
         <div className="knowledge-field">
           <label htmlFor={`${id}-category`}>{t('knowledgeCategory')}</label>
-          <select
-            id={`${id}-category`}
-            value={fields.category}
-            disabled={!editable}
-            aria-invalid={categoryError !== undefined}
-            aria-describedby={categoryError ? `${id}-category-error` : undefined}
-            onChange={(event) =>
-              dispatch({
-                type: 'edit',
-                change: { category: event.target.value as TicketCategory | '' },
-              })
-            }
-          >
-            <option value="">{t('knowledgeCategoryNone')}</option>
-            {TICKET_CATEGORIES.map((category) => (
-              <option key={category} value={category}>
-                {category}
-              </option>
-            ))}
-          </select>
+          {categories.length > 0 ? (
+            <select
+              id={`${id}-category`}
+              value={fields.category}
+              disabled={!editable}
+              aria-invalid={categoryError !== undefined}
+              aria-describedby={categoryError ? `${id}-category-error` : undefined}
+              onChange={(event) =>
+                dispatch({ type: 'edit', change: { category: event.target.value } })
+              }
+            >
+              <option value="">{t('knowledgeCategoryNone')}</option>
+              {/* A draft's category outside the set stays visible, marked by the field error. */}
+              {fields.category !== '' && !categories.includes(fields.category) && (
+                <option value={fields.category}>{fields.category}</option>
+              )}
+              {categories.map((category) => (
+                <option key={category} value={category}>
+                  {category}
+                </option>
+              ))}
+            </select>
+          ) : (
+            // The deployment knows no category set (a reused Knowledge Base): any safe label.
+            <input
+              id={`${id}-category`}
+              value={fields.category}
+              disabled={!editable}
+              maxLength={MAX_CATEGORY_LENGTH}
+              aria-invalid={categoryError !== undefined}
+              aria-describedby={categoryError ? `${id}-category-error` : undefined}
+              onChange={(event) =>
+                dispatch({ type: 'edit', change: { category: event.target.value } })
+              }
+            />
+          )}
           <FieldError id={`${id}-category-error`} text={categoryError} />
         </div>
 

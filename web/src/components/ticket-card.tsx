@@ -1,5 +1,6 @@
 import { memo, type ReactNode } from 'react';
 import type { TicketResult } from '../../../functions/contract/answer.js';
+import { formatIssueId } from '../../../functions/contract/ticket-references.js';
 import { useI18n } from '../i18n/i18n-context.js';
 
 /** One similar past ticket. Plain text only: ticket fields never go through the HTML path. */
@@ -17,7 +18,9 @@ export const TicketCard = memo(function TicketCard({
     <li className="ticket-card-reveal">
       <article className="ticket-card" data-issue-id={ticket.issue_id}>
         <header className="ticket-card__header">
-          <span className="ticket-card__id">{t('ticket', { id: ticket.issue_id })}</span>
+          <span className="ticket-card__id">
+            {t('ticket', { id: formatIssueId(ticket.issue_id) })}
+          </span>
           <h4 className="ticket-card__subject">{ticket.subject}</h4>
         </header>
         <p className="ticket-card__summary">{ticket.summary}</p>

@@ -34,7 +34,8 @@ export const ja = {
   kbQuery: '検索クエリ',
   similarTickets: '類似チケット',
   resolution: '対応',
-  ticket: 'チケット #{id}',
+  /** `id` as `formatIssueId` shows it: `#1001`, `INC0012345`, `ITSD-123`. */
+  ticket: 'チケット {id}',
   clarificationHint: '当てはまるものを選ぶか、詳しく入力してください',
   clarificationOther: 'その他（自由入力）',
   startNewInquiry: '別件として新しく質問する',
@@ -158,7 +159,7 @@ export const en = {
   kbQuery: 'Search query',
   similarTickets: 'Similar tickets',
   resolution: 'Resolution',
-  ticket: 'Ticket #{id}',
+  ticket: 'Ticket {id}',
   clarificationHint: 'Pick the option that fits, or describe it in your own words',
   clarificationOther: 'Something else (free text)',
   startNewInquiry: 'Ask about something else instead',

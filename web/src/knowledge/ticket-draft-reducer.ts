@@ -1,6 +1,5 @@
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import type { StreamError } from '../../../functions/contract/errors.js';
-import type { TicketCategory } from '../../../functions/contract/knowledge.js';
 import type { FailureCode } from '../api/api-error.js';
 
 /**
@@ -13,7 +12,8 @@ import type { FailureCode } from '../api/api-error.js';
 /** What the form edits; `category` is `''` until the model or staff picks one. */
 export interface TicketDraftFields {
   readonly subject: string;
-  readonly category: TicketCategory | '';
+  /** One of the deployed tickets' categories (`GET /api/me`), or '' for none chosen. */
+  readonly category: string;
   readonly inquiry: string;
   readonly resolution: readonly string[];
   readonly restricted: boolean;

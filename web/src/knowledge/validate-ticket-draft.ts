@@ -1,7 +1,7 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import {
   findUnverifiedTicketLinks,
-  ticketDraftFields,
+  ticketDraftSchemaFor,
 } from '../../../functions/contract/knowledge.js';
 import { USER_TEXT_ERROR_CODES } from '../../../functions/contract/user-text.js';
 import type { TicketDraftFields } from './ticket-draft-reducer.js';
@@ -33,23 +33,29 @@ export interface DraftProblems {
 }
 
 /** The draft as `POST /api/knowledge` takes it (trimmed as the server trims it). */
-export type ValidTicketDraft = z.output<typeof ticketDraftSchema>;
-
-const ticketDraftSchema = z.object(ticketDraftFields);
+export type ValidTicketDraft = z.output<ReturnType<typeof ticketDraftSchemaFor>>;
 
 export type TicketDraftCheck =
   | { readonly ok: true; readonly ticket: ValidTicketDraft }
   | { readonly ok: false; readonly problems: DraftProblems };
 
-export function validateTicketDraft(fields: TicketDraftFields): TicketDraftCheck {
-  const outcome = ticketDraftSchema.safeParse(fields);
+/**
+ * @param ticketCategories the deployed tickets' categories from `GET /api/me` (the server checks
+ *   the same set); empty or absent: any safe category, as the server then accepts
+ */
+export function validateTicketDraft(
+  fields: TicketDraftFields,
+  ticketCategories: readonly string[] = [],
+): TicketDraftCheck {
+  const outcome = ticketDraftSchemaFor(ticketCategories).safeParse(fields);
   if (outcome.success) return { ok: true, ticket: outcome.data };
   const problems: {
     -readonly [K in keyof DraftProblems]: DraftProblems[K];
   } & { steps: Record<number, DraftProblem> } = { steps: {} };
   for (const issue of outcome.error.issues) {
     const [field, index] = issue.path;
-    const problem = problemOf(issue);
+    // Whatever is wrong with the category (none chosen, not one of the set), the form says one thing.
+    const problem = field === 'category' ? 'noCategory' : problemOf(issue);
     if (field === 'resolution' && typeof index === 'number') problems.steps[index] ??= problem;
     else if (field === 'resolution') problems.resolution ??= problem;
     else if (field === 'subject' || field === 'category' || field === 'inquiry') {

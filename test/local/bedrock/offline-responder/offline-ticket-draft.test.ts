@@ -1,16 +1,18 @@
 import { ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { promptElement, renderPromptMarkup } from '../../../../functions/chat/prompt-markup.js';
-import {
-  DRAFT_TOOL_NAME,
-  TICKET_CATEGORIES,
-  ticketDraftFields,
-} from '../../../../functions/contract/knowledge.js';
+import { DRAFT_TOOL_NAME, ticketDraftSchemaFor } from '../../../../functions/contract/knowledge.js';
+import { draftToolFor } from '../../../../functions/knowledge/ticket-draft.js';
+import { readTicketCategories } from '../../../../lib/ticket-categories.js';
 import { collectEvents, fragmentsOf, startFixtureServer } from '../local-bedrock-fixture.js';
 
-/** The tool as the draft route declares it: the publish form's fields. */
-const draftSchema = z.object(ticketDraftFields);
+/** The sample tickets' categories, as the local stack derives them from data/tickets. */
+const TICKET_CATEGORIES = readTicketCategories('data/tickets');
+/** The publish form's fields, the category one of the set. */
+const draftSchema = ticketDraftSchemaFor(TICKET_CATEGORIES);
+/** The tool as the draft route declares it, with the set as the category's enum. */
+const draftTool = draftToolFor(TICKET_CATEGORIES);
 
 /** The transcript message as the server writes it (`transcriptText`). */
 const transcript = (
@@ -44,7 +46,7 @@ const draftRequest = (text: string, maxTokens = 4096) =>
             name: DRAFT_TOOL_NAME,
             description: 'Submit the ticket draft',
             // biome-ignore lint/suspicious/noExplicitAny: the SDK types the schema as a DocumentType
-            inputSchema: { json: z.toJSONSchema(draftSchema, { io: 'input' }) as any },
+            inputSchema: { json: draftTool.inputSchema as any },
           },
         },
       ],
