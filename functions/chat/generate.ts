@@ -15,10 +15,8 @@ import {
   removeUnverifiedLinks,
 } from '../contract/links.js';
 import { canonicalIssueId, findTicketReferences } from '../contract/ticket-references.js';
-import {
-  createToolInputParser,
-  type ToolInputInvalidElementEvent,
-} from '../tool-input/tool-input-parser.js';
+import { streamToolInput } from '../tool-input/stream-tool-input.js';
+import type { ToolInputInvalidElementEvent } from '../tool-input/tool-input-parser.js';
 import {
   type ChatConfig,
   type ChatModel,
@@ -185,73 +183,54 @@ const MALFORMED_OUTPUT: GenerationFailure = {
  * that never calls the tool, and errors before the stream (throttling, rejection), always fail.
  */
 export async function generateAnswer(input: GenerateAnswerInput): Promise<GenerationOutcome> {
-  const parser = createToolInputParser({
-    textFields: ['general_advice'],
-    arrayFields: { results: modelTicketResultSchema, todo_actions: todoActionSchema },
-  });
   const tickets: TicketResult[] = [];
   const seen = new Set<string>();
   const dropped = new DroppedTickets();
-  let stopReason: string | undefined;
-  let fragments = 0;
   let adviceStreamed = false;
-  let malformed = false;
-  let streamError: { readonly error: unknown } | undefined;
-  let usage: GenerationOutcome['usage'];
   const startedAt = performance.now();
   let firstTokenAt: number | undefined;
   let firstTicketAt: number | undefined;
 
-  try {
-    for await (const event of input.model.stream({ ...input.request, signal: input.signal })) {
-      if (input.signal.aborted) break;
-      if (event.type === 'stop') stopReason = event.reason;
-      if (event.type === 'usage') {
-        const { type: _usage, ...counts } = event;
-        usage = counts;
-      }
-      if (event.type !== 'tool_input') continue;
-      fragments++;
-      for (const parsed of parser.write(event.fragment)) {
-        if (parsed.type === 'text' && parsed.field === 'general_advice') {
-          input.send({ event: 'token', data: { content: parsed.delta } });
-          adviceStreamed ||= parsed.delta !== '';
-          if (adviceStreamed) firstTokenAt ??= performance.now();
-        } else if (parsed.type === 'element' && parsed.field === 'results') {
-          const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
-          const issueId = (parsed.value as TicketResult).issue_id;
-          if (!grounded) {
-            const restricted = input.restrictedIssueIds?.has(issueId) ?? false;
-            dropped.add(restricted ? 'restricted' : 'not_retrieved', issueId);
-          } else if (seen.has(grounded.issue_id)) dropped.add('duplicate', issueId);
-          else if (tickets.length >= MAX_RESULTS) dropped.add('over_limit', issueId);
-          else {
-            seen.add(grounded.issue_id);
-            tickets.push(grounded);
-            input.send({ event: 'ticket', data: grounded });
-            firstTicketAt ??= performance.now();
-          }
-        } else if (parsed.type === 'invalid_element' && parsed.field === 'results') {
-          dropped.addMalformed(parsed);
-        } else if (parsed.type === 'error') {
-          malformed = true;
+  const streamed = await streamToolInput({
+    events: input.model.stream({ ...input.request, signal: input.signal }),
+    parser: {
+      textFields: ['general_advice'],
+      arrayFields: { results: modelTicketResultSchema, todo_actions: todoActionSchema },
+    },
+    signal: input.signal,
+    onEvent: (parsed) => {
+      if (parsed.type === 'text' && parsed.field === 'general_advice') {
+        input.send({ event: 'token', data: { content: parsed.delta } });
+        adviceStreamed ||= parsed.delta !== '';
+        if (adviceStreamed) firstTokenAt ??= performance.now();
+      } else if (parsed.type === 'element' && parsed.field === 'results') {
+        const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
+        const issueId = (parsed.value as TicketResult).issue_id;
+        if (!grounded) {
+          const restricted = input.restrictedIssueIds?.has(issueId) ?? false;
+          dropped.add(restricted ? 'restricted' : 'not_retrieved', issueId);
+        } else if (seen.has(grounded.issue_id)) dropped.add('duplicate', issueId);
+        else if (tickets.length >= MAX_RESULTS) dropped.add('over_limit', issueId);
+        else {
+          seen.add(grounded.issue_id);
+          tickets.push(grounded);
+          input.send({ event: 'ticket', data: grounded });
+          firstTicketAt ??= performance.now();
         }
+      } else if (parsed.type === 'invalid_element' && parsed.field === 'results') {
+        dropped.addMalformed(parsed);
       }
-      // Nothing after invalid JSON can be trusted (the parser ignores it anyway).
-      if (malformed) break;
-    }
-  } catch (error) {
-    if (!input.signal.aborted) streamError = { error };
-    // A model failure the adapter translated is expected; anything else is a bug to look at,
-    // even when staff keep a truncated answer.
-    if (!input.signal.aborted && !(error instanceof ChatModelError)) {
-      console.error('answer stream failed', error);
-    }
+    },
+  });
+  const { final, stopReason, usage, streamError, malformed, fragments } = streamed;
+  // A model failure the adapter translated is expected; anything else is a bug to look at,
+  // even when staff keep a truncated answer.
+  if (streamError && !(streamError.error instanceof ChatModelError)) {
+    console.error('answer stream failed', streamError.error);
   }
 
   const finishedAt = performance.now();
   dropped.log();
-  const final = parser.end();
   const checked = removeUnverifiedAnswerLinks(
     finalizeAnswer(final.value, tickets),
     input.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS,
