@@ -19,7 +19,7 @@ import {
   type Owner,
   type Retriever,
 } from '../chat/ports.js';
-import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/publish-ticket.js';
+import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
@@ -174,6 +174,7 @@ export function createApi(
       },
       budget,
       heartbeatMs: config.HEARTBEAT_MS,
+      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
       recorded: (report) => observability.knowledgeRecorded(report),
     }),
