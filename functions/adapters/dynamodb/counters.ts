@@ -5,7 +5,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DailyBudget, Owner } from '../../chat/ports.js';
-import type { IssueNumbers } from '../../knowledge/publish-ticket.js';
+import type { IssueNumbers } from '../../knowledge/ports.js';
 import { ownerIdOf } from './conversation-items.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 import { jitteredBackoff } from './versioned-commit.js';
