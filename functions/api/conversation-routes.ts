@@ -1,10 +1,6 @@
 import type * as z from 'zod';
-import {
-  type ConversationStore,
-  InvalidCursorError,
-  type Turn,
-  TurnNotFoundError,
-} from '../chat/ports.js';
+import { InvalidCursorError, TurnNotFoundError } from '../chat/errors.js';
+import type { ConversationStore, Turn } from '../chat/ports.js';
 import {
   type AnswerFeedback,
   type ConversationDetail,
@@ -48,8 +44,8 @@ export function createConversationRoutes(
         if (query.error.issues.some((issue) => issue.path[0] === 'cursor'))
           throw new InvalidCursorError();
         if (query.error.issues.some((issue) => issue.path[0] === 'q'))
-          throw new HttpError(400, 'bad_request', 'q must be at most 200 characters');
-        throw new HttpError(400, 'bad_request', 'limit must be 1-100');
+          throw new HttpError('bad_request', 'q must be at most 200 characters', { field: 'q' });
+        throw new HttpError('bad_request', 'limit must be 1-100', { field: 'limit' });
       }
       const { q, ...paging } = query.data;
       const page = await store.listConversations(request.owner, {
@@ -121,7 +117,6 @@ export function createConversationRoutes(
       if (!answer) throw new TurnNotFoundError(seq);
       if (answer.kind !== 'answer') {
         throw new HttpError(
-          400,
           'not_an_answer',
           `Turn ${seq} is a ${answer.role} ${answer.kind}; feedback is given on answers`,
         );
@@ -151,7 +146,6 @@ function assertTicketsCited(answer: Turn, helpfulTicketIds: readonly string[]): 
   const uncited = helpfulTicketIds.filter((issueId) => !cited.has(issueId));
   if (uncited.length > 0) {
     throw new HttpError(
-      400,
       'ticket_not_cited',
       `helpfulTicketIds must be tickets this answer cites; not cited: ${uncited.join(', ')}`,
     );

@@ -260,7 +260,7 @@ const FEEDBACK = new RegExp(`^/api/conversations/${ID}/turns/([1-9]\\d{0,8})/fee
 export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpResponse> {
   const { method, path } = request;
   const notAllowed = () =>
-    Promise.reject(new HttpError(405, 'method_not_allowed', `${method} is not allowed here`));
+    Promise.reject(new HttpError('method_not_allowed', `${method} is not allowed here`));
   if (path === '/api/chat') return method === 'POST' ? routes.chat(request) : notAllowed();
   if (path === '/api/conversations')
     return method === 'GET' ? routes.conversations.list(request) : notAllowed();
@@ -287,7 +287,7 @@ export function routeRequest(routes: Routes, request: ApiRequest): Promise<HttpR
     return notAllowed();
   }
   // Anything under /api/conversations that is not a valid id cannot exist: same as missing.
-  return Promise.reject(new HttpError(404, 'not_found', 'Not found'));
+  return Promise.reject(new HttpError('not_found', 'Not found'));
 }
 
 /**

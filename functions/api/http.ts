@@ -1,6 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
+import { RequestRefusedError } from '../chat/errors.js';
 import type { Owner } from '../chat/ports.js';
+import type { ErrorBody, RequestErrorCode } from '../contract/errors.js';
+import { USER_TEXT_ERROR_CODES } from '../contract/user-text.js';
 
 /**
  * HTTP plumbing of the API function: the request a route sees, typed errors with a status, JSON
@@ -29,7 +32,7 @@ export function rawBodyOf(event: APIGatewayProxyEventV2): string {
     ? Buffer.from(event.body, 'base64').toString('utf8')
     : event.body;
   if (Buffer.byteLength(body) > MAX_BODY_BYTES)
-    throw new HttpError(413, 'too_large', 'Request body is too large');
+    throw new HttpError('too_large', 'Request body is too large');
   return body;
 }
 
@@ -47,89 +50,111 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 export function parseJsonBody(request: ApiRequest): unknown {
   if (!JSON_MEDIA_TYPE.test(request.headers['content-type']?.trim() ?? ''))
     throw new HttpError(
-      415,
       'unsupported_media_type',
       'Request body must be sent as Content-Type: application/json',
     );
   if (request.rawBody.trim() === '')
-    throw new HttpError(400, 'bad_request', 'Request body must be JSON');
+    throw new HttpError('bad_request', 'Request body must be JSON');
   try {
     return JSON.parse(request.rawBody);
   } catch {
-    throw new HttpError(400, 'bad_request', 'Request body is not valid JSON');
+    throw new HttpError('bad_request', 'Request body is not valid JSON');
   }
 }
 
-/** An error with an HTTP status, raised before the first byte of a response. */
-export class HttpError extends Error {
+/**
+ * A request the API refuses by itself (a missing sign-in, an unknown route, a malformed body):
+ * the API-level sibling of the core's errors, rendered the same way. `field` names the request
+ * field a validation error is about.
+ *
+ * @example
+ * throw new HttpError('bad_request', 'limit must be 1-100', { field: 'limit' });
+ */
+export class HttpError extends RequestRefusedError {
+  readonly field?: string;
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    readonly code: RequestErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; field?: string },
   ) {
     super(message, options);
     this.name = 'HttpError';
+    if (options?.field !== undefined) this.field = options.field;
+  }
+
+  /** The status this error is answered with (`HTTP_STATUS_BY_CODE`). */
+  get statusCode(): number {
+    return HTTP_STATUS_BY_CODE[this.code];
   }
 }
 
-const CODES: Record<number, string> = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  404: 'not_found',
-  409: 'conflict',
-  413: 'too_large',
-  415: 'unsupported_media_type',
-  429: 'too_many_requests',
-};
+/**
+ * The HTTP status of each code of a refused request: the one place statuses are chosen. Typed
+ * over the whole set, so a code added to the contract fails the typecheck until it has one.
+ */
+export const HTTP_STATUS_BY_CODE = {
+  bad_request: 400,
+  invalid_text: 400,
+  empty_text: 400,
+  invalid_cursor: 400,
+  not_an_answer: 400,
+  ticket_not_cited: 400,
+  unauthorized: 401,
+  not_a_knowledge_editor: 403,
+  not_found: 404,
+  turn_not_found: 404,
+  inquiry_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  not_latest_question: 409,
+  answer_in_progress: 409,
+  inquiry_not_solved: 409,
+  already_published: 409,
+  too_large: 413,
+  unsupported_media_type: 415,
+  client_message_id_reused: 422,
+  daily_budget_exceeded: 429,
+  internal: 500,
+  // A feature this deployment was not configured for (knowledge capture without a bucket).
+  knowledge_capture_disabled: 501,
+  store_unavailable: 503,
+  knowledge_store_unavailable: 503,
+} as const satisfies Record<RequestErrorCode, number>;
 
 /**
- * Maps any error to a status and a client-safe body. Errors that carry a 4xx `statusCode` (ours
- * and the store's typed errors) show their message; so does a typed 503 (`store_unavailable`),
- * which adds `Retry-After`. Everything else is a 500 without internals.
+ * Maps any error to a status and a client-safe body. The core's errors and `HttpError` show
+ * their message (they were written for the caller) with the status of their code, and
+ * `Retry-After` when they say when to come back (an outage, the daily budget). Everything else
+ * is a 500 without internals.
  */
 export function toErrorResponseBody(error: unknown): {
   statusCode: number;
-  body: { error: { code: string; message: string; issueId?: string } };
+  body: ErrorBody;
   headers: Record<string, string>;
 } {
-  const statusCode = (error as { statusCode?: unknown })?.statusCode;
-  const retryAfter = (error as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
-  if (statusCode === 503 && typeof retryAfter === 'number') {
-    const { code, message } = error as { code: string; message: string };
+  if (!(error instanceof RequestRefusedError)) {
     return {
-      statusCode,
-      body: { error: { code, message } },
-      headers: { 'retry-after': String(retryAfter) },
+      statusCode: HTTP_STATUS_BY_CODE.internal,
+      body: { error: { code: 'internal', message: 'Internal error. Please try again later.' } },
+      headers: {},
     };
   }
-  // 501: a feature this deployment was not configured for (knowledge capture without a bucket).
-  if (
-    typeof statusCode === 'number' &&
-    ((statusCode >= 400 && statusCode < 500) || statusCode === 501)
-  ) {
-    // Ours and the store's typed errors may name a precise code (`invalid_cursor`, `client_message_id_reused`).
-    const own = (error as { code?: unknown }).code;
-    const code = typeof own === 'string' ? own : (CODES[statusCode] ?? 'bad_request');
-    // A conflict with an existing ticket names it, so the page can show which one.
-    const issueId = (error as { issueId?: unknown }).issueId;
-    return {
-      statusCode,
-      body: {
-        error: {
-          code,
-          message: (error as Error).message,
-          ...(typeof issueId === 'string' ? { issueId } : {}),
-        },
-      },
-      // A 429 over the daily budget says when it resets.
-      headers: typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
-    };
-  }
+  const { code, message } = error;
+  // A conflict with an existing ticket names it, so the page can show which one.
+  const issueId = (error as { issueId?: unknown }).issueId;
+  const field = (error as { field?: unknown }).field;
+  const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
   return {
-    statusCode: 500,
-    body: { error: { code: 'internal', message: 'Internal error. Please try again later.' } },
-    headers: {},
+    statusCode: HTTP_STATUS_BY_CODE[code],
+    body: {
+      error: {
+        code,
+        message,
+        ...(typeof field === 'string' ? { field } : {}),
+        ...(typeof issueId === 'string' ? { issueId } : {}),
+      },
+    },
+    headers: typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
   };
 }
 
@@ -156,15 +181,25 @@ export function jsonResponse(
   };
 }
 
-/** Validates a parsed body; a too-long string is a 413, any other problem a 400 naming the field. */
+/**
+ * Validates a parsed body; a too-long string is a 413, any other problem a 400. Both name the
+ * field in `field` (a dotted path: `title`, `resolution.2`; absent when the body as a whole is
+ * wrong) and start the message with it (`body` for the whole).
+ */
 export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const field = issue?.path.join('.') || 'body';
-  const message = `${field}: ${issue?.message ?? 'invalid'}`;
-  if (issue?.code === 'too_big') throw new HttpError(413, 'too_large', message);
+  const path = issue?.path.join('.') ?? '';
+  const message = `${path || 'body'}: ${issue?.message ?? 'invalid'}`;
+  const naming = path ? { field: path } : {};
+  if (issue?.code === 'too_big') throw new HttpError('too_large', message, naming);
   // A contract rule may name its own code (the user-text rules: `invalid_text`, `empty_text`).
   const code = issue?.code === 'custom' ? (issue.params as { code?: unknown })?.code : undefined;
-  throw new HttpError(400, typeof code === 'string' ? code : 'bad_request', message);
+  throw new HttpError(isUserTextCode(code) ? code : 'bad_request', message, naming);
+}
+
+const USER_TEXT_CODES: ReadonlySet<unknown> = new Set(Object.values(USER_TEXT_ERROR_CODES));
+function isUserTextCode(code: unknown): code is RequestErrorCode {
+  return USER_TEXT_CODES.has(code);
 }

@@ -69,13 +69,11 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
   const assertMayPublish = (request: ApiRequest) => {
     if (!dependencies.documents)
       throw new HttpError(
-        501,
         'knowledge_capture_disabled',
         'Knowledge capture is not configured for this deployment (no Knowledge Base document bucket)',
       );
     if (!request.canPublishKnowledge)
       throw new HttpError(
-        403,
         'not_a_knowledge_editor',
         'Only knowledge editors may draft and publish knowledge tickets',
       );

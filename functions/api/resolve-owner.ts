@@ -52,7 +52,7 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
     return async (headers) => {
       const userId = headers[DEV_USER_HEADER]?.trim() || DEFAULT_DEV_USER;
       if (!DEV_USER.test(userId))
-        throw new HttpError(401, 'unauthorized', `Invalid ${DEV_USER_HEADER} header`);
+        throw new HttpError('unauthorized', `Invalid ${DEV_USER_HEADER} header`);
       return {
         owner: { tenantId: options.tenantId, userId },
         canPublishKnowledge: editors.size === 0 || editors.has(userId),
@@ -62,13 +62,12 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
   const { knowledgeEditorGroup } = options;
   return async (headers) => {
     const token = headers[AUTH_TOKEN_HEADER]?.replace(/^Bearer\s+/i, '').trim();
-    if (!token) throw new HttpError(401, 'unauthorized', 'Sign-in required');
+    if (!token) throw new HttpError('unauthorized', 'Sign-in required');
     let payload: Awaited<ReturnType<AccessTokenVerifier['verify']>>;
     try {
       payload = await options.verifier.verify(token);
     } catch (error) {
       throw new HttpError(
-        401,
         'unauthorized',
         'Your session has expired or is invalid. Please sign in again.',
         { cause: error },
@@ -78,7 +77,7 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
     // user with '#', so an empty subject or one containing '#' is refused here, not as a 500 later.
     // Cognito's own subjects are UUIDs; this guards against a misconfigured or foreign issuer.
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.includes('#'))
-      throw new HttpError(401, 'unauthorized', 'The access token has no usable subject');
+      throw new HttpError('unauthorized', 'The access token has no usable subject');
     const groups = payload['cognito:groups'];
     return {
       owner: { tenantId: options.tenantId, userId: payload.sub },

@@ -1,13 +1,7 @@
+import { DailyBudgetExceededError } from './errors.js';
 import type { GenerationFailure } from './generate.js';
 import { answerTool, tokensAtLeast } from './model-request.js';
-import {
-  type ChatConfig,
-  type ChatModelRequest,
-  type DailyBudget,
-  DailyBudgetExceededError,
-  type ModelUsage,
-  type Owner,
-} from './ports.js';
+import type { ChatConfig, ChatModelRequest, DailyBudget, ModelUsage, Owner } from './ports.js';
 import { buildSystemPrompt } from './prompt-text.js';
 
 /**

@@ -9,6 +9,7 @@ import {
   todoActionSchema,
 } from '../contract/answer.js';
 import type { ChatEvent } from '../contract/chat-events.js';
+import type { StreamErrorCode } from '../contract/errors.js';
 import {
   DEFAULT_VENDOR_LINK_DOMAINS,
   findUnverifiedLinks,
@@ -17,13 +18,13 @@ import {
 import { canonicalIssueId, findTicketReferences } from '../contract/ticket-references.js';
 import { streamToolInput } from '../tool-input/stream-tool-input.js';
 import type { ToolInputInvalidElementEvent } from '../tool-input/tool-input-parser.js';
-import {
-  type ChatConfig,
-  type ChatModel,
-  ChatModelError,
-  type ChatModelRequest,
-  type ConversationStore,
-  type ModelUsage,
+import { ChatModelError, type ChatModelErrorCode } from './errors.js';
+import type {
+  ChatConfig,
+  ChatModel,
+  ChatModelRequest,
+  ConversationStore,
+  ModelUsage,
 } from './ports.js';
 import type { BegunChat } from './run-chat.js';
 
@@ -106,7 +107,7 @@ export type GenerationStatus = 'complete' | 'truncated' | 'stopped' | 'failed';
 export type Truncation = 'max_tokens' | 'malformed_output' | 'interrupted';
 
 export interface GenerationFailure {
-  readonly code: string;
+  readonly code: StreamErrorCode;
   readonly message: string;
   readonly retryable: boolean;
 }
@@ -310,13 +311,13 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
 export function toFailure(error: unknown): GenerationFailure {
   if (error instanceof ChatModelError) {
     const messages = {
-      throttled: 'The AI model is busy right now. Please try again in a moment.',
-      unavailable: 'The AI model is temporarily unavailable. Please try again.',
-      stream_failed: 'The answer was interrupted. Please try again.',
-      rejected: 'The AI model rejected the request.',
-    } as const;
+      model_throttled: 'The AI model is busy right now. Please try again in a moment.',
+      model_unavailable: 'The AI model is temporarily unavailable. Please try again.',
+      model_stream_failed: 'The answer was interrupted. Please try again.',
+      model_rejected: 'The AI model rejected the request.',
+    } as const satisfies Record<ChatModelErrorCode, string>;
     return {
-      code: `model_${error.code}`,
+      code: error.code,
       message: messages[error.code],
       retryable: error.retryable,
     };

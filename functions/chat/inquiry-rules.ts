@@ -1,4 +1,5 @@
 import { findTicketReferences } from '../contract/ticket-references.js';
+import { AnswerInProgressError, NotLatestQuestionError } from './errors.js';
 import type { Turn } from './ports.js';
 
 /**
@@ -166,26 +167,6 @@ export function placeSupersedingTurn(
     throw new AnswerInProgressError();
   }
   return { kind: latest.kind, inquiryId: latest.inquiryId, supersedes };
-}
-
-/** `supersedes` named a turn that is not the conversation's latest user turn. */
-export class NotLatestQuestionError extends Error {
-  readonly statusCode = 409;
-  readonly code = 'not_latest_question';
-  constructor() {
-    super('Only the latest question of a conversation can be regenerated or edited');
-    this.name = 'NotLatestQuestionError';
-  }
-}
-
-/** `supersedes` named the latest user turn while its answer is still being generated. */
-export class AnswerInProgressError extends Error {
-  readonly statusCode = 409;
-  readonly code = 'answer_in_progress';
-  constructor() {
-    super('The answer to this question is still being generated; stop it or wait for it first');
-    this.name = 'AnswerInProgressError';
-  }
 }
 
 /** The conversation's inquiry state as a store keeps it on the conversation. */

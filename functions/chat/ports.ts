@@ -8,6 +8,7 @@ import type {
   TurnRole,
   TurnUsage,
 } from '../contract/conversations.js';
+import type { StreamErrorCode } from '../contract/errors.js';
 import type { PublishedKnowledge } from '../contract/knowledge.js';
 import type { InquiryIntent } from './inquiry-rules.js';
 
@@ -193,103 +194,6 @@ export interface ConversationStore {
   releaseGeneration(owner: Owner, clientMessageId: string, holder: string): Promise<void>;
 }
 
-export class ConversationNotFoundError extends Error {
-  readonly statusCode = 404;
-  constructor() {
-    super('Conversation not found');
-    this.name = 'ConversationNotFoundError';
-  }
-}
-
-/** The conversation exists but has no turn of that kind with that number (an answer, a message). */
-export class TurnNotFoundError extends Error {
-  readonly statusCode = 404;
-  readonly code = 'turn_not_found';
-  constructor(seq: number, what = 'answer') {
-    super(`This conversation has no ${what} numbered ${seq}`);
-    this.name = 'TurnNotFoundError';
-  }
-}
-
-/** Retries could not land the write: another writer kept winning. */
-export class KnowledgeAlreadyPublishedError extends Error {
-  readonly statusCode = 409;
-  readonly code = 'already_published';
-  constructor(readonly issueId: string) {
-    super(`This inquiry was already published as ticket #${issueId}`);
-    this.name = 'KnowledgeAlreadyPublishedError';
-  }
-}
-
-export class ConversationConflictError extends Error {
-  readonly statusCode = 409;
-  constructor(options?: { cause?: unknown }) {
-    super('The conversation changed too often to save this turn; try again', options);
-    this.name = 'ConversationConflictError';
-  }
-}
-
-/**
- * A `clientMessageId` sent again with another message, or for another conversation: it names one
- * message, so the earlier answer cannot stand for this request, and a new one would make the id
- * ambiguous. Raised before anything is written.
- */
-export class ClientMessageIdReusedError extends Error {
-  readonly statusCode = 422;
-  readonly code = 'client_message_id_reused';
-  constructor() {
-    super(
-      'This clientMessageId was already used for a different message or conversation; send a new id',
-    );
-    this.name = 'ClientMessageIdReusedError';
-  }
-}
-
-/** Text or result too large to store (checked before writing; DynamoDB's 400 KB item limit). */
-export class TurnTooLargeError extends Error {
-  readonly statusCode = 413;
-  constructor(message: string) {
-    super(message);
-    this.name = 'TurnTooLargeError';
-  }
-}
-
-/**
- * The store cannot be reached or is overloaded (connection refused or reset, timeouts, throttling,
- * 5xx). Nothing about the request is wrong: the client should try again shortly. Before the first
- * byte it is a 503 with `Retry-After`; after it, a retryable `error` event.
- */
-export class StoreUnavailableError extends Error {
-  readonly statusCode = 503;
-  readonly code = 'store_unavailable';
-  /** What `Retry-After` tells the client. */
-  readonly retryAfterSeconds = 5;
-  constructor(options?: { cause?: unknown }) {
-    super('The conversation store is temporarily unavailable. Please try again shortly.', options);
-    this.name = 'StoreUnavailableError';
-  }
-}
-
-/**
- * The user spent today's token budget (`ChatConfig.dailyTokenBudget`): nothing is written and no
- * model is called until the budget resets at midnight UTC.
- */
-export class DailyBudgetExceededError extends Error {
-  readonly statusCode = 429;
-  readonly code = 'daily_budget_exceeded';
-  readonly retryAfterSeconds: number;
-  constructor(
-    readonly resetsAt: Date,
-    now: Date,
-  ) {
-    super(
-      `Today's AI usage limit for your account is used up. It resets at ${resetsAt.toISOString()} (midnight UTC).`,
-    );
-    this.name = 'DailyBudgetExceededError';
-    this.retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
-  }
-}
-
 /**
  * A per-user daily token budget: one counter per owner and UTC day of the tokens committed —
  * spent, plus reserved by model calls still running (ADR 0012; the rules are in
@@ -303,16 +207,6 @@ export interface DailyBudget {
   reserve(owner: Owner, day: string, tokens: number, limit: number): Promise<boolean>;
   /** Adds `tokens` to the day's committed tokens, whatever they are; negative gives back. */
   adjust(owner: Owner, day: string, tokens: number): Promise<void>;
-}
-
-/** The `cursor` passed to `listConversations` was not one it returned. */
-export class InvalidCursorError extends Error {
-  readonly statusCode = 400;
-  readonly code = 'invalid_cursor';
-  constructor() {
-    super('Invalid cursor');
-    this.name = 'InvalidCursorError';
-  }
 }
 
 /**
@@ -403,18 +297,6 @@ export interface ModelUsage {
 /** A streaming model behind a forced tool; the Bedrock ConverseStream adapter implements it. */
 export interface ChatModel {
   stream(request: ChatModelRequest): AsyncIterable<ChatModelEvent>;
-}
-
-/** A model failure the core understands; anything else is an internal error. */
-export class ChatModelError extends Error {
-  constructor(
-    readonly code: 'throttled' | 'unavailable' | 'stream_failed' | 'rejected',
-    readonly retryable: boolean,
-    options?: { cause?: unknown },
-  ) {
-    super(`Model call failed: ${code}`, options);
-    this.name = 'ChatModelError';
-  }
 }
 
 /** A past ticket as retrieved from the Knowledge Base (one chunk of its document). */
@@ -516,7 +398,7 @@ export interface ChatReport {
   readonly modelId: string;
   readonly outcome: ChatOutcome;
   /** The `error` event's code when the chat failed. */
-  readonly failureCode?: string;
+  readonly failureCode?: StreamErrorCode;
   readonly durationMs: number;
   readonly timeToFirstTokenMs?: number;
   readonly timeToFirstTicketMs?: number;

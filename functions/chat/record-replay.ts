@@ -1,14 +1,13 @@
 import type { ChatEvent } from '../contract/chat-events.js';
+import { ConversationNotFoundError, StoreUnavailableError } from './errors.js';
 import type { GenerationOutcome } from './generate.js';
 import { leaseFrom } from './generation-lease.js';
-import {
-  type ChatConfig,
-  ConversationNotFoundError,
-  type ConversationStore,
-  type ConversationWithTurns,
-  StoreUnavailableError,
-  type Turn,
-  type TurnUsage,
+import type {
+  ChatConfig,
+  ConversationStore,
+  ConversationWithTurns,
+  Turn,
+  TurnUsage,
 } from './ports.js';
 import type { BegunChat } from './run-chat.js';
 

@@ -7,6 +7,7 @@ import {
   reserveWithinBudget,
   tokensToCharge,
 } from './daily-budget.js';
+import { ClientMessageIdReusedError, StoreUnavailableError } from './errors.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import { keepGenerationLease, leaseFrom } from './generation-lease.js';
 import {
@@ -16,23 +17,21 @@ import {
   splitInquiries,
 } from './inquiry-rules.js';
 import { buildModelRequest } from './model-request.js';
-import {
-  type AppendResult,
-  type ChatConfig,
-  type ChatModel,
-  type ChatReport,
-  type ChatTelemetry,
-  ClientMessageIdReusedError,
-  type ConversationStore,
-  type ConversationWithTurns,
-  type DailyBudget,
-  type GenerationClaim,
-  type Owner,
-  type RetrievedTicket,
-  type Retriever,
-  StoreUnavailableError,
-  type Turn,
-  type TurnUsage,
+import type {
+  AppendResult,
+  ChatConfig,
+  ChatModel,
+  ChatReport,
+  ChatTelemetry,
+  ConversationStore,
+  ConversationWithTurns,
+  DailyBudget,
+  GenerationClaim,
+  Owner,
+  RetrievedTicket,
+  Retriever,
+  Turn,
+  TurnUsage,
 } from './ports.js';
 import { attachToEarlierCopy, recordAnswer, storeUnavailableFailure } from './record-replay.js';
 import { toRetrievalQuery } from './retrieval-query.js';

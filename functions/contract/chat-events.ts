@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { deliveredAnswerSchema, ticketResultSchema } from './answer.js';
+import { streamErrorSchema } from './errors.js';
 import { ticketDraftEventSchema } from './knowledge.js';
 
 /**
@@ -58,11 +59,8 @@ export const chatEventSchemas = {
   draft_text: z.object({ field: z.enum(['subject', 'inquiry']), content: z.string() }),
   draft_step: z.object({ index: z.number().int().min(0), text: z.string() }),
   draft: ticketDraftEventSchema,
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    retryable: z.boolean(),
-  }),
+  /** The stream's last event when it fails; the code is from the error contract (`errors.ts`). */
+  error: streamErrorSchema,
 } as const;
 
 export type ChatEventName = keyof typeof chatEventSchemas;

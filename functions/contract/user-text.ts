@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { RequestErrorCode } from './errors.js';
 
 /**
  * What counts as text a person typed: the rule behind every free-text field of the API (chat
@@ -26,7 +27,7 @@ const VISIBLE = /[^\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Po
 export const USER_TEXT_ERROR_CODES = {
   invalidText: 'invalid_text',
   emptyText: 'empty_text',
-} as const;
+} as const satisfies Record<string, RequestErrorCode>;
 
 export type UserTextProblem = (typeof USER_TEXT_ERROR_CODES)[keyof typeof USER_TEXT_ERROR_CODES];
 

@@ -1,8 +1,12 @@
 import {
-  type ConversationStore,
+  InquiryNotFoundError,
+  InquiryNotSolvedError,
   KnowledgeAlreadyPublishedError,
-  type Owner,
-} from '../chat/ports.js';
+  KnowledgeStoreUnavailableError,
+  RequestRefusedError,
+  StoreUnavailableError,
+} from '../chat/errors.js';
+import type { ConversationStore, Owner } from '../chat/ports.js';
 import {
   isSolvedInquiry,
   type PublishKnowledgeRequest,
@@ -24,39 +28,6 @@ export interface PublishDependencies {
   readonly issueNumbers: IssueNumbers;
   readonly syncBacklog: SyncBacklog;
   readonly now: () => Date;
-}
-
-export class InquiryNotFoundError extends Error {
-  readonly statusCode = 404;
-  readonly code = 'inquiry_not_found';
-  constructor() {
-    super('No such inquiry in this conversation');
-    this.name = 'InquiryNotFoundError';
-  }
-}
-
-export class InquiryNotSolvedError extends Error {
-  readonly statusCode = 409;
-  readonly code = 'inquiry_not_solved';
-  constructor() {
-    super(
-      'Only a solved inquiry can become knowledge: its last answer must be complete results ' +
-        '(not a clarification, an answer in progress, or a failed or stopped answer)',
-    );
-    this.name = 'InquiryNotSolvedError';
-  }
-}
-
-/** The document bucket refused a write: nothing was recorded; trying again is safe. */
-export class KnowledgeStoreUnavailableError extends Error {
-  readonly statusCode = 503;
-  readonly code = 'knowledge_store_unavailable';
-  /** What `Retry-After` tells the client. */
-  readonly retryAfterSeconds = 5;
-  constructor(options?: { cause?: unknown }) {
-    super('The Knowledge Base documents could not be written. Please try again.', options);
-    this.name = 'KnowledgeStoreUnavailableError';
-  }
 }
 
 /**
@@ -140,9 +111,16 @@ async function oweSync(dependencies: PublishDependencies, at: Date): Promise<voi
     .catch((error: unknown) => console.error('could not note the owed sync', error));
 }
 
+/**
+ * The store said no, so the record surely did not land (the conversation is gone, the inquiry
+ * was published meanwhile): any refusal but an outage, after which the write may have landed.
+ */
 function isDefiniteRefusal(error: unknown): boolean {
-  const status = (error as { statusCode?: unknown })?.statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500;
+  return (
+    error instanceof RequestRefusedError &&
+    !(error instanceof StoreUnavailableError) &&
+    !(error instanceof KnowledgeStoreUnavailableError)
+  );
 }
 
 async function removeQuietly(documents: KnowledgeDocuments, files: TicketDocumentFiles) {

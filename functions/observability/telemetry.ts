@@ -3,6 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
 import { type ChatReport, type ChatTelemetry, type Owner, ownerKey } from '../chat/ports.js';
 import type { AnswerFeedback } from '../contract/conversations.js';
+import type { StreamErrorCode } from '../contract/errors.js';
 import {
   chatMetrics,
   feedbackMetrics,
@@ -68,7 +69,7 @@ export type KnowledgeReport =
       readonly inquiryId: string;
       /** Whether the draft could be published as it came; undefined when none arrived. */
       readonly complete?: boolean;
-      readonly failureCode?: string;
+      readonly failureCode?: StreamErrorCode;
       readonly inputTokens?: number;
       readonly outputTokens?: number;
     }
@@ -333,7 +334,7 @@ function publishKnowledgeMetrics(report: KnowledgeReport): void {
   metrics.publishStoredMetrics();
 }
 
-const MODEL_FAILURES = new Set([
+const MODEL_FAILURES: ReadonlySet<StreamErrorCode> = new Set<StreamErrorCode>([
   'model_rejected',
   'model_unavailable',
   'model_stream_failed',

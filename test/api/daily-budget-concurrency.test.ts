@@ -6,10 +6,10 @@ import { createChatRoute } from '../../functions/api/chat-route.js';
 import type { ApiRequest, HttpResponse } from '../../functions/api/http.js';
 import { createKnowledgeRoutes } from '../../functions/api/knowledge-routes.js';
 import { chatAdmissionBound, requestBound } from '../../functions/chat/daily-budget.js';
+import { ChatModelError } from '../../functions/chat/errors.js';
 import { tokensAtLeast } from '../../functions/chat/model-request.js';
 import {
   type ChatModel,
-  ChatModelError,
   type ChatModelRequest,
   type ConversationStore,
   type DailyBudget,
@@ -93,7 +93,7 @@ const apiRequest = (owner: Owner, path: string, body: unknown): ApiRequest => ({
 async function sendAtOnce(
   send: () => Promise<HttpResponse>,
   refused: () => void,
-): Promise<{ answered: string[]; errors: { statusCode?: number; message: string }[] }> {
+): Promise<{ answered: string[]; errors: { code?: string; message: string }[] }> {
   const settled = await Promise.all(
     Array.from({ length: CONCURRENT }, async () => {
       try {
@@ -101,7 +101,7 @@ async function sendAtOnce(
         return { text: await new Response(response.body as ReadableStream).text() };
       } catch (error) {
         refused();
-        return { error: error as { statusCode?: number; message: string } };
+        return { error: error as { code?: string; message: string } };
       }
     }),
   );
@@ -140,9 +140,9 @@ const answer = results('プリンタードライバーを再インストール�
 /** At most one call over the limit: the calls that fit in it, and one more. */
 const mostAnswersWithin = (limit: number) => Math.floor(limit / tokensPerCall) + 1;
 
-function expectRefusedAsOverBudget(errors: readonly { statusCode?: number; message: string }[]) {
+function expectRefusedAsOverBudget(errors: readonly { code?: string; message: string }[]) {
   for (const error of errors) {
-    expect(error.statusCode).toBe(429);
+    expect(error.code).toBe('daily_budget_exceeded');
     expect(error.message).toContain('midnight UTC');
   }
 }
@@ -265,8 +265,8 @@ describe('the daily budget under twenty concurrent knowledge drafts of one user'
   });
 
   it.each([
-    { code: 'stream_failed', charged: true },
-    { code: 'throttled', charged: false },
+    { code: 'model_stream_failed', charged: true },
+    { code: 'model_throttled', charged: false },
   ] as const)(
     'charges a draft whose model failed before anything arrived ($code) what it surely read',
     async ({ code, charged }) => {

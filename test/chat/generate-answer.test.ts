@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ChatModelError } from '../../functions/chat/errors.js';
 import { generateAnswer } from '../../functions/chat/generate.js';
 import { answerTool } from '../../functions/chat/model-request.js';
-import { type ChatModel, ChatModelError, type ChatModelEvent } from '../../functions/chat/ports.js';
+import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
 import type { ChatEvent } from '../../functions/contract/chat-events.js';
 
 const modelOf = (events: ChatModelEvent[]): ChatModel => ({
@@ -262,7 +263,7 @@ describe('generateAnswer', () => {
         yield fragment(
           ',"results":[{"issue_id":"1001","subject":"s","summary":"m","resolution":"r"}',
         );
-        throw new ChatModelError('stream_failed', true);
+        throw new ChatModelError('model_stream_failed', true);
       },
     };
     const sent: ChatEvent[] = [];
@@ -285,7 +286,7 @@ describe('generateAnswer', () => {
     const model: ChatModel = {
       // biome-ignore lint/correctness/useYield: fails before its first event
       async *stream() {
-        throw new ChatModelError('throttled', true);
+        throw new ChatModelError('model_throttled', true);
       },
     };
     const outcome = await generateAnswer({

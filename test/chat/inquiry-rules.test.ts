@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AnswerInProgressError, NotLatestQuestionError } from '../../functions/chat/errors.js';
 import {
-  AnswerInProgressError,
   currentVersions,
-  NotLatestQuestionError,
   openInquiryAfterAssistantTurn,
   placeSupersedingTurn,
   placeUserTurn,

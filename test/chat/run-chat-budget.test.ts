@@ -4,13 +4,13 @@ import {
   requestBound,
   tokensAtMost,
 } from '../../functions/chat/daily-budget.js';
+import { ChatModelError } from '../../functions/chat/errors.js';
 import { tokensAtLeast } from '../../functions/chat/model-request.js';
-import {
-  type ChatModel,
-  ChatModelError,
-  type ChatModelRequest,
-  type DailyBudget,
-  type ModelUsage,
+import type {
+  ChatModel,
+  ChatModelRequest,
+  DailyBudget,
+  ModelUsage,
 } from '../../functions/chat/ports.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
 import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';
@@ -119,7 +119,7 @@ describe('the daily budget of a chat', () => {
     const daily = recordingBudget();
     const { model, requests } = scriptedModel({
       kind: 'throw',
-      error: new ChatModelError('throttled', true),
+      error: new ChatModelError('model_throttled', true),
     });
     const { chat } = harness({ model, config, budget: daily.budget, now: clock });
     const { events } = await chat('プリンター');
@@ -154,7 +154,7 @@ describe('the daily budget of a chat', () => {
     await chat('プリンターで印刷できない', { clientMessageId: 'reused-id-0001' });
     await expect(
       chat('VPNにつながらない', { clientMessageId: 'reused-id-0001' }),
-    ).rejects.toMatchObject({ statusCode: 422 });
+    ).rejects.toMatchObject({ code: 'client_message_id_reused' });
 
     expect(daily.reserved).toHaveLength(2);
     expect(daily.committed()).toBe(110);

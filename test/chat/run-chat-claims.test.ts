@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerInProgressError } from '../../functions/chat/inquiry-rules.js';
+import { AnswerInProgressError } from '../../functions/chat/errors.js';
 import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
 import type { ChatEvent } from '../../functions/contract/chat-events.js';

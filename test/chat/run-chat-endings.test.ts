@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ChatModelError } from '../../functions/chat/errors.js';
 import type { ChatModelRequest } from '../../functions/chat/ports.js';
-import { ChatModelError } from '../../functions/chat/ports.js';
 import { renderPromptMarkup } from '../../functions/chat/prompt-markup.js';
 import { inquiryElement } from '../../functions/chat/prompt-text.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
@@ -129,7 +129,7 @@ describe('streamChat endings', () => {
 
     it('after a failed (throttled) answer, the next message is a new inquiry', async () => {
       const { model, requests } = scriptedModel(
-        { kind: 'throw', error: new ChatModelError('throttled', true) },
+        { kind: 'throw', error: new ChatModelError('model_throttled', true) },
         { kind: 'answer', answer: results('Salesforceのパスワードをリセット。', ['1002']) },
       );
       const { chat, kb } = harness({ model });
@@ -160,7 +160,7 @@ describe('streamChat endings', () => {
     it('after a failed reply to a clarification, the next message is a new inquiry', async () => {
       const { model, requests } = scriptedModel(
         { kind: 'answer', answer: clarification },
-        { kind: 'throw', error: new ChatModelError('unavailable', true) },
+        { kind: 'throw', error: new ChatModelError('model_unavailable', true) },
         { kind: 'answer', answer: results('Salesforceのパスワードをリセット。', ['1002']) },
       );
       const { chat, kb } = harness({ model });
@@ -193,12 +193,12 @@ describe('streamChat endings', () => {
     const cases: [string, ModelStep | 'retrieval', { code: string; retryable: boolean }][] = [
       [
         'a throttled model',
-        { kind: 'throw', error: new ChatModelError('throttled', true) },
+        { kind: 'throw', error: new ChatModelError('model_throttled', true) },
         { code: 'model_throttled', retryable: true },
       ],
       [
         'a rejected request',
-        { kind: 'throw', error: new ChatModelError('rejected', false) },
+        { kind: 'throw', error: new ChatModelError('model_rejected', false) },
         { code: 'model_rejected', retryable: false },
       ],
       [

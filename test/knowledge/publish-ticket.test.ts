@@ -141,7 +141,7 @@ describe('publishing a ticket', () => {
     await publishTicket(alice, { conversationId, inquiryId, ...draft }, dependencies);
     await expect(
       publishTicket(alice, { conversationId, inquiryId, ...draft }, dependencies),
-    ).rejects.toMatchObject({ statusCode: 409, code: 'already_published', issueId: '900001' });
+    ).rejects.toMatchObject({ code: 'already_published', issueId: '900001' });
     expect(log.filter((entry) => entry.startsWith('put'))).toHaveLength(2);
   });
 
@@ -149,7 +149,6 @@ describe('publishing a ticket', () => {
     const { store, conversationId, inquiryId } = await solvedInquiry();
     const { documents, stored } = recordingDocuments({ write: new Error('S3 down') });
     await expect(publishDraft(store, documents, conversationId, inquiryId)).rejects.toMatchObject({
-      statusCode: 503,
       code: 'knowledge_store_unavailable',
     });
     expect(stored.size).toBe(0);
@@ -170,7 +169,7 @@ describe('publishing a ticket', () => {
     };
     await expect(
       publishDraft(deletingStore, documents, conversationId, inquiryId),
-    ).rejects.toMatchObject({ statusCode: 404 });
+    ).rejects.toMatchObject({ name: 'ConversationNotFoundError', code: 'not_found' });
     expect(stored.size).toBe(0);
   });
 
@@ -249,7 +248,7 @@ describe('publishing a ticket', () => {
         { conversationId, inquiryId: question.turn.inquiryId, ...draft },
         dependencies,
       ),
-    ).rejects.toMatchObject({ statusCode: 409, code: 'inquiry_not_solved' });
+    ).rejects.toMatchObject({ code: 'inquiry_not_solved' });
     await store.appendAssistantTurn(alice, {
       conversationId,
       inquiryId: question.turn.inquiryId,
@@ -276,14 +275,14 @@ describe('publishing a ticket', () => {
         { conversationId, inquiryId: '01JUNKNOWN0000000000000000', ...draft },
         dependencies,
       ),
-    ).rejects.toMatchObject({ statusCode: 404, code: 'inquiry_not_found' });
+    ).rejects.toMatchObject({ code: 'inquiry_not_found' });
     await expect(
       publishTicket(
         { tenantId: alice.tenantId, userId: 'mallory' },
         { conversationId, inquiryId: question.turn.inquiryId, ...draft },
         dependencies,
       ),
-    ).rejects.toMatchObject({ statusCode: 404 });
+    ).rejects.toMatchObject({ name: 'ConversationNotFoundError', code: 'not_found' });
     expect(log).toEqual([]);
   });
 });

@@ -14,7 +14,11 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   return text + decoder.decode();
 }
 
-const failureEvent = { code: 'internal', message: 'It failed. Please try again.', retryable: true };
+const failureEvent = {
+  code: 'internal',
+  message: 'It failed. Please try again.',
+  retryable: true,
+} as const;
 
 describe('sseResponse', () => {
   it('answers 200 with the SSE headers and ends the body when the producer is done', async () => {

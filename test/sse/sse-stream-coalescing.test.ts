@@ -71,7 +71,7 @@ describe('createSseStream coalescing tokens (the default)', () => {
     sse.send(token('c'));
     sse.comment('ping');
     sse.send(token('d'));
-    sse.send({ event: 'error', data: { code: 'x', message: 'y', retryable: false } });
+    sse.send({ event: 'error', data: { code: 'internal', message: 'y', retryable: false } });
     sse.send(token('e'));
     sse.close();
     expect((await text).split('\n\n').filter(Boolean)).toEqual([
@@ -81,7 +81,7 @@ describe('createSseStream coalescing tokens (the default)', () => {
       'event: token\ndata: {"content":"c"}',
       ': ping',
       'event: token\ndata: {"content":"d"}',
-      'event: error\ndata: {"code":"x","message":"y","retryable":false}',
+      'event: error\ndata: {"code":"internal","message":"y","retryable":false}',
       'event: token\ndata: {"content":"e"}',
     ]);
   });

@@ -1,4 +1,9 @@
 import {
+  ConversationNotFoundError,
+  KnowledgeAlreadyPublishedError,
+  TurnNotFoundError,
+} from '../../functions/chat/errors.js';
+import {
   openInquiryAfterAssistantTurn,
   placeSupersedingTurn,
   placeUserTurn,
@@ -6,14 +11,11 @@ import {
 } from '../../functions/chat/inquiry-rules.js';
 import {
   type AppendResult,
-  ConversationNotFoundError,
   type ConversationStore,
   type ConversationSummary,
-  KnowledgeAlreadyPublishedError,
   type Owner,
   ownerKey,
   type Turn,
-  TurnNotFoundError,
 } from '../../functions/chat/ports.js';
 
 interface StoredConversation {

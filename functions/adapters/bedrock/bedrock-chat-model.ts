@@ -6,13 +6,8 @@ import {
   type ConverseStreamCommandOutput,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
-import {
-  type ChatModel,
-  ChatModelError,
-  type ChatModelEvent,
-  type ChatModelRequest,
-  type StopReason,
-} from '../../chat/ports.js';
+import { ChatModelError } from '../../chat/errors.js';
+import type { ChatModel, ChatModelEvent, ChatModelRequest, StopReason } from '../../chat/ports.js';
 
 export interface BedrockChatModelOptions {
   readonly client: BedrockRuntimeClient;
@@ -164,16 +159,16 @@ export function mapBedrockError(error: unknown, midStream: boolean): unknown {
   const name = (error as { name?: string } | undefined)?.name ?? '';
   if (name === 'AbortError') return error;
   if (MID_STREAM.has(name) || (midStream && (THROTTLED.has(name) || UNAVAILABLE.has(name)))) {
-    return new ChatModelError('stream_failed', true, { cause: error });
+    return new ChatModelError('model_stream_failed', true, { cause: error });
   }
-  if (THROTTLED.has(name)) return new ChatModelError('throttled', true, { cause: error });
-  if (UNAVAILABLE.has(name)) return new ChatModelError('unavailable', true, { cause: error });
+  if (THROTTLED.has(name)) return new ChatModelError('model_throttled', true, { cause: error });
+  if (UNAVAILABLE.has(name)) return new ChatModelError('model_unavailable', true, { cause: error });
   if (
     name === 'ValidationException' ||
     name === 'AccessDeniedException' ||
     name === 'ResourceNotFoundException'
   ) {
-    return new ChatModelError('rejected', false, { cause: error });
+    return new ChatModelError('model_rejected', false, { cause: error });
   }
   return error;
 }

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
+import { ConversationNotFoundError } from '../../chat/errors.js';
 import {
   type InquiryState,
   openInquiryAfterAssistantTurn,
@@ -9,15 +10,14 @@ import {
   titleFromText,
   type UserTurnPlacement,
 } from '../../chat/inquiry-rules.js';
-import {
-  type AppendAssistantTurnInput,
-  type AppendResult,
-  type AppendUserTurnInput,
-  ConversationNotFoundError,
-  type GenerationClaim,
-  type GenerationRenewal,
-  type Owner,
-  type Turn,
+import type {
+  AppendAssistantTurnInput,
+  AppendResult,
+  AppendUserTurnInput,
+  GenerationClaim,
+  GenerationRenewal,
+  Owner,
+  Turn,
 } from '../../chat/ports.js';
 import {
   type AnsweringState,

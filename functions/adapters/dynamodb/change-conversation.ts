@@ -1,11 +1,10 @@
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   ConversationNotFoundError,
-  type ConversationSummary,
   KnowledgeAlreadyPublishedError,
-  type Owner,
   TurnNotFoundError,
-} from '../../chat/ports.js';
+} from '../../chat/errors.js';
+import type { ConversationSummary, Owner } from '../../chat/ports.js';
 import type { AnswerFeedback } from '../../contract/conversations.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
 import {

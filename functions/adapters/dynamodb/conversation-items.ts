@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  ConversationNotFoundError,
-  type ConversationSummary,
-  type Owner,
-  ownerKey,
-  type Turn,
-  TurnTooLargeError,
-} from '../../chat/ports.js';
+import { ConversationNotFoundError, TurnTooLargeError } from '../../chat/errors.js';
+import { type ConversationSummary, type Owner, ownerKey, type Turn } from '../../chat/ports.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
 import type { StoreContext } from './create-dynamodb-conversation-store.js';
 

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type ConversationStore, StoreUnavailableError } from '../../chat/ports.js';
+import { StoreUnavailableError } from '../../chat/errors.js';
+import type { ConversationStore } from '../../chat/ports.js';
 import {
   appendAssistantTurn,
   appendUserTurn,

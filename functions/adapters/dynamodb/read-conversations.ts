@@ -2,11 +2,13 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   ConversationConflictError,
   ConversationNotFoundError,
-  type ConversationSummary,
-  type ConversationWithTurns,
   InvalidCursorError,
-  type ListConversationsResult,
-  type Owner,
+} from '../../chat/errors.js';
+import type {
+  ConversationSummary,
+  ConversationWithTurns,
+  ListConversationsResult,
+  Owner,
 } from '../../chat/ports.js';
 import {
   type ConversationItem,

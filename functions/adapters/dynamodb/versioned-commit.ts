@@ -5,7 +5,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ConversationConflictError, ConversationNotFoundError } from '../../chat/ports.js';
+import { ConversationConflictError, ConversationNotFoundError } from '../../chat/errors.js';
 import {
   type ConversationItem,
   expiresAtFrom,

@@ -1,8 +1,9 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockChatModel } from '../../../functions/adapters/bedrock/bedrock-chat-model.js';
+import { ChatModelError } from '../../../functions/chat/errors.js';
 import { answerTool } from '../../../functions/chat/model-request.js';
-import { ChatModelError, type ChatModelEvent } from '../../../functions/chat/ports.js';
+import type { ChatModelEvent } from '../../../functions/chat/ports.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,
@@ -243,7 +244,7 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
       createBedrockChatModel({ client, modelId: 'offline.x' }).stream(request),
     ).catch((error) => error);
     expect(failure).toBeInstanceOf(ChatModelError);
-    expect(failure).toMatchObject({ code: 'throttled', retryable: true });
+    expect(failure).toMatchObject({ code: 'model_throttled', retryable: true });
   });
 
   it('turns a mid-stream exception into a retryable stream failure after the fragments before it', async () => {
@@ -266,7 +267,7 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
     ]);
     expect(failure).toMatchObject({
       name: 'ChatModelError',
-      code: 'stream_failed',
+      code: 'model_stream_failed',
       retryable: true,
     });
   });

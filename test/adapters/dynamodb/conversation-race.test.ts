@@ -78,7 +78,7 @@ describe('a writer overtaken between its read and its commit (the lost-turn race
     });
     await expect(
       loser.appendUserTurn(alice, { conversationId, text: 'loser' }),
-    ).rejects.toMatchObject({ name: 'ConversationConflictError', statusCode: 409 });
+    ).rejects.toMatchObject({ name: 'ConversationConflictError', code: 'conflict' });
     const final = await other.loadConversation(alice, conversationId);
     expect(final.turns.map((turn) => turn.text)).toEqual([
       'contested',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnswerInProgressError } from '../../../functions/chat/inquiry-rules.js';
+import { AnswerInProgressError } from '../../../functions/chat/errors.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, createStore } from './store-fixture.js';
 

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConversationNotFoundError,
-  type ConversationStore,
-} from '../../../functions/chat/ports.js';
+import { ConversationNotFoundError } from '../../../functions/chat/errors.js';
+import type { ConversationStore } from '../../../functions/chat/ports.js';
 import type { Answer } from '../../../functions/contract/answer.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, bob, createStore } from './store-fixture.js';
@@ -64,7 +62,7 @@ describe('owner isolation', () => {
       const before = await store.loadConversation(alice, conversationId);
       await expect(attempt()).rejects.toMatchObject({
         name: 'ConversationNotFoundError',
-        statusCode: 404,
+        code: 'not_found',
       });
       // A fresh container, so the answer comes from the tables, not from a cache.
       const after = await createStore(t).loadConversation(alice, conversationId);

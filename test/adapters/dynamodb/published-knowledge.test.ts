@@ -46,7 +46,7 @@ describe('published knowledge in the store', () => {
     );
     await expect(
       reader.recordPublishedKnowledge(alice, conversationId, record(turn.inquiryId, '900002')),
-    ).rejects.toMatchObject({ statusCode: 409, code: 'already_published', issueId: '900001' });
+    ).rejects.toMatchObject({ code: 'already_published', issueId: '900001' });
   });
 
   it('lets exactly one of three concurrent publishes of the same inquiry win', async () => {
@@ -75,7 +75,7 @@ describe('published knowledge in the store', () => {
     const { conversation, turn } = await store.appendUserTurn(alice, { text: 'Mail' });
     await expect(
       store.recordPublishedKnowledge(bob, conversation.conversationId, record(turn.inquiryId, '1')),
-    ).rejects.toMatchObject({ statusCode: 404 });
+    ).rejects.toMatchObject({ name: 'ConversationNotFoundError', code: 'not_found' });
   });
 
   it('hands out consecutive issue numbers from the first, never twice, per tenant', async () => {

@@ -200,7 +200,7 @@ describe('createDynamoDbConversationStore', () => {
         store.appendUserTurn(alice, { conversationId: conversation.conversationId, text: tooLong }),
       ).rejects.toMatchObject({
         name: 'TurnTooLargeError',
-        statusCode: 413,
+        code: 'too_large',
         message: `Message is ${Buffer.byteLength(tooLong)} bytes (UTF-8); the limit is ${turnSizeLimits.textBytes} bytes`,
       });
       const after = await store.getConversation(alice, conversation.conversationId);
@@ -336,7 +336,7 @@ describe('createDynamoDbConversationStore', () => {
     it('rejects a cursor it did not issue', async () => {
       await expect(
         createStore(t).listConversations(alice, { cursor: 'not-a-cursor' }),
-      ).rejects.toMatchObject({ name: 'InvalidCursorError', statusCode: 400 });
+      ).rejects.toMatchObject({ name: 'InvalidCursorError', code: 'invalid_cursor' });
     });
   });
 
@@ -418,7 +418,7 @@ describe('createDynamoDbConversationStore', () => {
       const { conversationId } = conversation;
       await expect(store.requestStop(alice, conversationId, 3)).rejects.toMatchObject({
         name: 'TurnNotFoundError',
-        statusCode: 404,
+        code: 'turn_not_found',
       });
       // Seq 3 will be the next message's: it must start unstopped.
       await store.appendAssistantTurn(alice, {
@@ -450,7 +450,7 @@ describe('createDynamoDbConversationStore', () => {
     // The question: the turn's condition fails inside the versioned commit.
     await expect(store.recordFeedback(alice, conversationId, 1, feedback)).rejects.toMatchObject({
       name: 'TurnNotFoundError',
-      statusCode: 404,
+      code: 'turn_not_found',
     });
     expect((await store.getConversation(alice, conversationId)).version).toBe(before.version);
     const rated = await store.recordFeedback(alice, conversationId, 2, feedback);

@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AnswerInProgressError,
-  NotLatestQuestionError,
-} from '../../../functions/chat/inquiry-rules.js';
+import { AnswerInProgressError, NotLatestQuestionError } from '../../../functions/chat/errors.js';
 import type { ConversationStore } from '../../../functions/chat/ports.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, createStore } from './store-fixture.js';

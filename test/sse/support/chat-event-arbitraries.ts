@@ -77,7 +77,7 @@ export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
   fc.record({
     event: fc.constant('error' as const),
     data: fc.record({
-      code: fc.constantFrom('throttled', 'internal'),
+      code: fc.constantFrom('model_throttled', 'internal'),
       message: text,
       retryable: fc.boolean(),
     }),

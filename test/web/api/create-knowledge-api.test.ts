@@ -115,7 +115,7 @@ describe('createKnowledgeApi', () => {
 
   it("keeps the server's field message of a refused publish", async () => {
     const fetch = json(400, {
-      error: { code: 'invalid_request', message: 'subject must be one line' },
+      error: { code: 'bad_request', message: 'subject: must be one line', field: 'subject' },
     });
     const publish = createKnowledgeApi('/api', fetch).publish({
       conversationId: CONVERSATION,
@@ -128,8 +128,9 @@ describe('createKnowledgeApi', () => {
     });
     await expect(publish).rejects.toMatchObject({
       status: 400,
-      code: 'invalid_request',
-      message: 'subject must be one line',
+      code: 'bad_request',
+      message: 'subject: must be one line',
+      field: 'subject',
     });
   });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../web/src/api/api-error.js';
 import { toBubbleError } from '../../../web/src/app/to-bubble-error.js';
-import { ChatHttpError } from '../../../web/src/chat/read-chat-stream.js';
 
 describe('toBubbleError', () => {
   it('keeps the server code and status of a refused request', () => {
-    expect(toBubbleError(new ChatHttpError(413, 'too_large', 'too big'), false)).toEqual({
+    expect(toBubbleError(new ApiError(413, 'too_large', 'too big'), false)).toEqual({
       code: 'too_large',
       message: 'too big',
       retryable: false,
@@ -14,7 +14,9 @@ describe('toBubbleError', () => {
 
   it('lets throttling, conflicts and server errors be retried', () => {
     for (const status of [409, 429, 500, 503]) {
-      expect(toBubbleError(new ChatHttpError(status, 'x', ''), false).retryable).toBe(true);
+      expect(
+        toBubbleError(new ApiError(status, 'unrecognized_response', ''), false).retryable,
+      ).toBe(true);
     }
   });
 

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import { encodeChatEvent } from '../../../functions/sse/sse-encoding.js';
-import {
-  ChatHttpError,
-  type InvalidChatEvent,
-  readChatStream,
-} from '../../../web/src/chat/read-chat-stream.js';
+import { ApiError } from '../../../web/src/api/api-error.js';
+import { type InvalidChatEvent, readChatStream } from '../../../web/src/chat/read-chat-stream.js';
 import { encodeUtf8, fakeFetch } from '../../support/fake-fetch.js';
 
 async function read(chunks: readonly string[], init?: Parameters<typeof fakeFetch>[1]) {
@@ -66,33 +63,35 @@ describe('readChatStream', () => {
     }
   });
 
-  it('throws a ChatHttpError with the API error for a non-2xx response', async () => {
-    const body = '{"error":{"code":"invalid_request","message":"message is required"}}';
+  it('throws an ApiError with the API error for a non-2xx response', async () => {
+    const body =
+      '{"error":{"code":"bad_request","message":"message: message is required","field":"message"}}';
     const error = await read([body], {
       status: 400,
       headers: { 'content-type': 'application/json' },
     }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ChatHttpError);
+    expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({
       status: 400,
-      code: 'invalid_request',
-      message: 'message is required',
+      code: 'bad_request',
+      message: 'message: message is required',
+      field: 'message',
     });
   });
 
-  it('throws a ChatHttpError for an error body that is not the API JSON', async () => {
+  it('throws an ApiError for an error body that is not the API JSON', async () => {
     const error = await read(['<html>bad gateway</html>'], {
       status: 502,
       headers: { 'content-type': 'text/html' },
     }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ name: 'ChatHttpError', status: 502, code: 'http_502' });
+    expect(error).toMatchObject({ name: 'ApiError', status: 502, code: 'unrecognized_response' });
   });
 
-  it('throws a ChatHttpError when a 2xx response is not an event stream', async () => {
+  it('throws an ApiError when a 2xx response is not an event stream', async () => {
     const error = await read(['{}'], { headers: { 'content-type': 'application/json' } }).catch(
       (caught: unknown) => caught,
     );
-    expect(error).toMatchObject({ name: 'ChatHttpError', status: 200, code: 'not_event_stream' });
+    expect(error).toMatchObject({ name: 'ApiError', status: 200, code: 'not_event_stream' });
   });
 
   it('stops reading and rejects with the abort reason when the signal aborts', async () => {

@@ -1,18 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { describeError, isRetryableFailure } from '../../../web/src/errors/describe-error.js';
+import { ERROR_CODES } from '../../../functions/contract/errors.js';
+import { ApiError, type FailureCode } from '../../../web/src/api/api-error.js';
+import {
+  describeError,
+  isRetryableFailure,
+  SENTENCE_BY_CODE,
+} from '../../../web/src/errors/describe-error.js';
 
 describe('describeError', () => {
   it('explains an expired sign-in in the chosen language', () => {
-    expect(describeError({ code: 'http_401', httpStatus: 401 }, 'ja')).toContain('サインイン');
-    expect(describeError({ code: 'http_401', httpStatus: 401 }, 'en')).toContain('sign-in');
+    expect(describeError({ code: 'unauthorized', httpStatus: 401 }, 'ja')).toContain('サインイン');
+    expect(describeError({ code: 'unauthorized', httpStatus: 401 }, 'en')).toContain('sign-in');
+    // A 401 without the API's body (the edge's own page) is explained by its status.
+    const bare = { code: 'unrecognized_response', httpStatus: 401 } as const;
+    expect(describeError(bare, 'en')).toContain('sign-in');
   });
 
   it('recognises throttling codes from the event stream', () => {
     expect(describeError({ code: 'model_throttled' }, 'en')).toContain('busy');
   });
 
-  it('never shows an internal code for an unknown failure', () => {
-    const text = describeError({ code: 'xyz_internal_42', httpStatus: 500 }, 'en');
+  it('never shows an internal code for an unknown failure', async () => {
+    const body = { error: { code: 'xyz_internal_42', message: 'xyz_internal_42 at line 7' } };
+    const error = await ApiError.fromResponse(new Response(JSON.stringify(body), { status: 500 }));
+    expect(error.code).toBe('unrecognized_response');
+    const text = describeError({ code: error.code, httpStatus: error.status }, 'en');
     expect(text).not.toContain('xyz_internal_42');
     expect(text).toContain('server');
   });
@@ -24,12 +36,15 @@ describe('describeError for a broken model answer', () => {
     'empty_model_output',
     'model_stream_failed',
     'model_output_truncated',
-  ])('explains %s as the model failing, never as a problem with what staff typed', (code) => {
-    expect(describeError({ code }, 'en')).toBe(
-      "The AI model's answer broke off or could not be read. Please try again.",
-    );
-    expect(describeError({ code }, 'ja')).toContain('AI モデル');
-  });
+  ] as const)(
+    'explains %s as the model failing, never as a problem with what staff typed',
+    (code) => {
+      expect(describeError({ code }, 'en')).toBe(
+        "The AI model's answer broke off or could not be read. Please try again.",
+      );
+      expect(describeError({ code }, 'ja')).toContain('AI モデル');
+    },
+  );
 });
 
 describe('describeError for one answer per question', () => {
@@ -54,7 +69,7 @@ describe('describeError for one answer per question', () => {
 
 describe('describeError for an edit of a question that is no longer the latest', () => {
   it('says a newer question exists and offers no retry, which would be refused again', () => {
-    const refused = { code: 'not_latest_question', httpStatus: 409 };
+    const refused = { code: 'not_latest_question', httpStatus: 409 } as const;
     expect(describeError(refused, 'en')).toContain('newer question');
     expect(describeError(refused, 'ja')).toContain('新しい質問');
     expect(isRetryableFailure(refused)).toBe(false);
@@ -66,7 +81,8 @@ describe('describeError for an edit of a question that is no longer the latest',
 describe('a store outage', () => {
   it('is explained as temporary, from the code of an event or the 503 of a response', () => {
     expect(describeError({ code: 'store_unavailable' }, 'en')).toContain('Wait a moment');
-    expect(describeError({ code: 'http_503', httpStatus: 503 }, 'en')).toContain('Wait a moment');
+    const bare = { code: 'unrecognized_response', httpStatus: 503 } as const;
+    expect(describeError(bare, 'en')).toContain('Wait a moment');
     expect(describeError({ code: 'store_unavailable', httpStatus: 503 }, 'ja')).toContain(
       '少し待って',
     );
@@ -75,7 +91,7 @@ describe('a store outage', () => {
   it('is worth trying again, unlike input the server refused', () => {
     expect(isRetryableFailure({ code: 'store_unavailable', httpStatus: 503 })).toBe(true);
     expect(isRetryableFailure({ code: 'store_unavailable' })).toBe(true);
-    expect(isRetryableFailure({ code: 'too_many_requests', httpStatus: 429 })).toBe(true);
+    expect(isRetryableFailure({ code: 'unrecognized_response', httpStatus: 429 })).toBe(true);
     expect(isRetryableFailure({ code: 'invalid_text', httpStatus: 400 })).toBe(false);
     expect(isRetryableFailure({ code: 'unsupported_media_type', httpStatus: 415 })).toBe(false);
     expect(isRetryableFailure({ code: 'not_found', httpStatus: 404 })).toBe(false);
@@ -97,11 +113,11 @@ describe('describeError for knowledge capture', () => {
     ['already_published', 409, 'already published'],
     ['knowledge_capture_disabled', 501, 'not enabled'],
     ['knowledge_store_unavailable', 503, 'knowledge store'],
-  ])('explains %s (%i) instead of the status alone', (code, httpStatus, words) => {
+  ] as const)('explains %s (%i) instead of the status alone', (code, httpStatus, words) => {
     expect(describeError({ code, httpStatus }, 'en')).toContain(words);
     // Not the status's generic sentence (a 403 is not an expired sign-in here).
     expect(describeError({ code, httpStatus }, 'ja')).not.toBe(
-      describeError({ code: `http_${httpStatus}`, httpStatus }, 'ja'),
+      describeError({ code: 'unrecognized_response', httpStatus }, 'ja'),
     );
   });
 });
@@ -111,5 +127,38 @@ describe('a guardrail intervention', () => {
     expect(describeError({ code: 'guardrail_intervened' }, 'en')).toContain('Guardrail');
     expect(describeError({ code: 'guardrail_intervened' }, 'ja')).toContain('ブロック');
     expect(isRetryableFailure({ code: 'guardrail_intervened' })).toBe(false);
+  });
+});
+
+describe('the message map', () => {
+  it('explains every code of the contract in both languages, each with its own words', () => {
+    for (const code of ERROR_CODES) {
+      const sentence = SENTENCE_BY_CODE[code];
+      expect(sentence, code).toBeDefined();
+      expect(sentence.ja, code).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/u);
+      expect(sentence.en, code).toMatch(/^[A-Z]/);
+      expect(describeError({ code }, 'ja'), code).toBe(sentence.ja);
+      expect(describeError({ code }, 'en'), code).toBe(sentence.en);
+    }
+  });
+
+  it('covers exactly the contract and the browser-only codes, nothing stale', () => {
+    const browserOnly: FailureCode[] = [
+      'network',
+      'stream_cut',
+      'not_event_stream',
+      'unrecognized_response',
+      'stored_failure',
+      'unknown',
+    ];
+    expect(Object.keys(SENTENCE_BY_CODE).sort()).toEqual([...ERROR_CODES, ...browserOnly].sort());
+  });
+
+  it('tells a question superseded mid-answer that its newer version is answered', () => {
+    expect(describeError({ code: 'question_superseded' }, 'en')).toContain('newer version');
+    expect(describeError({ code: 'question_superseded' }, 'ja')).toContain('新しい方');
+    expect(describeError({ code: 'question_superseded' }, 'en')).not.toBe(
+      describeError({ code: 'internal' }, 'en'),
+    );
   });
 });

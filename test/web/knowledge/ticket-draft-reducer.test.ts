@@ -117,7 +117,7 @@ describe('ticketDraftReducer while the draft streams', () => {
   });
 
   it('turns a refused request into an editable empty form that says why', () => {
-    const failure = { code: 'daily_budget_exceeded', message: 'budget', httpStatus: 429 };
+    const failure = { code: 'daily_budget_exceeded', message: 'budget', httpStatus: 429 } as const;
     const state = run({ type: 'stream_failed', failure });
     expect(state).toMatchObject({ phase: 'editing', shortfall: { kind: 'failed', failure } });
   });
@@ -184,10 +184,11 @@ describe('ticketDraftReducer while staff edit', () => {
       publishing,
     );
     const failure = {
-      code: 'invalid_request',
-      message: 'subject must be one line',
+      code: 'bad_request',
+      message: 'subject: subject must be one line',
       httpStatus: 400,
-    };
+      field: 'subject',
+    } as const;
     const refused = ticketDraftReducer(publishing, { type: 'publish_failed', failure });
     expect(refused).toMatchObject({ phase: 'editing', publishFailure: failure });
     expect(ticketDraftReducer(refused, { type: 'publish_started' }).publishFailure).toBeUndefined();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_RESOLUTION_STEPS, MAX_SUBJECT_LENGTH } from '../../../functions/contract/knowledge.js';
 import type { TicketDraftFields } from '../../../web/src/knowledge/ticket-draft-reducer.js';
 import {
-  fieldOfServerMessage,
+  draftFormFieldOf,
   validateTicketDraft,
 } from '../../../web/src/knowledge/validate-ticket-draft.js';
 
@@ -69,16 +69,17 @@ describe('validateTicketDraft', () => {
   });
 });
 
-describe('fieldOfServerMessage', () => {
+describe('draftFormFieldOf', () => {
   it.each([
-    ['subject must be one line', 'subject'],
-    ['category must be one of Account, Box', 'category'],
-    ['inquiry must not be empty or invisible', 'inquiry'],
-    ['each resolution step must be at most 1000 characters', 'resolution'],
-    ['resolution needs at least one step', 'resolution'],
-    ['conversationId must be a ULID', undefined],
-    ['Unrecognized key: "extra"', undefined],
-  ])('reads %j as about %s', (message, field) => {
-    expect(fieldOfServerMessage(message)).toBe(field);
+    ['subject', 'subject'],
+    ['category', 'category'],
+    ['inquiry', 'inquiry'],
+    ['resolution.3', 'resolution'],
+    ['resolution', 'resolution'],
+    ['conversationId', undefined],
+    ['subjects', undefined],
+    [undefined, undefined],
+  ])('reads the request field %j as the form field %s', (requestField, formField) => {
+    expect(draftFormFieldOf(requestField)).toBe(formField);
   });
 });

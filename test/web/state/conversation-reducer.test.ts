@@ -90,7 +90,7 @@ describe('conversationReducer', () => {
   });
 
   it('marks an error event as failed with the server error', () => {
-    const error = { code: 'model_error', message: 'x', retryable: true };
+    const error = { code: 'model_stream_failed', message: 'x', retryable: true } as const;
     const view = run([send(), event(token('途中')), event({ event: 'error', data: error })]);
     expect(assistantOf(view)).toMatchObject({ status: 'failed', error, text: '途中' });
     expect(view.activeRequestId).toBeUndefined();
@@ -123,7 +123,7 @@ describe('conversationReducer', () => {
       {
         type: 'request_failed',
         requestId: 'r1',
-        error: { code: 'http_500', message: '', retryable: true, httpStatus: 500 },
+        error: { code: 'internal', message: '', retryable: true, httpStatus: 500 },
       },
     ]);
     const retried = conversationReducer(failed, { ...send('r2'), clientMessageId: 'cm-r1' });

@@ -6,7 +6,7 @@ import {
   type PublishKnowledgeResponse,
   publishKnowledgeResponseSchema,
 } from '../../../functions/contract/knowledge.js';
-import { ChatHttpError, readChatStream } from '../chat/read-chat-stream.js';
+import { readChatStream } from '../chat/read-chat-stream.js';
 import { ApiError, callApi } from './api-error.js';
 
 /**
@@ -51,13 +51,7 @@ export function createKnowledgeApi(apiBase: string, apiFetch: typeof fetch): Kno
         });
       } catch (error) {
         if (signal.aborted) throw error;
-        if (error instanceof ChatHttpError) {
-          const { issueId } = error;
-          throw new ApiError(error.status, error.code, error.message, {
-            cause: error,
-            ...(issueId !== undefined ? { issueId } : {}),
-          });
-        }
+        if (error instanceof ApiError) throw error;
         throw new ApiError(0, 'network', String(error), { cause: error });
       }
     },

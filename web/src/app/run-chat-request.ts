@@ -1,5 +1,6 @@
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
-import { ChatHttpError, readChatStream } from '../chat/read-chat-stream.js';
+import { ApiError } from '../api/api-error.js';
+import { readChatStream } from '../chat/read-chat-stream.js';
 import type { ChatStoreAction } from '../state/chat-store-reducer.js';
 import { toBubbleError } from './to-bubble-error.js';
 
@@ -86,7 +87,7 @@ export async function runChatRequest(
   } catch (error) {
     if (!signal.aborted && !finished) {
       const failure = toBubbleError(error, sawEvent);
-      if (!(error instanceof ChatHttpError)) console.error('chat stream failed', error);
+      if (!(error instanceof ApiError)) console.error('chat stream failed', error);
       dispatch({
         type: 'conversation',
         key,

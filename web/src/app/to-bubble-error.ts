@@ -1,4 +1,4 @@
-import { ChatHttpError } from '../chat/read-chat-stream.js';
+import { ApiError } from '../api/api-error.js';
 import { isRetryableFailure } from '../errors/describe-error.js';
 import type { BubbleError } from '../state/bubble.js';
 
@@ -8,7 +8,7 @@ import type { BubbleError } from '../state/bubble.js';
  * (never connected) or after it (the stream was cut).
  */
 export function toBubbleError(error: unknown, sawEvent: boolean): BubbleError {
-  if (error instanceof ChatHttpError) {
+  if (error instanceof ApiError) {
     return {
       code: error.code,
       message: error.message,

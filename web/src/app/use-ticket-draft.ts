@@ -79,8 +79,14 @@ export function useTicketDraft(
 
 function toDraftFailure(error: unknown): DraftFailure {
   if (error instanceof ApiError) {
-    const { code, message, status, issueId } = error;
-    return { code, message, httpStatus: status, ...(issueId !== undefined ? { issueId } : {}) };
+    const { code, message, status, field, issueId } = error;
+    return {
+      code,
+      message,
+      httpStatus: status,
+      ...(field !== undefined ? { field } : {}),
+      ...(issueId !== undefined ? { issueId } : {}),
+    };
   }
   console.error('knowledge capture failed', error);
   return { code: 'unknown', message: '' };

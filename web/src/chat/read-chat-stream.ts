@@ -1,9 +1,8 @@
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
-import { ChatHttpError } from './chat-http-error.js';
+import { ApiError } from '../api/api-error.js';
 import { type InvalidChatEvent, parseChatEvent } from './parse-chat-event.js';
 import { createSseParser } from './sse-parser.js';
 
-export { ChatHttpError } from './chat-http-error.js';
 export type { InvalidChatEvent } from './parse-chat-event.js';
 
 /** Options of {@link readChatStream}. */
@@ -27,7 +26,7 @@ export interface ReadChatStreamOptions {
 /**
  * POSTs a chat request and reads the SSE response, calling `onEvent` for every valid event.
  * Resolves when the server ends the stream; whether the answer completed is told by the events
- * (`result` or `error`). Rejects with {@link ChatHttpError} when the server refused the request,
+ * (`result` or `error`). Rejects with {@link ApiError} when the server refused the request,
  * with the abort reason when `signal` aborts, or with a network error.
  *
  * @example
@@ -46,12 +45,12 @@ export async function readChatStream(options: ReadChatStreamOptions): Promise<vo
     body: JSON.stringify(options.body),
     signal,
   });
-  if (!response.ok) throw await ChatHttpError.fromResponse(response);
+  if (!response.ok) throw await ApiError.fromResponse(response);
   const contentType = response.headers.get('content-type') ?? '';
   if (!contentType.startsWith('text/event-stream') || response.body === null) {
     await response.body?.cancel();
     const message = `Expected an event stream, got '${contentType}'`;
-    throw new ChatHttpError(response.status, 'not_event_stream', message);
+    throw new ApiError(response.status, 'not_event_stream', message);
   }
 
   const reader = response.body.getReader();

@@ -14,7 +14,7 @@ export function ConversationPane({ chat }: { chat: ChatController }) {
       ? undefined
       : chat.loadError instanceof ApiError
         ? { code: chat.loadError.code, httpStatus: chat.loadError.status }
-        : { code: 'unknown' };
+        : { code: 'unknown' as const };
   return (
     <main className="conversation-pane" data-conversation={chat.activeKey}>
       {loadError !== undefined && (

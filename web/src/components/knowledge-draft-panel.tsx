@@ -15,9 +15,10 @@ import { useI18n } from '../i18n/i18n-context.js';
 import type { Locale, MessageKey } from '../i18n/messages.js';
 import type { DraftFailure, TicketDraftState } from '../knowledge/ticket-draft-reducer.js';
 import {
+  type DraftFormField,
   type DraftProblem,
   type DraftProblems,
-  fieldOfServerMessage,
+  draftFormFieldOf,
   findDraftLinkWarnings,
   validateTicketDraft,
 } from '../knowledge/validate-ticket-draft.js';
@@ -387,11 +388,10 @@ function publishFailureText(failure: DraftFailure, locale: Locale): string {
   return describeError({ code: failure.code, httpStatus: failure.httpStatus }, locale);
 }
 
-/** A 400 of the publish route whose message names a form field: shown beside that field. */
+/** A refusal of the publish route that names a form field (`field`): shown beside that field. */
 function serverFieldProblem(
   failure: DraftFailure | undefined,
-): { field: 'subject' | 'category' | 'inquiry' | 'resolution'; message: string } | undefined {
-  if (failure?.httpStatus !== 400) return undefined;
-  const field = fieldOfServerMessage(failure.message);
-  return field ? { field, message: failure.message } : undefined;
+): { field: DraftFormField; message: string } | undefined {
+  const field = draftFormFieldOf(failure?.field);
+  return field && failure ? { field, message: failure.message } : undefined;
 }

@@ -1,7 +1,11 @@
+import type { FailureCode } from '../api/api-error.js';
 import type { Locale } from '../i18n/messages.js';
 
-/** What a staff member can do about a failure, in their language. */
-const byReason = {
+/**
+ * The sentences a staff member reads about a failure, in their language: what happened and what
+ * they can do. Several codes share one.
+ */
+const sentences = {
   network: {
     ja: 'サーバーに接続できませんでした。ネットワーク接続を確認して、もう一度お試しください。',
     en: 'Could not reach the server. Check your network connection and try again.',
@@ -86,53 +90,106 @@ const byReason = {
     ja: 'ナレッジの保存先に一時的に接続できません。少し待ってからもう一度公開してください。',
     en: 'The knowledge store cannot be reached right now. Wait a moment and publish again.',
   },
+  timeout: {
+    ja: '回答の作成に時間がかかりすぎたため、途中で打ち切りました。もう一度お試しください。',
+    en: 'The answer took too long and was cut off. Please try again.',
+  },
+  superseded: {
+    ja: 'この質問は回答の作成中に（別の画面などで）編集または再生成されました。新しい方の質問に回答しています。',
+    en: 'This question was edited or regenerated meanwhile (perhaps in another tab); its newer version is answered instead.',
+  },
+  saveFailed: {
+    ja: '回答を保存できませんでした。もう一度お試しください。',
+    en: 'The answer could not be saved. Please try again.',
+  },
+  draftStopped: {
+    ja: '下書きの作成を停止しました。',
+    en: 'The draft was stopped.',
+  },
   server: {
     ja: 'サーバーでエラーが発生しました。時間をおいてもう一度お試しください。解決しない場合は管理者に連絡してください。',
     en: 'Something went wrong on the server. Try again later, and tell the administrators if it persists.',
   },
 } as const satisfies Record<string, Record<Locale, string>>;
 
-type Reason = keyof typeof byReason;
+type Sentence = (typeof sentences)[keyof typeof sentences];
 
-const statusReasons: Record<number, Reason> = {
-  0: 'network',
-  400: 'invalid',
-  401: 'unauthorized',
-  403: 'unauthorized',
-  404: 'notFound',
-  409: 'conflict',
-  413: 'tooLarge',
-  415: 'invalid',
-  429: 'busy',
-  503: 'unavailable',
+/**
+ * The explanation of every code the web app can meet. Typed over the whole set — the contract's
+ * codes and the browser's own — so a code added to `functions/contract/errors.ts` fails the web
+ * typecheck until it has its sentence here.
+ */
+export const SENTENCE_BY_CODE = {
+  // Refused requests.
+  bad_request: sentences.invalid,
+  invalid_text: sentences.invalid,
+  empty_text: sentences.invalid,
+  invalid_cursor: sentences.invalid,
+  not_an_answer: sentences.invalid,
+  ticket_not_cited: sentences.invalid,
+  unsupported_media_type: sentences.invalid,
+  unauthorized: sentences.unauthorized,
+  not_a_knowledge_editor: sentences.notEditor,
+  not_found: sentences.notFound,
+  turn_not_found: sentences.notFound,
+  inquiry_not_found: sentences.notFound,
+  method_not_allowed: sentences.server,
+  conflict: sentences.conflict,
+  not_latest_question: sentences.notLatest,
+  answer_in_progress: sentences.inProgress,
+  inquiry_not_solved: sentences.notSolved,
+  already_published: sentences.alreadyPublished,
+  too_large: sentences.tooLarge,
+  client_message_id_reused: sentences.reusedId,
+  daily_budget_exceeded: sentences.budget,
+  internal: sentences.server,
+  knowledge_capture_disabled: sentences.knowledgeDisabled,
+  store_unavailable: sentences.unavailable,
+  knowledge_store_unavailable: sentences.knowledgeStoreUnavailable,
+  // `error` events.
+  model_throttled: sentences.busy,
+  model_unavailable: sentences.busy,
+  model_stream_failed: sentences.model,
+  model_rejected: sentences.server,
+  model_output_truncated: sentences.model,
+  invalid_model_output: sentences.model,
+  empty_model_output: sentences.model,
+  guardrail_intervened: sentences.guardrail,
+  timeout: sentences.timeout,
+  save_failed: sentences.saveFailed,
+  conversation_deleted: sentences.deleted,
+  question_superseded: sentences.superseded,
+  draft_stopped: sentences.draftStopped,
+  // The browser's own.
+  network: sentences.network,
+  stream_cut: sentences.cut,
+  not_event_stream: sentences.server,
+  unrecognized_response: sentences.server,
+  stored_failure: sentences.server,
+  unknown: sentences.server,
+} as const satisfies Record<FailureCode, Sentence>;
+
+/**
+ * A response without the API's error body (a CDN or Lambda runtime page, a code newer than this
+ * build) is explained by its status alone — the one place a status still chooses the words.
+ */
+const SENTENCE_BY_STATUS: Readonly<Record<number, Sentence>> = {
+  0: sentences.network,
+  400: sentences.invalid,
+  401: sentences.unauthorized,
+  403: sentences.unauthorized,
+  404: sentences.notFound,
+  409: sentences.conflict,
+  413: sentences.tooLarge,
+  415: sentences.invalid,
+  429: sentences.busy,
+  503: sentences.unavailable,
 };
 
-/** Error codes (SSE `error` events and JSON bodies) that deserve a specific explanation. */
-function reasonFromCode(code: string): Reason | undefined {
-  if (code === 'network' || code === 'stream_cut') return code === 'network' ? 'network' : 'cut';
-  // Before the generic patterns: `invalid_model_output` is the model's fault, not the user's input.
-  if (/^(invalid|empty)_model_output$|^model_(stream_failed|output_truncated)$/.test(code)) {
-    return 'model';
-  }
-  if (code === 'daily_budget_exceeded') return 'budget';
-  if (code === 'guardrail_intervened') return 'guardrail';
-  if (code === 'conversation_deleted') return 'deleted';
-  if (code === 'answer_in_progress') return 'inProgress';
-  if (code === 'client_message_id_reused') return 'reusedId';
-  if (code === 'not_latest_question') return 'notLatest';
-  if (code === 'store_unavailable') return 'unavailable';
-  if (code === 'not_a_knowledge_editor') return 'notEditor';
-  if (code === 'inquiry_not_solved') return 'notSolved';
-  if (code === 'already_published') return 'alreadyPublished';
-  if (code === 'knowledge_capture_disabled') return 'knowledgeDisabled';
-  if (code === 'knowledge_store_unavailable') return 'knowledgeStoreUnavailable';
-  if (/throttl|rate|busy|too_many/i.test(code)) return 'busy';
-  if (/unauthori[sz]ed|auth/i.test(code)) return 'unauthorized';
-  if (/not_?found/i.test(code)) return 'notFound';
-  if (/conflict/i.test(code)) return 'conflict';
-  if (/too_?large|payload/i.test(code)) return 'tooLarge';
-  if (/invalid|validation|bad_request/i.test(code)) return 'invalid';
-  return undefined;
+/** A failure as the web app keeps it: a code and, for a refused request, its status. */
+export interface DescribedFailure {
+  readonly code: FailureCode;
+  readonly httpStatus?: number;
 }
 
 /**
@@ -140,10 +197,7 @@ function reasonFromCode(code: string): Reason | undefined {
  * server-side outages (`store_unavailable`, 5xx) may pass on a second try; 400/401/404/413/415
  * will not. The web app offers "Try again" exactly for these.
  */
-export function isRetryableFailure(error: {
-  readonly code: string;
-  readonly httpStatus?: number;
-}): boolean {
+export function isRetryableFailure(error: DescribedFailure): boolean {
   if (error.code === 'store_unavailable' || error.code === 'network') return true;
   // A 409 that no retry can change: the question it edits is no longer the latest (ADR 0010).
   if (error.code === 'not_latest_question') return false;
@@ -154,16 +208,13 @@ export function isRetryableFailure(error: {
 }
 
 /**
- * Turns an HTTP status and/or an error code into a sentence for staff — never a stack trace or
- * an internal code (those stay in the console for developers).
+ * Turns a failure into a sentence for staff — never a stack trace or an internal code (those
+ * stay in the console for developers).
  */
-export function describeError(
-  error: { readonly code: string; readonly httpStatus?: number },
-  locale: Locale,
-): string {
-  const reason =
-    reasonFromCode(error.code) ??
-    (error.httpStatus !== undefined ? statusReasons[error.httpStatus] : undefined) ??
-    'server';
-  return byReason[reason][locale];
+export function describeError(error: DescribedFailure, locale: Locale): string {
+  const sentence =
+    error.code === 'unrecognized_response' && error.httpStatus !== undefined
+      ? (SENTENCE_BY_STATUS[error.httpStatus] ?? sentences.server)
+      : SENTENCE_BY_CODE[error.code];
+  return sentence[locale];
 }

@@ -1,5 +1,7 @@
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { StreamError } from '../../../functions/contract/errors.js';
 import type { TicketCategory } from '../../../functions/contract/knowledge.js';
+import type { FailureCode } from '../api/api-error.js';
 
 /**
  * The "Save as knowledge" form as one pure state machine: the model's draft streams into the
@@ -19,9 +21,11 @@ export interface TicketDraftFields {
 
 /** A refusal or failure as the form shows it (the API's code, its message, the HTTP status). */
 export interface DraftFailure {
-  readonly code: string;
+  readonly code: FailureCode;
   readonly message: string;
   readonly httpStatus?: number;
+  /** With a refused publish: the request field the server's message is about (`resolution.2`). */
+  readonly field?: string;
   /** With `already_published`: the ticket the inquiry already is. */
   readonly issueId?: string;
 }
@@ -141,7 +145,7 @@ function applyDraftEvent(state: TicketDraftState, event: ChatEvent): TicketDraft
   }
 }
 
-function failureOf({ code, message }: { code: string; message: string }): DraftFailure {
+function failureOf({ code, message }: StreamError): DraftFailure {
   return { code, message };
 }
 

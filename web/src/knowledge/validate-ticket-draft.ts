@@ -79,16 +79,23 @@ function problemOf(issue: z.core.$ZodIssue): DraftProblem {
   }
 }
 
+/** A field of the "Save as knowledge" form. */
+export type DraftFormField = 'subject' | 'category' | 'inquiry' | 'resolution';
+const DRAFT_FORM_FIELDS: ReadonlySet<string> = new Set<DraftFormField>([
+  'subject',
+  'category',
+  'inquiry',
+  'resolution',
+]);
+
 /**
- * The form field a 400 of `POST /api/knowledge` is about: the server's messages start with the
- * field's name ("subject must be one line", "each resolution step must …"). `undefined` when
- * the message names none of the form's fields (then it is shown above the buttons).
+ * The form field a refused `POST /api/knowledge` is about, from the error body's `field` (a
+ * dotted path: `subject`, `resolution.2` for the third step). `undefined` when the refusal names
+ * no field of the form (then its message is shown above the buttons).
  */
-export function fieldOfServerMessage(
-  message: string,
-): 'subject' | 'category' | 'inquiry' | 'resolution' | undefined {
-  const match = /^(?:each )?(subject|category|inquiry|resolution)\b/.exec(message.trim());
-  return match?.[1] as 'subject' | 'category' | 'inquiry' | 'resolution' | undefined;
+export function draftFormFieldOf(requestField: string | undefined): DraftFormField | undefined {
+  const head = requestField?.split('.')[0];
+  return head !== undefined && DRAFT_FORM_FIELDS.has(head) ? (head as DraftFormField) : undefined;
 }
 
 /**

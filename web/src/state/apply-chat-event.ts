@@ -42,7 +42,8 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
     case 'error':
       return {
         ...bubble,
-        status: event.data.code === 'truncated' ? 'truncated' : 'failed',
+        // A cut-off answer ends with a `truncated` result, never an error: an error always fails.
+        status: 'failed',
         error: event.data,
       };
     // The knowledge draft's own events never arrive on a chat stream; a chat bubble ignores them.

@@ -2,6 +2,7 @@ import type { DeliveredAnswer, TicketResult } from '../../../functions/contract/
 import type { KbChunk, ProgressStep } from '../../../functions/contract/chat-events.js';
 import type { AnswerFeedback } from '../../../functions/contract/conversations.js';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
+import type { FailureCode } from '../api/api-error.js';
 
 /** What the user sent; `inquiryId` is known once the server's `meta` event names it. */
 export interface UserBubble {
@@ -25,7 +26,7 @@ export type AssistantStatus = 'streaming' | 'complete' | 'truncated' | 'stopped'
 
 /** A user-facing error: a code the UI translates, plus the server's words as a fallback. */
 export interface BubbleError {
-  readonly code: string;
+  readonly code: FailureCode;
   readonly message: string;
   readonly retryable: boolean;
   readonly httpStatus?: number;
