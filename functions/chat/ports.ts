@@ -336,7 +336,7 @@ export interface ChatConfig {
   /** Input + output tokens one user may spend per UTC day; 0 turns the budget off. @default 0 */
   readonly dailyTokenBudget: number;
   /**
-   * Expand the retrieval query with the bilingual IT glossary (`retrieval-query.ts`), so a
+   * Expand the retrieval query with the bilingual IT glossary (`retrieval.ts`), so a
    * question in one language finds tickets in the other. Measured by `npm run eval`. @default true
    */
   readonly queryExpansion: boolean;

@@ -1,9 +1,14 @@
 import { type GlossaryEntry, IT_GLOSSARY } from './it-glossary.js';
+import type { ChatConfig, RetrievedTicket, Retriever } from './ports.js';
 
 /**
- * The text sent to the Knowledge Base's `Retrieve` for an inquiry. Built from the inquiry's own
- * user text only — never history, never assistant text — and deterministic: the same inquiry
- * always sends the same query (the `kb_query` event shows it to staff verbatim).
+ * Retrieval for an inquiry: the query text sent to the Knowledge Base's `Retrieve`
+ * (`toRetrievalQuery`), the similar and the referenced tickets fetched through the `Retriever`
+ * port, and the second restricted-ticket filter applied to whatever came back (`mergeChunks`).
+ * The query is built from the inquiry's own user text only — never history, never assistant
+ * text — and deterministically: the same inquiry always sends the same query (the `kb_query`
+ * event shows it to staff verbatim). Restricted tickets never get past this module, whatever the
+ * retriever's own filter did.
  */
 
 /** Bedrock's Retrieve accepts at most 1,000 characters of query text. */
@@ -67,4 +72,59 @@ function englishWord(word: string): RegExp {
     englishPatterns.set(word, pattern);
   }
   return pattern;
+}
+
+/**
+ * Similar tickets for the inquiry text, restricted ones removed a second time here whatever the
+ * retriever's filter did, and merged per ticket (a long ticket can come back as several chunks).
+ */
+export async function retrieveTickets(
+  retriever: Retriever,
+  inquiryText: string,
+  config: Pick<ChatConfig, 'numberOfResults' | 'queryExpansion'>,
+  signal?: AbortSignal,
+  restrictedIssueIds?: Set<string>,
+): Promise<RetrievedTicket[]> {
+  const query = toRetrievalQuery(inquiryText, { expand: config.queryExpansion });
+  const chunks = await retriever.search(query, { limit: config.numberOfResults, signal });
+  return mergeChunks(chunks, restrictedIssueIds);
+}
+
+export async function fetchReferencedTickets(
+  retriever: Retriever,
+  issueIds: readonly string[],
+  signal?: AbortSignal,
+  restrictedIssueIds?: Set<string>,
+): Promise<RetrievedTicket[]> {
+  if (issueIds.length === 0) return [];
+  const limit = Math.min(100, issueIds.length * 4);
+  const chunks = await retriever.fetchByIssueIds(issueIds, { limit, signal });
+  return mergeChunks(chunks, restrictedIssueIds);
+}
+
+/**
+ * Drops restricted chunks (noting their ids in `restrictedIssueIds`, for the grounding log) and
+ * joins chunks of one ticket, best score first.
+ */
+export function mergeChunks(
+  chunks: readonly RetrievedTicket[],
+  restrictedIssueIds?: Set<string>,
+): RetrievedTicket[] {
+  const byIssue = new Map<string, RetrievedTicket>();
+  for (const chunk of chunks) {
+    if (chunk.restricted) {
+      restrictedIssueIds?.add(chunk.issueId);
+      continue;
+    }
+    const existing = byIssue.get(chunk.issueId);
+    if (!existing) byIssue.set(chunk.issueId, chunk);
+    else if (!existing.text.includes(chunk.text)) {
+      byIssue.set(chunk.issueId, {
+        ...existing,
+        score: Math.max(existing.score, chunk.score),
+        text: `${existing.text}\n${chunk.text}`,
+      });
+    }
+  }
+  return [...byIssue.values()].sort((a, b) => b.score - a.score);
 }
