@@ -24,15 +24,30 @@ import type {
   ChatModel,
   ChatModelRequest,
   ConversationStore,
+  ConversationSummary,
   ModelUsage,
+  Owner,
+  Turn,
 } from './ports.js';
-import type { BegunChat } from './run-chat.js';
 
 /**
  * Generating the answer: the model's tool input streamed through the incremental parser into
  * `token` and grounded `ticket` events, stopped by staff or the time budget, and finished into a
  * valid answer whatever happened.
  */
+
+/**
+ * The chat an answer is generated for, as far as generation needs it (`run-chat.ts`'s `BegunChat`
+ * is one): whose it is and which user turn it answers, for the stop flag, and the restricted
+ * tickets retrieval removed, for the grounding log. Declared here so generation does not import
+ * the pipeline that calls it.
+ */
+export interface GeneratingChat {
+  readonly owner: Owner;
+  readonly conversation: Pick<ConversationSummary, 'conversationId'>;
+  readonly turn: Pick<Turn, 'seq'>;
+  readonly restrictedIssueIds?: ReadonlySet<string>;
+}
 
 export interface GenerateWithStopDependencies {
   readonly store: ConversationStore;
@@ -47,7 +62,7 @@ export interface GenerateWithStopDependencies {
  * retryable failure, so the page offers to try again instead of looking deliberately stopped.
  */
 export async function generateWithStop(
-  begun: BegunChat,
+  begun: GeneratingChat,
   dependencies: GenerateWithStopDependencies,
   request: Omit<ChatModelRequest, 'signal'>,
   allowedIssueIds: ReadonlySet<string>,

@@ -7,7 +7,7 @@ import {
 import type { DailyBudget, Owner } from '../../chat/ports.js';
 import type { IssueNumbers } from '../../knowledge/ports.js';
 import { ownerIdOf } from './conversation-items.js';
-import type { StoreContext } from './create-dynamodb-conversation-store.js';
+import type { StoreContext } from './store-context.js';
 import { jitteredBackoff } from './versioned-commit.js';
 
 /** What an item of the Turns table beside the turns needs: the client and the table's name. */
