@@ -1,9 +1,9 @@
+import type { DailyBudget } from '../chat/daily-budget.js';
 import type {
   ChatConfig,
   ChatModel,
   ChatTelemetry,
   ConversationStore,
-  DailyBudget,
   Retriever,
 } from '../chat/ports.js';
 import { beginChat, streamChat } from '../chat/run-chat.js';

@@ -11,10 +11,10 @@ import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.j
 import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
+import type { DailyBudget } from '../chat/daily-budget.js';
 import {
   type ChatModel,
   type ConversationStore,
-  type DailyBudget,
   defaultChatConfig,
   type Owner,
   type Retriever,

@@ -1,11 +1,10 @@
-import { requestBound, reserveWithinBudget, tokensToCharge } from '../chat/daily-budget.js';
-import type {
-  ChatConfig,
-  ChatModel,
-  ConversationStore,
-  DailyBudget,
-  Retriever,
-} from '../chat/ports.js';
+import {
+  type DailyBudget,
+  requestBound,
+  reserveWithinBudget,
+  tokensToCharge,
+} from '../chat/daily-budget.js';
+import type { ChatConfig, ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
 import {
   type Caller,
   findUnverifiedTicketLinks,

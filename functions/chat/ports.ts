@@ -195,21 +195,6 @@ export interface ConversationStore {
 }
 
 /**
- * A per-user daily token budget: one counter per owner and UTC day of the tokens committed —
- * spent, plus reserved by model calls still running (ADR 0012; the rules are in
- * `daily-budget.ts`). The DynamoDB adapter keeps it beside the idempotency markers.
- */
-export interface DailyBudget {
-  /**
-   * One atomic conditional write: adds `tokens` to the day's committed tokens if they are below
-   * `limit`, and returns false, adding nothing, if they are not.
-   */
-  reserve(owner: Owner, day: string, tokens: number, limit: number): Promise<boolean>;
-  /** Adds `tokens` to the day's committed tokens, whatever they are; negative gives back. */
-  adjust(owner: Owner, day: string, tokens: number): Promise<void>;
-}
-
-/**
  * Who a conversation belongs to. Always derived from the verified identity (Cognito token, or the
  * dev header in local mode) — never from a request body.
  */

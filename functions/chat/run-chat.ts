@@ -3,6 +3,7 @@ import type { ChatRequest } from '../contract/chat-request.js';
 import {
   type BudgetReservation,
   chatAdmissionBound,
+  type DailyBudget,
   requestBound,
   reserveWithinBudget,
   tokensToCharge,
@@ -25,7 +26,6 @@ import type {
   ChatTelemetry,
   ConversationStore,
   ConversationWithTurns,
-  DailyBudget,
   GenerationClaim,
   Owner,
   RetrievedTicket,

@@ -1,9 +1,9 @@
+import type { DailyBudget } from '../../functions/chat/daily-budget.js';
 import type {
   ChatModel,
   ChatModelEvent,
   ChatModelRequest,
   ChatTelemetry,
-  DailyBudget,
   RetrievedTicket,
   Retriever,
   Turn,

@@ -4,7 +4,8 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DailyBudget, Owner } from '../../chat/ports.js';
+import type { DailyBudget } from '../../chat/daily-budget.js';
+import type { Owner } from '../../chat/ports.js';
 import type { IssueNumbers } from '../../knowledge/ports.js';
 import { ownerIdOf } from './conversation-items.js';
 import type { StoreContext } from './store-context.js';
