@@ -523,8 +523,8 @@ export type TicketDropReason =
 
 /**
  * The cards one answer lost, by reason, logged as one structured line: a model that drifts from
- * the schema, or cites what it was not given, otherwise loses cards without a trace. (A later
- * observability change moves this to Powertools Logger and a metric.)
+ * the schema, or cites what it was not given, otherwise loses cards without a trace. The counts
+ * also reach the chat report (`ticketsDropped`) and its metric; only this line names the ids.
  */
 class DroppedTickets {
   private readonly byReason = new Map<TicketDropReason, string[]>();
