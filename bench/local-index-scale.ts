@@ -132,7 +132,7 @@ async function measureInChild(
   cacheDirectory: string,
 ): Promise<void> {
   const { loadEvalQueries } = await import('../eval/retrieval-evaluation.js');
-  const { toRetrievalQuery } = await import('../functions/chat/retrieval-query.js');
+  const { toRetrievalQuery } = await import('../functions/chat/retrieval.js');
   const { openKnowledgeBaseDataSource, loadTicketDocuments } = await import(
     '../local/bedrock/knowledge-base-data-source.js'
   );

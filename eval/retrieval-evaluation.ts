@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import type { RetrievedTicket, Retriever } from '../functions/chat/ports.js';
-import { toRetrievalQuery } from '../functions/chat/retrieval-query.js';
-import { mergeChunks } from '../functions/chat/run-chat.js';
+import { mergeChunks, toRetrievalQuery } from '../functions/chat/retrieval.js';
 
 /**
  * The retrieval evaluation: the labelled queries of `data/eval/retrieval-queries.jsonl` run

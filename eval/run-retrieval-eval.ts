@@ -42,7 +42,7 @@ import {
   type VectorStore,
 } from '../functions/adapters/bedrock/vector-store-search.js';
 import type { Retriever } from '../functions/chat/ports.js';
-import { toRetrievalQuery } from '../functions/chat/retrieval-query.js';
+import { toRetrievalQuery } from '../functions/chat/retrieval.js';
 import { type RerankingModelId, rerankingModelRegions } from '../lib/config.js';
 import { stackOutputNames } from '../lib/service-desk-stack.js';
 import { startLocalBedrockServer } from '../local/bedrock/start-local-bedrock-server.js';

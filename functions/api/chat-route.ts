@@ -1,14 +1,14 @@
+import type { DailyBudget } from '../chat/daily-budget.js';
 import type {
   ChatConfig,
   ChatModel,
   ChatTelemetry,
   ConversationStore,
-  DailyBudget,
   Retriever,
 } from '../chat/ports.js';
 import { beginChat, streamChat } from '../chat/run-chat.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
-import { createSseStream, SSE_RESPONSE_HEADERS } from '../sse/sse-stream.js';
+import { sseResponse } from '../sse/sse-response.js';
 import type { StreamPaddingOptions } from '../sse/stream-padding.js';
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from './http.js';
 
@@ -43,26 +43,32 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
       deadline,
       remainingTimeMs: request.remainingTimeMs,
     });
-    const sse = createSseStream({
-      heartbeatMs: dependencies.heartbeatMs,
-      tokenBatch:
-        dependencies.tokenBatchMs > 0 ? { maxDelayMs: dependencies.tokenBatchMs } : undefined,
-      padding: dependencies.padding,
-    });
     const { telemetry } = dependencies;
-    void streamChat(begun, (event) => sse.send(event), {
-      ...dependencies,
-      // The stream is the route's: it adds how many heartbeats the chat needed.
-      telemetry: telemetry && {
-        chatFinished: (report) =>
-          telemetry.chatFinished({ ...report, heartbeatsSent: sse.heartbeatsSent }),
+    return sseResponse(
+      {
+        heartbeatMs: dependencies.heartbeatMs,
+        tokenBatch:
+          dependencies.tokenBatchMs > 0 ? { maxDelayMs: dependencies.tokenBatchMs } : undefined,
+        padding: dependencies.padding,
+        // streamChat never throws by design; a bug must still end the stream, not the container.
+        failureEvent: {
+          code: 'internal',
+          message: 'Something went wrong while answering. Please try again.',
+          retryable: true,
+        },
+        logFailure: (error) => console.error('chat stream failed', error),
       },
-      remainingTimeMs: request.remainingTimeMs,
-      deadline,
-    })
-      // streamChat never throws by design; a bug must still end the stream, not the container.
-      .catch((error: unknown) => console.error('chat stream failed', error))
-      .finally(() => sse.close());
-    return { statusCode: 200, headers: { ...SSE_RESPONSE_HEADERS }, body: sse.stream };
+      (sse) =>
+        streamChat(begun, (event) => sse.send(event), {
+          ...dependencies,
+          // The stream is the route's: it adds how many heartbeats the chat needed.
+          telemetry: telemetry && {
+            chatFinished: (report) =>
+              telemetry.chatFinished({ ...report, heartbeatsSent: sse.heartbeatsSent }),
+          },
+          remainingTimeMs: request.remainingTimeMs,
+          deadline,
+        }),
+    );
   };
 }

@@ -11,15 +11,15 @@ import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.j
 import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
+import type { DailyBudget } from '../chat/daily-budget.js';
 import {
   type ChatModel,
   type ConversationStore,
-  type DailyBudget,
   defaultChatConfig,
   type Owner,
   type Retriever,
 } from '../chat/ports.js';
-import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/publish-ticket.js';
+import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
@@ -175,6 +175,7 @@ export function createApi(
       },
       budget,
       heartbeatMs: config.HEARTBEAT_MS,
+      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
       recorded: (report) => observability.knowledgeRecorded(report),
     }),

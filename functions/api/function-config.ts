@@ -37,7 +37,7 @@ export const functionConfigSchema = z
     BEDROCK_RUNTIME_ENDPOINT: optionalUrl,
     BEDROCK_AGENT_RUNTIME_ENDPOINT: optionalUrl,
     NUMBER_OF_RESULTS: z.coerce.number().int().min(1).max(100).default(8),
-    /** Expand retrieval queries with the bilingual IT glossary (`functions/chat/retrieval-query.ts`). */
+    /** Expand retrieval queries with the bilingual IT glossary (`functions/chat/retrieval.ts`). */
     QUERY_EXPANSION: booleanText.default(true),
     /** Output tokens per answer; advice, cards, mail draft and to-dos of a long answer fit in 8192. */
     MAX_TOKENS: z.coerce.number().int().min(256).max(64_000).default(8192),

@@ -1,11 +1,10 @@
-import { requestBound, reserveWithinBudget, tokensToCharge } from '../chat/daily-budget.js';
-import type {
-  ChatConfig,
-  ChatModel,
-  ConversationStore,
-  DailyBudget,
-  Retriever,
-} from '../chat/ports.js';
+import {
+  type DailyBudget,
+  requestBound,
+  reserveWithinBudget,
+  tokensToCharge,
+} from '../chat/daily-budget.js';
+import type { ChatConfig, ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
 import {
   type Caller,
   findUnverifiedTicketLinks,
@@ -13,13 +12,8 @@ import {
   publishKnowledgeResponseSchema,
 } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
-import type { SyncBacklog } from '../knowledge/owed-sync.js';
-import {
-  type IssueNumbers,
-  type KnowledgeDocuments,
-  loadSolvedInquiry,
-  publishTicket,
-} from '../knowledge/publish-ticket.js';
+import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
+import { loadSolvedInquiry, publishTicket } from '../knowledge/publish-ticket.js';
 import {
   buildDraftRequest,
   categoriesOf,
@@ -27,7 +21,8 @@ import {
   streamTicketDraft,
 } from '../knowledge/ticket-draft.js';
 import type { KnowledgeReport } from '../observability/telemetry.js';
-import { createSseStream, SSE_RESPONSE_HEADERS } from '../sse/sse-stream.js';
+import { sseResponse } from '../sse/sse-response.js';
+import type { StreamPaddingOptions } from '../sse/stream-padding.js';
 import {
   type ApiRequest,
   HttpError,
@@ -62,6 +57,8 @@ export interface KnowledgeRouteDependencies {
   };
   readonly budget?: DailyBudget;
   readonly heartbeatMs: number;
+  /** Padding of the draft stream, as the chat's (`STREAM_PADDING`). @default no padding */
+  readonly padding?: StreamPaddingOptions;
   readonly now: () => Date;
   /** Told of every draft streamed and ticket published (logs and metrics). */
   readonly recorded?: (report: KnowledgeReport) => void;
@@ -133,78 +130,76 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           transcript.cited.length * CATEGORY_ALLOWANCE_TOKENS,
         dependencies,
       );
-      let tokensCharged = 0;
       const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
       const signal = AbortSignal.timeout(Math.max(1000, budgetMs));
-      const sse = createSseStream({ heartbeatMs: dependencies.heartbeatMs });
-      const run = async () => {
-        sse.send({
-          event: 'meta',
-          data: {
-            conversationId,
-            inquiryId,
-            version: conversation.version,
-            modelId: dependencies.config.modelId,
+      return sseResponse(
+        {
+          heartbeatMs: dependencies.heartbeatMs,
+          padding: dependencies.padding,
+          failureEvent: {
+            code: 'internal',
+            message: 'The draft failed. Please try again.',
+            retryable: true,
           },
-        });
-        sse.send({ event: 'progress', data: { step: 'generating' } });
-        const cited = transcript.cited.map((ticket) => ticket.issueId);
-        // The cited tickets' categories help the model pick one; without them it still drafts.
-        const tickets =
-          cited.length === 0
-            ? []
-            : await dependencies.retriever
-                .fetchByIssueIds(cited, { limit: cited.length, signal })
-                .catch(() => []);
-        const draftRequest = buildDraftRequest(
-          transcript,
-          DRAFT_MAX_TOKENS,
-          categoriesOf(tickets),
-          ticketCategories,
-        );
-        void reservation?.resize(requestBound(draftRequest));
-        const outcome = await streamTicketDraft({
-          model: dependencies.model,
-          request: draftRequest,
-          signal,
-          send: (event) => sse.send(event),
-          ticketCategories,
-        });
-        tokensCharged = tokensToCharge({
-          request: draftRequest,
-          usage: outcome.usage,
-          ...(outcome.failure ? { failure: outcome.failure } : {}),
-          ...(outcome.draft ? { output: outcome.draft } : {}),
-        });
-        dependencies.recorded?.({
-          kind: 'draft',
-          owner: request.owner,
-          conversationId,
-          inquiryId,
-          complete: outcome.draft?.complete,
-          failureCode: outcome.failure?.code,
-          inputTokens: outcome.usage?.inputTokens,
-          outputTokens: outcome.usage?.outputTokens,
-        });
-      };
-      void run()
-        .catch((error: unknown) => {
-          console.error('knowledge draft failed', error);
-          sse.send({
-            event: 'error',
-            data: {
-              code: 'internal',
-              message: 'The draft failed. Please try again.',
-              retryable: true,
-            },
-          });
-        })
-        // Settled before the body closes: the invocation ends with it.
-        .finally(async () => {
-          await reservation?.settle(tokensCharged);
-          sse.close();
-        });
-      return { statusCode: 200, headers: { ...SSE_RESPONSE_HEADERS }, body: sse.stream };
+          logFailure: (error) => console.error('knowledge draft failed', error),
+        },
+        async (sse) => {
+          let tokensCharged = 0;
+          try {
+            sse.send({
+              event: 'meta',
+              data: {
+                conversationId,
+                inquiryId,
+                version: conversation.version,
+                modelId: dependencies.config.modelId,
+              },
+            });
+            sse.send({ event: 'progress', data: { step: 'generating' } });
+            const cited = transcript.cited.map((ticket) => ticket.issueId);
+            // The cited tickets' categories help the model pick one; without them it still drafts.
+            const tickets =
+              cited.length === 0
+                ? []
+                : await dependencies.retriever
+                    .fetchByIssueIds(cited, { limit: cited.length, signal })
+                    .catch(() => []);
+            const draftRequest = buildDraftRequest(
+              transcript,
+              DRAFT_MAX_TOKENS,
+              categoriesOf(tickets),
+              ticketCategories,
+            );
+            void reservation?.resize(requestBound(draftRequest));
+            const outcome = await streamTicketDraft({
+              model: dependencies.model,
+              request: draftRequest,
+              signal,
+              send: (event) => sse.send(event),
+              ticketCategories,
+            });
+            tokensCharged = tokensToCharge({
+              request: draftRequest,
+              usage: outcome.usage,
+              ...(outcome.failure ? { failure: outcome.failure } : {}),
+              ...(outcome.draft ? { output: outcome.draft } : {}),
+            });
+            dependencies.recorded?.({
+              kind: 'draft',
+              owner: request.owner,
+              conversationId,
+              inquiryId,
+              complete: outcome.draft?.complete,
+              failureCode: outcome.failure?.code,
+              inputTokens: outcome.usage?.inputTokens,
+              outputTokens: outcome.usage?.outputTokens,
+            });
+          } finally {
+            // Settled before the body closes: the invocation ends with it.
+            await reservation?.settle(tokensCharged);
+          }
+        },
+      );
     },
 
     async publish(request: ApiRequest): Promise<HttpResponse> {

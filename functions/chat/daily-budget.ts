@@ -1,7 +1,7 @@
 import { DailyBudgetExceededError } from './errors.js';
 import type { GenerationFailure } from './generate.js';
 import { answerTool, tokensAtLeast } from './model-request.js';
-import type { ChatConfig, ChatModelRequest, DailyBudget, ModelUsage, Owner } from './ports.js';
+import type { ChatConfig, ChatModelRequest, ModelUsage, Owner } from './ports.js';
 import { buildSystemPrompt } from './prompt-text.js';
 
 /**
@@ -11,7 +11,27 @@ import { buildSystemPrompt } from './prompt-text.js';
  * ends, and gives everything back when it never called the model. So every admitted call found
  * the budget not yet used up, and once it is, nothing more is admitted until settlements bring
  * the count back under: at most one call over the limit, however many run at once.
+ *
+ * One module for the budget: its port (`DailyBudget`; `adapters/dynamodb/counters.ts` implements
+ * it), the reservation and the bounds, used by chats (`run-chat.ts`) and knowledge drafts
+ * (`api/knowledge-routes.ts`) alike. Its refusal, `DailyBudgetExceededError`, stays with the
+ * core's other errors in `errors.ts`.
  */
+
+/**
+ * A per-user daily token budget: one counter per owner and UTC day of the tokens committed —
+ * spent, plus reserved by model calls still running (ADR 0012; the rules below). The DynamoDB
+ * adapter keeps it beside the idempotency markers.
+ */
+export interface DailyBudget {
+  /**
+   * One atomic conditional write: adds `tokens` to the day's committed tokens if they are below
+   * `limit`, and returns false, adding nothing, if they are not.
+   */
+  reserve(owner: Owner, day: string, tokens: number, limit: number): Promise<boolean>;
+  /** Adds `tokens` to the day's committed tokens, whatever they are; negative gives back. */
+  adjust(owner: Owner, day: string, tokens: number): Promise<void>;
+}
 
 /** A call's hold on the day's budget, from admission until it settles. */
 export interface BudgetReservation {

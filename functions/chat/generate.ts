@@ -20,25 +20,38 @@ import {
   findTicketReferences,
   resolveIssueId,
 } from '../contract/ticket-references.js';
-import {
-  createToolInputParser,
-  type ToolInputInvalidElementEvent,
-} from '../tool-input/tool-input-parser.js';
+import { streamToolInput } from '../tool-input/stream-tool-input.js';
+import type { ToolInputInvalidElementEvent } from '../tool-input/tool-input-parser.js';
 import { ChatModelError, type ChatModelErrorCode } from './errors.js';
 import type {
   ChatConfig,
   ChatModel,
   ChatModelRequest,
   ConversationStore,
+  ConversationSummary,
   ModelUsage,
+  Owner,
+  Turn,
 } from './ports.js';
-import type { BegunChat } from './run-chat.js';
 
 /**
  * Generating the answer: the model's tool input streamed through the incremental parser into
  * `token` and grounded `ticket` events, stopped by staff or the time budget, and finished into a
  * valid answer whatever happened.
  */
+
+/**
+ * The chat an answer is generated for, as far as generation needs it (`run-chat.ts`'s `BegunChat`
+ * is one): whose it is and which user turn it answers, for the stop flag, and the restricted
+ * tickets retrieval removed, for the grounding log. Declared here so generation does not import
+ * the pipeline that calls it.
+ */
+export interface GeneratingChat {
+  readonly owner: Owner;
+  readonly conversation: Pick<ConversationSummary, 'conversationId'>;
+  readonly turn: Pick<Turn, 'seq'>;
+  readonly restrictedIssueIds?: ReadonlySet<string>;
+}
 
 export interface GenerateWithStopDependencies {
   readonly store: ConversationStore;
@@ -53,7 +66,7 @@ export interface GenerateWithStopDependencies {
  * retryable failure, so the page offers to try again instead of looking deliberately stopped.
  */
 export async function generateWithStop(
-  begun: BegunChat,
+  begun: GeneratingChat,
   dependencies: GenerateWithStopDependencies,
   request: Omit<ChatModelRequest, 'signal'>,
   allowedIssueIds: ReadonlySet<string>,
@@ -190,73 +203,54 @@ const MALFORMED_OUTPUT: GenerationFailure = {
  * that never calls the tool, and errors before the stream (throttling, rejection), always fail.
  */
 export async function generateAnswer(input: GenerateAnswerInput): Promise<GenerationOutcome> {
-  const parser = createToolInputParser({
-    textFields: ['general_advice'],
-    arrayFields: { results: modelTicketResultSchema, todo_actions: todoActionSchema },
-  });
   const tickets: TicketResult[] = [];
   const seen = new Set<string>();
   const dropped = new DroppedTickets();
-  let stopReason: string | undefined;
-  let fragments = 0;
   let adviceStreamed = false;
-  let malformed = false;
-  let streamError: { readonly error: unknown } | undefined;
-  let usage: GenerationOutcome['usage'];
   const startedAt = performance.now();
   let firstTokenAt: number | undefined;
   let firstTicketAt: number | undefined;
 
-  try {
-    for await (const event of input.model.stream({ ...input.request, signal: input.signal })) {
-      if (input.signal.aborted) break;
-      if (event.type === 'stop') stopReason = event.reason;
-      if (event.type === 'usage') {
-        const { type: _usage, ...counts } = event;
-        usage = counts;
-      }
-      if (event.type !== 'tool_input') continue;
-      fragments++;
-      for (const parsed of parser.write(event.fragment)) {
-        if (parsed.type === 'text' && parsed.field === 'general_advice') {
-          input.send({ event: 'token', data: { content: parsed.delta } });
-          adviceStreamed ||= parsed.delta !== '';
-          if (adviceStreamed) firstTokenAt ??= performance.now();
-        } else if (parsed.type === 'element' && parsed.field === 'results') {
-          const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
-          const issueId = (parsed.value as TicketResult).issue_id;
-          if (!grounded) {
-            const restricted = input.restrictedIssueIds?.has(issueId) ?? false;
-            dropped.add(restricted ? 'restricted' : 'not_retrieved', issueId);
-          } else if (seen.has(grounded.issue_id)) dropped.add('duplicate', issueId);
-          else if (tickets.length >= MAX_RESULTS) dropped.add('over_limit', issueId);
-          else {
-            seen.add(grounded.issue_id);
-            tickets.push(grounded);
-            input.send({ event: 'ticket', data: grounded });
-            firstTicketAt ??= performance.now();
-          }
-        } else if (parsed.type === 'invalid_element' && parsed.field === 'results') {
-          dropped.addMalformed(parsed);
-        } else if (parsed.type === 'error') {
-          malformed = true;
+  const streamed = await streamToolInput({
+    events: input.model.stream({ ...input.request, signal: input.signal }),
+    parser: {
+      textFields: ['general_advice'],
+      arrayFields: { results: modelTicketResultSchema, todo_actions: todoActionSchema },
+    },
+    signal: input.signal,
+    onEvent: (parsed) => {
+      if (parsed.type === 'text' && parsed.field === 'general_advice') {
+        input.send({ event: 'token', data: { content: parsed.delta } });
+        adviceStreamed ||= parsed.delta !== '';
+        if (adviceStreamed) firstTokenAt ??= performance.now();
+      } else if (parsed.type === 'element' && parsed.field === 'results') {
+        const grounded = groundTicket(parsed.value as TicketResult, input.allowedIssueIds);
+        const issueId = (parsed.value as TicketResult).issue_id;
+        if (!grounded) {
+          const restricted = input.restrictedIssueIds?.has(issueId) ?? false;
+          dropped.add(restricted ? 'restricted' : 'not_retrieved', issueId);
+        } else if (seen.has(grounded.issue_id)) dropped.add('duplicate', issueId);
+        else if (tickets.length >= MAX_RESULTS) dropped.add('over_limit', issueId);
+        else {
+          seen.add(grounded.issue_id);
+          tickets.push(grounded);
+          input.send({ event: 'ticket', data: grounded });
+          firstTicketAt ??= performance.now();
         }
+      } else if (parsed.type === 'invalid_element' && parsed.field === 'results') {
+        dropped.addMalformed(parsed);
       }
-      // Nothing after invalid JSON can be trusted (the parser ignores it anyway).
-      if (malformed) break;
-    }
-  } catch (error) {
-    if (!input.signal.aborted) streamError = { error };
-    // A model failure the adapter translated is expected; anything else is a bug to look at,
-    // even when staff keep a truncated answer.
-    if (!input.signal.aborted && !(error instanceof ChatModelError)) {
-      console.error('answer stream failed', error);
-    }
+    },
+  });
+  const { final, stopReason, usage, streamError, malformed, fragments } = streamed;
+  // A model failure the adapter translated is expected; anything else is a bug to look at,
+  // even when staff keep a truncated answer.
+  if (streamError && !(streamError.error instanceof ChatModelError)) {
+    console.error('answer stream failed', streamError.error);
   }
 
   const finishedAt = performance.now();
   dropped.log();
-  const final = parser.end();
   const checked = removeUnverifiedAnswerLinks(
     finalizeAnswer(final.value, tickets),
     input.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS,
@@ -533,8 +527,8 @@ export type TicketDropReason =
 
 /**
  * The cards one answer lost, by reason, logged as one structured line: a model that drifts from
- * the schema, or cites what it was not given, otherwise loses cards without a trace. (A later
- * observability change moves this to Powertools Logger and a metric.)
+ * the schema, or cites what it was not given, otherwise loses cards without a trace. The counts
+ * also reach the chat report (`ticketsDropped`) and its metric; only this line names the ids.
  */
 class DroppedTickets {
   private readonly byReason = new Map<TicketDropReason, string[]>();

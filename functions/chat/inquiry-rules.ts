@@ -1,6 +1,7 @@
+// From the contract, not `ports.ts` (which re-exports it): ports import this file's InquiryIntent.
+import type { Turn } from '../contract/conversations.js';
 import { findTicketReferences } from '../contract/ticket-references.js';
 import { AnswerInProgressError, NotLatestQuestionError } from './errors.js';
-import type { Turn } from './ports.js';
 
 /**
  * Domain rules about inquiries, independent of storage: splitting a conversation into the open

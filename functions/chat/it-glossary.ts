@@ -1,7 +1,7 @@
 /**
  * A bilingual IT service-desk glossary: each entry names one thing (a system, a symptom, an
  * action) in Japanese and in English. The retrieval query of an inquiry is expanded with the
- * other language's words for what it mentions (`retrieval-query.ts`), so an English question
+ * other language's words for what it mentions (`retrieval.ts`), so an English question
  * finds a Japanese ticket and the reverse — keyword search cannot bridge languages, and the local
  * index is keyword search.
  *

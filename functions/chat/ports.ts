@@ -195,21 +195,6 @@ export interface ConversationStore {
 }
 
 /**
- * A per-user daily token budget: one counter per owner and UTC day of the tokens committed —
- * spent, plus reserved by model calls still running (ADR 0012; the rules are in
- * `daily-budget.ts`). The DynamoDB adapter keeps it beside the idempotency markers.
- */
-export interface DailyBudget {
-  /**
-   * One atomic conditional write: adds `tokens` to the day's committed tokens if they are below
-   * `limit`, and returns false, adding nothing, if they are not.
-   */
-  reserve(owner: Owner, day: string, tokens: number, limit: number): Promise<boolean>;
-  /** Adds `tokens` to the day's committed tokens, whatever they are; negative gives back. */
-  adjust(owner: Owner, day: string, tokens: number): Promise<void>;
-}
-
-/**
  * Who a conversation belongs to. Always derived from the verified identity (Cognito token, or the
  * dev header in local mode) — never from a request body.
  */
@@ -336,7 +321,7 @@ export interface ChatConfig {
   /** Input + output tokens one user may spend per UTC day; 0 turns the budget off. @default 0 */
   readonly dailyTokenBudget: number;
   /**
-   * Expand the retrieval query with the bilingual IT glossary (`retrieval-query.ts`), so a
+   * Expand the retrieval query with the bilingual IT glossary (`retrieval.ts`), so a
    * question in one language finds tickets in the other. Measured by `npm run eval`. @default true
    */
   readonly queryExpansion: boolean;

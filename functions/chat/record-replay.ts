@@ -3,13 +3,15 @@ import { ConversationNotFoundError, StoreUnavailableError } from './errors.js';
 import type { GenerationOutcome } from './generate.js';
 import { leaseFrom } from './generation-lease.js';
 import type {
+  AppendResult,
   ChatConfig,
   ConversationStore,
   ConversationWithTurns,
+  GenerationClaim,
+  Owner,
   Turn,
   TurnUsage,
 } from './ports.js';
-import type { BegunChat } from './run-chat.js';
 
 /**
  * The end of a chat: recording the assistant turn and sending the final event, or — for a retried
@@ -18,12 +20,22 @@ import type { BegunChat } from './run-chat.js';
  */
 
 /**
+ * The chat a turn is recorded or replayed for (`run-chat.ts`'s `BegunChat` is one): its owner,
+ * the committed user turn and conversation, and the generation lease it asked for. Declared here
+ * so this module does not import the pipeline that calls it.
+ */
+export interface RecordedChat extends Pick<AppendResult, 'conversation' | 'turn'> {
+  readonly owner: Owner;
+  readonly generation?: GenerationClaim;
+}
+
+/**
  * Stores the assistant turn — whatever happened, so a reload shows what staff saw — then ends the
  * stream: `result` on success (carrying the version after the write) or one `error` event.
  * Only a complete clarification keeps the inquiry open (the store applies the inquiry rules).
  */
 export async function recordAnswer(
-  begun: BegunChat,
+  begun: RecordedChat,
   outcome: GenerationOutcome,
   store: ConversationStore,
   send: (event: ChatEvent) => void,
@@ -122,7 +134,7 @@ export type Attachment =
  * So any number of retries cost one model call.
  */
 export async function attachToEarlierCopy(
-  begun: BegunChat,
+  begun: RecordedChat,
   send: (event: ChatEvent) => void,
   dependencies: {
     readonly store: ConversationStore;

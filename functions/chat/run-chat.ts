@@ -1,9 +1,9 @@
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
-import { issueIdLookupKeys } from '../contract/ticket-references.js';
 import {
   type BudgetReservation,
   chatAdmissionBound,
+  type DailyBudget,
   requestBound,
   reserveWithinBudget,
   tokensToCharge,
@@ -26,7 +26,6 @@ import type {
   ChatTelemetry,
   ConversationStore,
   ConversationWithTurns,
-  DailyBudget,
   GenerationClaim,
   Owner,
   RetrievedTicket,
@@ -35,7 +34,7 @@ import type {
   TurnUsage,
 } from './ports.js';
 import { attachToEarlierCopy, recordAnswer, storeUnavailableFailure } from './record-replay.js';
-import { toRetrievalQuery } from './retrieval-query.js';
+import { fetchReferencedTickets, retrieveTickets, toRetrievalQuery } from './retrieval.js';
 
 /**
  * Running one chat: `beginChat` does what must succeed before the first byte (the user turn is
@@ -452,65 +451,4 @@ function toKbChunk(ticket: RetrievedTicket): KbChunk {
     .slice(0, PREVIEW_LENGTH)
     .join('');
   return { issue_id: ticket.issueId, subject: ticket.subject, score: ticket.score, preview };
-}
-
-/**
- * Similar tickets for the inquiry text, restricted ones removed a second time here whatever the
- * retriever's filter did, and merged per ticket (a long ticket can come back as several chunks).
- */
-export async function retrieveTickets(
-  retriever: Retriever,
-  inquiryText: string,
-  config: Pick<ChatConfig, 'numberOfResults' | 'queryExpansion'>,
-  signal?: AbortSignal,
-  restrictedIssueIds?: Set<string>,
-): Promise<RetrievedTicket[]> {
-  const query = toRetrievalQuery(inquiryText, { expand: config.queryExpansion });
-  const chunks = await retriever.search(query, { limit: config.numberOfResults, signal });
-  return mergeChunks(chunks, restrictedIssueIds);
-}
-
-/**
- * The tickets an inquiry names (`parseTicketReferences`), fetched by their `issue_id`, restricted
- * ones removed.
- */
-export async function fetchReferencedTickets(
-  retriever: Retriever,
-  issueIds: readonly string[],
-  signal?: AbortSignal,
-  restrictedIssueIds?: Set<string>,
-): Promise<RetrievedTicket[]> {
-  if (issueIds.length === 0) return [];
-  const limit = Math.min(100, issueIds.length * 4);
-  // A bare number may be the app's ticket or Zendesk's (`#35436`): ask for both (ADR 0020).
-  const lookupKeys = [...new Set(issueIds.flatMap(issueIdLookupKeys))];
-  const chunks = await retriever.fetchByIssueIds(lookupKeys, { limit, signal });
-  return mergeChunks(chunks, restrictedIssueIds);
-}
-
-/**
- * Drops restricted chunks (noting their ids in `restrictedIssueIds`, for the grounding log) and
- * joins chunks of one ticket, best score first.
- */
-export function mergeChunks(
-  chunks: readonly RetrievedTicket[],
-  restrictedIssueIds?: Set<string>,
-): RetrievedTicket[] {
-  const byIssue = new Map<string, RetrievedTicket>();
-  for (const chunk of chunks) {
-    if (chunk.restricted) {
-      restrictedIssueIds?.add(chunk.issueId);
-      continue;
-    }
-    const existing = byIssue.get(chunk.issueId);
-    if (!existing) byIssue.set(chunk.issueId, chunk);
-    else if (!existing.text.includes(chunk.text)) {
-      byIssue.set(chunk.issueId, {
-        ...existing,
-        score: Math.max(existing.score, chunk.score),
-        text: `${existing.text}\n${chunk.text}`,
-      });
-    }
-  }
-  return [...byIssue.values()].sort((a, b) => b.score - a.score);
 }

@@ -1,4 +1,4 @@
-import type { KnowledgeDocuments } from './publish-ticket.js';
+import type { KnowledgeDocuments, SyncBacklog } from './ports.js';
 
 /**
  * The sync a published ticket is owed (ADR 0011). A publish whose sync could not start — one
@@ -6,22 +6,6 @@ import type { KnowledgeDocuments } from './publish-ticket.js';
  * the sync catch-up, run on a schedule, starts it and clears the mark. One mark per deployment
  * (it has one data source): any later sync embeds every ticket written before it started.
  */
-
-export interface SyncBacklog {
-  /** Notes that a sync is owed; the first time a sync was owed is kept. */
-  markPending(at: Date): Promise<void>;
-  /** The owed sync, if any. */
-  read(): Promise<PendingSync | undefined>;
-  /** Clears the mark, unless another publish marked it again after `seen` was read. */
-  clear(seen: PendingSync): Promise<void>;
-}
-
-export interface PendingSync {
-  /** When a sync was first owed (ISO 8601): how long published tickets have waited. */
-  readonly pendingSince: string;
-  /** How many times it was marked: the clear's condition (two marks may share a timestamp). */
-  readonly marks: number;
-}
 
 export type CatchUpOutcome =
   /** Nothing was owed: no Bedrock call was made. */

@@ -12,12 +12,8 @@ import {
   type PublishKnowledgeRequest,
   type PublishKnowledgeResponse,
 } from '../contract/knowledge.js';
-import type { SyncBacklog } from './owed-sync.js';
-import {
-  renderTicketDocuments,
-  type TicketDocumentFiles,
-  type TicketDocumentNames,
-} from './ticket-document.js';
+import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from './ports.js';
+import { renderTicketDocuments, type TicketDocumentFiles } from './ticket-document.js';
 
 /**
  * Publishing a solved inquiry as a knowledge ticket (ADR 0011), in an order where every failure
@@ -25,21 +21,6 @@ import {
  * the conversation, start the sync. The documents are written before the record so that a
  * recorded ticket always exists; a record refused afterwards removes them again.
  */
-
-/** The Knowledge Base's documents (the S3 data source in AWS; the local one locally). */
-export interface KnowledgeDocuments {
-  /** Writes the sidecar, then the document (a document is never visible without its metadata). */
-  write(files: TicketDocumentFiles): Promise<void>;
-  /** Removes the document, then the sidecar. */
-  remove(names: TicketDocumentNames): Promise<void>;
-  /** Starts a sync of the data source: `pending` when one is running and does not make way. */
-  startSync(): Promise<PublishKnowledgeResponse['ingestion']>;
-}
-
-/** Ticket numbers for published tickets, never handed out twice. */
-export interface IssueNumbers {
-  next(tenantId: string): Promise<string>;
-}
 
 export interface PublishDependencies {
   readonly store: ConversationStore;

@@ -20,7 +20,7 @@ import {
   type TicketDraftEvent,
   ticketDraftSchemaFor,
 } from '../contract/knowledge.js';
-import { createToolInputParser } from '../tool-input/tool-input-parser.js';
+import { streamToolInput } from '../tool-input/stream-tool-input.js';
 
 /**
  * The knowledge draft: one solved inquiry — its own turns only, never the rest of the
@@ -213,38 +213,25 @@ export async function streamTicketDraft(input: {
   /** The deployed tickets' categories (the draft's category must be one). @default none known */
   readonly ticketCategories?: readonly string[];
 }): Promise<DraftOutcome> {
-  const parser = createToolInputParser({
-    textFields: ['subject', 'inquiry'],
-    arrayFields: { resolution: stepSchema },
-  });
-  let usage: ModelUsage | undefined;
-  let stopReason: string | undefined;
-  let failure: GenerationFailure | undefined;
   let arrived = false;
-  try {
-    for await (const event of input.model.stream({ ...input.request, signal: input.signal })) {
-      if (event.type === 'stop') stopReason = event.reason;
-      if (event.type === 'usage') {
-        const { type: _usage, ...counts } = event;
-        usage = counts;
+  const streamed = await streamToolInput({
+    events: input.model.stream({ ...input.request, signal: input.signal }),
+    parser: { textFields: ['subject', 'inquiry'], arrayFields: { resolution: stepSchema } },
+    signal: input.signal,
+    onEvent: (parsed) => {
+      if (parsed.type === 'text' && parsed.delta !== '') {
+        arrived = true;
+        input.send({ event: 'draft_text', data: { field: parsed.field, content: parsed.delta } });
+      } else if (parsed.type === 'element') {
+        arrived = true;
+        input.send({ event: 'draft_step', data: { index: parsed.index, text: parsed.value } });
       }
-      if (event.type !== 'tool_input') continue;
-      for (const parsed of parser.write(event.fragment)) {
-        if (parsed.type === 'text' && parsed.delta !== '') {
-          arrived = true;
-          input.send({ event: 'draft_text', data: { field: parsed.field, content: parsed.delta } });
-        } else if (parsed.type === 'element') {
-          arrived = true;
-          input.send({ event: 'draft_step', data: { index: parsed.index, text: parsed.value } });
-        }
-      }
-    }
-  } catch (error) {
-    failure = input.signal.aborted
-      ? { code: 'draft_stopped', message: 'The draft was stopped.', retryable: true }
-      : toFailure(error);
-  }
-  const final = parser.end();
+    },
+  });
+  const { final, usage, stopReason } = streamed;
+  const failure: GenerationFailure | undefined = streamed.aborted
+    ? { code: 'draft_stopped', message: 'The draft was stopped.', retryable: true }
+    : streamed.streamError && toFailure(streamed.streamError.error);
   if (!arrived) {
     const reason = failure ?? {
       code: 'empty_model_output',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
+import { toRetrievalQuery } from '../../functions/chat/retrieval.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
+import { toRetrievalQuery } from '../../functions/chat/retrieval.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import {
   type ChatResponse,

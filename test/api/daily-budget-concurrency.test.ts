@@ -5,6 +5,7 @@ import { createDynamoDbConversationStore } from '../../functions/adapters/dynamo
 import { createChatRoute } from '../../functions/api/chat-route.js';
 import type { ApiRequest, HttpResponse } from '../../functions/api/http.js';
 import { createKnowledgeRoutes } from '../../functions/api/knowledge-routes.js';
+import type { DailyBudget } from '../../functions/chat/daily-budget.js';
 import { chatAdmissionBound, requestBound } from '../../functions/chat/daily-budget.js';
 import { ChatModelError } from '../../functions/chat/errors.js';
 import { tokensAtLeast } from '../../functions/chat/model-request.js';
@@ -12,7 +13,6 @@ import {
   type ChatModel,
   type ChatModelRequest,
   type ConversationStore,
-  type DailyBudget,
   defaultChatConfig,
   type ModelUsage,
   type Owner,

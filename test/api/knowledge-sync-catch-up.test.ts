@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSyncBacklog } from '../../functions/adapters/dynamodb/sync-backlog.js';
-import type { SyncBacklog } from '../../functions/knowledge/owed-sync.js';
+import type { SyncBacklog } from '../../functions/knowledge/ports.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,

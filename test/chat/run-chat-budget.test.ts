@@ -1,17 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   chatAdmissionBound,
+  type DailyBudget,
   requestBound,
   tokensAtMost,
 } from '../../functions/chat/daily-budget.js';
 import { ChatModelError } from '../../functions/chat/errors.js';
 import { tokensAtLeast } from '../../functions/chat/model-request.js';
-import type {
-  ChatModel,
-  ChatModelRequest,
-  DailyBudget,
-  ModelUsage,
-} from '../../functions/chat/ports.js';
+import type { ChatModel, ChatModelRequest, ModelUsage } from '../../functions/chat/ports.js';
 import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
 import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';

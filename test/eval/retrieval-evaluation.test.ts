@@ -11,7 +11,7 @@ import {
   scoreOutcomes,
 } from '../../eval/retrieval-evaluation.js';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
-import { toRetrievalQuery } from '../../functions/chat/retrieval-query.js';
+import { toRetrievalQuery } from '../../functions/chat/retrieval.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,

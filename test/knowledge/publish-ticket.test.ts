@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationStore } from '../../functions/chat/ports.js';
 import type { PublishKnowledgeRequest } from '../../functions/contract/knowledge.js';
+import { catchUpKnowledgeSync } from '../../functions/knowledge/owed-sync.js';
+import type {
+  IssueNumbers,
+  KnowledgeDocuments,
+  PendingSync,
+  SyncBacklog,
+} from '../../functions/knowledge/ports.js';
 import {
-  catchUpKnowledgeSync,
-  type PendingSync,
-  type SyncBacklog,
-} from '../../functions/knowledge/owed-sync.js';
-import {
-  type IssueNumbers,
-  type KnowledgeDocuments,
   type PublishDependencies,
   publishTicket,
 } from '../../functions/knowledge/publish-ticket.js';

@@ -160,6 +160,41 @@ describe('streaming the draft', () => {
     expect(events.at(-1)?.event).toBe('draft');
   });
 
+  it('keeps what arrived before invalid JSON, not complete, and stops reading there', async () => {
+    const { model } = scriptedModel({
+      kind: 'raw',
+      fragments: ['{"subject":"VPN","category":"VPN" oops', ',"subject":"never"}'],
+    });
+    const { events, outcome } = await streamDraftOf(model);
+    expect(outcome.draft).toMatchObject({ subject: 'VPN', complete: false });
+    expect(
+      events.filter((event) => event.event === 'draft_text').map((event) => event.data),
+    ).toEqual([{ field: 'subject', content: 'VPN' }]);
+    expect(events.at(-1)?.event).toBe('draft');
+  });
+
+  it('is a retryable draft_stopped error when its signal aborts', async () => {
+    const controller = new AbortController();
+    const events: ChatEvent[] = [];
+    const model: ChatModel = {
+      async *stream() {
+        yield { type: 'tool_input', fragment: '{"subject":"VPN' };
+        controller.abort();
+        yield { type: 'tool_input', fragment: ' never"' };
+        yield { type: 'stop', reason: 'tool_use' };
+      },
+    };
+    const outcome = await streamTicketDraft({
+      model,
+      request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
+      signal: controller.signal,
+      send: (event) => events.push(event),
+    });
+    expect(outcome.failure).toMatchObject({ code: 'draft_stopped', retryable: true });
+    expect(outcome.draft).toMatchObject({ subject: 'VPN', complete: false });
+    expect(events.map((event) => event.event)).toEqual(['draft_text', 'draft', 'error']);
+  });
+
   it('sends an error event when the model fails before anything arrived', async () => {
     const { model } = scriptedModel({ kind: 'throw', error: new Error('boom') });
     const { events, outcome } = await streamDraftOf(model);

@@ -1,9 +1,9 @@
+import type { DailyBudget } from '../../functions/chat/daily-budget.js';
 import type {
   ChatModel,
   ChatModelEvent,
   ChatModelRequest,
   ChatTelemetry,
-  DailyBudget,
   RetrievedTicket,
   Retriever,
   Turn,
@@ -151,7 +151,7 @@ export function harness(options: {
     modelId: 'test.model',
     stopPollMs: 5,
     // Context assembly is checked on the inquiry text itself; the expansion has its own tests
-    // (retrieval-query.test.ts) and one below.
+    // (retrieval.test.ts) and one below.
     queryExpansion: false,
     ...options.config,
   };

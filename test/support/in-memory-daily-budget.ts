@@ -1,4 +1,5 @@
-import type { DailyBudget, Owner } from '../../functions/chat/ports.js';
+import type { DailyBudget } from '../../functions/chat/daily-budget.js';
+import type { Owner } from '../../functions/chat/ports.js';
 import { ownerKey } from '../../functions/chat/ports.js';
 
 /**

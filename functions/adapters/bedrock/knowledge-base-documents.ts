@@ -4,7 +4,7 @@ import {
   StartIngestionJobCommand,
 } from '@aws-sdk/client-bedrock-agent';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import type { KnowledgeDocuments } from '../../knowledge/publish-ticket.js';
+import type { KnowledgeDocuments } from '../../knowledge/ports.js';
 import type { TicketDocumentFiles, TicketDocumentNames } from '../../knowledge/ticket-document.js';
 
 export interface KnowledgeBaseDocumentsOptions {

@@ -36,7 +36,7 @@ import {
   toConversationSummary,
   toTurn,
 } from './conversation-items.js';
-import type { StoreContext } from './create-dynamodb-conversation-store.js';
+import type { StoreContext } from './store-context.js';
 import { advanceCachedConversation, cacheKeyOf } from './turn-cache.js';
 import {
   type CommitPlan,

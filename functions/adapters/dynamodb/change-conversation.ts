@@ -17,8 +17,8 @@ import {
   type TurnItem,
   toConversationSummary,
 } from './conversation-items.js';
-import type { StoreContext } from './create-dynamodb-conversation-store.js';
 import { queryAllTurns } from './read-conversations.js';
+import type { StoreContext } from './store-context.js';
 import { advanceCachedConversation, cacheKeyOf } from './turn-cache.js';
 import {
   commitWithVersion,

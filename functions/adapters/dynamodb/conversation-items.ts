@@ -3,7 +3,6 @@ import { ConversationNotFoundError, TurnTooLargeError } from '../../chat/errors.
 import { type ConversationSummary, type Owner, ownerKey, type Turn } from '../../chat/ports.js';
 import { isUlid } from '../../contract/ids.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
-import type { StoreContext } from './create-dynamodb-conversation-store.js';
 
 /**
  * The conversation store's items as stored: the rows of the two tables (`table-definitions.ts`),
@@ -163,14 +162,23 @@ export function clientRequestTokenOf(ownerId: string, clientMessageId: string): 
 // --- Retention -----------------------------------------------------------------------------------
 
 /**
+ * The part of the store's context (`StoreContext`) that item times come from. Declared here, not
+ * imported, so the item shapes depend on nothing else of the adapter.
+ */
+export interface StoreRetention {
+  readonly now: () => Date;
+  readonly retentionSeconds: number;
+}
+
+/**
  * TTL value of a conversation row committed now: epoch seconds, `retentionDays` ahead. Every
  * commit sets it again, so a conversation lasts `retentionDays` after its last activity.
  */
-export function expiresAtFrom(context: StoreContext, now: Date): number {
+export function expiresAtFrom(context: StoreRetention, now: Date): number {
   return Math.floor(now.getTime() / 1000) + context.retentionSeconds;
 }
 
-export function nowSeconds(context: StoreContext): number {
+export function nowSeconds(context: StoreRetention): number {
   return Math.floor(context.now().getTime() / 1000);
 }
 

@@ -4,10 +4,11 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DailyBudget, Owner } from '../../chat/ports.js';
-import type { IssueNumbers } from '../../knowledge/publish-ticket.js';
+import type { DailyBudget } from '../../chat/daily-budget.js';
+import type { Owner } from '../../chat/ports.js';
+import type { IssueNumbers } from '../../knowledge/ports.js';
 import { ownerIdOf } from './conversation-items.js';
-import type { StoreContext } from './create-dynamodb-conversation-store.js';
+import type { StoreContext } from './store-context.js';
 import { jitteredBackoff } from './versioned-commit.js';
 
 /** What an item of the Turns table beside the turns needs: the client and the table's name. */

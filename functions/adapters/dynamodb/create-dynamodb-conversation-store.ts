@@ -18,8 +18,9 @@ import {
   requestStop,
 } from './change-conversation.js';
 import { getConversation, listConversations, loadConversation } from './read-conversations.js';
+import type { StoreContext, StoreHooks } from './store-context.js';
 import type { ConversationTableNames } from './table-definitions.js';
-import { createTurnCache, type TurnCache } from './turn-cache.js';
+import { createTurnCache } from './turn-cache.js';
 import { type BackoffOptions, jitteredBackoff } from './versioned-commit.js';
 
 export interface DynamoDbConversationStoreOptions {
@@ -44,32 +45,6 @@ export interface DynamoDbConversationStoreOptions {
   readonly clientRequestTokens?: boolean;
   /** Test seams; see `StoreHooks`. */
   readonly hooks?: StoreHooks;
-}
-
-/** Test seams. Production code passes none. */
-export interface StoreHooks {
-  /**
-   * Runs after the expected version was read and before the transaction that depends on it is
-   * sent — lets a test pause a writer exactly where a concurrent commit can overtake it.
-   */
-  beforeCommit?(context: {
-    readonly conversationId: string | undefined;
-    readonly expectedVersion: number | undefined;
-    readonly attempt: number;
-  }): Promise<void> | void;
-}
-
-/** Everything the store's operations share; built once by `createDynamoDbConversationStore`. */
-export interface StoreContext {
-  readonly documents: DynamoDBDocumentClient;
-  readonly tables: ConversationTableNames;
-  readonly cache: TurnCache;
-  readonly now: () => Date;
-  readonly retentionSeconds: number;
-  readonly maxAttempts: number;
-  readonly backoff: (attempt: number) => Promise<void>;
-  readonly clientRequestTokens: boolean;
-  readonly hooks: StoreHooks;
 }
 
 /**

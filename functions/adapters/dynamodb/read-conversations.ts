@@ -23,7 +23,7 @@ import {
   toConversationSummary,
   toTurn,
 } from './conversation-items.js';
-import type { StoreContext } from './create-dynamodb-conversation-store.js';
+import type { StoreContext } from './store-context.js';
 import { conversationsTable } from './table-definitions.js';
 import { cacheKeyOf } from './turn-cache.js';
 import { readConversationItem } from './versioned-commit.js';

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SyncBacklog } from '../../knowledge/owed-sync.js';
+import type { SyncBacklog } from '../../knowledge/ports.js';
 import type { TurnsTableContext } from './counters.js';
 import { syncBacklogKey } from './table-definitions.js';
 

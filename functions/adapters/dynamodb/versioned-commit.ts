@@ -12,7 +12,7 @@ import {
   isExpired,
   nowSeconds,
 } from './conversation-items.js';
-import type { StoreContext } from './create-dynamodb-conversation-store.js';
+import type { StoreContext } from './store-context.js';
 import { cacheKeyOf } from './turn-cache.js';
 
 /**

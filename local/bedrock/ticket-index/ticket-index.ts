@@ -123,7 +123,7 @@ const languageOf = (text: string): TicketLanguage => (CJK_CHARACTER.test(text) ?
 
 /**
  * The language of a retrieval query: that of its first line, the inquiry's own start — the
- * glossary expansion (`functions/chat/retrieval-query.ts`) follows on a later line, in the
+ * glossary expansion (`functions/chat/retrieval.ts`) follows on a later line, in the
  * other language on purpose.
  */
 export const queryLanguageOf = (text: string): TicketLanguage =>

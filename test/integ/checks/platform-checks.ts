@@ -5,7 +5,7 @@ import {
   runRetrievalEvaluation,
   scoreOutcomes,
 } from '../../../eval/retrieval-evaluation.js';
-import { toRetrievalQuery } from '../../../functions/chat/retrieval-query.js';
+import { toRetrievalQuery } from '../../../functions/chat/retrieval.js';
 import type { Turn } from '../../../functions/contract/conversations.js';
 import { estimateCostUsd } from '../../../functions/observability/model-prices.js';
 import type { IntegTarget } from '../integ-target.js';

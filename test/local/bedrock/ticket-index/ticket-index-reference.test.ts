@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEvalQueries } from '../../../../eval/retrieval-evaluation.js';
-import { toRetrievalQuery } from '../../../../functions/chat/retrieval-query.js';
+import { toRetrievalQuery } from '../../../../functions/chat/retrieval.js';
 import { loadTicketDocuments } from '../../../../local/bedrock/knowledge-base-data-source.js';
 import { createMinisearchTicketIndex } from '../../../../local/bedrock/ticket-index/minisearch-ticket-index.js';
 import {
