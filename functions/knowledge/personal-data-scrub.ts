@@ -41,11 +41,16 @@ export interface ScrubPattern {
   readonly placeholder?: { readonly ja: string; readonly en: string };
 }
 
-/** The deployment's settings file: extra patterns and a dictionary of names found in no field. */
+/** The deployment's settings file: extra patterns, a dictionary of names found in no field, texts to keep. */
 export interface ScrubSettings {
   readonly patterns?: readonly ScrubPattern[];
   /** Names that are in no person field (executives, frequent requesters…), scrubbed as `name`. */
   readonly dictionary?: readonly string[];
+  /**
+   * Exact texts never replaced, compared ignoring case and width: shared mailboxes and
+   * switchboard numbers that are what a ticket is about (`sales-support@example.co.jp`).
+   */
+  readonly keep?: readonly string[];
 }
 
 /** One scrub call: settings, the record's people and the placeholders' language. */
@@ -74,7 +79,7 @@ export const OPTIONAL_SCRUB_PATTERNS = {
   ipv4Address: {
     kind: 'ipAddress',
     pattern:
-      '(?<![\\d.])(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(?![\\d.]*\\d)',
+      '(?<![\\w.])(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(?![\\d.]*\\d)',
     placeholder: { ja: '[IPアドレス]', en: '[IP address]' },
   },
   macAddress: {
@@ -108,7 +113,10 @@ export function scrubPersonalData(text: string, options: ScrubOptions): ScrubRes
   findPhones(folded, spans);
   findNames(folded, nameMatchers(options.people ?? [], options.dictionary ?? []), spans);
 
-  const merged = mergeSpans(spans);
+  const kept = new Set((options.keep ?? []).map((entry) => foldWidth(entry).trim().toLowerCase()));
+  const merged = mergeSpans(spans).filter(
+    (span) => !kept.has(folded.slice(span.start, span.end).toLowerCase()),
+  );
   let result = '';
   let cursor = 0;
   for (const span of merged) {
@@ -174,6 +182,7 @@ const scrubSettingsSchema = z
     dictionary: z
       .array(z.string().trim().min(1, 'a dictionary entry must not be empty'))
       .optional(),
+    keep: z.array(z.string().trim().min(1, 'a keep entry must not be empty')).optional(),
   })
   .strict();
 
@@ -317,9 +326,12 @@ const SECRET_ASSIGNMENT = new RegExp(
   'dgi',
 );
 
-/** `パスワードは「Abc123」です` / `パスワードは Abc123 です`: the quoted value or the next token. */
+/**
+ * `パスワードは「Abc123」です` / `パスワードは Abc123 です`: a quoted value of printable ASCII, or the
+ * next ASCII token. Japanese inside the quotes (`パスワードは「O（オー）と0（ゼロ）」…`) is prose.
+ */
 const SECRET_JAPANESE_PHRASE =
-  /(?:パスワード|暗証番号|パスコード)(?:は|を|が)[ \t]*(?:[「『"'](?<value>[^」』"'\r\n]+)|(?<bare>[A-Za-z0-9!#$%&*+\-./=?@^_~]{4,}))/dg;
+  /(?:パスワード|暗証番号|パスコード)(?:は|を|が)[ \t]*(?:[「『"'](?<value>[!#-&(-~]+)(?=[」』"'])|(?<bare>[A-Za-z0-9!#$%&*+\-./=?@^_~]{4,}))/dg;
 
 /** Vendor key formats that are secrets wherever they stand. */
 const VENDOR_KEYS = new RegExp(
@@ -638,4 +650,102 @@ function findNames(folded: string, matchers: NameMatchers, spans: Span[]): void 
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+// ---------------------------------------------------------------------------------------------
+// People a text names
+
+/** Honorifics and titles that mark the word before them as a person's name. */
+const ADDRESS_MARK = '(?:さん|様|さま|氏|くん|君|殿|部長|課長|係長|主任|室長|先生)';
+/** A kanji run before an address mark; the name is its tail after an organisation word. */
+const KANJI_ADDRESSED = new RegExp(
+  `(?<![\\u4e00-\\u9fff々])([\\u4e00-\\u9fff々]{1,8})(?=${ADDRESS_MARK})`,
+  'g',
+);
+const KATAKANA_ADDRESSED = new RegExp(
+  `(?<![\\u30a0-\\u30ff])([\\u30a1-\\u30fa\\u30fc]{2,12})(?=${ADDRESS_MARK})`,
+  'g',
+);
+const LATIN_ADDRESSED =
+  /\b(?:Mr|Mrs|Ms|Miss|Dr|MR|MRS|MS|DR)\.?[ \t]+([A-Z][a-z'’-]+(?:[ \t]+[A-Z][a-z'’-]+)?)|\b([A-Z][a-z'’-]+)-san\b/g;
+
+/** Words before an honorific that address a role or a group, not a person. */
+const GENERIC_ADDRESSEES = new Set([
+  '皆',
+  '客',
+  '各位',
+  '担当',
+  '担当者',
+  '利用者',
+  '使用者',
+  '管理者',
+  '申請者',
+  '依頼者',
+  '先方',
+  '相手',
+  '貴社',
+  '御社',
+  '上司',
+  '社員',
+  '社長',
+  '部長',
+  '課長',
+  '係長',
+  '室長',
+  '本人',
+  '皆様',
+  '神',
+  '奥',
+  '業者',
+  '職員',
+  '新人',
+  '同僚',
+  '前任者',
+  '後任者',
+  '当社',
+  '他社',
+  '取引先',
+  'ユーザー',
+  'ユーザ',
+  'メンバー',
+  'ベンダー',
+  'スタッフ',
+  'サポート',
+  'オペレーター',
+  'ゲスト',
+  'エンジニア',
+  'マネージャー',
+  'リーダー',
+  'パートナー',
+  'ドライバー',
+  'カスタマー',
+  'オーナー',
+]);
+/** Organisation words: `営業部山田さん` names 山田. */
+const ORGANISATION_SUFFIX = /^.*[部課室社係局店所会団院校]/;
+
+/**
+ * The people a text addresses by name — before an honorific or title (`佐藤さん`, `鈴木部長`,
+ * `スミスさん`), after a Latin title (`Mr. Brown`) or before `-san` — as person fields, so each
+ * name is removed everywhere in the text, also where it stands without the honorific (`佐藤が…`).
+ * Roles and groups (`お客様`, `皆様`, `担当者様`, `ユーザーさん`) are not names.
+ */
+export function peopleNamedIn(text: string): Person[] {
+  const folded = foldWidth(text);
+  const names = new Set<string>();
+  for (const match of folded.matchAll(KANJI_ADDRESSED)) {
+    const run = match[1] ?? '';
+    const name = run.replace(ORGANISATION_SUFFIX, '').slice(-4);
+    if (name !== '' && !GENERIC_ADDRESSEES.has(name) && !GENERIC_ADDRESSEES.has(run))
+      names.add(name);
+  }
+  for (const match of folded.matchAll(KATAKANA_ADDRESSED)) {
+    const name = match[1] ?? '';
+    if (!GENERIC_ADDRESSEES.has(name)) names.add(name);
+  }
+  for (const match of folded.matchAll(LATIN_ADDRESSED)) {
+    const name = match[1] ?? match[2];
+    if (name !== undefined) names.add(name);
+  }
+  return [...names].map((name) => ({ names: [name] }));
 }
