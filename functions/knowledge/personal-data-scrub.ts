@@ -580,7 +580,8 @@ function nameMatchers(people: readonly Person[], dictionary: readonly string[]):
       for (const second of parts) {
         if (first === second) continue;
         const [a, b] = [escapeRegex(first), escapeRegex(second)];
-        for (const joiner of ['\\.', '_', '-', '']) wholeToken.add(`${a}${joiner}${b}`);
+        wholeToken.add(`${a}${FULL_NAME_GAP}${b}`); // Taro Yamada, Yamada, Taro, YamadaTaro
+        for (const joiner of ['_', '-']) wholeToken.add(`${a}${joiner}${b}`); // taro_yamada
         const initial = escapeRegex(first[0] ?? '');
         wholeToken.add(`${initial}\\.?${b}`); // tyamada, t.yamada
         wholeToken.add(`${initial}\\.?[ \\t]?${b}`); // T. Yamada, T Yamada
@@ -593,7 +594,7 @@ function nameMatchers(people: readonly Person[], dictionary: readonly string[]):
     const id = foldWidth(raw).trim();
     if (id.length < 3) return; // a 1–2 character id would match half the words in a text
     wholeToken.add(escapeRegex(id));
-    const parts = id.split(/[._-]+/).filter((part) => LATIN_WORD.test(part));
+    const parts = id.split(/[._]+/).filter((part) => LATIN_WORD.test(part));
     if (parts.length >= 2) {
       for (const part of parts) addLatinPart(part);
       addLatinCombinations(parts);
