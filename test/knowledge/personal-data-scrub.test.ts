@@ -571,6 +571,35 @@ describe('scrubPersonalData (examples)', () => {
     });
   });
 
+  it.each([
+    'パスワード',
+    '暗証番号',
+    'パスコード',
+    'password',
+    'passwd',
+    'passphrase',
+    'PW',
+    'pwd',
+    'PIN',
+    'secret',
+    'secret_key',
+    'client_secret',
+    'api_key',
+    'apikey',
+    'access_token',
+    'auth_token',
+    'refresh_token',
+    'private_key',
+    'token',
+  ])('takes the value after the label %s, with = and with :', (label) => {
+    expect(scrubPersonalData(`${label}=Zq8vW2xL`, { language: 'en' }).text).toBe(
+      `${label}=[secret]`,
+    );
+    expect(scrubPersonalData(`${label}: Zq8vW2xL`, { language: 'en' }).text).toBe(
+      `${label}: [secret]`,
+    );
+  });
+
   it('removes private key blocks, Authorization headers and vendor keys, keeping the labels', () => {
     const text = [
       'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.abcdefghijkl',
