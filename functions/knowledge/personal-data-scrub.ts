@@ -51,6 +51,12 @@ export interface ScrubSettings {
    * switchboard numbers that are what a ticket is about (`sales-support@example.co.jp`).
    */
   readonly keep?: readonly string[];
+  /**
+   * Keep role mailboxes — `helpdesk@`, `support@`, `info@`… ({@link ROLE_MAILBOXES}): they name a
+   * function, not a person, and a resolution that says "mail helpdesk@example.co.jp" needs them.
+   * @default true
+   */
+  readonly keepRoleMailboxes?: boolean;
 }
 
 /** One scrub call: settings, the record's people and the placeholders' language. */
@@ -108,7 +114,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions): ScrubRes
   // Priority order: a merged span takes the kind of its earliest detector in this list.
   const spans: Span[] = [];
   findSecrets(folded, spans);
-  findEmails(folded, spans);
+  findEmails(folded, spans, options.keepRoleMailboxes ?? true);
   for (const pattern of customPatterns) findCustom(folded, pattern, spans);
   findPhones(folded, spans);
   findNames(folded, nameMatchers(options.people ?? [], options.dictionary ?? []), spans);
@@ -183,6 +189,7 @@ const scrubSettingsSchema = z
       .array(z.string().trim().min(1, 'a dictionary entry must not be empty'))
       .optional(),
     keep: z.array(z.string().trim().min(1, 'a keep entry must not be empty')).optional(),
+    keepRoleMailboxes: z.boolean().optional(),
   })
   .strict();
 
@@ -390,8 +397,36 @@ function findSecrets(folded: string, spans: Span[]): void {
 const EMAIL =
   /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:[ \t]?@[ \t]?|[ \t]?[[(（]at[\])）][ \t]?)[A-Za-z0-9-]+(?:(?:\.|[[(（]dot[\])）])[A-Za-z0-9-]+)+/gi;
 
-function findEmails(folded: string, spans: Span[]): void {
-  collect(folded, EMAIL, 'email', PRIORITY.email, spans);
+/**
+ * Local parts of role mailboxes (RFC 2142's, and a service desk's own), kept unless
+ * `keepRoleMailboxes` is false. Exact matches only: `sales-support@` is scrubbed.
+ */
+export const ROLE_MAILBOXES: readonly string[] = [
+  'helpdesk',
+  'help-desk',
+  'servicedesk',
+  'service-desk',
+  'itsupport',
+  'it-support',
+  'support',
+  'info',
+  'noreply',
+  'no-reply',
+  'postmaster',
+  'hostmaster',
+  'webmaster',
+  'abuse',
+  'security',
+  'noc',
+  'admin',
+];
+
+function findEmails(folded: string, spans: Span[], keepRoleMailboxes: boolean): void {
+  collect(folded, EMAIL, 'email', PRIORITY.email, spans, (match) => {
+    if (!keepRoleMailboxes) return true;
+    const localPart = match[0].split(/[ \t]?(?:@|[[(（]at[\])）])/i)[0]?.toLowerCase() ?? '';
+    return !ROLE_MAILBOXES.includes(localPart);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

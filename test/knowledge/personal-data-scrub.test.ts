@@ -8,6 +8,7 @@ import {
   type Person,
   parseScrubSettings,
   peopleNamedIn,
+  ROLE_MAILBOXES,
   ScrubSettingsError,
   scrubPersonalData,
 } from '../../functions/knowledge/personal-data-scrub.js';
@@ -171,7 +172,9 @@ const anyEmail = fc
   .record({
     local: fc
       .array(word(1, 8), { minLength: 1, maxLength: 3 })
-      .chain((parts) => fc.constantFrom('.', '_', '-', '+').map((joiner) => parts.join(joiner))),
+      .chain((parts) => fc.constantFrom('.', '_', '-', '+').map((joiner) => parts.join(joiner)))
+      // Role mailboxes (helpdesk@, info@…) are kept by design; a person's address is anything else.
+      .filter((local) => !ROLE_MAILBOXES.includes(local)),
     domain: fc.array(word(2, 10), { minLength: 1, maxLength: 3 }),
     tld: fc.constantFrom('com', 'co.jp', 'jp', 'org', 'example'),
     form: fc.constantFrom('plain', 'full-width', 'full-width-at', 'upper'),
@@ -497,6 +500,16 @@ describe('scrubPersonalData (examples)', () => {
         people,
       }).text,
     ).toBe('Call [name] at [phone], password: [secret]');
+  });
+
+  it('keeps role mailboxes (exactly: helpdesk@, support@), unless keepRoleMailboxes is false', () => {
+    const text = 'helpdesk@example.co.jp、Support＠example.com、sales-support@example.co.jp';
+    expect(scrubPersonalData(text, { language: 'ja' }).text).toBe(
+      'helpdesk@example.co.jp、Support＠example.com、[メール]',
+    );
+    expect(scrubPersonalData(text, { language: 'ja', keepRoleMailboxes: false }).text).toBe(
+      '[メール]、[メール]、[メール]',
+    );
   });
 
   it('removes every variant of a person field', () => {
