@@ -338,10 +338,11 @@ const SECRET_ASSIGNMENT = new RegExp(
 
 /**
  * `パスワードは「Abc123」です` / `パスワードは Abc123 です`: a quoted value of printable ASCII, or the
- * next ASCII token. Japanese inside the quotes (`パスワードは「O（オー）と0（ゼロ）」…`) is prose.
+ * next ASCII token unless it starts a URL (`パスワードは https://… で再設定`). Japanese inside the
+ * quotes (`パスワードは「O（オー）と0（ゼロ）」…`) is prose.
  */
 const SECRET_JAPANESE_PHRASE =
-  /(?:パスワード|暗証番号|パスコード)(?:は|を|が)[ \t]*(?:[「『"'](?<value>[!#-&(-~]+)(?=[」』"'])|(?<bare>[A-Za-z0-9!#$%&*+\-./=?@^_~]{4,}))/dg;
+  /(?:パスワード|暗証番号|パスコード)(?:は|を|が)[ \t]*(?:[「『"'](?<value>[!#-&(-~]+)(?=[」』"'])|(?![A-Za-z][A-Za-z0-9+.-]*:\/\/)(?<bare>[A-Za-z0-9!#$%&*+\-./=?@^_~]{4,}))/dg;
 
 /** Vendor key formats that are secrets wherever they stand. */
 const VENDOR_KEYS = new RegExp(

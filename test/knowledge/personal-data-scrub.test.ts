@@ -548,6 +548,7 @@ describe('scrubPersonalData (examples)', () => {
       'ポート 443/8080、KB5034441、エラー 0x80070005、0x800CCC0E、社員番号 E123456',
       'The password policy requires 12 characters; passwords expire after 90 days.',
       'パスワードポリシーは12文字以上。初期パスワードは「O（オー）と0（ゼロ）」に注意。',
+      'パスワードは http://evil.example/reset でリセット、パスワードは https://aka.ms/sspr から。',
     ].join('\n');
     const result = scrubPersonalData(text, { language: 'ja', people });
     expect(result.text).toBe(text);
