@@ -177,6 +177,7 @@ export function createApi(
       heartbeatMs: config.HEARTBEAT_MS,
       padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
+      scrubSettings: config.PERSONAL_DATA_SETTINGS,
       recorded: (report) => observability.knowledgeRecorded(report),
     }),
     conversations: createConversationRoutes(store, {

@@ -12,11 +12,13 @@ import {
   publishKnowledgeResponseSchema,
 } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
+import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
 import { loadSolvedInquiry, publishTicket } from '../knowledge/publish-ticket.js';
 import {
   buildDraftRequest,
   categoriesOf,
+  draftScrubOptions,
   inquiryTranscript,
   streamTicketDraft,
 } from '../knowledge/ticket-draft.js';
@@ -60,6 +62,8 @@ export interface KnowledgeRouteDependencies {
   /** Padding of the draft stream, as the chat's (`STREAM_PADDING`). @default no padding */
   readonly padding?: StreamPaddingOptions;
   readonly now: () => Date;
+  /** The deployment's personal-data scrub settings (ADR 0019); default none beyond the built-ins. */
+  readonly scrubSettings?: ScrubSettings;
   /** Told of every draft streamed and ticket published (logs and metrics). */
   readonly recorded?: (report: KnowledgeReport) => void;
 }
@@ -177,6 +181,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
               signal,
               send: (event) => sse.send(event),
               ticketCategories,
+              scrub: draftScrubOptions(request.owner, transcript, dependencies.scrubSettings),
             });
             tokensCharged = tokensToCharge({
               request: draftRequest,
@@ -211,6 +216,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         issueNumbers: dependencies.issueNumbers,
         syncBacklog: dependencies.syncBacklog,
         now: dependencies.now,
+        ...(dependencies.scrubSettings ? { scrubSettings: dependencies.scrubSettings } : {}),
       });
       dependencies.recorded?.({
         kind: 'published',

@@ -5,6 +5,7 @@ import type { ChatEvent } from '../../functions/contract/chat-events.js';
 import { DRAFT_TOOL_NAME } from '../../functions/contract/knowledge.js';
 import {
   buildDraftRequest,
+  draftScrubOptions,
   inquiryTranscript,
   streamTicketDraft,
   toDraftEvent,
@@ -110,17 +111,14 @@ describe('the inquiry transcript', () => {
 /** Streams a draft of inquiry B from `model`; returns the events sent and the outcome. */
 async function streamDraftOf(model: ChatModel) {
   const events: ChatEvent[] = [];
+  const transcript = inquiryTranscript(solvedConversation, 'B');
   const outcome = await streamTicketDraft({
     model,
-    request: buildDraftRequest(
-      inquiryTranscript(solvedConversation, 'B'),
-      2048,
-      undefined,
-      SAMPLE_CATEGORIES,
-    ),
+    request: buildDraftRequest(transcript, 2048, undefined, SAMPLE_CATEGORIES),
     signal: new AbortController().signal,
     send: (event) => events.push(event),
     ticketCategories: SAMPLE_CATEGORIES,
+    scrub: draftScrubOptions({ tenantId: 't', userId: 'editor' }, transcript),
   });
   return { events, outcome };
 }
@@ -189,6 +187,7 @@ describe('streaming the draft', () => {
       request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
       signal: controller.signal,
       send: (event) => events.push(event),
+      scrub: { language: 'en' },
     });
     expect(outcome.failure).toMatchObject({ code: 'draft_stopped', retryable: true });
     expect(outcome.draft).toMatchObject({ subject: 'VPN', complete: false });
