@@ -8,6 +8,7 @@ const unitTests = [
   'test/web/**/*.test.{ts,tsx}',
   'test/observability/**/*.test.ts',
   'test/knowledge/**/*.test.ts',
+  'test/scripts/import/**/*.test.ts',
 ];
 
 export default defineConfig({
