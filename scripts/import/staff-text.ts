@@ -52,7 +52,8 @@ export function htmlToText(html: string): string {
     .replace(/<div\s+class="?gmail_quote[\s\S]*$/i, '')
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<li\b[^>]*>/gi, '\n- ')
-    .replace(/<\/(p|div|li|tr|h[1-6]|ul|ol|table|pre|section|article)\s*>/gi, '\n')
+    .replace(/<\/li\s*>/gi, '')
+    .replace(/<\/(p|div|tr|h[1-6]|ul|ol|table|pre|section|article)\s*>/gi, '\n')
     .replace(/<(p|div|tr|h[1-6]|ul|ol|table|pre)\b[^>]*>/gi, '\n')
     .replace(/<\/t[dh]\s*>/gi, ' ')
     .replace(/<[^>]+>/g, '');
