@@ -14,6 +14,7 @@ import {
 } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import type { SyncBacklog } from '../knowledge/owed-sync.js';
+import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import {
   type IssueNumbers,
   type KnowledgeDocuments,
@@ -23,6 +24,7 @@ import {
 import {
   buildDraftRequest,
   categoriesOf,
+  draftScrubOptions,
   inquiryTranscript,
   streamTicketDraft,
 } from '../knowledge/ticket-draft.js';
@@ -57,6 +59,8 @@ export interface KnowledgeRouteDependencies {
   readonly budget?: DailyBudget;
   readonly heartbeatMs: number;
   readonly now: () => Date;
+  /** The deployment's personal-data scrub settings (ADR 0019); default none beyond the built-ins. */
+  readonly scrubSettings?: ScrubSettings;
   /** Told of every draft streamed and ticket published (logs and metrics). */
   readonly recorded?: (report: KnowledgeReport) => void;
 }
@@ -156,6 +160,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           request: draftRequest,
           signal,
           send: (event) => sse.send(event),
+          scrub: draftScrubOptions(request.owner, transcript, dependencies.scrubSettings),
         });
         tokensCharged = tokensToCharge({
           request: draftRequest,
@@ -203,6 +208,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         issueNumbers: dependencies.issueNumbers,
         syncBacklog: dependencies.syncBacklog,
         now: dependencies.now,
+        ...(dependencies.scrubSettings ? { scrubSettings: dependencies.scrubSettings } : {}),
       });
       dependencies.recorded?.({
         kind: 'published',

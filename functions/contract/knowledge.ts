@@ -90,6 +90,12 @@ export const publishKnowledgeResponseSchema = z.object({
    * answers citing the ticket keep them out of mail drafts and to-dos and mark them in the advice.
    */
   unverifiedLinks: z.array(z.string()).default([]),
+  /**
+   * Personal data the publish replaced by placeholders per kind (`name`, `email`, `phone`,
+   * `secret`, configured kinds), after the draft's own scrub: above 0 when the editor typed
+   * something back that the scrub removes (ADR 0019). Absent from servers older than the scrub.
+   */
+  personalDataRemoved: z.record(z.string(), z.number().int().min(0)).optional(),
 });
 export type PublishKnowledgeResponse = z.infer<typeof publishKnowledgeResponseSchema>;
 

@@ -9,17 +9,21 @@ import {
   type PublishKnowledgeResponse,
 } from '../contract/knowledge.js';
 import type { SyncBacklog } from './owed-sync.js';
+import type { ScrubSettings } from './personal-data-scrub.js';
 import {
   renderTicketDocuments,
   type TicketDocumentFiles,
   type TicketDocumentNames,
 } from './ticket-document.js';
+import { draftScrubOptions, inquiryTranscript, scrubDraft } from './ticket-draft.js';
 
 /**
  * Publishing a solved inquiry as a knowledge ticket (ADR 0011), in an order where every failure
  * leaves nothing half-written: check, take a number, write the documents, record the ticket on
  * the conversation, start the sync. The documents are written before the record so that a
- * recorded ticket always exists; a record refused afterwards removes them again.
+ * recorded ticket always exists; a record refused afterwards removes them again. The edited
+ * draft is scrubbed of personal data again before anything is written (ADR 0019): the editor
+ * may have typed a name or an address back in place of a placeholder.
  */
 
 /** The Knowledge Base's documents (the S3 data source in AWS; the local one locally). */
@@ -43,6 +47,8 @@ export interface PublishDependencies {
   readonly issueNumbers: IssueNumbers;
   readonly syncBacklog: SyncBacklog;
   readonly now: () => Date;
+  /** The deployment's scrub settings (patterns, dictionary, keep); default none. */
+  readonly scrubSettings?: ScrubSettings;
 }
 
 export class InquiryNotFoundError extends Error {
@@ -103,11 +109,16 @@ export async function publishTicket(
 ): Promise<Omit<PublishKnowledgeResponse, 'unverifiedLinks'>> {
   const { store, documents } = dependencies;
   const { conversationId, inquiryId } = request;
-  await loadSolvedInquiry(store, owner, conversationId, inquiryId);
+  const { turns } = await loadSolvedInquiry(store, owner, conversationId, inquiryId);
+  // The same person fields as the draft's: the owner and everyone the inquiry names.
+  const { draft: scrubbed, counts: personalDataRemoved } = scrubDraft(
+    request,
+    draftScrubOptions(owner, inquiryTranscript(turns, inquiryId), dependencies.scrubSettings),
+  );
 
   const issueId = await dependencies.issueNumbers.next(owner.tenantId);
   const publishedAt = dependencies.now();
-  const files = renderTicketDocuments(issueId, request, {
+  const files = renderTicketDocuments(issueId, scrubbed, {
     conversationId,
     inquiryId,
     author: owner,
@@ -124,7 +135,7 @@ export async function publishTicket(
     await store.recordPublishedKnowledge(owner, conversationId, {
       inquiryId,
       issueId,
-      subject: request.subject,
+      subject: scrubbed.subject,
       restricted: request.restricted,
       publishedAt: publishedAt.toISOString(),
     });
@@ -146,7 +157,7 @@ export async function publishTicket(
     ingestion = 'pending';
   }
   if (ingestion === 'pending') await oweSync(dependencies, publishedAt);
-  return { issueId, ingestion };
+  return { issueId, ingestion, personalDataRemoved };
 }
 
 /**

@@ -5,6 +5,7 @@ import type {
   ChatModel,
   ChatModelRequest,
   ModelUsage,
+  Owner,
   RetrievedTicket,
   ToolDefinition,
   Turn,
@@ -21,12 +22,20 @@ import {
   ticketDraftFields,
 } from '../contract/knowledge.js';
 import { createToolInputParser } from '../tool-input/tool-input-parser.js';
+import {
+  type Person,
+  peopleNamedIn,
+  type ScrubOptions,
+  type ScrubSettings,
+  scrubPersonalData,
+} from './personal-data-scrub.js';
 
 /**
  * The knowledge draft: one solved inquiry — its own turns only, never the rest of the
  * conversation — turned by the model into a ticket draft through a forced tool, streamed through
  * the same incremental parser as answers: `draft_text` while the subject and inquiry arrive,
- * `draft_step` as each resolution step closes, then the whole `draft`.
+ * `draft_step` as each resolution step closes, then the whole `draft`. Every text the editor
+ * sees is scrubbed of personal data first (`personal-data-scrub.ts`, ADR 0019).
  */
 
 /** What the model fills in; field order is the order staff see the form fill. */
@@ -98,6 +107,8 @@ export interface InquiryTranscript {
   readonly conversation: readonly PromptElement[];
   /** The tickets the inquiry's answers cited, in order, each once. */
   readonly cited: readonly { readonly issueId: string; readonly subject: string }[];
+  /** People the inquiry's messages address by name (`佐藤さん`, `Mr. Brown`): person fields of the scrub. */
+  readonly namedPeople: readonly Person[];
 }
 
 /**
@@ -109,10 +120,12 @@ export function inquiryTranscript(turns: readonly Turn[], inquiryId: string): In
   const sections: PromptElement[] = [];
   const cited = new Map<string, string>();
   const staffTexts: string[] = [];
+  const allTexts: string[] = [];
   for (const turn of currentVersions(turns)) {
     if (turn.inquiryId !== inquiryId) continue;
     if (turn.role === 'user') {
       staffTexts.push(turn.text);
+      allTexts.push(turn.text);
       sections.push(promptElement(TRANSCRIPT_ELEMENTS.staff, {}, [turn.text]));
       continue;
     }
@@ -125,12 +138,46 @@ export function inquiryTranscript(turns: readonly Turn[], inquiryId: string): In
       ...(result?.todo_actions ?? []).map((action) => `- ${action}`),
     ];
     sections.push(promptElement(TRANSCRIPT_ELEMENTS.assistant, {}, [lines.join('\n')]));
+    allTexts.push(...lines);
     for (const ticket of result?.results ?? []) cited.set(ticket.issue_id, ticket.subject);
   }
   return {
     language: detectLanguage(staffTexts.join('\n')),
     conversation: sections,
     cited: [...cited].map(([issueId, subject]) => ({ issueId, subject })),
+    namedPeople: peopleNamedIn(allTexts.join('\n')),
+  };
+}
+
+/**
+ * The conversation's owner as a person field. There is no display name (the owner is a Cognito
+ * subject or a dev user id), so the user id stands for it, with its local part when it is an
+ * address; `yamada.taro` / `taro_yamada` also yield their name parts (split at `.`/`_` only:
+ * `local-user` is an id, not the names "local" and "user").
+ */
+export function ownerAsPerson(owner: Owner): Person {
+  const { userId } = owner;
+  return {
+    names: [],
+    userIds: [userId],
+    ...(userId.includes('@') ? { emails: [userId] } : {}),
+  };
+}
+
+/**
+ * The scrub of a draft: the deployment's settings, the owner and everyone the inquiry names as
+ * person fields, placeholders in the inquiry's language. The same for the streamed draft and
+ * at publish, so what the editor saw is what is published.
+ */
+export function draftScrubOptions(
+  owner: Owner,
+  transcript: Pick<InquiryTranscript, 'language' | 'namedPeople'>,
+  settings: ScrubSettings = {},
+): ScrubOptions {
+  return {
+    ...settings,
+    people: [ownerAsPerson(owner), ...transcript.namedPeople],
+    language: transcript.language,
   };
 }
 
@@ -181,6 +228,8 @@ export function buildDraftRequest(
 export interface DraftOutcome {
   /** Undefined when nothing arrived (then `failure` says why). */
   readonly draft?: TicketDraftEvent;
+  /** Personal data replaced in the draft the editor saw, per kind. */
+  readonly scrubbed: Readonly<Record<string, number>>;
   readonly failure?: GenerationFailure;
   readonly usage?: ModelUsage;
 }
@@ -192,17 +241,32 @@ const strictDraftSchema = z.object(ticketDraftFields);
  * Streams the draft: `draft_text` and `draft_step` events as the tool input arrives, then the
  * whole `draft` (complete only when the model finished and every field would publish), or an
  * `error` event when the model failed before anything arrived. Never throws.
+ *
+ * Personal data never reaches the editor: a text field is held until it is complete (the next
+ * field's first fragment, or the end) and sent as one scrubbed `draft_text`, because a name or a
+ * number split across fragments (`山` + `田さん`, `090-12` + `34-5678`) matches in no fragment
+ * alone; each step is scrubbed when it closes; the `draft` is scrubbed field by field.
  */
 export async function streamTicketDraft(input: {
   readonly model: ChatModel;
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly signal: AbortSignal;
   readonly send: (event: ChatEvent) => void;
+  /** Who and what to scrub: {@link draftScrubOptions}. */
+  readonly scrub: ScrubOptions;
 }): Promise<DraftOutcome> {
   const parser = createToolInputParser({
     textFields: ['subject', 'inquiry'],
     arrayFields: { resolution: stepSchema },
   });
+  const scrubbed = (text: string) => scrubPersonalData(text, input.scrub).text;
+  let held: { readonly field: 'subject' | 'inquiry'; text: string } | undefined;
+  const sendHeldField = () => {
+    if (held === undefined) return;
+    const { field, text } = held;
+    held = undefined;
+    input.send({ event: 'draft_text', data: { field, content: scrubbed(text) } });
+  };
   let usage: ModelUsage | undefined;
   let stopReason: string | undefined;
   let failure: GenerationFailure | undefined;
@@ -218,10 +282,16 @@ export async function streamTicketDraft(input: {
       for (const parsed of parser.write(event.fragment)) {
         if (parsed.type === 'text' && parsed.delta !== '') {
           arrived = true;
-          input.send({ event: 'draft_text', data: { field: parsed.field, content: parsed.delta } });
+          if (held !== undefined && held.field !== parsed.field) sendHeldField();
+          held ??= { field: parsed.field, text: '' };
+          held.text += parsed.delta;
         } else if (parsed.type === 'element') {
           arrived = true;
-          input.send({ event: 'draft_step', data: { index: parsed.index, text: parsed.value } });
+          sendHeldField();
+          input.send({
+            event: 'draft_step',
+            data: { index: parsed.index, text: scrubbed(parsed.value) },
+          });
         }
       }
     }
@@ -230,6 +300,7 @@ export async function streamTicketDraft(input: {
       ? { code: 'draft_stopped', message: 'The draft was stopped.', retryable: true }
       : toFailure(error);
   }
+  sendHeldField();
   const final = parser.end();
   if (!arrived) {
     const reason = failure ?? {
@@ -238,15 +309,48 @@ export async function streamTicketDraft(input: {
       retryable: true,
     };
     input.send({ event: 'error', data: reason });
-    return { failure: reason, ...(usage ? { usage } : {}) };
+    return { failure: reason, scrubbed: {}, ...(usage ? { usage } : {}) };
   }
-  const draft = toDraftEvent(final.value, {
-    finished:
-      failure === undefined && !final.truncated && !final.error && stopReason !== 'max_tokens',
-  });
+  const { draft, counts } = scrubDraft(
+    toDraftEvent(final.value, {
+      finished:
+        failure === undefined && !final.truncated && !final.error && stopReason !== 'max_tokens',
+    }),
+    input.scrub,
+  );
   input.send({ event: 'draft', data: draft });
   if (failure) input.send({ event: 'error', data: failure });
-  return { draft, ...(failure ? { failure } : {}), ...(usage ? { usage } : {}) };
+  return {
+    draft,
+    scrubbed: counts,
+    ...(failure ? { failure } : {}),
+    ...(usage ? { usage } : {}),
+  };
+}
+
+/**
+ * A draft's text fields (subject, inquiry, each step) scrubbed, and what was replaced per kind.
+ * Used for the streamed draft and again at publish (the editor may have typed a name back).
+ */
+export function scrubDraft<
+  D extends { subject: string; inquiry: string; resolution: readonly string[] },
+>(draft: D, options: ScrubOptions): { draft: D; counts: Record<string, number> } {
+  const counts: Record<string, number> = {};
+  const scrubbed = (text: string) => {
+    const result = scrubPersonalData(text, options);
+    for (const [kind, count] of Object.entries(result.counts))
+      counts[kind] = (counts[kind] ?? 0) + count;
+    return result.text;
+  };
+  return {
+    draft: {
+      ...draft,
+      subject: scrubbed(draft.subject),
+      inquiry: scrubbed(draft.inquiry),
+      resolution: draft.resolution.map(scrubbed),
+    },
+    counts,
+  };
 }
 
 /**

@@ -97,6 +97,9 @@ const draft: Omit<PublishKnowledgeRequest, 'conversationId' | 'inquiryId'> = {
 
 const now = () => new Date('2026-12-01T10:00:00Z');
 
+/** The scrub's counts of a draft without personal data. */
+const none = { name: 0, email: 0, phone: 0, secret: 0 };
+
 /** Publishing's dependencies with a fresh counter and, unless given, a fresh owed-sync mark. */
 const dependenciesOf = (
   store: ConversationStore,
@@ -119,7 +122,11 @@ describe('publishing a ticket', () => {
     const { documents, log, stored } = recordingDocuments();
     const request: PublishKnowledgeRequest = { conversationId, inquiryId, ...draft };
     const published = await publishTicket(alice, request, dependenciesOf(store, documents));
-    expect(published).toEqual({ issueId: '900001', ingestion: 'started' });
+    expect(published).toEqual({
+      issueId: '900001',
+      ingestion: 'started',
+      personalDataRemoved: none,
+    });
     expect(log).toEqual(['put 900001.md.metadata.json', 'put 900001.md', 'sync']);
     expect(stored.get('900001.md')).toContain('# プリンターで印刷できない');
     const { conversation } = await store.loadConversation(alice, conversationId);
@@ -234,7 +241,59 @@ describe('publishing a ticket', () => {
         recordingBacklog({ markFails: new Error('table unavailable') }).backlog,
       ),
     );
-    expect(published).toEqual({ issueId: '900001', ingestion: 'pending' });
+    expect(published).toEqual({
+      issueId: '900001',
+      ingestion: 'pending',
+      personalDataRemoved: none,
+    });
+  });
+
+  it('scrubs the edited draft again: what the editor typed back never reaches the documents or the record', async () => {
+    const store = createInMemoryConversationStore();
+    const question = await store.appendUserTurn(alice, {
+      text: '経理部の佐藤さんがプリンターで印刷できない',
+    });
+    const { conversationId } = question.conversation;
+    const { inquiryId } = question.turn;
+    await store.appendAssistantTurn(alice, {
+      conversationId,
+      inquiryId,
+      kind: 'answer',
+      text: 'advice',
+      result: results('スプーラーを再起動', ['1001']) as never,
+      status: 'complete',
+    });
+    const { documents, stored } = recordingDocuments();
+    const published = await publishTicket(
+      alice,
+      {
+        conversationId,
+        inquiryId,
+        ...draft,
+        subject: '佐藤のプリンターで印刷できない',
+        inquiry: '佐藤（sato@example.co.jp、03-1234-5678）の印刷ジョブが止まる。alice が対応',
+        resolution: ['スプーラーを再起動', '社員番号 E123456 の PC を確認'],
+      },
+      {
+        ...dependenciesOf(store, documents),
+        scrubSettings: { patterns: [{ kind: 'employeeId', pattern: 'E\\d{6}' }] },
+      },
+    );
+    expect(published.personalDataRemoved).toEqual({
+      name: 3,
+      email: 1,
+      phone: 1,
+      secret: 0,
+      employeeId: 1,
+    });
+    const document = stored.get('900001.md') ?? '';
+    expect(document).toContain('# [氏名]のプリンターで印刷できない');
+    expect(document).toContain('[氏名]（[メール]、[電話]）の印刷ジョブが止まる。[氏名] が対応');
+    expect(document).toContain('社員番号 [employeeId] の PC');
+    for (const leak of ['佐藤', 'sato@', '03-1234-5678', 'alice', 'E123456'])
+      expect([...stored.values()].join('\n')).not.toContain(leak);
+    const { conversation } = await store.loadConversation(alice, conversationId);
+    expect(conversation.knowledge?.[0]?.subject).toBe('[氏名]のプリンターで印刷できない');
   });
 
   it('refuses an unsolved inquiry, an unknown inquiry and another owner’s conversation, writing nothing', async () => {

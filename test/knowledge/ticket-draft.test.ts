@@ -5,6 +5,7 @@ import type { ChatEvent } from '../../functions/contract/chat-events.js';
 import { DRAFT_TOOL_NAME } from '../../functions/contract/knowledge.js';
 import {
   buildDraftRequest,
+  draftScrubOptions,
   inquiryTranscript,
   streamTicketDraft,
   toDraftEvent,
@@ -101,11 +102,13 @@ describe('the inquiry transcript', () => {
 /** Streams a draft of inquiry B from `model`; returns the events sent and the outcome. */
 async function streamDraftOf(model: ChatModel) {
   const events: ChatEvent[] = [];
+  const transcript = inquiryTranscript(solvedConversation, 'B');
   const outcome = await streamTicketDraft({
     model,
-    request: buildDraftRequest(inquiryTranscript(solvedConversation, 'B'), 2048),
+    request: buildDraftRequest(transcript, 2048),
     signal: new AbortController().signal,
     send: (event) => events.push(event),
+    scrub: draftScrubOptions({ tenantId: 't', userId: 'editor' }, transcript),
   });
   return { events, outcome };
 }
