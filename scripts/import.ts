@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseScrubSettings } from '../functions/knowledge/personal-data-scrub.js';
+import {
+  parseScrubSettings,
+  type ScrubSettings,
+} from '../functions/knowledge/personal-data-scrub.js';
 import { SkipError } from './deployed-stack.js';
 import { ExportFileError } from './import/export-files.js';
 import { SKIP_REASONS, SOURCE_NAMES, type SourceName } from './import/imported-ticket.js';
@@ -151,7 +154,7 @@ function parseCommandLine(argv: readonly string[]) {
     throw new Error('--mapping is for --from csv or jsonl');
   }
   const scrubSettingsFile = values['scrub-settings'];
-  let scrubSettings: Record<string, unknown> | undefined;
+  let scrubSettings: ScrubSettings | undefined;
   if (scrubSettingsFile) {
     let json: unknown;
     try {
@@ -159,7 +162,11 @@ function parseCommandLine(argv: readonly string[]) {
     } catch (error) {
       throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
     }
-    scrubSettings = parseScrubSettings(json) as unknown as Record<string, unknown>;
+    try {
+      scrubSettings = parseScrubSettings(json);
+    } catch (error) {
+      throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
+    }
   }
   return {
     help: false as const,

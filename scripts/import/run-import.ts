@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import {
   languageOf,
   type Person,
+  peopleNamedIn,
+  type ScrubSettings,
   scrubPersonalData,
 } from '../../functions/knowledge/personal-data-scrub.js';
 import {
@@ -104,7 +106,7 @@ export interface ImportOptions {
   readonly restrictedWhen?: readonly string[];
   readonly comments?: CommentPolicy;
   /** Patterns and dictionary for the scrub (`parseScrubSettings` of `--scrub-settings`). */
-  readonly scrubSettings?: Readonly<Record<string, unknown>>;
+  readonly scrubSettings?: ScrubSettings;
   readonly dryRun?: boolean;
   readonly prune?: boolean;
   readonly strict?: boolean;
@@ -392,7 +394,12 @@ function renderRecord(
   scrubbed: Record<string, number>,
 ) {
   const language = languageOf(`${record.subject}\n${record.inquiry}`);
-  const people: Person[] = [...record.people];
+  // The person fields, and whoever the text addresses by name (`山田さん`, `Mr. Brown`): a
+  // display=false ServiceNow export has only sys_ids in its person fields.
+  const people: Person[] = [
+    ...record.people,
+    ...peopleNamedIn([record.subject, record.inquiry, ...record.resolution].join('\n')),
+  ];
   const scrub = (text: string) => {
     const result = scrubPersonalData(text, { ...options.scrubSettings, people, language });
     for (const [kind, count] of Object.entries(result.counts)) {
