@@ -149,6 +149,8 @@ export interface ImportReport {
 }
 
 const MAX_LISTED_MALFORMED = 100;
+/** Between a record's fields in its one scrub call. */
+const FIELD_SEPARATOR = '\n\u001e\n';
 
 /** The default comment policy per source (docs/deploy.md). */
 export const DEFAULT_COMMENTS: Readonly<Record<SourceName, CommentPolicy>> = {
@@ -400,13 +402,34 @@ function renderRecord(
     ...record.people,
     ...peopleNamedIn([record.subject, record.inquiry, ...record.resolution].join('\n')),
   ];
-  const scrub = (text: string) => {
-    const result = scrubPersonalData(text, { ...options.scrubSettings, people, language });
-    for (const [kind, count] of Object.entries(result.counts)) {
-      if (count) scrubbed[kind] = (scrubbed[kind] ?? 0) + count;
+  // One scrub call per record, not per field: the scrub builds its name matchers per call, and
+  // a record's people are the same for all its fields. The fields are joined by a separator no
+  // detector matches or crosses (a control character on a line of its own) and split again.
+  const fields = [record.subject, record.category, record.inquiry, ...record.resolution];
+  const joined = scrubPersonalData(fields.join(FIELD_SEPARATOR), {
+    ...options.scrubSettings,
+    people,
+    language,
+  });
+  let scrubbedFields = joined.text.split(FIELD_SEPARATOR);
+  let counts: Record<string, number> = { ...joined.counts };
+  if (scrubbedFields.length !== fields.length) {
+    // A configured pattern swallowed a separator: scrub field by field instead.
+    const results = fields.map((text) =>
+      scrubPersonalData(text, { ...options.scrubSettings, people, language }),
+    );
+    scrubbedFields = results.map((result) => result.text);
+    counts = {};
+    for (const result of results) {
+      for (const [kind, count] of Object.entries(result.counts)) {
+        counts[kind] = (counts[kind] ?? 0) + count;
+      }
     }
-    return result.text;
-  };
+  }
+  for (const [kind, count] of Object.entries(counts)) {
+    if (count) scrubbed[kind] = (scrubbed[kind] ?? 0) + count;
+  }
+  const [subject = '', category = '', inquiry = '', ...resolution] = scrubbedFields;
   const source: ImportedTicketSource = {
     system: options.source,
     systemLabel: SOURCE_LABELS[options.source],
@@ -416,10 +439,10 @@ function renderRecord(
   return renderTicketDocuments(
     issueId,
     {
-      subject: scrub(record.subject).replace(/[\r\n]+/g, ' '),
-      category: scrub(record.category).replace(/[\r\n]+/g, ' '),
-      inquiry: scrub(record.inquiry),
-      resolution: record.resolution.map(scrub).filter((step) => step.trim() !== ''),
+      subject: subject.replace(/[\r\n]+/g, ' '),
+      category: category.replace(/[\r\n]+/g, ' '),
+      inquiry,
+      resolution: resolution.filter((step) => step.trim() !== ''),
       restricted,
     },
     source,
