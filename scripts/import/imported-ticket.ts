@@ -70,8 +70,9 @@ export function ticketIdOf(_source: SourceName, number: string): string {
   const id = number.trim();
   // The id names two files; anything that could leave the output folder or hide a file is refused.
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(id) || id.includes('..')) {
+    // The value is not echoed: a mis-mapped number column may hold anything, names included.
     throw new MalformedRecordError(
-      `ticket number ${JSON.stringify(id.slice(0, 70))} is not usable as a ticket id ` +
+      `its number (${id.length} characters) is not usable as a ticket id ` +
         '(letters, digits, "-", "_" and "." only, at most 64)',
     );
   }
