@@ -341,6 +341,35 @@ describe('runImport', () => {
     expect(existsSync(join(out, '35436.md'))).toBe(true);
   });
 
+  it('reports a number unusable as an id without echoing it', async () => {
+    const exportDirectory = temporaryDirectory();
+    const file = join(exportDirectory, 'tickets.csv');
+    writeFileSync(
+      file,
+      'Ticket ID,Title,Details,Resolution notes\n山田 太郎,Printer,Offline.,Restarted.\n',
+    );
+    const report = await runImport({
+      source: 'csv',
+      dryRun: true,
+      paths: [file],
+      mapping: {
+        ...tabular('csv').mapping,
+        category: undefined,
+        status: undefined,
+        duplicate: undefined,
+        openedAt: undefined,
+        resolvedAt: undefined,
+        people: [],
+        restrictedWhen: [],
+        inquiry: 'Details',
+        resolution: 'Resolution notes',
+      },
+    });
+    expect(report.skipped.malformed).toBe(1);
+    expect(report.malformed[0]?.message).toMatch(/^its number \(5 characters\) is not usable/);
+    expect(JSON.stringify(report)).not.toContain('山田');
+  });
+
   it('never overwrites a ticket it did not write', async () => {
     const out = temporaryDirectory();
     writeFileSync(join(out, '35436.md'), '# a ticket of the app\n');
