@@ -1,6 +1,6 @@
 /**
  * Import throughput (issue 25): generates a ServiceNow Table API export of N incidents (default
- * 100,000, ≈ 5 KB each: ≈ 500 MB in 10 page files, `sysparm_display_value=all`, journals and
+ * 100,000, ≈ 7.5 KB each: ≈ 750 MB in 10 page files, `sysparm_display_value=all`, journals and
  * personal data in every record) in a temporary folder, then measures side by side, each in a
  * fresh child process so its peak RSS is its own:
  *
