@@ -175,6 +175,7 @@ export function createApi(
       budget,
       heartbeatMs: config.HEARTBEAT_MS,
       now: overrides.now ?? (() => new Date()),
+      scrubSettings: config.PERSONAL_DATA_SETTINGS,
       recorded: (report) => observability.knowledgeRecorded(report),
     }),
     conversations: createConversationRoutes(store, {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
+import { parseScrubSettings, type ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import {
   DEFAULT_PADDING_BYTES,
   MIN_PADDING_BYTES,
@@ -205,6 +206,23 @@ export const functionConfigSchema = z
           }
         }
         return domains;
+      }),
+    /**
+     * Knowledge capture's personal-data scrub settings as JSON — `{"patterns":[…],
+     * "dictionary":[…],"keep":[…]}` (`functions/knowledge/personal-data-scrub.ts`, ADR 0019) —
+     * the same file `npm run import` reads. Unset: the built-in detectors only.
+     */
+    PERSONAL_DATA_SETTINGS: z
+      .string()
+      .optional()
+      .transform((json, context): ScrubSettings => {
+        if (json === undefined || json.trim() === '') return {};
+        try {
+          return parseScrubSettings(JSON.parse(json));
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
       }),
     /** Local S3 and Bedrock Agent (control plane) endpoints; unset in AWS. */
     S3_ENDPOINT: optionalUrl,

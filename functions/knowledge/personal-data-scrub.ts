@@ -307,13 +307,16 @@ const BEARER_TOKEN = /\bbearer[ \t]+(?<value>[A-Za-z0-9\-._~+/]{8,}=*)/dgi;
 const SECRET_LABEL =
   '(?:パスワード|ぱすわーど|暗証番号|パスコード|pass(?:word|wd|code|phrase)?|pwd?|pin|secret(?:[_ -]?(?:access[_ -]?)?key)?|client[_ -]?secret|api[_ -]?key|apikey|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|private[_ -]?key|token)';
 
+/** A cheap first check before the lookbehind, which is costly at every position. */
+const SECRET_LABEL_START = '(?=[パぱ暗pscatr])'; // the first characters of SECRET_LABEL's words
+
 /**
  * `パスワード：Abc123`, `PW: x`, `password: y`: everything after the colon to the end of the line
  * (a password may hold spaces, `&`, `;`; over-removing a line's tail beats leaking half a secret).
  * Markdown emphasis around the label (`**PW**:`) and a quote around a key name are allowed.
  */
 const SECRET_COLON_LINE = new RegExp(
-  `(?<![A-Za-z0-9_])${SECRET_LABEL}(?![A-Za-z0-9])[*_"']{0,2}[ \\t]*:[ \\t]*(?<value>[^\\s][^\\r\\n]*)`,
+  `${SECRET_LABEL_START}(?<![A-Za-z0-9_])${SECRET_LABEL}(?![A-Za-z0-9])[*_"']{0,2}[ \\t]*:[ \\t]*(?<value>[^\\s][^\\r\\n]*)`,
   'dgi',
 );
 
@@ -322,7 +325,7 @@ const SECRET_COLON_LINE = new RegExp(
  * config; the quoted value, else up to `&`, `;`, `,` or white space.
  */
 const SECRET_ASSIGNMENT = new RegExp(
-  `(?<![A-Za-z0-9_])${SECRET_LABEL}(?![A-Za-z0-9])["']?[ \\t]*=[ \\t]*(?:"(?<value>[^"\\r\\n]+)"|'(?<single>[^'\\r\\n]+)'|(?<bare>[^\\s&;,"']+))`,
+  `${SECRET_LABEL_START}(?<![A-Za-z0-9_])${SECRET_LABEL}(?![A-Za-z0-9])["']?[ \\t]*=[ \\t]*(?:"(?<value>[^"\\r\\n]+)"|'(?<single>[^'\\r\\n]+)'|(?<bare>[^\\s&;,"']+))`,
   'dgi',
 );
 
@@ -410,7 +413,7 @@ const NO_DIGIT_AFTER = '(?![0-9]|[.\\-][0-9])';
  * prefix afterwards, so `2024-01-09`, `10:30`, `INC0012345` or a version never qualify.
  */
 const JAPANESE_PHONE = new RegExp(
-  `${NO_DIGIT_BEFORE}(?:\\(0\\d{1,4}\\)[ \\t]*|0\\d{1,4}(?:[ \\t]*\\([ \\t]*|${SEP}))\\d{1,4}(?:[ \\t]*\\)[ \\t]*|${SEP})\\d{3,4}${NO_DIGIT_AFTER}`,
+  `(?=[(0])${NO_DIGIT_BEFORE}(?:\\(0\\d{1,4}\\)[ \\t]*|0\\d{1,4}(?:[ \\t]*\\([ \\t]*|${SEP}))\\d{1,4}(?:[ \\t]*\\)[ \\t]*|${SEP})\\d{3,4}${NO_DIGIT_AFTER}`,
   'gi',
 );
 
@@ -419,13 +422,13 @@ const JAPANESE_PHONE = new RegExp(
  * country code, then digit groups; 8–15 digits in all (E.164), the `(0)` trunk prefix ignored.
  */
 const INTERNATIONAL_PHONE = new RegExp(
-  `(?<![A-Za-z0-9_+])\\+[ \\t]?\\d{1,3}(?:${SEP}\\(0\\))?(?:${SEP}\\(?\\d{1,4}\\)?){1,5}${NO_DIGIT_AFTER}`,
+  `(?=\\+)(?<![A-Za-z0-9_+])\\+[ \\t]?\\d{1,3}(?:${SEP}\\(0\\))?(?:${SEP}\\(?\\d{1,4}\\)?){1,5}${NO_DIGIT_AFTER}`,
   'gi',
 );
 
 /** North American numbers without `+1`, separators required: `(206) 555-0100`, `206.555.0100`. */
 const NORTH_AMERICAN_PHONE = new RegExp(
-  `${NO_DIGIT_BEFORE}(?:1[-. ])?(?:\\([2-9]\\d{2}\\)[ \\t]?|[2-9]\\d{2}[-. ])[2-9]\\d{2}[-. ]\\d{4}${NO_DIGIT_AFTER}`,
+  `(?=[(1-9])${NO_DIGIT_BEFORE}(?:1[-. ])?(?:\\([2-9]\\d{2}\\)[ \\t]?|[2-9]\\d{2}[-. ])[2-9]\\d{2}[-. ]\\d{4}${NO_DIGIT_AFTER}`,
   'gi',
 );
 
@@ -531,7 +534,10 @@ interface NameMatchers {
  *   `tyamada`, `yamadat`, `taroyamada`, `yamadataro`; and every given user id and e-mail
  *   local part (split at `.`/`_`/`-` into more parts), each as a whole token, case-insensitively.
  */
-function nameMatchers(people: readonly Person[], dictionary: readonly string[]): NameMatchers {
+function compileNameMatchers(
+  people: readonly Person[],
+  dictionary: readonly string[],
+): NameMatchers {
   const anywhere = new Set<string>(); // regex sources, matched without boundaries
   const wholeToken = new Set<string>(); // regex sources, matched between non-alphanumerics
   const withHonorific = new Set<string>(); // regex sources, only before an honorific / after a title
@@ -638,6 +644,36 @@ function nameMatchers(people: readonly Person[], dictionary: readonly string[]):
         'gm',
       ),
     );
+  }
+  return { patterns };
+}
+
+/**
+ * Compiled matchers per person and per dictionary, reused across calls: an import scrubs
+ * thousands of records whose assignees and commenters repeat, and compiling a person's
+ * alternations costs more than running them. Bounded: cleared when it reaches the limit.
+ */
+const compiledNames = new Map<string, NameMatchers>();
+const COMPILED_NAMES_LIMIT = 4096;
+
+function nameMatchers(people: readonly Person[], dictionary: readonly string[]): NameMatchers {
+  const compiled = (key: string, compile: () => NameMatchers) => {
+    let matchers = compiledNames.get(key);
+    if (matchers === undefined) {
+      if (compiledNames.size >= COMPILED_NAMES_LIMIT) compiledNames.clear();
+      matchers = compile();
+      compiledNames.set(key, matchers);
+    }
+    return matchers;
+  };
+  const patterns: RegExp[] = [];
+  for (const person of people) {
+    const key = JSON.stringify(['person', person.names, person.userIds ?? [], person.emails ?? []]);
+    patterns.push(...compiled(key, () => compileNameMatchers([person], [])).patterns);
+  }
+  if (dictionary.length > 0) {
+    const key = JSON.stringify(['dictionary', dictionary]);
+    patterns.push(...compiled(key, () => compileNameMatchers([], dictionary)).patterns);
   }
   return { patterns };
 }

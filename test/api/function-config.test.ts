@@ -100,6 +100,23 @@ describe('readFunctionConfig', () => {
     ).toThrow(/RERANKING_MODEL_ARN must be a Bedrock foundation-model ARN/);
   });
 
+  it('reads PERSONAL_DATA_SETTINGS as scrub settings, none when unset, and names a bad field', () => {
+    expect(readFunctionConfig(required).PERSONAL_DATA_SETTINGS).toEqual({});
+    expect(
+      readFunctionConfig({ ...required, PERSONAL_DATA_SETTINGS: '{"dictionary":["山田 太郎"]}' })
+        .PERSONAL_DATA_SETTINGS,
+    ).toEqual({ dictionary: ['山田 太郎'] });
+    expect(() => readFunctionConfig({ ...required, PERSONAL_DATA_SETTINGS: '{nope' })).toThrow(
+      /PERSONAL_DATA_SETTINGS/,
+    );
+    expect(() =>
+      readFunctionConfig({
+        ...required,
+        PERSONAL_DATA_SETTINGS: '{"patterns":[{"kind":"ip","pattern":"("}]}',
+      }),
+    ).toThrow(/PERSONAL_DATA_SETTINGS: .*patterns\[0\]\.pattern: not a valid regular expression/);
+  });
+
   it('accepts a tenant id made of letters, digits and . _ -', () => {
     expect(readFunctionConfig({ ...required, TENANT_ID: 'acme-eu_1.prod' }).TENANT_ID).toBe(
       'acme-eu_1.prod',

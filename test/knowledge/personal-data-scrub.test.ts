@@ -571,6 +571,35 @@ describe('scrubPersonalData (examples)', () => {
     });
   });
 
+  it.each([
+    'パスワード',
+    '暗証番号',
+    'パスコード',
+    'password',
+    'passwd',
+    'passphrase',
+    'PW',
+    'pwd',
+    'PIN',
+    'secret',
+    'secret_key',
+    'client_secret',
+    'api_key',
+    'apikey',
+    'access_token',
+    'auth_token',
+    'refresh_token',
+    'private_key',
+    'token',
+  ])('takes the value after the label %s, with = and with :', (label) => {
+    expect(scrubPersonalData(`${label}=Zq8vW2xL`, { language: 'en' }).text).toBe(
+      `${label}=[secret]`,
+    );
+    expect(scrubPersonalData(`${label}: Zq8vW2xL`, { language: 'en' }).text).toBe(
+      `${label}: [secret]`,
+    );
+  });
+
   it('removes private key blocks, Authorization headers and vendor keys, keeping the labels', () => {
     const text = [
       'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.abcdefghijkl',
@@ -642,6 +671,16 @@ describe('languageOf', () => {
 });
 
 describe('parseScrubSettings', () => {
+  it('accepts the settings file example of docs/deploy.md, whose IP pattern is the ready-made one', () => {
+    const guide = readFileSync(join(import.meta.dirname, '../../docs/deploy.md'), 'utf8');
+    const example = /## Personal data[\s\S]*?```json\n([\s\S]*?)\n```/.exec(guide)?.[1];
+    const settings = parseScrubSettings(JSON.parse(example ?? 'null'));
+    expect(settings.patterns?.[1]?.pattern).toBe(OPTIONAL_SCRUB_PATTERNS.ipv4Address.pattern);
+    expect(
+      scrubPersonalData('E123456 の 10.1.2.3 と 鈴木さん', { ...settings, language: 'ja' }).text,
+    ).toBe('[社員番号] の [IPアドレス] と [氏名]さん');
+  });
+
   it('accepts patterns, a dictionary and keep', () => {
     expect(parseScrubSettings({ dictionary: ['山田 太郎'] })).toEqual({
       dictionary: ['山田 太郎'],

@@ -39,7 +39,9 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
     `${ownerKey(owner)}|${clientMessageId}`;
   let nextId = 0;
   // Sorted like ULIDs: later ids compare greater.
-  const newId = () => `ID${String(++nextId).padStart(24, '0')}`;
+  // 26 characters of Crockford base32, like the ULIDs of the DynamoDB store, so the API's routes
+  // (`[0-9A-HJKMNP-TV-Z]{26}`) accept them when a test drives the API in process.
+  const newId = () => `01${String(++nextId).padStart(24, '0')}`;
   const keyOf = (owner: Owner, conversationId: string) => `${ownerKey(owner)}|${conversationId}`;
   const find = (owner: Owner, conversationId: string): StoredConversation => {
     const found = conversations.get(keyOf(owner, conversationId));

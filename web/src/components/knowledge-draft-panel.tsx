@@ -19,6 +19,7 @@ import {
   type DraftProblems,
   fieldOfServerMessage,
   findDraftLinkWarnings,
+  findScrubPlaceholders,
   validateTicketDraft,
 } from '../knowledge/validate-ticket-draft.js';
 import { LinkWarningList } from './link-warning-list.js';
@@ -107,6 +108,7 @@ export function KnowledgeDraftPanel({
   const resolutionError = fieldError('resolution', maxOf.steps);
   const steps = fields.resolution;
   const unverifiedLinks = findDraftLinkWarnings(fields, capture.allowedLinkDomains);
+  const scrubPlaceholders = findScrubPlaceholders(fields);
 
   return (
     <dialog
@@ -287,6 +289,12 @@ export function KnowledgeDraftPanel({
         </div>
 
         <UnverifiedLinksWarning id={`${id}-links`} links={unverifiedLinks} />
+
+        {scrubPlaceholders.length > 0 && (
+          <p className="status-notice knowledge-panel__personal-data" role="status">
+            {t('knowledgePersonalDataRemoved')}
+          </p>
+        )}
 
         {state.publishFailure && serverProblem === undefined && (
           <p className="knowledge-panel__error" role="alert">

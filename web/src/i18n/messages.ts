@@ -115,6 +115,8 @@ export const ja = {
     '許可されたドメインにないリンクがあります。公開はできますが、このチケットを引用する回答ではメール下書きと ToDo から削除され、回答中では未確認と表示されます:',
   knowledgePublishedUnverifiedLinks:
     '許可されたドメインにないリンクを含めて公開しました。回答ではメール下書きと ToDo から削除されます:',
+  knowledgePersonalDataRemoved:
+    '[氏名]・[メール]・[電話]・[秘密] は、下書きから自動で取り除いた個人情報です。個人情報でないものだけ書き戻してください（公開時にもう一度取り除かれます）。',
   draftProblemEmpty: '入力してください',
   draftProblemInvalidText: '使用できない文字が含まれています',
   draftProblemTooLong: '長すぎます（{max} 文字まで）',
@@ -239,6 +241,8 @@ export const en = {
     'Links to domains outside the allow-list. You can publish, but answers citing this ticket remove them from mail drafts and to-dos and mark them as not verified:',
   knowledgePublishedUnverifiedLinks:
     'Published with links to domains outside the allow-list; answers remove them from mail drafts and to-dos:',
+  knowledgePersonalDataRemoved:
+    '[name], [email], [phone] and [secret] mark personal data removed from the draft automatically. Restore only what is not personal (publishing removes it again).',
   draftProblemEmpty: 'Required',
   draftProblemInvalidText: 'Contains characters that cannot be stored',
   draftProblemTooLong: 'Too long (at most {max} characters)',

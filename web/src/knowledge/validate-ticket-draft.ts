@@ -108,3 +108,15 @@ export function findDraftLinkWarnings(
   if (allowedLinkDomains === undefined) return [];
   return findUnverifiedTicketLinks(fields, allowedLinkDomains);
 }
+
+/** The server scrub's placeholders (functions/knowledge/personal-data-scrub.ts), both languages. */
+const SCRUB_PLACEHOLDER = /\[(?:氏名|メール|電話|秘密|name|email|phone|secret)\]/g;
+
+/**
+ * The personal-data placeholders the draft holds, each once in order of appearance: the form
+ * tells the editor what they mean, so only what is not personal is restored (docs/adr/0019).
+ */
+export function findScrubPlaceholders(fields: TicketDraftFields): string[] {
+  const text = [fields.subject, fields.inquiry, ...fields.resolution].join('\n');
+  return [...new Set(text.match(SCRUB_PLACEHOLDER) ?? [])];
+}
