@@ -12,6 +12,8 @@ const unitTests = [
   // The route table alone, no adapters (the rules through the whole API: test/api/bad-input).
   'test/api/routes.test.ts',
   'test/tickets/**/*.test.ts',
+  'test/scripts/import/**/*.test.ts',
+  'test/architecture/**/*.test.ts',
 ];
 
 export default defineConfig({

@@ -20,6 +20,22 @@ export interface TicketSource {
   readonly publishedAt: Date;
 }
 
+/**
+ * Where an imported ticket came from (`npm run import`): the ticket system and the record's
+ * dates. Nothing here names a person; the document is deterministic in it, so an unchanged
+ * record renders to the same bytes and the import's content hash skips it.
+ */
+export interface ImportedTicketSource {
+  /** The ticket system (`servicenow`, `jira`, `zendesk`, `csv`, `jsonl`): the sidecar's `source`. */
+  readonly system: string;
+  /** How the notes name the system (`ServiceNow`). */
+  readonly systemLabel: string;
+  /** `YYYY-MM-DD` the record was opened (the document's opened date), when known. */
+  readonly openedOn?: string;
+  /** `YYYY-MM-DD` it was resolved, when known. */
+  readonly resolvedOn?: string;
+}
+
 /** The object names of a ticket: Bedrock pairs the sidecar with the document by its name. */
 export interface TicketDocumentNames {
   /** `<issueId>.md` (`#` written `_`). */
@@ -54,10 +70,11 @@ export function ticketDocumentNames(issueId: string): TicketDocumentNames {
   return { documentName: `${stem}.md`, sidecarName: `${stem}.md.metadata.json` };
 }
 
-type Draft = Pick<
-  PublishKnowledgeRequest,
-  'subject' | 'category' | 'inquiry' | 'resolution' | 'restricted'
->;
+// An imported ticket's category is its source's (`network`, a Jira component), not one of the
+// sample tickets' twenty: the document takes any category text.
+type Draft = Pick<PublishKnowledgeRequest, 'subject' | 'inquiry' | 'resolution' | 'restricted'> & {
+  readonly category: string;
+};
 
 const LABELS = {
   ja: {
@@ -71,6 +88,8 @@ const LABELS = {
     notes: '備考',
     capturedFrom: (date: string) =>
       `${date} に解決した問い合わせからナレッジとして登録されました。`,
+    importedFrom: (system: string, date?: string) =>
+      `${system} から取り込んだチケットです${date ? `（解決日: ${date}）` : ''}。`,
   },
   en: {
     number: 'Ticket',
@@ -82,6 +101,8 @@ const LABELS = {
     resolution: 'Resolution',
     notes: 'Notes',
     capturedFrom: (date: string) => `Captured as knowledge from an inquiry solved on ${date}.`,
+    importedFrom: (system: string, date?: string) =>
+      `Imported from ${system}${date ? `; resolved on ${date}` : ''}.`,
   },
 } as const;
 
@@ -92,11 +113,14 @@ const LABELS = {
 export function renderTicketDocuments(
   issueId: string,
   draft: Draft,
-  source: TicketSource,
+  source: TicketSource | ImportedTicketSource,
 ): TicketDocumentFiles {
   const language = detectLanguage(`${draft.subject}\n${draft.inquiry}`);
   const labels = LABELS[language];
-  const date = source.publishedAt.toISOString().slice(0, 10);
+  const imported = 'system' in source;
+  const date = imported
+    ? (source.openedOn ?? source.resolvedOn)
+    : source.publishedAt.toISOString().slice(0, 10);
   const steps = draft.resolution.flatMap((step, index) => inertListItem(`${index + 1}. `, step));
   const document = [
     `# ${draft.subject}`,
@@ -104,7 +128,7 @@ export function renderTicketDocuments(
     `- ${labels.number}: ${issueId}`,
     `- ${labels.category}: ${draft.category}`,
     `- ${labels.status}: ${labels.resolved}`,
-    `- ${labels.opened}: ${date}`,
+    ...(date ? [`- ${labels.opened}: ${date}`] : []),
     '',
     `## ${labels.inquiry}`,
     '',
@@ -116,23 +140,34 @@ export function renderTicketDocuments(
     '',
     `## ${labels.notes}`,
     '',
-    labels.capturedFrom(date),
+    imported
+      ? labels.importedFrom(source.systemLabel, source.resolvedOn)
+      : labels.capturedFrom(date ?? ''),
     '',
   ].join('\n');
+  const common = {
+    issue_id: issueId,
+    subject: draft.subject,
+    category: draft.category,
+    status: 'resolved',
+    ...(date ? { created_at: date } : {}),
+    restricted: draft.restricted,
+  };
   const sidecar = {
-    metadataAttributes: {
-      issue_id: issueId,
-      subject: draft.subject,
-      category: draft.category,
-      status: 'resolved',
-      created_at: date,
-      restricted: draft.restricted,
-      source: 'knowledge-capture',
-      source_conversation_id: source.conversationId,
-      source_inquiry_id: source.inquiryId,
-      author_hash: authorHash(source.author),
-      published_at: source.publishedAt.toISOString(),
-    },
+    metadataAttributes: imported
+      ? {
+          ...common,
+          source: source.system,
+          ...(source.resolvedOn ? { resolved_at: source.resolvedOn } : {}),
+        }
+      : {
+          ...common,
+          source: 'knowledge-capture',
+          source_conversation_id: source.conversationId,
+          source_inquiry_id: source.inquiryId,
+          author_hash: authorHash(source.author),
+          published_at: source.publishedAt.toISOString(),
+        },
   };
   return {
     ...ticketDocumentNames(issueId),

@@ -18,8 +18,17 @@ export const ticketsKeyPrefix = 'tickets/';
  */
 export const publishedTicketsKeyPrefix = `${ticketsKeyPrefix}published/`;
 
+/**
+ * Key prefix of the tickets `npm run import -- --upload` puts into the bucket, per source
+ * (`tickets/imported/servicenow/INC0012345.md`): ingested like the seed tickets, and left alone by
+ * the deployment's pruning as the published ones are (ADR 0018).
+ */
+export const importedTicketsKeyPrefix = `${ticketsKeyPrefix}imported/`;
+
 /** `published/`: the published tickets' folder relative to {@link ticketsKeyPrefix}. */
 const publishedTicketsFolder = publishedTicketsKeyPrefix.slice(ticketsKeyPrefix.length);
+/** `imported/`: the imported tickets' folder relative to {@link ticketsKeyPrefix}. */
+const importedTicketsFolder = importedTicketsKeyPrefix.slice(ticketsKeyPrefix.length);
 
 export interface TicketDocumentsProps {
   /** Directory of `<id>.md` + `<id>.md.metadata.json` documents, uploaded on every deploy. */
@@ -71,15 +80,15 @@ export class TicketDocuments extends Construct {
       destinationKeyPrefix: ticketsKeyPrefix,
       // Deleted tickets disappear from the bucket, and the next ingestion removes their vectors.
       prune: true,
-      // …except the tickets published from the app (tickets/published/), which are not in the
-      // repository. The provider runs `aws s3 sync <asset> s3://<bucket>/tickets/ --delete
+      // …except the tickets published from the app (tickets/published/) and those uploaded by
+      // `npm run import -- --upload` (tickets/imported/), which are not in the repository. The provider runs `aws s3 sync <asset> s3://<bucket>/tickets/ --delete
       // --exclude 'published/*'`; the CLI joins each filter to the source root and to the
       // destination root (awscli/customizations/s3/filters.py, `_full_path_patterns`), so the
       // pattern is relative to `tickets/` and matches `<bucket>/tickets/published/<anything>`
       // (fnmatch's `*` crosses `/`). Matching objects are neither uploaded nor deleted (the
       // s3-deployment README, "Exclude and Include Filters"); every other seed ticket is still
       // pruned when its file is deleted.
-      exclude: [`${publishedTicketsFolder}*`],
+      exclude: [`${publishedTicketsFolder}*`, `${importedTicketsFolder}*`],
       logGroup: props.providerLogGroup,
     });
     acknowledgeBucketDeploymentProvider(this, this.bucket);

@@ -254,9 +254,9 @@ describe('knowledge capture, with the Knowledge Base the stack provisions (defau
       DestinationBucketName: apiEnvironment(template).KNOWLEDGE_BUCKET,
       DestinationBucketKeyPrefix: 'tickets/',
       Prune: true,
-      // `aws s3 sync --delete --exclude 'published/*'`: the filter is relative to tickets/, so
-      // the published tickets are neither overwritten nor pruned.
-      Exclude: ['published/*'],
+      // `aws s3 sync --delete --exclude 'published/*' --exclude 'imported/*'`: the filters are
+      // relative to tickets/, so published and imported tickets are neither overwritten nor pruned.
+      Exclude: ['published/*', 'imported/*'],
     });
     expect(deployments[0]?.Properties.Include).toBeUndefined();
   });

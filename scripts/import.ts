@@ -1,0 +1,262 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  parseScrubSettings,
+  type ScrubSettings,
+} from '../functions/knowledge/personal-data-scrub.js';
+import { SkipError } from './deployed-stack.js';
+import { ExportFileError } from './import/export-files.js';
+import { SKIP_REASONS, SOURCE_NAMES, type SourceName } from './import/imported-ticket.js';
+import {
+  type ImportProgress,
+  type ImportReport,
+  ImportUsageError,
+  runImport,
+  StrictImportError,
+} from './import/run-import.js';
+import { COMMENT_POLICIES, type CommentPolicy } from './import/sources/source-options.js';
+import { readTabularMapping } from './import/sources/tabular.js';
+import { uploadTickets } from './import/upload-tickets.js';
+
+/**
+ * `npm run import`: ticket-system exports → ticket documents (docs/deploy.md, "Bring your
+ * tickets"). The work is scripts/import/run-import.ts; this file reads the command line, draws
+ * the progress line, prints the report and uploads.
+ *
+ *   npm run import -- --from servicenow exports/incidents.json --out tickets/
+ *   npm run import -- --from jira exports/ --out tickets/ --restricted-when 'labels=hr'
+ *   npm run import -- --from zendesk exports/ --upload
+ *   npm run import -- --from csv tickets.csv --mapping mapping.json --out tickets/ --dry-run
+ *
+ * Exit codes: 0 done (malformed records are reported, not fatal), 1 a fatal error or `--strict`
+ * with a malformed record (nothing written), 2 bad usage or no AWS credentials for `--upload`.
+ */
+
+const USAGE = `usage: npm run import -- --from <${SOURCE_NAMES.join('|')}> <export file or folder>... [options]
+
+  --out <folder>              write ticket documents here (required unless --upload or --dry-run)
+  --mapping <file.json>       column mapping for --from csv / jsonl (docs/deploy.md)
+  --restricted-when f=v       mark tickets whose field f has value v restricted (repeatable)
+  --comments public|all|none  which comments become resolution steps (default: close notes for
+                              servicenow, public agent comments for jira and zendesk)
+  --scrub-settings <file>     extra patterns and a name dictionary for the personal-data scrub
+  --dry-run                   write nothing; print what would be written, changed and skipped
+  --prune                     remove tickets this import wrote earlier that are no longer exported
+  --strict                    stop at the first malformed record (exit 1, nothing written)
+  --upload                    put changed tickets into the deployed stack's bucket, start a sync
+  --help`;
+
+async function main(argv: readonly string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const { options } = parsed;
+  const temporaryOut =
+    options.upload && !options.outDir ? mkdtempSync(join(tmpdir(), 'ticket-import-')) : undefined;
+  const outDir = options.outDir ?? temporaryOut;
+  const progress = createProgressLine();
+  try {
+    const report = await runImport({ ...options, outDir, onProgress: progress.update });
+    progress.done();
+    printReport(report, outDir);
+    if (options.upload && !options.dryRun && outDir) {
+      console.log('Uploading to the stack’s document bucket…');
+      const result = await uploadTickets({
+        source: options.source,
+        outDir,
+        names: report.ticketNames,
+        prune: options.prune ?? false,
+        log: (line) => console.log(line),
+      });
+      console.log(
+        `Uploaded ${result.uploaded} object(s) to s3://${result.bucket}/ (${result.unchanged} unchanged` +
+          `${options.prune ? `, ${result.deleted} deleted` : ''}).`,
+      );
+      if (result.sync === 'started') {
+        console.log(
+          `Sync ${result.ingestionJobId ?? ''} started; follow it with npm run ingest -- --latest.`,
+        );
+      } else if (result.sync === 'running') {
+        console.log(
+          'A sync was already running and may have missed these objects: run npm run ingest when it ends.',
+        );
+      }
+    }
+    return 0;
+  } catch (error) {
+    progress.done();
+    if (error instanceof SkipError) {
+      console.error(
+        `SKIPPED upload: ${error.message}. Set AWS_PROFILE (or the AWS_* variables) for the account ` +
+          'of the stack, or import with --out <folder> to write the documents locally.',
+      );
+      return 2;
+    }
+    if (error instanceof ImportUsageError) {
+      console.error(error.message);
+      return 2;
+    }
+    if (error instanceof ExportFileError || error instanceof StrictImportError) {
+      console.error(`FAILED: ${error.message}\nNothing was written.`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    if (temporaryOut) rmSync(temporaryOut, { recursive: true, force: true });
+  }
+}
+
+function parseCommandLine(argv: readonly string[]) {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      from: { type: 'string' },
+      out: { type: 'string' },
+      mapping: { type: 'string' },
+      'restricted-when': { type: 'string', multiple: true, default: [] },
+      comments: { type: 'string' },
+      'scrub-settings': { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      prune: { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
+      upload: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return { help: true as const, options: undefined as never };
+  const source = values.from as SourceName | undefined;
+  if (!source || !(SOURCE_NAMES as readonly string[]).includes(source)) {
+    throw new Error(
+      `--from must be one of ${SOURCE_NAMES.join(', ')}${source ? ` (got ${source})` : ''}`,
+    );
+  }
+  if (positionals.length === 0) throw new Error('name the export file or folder to import');
+  if (!values.out && !values.upload && !values['dry-run']) {
+    throw new Error('say where the tickets go: --out <folder>, --upload or --dry-run');
+  }
+  const comments = values.comments as CommentPolicy | undefined;
+  if (comments && !(COMMENT_POLICIES as readonly string[]).includes(comments)) {
+    throw new Error(`--comments must be one of ${COMMENT_POLICIES.join(', ')}`);
+  }
+  if (values.mapping && source !== 'csv' && source !== 'jsonl') {
+    throw new Error('--mapping is for --from csv or jsonl');
+  }
+  const scrubSettingsFile = values['scrub-settings'];
+  let scrubSettings: ScrubSettings | undefined;
+  if (scrubSettingsFile) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(scrubSettingsFile, 'utf8'));
+    } catch (error) {
+      throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
+    }
+    try {
+      scrubSettings = parseScrubSettings(json);
+    } catch (error) {
+      throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
+    }
+  }
+  return {
+    help: false as const,
+    options: {
+      source,
+      paths: positionals,
+      outDir: values.out,
+      mapping: values.mapping ? readTabularMapping(values.mapping) : undefined,
+      restrictedWhen: values['restricted-when'],
+      comments,
+      scrubSettings,
+      dryRun: values['dry-run'],
+      prune: values.prune,
+      strict: values.strict,
+      upload: values.upload,
+    },
+  };
+}
+
+/** A progress line: redrawn in place on a terminal, a plain line every 10 s otherwise. */
+function createProgressLine() {
+  const startedAt = Date.now();
+  const interactive = process.stderr.isTTY === true;
+  let lastPlain = startedAt;
+  let drawn = false;
+  const format = ({ records, bytesRead, totalBytes }: ImportProgress) => {
+    const seconds = Math.max(0.001, (Date.now() - startedAt) / 1000);
+    const rate = records / seconds;
+    const share = totalBytes > 0 ? Math.min(1, bytesRead / totalBytes) : 0;
+    const eta = share > 0 ? (seconds / share) * (1 - share) : Number.NaN;
+    const etaText = Number.isFinite(eta)
+      ? `${Math.floor(eta / 60)}:${String(Math.round(eta % 60)).padStart(2, '0')}`
+      : '?';
+    const width = 20;
+    const bar = '█'.repeat(Math.round(share * width)).padEnd(width, '░');
+    return `${bar} ${(share * 100).toFixed(0).padStart(3)}%  ${records.toLocaleString('en-US')} records  ${Math.round(rate).toLocaleString('en-US')}/s  ETA ${etaText}`;
+  };
+  return {
+    update(progress: ImportProgress) {
+      if (interactive) {
+        process.stderr.write(`\r${format(progress)}\u001b[K`);
+        drawn = true;
+      } else if (Date.now() - lastPlain >= 10_000) {
+        lastPlain = Date.now();
+        console.error(format(progress));
+      }
+    },
+    done() {
+      if (drawn) process.stderr.write('\n');
+      drawn = false;
+    },
+  };
+}
+
+function printReport(report: ImportReport, outDir: string | undefined): void {
+  const verb = report.dryRun ? 'would be' : 'were';
+  console.log(
+    `${report.records} record(s) read from the ${report.source} export. Tickets: ` +
+      `${report.tickets.new} new, ${report.tickets.changed} changed (${verb} written), ` +
+      `${report.tickets.unchanged} unchanged${outDir && !report.dryRun ? ` in ${outDir}` : ''}; ` +
+      `${report.removed} ${report.dryRun ? 'would be ' : ''}removed.`,
+  );
+  const skips = Object.entries(report.skipped).filter(([, count]) => count > 0);
+  if (skips.length > 0) {
+    console.log('Skipped:');
+    for (const [reason, count] of skips) {
+      const label =
+        reason === 'idTaken'
+          ? 'id taken by a ticket this import did not write'
+          : SKIP_REASONS[reason as keyof typeof SKIP_REASONS];
+      console.log(`  ${String(count).padStart(7)}  ${label}`);
+    }
+  }
+  for (const record of report.malformed) {
+    console.log(`  malformed: ${record.file} record ${record.recordNumber}: ${record.message}`);
+  }
+  if (report.skipped.malformed > report.malformed.length) {
+    console.log(
+      `  … and ${report.skipped.malformed - report.malformed.length} more malformed record(s)`,
+    );
+  }
+  const rules = Object.entries(report.restrictedByRule);
+  if (rules.length > 0) {
+    console.log(`Restricted: ${report.restricted} ticket(s)`);
+    for (const [rule, count] of rules) console.log(`  ${String(count).padStart(7)}  ${rule}`);
+  }
+  const scrubbed = Object.entries(report.scrubbed).filter(([, count]) => count > 0);
+  console.log(
+    `Personal data replaced: ${scrubbed.length === 0 ? 'none found' : scrubbed.map(([kind, count]) => `${kind} ${count}`).join(', ')}.`,
+  );
+}
+
+process.exitCode = await main(process.argv.slice(2));

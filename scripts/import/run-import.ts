@@ -1,0 +1,468 @@
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import {
+  languageOf,
+  type Person,
+  peopleNamedIn,
+  type ScrubSettings,
+  scrubPersonalData,
+} from '../../functions/knowledge/personal-data-scrub.js';
+import {
+  type ImportedTicketSource,
+  renderTicketDocuments,
+  ticketDocumentNames,
+} from '../../functions/knowledge/ticket-document.js';
+import { type ByteMeter, listExportFiles, totalBytes } from './export-files.js';
+import {
+  type ImportedRecord,
+  MalformedRecordError,
+  SKIP_REASONS,
+  type SkipReason,
+  SOURCE_LABELS,
+  type SourceItem,
+  type SourceName,
+  ticketIdOf,
+} from './imported-ticket.js';
+import { readJiraExport } from './sources/jira.js';
+import { readServiceNowExport } from './sources/servicenow.js';
+import type { CommentPolicy } from './sources/source-options.js';
+import { readTabularExport, type TabularMapping } from './sources/tabular.js';
+import { readZendeskExport } from './sources/zendesk.js';
+
+/**
+ * The import itself (`npm run import`, scripts/import.ts is its command line): reads a source's
+ * export record by record, keeps the resolved records with a resolution text, scrubs their
+ * text of personal data with the record's people, renders them as ticket documents
+ * (`renderTicketDocuments`, the data/tickets format) and writes only the tickets whose content
+ * changed since the last run, as the manifest in the output folder records them.
+ *
+ * Safety: everything is first written to a staging folder inside the output folder; only when
+ * the whole export has been read are the staged files renamed into place, pruned tickets
+ * deleted and the manifest replaced. An error before that (a file that is not JSON, `--strict`
+ * and a malformed record) removes the staging folder and leaves the output folder as it was.
+ */
+
+/** The manifest's file name in the output folder (hidden from the Knowledge Base: not `.md`). */
+export const MANIFEST_NAME = '.import-manifest.json';
+const MANIFEST_VERSION = 1;
+
+/** The import's record of what it wrote: content hash per ticket id, per source. */
+interface Manifest {
+  readonly version: typeof MANIFEST_VERSION;
+  readonly sources: Record<string, Record<string, string>>;
+}
+
+/** A `--restricted-when field=value` rule. */
+export interface RestrictionRule {
+  readonly text: string;
+  readonly field: string;
+  readonly value: string;
+}
+
+/** Parses `field=value` (the value may be empty; matching is case-insensitive). */
+export function parseRestrictionRule(text: string): RestrictionRule {
+  const separator = text.indexOf('=');
+  if (separator <= 0) {
+    throw new ImportUsageError(
+      `--restricted-when ${JSON.stringify(text)}: write it as field=value`,
+    );
+  }
+  return {
+    text,
+    field: text.slice(0, separator).trim(),
+    value: text
+      .slice(separator + 1)
+      .trim()
+      .toLowerCase(),
+  };
+}
+
+/** Bad command-line input or settings: the message says what to change. */
+export class ImportUsageError extends Error {
+  override readonly name = 'ImportUsageError';
+}
+
+/** `--strict` and a malformed record: nothing was written. */
+export class StrictImportError extends Error {
+  override readonly name = 'StrictImportError';
+}
+
+export interface ImportOptions {
+  readonly source: SourceName;
+  /** Export files or folders. */
+  readonly paths: readonly string[];
+  /** The ticket folder to write; with `dryRun` the one to compare against (optional). */
+  readonly outDir?: string;
+  readonly mapping?: TabularMapping;
+  readonly restrictedWhen?: readonly string[];
+  readonly comments?: CommentPolicy;
+  /** Patterns and dictionary for the scrub (`parseScrubSettings` of `--scrub-settings`). */
+  readonly scrubSettings?: ScrubSettings;
+  readonly dryRun?: boolean;
+  readonly prune?: boolean;
+  readonly strict?: boolean;
+  /** Called now and then while reading (the command's progress line). */
+  readonly onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  readonly records: number;
+  readonly bytesRead: number;
+  readonly totalBytes: number;
+}
+
+/** A malformed record as the report names it: file, record number, what is wrong (no record text). */
+export interface MalformedRecord {
+  readonly file: string;
+  readonly recordNumber: number;
+  readonly message: string;
+}
+
+export interface ImportReport {
+  readonly source: SourceName;
+  readonly dryRun: boolean;
+  readonly records: number;
+  readonly tickets: { readonly new: number; readonly changed: number; readonly unchanged: number };
+  readonly removed: number;
+  readonly skipped: Readonly<Record<SkipReason | 'idTaken', number>>;
+  /** The first 100 malformed records (all are counted in `skipped.malformed`). */
+  readonly malformed: readonly MalformedRecord[];
+  readonly restricted: number;
+  readonly restrictedByRule: Readonly<Record<string, number>>;
+  /** Placeholders put in, per kind of personal data (counts only). */
+  readonly scrubbed: Readonly<Record<string, number>>;
+  /** Object names written (new or changed), for `--upload`. */
+  readonly writtenNames: readonly string[];
+  /** Object names removed by `--prune`. */
+  readonly removedNames: readonly string[];
+  /** Every ticket file of this source after the run (written or unchanged), for `--upload`. */
+  readonly ticketNames: readonly string[];
+}
+
+const MAX_LISTED_MALFORMED = 100;
+/** Between a record's fields in its one scrub call. */
+const FIELD_SEPARATOR = '\n\u001e\n';
+
+/** The default comment policy per source (docs/deploy.md). */
+export const DEFAULT_COMMENTS: Readonly<Record<SourceName, CommentPolicy>> = {
+  servicenow: 'none',
+  jira: 'public',
+  zendesk: 'public',
+  csv: 'none',
+  jsonl: 'none',
+};
+
+/** Runs an import; resolves to its report, rejects on a fatal error having written nothing. */
+export async function runImport(options: ImportOptions): Promise<ImportReport> {
+  const rules = [...(options.restrictedWhen ?? []), ...(options.mapping?.restrictedWhen ?? [])].map(
+    parseRestrictionRule,
+  );
+  if ((options.source === 'csv' || options.source === 'jsonl') && !options.mapping) {
+    throw new ImportUsageError(
+      `--from ${options.source} needs --mapping mapping.json (see docs/deploy.md)`,
+    );
+  }
+  if (!options.dryRun && !options.outDir) throw new ImportUsageError('--out <folder> is required');
+  const extensions =
+    options.source === 'csv'
+      ? ['.csv']
+      : options.source === 'jsonl'
+        ? ['.jsonl', '.ndjson']
+        : options.source === 'servicenow'
+          ? ['.json', '.csv']
+          : ['.json'];
+  const meter: ByteMeter & { total: number } = {
+    bytesRead: 0,
+    total: totalBytes(listExportFiles(options.paths, extensions)),
+  };
+  const comments = options.comments ?? DEFAULT_COMMENTS[options.source];
+  const items = readSource(options, comments, meter);
+
+  const outDir = options.outDir;
+  const manifest: Manifest = outDir
+    ? readManifest(outDir)
+    : { version: MANIFEST_VERSION, sources: {} };
+  const previous = manifest.sources[options.source] ?? {};
+  const next: Record<string, string> = {};
+  const otherSources = Object.entries(manifest.sources).filter(([name]) => name !== options.source);
+  const staging =
+    outDir && !options.dryRun
+      ? join(outDir, `.import-staging-${process.pid}-${Date.now()}`)
+      : undefined;
+
+  const skipped = Object.fromEntries(
+    [...Object.keys(SKIP_REASONS), 'idTaken'].map((reason) => [reason, 0]),
+  ) as Record<SkipReason | 'idTaken', number>;
+  const malformed: MalformedRecord[] = [];
+  const restrictedByRule = Object.fromEntries(rules.map((rule) => [rule.text, 0]));
+  const scrubbed: Record<string, number> = {};
+  const tickets = { new: 0, changed: 0, unchanged: 0 };
+  const writtenNames: string[] = [];
+  let restricted = 0;
+  let records = 0;
+  let lastProgress = 0;
+
+  // An output folder this run creates is removed again if the run fails: it writes nothing.
+  const createdOutDir = staging !== undefined && outDir !== undefined && !existsSync(outDir);
+  let committed = false;
+  try {
+    if (staging) mkdirSync(staging, { recursive: true });
+    for await (const item of items) {
+      records += 1;
+      if (options.onProgress && (records % 500 === 0 || Date.now() - lastProgress > 250)) {
+        lastProgress = Date.now();
+        options.onProgress({ records, bytesRead: meter.bytesRead, totalBytes: meter.total });
+      }
+      if ('malformed' in item) {
+        if (options.strict) {
+          throw new StrictImportError(
+            `${item.file} record ${item.recordNumber}: ${item.malformed} (--strict: nothing written)`,
+          );
+        }
+        skipped.malformed += 1;
+        if (malformed.length < MAX_LISTED_MALFORMED) {
+          malformed.push({
+            file: item.file,
+            recordNumber: item.recordNumber,
+            message: item.malformed,
+          });
+        }
+        continue;
+      }
+      const reason = skipReasonOf(item.record, next);
+      if (reason) {
+        skipped[reason] += 1;
+        continue;
+      }
+      let issueId: string;
+      try {
+        issueId = ticketIdOf(options.source, item.record.number);
+      } catch (error) {
+        if (!(error instanceof MalformedRecordError)) throw error;
+        if (options.strict)
+          throw new StrictImportError(`${item.file} record ${item.recordNumber}: ${error.message}`);
+        skipped.malformed += 1;
+        if (malformed.length < MAX_LISTED_MALFORMED) {
+          malformed.push({
+            file: item.file,
+            recordNumber: item.recordNumber,
+            message: error.message,
+          });
+        }
+        continue;
+      }
+      const { documentName, sidecarName } = ticketDocumentNames(issueId);
+      const takenByAnother =
+        otherSources.some(([, ids]) => issueId in ids) ||
+        (outDir !== undefined && !(issueId in previous) && existsSync(join(outDir, documentName)));
+      if (takenByAnother) {
+        skipped.idTaken += 1;
+        continue;
+      }
+      const matchedRules = rules.filter((rule) => matchesRule(item.record, rule));
+      for (const rule of matchedRules)
+        restrictedByRule[rule.text] = (restrictedByRule[rule.text] ?? 0) + 1;
+      if (matchedRules.length > 0) restricted += 1;
+
+      const files = renderRecord(issueId, item.record, matchedRules.length > 0, options, scrubbed);
+      const hash = createHash('sha256')
+        .update(files.document)
+        .update('\0')
+        .update(files.sidecar)
+        .digest('hex');
+      next[issueId] = hash;
+      const unchanged =
+        previous[issueId] === hash &&
+        outDir !== undefined &&
+        existsSync(join(outDir, documentName));
+      if (unchanged) {
+        tickets.unchanged += 1;
+        continue;
+      }
+      if (issueId in previous) tickets.changed += 1;
+      else tickets.new += 1;
+      writtenNames.push(documentName, sidecarName);
+      if (staging) {
+        writeFileSync(join(staging, documentName), files.document);
+        writeFileSync(join(staging, sidecarName), files.sidecar);
+      }
+    }
+    options.onProgress?.({ records, bytesRead: meter.bytesRead, totalBytes: meter.total });
+
+    const removedIds = options.prune ? Object.keys(previous).filter((id) => !(id in next)) : [];
+    const removedNames = removedIds.flatMap((id) => {
+      const names = ticketDocumentNames(id);
+      return [names.documentName, names.sidecarName];
+    });
+    if (staging && outDir) {
+      // Commit: every staged file into place, then the pruned ones out, then the manifest.
+      for (const name of writtenNames) renameSync(join(staging, name), join(outDir, name));
+      for (const name of removedNames)
+        if (existsSync(join(outDir, name))) unlinkSync(join(outDir, name));
+      // Without --prune the tickets no longer exported stay, and stay the import's.
+      const kept: Record<string, string> = options.prune
+        ? next
+        : {
+            ...Object.fromEntries(Object.entries(previous).filter(([id]) => !(id in next))),
+            ...next,
+          };
+      writeManifest(outDir, {
+        version: MANIFEST_VERSION,
+        sources: { ...manifest.sources, [options.source]: kept },
+      });
+      committed = true;
+    }
+    return {
+      source: options.source,
+      dryRun: options.dryRun ?? false,
+      records,
+      tickets,
+      removed: removedIds.length,
+      skipped,
+      malformed,
+      restricted,
+      restrictedByRule,
+      scrubbed,
+      writtenNames,
+      removedNames,
+      ticketNames: Object.keys(next).flatMap((id) => {
+        const names = ticketDocumentNames(id);
+        return [names.documentName, names.sidecarName];
+      }),
+    };
+  } finally {
+    if (staging) rmSync(staging, { recursive: true, force: true });
+    if (createdOutDir && !committed && outDir) rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+function readSource(
+  options: ImportOptions,
+  comments: CommentPolicy,
+  meter: ByteMeter,
+): AsyncIterable<SourceItem> {
+  switch (options.source) {
+    case 'servicenow':
+      return readServiceNowExport(options.paths, { comments }, meter);
+    case 'jira':
+      return readJiraExport(options.paths, { comments }, meter);
+    case 'zendesk':
+      return readZendeskExport(options.paths, { comments }, meter);
+    case 'csv':
+    case 'jsonl':
+      return readTabularExport(
+        options.paths,
+        options.source,
+        options.mapping as TabularMapping,
+        meter,
+      );
+  }
+}
+
+function skipReasonOf(
+  record: ImportedRecord,
+  accepted: Readonly<Record<string, string>>,
+): SkipReason | undefined {
+  if (record.duplicate) return 'duplicate';
+  if (!record.resolved) return 'notResolved';
+  if (record.resolution.every((step) => step.trim() === '')) return 'noResolutionText';
+  if (record.number.trim() in accepted) return 'repeatedNumber';
+  return undefined;
+}
+
+function matchesRule(record: ImportedRecord, rule: RestrictionRule): boolean {
+  const values =
+    rule.field === 'category'
+      ? [record.category, ...(record.fields.category ?? [])]
+      : record.fields[rule.field];
+  return (values ?? []).some((value) => value.trim().toLowerCase() === rule.value);
+}
+
+/** Scrubs the record's text with its people and renders the ticket documents. */
+function renderRecord(
+  issueId: string,
+  record: ImportedRecord,
+  restricted: boolean,
+  options: ImportOptions,
+  scrubbed: Record<string, number>,
+) {
+  const language = languageOf(`${record.subject}\n${record.inquiry}`);
+  // The person fields, and whoever the text addresses by name (`山田さん`, `Mr. Brown`): a
+  // display=false ServiceNow export has only sys_ids in its person fields.
+  const people: Person[] = [
+    ...record.people,
+    ...peopleNamedIn([record.subject, record.inquiry, ...record.resolution].join('\n')),
+  ];
+  // One scrub call per record, not per field: the scrub builds its name matchers per call, and
+  // a record's people are the same for all its fields. The fields are joined by a separator no
+  // detector matches or crosses (a control character on a line of its own) and split again.
+  const fields = [record.subject, record.category, record.inquiry, ...record.resolution];
+  const joined = scrubPersonalData(fields.join(FIELD_SEPARATOR), {
+    ...options.scrubSettings,
+    people,
+    language,
+  });
+  let scrubbedFields = joined.text.split(FIELD_SEPARATOR);
+  let counts: Record<string, number> = { ...joined.counts };
+  if (scrubbedFields.length !== fields.length) {
+    // A configured pattern swallowed a separator: scrub field by field instead.
+    const results = fields.map((text) =>
+      scrubPersonalData(text, { ...options.scrubSettings, people, language }),
+    );
+    scrubbedFields = results.map((result) => result.text);
+    counts = {};
+    for (const result of results) {
+      for (const [kind, count] of Object.entries(result.counts)) {
+        counts[kind] = (counts[kind] ?? 0) + count;
+      }
+    }
+  }
+  for (const [kind, count] of Object.entries(counts)) {
+    if (count) scrubbed[kind] = (scrubbed[kind] ?? 0) + count;
+  }
+  const [subject = '', category = '', inquiry = '', ...resolution] = scrubbedFields;
+  const source: ImportedTicketSource = {
+    system: options.source,
+    systemLabel: SOURCE_LABELS[options.source],
+    openedOn: record.openedOn,
+    resolvedOn: record.resolvedOn,
+  };
+  return renderTicketDocuments(
+    issueId,
+    {
+      subject: subject.replace(/[\r\n]+/g, ' '),
+      category: category.replace(/[\r\n]+/g, ' '),
+      inquiry,
+      resolution: resolution.filter((step) => step.trim() !== ''),
+      restricted,
+    },
+    source,
+  );
+}
+
+function readManifest(outDir: string): Manifest {
+  const path = join(outDir, MANIFEST_NAME);
+  if (!existsSync(path)) return { version: MANIFEST_VERSION, sources: {} };
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as Partial<Manifest>;
+  if (manifest.version !== MANIFEST_VERSION || typeof manifest.sources !== 'object') {
+    throw new ImportUsageError(
+      `${path}: not an import manifest of this version; move it away to start over`,
+    );
+  }
+  return manifest as Manifest;
+}
+
+function writeManifest(outDir: string, manifest: Manifest): void {
+  const path = join(outDir, MANIFEST_NAME);
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(manifest)}\n`);
+  renameSync(`${path}.tmp`, path);
+}

@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  createCsvRowParser,
+  ExportFileError,
+  readCsvRecords,
+  readJsonPageRecords,
+} from '../../../scripts/import/export-files.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'export-files-test-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const result: T[] = [];
+  for await (const item of items) result.push(item);
+  return result;
+}
+
+/** RFC 4180 writing: quote every field, double the quotes. */
+const toCsv = (rows: readonly (readonly string[])[], lineEnd: string) =>
+  rows
+    .map((row) => row.map((field) => `"${field.replaceAll('"', '""')}"`).join(','))
+    .join(lineEnd) + lineEnd;
+
+describe('createCsvRowParser', () => {
+  it('reads quoted commas, quotes and line breaks inside fields', () => {
+    const parser = createCsvRowParser();
+    const rows = parser.push('a,"b,c","say ""hi""","line 1\r\nline 2"\r\nx,,z\n');
+    expect(rows).toEqual([
+      ['a', 'b,c', 'say "hi"', 'line 1\r\nline 2'],
+      ['x', '', 'z'],
+    ]);
+    expect(parser.end()).toBeUndefined();
+  });
+
+  it('returns the last row without a final line break, and flags an unclosed quote', () => {
+    const parser = createCsvRowParser();
+    expect(parser.push('a,b\nc,d')).toEqual([['a', 'b']]);
+    expect(parser.end()).toEqual(['c', 'd']);
+    const open = createCsvRowParser();
+    open.push('a,"never closed\n');
+    expect(open.end()).toBe('unterminated');
+  });
+
+  it('reads back any rows, however the text is cut into pieces (property)', () => {
+    const field = fc.string({ unit: fc.constantFrom('a', 'あ', ',', '"', '\n', '\r\n', ' ', '1') });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(field, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 8 }),
+        fc.constantFrom('\n', '\r\n'),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (rows, lineEnd, cuts) => {
+          const text = toCsv(rows, lineEnd);
+          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
+            (a, b) => a - b,
+          );
+          const parser = createCsvRowParser();
+          const parsed: string[][] = [];
+          let start = 0;
+          for (const point of [...points, text.length]) {
+            parsed.push(...parser.push(text.slice(start, point)));
+            start = point;
+          }
+          const last = parser.end();
+          if (last && last !== 'unterminated') parsed.push(last);
+          expect(parsed).toEqual(rows);
+        },
+      ),
+    );
+  });
+});
+
+describe('readCsvRecords', () => {
+  it('keys rows by the header, drops the BOM, and reports a short row by its number', async () => {
+    const file = join(directory, 'bom.csv');
+    writeFileSync(
+      file,
+      '\uFEFF"number","short_description"\r\n"INC1","a"\r\n"INC2"\r\n"INC3","c"\r\n',
+    );
+    const records = await collect(readCsvRecords(file));
+    expect(
+      records.map((record) => ('malformed' in record ? record.malformed : record.value)),
+    ).toEqual([
+      { number: 'INC1', short_description: 'a' },
+      'has 1 fields, the header has 2',
+      { number: 'INC3', short_description: 'c' },
+    ]);
+    expect(records[1]?.recordNumber).toBe(2);
+  });
+});
+
+describe('readJsonPageRecords', () => {
+  it('streams the elements of the named lists, counting each list on its own', async () => {
+    const file = join(directory, 'page.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ tickets: [{ id: 1 }, { id: 2 }], users: [{ id: 7 }], end_of_stream: true }),
+    );
+    const records = await collect(readJsonPageRecords(file, ['tickets', 'users']));
+    expect(
+      records.map((record) => [record.listedUnder, record.recordNumber, record.value]),
+    ).toEqual([
+      ['tickets', 1, { id: 1 }],
+      ['tickets', 2, { id: 2 }],
+      ['users', 1, { id: 7 }],
+    ]);
+  });
+
+  it('reads a record split across chunk boundaries (a page larger than one chunk)', async () => {
+    const file = join(directory, 'large.json');
+    const result = Array.from({ length: 2000 }, (_, index) => ({
+      number: `INC${String(index).padStart(7, '0')}`,
+      description: 'あ'.repeat(50),
+    }));
+    writeFileSync(file, JSON.stringify({ result }));
+    const records = await collect(readJsonPageRecords(file, ['result']));
+    expect(records).toHaveLength(2000);
+    expect(records[1999]?.value).toEqual(result[1999]);
+  });
+
+  it('names the file and the last good record when the JSON breaks off', async () => {
+    const file = join(directory, 'broken.json');
+    writeFileSync(file, '{"result":[{"number":"INC1"},{"number":"INC2"},{"numb');
+    await expect(collect(readJsonPageRecords(file, ['result']))).rejects.toThrow(
+      /broken\.json: not valid JSON after record 2/,
+    );
+  });
+
+  it('refuses a file that is another export (no such list)', async () => {
+    const file = join(directory, 'other.json');
+    writeFileSync(file, '{"issues":[]}');
+    await expect(collect(readJsonPageRecords(file, ['result']))).rejects.toThrow(ExportFileError);
+    const empty = join(directory, 'empty-page.json');
+    writeFileSync(empty, '{"result":[]}');
+    await expect(collect(readJsonPageRecords(empty, ['result']))).resolves.toEqual([]);
+  });
+});
