@@ -237,8 +237,8 @@ function extractTicketParts(text: string): TicketParts {
     .filter(
       (paragraph) => !paragraph.split('\n').every((line) => /^\s*[-*]\s*[^:：]+[:：]/.test(line)),
     );
-  const summaryText = summary?.body ?? paragraphs[0] ?? '';
-  const resolutionText = resolution?.body ?? all.at(-1)?.body ?? '';
+  const summaryText = withoutFences(summary?.body ?? paragraphs[0] ?? '');
+  const resolutionText = withoutFences(resolution?.body ?? all.at(-1)?.body ?? '');
   const listed = resolutionText
     .split('\n')
     .map((line) => LIST_ITEM.exec(line)?.[1]?.trim())
@@ -252,6 +252,19 @@ function extractTicketParts(text: string): TicketParts {
     steps: steps.map((step) => truncateText(step, 200)),
     note: noteSentence === undefined ? undefined : truncateText(noteSentence, 200),
   };
+}
+
+/**
+ * The text without its code-fence lines: imported and published tickets keep a requester's own
+ * markdown inert inside a fence (ticket-document.ts), which a card's plain-text summary must not show.
+ */
+function withoutFences(text: string): string {
+  return text
+    .replace(/^(\s*(?:\d+\.|[-*])\s+)(?:`{3,}|~{3,})[ \t]*\n[ \t]*/gm, '$1') // "1. ~~~" + its first line
+    .split('\n')
+    .filter((line) => !/^\s*(?:`{3,}|~{3,})\s*$/.test(line))
+    .join('\n')
+    .trim();
 }
 
 const OPENING = new Set(['「', '『', '（', '(', '【', '"']);

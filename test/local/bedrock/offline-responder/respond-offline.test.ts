@@ -129,6 +129,44 @@ describe('offline responder behind ConverseStream', () => {
     expect(answer.mail_draft).not.toMatch(KANA);
   });
 
+  it("shows an imported ticket's fenced inquiry and steps without their fence lines", async () => {
+    const imported = {
+      issueId: 'ITSD-123',
+      subject: 'Cannot connect to VPN from home',
+      score: 0.9,
+      restricted: false,
+      text: [
+        '# Cannot connect to VPN from home',
+        '',
+        '## Inquiry',
+        '',
+        '~~~',
+        'Since this morning the VPN client says certificate expired.',
+        '~~~',
+        '',
+        '## Resolution',
+        '',
+        '1. ~~~',
+        '   We renewed the VPN certificate.',
+        '   ~~~',
+      ].join('\n'),
+    };
+    const answer = (
+      await ask(
+        userMessage({
+          inquiry: 'The VPN client says certificate expired',
+          tickets: [imported],
+          language: 'en',
+        }),
+      )
+    ).answer();
+
+    const card = answer.results?.[0];
+    expect(card?.issue_id).toBe('ITSD-123');
+    expect(card?.summary).toContain('certificate expired');
+    expect(`${card?.summary}\n${card?.resolution}`).not.toContain('~~~');
+  });
+
   it('says nothing similar was found, citing nothing, when the request has no tickets', async () => {
     for (const [inquiry, phrase] of [
       ['ログインできない', '見つかりませんでした'],
