@@ -138,6 +138,7 @@ export function createApi(
   const table = createRouteTable({
     chat: createChatRoute({
       telemetry: observability.telemetry,
+      log: observability.log,
       budget,
       store,
       retriever,
@@ -186,6 +187,7 @@ export function createApi(
       now: overrides.now ?? (() => new Date()),
       scrubSettings: config.PERSONAL_DATA_SETTINGS,
       recorded: (report) => observability.knowledgeRecorded(report),
+      log: observability.log,
     }),
     conversations: createConversationRoutes(store, {
       now: overrides.now,
