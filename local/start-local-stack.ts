@@ -6,7 +6,11 @@ import { readFunctionConfig } from '../functions/api/function-config.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
 import { readTicketCategories } from '../lib/ticket-categories.js';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
-import { LOCAL_KNOWLEDGE_BUCKET } from './bedrock/local-bedrock-defaults.js';
+import {
+  isOfflineModelId,
+  LOCAL_KNOWLEDGE_BUCKET,
+  OFFLINE_MODEL_FUNCTION_SETTINGS,
+} from './bedrock/local-bedrock-defaults.js';
 import {
   type LocalBedrockServer,
   type LocalBedrockServerOptions,
@@ -165,6 +169,8 @@ export async function startLocalServices(
       CONVERSATIONS_TABLE: tables.conversations,
       TURNS_TABLE: tables.turns,
       MODEL_ID: environment.modelId,
+      // The emulator's price and prompt caching: production tables do not list it.
+      ...(isOfflineModelId(environment.modelId) ? OFFLINE_MODEL_FUNCTION_SETTINGS : {}),
       KNOWLEDGE_BASE_ID:
         bedrock && !environment.bedrockAgentRuntimeEndpoint
           ? bedrock.knowledgeBaseId

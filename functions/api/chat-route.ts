@@ -1,4 +1,5 @@
 import type { DailyBudget } from '../chat/daily-budget.js';
+import { type Log, silentLog } from '../chat/log.js';
 import type {
   ChatConfig,
   ChatModel,
@@ -25,6 +26,8 @@ export interface ChatRouteDependencies {
   readonly now: () => Date;
   readonly telemetry?: ChatTelemetry;
   readonly budget?: DailyBudget;
+  /** Where failures are reported (the function's Powertools Logger). @default silentLog */
+  readonly log?: Log;
 }
 
 /**
@@ -56,7 +59,8 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
           message: 'Something went wrong while answering. Please try again.',
           retryable: true,
         },
-        logFailure: (error) => console.error('chat stream failed', error),
+        logFailure: (error) =>
+          (dependencies.log ?? silentLog).error('chat stream failed', { error }),
       },
       (sse) =>
         streamChat(begun, (event) => sse.send(event), {

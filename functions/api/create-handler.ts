@@ -7,7 +7,10 @@ import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
-import { promptCachePolicyFor } from '../adapters/bedrock/prompt-cache-support.js';
+import {
+  promptCachePolicyFor,
+  withPromptCacheSupport,
+} from '../adapters/bedrock/prompt-cache-support.js';
 import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
@@ -135,6 +138,7 @@ export function createApi(
   const table = createRouteTable({
     chat: createChatRoute({
       telemetry: observability.telemetry,
+      log: observability.log,
       budget,
       store,
       retriever,
@@ -153,7 +157,11 @@ export function createApi(
         stopPollMs: config.STOP_POLL_MS,
         generationLeaseMs: config.GENERATION_LEASE_MS,
         modelId: config.MODEL_ID,
-        promptCache: promptCachePolicyFor(config.MODEL_ID, config.PROMPT_CACHING),
+        promptCache: promptCachePolicyFor(
+          config.MODEL_ID,
+          config.PROMPT_CACHING,
+          withPromptCacheSupport(config.PROMPT_CACHE_MODELS),
+        ),
         allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
       },
     }),
@@ -179,6 +187,7 @@ export function createApi(
       now: overrides.now ?? (() => new Date()),
       scrubSettings: config.PERSONAL_DATA_SETTINGS,
       recorded: (report) => observability.knowledgeRecorded(report),
+      log: observability.log,
     }),
     conversations: createConversationRoutes(store, {
       now: overrides.now,

@@ -148,6 +148,28 @@ export const functionConfigSchema = z
      */
     PROMPT_CACHING: z.enum(['auto', 'off']).default('auto'),
     /**
+     * Prompt-cache support that adds to or overrides the built-in table (ADR 0009), as JSON:
+     * `{"<model id>":{"minimumTokens":1024,"cacheTools":true}}` — a model Bedrock gained since,
+     * or the local stack's offline responder.
+     */
+    PROMPT_CACHE_MODELS: z
+      .string()
+      .default('{}')
+      .transform((text, context) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          context.addIssue({ code: 'custom', message: 'PROMPT_CACHE_MODELS must be JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(
+        z.record(
+          z.string(),
+          z.object({ minimumTokens: z.number().int().min(0), cacheTools: z.boolean() }).strict(),
+        ),
+      ),
+    /**
      * A Bedrock Guardrail on every ConverseStream call (ADR 0013): its id or ARN and version,
      * both or neither. The stack sets them from `guardrail`.
      */

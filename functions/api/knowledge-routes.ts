@@ -4,6 +4,7 @@ import {
   reserveWithinBudget,
   tokensToCharge,
 } from '../chat/daily-budget.js';
+import { type Log, silentLog } from '../chat/log.js';
 import type { ChatConfig, ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
 import {
   type Caller,
@@ -66,6 +67,8 @@ export interface KnowledgeRouteDependencies {
   readonly scrubSettings?: ScrubSettings;
   /** Told of every draft streamed and ticket published (logs and metrics). */
   readonly recorded?: (report: KnowledgeReport) => void;
+  /** Where failures are reported (the function's Powertools Logger). @default silentLog */
+  readonly log?: Log;
 }
 
 /**
@@ -145,7 +148,8 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
             message: 'The draft failed. Please try again.',
             retryable: true,
           },
-          logFailure: (error) => console.error('knowledge draft failed', error),
+          logFailure: (error) =>
+            (dependencies.log ?? silentLog).error('knowledge draft failed', { error }),
         },
         async (sse) => {
           let tokensCharged = 0;
@@ -217,6 +221,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         syncBacklog: dependencies.syncBacklog,
         now: dependencies.now,
         ...(dependencies.scrubSettings ? { scrubSettings: dependencies.scrubSettings } : {}),
+        ...(dependencies.log ? { log: dependencies.log } : {}),
       });
       dependencies.recorded?.({
         kind: 'published',

@@ -1,5 +1,6 @@
 import { DailyBudgetExceededError } from './errors.js';
 import type { GenerationFailure } from './generate.js';
+import { type Log, silentLog } from './log.js';
 import { answerTool, tokensAtLeast } from './model-request.js';
 import type { ChatConfig, ChatModelRequest, ModelUsage, Owner } from './ports.js';
 import { buildSystemPrompt } from './prompt-text.js';
@@ -58,7 +59,12 @@ export async function reserveWithinBudget(
   owner: Owner,
   now: Date,
   bound: number,
-  dependencies: { config: Pick<ChatConfig, 'dailyTokenBudget'>; budget?: DailyBudget },
+  dependencies: {
+    config: Pick<ChatConfig, 'dailyTokenBudget'>;
+    budget?: DailyBudget;
+    /** Where a failed counter write is reported. @default silentLog */
+    log?: Log;
+  },
 ): Promise<BudgetReservation | undefined> {
   const limit = dependencies.config.dailyTokenBudget;
   const { budget } = dependencies;
@@ -66,7 +72,7 @@ export async function reserveWithinBudget(
   // The reservation's day is the day it was made: a call running past midnight settles there.
   const day = now.toISOString().slice(0, 10);
   if (await budget.reserve(owner, day, bound, limit)) {
-    return createReservation(budget, owner, day, bound);
+    return createReservation(budget, owner, day, bound, dependencies.log ?? silentLog);
   }
   const resetsAt = new Date(`${day}T00:00:00.000Z`);
   resetsAt.setUTCDate(resetsAt.getUTCDate() + 1);
@@ -78,6 +84,7 @@ function createReservation(
   owner: Owner,
   day: string,
   reserved: number,
+  log: Log,
 ): BudgetReservation {
   // What the counter surely holds for this call: the next write moves it from here.
   let held = reserved;
@@ -95,7 +102,7 @@ function createReservation(
         held = tokens;
       } catch (error) {
         held = Math.min(held, tokens);
-        console.error('could not adjust the daily budget reservation', error);
+        log.error('could not adjust the daily budget reservation', { error });
       }
     });
     return writes;

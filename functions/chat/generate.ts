@@ -23,6 +23,7 @@ import {
 import { streamToolInput } from '../tool-input/stream-tool-input.js';
 import type { ToolInputInvalidElementEvent } from '../tool-input/tool-input-parser.js';
 import { ChatModelError, type ChatModelErrorCode } from './errors.js';
+import { type Log, silentLog } from './log.js';
 import type {
   ChatConfig,
   ChatModel,
@@ -58,6 +59,8 @@ export interface GenerateWithStopDependencies {
   readonly model: ChatModel;
   readonly config: ChatConfig;
   readonly remainingTimeMs: () => number;
+  /** Where failures and grounding drops are reported. @default silentLog */
+  readonly log?: Log;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function generateWithStop(
       allowedLinkDomains: dependencies.config.allowedLinkDomains,
       send,
       signal: controller.signal,
+      log: dependencies.log,
     });
     if (outcome.status !== 'stopped' || reason !== 'timeout') return outcome;
     return {
@@ -176,6 +180,8 @@ export interface GenerateAnswerInput {
   readonly send: (event: ChatEvent) => void;
   /** Aborted by a stop request or the time budget; `stopReason()` tells which happened. */
   readonly signal: AbortSignal;
+  /** Where a stream failure that is no model error, and grounding drops, are reported. @default silentLog */
+  readonly log?: Log;
 }
 
 const GUARDRAIL_INTERVENED: GenerationFailure = {
@@ -206,6 +212,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const tickets: TicketResult[] = [];
   const seen = new Set<string>();
   const dropped = new DroppedTickets();
+  const log = input.log ?? silentLog;
   let adviceStreamed = false;
   const startedAt = performance.now();
   let firstTokenAt: number | undefined;
@@ -246,11 +253,11 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   // A model failure the adapter translated is expected; anything else is a bug to look at,
   // even when staff keep a truncated answer.
   if (streamError && !(streamError.error instanceof ChatModelError)) {
-    console.error('answer stream failed', streamError.error);
+    log.error('answer stream failed', { error: streamError.error });
   }
 
   const finishedAt = performance.now();
-  dropped.log();
+  dropped.log(log);
   const checked = removeUnverifiedAnswerLinks(
     finalizeAnswer(final.value, tickets),
     input.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS,
@@ -555,16 +562,11 @@ class DroppedTickets {
     );
   }
 
-  log(): void {
+  log(log: Log): void {
     if (this.byReason.size === 0) return;
-    const counts = this.counts();
-    console.info(
-      JSON.stringify({
-        level: 'INFO',
-        message: 'grounding dropped ticket cards',
-        dropped: counts,
-        issueIds: Object.fromEntries(this.byReason),
-      }),
-    );
+    log.info('grounding dropped ticket cards', {
+      dropped: this.counts(),
+      issueIds: Object.fromEntries(this.byReason),
+    });
   }
 }

@@ -1,3 +1,4 @@
+import { type Log, silentLog } from './log.js';
 import type {
   ChatConfig,
   ConversationStore,
@@ -22,6 +23,8 @@ export interface GenerationLeaseOptions {
   /** Never renew past the function's end: a lease must not outlive its holder. */
   readonly remainingTimeMs: () => number;
   readonly now: () => Date;
+  /** Where a failed renewal is reported. @default silentLog */
+  readonly log?: Log;
 }
 
 /**
@@ -41,7 +44,9 @@ export function keepGenerationLease(options: GenerationLeaseOptions): { stop(): 
         ...options.lease,
         until: new Date(options.now().getTime() + leaseMs),
       })
-      .catch((error: unknown) => console.error('could not renew the generation lease', error))
+      .catch((error: unknown) =>
+        (options.log ?? silentLog).error('could not renew the generation lease', { error }),
+      )
       .finally(() => {
         renewing = false;
       });

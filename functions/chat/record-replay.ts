@@ -2,6 +2,7 @@ import type { ChatEvent } from '../contract/chat-events.js';
 import { ConversationNotFoundError, StoreUnavailableError } from './errors.js';
 import type { GenerationOutcome } from './generate.js';
 import { leaseFrom } from './generation-lease.js';
+import { type Log, silentLog } from './log.js';
 import type {
   AppendResult,
   ChatConfig,
@@ -41,6 +42,7 @@ export async function recordAnswer(
   send: (event: ChatEvent) => void,
   modelId: string,
   usage?: TurnUsage,
+  log: Log = silentLog,
 ): Promise<void> {
   const { answer, status } = outcome;
   const isResults = answer.response_type === 'results';
@@ -78,7 +80,7 @@ export async function recordAnswer(
       },
     });
   } catch (error) {
-    console.error('could not record the assistant turn', error);
+    log.error('could not record the assistant turn', { error });
     send({
       event: 'error',
       data:

@@ -17,6 +17,7 @@ import {
   parseTicketReferences,
   splitInquiries,
 } from './inquiry-rules.js';
+import { type Log, silentLog } from './log.js';
 import { buildModelRequest } from './model-request.js';
 import type {
   AppendResult,
@@ -89,6 +90,8 @@ export async function beginChat(
     remainingTimeMs?: () => number;
     /** The per-user daily token budget (with `config.dailyTokenBudget` > 0). */
     budget?: DailyBudget;
+    /** Where a failed budget write is reported. @default silentLog */
+    log?: Log;
   },
 ): Promise<BegunChat> {
   const startedAtMs = performance.now();
@@ -171,6 +174,8 @@ export interface StreamChatDependencies {
   readonly telemetry?: ChatTelemetry;
   /** The clock of generation leases. @default () => new Date() */
   readonly now?: () => Date;
+  /** Where failures the chat recovers from are reported (never message text). @default silentLog */
+  readonly log?: Log;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -186,6 +191,7 @@ export async function streamChat(
   dependencies: StreamChatDependencies,
 ): Promise<void> {
   const { store, retriever, config } = dependencies;
+  const log = dependencies.log ?? silentLog;
   const { owner, conversation, turn } = begun;
   const restricted = begun.restrictedIssueIds ?? new Set<string>();
   // Read after the user turn committed (consistently), so it always contains that turn. A
@@ -218,6 +224,7 @@ export async function streamChat(
       leaseMs: config.generationLeaseMs,
       remainingTimeMs: dependencies.remainingTimeMs,
       now: dependencies.now ?? (() => new Date()),
+      log,
     });
   };
   if (!begun.duplicate) keepLease();
@@ -314,9 +321,10 @@ export async function streamChat(
       send,
       config.modelId,
       usageOf(outcome, begun.startedAtMs, measured),
+      log,
     );
   } catch (error) {
-    console.error('chat pipeline failed', error);
+    log.error('chat pipeline failed', { error });
     const failed: GenerationOutcome = {
       status: 'failed',
       answer: { response_type: 'results', general_advice: '' },
@@ -335,7 +343,7 @@ export async function streamChat(
             },
     };
     measured.outcome = failed;
-    await recordAnswer(begun, failed, store, send, config.modelId);
+    await recordAnswer(begun, failed, store, send, config.modelId, undefined, log);
   } finally {
     // The answer is recorded (or could not be): a retry may now replay it, or generate again
     // after a failure, without waiting for the lease to lapse.
@@ -344,7 +352,7 @@ export async function streamChat(
     if (holdsClaim && begun.generation && clientMessageId !== undefined) {
       await store
         .releaseGeneration(owner, clientMessageId, begun.generation.holder)
-        .catch((error: unknown) => console.error('could not release the generation claim', error));
+        .catch((error: unknown) => log.error('could not release the generation claim', { error }));
     }
     // What the model used, or nothing when it was never called (a replay, a failure before it).
     await begun.reservation?.settle(measured.tokensCharged ?? 0);

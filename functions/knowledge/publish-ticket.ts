@@ -6,6 +6,7 @@ import {
   RequestRefusedError,
   StoreUnavailableError,
 } from '../chat/errors.js';
+import { type Log, silentLog } from '../chat/log.js';
 import type { ConversationStore, Owner } from '../chat/ports.js';
 import {
   isSolvedInquiry,
@@ -34,6 +35,8 @@ export interface PublishDependencies {
   readonly now: () => Date;
   /** The deployment's scrub settings (patterns, dictionary, keep); default none. */
   readonly scrubSettings?: ScrubSettings;
+  /** Where failures after the ticket is stored (its sync, a clean-up) are reported. @default silentLog */
+  readonly log?: Log;
 }
 
 /**
@@ -80,7 +83,7 @@ export async function publishTicket(
   try {
     await documents.write(files);
   } catch (error) {
-    await removeQuietly(documents, files);
+    await removeQuietly(documents, files, dependencies.log ?? silentLog);
     throw new KnowledgeStoreUnavailableError({ cause: error });
   }
 
@@ -96,7 +99,8 @@ export async function publishTicket(
     // Refused for certain (published meanwhile by another tab, conversation deleted): the
     // documents must go. An unknown outcome (store unavailable) leaves them — the record may
     // exist, and a ticket without a record is still a correct ticket — so it is owed a sync.
-    if (isDefiniteRefusal(error)) await removeQuietly(documents, files);
+    if (isDefiniteRefusal(error))
+      await removeQuietly(documents, files, dependencies.log ?? silentLog);
     else await oweSync(dependencies, publishedAt);
     throw error;
   }
@@ -106,7 +110,10 @@ export async function publishTicket(
     ingestion = await documents.startSync();
   } catch (error) {
     // The ticket is stored and recorded; failing the publish now would invite a duplicate.
-    console.error('could not start the Knowledge Base sync after a publish', error);
+    (dependencies.log ?? silentLog).error(
+      'could not start the Knowledge Base sync after a publish',
+      { error },
+    );
     ingestion = 'pending';
   }
   if (ingestion === 'pending') await oweSync(dependencies, publishedAt);
@@ -120,7 +127,9 @@ export async function publishTicket(
 async function oweSync(dependencies: PublishDependencies, at: Date): Promise<void> {
   await dependencies.syncBacklog
     .markPending(at)
-    .catch((error: unknown) => console.error('could not note the owed sync', error));
+    .catch((error: unknown) =>
+      (dependencies.log ?? silentLog).error('could not note the owed sync', { error }),
+    );
 }
 
 /**
@@ -135,8 +144,8 @@ function isDefiniteRefusal(error: unknown): boolean {
   );
 }
 
-async function removeQuietly(documents: KnowledgeDocuments, files: TicketDocumentFiles) {
+async function removeQuietly(documents: KnowledgeDocuments, files: TicketDocumentFiles, log: Log) {
   await documents
     .remove(files)
-    .catch((error: unknown) => console.error('could not remove a half-published ticket', error));
+    .catch((error: unknown) => log.error('could not remove a half-published ticket', { error }));
 }

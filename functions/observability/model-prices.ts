@@ -58,8 +58,6 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
   'amazon.nova-pro-v1:0': priced(0.8, 3.2, NOVA_CACHE),
   'amazon.nova-lite-v1:0': priced(0.06, 0.24, NOVA_CACHE),
   'amazon.nova-micro-v1:0': priced(0.035, 0.14, NOVA_CACHE),
-  // The local offline responder costs nothing.
-  'offline.service-desk-responder': priced(0, 0, CLAUDE_CACHE),
 };
 
 const PROFILE_PREFIX = /^(global|us|us-gov|eu|apac|jp|au|ca)\./;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, type MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Log } from '../chat/log.js';
 import { type ChatReport, type ChatTelemetry, type Owner, ownerKey } from '../chat/ports.js';
 import type { AnswerFeedback } from '../contract/conversations.js';
 import type { StreamErrorCode } from '../contract/errors.js';
@@ -86,6 +87,8 @@ export type KnowledgeReport =
 
 export interface Observability {
   readonly logger: Logger;
+  /** The core's logging port on {@link Observability.logger}: one JSON line per failure it reports. */
+  readonly log: Log;
   readonly telemetry: ChatTelemetry;
   readonly tracing: Tracing;
   /** The request's line, written when its status is known (for a chat: when the stream starts). */
@@ -108,7 +111,7 @@ export function ownerHashOf(owner: Owner): string {
 
 export function createObservability(options: ObservabilityOptions): Observability {
   const logger = new Logger({ serviceName: METRICS_SERVICE, logLevel: options.logLevel });
-  const tracing = createTracing({ enabled: options.tracing });
+  const tracing = createTracing({ enabled: options.tracing, logger });
   const prices = options.prices ?? MODEL_PRICES;
   if (options.modelId !== undefined && priceOf(options.modelId, prices) === undefined) {
     logger.warn('model has no price: the estimated cost of its chats is unknown', {
@@ -146,6 +149,11 @@ export function createObservability(options: ObservabilityOptions): Observabilit
 
   return {
     logger,
+    log: {
+      info: (message, fields) => logger.info(message, { ...fields }),
+      warn: (message, fields) => logger.warn(message, { ...fields }),
+      error: (message, fields) => logger.error(message, { ...fields }),
+    },
     tracing,
     requestFinished(outcome) {
       const fields = requestFields(outcome);

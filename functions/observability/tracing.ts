@@ -1,3 +1,4 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { ChatModel, ChatModelEvent, ChatModelRequest } from '../chat/ports.js';
 import { METRICS_SERVICE } from './metric-catalog.js';
@@ -41,6 +42,8 @@ export interface Tracing {
 
 export interface TracingOptions {
   readonly enabled: boolean;
+  /** Where a bundle without the tracer is warned about. @default nothing is written */
+  readonly logger?: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -67,7 +70,7 @@ export function createTracing(options: TracingOptions): Tracing {
   if (!options.enabled) return noTracing;
   const tracerModule = importTracer();
   if (!tracerModule) {
-    console.warn(
+    options.logger?.warn(
       'tracing is on but this bundle was built without the tracer (stack tracing: false)',
     );
     return noTracing;

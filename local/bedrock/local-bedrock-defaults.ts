@@ -29,3 +29,25 @@ export const LOCAL_TICKET_BUCKET = 'local-tickets';
 
 /** Realistic gaps between streamed fragments, in milliseconds. */
 export const DEFAULT_PACING = { minMs: 8, maxMs: 40 } as const;
+
+/** The offline responder's prompt caching, modelled on Claude Sonnet 4.5's (ADR 0009). */
+export const OFFLINE_PROMPT_CACHE_SUPPORT = { minimumTokens: 1024, cacheTools: true } as const;
+
+/**
+ * What production tables do not know about the offline responder, passed to the function as
+ * settings by whoever starts it with {@link OFFLINE_MODEL_ID} (`npm start`, the test stacks): it
+ * costs nothing (`MODEL_PRICES`), and the local endpoint accounts its prompt cache as for the
+ * default model, Claude Sonnet 4.5 (`PROMPT_CACHE_MODELS`; `local/bedrock/prompt-cache.ts`).
+ * A caller's own `MODEL_PRICES` or `PROMPT_CACHE_MODELS` replaces these.
+ */
+export const OFFLINE_MODEL_FUNCTION_SETTINGS: Readonly<Record<string, string>> = {
+  MODEL_PRICES: JSON.stringify({
+    [OFFLINE_MODEL_ID]: {
+      inputPerMillion: 0,
+      outputPerMillion: 0,
+      cacheWritePerMillion: 0,
+      cacheReadPerMillion: 0,
+    },
+  }),
+  PROMPT_CACHE_MODELS: JSON.stringify({ [OFFLINE_MODEL_ID]: OFFLINE_PROMPT_CACHE_SUPPORT }),
+};

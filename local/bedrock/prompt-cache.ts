@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import { promptCacheSupportOf } from '../../functions/adapters/bedrock/prompt-cache-support.js';
+import {
+  promptCacheSupportOf,
+  withPromptCacheSupport,
+} from '../../functions/adapters/bedrock/prompt-cache-support.js';
+import { OFFLINE_MODEL_ID, OFFLINE_PROMPT_CACHE_SUPPORT } from './local-bedrock-defaults.js';
 import type { ConverseWireRequest } from './recorded-requests.js';
 
 /**
@@ -54,6 +58,10 @@ export interface LocalPromptCacheOptions {
 /** How far before a checkpoint Claude looks for an earlier cached prefix. */
 const LOOKBACK_BLOCKS = 20;
 const DEFAULT_TTL_MS = 5 * 60_000;
+/** Bedrock's models, and the offline responder the function is told about by its settings. */
+const LOCAL_PROMPT_CACHE_SUPPORT = withPromptCacheSupport({
+  [OFFLINE_MODEL_ID]: OFFLINE_PROMPT_CACHE_SUPPORT,
+});
 
 export function createLocalPromptCache(options: LocalPromptCacheOptions = {}): LocalPromptCache {
   const now = options.now ?? Date.now;
@@ -63,7 +71,7 @@ export function createLocalPromptCache(options: LocalPromptCacheOptions = {}): L
 
   return {
     account(modelId, body, totalInputTokens, charsPerToken) {
-      const support = promptCacheSupportOf(modelId);
+      const support = promptCacheSupportOf(modelId, LOCAL_PROMPT_CACHE_SUPPORT);
       const { blocks, checkpoints } = flattenPrompt(body);
       if (!support || checkpoints.length === 0) return undefined;
       const at = now();

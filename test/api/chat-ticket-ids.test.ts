@@ -8,7 +8,11 @@ const card = (issue_id: unknown) => ({ issue_id, subject: 's', summary: 'm', res
 
 let chat: InProcessChatApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({ overrides: { retriever } });
+  // The grounding lines are the function logger's (INFO): the harness's default is SILENT.
+  chat = await startInProcessChatApi({
+    functionEnvironment: { LOG_LEVEL: 'INFO' },
+    overrides: { retriever },
+  });
 });
 
 const ticket = (issueId: string, restricted = false): RetrievedTicket => ({

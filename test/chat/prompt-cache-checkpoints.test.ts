@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { promptCachePolicyFor } from '../../functions/adapters/bedrock/prompt-cache-support.js';
+import {
+  promptCachePolicyFor,
+  withPromptCacheSupport,
+} from '../../functions/adapters/bedrock/prompt-cache-support.js';
 import {
   answerTool,
   buildModelRequest,
@@ -141,6 +144,23 @@ describe('promptCachePolicyFor', () => {
       undefined,
     );
     expect(promptCachePolicyFor('meta.llama3-70b-instruct-v1:0', 'auto')).toBeUndefined();
+  });
+
+  it('knows no emulator, and caches a model the PROMPT_CACHE_MODELS setting adds', () => {
+    expect(promptCachePolicyFor('offline.service-desk-responder', 'auto')).toBeUndefined();
+    const added = withPromptCacheSupport({
+      'offline.service-desk-responder': { minimumTokens: 512, cacheTools: false },
+    });
+    expect(promptCachePolicyFor('offline.service-desk-responder', 'auto', added)).toEqual({
+      minimumTokens: 512,
+      cacheTools: false,
+    });
+    expect(promptCachePolicyFor('offline.service-desk-responder', 'off', added)).toBeUndefined();
+    // The built-in entries stay.
+    expect(promptCachePolicyFor('amazon.nova-pro-v1:0', 'auto', added)).toEqual({
+      minimumTokens: 1000,
+      cacheTools: false,
+    });
   });
 });
 

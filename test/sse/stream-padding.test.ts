@@ -8,7 +8,6 @@ import {
   paddingComment,
   type StreamPaddingMode,
 } from '../../functions/sse/stream-padding.js';
-import { createSseParser, type SseMessage } from '../../web/src/chat/sse-parser.js';
 
 const decoder = new TextDecoder();
 const token = (content: string): ChatEvent => ({ event: 'token', data: { content } });
@@ -64,11 +63,11 @@ function parseWithEventsourceParser(text: string) {
 }
 
 function parseWithWebClient(text: string) {
-  const events: SseMessage[] = [];
+  const events: Pick<EventSourceMessage, 'event' | 'data'>[] = [];
   const comments: string[] = [];
-  // The browser reads network chunks of any size: feed it in 1000-byte slices.
-  const parser = createSseParser({
-    onEvent: (message) => events.push(message),
+  // The browser reads network chunks of any size: feed its parser in 1000-byte slices.
+  const parser = createParser({
+    onEvent: ({ event, data }) => events.push({ event, data }),
     onComment: (comment) => comments.push(comment),
   });
   for (let at = 0; at < text.length; at += 1000) parser.feed(text.slice(at, at + 1000));

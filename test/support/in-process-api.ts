@@ -9,6 +9,7 @@ import { readFunctionConfig } from '../../functions/api/function-config.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import {
   LOCAL_KNOWLEDGE_BUCKET,
+  OFFLINE_MODEL_FUNCTION_SETTINGS,
   OFFLINE_MODEL_ID,
 } from '../../local/bedrock/local-bedrock-defaults.js';
 import {
@@ -189,6 +190,7 @@ export async function startInProcessChatApi(
     TENANT_ID: 'local',
     AWS_REGION: 'local',
     MODEL_ID: OFFLINE_MODEL_ID,
+    ...OFFLINE_MODEL_FUNCTION_SETTINGS,
     KNOWLEDGE_BASE_ID: bedrock.knowledgeBaseId,
     BEDROCK_RUNTIME_ENDPOINT: bedrock.runtimeEndpoint,
     BEDROCK_AGENT_RUNTIME_ENDPOINT: bedrock.agentRuntimeEndpoint,

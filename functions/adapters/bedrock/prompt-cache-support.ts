@@ -9,7 +9,8 @@ import { foundationModelOf } from '../../observability/model-prices.js';
  * fields take them — Claude: system, messages and tools; Nova: system and messages only).
  * A checkpoint before the minimum is accepted but caches nothing. Keyed by foundation model id;
  * inference profiles (`global.`, `us.` …) map to their model. A model missing here is sent no
- * checkpoints.
+ * checkpoints, unless the `PROMPT_CACHE_MODELS` setting adds it ({@link withPromptCacheSupport};
+ * the local stack adds its offline responder's id that way).
  */
 export interface PromptCacheSupport {
   /** Tokens a cached prefix must hold, per checkpoint. */
@@ -30,16 +31,30 @@ export const PROMPT_CACHE_SUPPORT: Readonly<Record<string, PromptCacheSupport>> 
   'amazon.nova-pro-v1:0': { minimumTokens: 1000, cacheTools: false },
   'amazon.nova-lite-v1:0': { minimumTokens: 1000, cacheTools: false },
   'amazon.nova-micro-v1:0': { minimumTokens: 1000, cacheTools: false },
-  // The local endpoint models Bedrock's cache accounting for the offline responder as for the
-  // default model, Claude Sonnet 4.5 (local/bedrock/prompt-cache.ts).
-  'offline.service-desk-responder': { minimumTokens: 1024, cacheTools: true },
 };
+
+/** A prompt-cache table: model or foundation-model id → support. */
+export type PromptCacheSupportTable = Readonly<Record<string, PromptCacheSupport>>;
+
+/**
+ * {@link PROMPT_CACHE_SUPPORT} with `overrides` (the `PROMPT_CACHE_MODELS` setting) added or
+ * replacing: a model Bedrock gained since, or an emulator's id.
+ */
+export function withPromptCacheSupport(
+  overrides: PromptCacheSupportTable,
+): PromptCacheSupportTable {
+  return { ...PROMPT_CACHE_SUPPORT, ...overrides };
+}
 
 /** `PROMPT_CACHING`: `auto` caches where the model supports it, `off` never. */
 export type PromptCachingSetting = 'auto' | 'off';
 
-export function promptCacheSupportOf(modelId: string): PromptCacheSupport | undefined {
-  return PROMPT_CACHE_SUPPORT[foundationModelOf(modelId)];
+/** A model's support: an entry for the exact id first, then its foundation model's. */
+export function promptCacheSupportOf(
+  modelId: string,
+  table: PromptCacheSupportTable = PROMPT_CACHE_SUPPORT,
+): PromptCacheSupport | undefined {
+  return table[modelId] ?? table[foundationModelOf(modelId)];
 }
 
 /**
@@ -49,8 +64,9 @@ export function promptCacheSupportOf(modelId: string): PromptCacheSupport | unde
 export function promptCachePolicyFor(
   modelId: string,
   setting: PromptCachingSetting,
+  table: PromptCacheSupportTable = PROMPT_CACHE_SUPPORT,
 ): PromptCachePolicy | undefined {
   if (setting === 'off') return undefined;
-  const support = promptCacheSupportOf(modelId);
+  const support = promptCacheSupportOf(modelId, table);
   return support ? { ...support } : undefined;
 }

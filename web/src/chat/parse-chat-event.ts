@@ -1,9 +1,9 @@
+import type { EventSourceMessage } from 'eventsource-parser';
 import {
   type ChatEvent,
   chatEventSchemas,
   isChatEventName,
 } from '../../../functions/contract/chat-events.js';
-import type { SseMessage } from './sse-parser.js';
 
 /** A chat event whose data was not JSON or did not match its schema. */
 export interface InvalidChatEvent {
@@ -22,8 +22,11 @@ export type ParsedChatEvent =
  * Turns one SSE message into a typed chat event, validated by the shared `chatEventSchemas`.
  * Unknown event names are ignored, so a newer server can add events without breaking older pages.
  */
-export function parseChatEvent(message: SseMessage): ParsedChatEvent {
-  const name = message.event;
+export function parseChatEvent(
+  message: Pick<EventSourceMessage, 'event' | 'data'>,
+): ParsedChatEvent {
+  // No `event:` field means the spec's default type, `message`: never a chat event.
+  const name = message.event ?? 'message';
   if (!isChatEventName(name)) return { kind: 'ignored' };
   let json: unknown;
   try {

@@ -1,7 +1,7 @@
+import { createParser } from 'eventsource-parser';
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import { ApiError } from '../api/api-error.js';
 import { type InvalidChatEvent, parseChatEvent } from './parse-chat-event.js';
-import { createSseParser } from './sse-parser.js';
 
 export type { InvalidChatEvent } from './parse-chat-event.js';
 
@@ -56,7 +56,9 @@ export async function readChatStream(options: ReadChatStreamOptions): Promise<vo
   const reader = response.body.getReader();
   // ignoreBOM: keep a BOM in the text so that the SSE parser strips exactly one, as the spec says.
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  const parser = createSseParser({
+  // eventsource-parser follows WHATWG HTML "Interpreting an event stream" (line ends split across
+  // chunks, one BOM, comments); an event still open when the stream ends is never dispatched.
+  const parser = createParser({
     onEvent(message) {
       const parsed = parseChatEvent(message);
       if (parsed.kind === 'event') options.onEvent(parsed.event);

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DailyBudget } from '../../functions/chat/daily-budget.js';
+import { eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+
+/** A budget counter that admits every chat and whose every later write fails. */
+const failingBudget: DailyBudget = {
+  reserve: async () => true,
+  adjust: async () => {
+    throw new Error('the budget table is unavailable');
+  },
+};
+
+/**
+ * The JSON lines the function's Powertools Logger wrote while `action` ran: INFO to stdout,
+ * WARN and ERROR to stderr, as in Lambda.
+ */
+async function logLinesOf(action: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+  const written: string[] = [];
+  const capture = (chunk: unknown) => {
+    written.push(String(chunk));
+    return true;
+  };
+  const spies = [
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture),
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture),
+  ];
+  try {
+    await action();
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  return written
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+let chat: InProcessChatApi;
+beforeAll(async () => {
+  chat = await startInProcessChatApi({
+    functionEnvironment: { LOG_LEVEL: 'INFO', DAILY_TOKEN_BUDGET: '1000000' },
+    overrides: { budget: failingBudget },
+  });
+});
+afterAll(() => chat?.stop());
+
+describe('a failure the chat recovers from', () => {
+  it('reaches the function logger as one structured line with the error, and the answer still arrives', async () => {
+    let response = {} as Awaited<ReturnType<typeof postChat>>;
+    const lines = await logLinesOf(async () => {
+      response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'log' });
+    });
+    expect(eventsNamed(response, 'result')).toHaveLength(1);
+    const failures = lines.filter(
+      (line) => line.message === 'could not adjust the daily budget reservation',
+    );
+    // The settlement's write at least; a resize before the model call may fail too.
+    expect(failures.length).toBeGreaterThanOrEqual(1);
+    expect(failures[0]).toMatchObject({
+      level: 'ERROR',
+      service: expect.any(String),
+      // The stack is in the log, never in the stream.
+      error: {
+        name: 'Error',
+        message: 'the budget table is unavailable',
+        stack: expect.any(String),
+      },
+    });
+  });
+});
