@@ -112,10 +112,11 @@ describe('trust: restricted tickets and grounding', () => {
       { user },
     );
     const result = eventsNamed(response, 'result')[0];
-    // 1001 was retrieved; 1015 is restricted (never a source); 4242 and 4243 were never retrieved.
+    // 1001 was retrieved; 1015 is restricted (never a source); 4242 and the Jira key INC-4243
+    // (a letter prefix names a source's ticket, never the app's number: ADR 0020) were never retrieved.
     expect(result).toMatchObject({
       status: 'complete',
-      unverified_references: ['1015', '4242', '4243'],
+      unverified_references: ['1015', '4242', 'INC-4243'],
     });
     // The text itself is left as written: the web app marks, the server does not rewrite.
     expect(result?.general_advice).toContain('チケット4242');
@@ -127,6 +128,6 @@ describe('trust: restricted tickets and grounding', () => {
       { user },
     );
     const turns = (stored.json as { turns: { result?: Record<string, unknown> }[] }).turns;
-    expect(turns.at(-1)?.result?.unverified_references).toEqual(['1015', '4242', '4243']);
+    expect(turns.at(-1)?.result?.unverified_references).toEqual(['1015', '4242', 'INC-4243']);
   });
 });
