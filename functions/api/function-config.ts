@@ -12,6 +12,22 @@ import {
 const optionalUrl = z.string().url().optional();
 const booleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
 
+/** A JSON setting (default `{}`): a message naming `name` when it is not JSON, then `schema`. */
+function jsonText<Schema extends z.ZodType>(name: string, schema: Schema) {
+  return z
+    .string()
+    .default('{}')
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: `${name} must be JSON` });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
+
 /**
  * The function's environment, validated once at cold start. A missing or malformed variable
  * fails the init with a message naming it, instead of a confusing error on the first request.
@@ -108,30 +124,20 @@ export const functionConfigSchema = z
      * Prices per million tokens that add to or override the built-in table (the `modelPrices`
      * deploy setting), as JSON: `{"anthropic.claude-…":{"inputPerMillion":3,"outputPerMillion":15}}`.
      */
-    MODEL_PRICES: z
-      .string()
-      .default('{}')
-      .transform((text, context) => {
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          context.addIssue({ code: 'custom', message: 'MODEL_PRICES must be JSON' });
-          return z.NEVER;
-        }
-      })
-      .pipe(
-        z.record(
-          z.string(),
-          z
-            .object({
-              inputPerMillion: z.number().min(0),
-              outputPerMillion: z.number().min(0),
-              cacheWritePerMillion: z.number().min(0).optional(),
-              cacheReadPerMillion: z.number().min(0).optional(),
-            })
-            .strict(),
-        ),
+    MODEL_PRICES: jsonText(
+      'MODEL_PRICES',
+      z.record(
+        z.string(),
+        z
+          .object({
+            inputPerMillion: z.number().min(0),
+            outputPerMillion: z.number().min(0),
+            cacheWritePerMillion: z.number().min(0).optional(),
+            cacheReadPerMillion: z.number().min(0).optional(),
+          })
+          .strict(),
       ),
+    ),
     /** Powertools Logger level of the request and chat lines (never message text). */
     LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
     /** Publish the chat metrics (CloudWatch embedded metric format on stdout). */
@@ -152,23 +158,13 @@ export const functionConfigSchema = z
      * `{"<model id>":{"minimumTokens":1024,"cacheTools":true}}` — a model Bedrock gained since,
      * or the local stack's offline responder.
      */
-    PROMPT_CACHE_MODELS: z
-      .string()
-      .default('{}')
-      .transform((text, context) => {
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          context.addIssue({ code: 'custom', message: 'PROMPT_CACHE_MODELS must be JSON' });
-          return z.NEVER;
-        }
-      })
-      .pipe(
-        z.record(
-          z.string(),
-          z.object({ minimumTokens: z.number().int().min(0), cacheTools: z.boolean() }).strict(),
-        ),
+    PROMPT_CACHE_MODELS: jsonText(
+      'PROMPT_CACHE_MODELS',
+      z.record(
+        z.string(),
+        z.object({ minimumTokens: z.number().int().min(0), cacheTools: z.boolean() }).strict(),
       ),
+    ),
     /**
      * A Bedrock Guardrail on every ConverseStream call (ADR 0013): its id or ARN and version,
      * both or neither. The stack sets them from `guardrail`.
