@@ -210,6 +210,18 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
   let restricted = 0;
   let records = 0;
   let lastProgress = 0;
+  /** A malformed record: counted and listed (the first 100), or with --strict the end of the run. */
+  const reportMalformed = (item: { file: string; recordNumber: number }, message: string) => {
+    if (options.strict) {
+      throw new StrictImportError(
+        `${item.file} record ${item.recordNumber}: ${message} (--strict: nothing written)`,
+      );
+    }
+    skipped.malformed += 1;
+    if (malformed.length < MAX_LISTED_MALFORMED) {
+      malformed.push({ file: item.file, recordNumber: item.recordNumber, message });
+    }
+  };
 
   // An output folder this run creates is removed again if the run fails: it writes nothing.
   const createdOutDir = staging !== undefined && outDir !== undefined && !existsSync(outDir);
@@ -223,19 +235,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
         options.onProgress({ records, bytesRead: meter.bytesRead, totalBytes: meter.total });
       }
       if ('malformed' in item) {
-        if (options.strict) {
-          throw new StrictImportError(
-            `${item.file} record ${item.recordNumber}: ${item.malformed} (--strict: nothing written)`,
-          );
-        }
-        skipped.malformed += 1;
-        if (malformed.length < MAX_LISTED_MALFORMED) {
-          malformed.push({
-            file: item.file,
-            recordNumber: item.recordNumber,
-            message: item.malformed,
-          });
-        }
+        reportMalformed(item, item.malformed);
         continue;
       }
       const reason = skipReasonOf(item.record, next);
@@ -248,16 +248,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
         issueId = ticketIdOf(options.source, item.record.number);
       } catch (error) {
         if (!(error instanceof MalformedRecordError)) throw error;
-        if (options.strict)
-          throw new StrictImportError(`${item.file} record ${item.recordNumber}: ${error.message}`);
-        skipped.malformed += 1;
-        if (malformed.length < MAX_LISTED_MALFORMED) {
-          malformed.push({
-            file: item.file,
-            recordNumber: item.recordNumber,
-            message: error.message,
-          });
-        }
+        reportMalformed(item, error.message);
         continue;
       }
       const { documentName, sidecarName } = ticketDocumentNames(issueId);
