@@ -99,7 +99,7 @@ export function trimReply(text: string): string {
     const match = pattern.exec(text);
     if (match && match.index < cut) cut = match.index;
   }
-  const kept = withoutSignOff(text.slice(0, cut))
+  const kept = withoutSalutation(withoutSignOff(text.slice(0, cut)))
     .split('\n')
     .filter((line) => !/^\s*>/.test(line))
     .join('\n');
@@ -111,6 +111,22 @@ export function trimReply(text: string): string {
 const SIGN_OFF =
   /^(?:(?:best|kind|warm)?\s*regards|thanks(?: and regards)?|thank you|cheers|sincerely|以上、?よろしくお願い(?:いた|致)?します|よろしくお願い(?:いた|致)?します)[,.!、。]?\s*$/i;
 const MAX_SIGNATURE_LINES = 6;
+
+// A greeting line that opens a reply ("Hi Taro," / 「田中様」 / 「お世話になっております。」): not a
+// step of the resolution, and often the requester's name.
+const SALUTATION =
+  /^(?:(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))\b[^\n.!?:]{0,60}[,!]?|[^\s、。]{1,20}(?:様|さん|殿)[、,]?|お世話になって(?:おり|い)ます。?|お疲れ様です。?)$/i;
+
+function withoutSalutation(text: string): string {
+  const lines = text.split('\n');
+  let start = 0;
+  while (start < lines.length) {
+    const line = (lines[start] ?? '').trim();
+    if (line !== '' && !SALUTATION.test(line)) break;
+    start += 1;
+  }
+  return lines.slice(start).join('\n');
+}
 
 function withoutSignOff(text: string): string {
   const lines = text.split('\n');

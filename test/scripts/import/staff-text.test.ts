@@ -50,6 +50,22 @@ describe('trimReply', () => {
     );
   });
 
+  it('drops the greeting lines that open a reply, and nothing after them', () => {
+    expect(trimReply('Hi Taro,\n\nWe renewed the certificate.')).toBe(
+      'We renewed the certificate.',
+    );
+    expect(trimReply('田中様\nお世話になっております。\n\n証明書を再発行しました。')).toBe(
+      '証明書を再発行しました。',
+    );
+    // A first line that is already the answer stays.
+    expect(trimReply('Hi-res printing works again after the driver update.')).toBe(
+      'Hi-res printing works again after the driver update.',
+    );
+    expect(trimReply('Hello world app: reinstalled it.\n\nDone.')).toBe(
+      'Hello world app: reinstalled it.\n\nDone.',
+    );
+  });
+
   it('keeps a closing phrase followed by real content', () => {
     const text = `Thanks,\n${'this is a long line of the actual answer that continues well past sixty characters.'}`;
     expect(trimReply(text)).toBe(text);
