@@ -20,10 +20,6 @@ export default defineConfig({
   test: {
     // The SDK's "Node 22 from January 2027" notice, printed once per worker, is noise here.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    // Two files at a time even on two cores (vitest's default would be one): most integration
-    // files wait on child processes, Chromium and streams paced like a model, so a second file
-    // fills those waits — 578 s instead of 926 s for the whole suite here (ADR 0016).
-    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

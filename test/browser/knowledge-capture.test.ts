@@ -26,6 +26,20 @@ const slowDraft = {
   restricted: false,
 };
 
+/**
+ * {@link slowDraft} with a long second step: once the first step is on screen the draft stays in
+ * flight for seconds (about 30 fragments, 60 ms apart), so the test sees exactly one step while
+ * the form is busy, and its Escape lands while the request is still open, on a loaded machine too.
+ */
+const streamingDraft = {
+  ...slowDraft,
+  resolution: [
+    slowDraft.resolution[0],
+    `${slowDraft.resolution[1]}。${'搬入経路、設置場所の電源とネットワーク口の位置もあわせて確認する。'.repeat(3)}`,
+    slowDraft.resolution[2],
+  ],
+};
+
 describe('knowledge capture in the web app', () => {
   it('saves a solved inquiry as a ticket that the next question retrieves and cites', async () => {
     const { page } = await open('browser-knowledge');
@@ -100,7 +114,7 @@ describe('knowledge capture in the web app', () => {
       if (request.url().endsWith('/knowledge-draft')) aborted.push(request.url());
     });
     // A slow draft, so the test sees it grow: fragments of 4 characters every 60 ms.
-    bedrock().enqueueScript(scriptedAnswer(slowDraft, { size: 4, delayMs: 60 }));
+    bedrock().enqueueScript(scriptedAnswer(streamingDraft, { size: 4, delayMs: 60 }));
     const save = page.getByRole('button', { name: 'ナレッジとして保存' });
     await save.click();
     const dialog = page.getByRole('dialog', { name: 'ナレッジとして保存' });
@@ -129,7 +143,7 @@ describe('knowledge capture in the web app', () => {
       { timeout: WAIT_MS },
     );
     const partial = await dialog.getByRole('textbox', { name: '件名' }).inputValue();
-    expect(slowDraft.subject.startsWith(partial)).toBe(true);
+    expect(streamingDraft.subject.startsWith(partial)).toBe(true);
     // Read-only while it streams: staff edit once the draft is complete.
     await expect(
       dialog.getByRole('textbox', { name: '件名' }).getAttribute('readonly'),
