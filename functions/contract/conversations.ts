@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { deliveredAnswerSchema, MAX_RESULTS } from './answer.js';
 import { turnStatusSchema } from './chat-events.js';
 import { publishedKnowledgeSchema } from './knowledge.js';
+import { issueIdKind } from './ticket-references.js';
 import { userTextSchema } from './user-text.js';
 
 /**
@@ -47,10 +48,18 @@ const feedbackFields = {
   comment: userTextSchema('comment', MAX_FEEDBACK_COMMENT_LENGTH).optional(),
   /**
    * The ticket cards that solved the inquiry ("this solved it"): ticket numbers as the answer's
-   * cards carry them, each at most once, all among that answer's cards.
+   * cards carry them (canonical, of any source: ADR 0020), each at most once, all among that
+   * answer's cards.
    */
   helpfulTicketIds: z
-    .array(z.string().regex(/^\d{1,40}$/, 'helpfulTicketIds holds ticket numbers (digits)'))
+    .array(
+      z
+        .string()
+        .refine(
+          (issueId) => issueIdKind(issueId) !== undefined,
+          'helpfulTicketIds holds ticket numbers as the cards carry them (1001, INC0012345, ITSD-123, ZD#35436)',
+        ),
+    )
     .max(MAX_RESULTS)
     .refine((ids) => new Set(ids).size === ids.length, 'helpfulTicketIds must not repeat a ticket')
     .optional(),
