@@ -1,0 +1,92 @@
+import type { AnswerFeedback } from '../contract/conversations.js';
+import type { GapReason, Insights, InsightsWindow } from '../contract/insights.js';
+
+/**
+ * What service-desk insights need from storage (issue #28, ADR 0022): aggregates written where
+ * events happen — a finished chat, a feedback commit, a knowledge draft or publish — so reading
+ * the page costs O(days × topics) items, never a scan of conversations. Nothing here imports AWS;
+ * `functions/adapters/dynamodb/` and the in-memory store implement it.
+ *
+ * Privacy: the only inquiry text stored is a gap example (leads only) and a solved inquiry (the
+ * feedback eval's labelled query), both scrubbed of personal data, both deleted with their
+ * conversation (the delete route and the retention sweeper call `forgetConversation`).
+ */
+
+/** A tenant's aggregates; every method is scoped to one. */
+export interface InsightsScope {
+  readonly tenantId: string;
+}
+
+/** What a finished chat adds (from the chat's report and its stored answer). */
+export interface ChatInsight {
+  /** UTC day of the chat, `YYYY-MM-DD`. */
+  readonly day: string;
+  readonly conversationId: string;
+  /** The answer turn's seq (feedback refers to it). */
+  readonly answerSeq: number;
+  readonly outcome: 'complete' | 'clarification' | 'truncated' | 'stopped' | 'failed';
+  readonly timeToFirstTokenMs?: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Absent when the model has no price. */
+  readonly estimatedCostUsd?: number;
+  /** Canonical issue ids of the answer's cards, in card order. */
+  readonly citedIssueIds: readonly string[];
+  /** Canonical issue ids of the retrieved tickets (after the restricted filter). */
+  readonly retrievedIssueIds: readonly string[];
+  /** The inquiry's topic and why it is a gap, when it is one (weak retrieval, nothing cited). */
+  readonly gap?: {
+    readonly topicKey: string;
+    readonly category: string;
+    readonly terms: readonly string[];
+    readonly reason: GapReason;
+    /** The scrubbed inquiry text and the owner's hash, unless examples are turned off. */
+    readonly example?: { readonly text: string; readonly ownerHash: string };
+  };
+}
+
+/** What a feedback commit changes: the delta between the answer's previous and new verdict. */
+export interface FeedbackInsight {
+  /** The day of the answer the feedback is on (counts go to that day). */
+  readonly answerDay: string;
+  readonly conversationId: string;
+  readonly answerSeq: number;
+  readonly previous?: AnswerFeedback;
+  readonly next: AnswerFeedback;
+  readonly citedIssueIds: readonly string[];
+  /** The answer's topic, so a 👎 with `irrelevant_tickets`/`incomplete` counts as a gap there. */
+  readonly topic?: {
+    readonly topicKey: string;
+    readonly category: string;
+    readonly terms: readonly string[];
+  };
+  /** The inquiry's scrubbed text: kept as a labelled query while a ticket is marked as the solution. */
+  readonly inquiryText?: string;
+  readonly ownerHash: string;
+}
+
+/** A labelled query of the feedback eval: an inquiry and the tickets staff marked as its solution. */
+export interface SolvedInquiry {
+  readonly text: string;
+  readonly issueIds: readonly string[];
+  readonly day: string;
+}
+
+/** The figures of one `npm run eval -- --from-feedback` run. */
+export type EvaluationRun = NonNullable<Insights['evaluation']>;
+
+export interface InsightsStore {
+  recordChat(scope: InsightsScope, insight: ChatInsight): Promise<void>;
+  /** Applies the delta exactly once, also when two staff members' feedback on one answer race. */
+  recordFeedback(scope: InsightsScope, insight: FeedbackInsight): Promise<void>;
+  recordCapture(
+    scope: InsightsScope,
+    event: { readonly day: string; readonly kind: 'draft' | 'published' | 'sync_waited' },
+  ): Promise<void>;
+  /** Removes every gap example and solved inquiry of the conversation (counts stay). */
+  forgetConversation(scope: InsightsScope, conversationId: string): Promise<void>;
+  listSolvedInquiries(scope: InsightsScope): Promise<readonly SolvedInquiry[]>;
+  recordEvaluationRun(scope: InsightsScope, run: EvaluationRun): Promise<void>;
+  /** The page's body for the window ending today (UTC), read in O(days × topics) items. */
+  readInsights(scope: InsightsScope, days: InsightsWindow, now: Date): Promise<Insights>;
+}
