@@ -284,6 +284,13 @@ export const serviceDeskConfigSchema = z
     allowedLinkDomains: listSetting
       .pipe(z.array(z.string().toLowerCase().regex(domainPattern)))
       .optional(),
+    /**
+     * A JSON file (path from the project folder) of personal-data scrub settings — the file
+     * `npm run import -- --scrub-settings` reads: extra patterns, a dictionary of names, texts to
+     * keep (ADR 0019). Knowledge capture scrubs drafts and publishes with it. Unset: the built-in
+     * detectors only.
+     */
+    personalDataSettings: z.string().trim().min(1).optional(),
     /** Attach a WAF web ACL (rate limit per IP) to the distribution. */
     enableWaf: booleanSetting.default(false),
     /** Use this CLOUDFRONT-scope web ACL (us-east-1) instead of creating one. Implies WAF on. */

@@ -29,6 +29,7 @@ import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
 import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
 import { WebHosting } from './constructs/web-hosting.js';
+import { readPersonalDataSettings } from './personal-data-settings.js';
 import { readTicketCategories } from './ticket-categories.js';
 
 /** Files the stack packages, resolved by the caller (bin/app.ts: against the repository root). */
@@ -183,6 +184,10 @@ export class ServiceDeskStack extends Stack {
       ticketCategories: config.existingKnowledgeBaseId
         ? undefined
         : readTicketCategories(paths.ticketsPath),
+      personalDataSettings:
+        config.personalDataSettings === undefined
+          ? undefined
+          : readPersonalDataSettings(config.personalDataSettings),
       userPoolId: auth.userPool.userPoolId,
       userPoolClientId: auth.userPoolClientId,
       retentionDays: config.retentionDays,

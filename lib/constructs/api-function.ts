@@ -53,6 +53,7 @@ export const apiEnvironmentNames = {
   searchType: 'SEARCH_TYPE',
   modelPrices: 'MODEL_PRICES',
   ticketCategories: 'TICKET_CATEGORIES',
+  personalDataSettings: 'PERSONAL_DATA_SETTINGS',
 } as const;
 
 type ApiEnvironmentName = (typeof apiEnvironmentNames)[keyof typeof apiEnvironmentNames];
@@ -65,6 +66,8 @@ type KnowledgeCaptureEnvironmentName = (typeof apiEnvironmentNames)[
 type GuardrailEnvironmentName = (typeof apiEnvironmentNames)[
   | 'guardrailIdentifier'
   | 'guardrailVersion'];
+/** Set only when the deployment has a `personalDataSettings` file. */
+type OptionalEnvironmentName = (typeof apiEnvironmentNames)['personalDataSettings'];
 
 /** The Bedrock Guardrail every model call goes through (ADR 0013). */
 export interface ModelGuardrailTarget {
@@ -198,6 +201,12 @@ export interface ApiFunctionProps {
    * @default none known — a published ticket takes any safe category
    */
   readonly ticketCategories?: readonly string[];
+  /**
+   * Knowledge capture's personal-data scrub settings as compact JSON (`readPersonalDataSettings`
+   * of the `personalDataSettings` file, at synth; ADR 0019).
+   * @default the built-in detectors only
+   */
+  readonly personalDataSettings?: string;
   /** Prices that add to or override the function's table (`modelPrices`). @default none */
   readonly modelPrices?: Readonly<Record<string, ModelPrice>>;
   readonly userPoolId: string;
@@ -273,10 +282,18 @@ export class ApiFunction extends Construct {
     super(scope, id);
     const capture = props.knowledgeCapture;
     const environment: Record<
-      Exclude<ApiEnvironmentName, KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName>,
+      Exclude<
+        ApiEnvironmentName,
+        KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName | OptionalEnvironmentName
+      >,
       string
     > &
-      Partial<Record<KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName, string>> = {
+      Partial<
+        Record<
+          KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName | OptionalEnvironmentName,
+          string
+        >
+      > = {
       [apiEnvironmentNames.conversationsTable]: props.conversationsTable.tableName,
       [apiEnvironmentNames.turnsTable]: props.turnsTable.tableName,
       [apiEnvironmentNames.knowledgeBaseId]: props.knowledgeBase.knowledgeBaseId,
@@ -309,6 +326,9 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.searchType]: searchTypeOf(props.vectorStore ?? 'opensearch-serverless'),
       [apiEnvironmentNames.modelPrices]: JSON.stringify(props.modelPrices ?? {}),
       [apiEnvironmentNames.ticketCategories]: JSON.stringify(props.ticketCategories ?? []),
+      ...(props.personalDataSettings !== undefined && {
+        [apiEnvironmentNames.personalDataSettings]: props.personalDataSettings,
+      }),
       ...(capture && {
         [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
         [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,

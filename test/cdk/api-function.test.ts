@@ -1,7 +1,15 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { conversationsTable } from '../../functions/adapters/dynamodb/table-definitions.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
+import {
+  MAX_PERSONAL_DATA_SETTINGS_BYTES,
+  readPersonalDataSettings,
+} from '../../lib/personal-data-settings.js';
 import {
   type CfnJson,
   renderArn,
@@ -188,3 +196,66 @@ describe('ServiceDeskStack: stream padding settings', () => {
     expect(() => synthesizeServiceDesk({ streamPaddingBytes: 2 })).toThrow(/streamPaddingBytes/);
   });
 });
+
+describe('ServiceDeskStack: personal-data settings', () => {
+  const settingsFile = fileURLToPath(
+    new URL('./fixtures/personal-data-settings.json', import.meta.url),
+  );
+
+  it('gives knowledge capture the settings file as compact JSON (PERSONAL_DATA_SETTINGS)', () => {
+    const { template } = synthesizeServiceDesk({ personalDataSettings: settingsFile });
+    const [api] = Object.values(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+      }),
+    );
+    const value = api?.Properties.Environment.Variables.PERSONAL_DATA_SETTINGS;
+    expect(JSON.parse(value)).toEqual(JSON.parse(readFileSync(settingsFile, 'utf8')));
+    expect(value).not.toMatch(/\n/);
+  });
+
+  it('sets nothing without the setting (the built-in detectors only)', () => {
+    const { template } = synthesizeServiceDesk({});
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          AUTH_MODE: 'cognito',
+          PERSONAL_DATA_SETTINGS: Match.absent(),
+        }),
+      },
+    });
+  });
+});
+
+describe('readPersonalDataSettings', () => {
+  const inTemporaryFile = (content: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'scrub-settings-')), 'settings.json');
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('stops the synth with the file and the field at fault', () => {
+    const badPattern = inTemporaryFile('{"patterns":[{"kind":"x","pattern":"("}]}');
+    expect(() => readPersonalDataSettings(badPattern)).toThrow(
+      new RegExp(`personalDataSettings: ${escapeRegExp(badPattern)}: .*patterns\\[0\\]`),
+    );
+    expect(() => readPersonalDataSettings(inTemporaryFile('{ not json'))).toThrow(
+      /personalDataSettings: cannot read .*settings\.json/,
+    );
+    expect(() => readPersonalDataSettings('/nonexistent/scrub.json')).toThrow(
+      /personalDataSettings: cannot read \/nonexistent\/scrub\.json/,
+    );
+  });
+
+  it('refuses a file too large for the function environment, saying how large it is', () => {
+    const dictionary = Array.from({ length: 400 }, (_, index) => `Person Number${index}`);
+    const large = inTemporaryFile(JSON.stringify({ dictionary }));
+    expect(() => readPersonalDataSettings(large)).toThrow(
+      new RegExp(`\\d+ bytes as compact JSON; .* at most ${MAX_PERSONAL_DATA_SETTINGS_BYTES}`),
+    );
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
