@@ -229,6 +229,23 @@ describe('knowledge capture in the web app', () => {
     ]);
   }, 90_000);
 
+  it('says what the publish removed again when the editor typed personal data back', async () => {
+    const { page } = await open('browser-knowledge-scrub');
+    await ask(page, 'プリンターの設置依頼をしたい');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    await page.getByRole('button', { name: 'ナレッジとして保存' }).click();
+    const dialog = page.getByRole('dialog', { name: 'ナレッジとして保存' });
+    await waitForEditableDraft(page);
+    await dialog.getByRole('combobox', { name: 'カテゴリ' }).selectOption('Printer');
+    await dialog
+      .getByRole('textbox', { name: '手順 1' })
+      .fill('設置後は yamada.taro@example.co.jp か 090-1234-5678 に連絡する');
+    await dialog.getByRole('button', { name: '公開' }).click();
+    await page.locator('.knowledge-badge').waitFor({ timeout: WAIT_MS });
+    const note = page.getByRole('status').filter({ hasText: 'もう一度取り除きました' });
+    await expect(note.textContent()).resolves.toContain('メール 1 件、電話 1 件');
+  }, 90_000);
+
   it('names the existing ticket when another tab published the inquiry first', async () => {
     const user = 'browser-knowledge-twice';
     const first = await open(user);

@@ -26,6 +26,11 @@ export interface KnowledgeCapture {
   readonly ticketCategories?: readonly string[];
   /** Published inquiries whose 201 listed links outside the allow-list (`unverifiedLinks`). */
   readonly unverifiedLinks: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Published inquiries whose publish removed personal data again (`personalDataRemoved` of the
+   * 201, kinds with a count above 0): the editor typed something back that the scrub takes out.
+   */
+  readonly personalDataRemoved: ReadonlyMap<string, Readonly<Record<string, number>>>;
   /** Inquiries whose ticket waits for a Knowledge Base sync that was already running. */
   readonly ingestionPending: ReadonlySet<string>;
   /** The ticket was published (201). */
@@ -104,14 +109,24 @@ type CallerPermissions = Pick<
   KnowledgeCapture,
   'canPublish' | 'allowedLinkDomains' | 'ticketCategories'
 >;
-type PublishFollowUps = Pick<KnowledgeCapture, 'ingestionPending' | 'unverifiedLinks'>;
+type PublishFollowUps = Pick<
+  KnowledgeCapture,
+  'ingestionPending' | 'unverifiedLinks' | 'personalDataRemoved'
+>;
 
 const NOT_AN_EDITOR: CallerPermissions = { canPublish: false };
-const NO_FOLLOW_UPS: PublishFollowUps = { ingestionPending: new Set(), unverifiedLinks: new Map() };
+const NO_FOLLOW_UPS: PublishFollowUps = {
+  ingestionPending: new Set(),
+  unverifiedLinks: new Map(),
+  personalDataRemoved: new Map(),
+};
 
-/** Adds what a 201 leaves to show under its inquiry: a sync still to come, links kept out. */
+/**
+ * Adds what a 201 leaves to show under its inquiry: a sync still to come, links kept out, personal
+ * data removed at publish.
+ */
 function addFollowUps(
-  { ingestionPending, unverifiedLinks }: PublishFollowUps,
+  { ingestionPending, unverifiedLinks, personalDataRemoved }: PublishFollowUps,
   inquiryId: string,
   response: PublishKnowledgeResponse,
 ): PublishFollowUps {
@@ -124,5 +139,19 @@ function addFollowUps(
       response.unverifiedLinks.length > 0
         ? new Map(unverifiedLinks).set(inquiryId, response.unverifiedLinks)
         : unverifiedLinks,
+    personalDataRemoved: withRemovedPersonalData(
+      personalDataRemoved,
+      inquiryId,
+      response.personalDataRemoved,
+    ),
   };
+}
+
+function withRemovedPersonalData(
+  previous: PublishFollowUps['personalDataRemoved'],
+  inquiryId: string,
+  counts: Readonly<Record<string, number>> | undefined,
+): PublishFollowUps['personalDataRemoved'] {
+  const removed = Object.fromEntries(Object.entries(counts ?? {}).filter(([, count]) => count > 0));
+  return Object.keys(removed).length > 0 ? new Map(previous).set(inquiryId, removed) : previous;
 }

@@ -44,6 +44,7 @@ export function KnowledgeActions({ inquiryId, published, canSave }: KnowledgeAct
             )}
           </p>
           <PublishedLinksNote links={capture.unverifiedLinks.get(inquiryId)} />
+          <PublishedPersonalDataNote removed={capture.personalDataRemoved.get(inquiryId)} />
           {capture.ingestionPending.has(inquiryId) && (
             <p className="knowledge-actions__note" role="status">
               {t('knowledgeIngestionPending')}
@@ -87,4 +88,39 @@ function PublishedLinksNote({ links }: { links: readonly string[] | undefined })
       <LinkWarningList links={links} />
     </div>
   );
+}
+
+/** The 201's `personalDataRemoved`: what the publish scrub took out again, counted per kind. */
+function PublishedPersonalDataNote({
+  removed,
+}: {
+  removed: Readonly<Record<string, number>> | undefined;
+}) {
+  const { t } = useI18n();
+  if (!removed) return null;
+  // A fixed order (name, e-mail, phone, secret, then configured kinds), whatever the server's.
+  const list = Object.entries(removed)
+    .sort(([a], [b]) => kindOrder(a) - kindOrder(b))
+    .map(([kind, n]) =>
+      isBuiltInKind(kind)
+        ? t(`personalDataKind_${kind}`, { n })
+        : t('personalDataKind_other', { kind, n }),
+    )
+    .join(t('listSeparator'));
+  return (
+    <p className="knowledge-actions__note" role="status">
+      {t('knowledgePublishedPersonalData', { list })}
+    </p>
+  );
+}
+
+const BUILT_IN_KINDS = ['name', 'email', 'phone', 'secret'] as const;
+
+function kindOrder(kind: string): number {
+  const index = (BUILT_IN_KINDS as readonly string[]).indexOf(kind);
+  return index === -1 ? BUILT_IN_KINDS.length : index;
+}
+
+function isBuiltInKind(kind: string): kind is (typeof BUILT_IN_KINDS)[number] {
+  return (BUILT_IN_KINDS as readonly string[]).includes(kind);
 }

@@ -116,6 +116,14 @@ export const ja = {
     '許可されたドメインにないリンクがあります。公開はできますが、このチケットを引用する回答ではメール下書きと ToDo から削除され、回答中では未確認と表示されます:',
   knowledgePublishedUnverifiedLinks:
     '許可されたドメインにないリンクを含めて公開しました。回答ではメール下書きと ToDo から削除されます:',
+  knowledgePublishedPersonalData:
+    '公開時に、書き戻された個人情報をもう一度取り除きました（{list}）。公開されたチケットでは置き換え後の表記になっています。',
+  personalDataKind_name: '氏名 {n} 件',
+  personalDataKind_email: 'メール {n} 件',
+  personalDataKind_phone: '電話 {n} 件',
+  personalDataKind_secret: '秘密 {n} 件',
+  personalDataKind_other: '{kind} {n} 件',
+  listSeparator: '、',
   knowledgePersonalDataRemoved:
     '[氏名]・[メール]・[電話]・[秘密] は、下書きから自動で取り除いた個人情報です。個人情報でないものだけ書き戻してください（公開時にもう一度取り除かれます）。',
   draftProblemEmpty: '入力してください',
@@ -242,6 +250,14 @@ export const en = {
     'Links to domains outside the allow-list. You can publish, but answers citing this ticket remove them from mail drafts and to-dos and mark them as not verified:',
   knowledgePublishedUnverifiedLinks:
     'Published with links to domains outside the allow-list; answers remove them from mail drafts and to-dos:',
+  knowledgePublishedPersonalData:
+    'Publishing removed personal data that had been typed back ({list}); the published ticket holds the placeholders.',
+  personalDataKind_name: '{n} name(s)',
+  personalDataKind_email: '{n} e-mail address(es)',
+  personalDataKind_phone: '{n} phone number(s)',
+  personalDataKind_secret: '{n} secret(s)',
+  personalDataKind_other: '{n} × {kind}',
+  listSeparator: ', ',
   knowledgePersonalDataRemoved:
     '[name], [email], [phone] and [secret] mark personal data removed from the draft automatically. Restore only what is not personal (publishing removes it again).',
   draftProblemEmpty: 'Required',
