@@ -195,13 +195,7 @@ describe('knowledge capture in the web app', () => {
     );
   }, 90_000);
   it('warns the editor about a link outside the allow-list before and after publishing', async () => {
-    const { page } = await open('browser-knowledge-links');
-    await ask(page, 'プリンターの設置依頼をしたい');
-    expect(await waitForAnswer(page, 1)).toBe('complete');
-    await page.getByRole('button', { name: 'ナレッジとして保存' }).click();
-    const dialog = page.getByRole('dialog', { name: 'ナレッジとして保存' });
-    await waitForEditableDraft(page);
-    await dialog.getByRole('combobox', { name: 'カテゴリ' }).selectOption('Printer');
+    const { page, dialog } = await openPrinterDraft('browser-knowledge-links');
     const warningName = /許可されたドメインにないリンクがあります/;
     await expect(dialog.getByRole('region', { name: warningName }).count()).resolves.toBe(0);
 
@@ -230,13 +224,7 @@ describe('knowledge capture in the web app', () => {
   }, 90_000);
 
   it('says what the publish removed again when the editor typed personal data back', async () => {
-    const { page } = await open('browser-knowledge-scrub');
-    await ask(page, 'プリンターの設置依頼をしたい');
-    expect(await waitForAnswer(page, 1)).toBe('complete');
-    await page.getByRole('button', { name: 'ナレッジとして保存' }).click();
-    const dialog = page.getByRole('dialog', { name: 'ナレッジとして保存' });
-    await waitForEditableDraft(page);
-    await dialog.getByRole('combobox', { name: 'カテゴリ' }).selectOption('Printer');
+    const { page, dialog } = await openPrinterDraft('browser-knowledge-scrub');
     await dialog
       .getByRole('textbox', { name: '手順 1' })
       .fill('設置後は yamada.taro@example.co.jp か 090-1234-5678 に連絡する');
@@ -283,6 +271,21 @@ describe('knowledge capture in the web app', () => {
 });
 
 /** Waits until the draft finished streaming (completely or not) and the form is editable. */
+/**
+ * A solved printer inquiry of `user` with its knowledge form open and editable, the category
+ * chosen: where the tests of what the editor types start.
+ */
+async function openPrinterDraft(user: string) {
+  const { page } = await open(user);
+  await ask(page, 'プリンターの設置依頼をしたい');
+  expect(await waitForAnswer(page, 1)).toBe('complete');
+  await page.getByRole('button', { name: 'ナレッジとして保存' }).click();
+  const dialog = page.getByRole('dialog', { name: 'ナレッジとして保存' });
+  await waitForEditableDraft(page);
+  await dialog.getByRole('combobox', { name: 'カテゴリ' }).selectOption('Printer');
+  return { page, dialog };
+}
+
 async function waitForEditableDraft(page: Page): Promise<void> {
   await page.waitForFunction(
     () => document.querySelector('dialog.knowledge-panel')?.getAttribute('aria-busy') === 'false',
