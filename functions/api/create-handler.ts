@@ -282,5 +282,6 @@ function knowledgeDocumentsFor(
     write: async (files) => (await load()).write(files),
     remove: async (names) => (await load()).remove(names),
     startSync: async () => (await load()).startSync(),
+    uploadedCategories: async () => (await load()).uploadedCategories(),
   };
 }

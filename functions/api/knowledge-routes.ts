@@ -16,6 +16,7 @@ import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
 import { loadSolvedInquiry, publishTicket } from '../knowledge/publish-ticket.js';
+import { createTicketCategories } from '../knowledge/ticket-categories.js';
 import {
   buildDraftRequest,
   categoriesOf,
@@ -34,6 +35,8 @@ import {
   parseJsonBody,
   validateBody,
 } from './http.js';
+
+type PublishRequestSchema = ReturnType<typeof publishKnowledgeRequestSchemaFor>;
 
 /** Output tokens of a draft: a ticket is short; a draft that needs more has lost its way. */
 const DRAFT_MAX_TOKENS = 2048;
@@ -78,8 +81,27 @@ export interface KnowledgeRouteDependencies {
  */
 export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) {
   const { store } = dependencies;
-  const ticketCategories = dependencies.config.ticketCategories ?? [];
-  const publishRequestSchema = publishKnowledgeRequestSchemaFor(ticketCategories);
+  const categories = createTicketCategories({
+    deployed: dependencies.config.ticketCategories ?? [],
+    documents: dependencies.documents,
+    now: dependencies.now,
+    onReadFailed: (error) =>
+      (dependencies.log ?? silentLog).warn(
+        'uploaded ticket categories unreadable; the deployed set stays',
+        { error },
+      ),
+  });
+  // One schema per category set: the set changes at most once per refresh.
+  let publishSchema: { for: readonly string[]; schema: PublishRequestSchema } | undefined;
+  const publishRequestSchema = (ticketCategories: readonly string[]) => {
+    if (publishSchema?.for !== ticketCategories) {
+      publishSchema = {
+        for: ticketCategories,
+        schema: publishKnowledgeRequestSchemaFor(ticketCategories),
+      };
+    }
+    return publishSchema.schema;
+  };
   const assertMayPublish = (request: ApiRequest) => {
     if (!dependencies.documents)
       throw new HttpError(
@@ -107,7 +129,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
               allowedLinkDomains: [
                 ...(dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS),
               ],
-              ticketCategories: [...ticketCategories],
+              ticketCategories: [...(await categories.current())],
             }
           : {}),
       };
@@ -121,6 +143,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
     ): Promise<HttpResponse> {
       assertMayPublish(request);
       parseJsonBody(request); // a body, if any, must be JSON; the route takes no fields
+      const ticketCategories = await categories.current();
       const { conversation, turns } = await loadSolvedInquiry(
         store,
         request.owner,
@@ -213,7 +236,10 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
 
     async publish(request: ApiRequest): Promise<HttpResponse> {
       const documents = assertMayPublish(request);
-      const body = validateBody(publishRequestSchema, parseJsonBody(request));
+      const body = validateBody(
+        publishRequestSchema(await categories.current()),
+        parseJsonBody(request),
+      );
       const published = await publishTicket(request.owner, body, {
         store,
         documents,

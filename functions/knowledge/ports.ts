@@ -16,6 +16,11 @@ export interface KnowledgeDocuments {
   remove(names: TicketDocumentNames): Promise<void>;
   /** Starts a sync of the data source: `pending` when one is running and does not make way. */
   startSync(): Promise<PublishKnowledgeResponse['ingestion']>;
+  /**
+   * The categories of tickets uploaded after the deploy (`npm run import -- --upload` leaves a
+   * category file per source), as written; empty when none were.
+   */
+  uploadedCategories(): Promise<readonly string[]>;
 }
 
 /** Ticket numbers for published tickets, never handed out twice. */

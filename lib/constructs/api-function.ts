@@ -6,6 +6,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import type { ModelPrice } from '../../functions/observability/model-prices.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
@@ -453,8 +454,8 @@ export class ApiFunction extends Construct {
 
   /**
    * Knowledge capture: write (and, to clean up a half-done publish, delete) ticket documents
-   * under `tickets/published/` only — never the seed tickets the deployment manages — and start
-   * an ingestion job of the Knowledge Base. The bucket is SSE-S3 when this stack provisions it;
+   * under `tickets/published/` only — never the seed tickets the deployment manages — read the
+   * uploaded category files, and start an ingestion job of the Knowledge Base. The bucket is SSE-S3 when this stack provisions it;
    * a reused bucket encrypted with a customer-managed KMS key also needs kms:GenerateDataKey.
    */
   private allowPublishing(capture: KnowledgeCaptureTarget, knowledgeBase: KnowledgeBaseReference) {
@@ -466,6 +467,27 @@ export class ApiFunction extends Construct {
         resources: [publishedObjects],
       }),
     );
+    // The category files of tickets uploaded after the deploy (`npm run import -- --upload`),
+    // for the knowledge form's choices: read only, and only that prefix (the listing too, so a
+    // missing file is a 404, not a 403).
+    const categoryFiles = capture.documentBucket.arnForObjects(
+      `${UPLOADED_CATEGORIES_KEY_PREFIX}*`,
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadUploadedCategories',
+        actions: ['s3:GetObject'],
+        resources: [categoryFiles],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ListUploadedCategories',
+        actions: ['s3:ListBucket'],
+        resources: [capture.documentBucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': `${UPLOADED_CATEGORIES_KEY_PREFIX}*` } },
+      }),
+    );
     // StartIngestionJob is authorized on the knowledge-base resource type (the data source is a
     // parameter); GetIngestionJob is not needed: the function does not wait for the job.
     this.role.addToPolicy(
@@ -475,6 +497,13 @@ export class ApiFunction extends Construct {
         resources: [knowledgeBase.knowledgeBaseArn],
       }),
     );
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${resourceAsNagRendersIt(this, categoryFiles)}]`,
+      reason:
+        'One category file per import source (ticket-categories/imported-<source>.json), ' +
+        'written by npm run import --upload after the deploy; the grant is GetObject only, ' +
+        'under ticket-categories/ of the document bucket.',
+    });
     Validations.of(this.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${resourceAsNagRendersIt(this, publishedObjects)}]`,
       reason:

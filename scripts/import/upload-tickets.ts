@@ -12,6 +12,8 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
+import { ticketCategorySet } from '../../functions/contract/knowledge.js';
 import { importedTicketsKeyPrefix } from '../../lib/constructs/ticket-documents.js';
 import { stackOutputNames } from '../../lib/service-desk-stack.js';
 import { readDeployedStack, requireOutput } from '../deployed-stack.js';
@@ -115,6 +117,17 @@ export async function uploadTickets(options: {
     }
   }
 
+  // The source's categories, for the knowledge form before the next deploy (the function reads
+  // this file; the synth computes only the deployed folder's).
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: uploadedCategoriesKey(options.source),
+      Body: JSON.stringify(categoriesOf(options.outDir, options.names)),
+      ContentType: 'application/json',
+    }),
+  );
+
   if (uploaded === 0 && deleted === 0) {
     return { bucket, uploaded, unchanged, deleted, sync: 'none' };
   }
@@ -145,4 +158,23 @@ export async function uploadTickets(options: {
       return { bucket, uploaded, unchanged, deleted, sync: 'running' };
     throw error;
   }
+}
+
+/** Where the category set of a source's uploaded tickets goes (read by the function). */
+export function uploadedCategoriesKey(source: string): string {
+  return `${UPLOADED_CATEGORIES_KEY_PREFIX}imported-${source}.json`;
+}
+
+/** The category set of the uploaded tickets, from their sidecars' `category` attribute. */
+function categoriesOf(outDir: string, names: readonly string[]): string[] {
+  return ticketCategorySet(
+    names
+      .filter((name) => name.endsWith('.metadata.json'))
+      .map((name) => {
+        const sidecar = JSON.parse(readFileSync(join(outDir, name), 'utf8')) as {
+          metadataAttributes?: { category?: unknown };
+        };
+        return sidecar.metadataAttributes?.category;
+      }),
+  );
 }

@@ -215,6 +215,7 @@ function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number) {
       write: async () => undefined,
       remove: async () => undefined,
       startSync: async () => 'started',
+      uploadedCategories: async () => [],
     },
     issueNumbers: { next: async () => '9001' },
     syncBacklog: {

@@ -35,6 +35,7 @@ beforeAll(async () => {
       written.delete(files.sidecarName);
     },
     startSync: async () => 'started',
+    uploadedCategories: async () => [],
   };
   let next = 900_000;
   api = createInProcessApi(

@@ -1,12 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createSyncBacklog } from '../../functions/adapters/dynamodb/sync-backlog.js';
+import { ticketCategorySet } from '../../functions/contract/knowledge.js';
 import { readTicketCategories } from '../../lib/ticket-categories.js';
 import { LOCAL_DATA_SOURCE_ID } from '../../local/bedrock/local-bedrock-defaults.js';
+import { uploadedCategoriesKey } from '../../scripts/import/upload-tickets.js';
 import { eventsNamed } from '../support/chat-client.js';
 import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
 
@@ -289,6 +291,60 @@ describe('knowledge capture: links in a published ticket', () => {
     const stored = await stack.fetchConversation(meta?.conversationId as string, user);
     const answer = stored.turns.at(-1) as { result?: { mail_draft?: string } };
     expect(answer.result?.mail_draft).not.toContain('evil.example');
+  });
+});
+
+describe('categories of tickets uploaded after the deploy', () => {
+  let uploaded: InProcessStack;
+  beforeAll(async () => {
+    uploaded = await startInProcessStack();
+    // What `npm run import -- --from servicenow … --upload` leaves beside the tickets.
+    const s3 = new S3Client({
+      endpoint: uploaded.functionEnvironment.S3_ENDPOINT,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: uploaded.functionEnvironment.KNOWLEDGE_BUCKET,
+        Key: uploadedCategoriesKey('servicenow'),
+        Body: JSON.stringify(['network', 'inquiry']),
+      }),
+    );
+  });
+  afterAll(() => uploaded?.stop());
+
+  it('reach the form and the publish check without a deploy', async () => {
+    const user = 'editor-of-imports';
+    const me = await uploaded.call('GET', '/api/me', undefined, { user });
+    const categories = (me.json as { ticketCategories: string[] }).ticketCategories;
+    // The uploaded source adds `inquiry`; its `network` is the sample tickets' `Network`.
+    expect(categories).toEqual(
+      ticketCategorySet([...readTicketCategories('data/tickets'), 'inquiry']),
+    );
+    expect(categories.filter((category) => category.toLowerCase() === 'network')).toEqual([
+      'Network',
+    ]);
+    const { conversationId, inquiryId } = await solvedInquiry(
+      user,
+      'プリンターで名札を印刷すると白紙で出てきます',
+      uploaded,
+    );
+    const published = await uploaded.call(
+      'POST',
+      '/api/knowledge',
+      { conversationId, inquiryId, ...quokka, category: 'inquiry' },
+      { user },
+    );
+    expect(published.status).toBe(201);
+    const refused = await uploaded.call(
+      'POST',
+      '/api/knowledge',
+      { conversationId, inquiryId, ...quokka, category: 'not-a-category' },
+      { user },
+    );
+    expect(refused.status).toBe(400);
   });
 });
 

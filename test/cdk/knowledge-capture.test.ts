@@ -159,13 +159,26 @@ describe('knowledge capture, with the Knowledge Base the stack provisions (defau
     expect(String(apiEnvironment(template).KNOWLEDGE_KEY_PREFIX).startsWith('tickets/')).toBe(true);
   });
 
-  it('may put and delete objects under tickets/published/ only, and start syncs of this Knowledge Base only', () => {
+  it('may put and delete objects under tickets/published/ only, read ticket-categories/, and start syncs of this Knowledge Base only', () => {
     expect(renderedKnowledgeCaptureGrants(template)).toEqual([
       {
         Sid: 'PublishTickets',
         Effect: 'Allow',
         Action: ['s3:DeleteObject', 's3:PutObject'],
         Resource: '<KnowledgeBaseDocuments.Arn>/tickets/published/*',
+      },
+      {
+        Sid: 'ReadUploadedCategories',
+        Effect: 'Allow',
+        Action: 's3:GetObject',
+        Resource: '<KnowledgeBaseDocuments.Arn>/ticket-categories/*',
+      },
+      {
+        Sid: 'ListUploadedCategories',
+        Effect: 'Allow',
+        Action: 's3:ListBucket',
+        Resource: '<KnowledgeBaseDocuments.Arn>',
+        Condition: { StringLike: { 's3:prefix': 'ticket-categories/*' } },
       },
       {
         Sid: 'SyncPublishedTickets',
@@ -340,6 +353,19 @@ describe('knowledge capture with a reused Knowledge Base', () => {
           Effect: 'Allow',
           Action: ['s3:DeleteObject', 's3:PutObject'],
           Resource: 'arn:aws:s3:::team-kb-documents/tickets/published/*',
+        },
+        {
+          Sid: 'ReadUploadedCategories',
+          Effect: 'Allow',
+          Action: 's3:GetObject',
+          Resource: 'arn:aws:s3:::team-kb-documents/ticket-categories/*',
+        },
+        {
+          Sid: 'ListUploadedCategories',
+          Effect: 'Allow',
+          Action: 's3:ListBucket',
+          Resource: 'arn:aws:s3:::team-kb-documents',
+          Condition: { StringLike: { 's3:prefix': 'ticket-categories/*' } },
         },
         {
           Sid: 'SyncPublishedTickets',

@@ -44,6 +44,7 @@ function recordingDocuments(
       if (failures.sync) throw failures.sync;
       return failures.syncRunning ? 'pending' : 'started';
     },
+    uploadedCategories: async () => [],
   };
   return { documents, log, stored };
 }

@@ -3,9 +3,25 @@ import {
   ConflictException,
   StartIngestionJobCommand,
 } from '@aws-sdk/client-bedrock-agent';
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import type { KnowledgeDocuments } from '../../knowledge/ports.js';
 import type { TicketDocumentFiles, TicketDocumentNames } from '../../knowledge/ticket-document.js';
+
+/**
+ * Where `npm run import -- --upload` leaves the category set of each source's uploaded tickets
+ * (`ticket-categories/imported-servicenow.json`: a JSON array): outside the data source's inclusion
+ * prefix (`tickets/`), so no sync ingests it and no deploy prunes it.
+ */
+export const UPLOADED_CATEGORIES_KEY_PREFIX = 'ticket-categories/';
+
+/** At most this many category files are read (one per import source in practice). */
+const MAX_CATEGORY_FILES = 20;
 
 export interface KnowledgeBaseDocumentsOptions {
   readonly s3: S3Client;
@@ -59,7 +75,38 @@ export function createKnowledgeBaseDocuments(
       }
     },
     startSync: () => startKnowledgeBaseSync(options),
+    uploadedCategories: () => readUploadedCategories(options.s3, options.bucket),
   };
+}
+
+/**
+ * Every category the category files under {@link UPLOADED_CATEGORIES_KEY_PREFIX} list, as
+ * written (the caller sanitizes); a file that is not a JSON array of strings adds nothing.
+ */
+async function readUploadedCategories(s3: S3Client, bucket: string): Promise<string[]> {
+  const listing = await s3.send(
+    new ListObjectsV2Command({
+      Bucket: bucket,
+      Prefix: UPLOADED_CATEGORIES_KEY_PREFIX,
+      MaxKeys: MAX_CATEGORY_FILES,
+    }),
+  );
+  const keys = (listing.Contents ?? [])
+    .map((object) => object.Key)
+    .filter((key): key is string => key?.endsWith('.json') === true);
+  const files = await Promise.all(
+    keys.map(async (key) => {
+      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      const text = (await object.Body?.transformToString('utf-8')) ?? '';
+      try {
+        const parsed: unknown = JSON.parse(text);
+        return Array.isArray(parsed) ? parsed.filter((entry) => typeof entry === 'string') : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return files.flat();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BedrockAgentClient, ConflictException } from '@aws-sdk/client-bedrock-agent';
@@ -118,5 +118,23 @@ describe('the Knowledge Base documents adapter', () => {
       bucket: 'missing',
     });
     await expect(documents.write(files)).rejects.toMatchObject({ name: 'NoSuchBucket' });
+  });
+
+  it('reads the category files uploads left outside the ticket prefix, ignoring a malformed one', async () => {
+    const documents = createKnowledgeBaseDocuments(
+      options(recordingS3().client, agentWithConflicts(0).agent),
+    );
+    await expect(documents.uploadedCategories()).resolves.toEqual([]);
+    const folder = join(root, 'docs', 'ticket-categories');
+    await mkdir(folder, { recursive: true });
+    await writeFile(
+      join(folder, 'imported-servicenow.json'),
+      JSON.stringify(['network', 'inquiry']),
+    );
+    await writeFile(join(folder, 'imported-jira.json'), JSON.stringify(['Hardware', 7]));
+    await writeFile(join(folder, 'imported-zendesk.json'), '{ not json');
+    await writeFile(join(folder, 'notes.txt'), '["ignored"]');
+    const categories = await documents.uploadedCategories();
+    expect([...categories].sort()).toEqual(['Hardware', 'inquiry', 'network']);
   });
 });
