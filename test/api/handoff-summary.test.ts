@@ -93,7 +93,7 @@ describe('the hand-off summary', () => {
     expect(asked.conversationId).toBe(earlier.conversationId);
     expect(asked.inquiryId).not.toBe(earlier.inquiryId);
     expect(asked.result?.response_type).toBe('results');
-    const cited = (asked.result?.results as { issue_id: string; resolution: string }[]).map(
+    const cited = ((asked.result?.results ?? []) as { issue_id: string }[]).map(
       (ticket) => ticket.issue_id,
     );
     expect(cited.length).toBeGreaterThan(0);
@@ -116,7 +116,7 @@ describe('the hand-off summary', () => {
       expect(sent, `${foreign} leaked into the summary request`).not.toContain(foreign);
     }
     // Tickets the earlier inquiry cited, and this one did not, are not sent either.
-    const earlierOnly = (earlier.result?.results as { issue_id: string }[])
+    const earlierOnly = ((earlier.result?.results ?? []) as { issue_id: string }[])
       .map((ticket) => ticket.issue_id)
       .filter((issueId) => !cited.includes(issueId));
     for (const issueId of earlierOnly) expect(sent).not.toContain(`issue_id=\\"${issueId}\\"`);
