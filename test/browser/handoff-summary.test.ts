@@ -103,7 +103,7 @@ describe('the hand-off summary in the web app', () => {
     await waitForEditableSummary(page);
     expect(requests).toHaveLength(2);
     await expect(environment.inputValue()).resolves.not.toContain('社外ネットワーク');
-  });
+  }, 120_000);
 
   it('summarizes an unsolved inquiry whose clarification is still open', async () => {
     const { page } = await open('browser-handoff-unsolved');
@@ -132,5 +132,5 @@ describe('the hand-off summary in the web app', () => {
     await page.screenshot({ path: `${SCREENSHOTS}/handoff-summary-unsolved.png` });
     await dialog.getByRole('button', { name: '閉じる' }).click();
     await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
-  });
+  }, 90_000);
 });
