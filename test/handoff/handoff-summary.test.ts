@@ -328,6 +328,22 @@ describe('the offline responder’s summary mode', () => {
     ]);
   });
 
+  it('writes list items of the advice as plain text, without markdown emphasis', () => {
+    const turns = [
+      storedTurn(1, { inquiryId: 'M', text: 'VPN' }),
+      storedTurn(2, {
+        inquiryId: 'M',
+        role: 'assistant',
+        kind: 'answer',
+        result: results('- **#1128 Zoom**: `再起動` する', [], { todo_actions: [] }) as never,
+      }),
+    ];
+    const text = buildHandoffRequest(handoffTranscript(turns, 'M'), 'ja', 100).messages[0]?.text;
+    expect(buildOfflineHandoffSummary(readHandoffTranscript(text ?? ''), 'ja').tried).toEqual([
+      '#1128 Zoom: 再起動 する',
+    ]);
+  });
+
   it('puts an open clarification’s question first among the open questions', () => {
     const text =
       buildHandoffRequest(

@@ -71,6 +71,8 @@ const PHRASES: Record<
 const ENVIRONMENT =
   /windows|mac ?os|iphone|ipad|android|ios\b|linux|chrome|edge|safari|firefox|outlook|teams|office|vpn|wi-?fi|lan\b|proxy|version|\bv?\d+\.\d+|自宅|社内|在宅|ノートpc|パソコン|スマホ|ブラウザ|バージョン|無線|有線/i;
 const LIST_ITEM = /^\s*(?:[-*•・]|\d+[.)])\s+(.+)$/;
+/** Markdown emphasis and code marks of the advice's list items: a hand-off is plain text. */
+const MARKDOWN_EMPHASIS = /\*\*|__|`/g;
 
 const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
 const textOf = (element: PromptElement) =>
@@ -145,7 +147,7 @@ export function buildOfflineHandoffSummary(
     .flatMap((answer) =>
       answer.text
         .split('\n')
-        .map((line) => LIST_ITEM.exec(line)?.[1]?.trim())
+        .map((line) => LIST_ITEM.exec(line)?.[1]?.replace(MARKDOWN_EMPHASIS, '').trim())
         .filter((item): item is string => item !== undefined && item !== ''),
     );
   const ticketSteps = transcript.citedTickets.flatMap(({ issueId, resolution }) =>
