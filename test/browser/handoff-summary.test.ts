@@ -109,7 +109,10 @@ describe('the hand-off summary in the web app', () => {
     const { page } = await open('browser-handoff-unsolved');
     await ask(page, 'ログインできない');
     expect(await waitForAnswer(page, 1)).toBe('complete');
-    const question = await page.locator('.bubble--assistant .clarification__question').first().textContent();
+    const question = await page
+      .locator('.bubble--assistant .clarification__question')
+      .first()
+      .textContent();
     // No "Save as knowledge" for an unsolved inquiry, but a hand-off summary.
     await expect(page.getByRole('button', { name: 'ナレッジとして保存' }).count()).resolves.toBe(0);
     await page.getByRole('button', { name: HANDOFF }).click();
