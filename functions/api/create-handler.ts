@@ -28,6 +28,7 @@ import { createObservability } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
 import { type FunctionConfig, guardrailOf } from './function-config.js';
+import { createHandoffRoute } from './handoff-routes.js';
 import {
   type ApiRequest,
   type HttpResponse,
@@ -192,6 +193,20 @@ export function createApi(
     conversations: createConversationRoutes(store, {
       now: overrides.now,
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
+    }),
+    handoff: createHandoffRoute({
+      store,
+      model,
+      config: {
+        dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
+        modelId: config.MODEL_ID,
+        remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
+      },
+      budget,
+      heartbeatMs: config.HEARTBEAT_MS,
+      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
+      now: overrides.now ?? (() => new Date()),
+      log: observability.log,
     }),
   });
 

@@ -1,6 +1,7 @@
 import { ULID_SOURCE } from '../contract/ids.js';
 import type { createChatRoute } from './chat-route.js';
 import type { createConversationRoutes } from './conversation-routes.js';
+import type { createHandoffRoute } from './handoff-routes.js';
 import { type ApiRequest, HttpError, type HttpResponse } from './http.js';
 import type { createKnowledgeRoutes } from './knowledge-routes.js';
 
@@ -43,6 +44,8 @@ export interface RouteGroups {
   readonly chat: ReturnType<typeof createChatRoute>;
   readonly knowledge: ReturnType<typeof createKnowledgeRoutes>;
   readonly conversations: ReturnType<typeof createConversationRoutes>;
+  /** The hand-off summary of one inquiry (ADR 0024). */
+  readonly handoff: ReturnType<typeof createHandoffRoute>;
 }
 
 /**
@@ -73,11 +76,11 @@ function route<Template extends string>(
 /**
  * The table: every route of `/api`.
  * @example
- * const table = createRouteTable({ chat, knowledge, conversations });
+ * const table = createRouteTable({ chat, knowledge, conversations, handoff });
  * const matched = matchRoute(table, 'GET', '/api/conversations');
  */
 export function createRouteTable(groups: RouteGroups): readonly Route[] {
-  const { chat, knowledge, conversations } = groups;
+  const { chat, knowledge, conversations, handoff } = groups;
   return [
     route('POST', '/api/chat', (request) => chat(request)),
     route('GET', '/api/conversations', (request) => conversations.list(request)),
@@ -85,6 +88,9 @@ export function createRouteTable(groups: RouteGroups): readonly Route[] {
     route('POST', '/api/knowledge', (request) => knowledge.publish(request)),
     route('POST', '/api/conversations/{id}/inquiries/{inquiryId}/knowledge-draft', (request, p) =>
       knowledge.draft(request, p.id, p.inquiryId),
+    ),
+    route('POST', '/api/conversations/{id}/inquiries/{inquiryId}/handoff', (request, p) =>
+      handoff(request, p.id, p.inquiryId),
     ),
     route('POST', '/api/conversations/{id}/turns/{seq}/feedback', (request, p) =>
       conversations.feedback(request, p.id, Number(p.seq)),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { deliveredAnswerSchema, ticketResultSchema } from './answer.js';
 import { streamErrorSchema } from './errors.js';
+import { handoffEventSchemas } from './handoff.js';
 import { ticketDraftEventSchema } from './knowledge.js';
 
 /**
@@ -59,6 +60,11 @@ export const chatEventSchemas = {
   draft_text: z.object({ field: z.enum(['subject', 'inquiry']), content: z.string() }),
   draft_step: z.object({ index: z.number().int().min(0), text: z.string() }),
   draft: ticketDraftEventSchema,
+  /**
+   * The hand-off summary's stream (`…/inquiries/{inquiryId}/handoff`, ADR 0024): `summary_text`,
+   * `summary_item`, then `summary`. The chat stream never sends these.
+   */
+  ...handoffEventSchemas,
   /** The stream's last event when it fails; the code is from the error contract (`errors.ts`). */
   error: streamErrorSchema,
 } as const;

@@ -42,6 +42,8 @@ function recordingGroups(): RouteGroups {
       feedback: (request: ApiRequest, conversationId: string, seq: number) =>
         answer('feedback', request, conversationId, seq),
     } as unknown as RouteGroups['conversations'],
+    handoff: ((request: ApiRequest, conversationId: string, inquiry: string) =>
+      answer('handoff', request, conversationId, inquiry)) as RouteGroups['handoff'],
   };
 }
 
@@ -72,6 +74,7 @@ describe('the route table', () => {
       `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`,
       ['draft', id, inquiryId],
     ],
+    ['POST', `/api/conversations/${id}/inquiries/${inquiryId}/handoff`, ['handoff', id, inquiryId]],
     ['POST', `/api/conversations/${id}/turns/7/feedback`, ['feedback', id, 7]],
     ['POST', `/api/conversations/${id}/turns/123456789/feedback`, ['feedback', id, 123456789]],
     ['POST', `/api/conversations/${id}/stop`, ['stop', id]],
@@ -88,6 +91,7 @@ describe('the route table', () => {
     ['POST', '/api/me'],
     ['GET', '/api/knowledge'],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`],
+    ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/handoff`],
     ['GET', `/api/conversations/${id}/turns/1/feedback`],
     ['GET', `/api/conversations/${id}/stop`],
     ['POST', `/api/conversations/${id}`],
@@ -108,6 +112,10 @@ describe('the route table', () => {
     ['a turn with a leading zero', `/api/conversations/${id}/turns/01/feedback`],
     ['a turn of ten digits', `/api/conversations/${id}/turns/1234567890/feedback`],
     ['an inquiry id that is not a ULID', `/api/conversations/${id}/inquiries/x/knowledge-draft`],
+    [
+      'a hand-off of an inquiry id that is not a ULID',
+      `/api/conversations/${id}/inquiries/x/handoff`,
+    ],
     ['an unknown conversation sub-path', `/api/conversations/${id}/bogus`],
   ])('answers 404 to %s, whatever the method', async (_name, path) => {
     for (const method of ['GET', 'POST']) {
@@ -138,6 +146,6 @@ describe('the route table', () => {
   it('has one row per method and path template', () => {
     const rows = table.map((route) => `${route.method} ${route.name}`);
     expect(new Set(rows).size).toBe(rows.length);
-    expect(rows).toHaveLength(10);
+    expect(rows).toHaveLength(11);
   });
 });

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
+import { HANDOFF_TOOL_NAME } from '../../../functions/contract/handoff.js';
 import { DRAFT_TOOL_NAME } from '../../../functions/contract/knowledge.js';
 import type { ConverseWireRequest } from '../recorded-requests.js';
 import { buildOfflineAnswer } from './offline-answers.js';
+import { buildOfflineHandoffSummary, readHandoffTranscript } from './offline-handoff-summary.js';
 import { buildOfflineTicketDraft, readDraftTranscript } from './offline-ticket-draft.js';
 import { type OfflinePrompt, readOfflinePrompt } from './read-offline-prompt.js';
 
@@ -39,7 +41,8 @@ const MAX_FRAGMENT_CHARS = 24;
  * body without `inferenceConfig`). It asks back when the inquiry is short and the tickets disagree,
  * otherwise answers with results that cite only tickets present in the request
  * (`buildOfflineAnswer`). Asked for `submit_ticket_draft` (knowledge capture), it drafts a
- * ticket from the inquiry's transcript instead (`buildOfflineTicketDraft`). If the answer exceeds `inferenceConfig.maxTokens` it is cut there and
+ * ticket from the inquiry's transcript instead (`buildOfflineTicketDraft`); for
+ * `submit_handoff_summary`, the inquiry's hand-off summary (`buildOfflineHandoffSummary`). If the answer exceeds `inferenceConfig.maxTokens` it is cut there and
  * stops with `max_tokens`, like a real model.
  * @throws OfflineRequestError when the request has no tool or no user message
  */
@@ -56,7 +59,12 @@ export function respondOffline(body: ConverseWireRequest): OfflineResponse {
           readDraftTranscript(prompt.lastUserText),
           allowedCategories(prompt.inputSchema),
         )
-      : buildOfflineAnswer(prompt, detectLanguage(prompt.inquiries.join('\n')), random);
+      : prompt.toolName === HANDOFF_TOOL_NAME
+        ? buildOfflineHandoffSummary(
+            readHandoffTranscript(prompt.lastUserText),
+            requestedLanguage(body),
+          )
+        : buildOfflineAnswer(prompt, detectLanguage(prompt.inquiries.join('\n')), random);
   const input = JSON.stringify(orderByInputSchema(answer, prompt.inputSchema));
 
   const budget = (prompt.maxTokens ?? Number.POSITIVE_INFINITY) * CHARS_PER_TOKEN;
@@ -77,6 +85,16 @@ export function respondOffline(body: ConverseWireRequest): OfflineResponse {
     inputTokens: Math.ceil(serializedRequest.length / CHARS_PER_TOKEN),
     outputTokens: Math.ceil(sent / CHARS_PER_TOKEN),
   };
+}
+
+/**
+ * The language the system prompt asks for (`Write every text field in Japanese.`), as a model
+ * would follow it; undefined when it names none (then the inquiry's language).
+ */
+function requestedLanguage(body: ConverseWireRequest): 'ja' | 'en' | undefined {
+  const system = (body.system ?? []).map((block) => block.text ?? '').join('\n');
+  const named = /Write every text field in (Japanese|English)\b/.exec(system)?.[1];
+  return named === undefined ? undefined : named === 'Japanese' ? 'ja' : 'en';
 }
 
 /** The `category` enum of the draft tool's input schema, if it has one. */

@@ -74,6 +74,41 @@ export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
       },
     ),
   }),
+  // The hand-off summary's stream (ADR 0024): multi-line text in every field.
+  fc.record({
+    event: fc.constant('summary_text' as const),
+    data: fc.record({
+      field: fc.constantFrom('symptom', 'environment', 'told_requester' as const),
+      content: text,
+    }),
+  }),
+  fc.record({
+    event: fc.constant('summary_item' as const),
+    data: fc.record({
+      field: fc.constantFrom('tried', 'open_questions' as const),
+      index: fc.nat({ max: 19 }),
+      text: nonEmpty,
+    }),
+  }),
+  fc.record({
+    event: fc.constant('summary' as const),
+    data: fc.record({
+      symptom: text,
+      environment: text,
+      tried: fc.array(nonEmpty, { maxLength: 3 }),
+      told_requester: text,
+      open_questions: fc.array(nonEmpty, { maxLength: 3 }),
+      language: fc.constantFrom('ja', 'en' as const),
+      outcome: fc.constantFrom(
+        'solved',
+        'no_results',
+        'clarification_open',
+        'answer_failed',
+        'unanswered' as const,
+      ),
+      complete: fc.boolean(),
+    }),
+  }),
   fc.record({
     event: fc.constant('error' as const),
     data: fc.record({

@@ -1,14 +1,17 @@
 import { type ReactNode, useCallback, useMemo, useState } from 'react';
 import { createApiFetch } from '../api/create-api-fetch.js';
 import { createConversationApi } from '../api/create-conversation-api.js';
+import { createHandoffApi } from '../api/create-handoff-api.js';
 import { createKnowledgeApi } from '../api/create-knowledge-api.js';
 import type { AuthSession } from '../auth/auth-session.js';
 import { AppHeader } from '../components/app-header.js';
 import { ConversationPane } from '../components/conversation-pane.js';
 import { Sidebar } from '../components/sidebar.js';
 import type { Locale } from '../i18n/messages.js';
+import { isDraftKey } from './use-active-conversation.js';
 import { useChatController } from './use-chat-controller.js';
 import { useConversationList, useConversationSearch } from './use-conversation-list.js';
+import { HandoffContext } from './use-handoff-summary.js';
 import { KnowledgeCaptureContext, useKnowledgeCapture } from './use-knowledge-capture.js';
 
 interface ChatAppProps {
@@ -29,6 +32,12 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
   const chat = useChatController(api, apiBase, apiFetch, onConversationsChanged);
   const knowledgeApi = useMemo(() => createKnowledgeApi(apiBase, apiFetch), [apiBase, apiFetch]);
   const knowledge = useKnowledgeCapture(knowledgeApi, chat);
+  const handoffApi = useMemo(() => createHandoffApi(apiBase, apiFetch), [apiBase, apiFetch]);
+  const handoffConversationId = isDraftKey(chat.activeKey) ? undefined : chat.activeKey;
+  const handoff = useMemo(
+    () => ({ api: handoffApi, conversationId: handoffConversationId }),
+    [handoffApi, handoffConversationId],
+  );
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
   const closeSidebarThen = (action: () => void) => () => {
@@ -64,7 +73,9 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
           }
         />
         <KnowledgeCaptureContext.Provider value={knowledge}>
-          <ConversationPane chat={chat} />
+          <HandoffContext.Provider value={handoff}>
+            <ConversationPane chat={chat} />
+          </HandoffContext.Provider>
         </KnowledgeCaptureContext.Provider>
       </div>
     </div>

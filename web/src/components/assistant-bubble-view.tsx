@@ -1,10 +1,12 @@
 import { memo, useMemo } from 'react';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { isOfflineModelId } from '../../../local/bedrock/local-bedrock-defaults.js';
+import { useHandoffContext } from '../app/use-handoff-summary.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { AssistantBubble } from '../state/bubble.js';
 import { AnswerFeedbackBar, type SendFeedback, useAnswerFeedback } from './answer-feedback.js';
 import { ClarificationPanel } from './clarification-panel.js';
+import { HandoffAction } from './handoff-summary-panel.js';
 import { KbDetails } from './kb-details.js';
 import { KnowledgeActions } from './knowledge-actions.js';
 import { MailDraft } from './mail-draft.js';
@@ -31,6 +33,8 @@ interface AssistantBubbleViewProps {
   readonly publishedKnowledge?: PublishedKnowledge;
   /** The inquiry is solved and not yet published: "Save as knowledge" applies. */
   readonly canSaveKnowledge?: boolean;
+  /** Set on the last answer shown of each inquiry once it is stored: "Hand-off summary" applies. */
+  readonly handoffInquiryId?: string;
 }
 
 /**
@@ -48,8 +52,10 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
   knowledgeInquiryId,
   publishedKnowledge,
   canSaveKnowledge = false,
+  handoffInquiryId,
 }: AssistantBubbleViewProps) {
   const { t } = useI18n();
+  const handoff = useHandoffContext();
   const { result, status, request, seq } = bubble;
   const feedbackState = useAnswerFeedback(bubble.feedback, (feedback) =>
     seq === undefined ? Promise.resolve() : onFeedback(seq, feedback),
@@ -131,6 +137,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
           inquiryId={knowledgeInquiryId}
           published={publishedKnowledge}
           canSave={canSaveKnowledge}
+        />
+      )}
+      {handoffInquiryId !== undefined && handoff?.conversationId && !streaming && (
+        <HandoffAction
+          api={handoff.api}
+          conversationId={handoff.conversationId}
+          inquiryId={handoffInquiryId}
         />
       )}
       {onRegenerate && !streaming && (

@@ -2,6 +2,7 @@ import { useLayoutEffect, useRef, useState } from 'react';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Bubble } from '../state/bubble.js';
+import { selectHandoffPlaces } from '../state/select-handoff-places.js';
 import { selectKnowledgePlaces } from '../state/select-knowledge-places.js';
 import { selectVersions } from '../state/select-versions.js';
 import { withInquiryBoundaries } from '../state/with-inquiry-boundaries.js';
@@ -55,6 +56,7 @@ export function MessageList({
   const shown = selected.bubbles;
   const rows = withInquiryBoundaries(shown);
   const knowledgePlaces = selectKnowledgePlaces(bubbles, shown, knowledge);
+  const handoffPlaces = selectHandoffPlaces(shown);
   const last = shown.at(-1);
   const lastUser = shown.findLast((bubble) => bubble.kind === 'user');
   const lastPosition = lastUser ? selected.positions.get(lastUser.id) : undefined;
@@ -126,6 +128,7 @@ export function MessageList({
                 knowledgeInquiryId={knowledgePlaces.get(row.bubble.id)?.inquiryId}
                 publishedKnowledge={knowledgePlaces.get(row.bubble.id)?.published}
                 canSaveKnowledge={knowledgePlaces.get(row.bubble.id)?.canSave ?? false}
+                handoffInquiryId={handoffPlaces.get(row.bubble.id)}
               />
             ),
           )}

@@ -46,10 +46,13 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
         status: 'failed',
         error: event.data,
       };
-    // The knowledge draft's own events never arrive on a chat stream; a chat bubble ignores them.
+    // The knowledge draft's and the hand-off summary's own events never arrive on a chat stream; a chat bubble ignores them.
     case 'draft_text':
     case 'draft_step':
     case 'draft':
+    case 'summary_text':
+    case 'summary_item':
+    case 'summary':
       return bubble;
   }
 }
