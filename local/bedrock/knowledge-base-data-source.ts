@@ -71,8 +71,8 @@ interface Scan {
   readonly documents: Map<string, SnapshotDocument>;
   readonly metadataFiles: number;
   readonly failureReasons: string[];
-  /** When the scan began (`IndexSnapshot.scannedAtNs`). */
-  readonly scannedAtNs: bigint;
+  /** When the scan began (`IndexSnapshot.scannedAtMs`). */
+  readonly scannedAtMs: number;
   /** Documents whose files were read, not taken from the previous scan by their signatures. */
   readonly read: number;
 }
@@ -119,7 +119,7 @@ export interface DataSourceOptions {
  *
  * With `indexCacheDirectory`, a scan takes a document from the snapshot (or the previous scan)
  * without reading it when both its files still have the signatures they had when read
- * (`fileSignatureOf`: size, times in ns, inode) and did not change within a few seconds before
+ * (`fileSignatureOf`: size, times, inode) and did not change within a few seconds before
  * that read (`trustsSignatureOf`); the postings are reused when every document's content hashes
  * are the snapshot's, in the same order, and rebuilt otherwise.
  */
@@ -164,7 +164,7 @@ export async function openKnowledgeBaseDataSource(
     if (snapshotFile !== undefined && (!reusable || scan.read > 0)) {
       const written: IndexSnapshot = {
         folders: folderList,
-        scannedAtNs: scan.scannedAtNs,
+        scannedAtMs: scan.scannedAtMs,
         documents,
         postings: index.postings,
         distinct: index.analysis.distinct,
@@ -185,7 +185,7 @@ export async function openKnowledgeBaseDataSource(
           documents: new Map(snapshot.documents.map((document) => [document.uri, document])),
           metadataFiles: 0,
           failureReasons: [],
-          scannedAtNs: snapshot.scannedAtNs,
+          scannedAtMs: snapshot.scannedAtMs,
           read: 0,
         };
   // Without a cache directory nothing is taken from an earlier scan (no signatures trusted).
@@ -283,7 +283,7 @@ function compareScans(before: Scan, after: Scan): IngestionStatistics {
  * signature next time.
  */
 async function scanFolders(folders: readonly DataSourceFolder[], previous?: Scan): Promise<Scan> {
-  const scannedAtNs = BigInt(Date.now()) * 1_000_000n;
+  const scannedAtMs = Date.now();
   const documents = new Map<string, SnapshotDocument>();
   const failureReasons: string[] = [];
   let metadataFiles = 0;
@@ -308,13 +308,13 @@ async function scanFolders(folders: readonly DataSourceFolder[], previous?: Scan
       const sidecarName = `${fileName}${SIDECAR_SUFFIX}`;
       const textPath = join(folder.directory, fileName);
       const sidecarPath = join(folder.directory, sidecarName);
-      const textStats = statSync(textPath, { bigint: true, throwIfNoEntry: false });
+      const textStats = statSync(textPath, { throwIfNoEntry: false });
       if (textStats === undefined) continue; // deleted since the listing: gone, as on the next sync
       if (!present.has(sidecarName)) {
         failureReasons.push(`${uri}: no metadata file ${sidecarName}; not indexed`);
         continue;
       }
-      const sidecarStats = statSync(sidecarPath, { bigint: true, throwIfNoEntry: false });
+      const sidecarStats = statSync(sidecarPath, { throwIfNoEntry: false });
       if (sidecarStats === undefined) continue;
       const textSignature = fileSignatureOf(textStats);
       const sidecarSignature = fileSignatureOf(sidecarStats);
@@ -324,8 +324,8 @@ async function scanFolders(folders: readonly DataSourceFolder[], previous?: Scan
         known !== undefined &&
         known.textSignature === textSignature &&
         known.sidecarSignature === sidecarSignature &&
-        trustsSignatureOf(textSignature, previous.scannedAtNs) &&
-        trustsSignatureOf(sidecarSignature, previous.scannedAtNs)
+        trustsSignatureOf(textSignature, previous.scannedAtMs) &&
+        trustsSignatureOf(sidecarSignature, previous.scannedAtMs)
       ) {
         documents.set(uri, known);
         continue;
@@ -356,7 +356,7 @@ async function scanFolders(folders: readonly DataSourceFolder[], previous?: Scan
       });
     }
   }
-  return { documents, metadataFiles, failureReasons, scannedAtNs, read };
+  return { documents, metadataFiles, failureReasons, scannedAtMs, read };
 }
 
 type TypedAttribute = {

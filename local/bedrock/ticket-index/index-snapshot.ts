@@ -46,11 +46,11 @@ export interface IndexSnapshot {
   /** The folders scanned, in order (another set of folders cannot reuse the snapshot). */
   readonly folders: readonly { readonly directory: string; readonly uriPrefix: string }[];
   /**
-   * Wall-clock time (ns since the epoch) the scan began. A file whose status changed after
-   * `scannedAtNs − RACY_MARGIN_NS` may have changed again within the file system's timestamp
+   * Wall-clock time (ms since the epoch) the scan began. A file whose status changed after
+   * `scannedAtMs − RACY_MARGIN_MS` may have changed again within the file system's timestamp
    * granularity without its signature showing it, so it is read again (`trustsSignatureOf`).
    */
-  readonly scannedAtNs: bigint;
+  readonly scannedAtMs: number;
   readonly documents: readonly SnapshotDocument[];
   readonly postings: InvertedIndex;
   /** Distinct (subject, text) pairs (`AnalysisStatistics.distinct`). */
@@ -62,30 +62,32 @@ export interface IndexSnapshot {
  * than the coarsest timestamp granularity of a file system a ticket folder may sit on (FAT's
  * 2 s) — git's "racily clean" rule.
  */
-export const RACY_MARGIN_NS = 3_000_000_000n;
+export const RACY_MARGIN_MS = 3_000;
 
 /**
- * A file's signature: size, modification and status-change times in nanoseconds, inode. Any
- * write to the file, a rename over it or a `touch` changes the status-change time (which no
- * `utimes` can set back), so an unchanged signature means unchanged content — provided the
- * change was not within the timestamp granularity of the scan (`trustsSignatureOf`).
+ * A file's signature: size, modification and status-change times, inode. Any write to the file,
+ * a rename over it or a `touch` changes the status-change time (which no `utimes` can set back),
+ * so an unchanged signature means unchanged content — provided the change was not within the
+ * timestamp granularity of the scan (`trustsSignatureOf`). The times are `Stats`' milliseconds
+ * (doubles, exact to a fraction of a microsecond today): a plain `statSync` costs far less than
+ * one with `bigint`, and a later change differs from the recorded time by far more than that.
  */
 export function fileSignatureOf(stats: {
-  readonly size: bigint;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
-  readonly ino: bigint;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: number;
 }): string {
-  return `${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.ino}`;
+  return `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
 }
 
-/** Whether a signature taken by the scan at `scannedAtNs` can stand for the file's content. */
-export function trustsSignatureOf(signature: string, scannedAtNs: bigint): boolean {
-  const ctime = signature.split(':')[2];
-  return ctime !== undefined && /^\d+$/.test(ctime) && BigInt(ctime) < scannedAtNs - RACY_MARGIN_NS;
+/** Whether a signature taken by the scan begun at `scannedAtMs` can stand for the content. */
+export function trustsSignatureOf(signature: string, scannedAtMs: number): boolean {
+  const ctimeMs = Number(signature.split(':')[2]);
+  return ctimeMs < scannedAtMs - RACY_MARGIN_MS; // false for NaN: a malformed signature
 }
 
-const MAGIC = 'LKS1';
+const MAGIC = 'LKS2';
 /**
  * What the postings depend on besides the texts: the analysis (its fingerprint), the chunking
  * and this file's layout. Another of any of them and the snapshot is not used.
@@ -108,7 +110,7 @@ interface Section {
 interface Header {
   readonly fingerprint: string;
   readonly folders: IndexSnapshot['folders'];
-  readonly scannedAtNs: string;
+  readonly scannedAtMs: number;
   readonly distinct: number;
   readonly documentCount: number;
   readonly termCount: number;
@@ -184,7 +186,7 @@ export function writeIndexSnapshot(file: string, snapshot: IndexSnapshot): void 
     const header: Header = {
       fingerprint: SNAPSHOT_FINGERPRINT,
       folders: snapshot.folders,
-      scannedAtNs: String(snapshot.scannedAtNs),
+      scannedAtMs: snapshot.scannedAtMs,
       distinct: snapshot.distinct,
       documentCount: documents.length,
       termCount: postings.termIds.size,
@@ -362,7 +364,7 @@ export function readIndexSnapshot(
     });
     return {
       folders: header.folders,
-      scannedAtNs: BigInt(header.scannedAtNs),
+      scannedAtMs: header.scannedAtMs,
       documents,
       postings: { termIds, alphanumericTerms, fields },
       distinct: header.distinct,

@@ -8,7 +8,7 @@ import {
   openKnowledgeBaseDataSource,
 } from '../../../../local/bedrock/knowledge-base-data-source.js';
 import {
-  RACY_MARGIN_NS,
+  RACY_MARGIN_MS,
   readIndexSnapshot,
 } from '../../../../local/bedrock/ticket-index/index-snapshot.js';
 import {
@@ -63,7 +63,7 @@ describe('openKnowledgeBaseDataSource with an index snapshot', () => {
     for (let test = 0; test < FOLDERS; test += 1) {
       await cp('data/tickets', folderOf(test).tickets, { recursive: true });
     }
-    await sleep(Number(RACY_MARGIN_NS / 1_000_000n) + 200);
+    await sleep(RACY_MARGIN_MS + 200);
   }, 60_000);
   afterAll(() => rm(root, { recursive: true, force: true }));
 
