@@ -55,7 +55,7 @@ try {
     dataDir: join(dataDir, 'dynamodb'),
     // Published tickets (knowledge capture) are files under <DATA_DIR>/s3/, kept across restarts.
     s3Dir: join(dataDir, 's3'),
-    // The Knowledge Base index's analysis cache, so a restart over a large folder is fast.
+    // The Knowledge Base index's snapshot and analysis cache, so a restart over a large folder is fast.
     bedrockOptions: { indexCacheDirectory: join(dataDir, 'local-index') },
     log: (message) => console.error(`[api] ${message}`),
   });

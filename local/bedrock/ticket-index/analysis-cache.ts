@@ -30,9 +30,10 @@ const PROBE =
 /**
  * What the cached analyses depend on besides the text: the format, the ICU data (it decides
  * where `Intl.Segmenter` cuts), the analysis code and its output on a probe. A change to any of
- * them makes every cached entry unusable, so a stale analysis is never served.
+ * them makes every cached entry unusable, so a stale analysis is never served. The index
+ * snapshot (`index-snapshot.ts`) carries it too.
  */
-const FINGERPRINT = createHash('sha256')
+export const ANALYSIS_FINGERPRINT = createHash('sha256')
   .update(MAGIC)
   .update(process.versions.icu ?? '')
   .update(tokenizeForSearch.toString())
@@ -73,7 +74,7 @@ export function readAnalysisCache(file: string): AnalysisCache {
       termBytes: number;
       entries: number;
     };
-    if (header.fingerprint !== FINGERPRINT) return EMPTY;
+    if (header.fingerprint !== ANALYSIS_FINGERPRINT) return EMPTY;
     const termsStart = 8 + headerLength;
     const terms = buffer.toString('utf8', termsStart, termsStart + header.termBytes).split('\n');
     const entriesStart = align(termsStart + header.termBytes);
@@ -138,7 +139,7 @@ export function writeAnalysisCache(
   const termBlob = Buffer.from(terms.join('\n'), 'utf8');
   const header = Buffer.from(
     JSON.stringify({
-      fingerprint: FINGERPRINT,
+      fingerprint: ANALYSIS_FINGERPRINT,
       termBytes: termBlob.length,
       entries: chunks.length,
     }),

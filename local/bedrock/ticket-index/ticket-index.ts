@@ -272,7 +272,7 @@ const REMEMBERED_FILTERS = 16;
  * `t` are `chunkIds[offsets[t]] … chunkIds[offsets[t + 1] - 1]`, ascending, with their term
  * frequencies at the same positions in `frequencies`.
  */
-interface FieldPostings {
+export interface FieldPostings {
   readonly offsets: Int32Array;
   readonly chunkIds: Int32Array;
   readonly frequencies: Uint8Array;
@@ -287,12 +287,31 @@ interface FieldPostings {
   readonly averageLength: number;
 }
 
-/** The analysed chunks: the term dictionary and each field's postings. */
-interface InvertedIndex {
+/**
+ * The analysed chunks: the term dictionary and each field's postings — what a build computes
+ * from the texts, and what `index-snapshot.ts` keeps between starts.
+ */
+export interface InvertedIndex {
+  /** Term → term id; ids are 0 … size − 1 in the Map's (insertion) order. */
   readonly termIds: ReadonlyMap<string, number>;
   /** Terms starting with a letter or digit, sorted: where prefix matches are looked up. */
   readonly alphanumericTerms: readonly string[];
+  /** Subject, then text (`FIELDS`). */
   readonly fields: readonly FieldPostings[];
+}
+
+/**
+ * BM25's length normalisation of each chunk of a field (`FieldPostings.lengthNorms`), from its
+ * field lengths and their mean: computed on a restore too, so a snapshot never carries a value
+ * of other BM25 parameters.
+ */
+export function lengthNormsOf(lengths: Int32Array, averageLength: number): Float64Array {
+  const { k, b } = BM25;
+  const norms = new Float64Array(lengths.length);
+  for (let chunkId = 0; chunkId < lengths.length; chunkId += 1) {
+    norms[chunkId] = k * (1 - b + (b * (lengths[chunkId] as number)) / averageLength);
+  }
+  return norms;
 }
 
 /** A `Uint32Array` that grows as values are appended. */
@@ -314,7 +333,7 @@ class GrowingUint32Array {
 export interface AnalysisStatistics {
   /** Chunks analysed from their text (`tokenizeForSearch`). */
   readonly analysed: number;
-  /** Chunks whose analysis was read from the cache file. */
+  /** Chunks whose analysis was read from the cache file, or all of them from restored postings. */
   readonly reused: number;
   /** Distinct (subject, text) pairs: the entries a cache of this index holds. */
   readonly distinct: number;
@@ -422,11 +441,7 @@ function buildInvertedIndex(
       chunkIds,
       frequencies,
       lengths: lengths[fieldId] as Int32Array,
-      lengthNorms: (lengths[fieldId] as Int32Array).reduce((norms, length, chunkId) => {
-        const { k, b } = BM25;
-        norms[chunkId] = k * (1 - b + (b * length) / (averageLengths[fieldId] as number));
-        return norms;
-      }, new Float64Array(chunks.length)),
+      lengthNorms: lengthNormsOf(lengths[fieldId] as Int32Array, averageLengths[fieldId] as number),
       averageLength: averageLengths[fieldId] as number,
     };
   });
@@ -508,6 +523,13 @@ interface Candidate {
 
 export interface TicketIndexOptions {
   /**
+   * The postings an earlier build computed for exactly these documents (`index-snapshot.ts`
+   * restores them): used instead of analysing, so a restart does no analysis and no layout.
+   * The caller vouches that the documents are those the postings were built from (their
+   * content hashes); a chunk count that does not fit throws. @default built from the texts
+   */
+  readonly postings?: { readonly index: InvertedIndex; readonly distinct: number };
+  /**
    * A file remembering each chunk's analysis (keyed by a hash of its subject and text) between
    * starts: a second start over the same folder skips `Intl.Segmenter`, the bulk of the build,
    * and a changed document is analysed again on its own. Rewritten after a build that analysed
@@ -537,20 +559,16 @@ export interface TicketIndexOptions {
 export function createTicketIndex(
   documents: readonly TicketDocument[],
   options: TicketIndexOptions = {},
-): TicketIndex & { readonly analysis: AnalysisStatistics } {
+): TicketIndex & {
+  readonly analysis: AnalysisStatistics;
+  /** The built postings, for `index-snapshot.ts` to keep. */
+  readonly postings: InvertedIndex;
+} {
   const chunks = chunksOf(documents);
-  const { analysisCacheFile } = options;
-  const cache = analysisCacheFile === undefined ? undefined : readAnalysisCache(analysisCacheFile);
-  const built = buildInvertedIndex(chunks, cache ?? { size: 0, lookup: () => undefined });
-  const { index, statistics } = built;
-  // Rewritten when anything was analysed or the file holds chunks that are gone.
-  if (
-    analysisCacheFile !== undefined &&
-    (statistics.analysed > 0 || cache?.size !== statistics.distinct)
-  ) {
-    const { terms, chunks: cachedChunks } = built.toCache();
-    writeAnalysisCache(analysisCacheFile, terms, cachedChunks);
-  }
+  const { index, statistics } =
+    options.postings === undefined
+      ? buildFromTexts(chunks, options.analysisCacheFile)
+      : restored(chunks, options.postings);
   const count = chunks.length;
   // Scratch space reused by every search (searches run one at a time on the event loop).
   const termScores = new Float64Array(count);
@@ -732,5 +750,48 @@ export function createTicketIndex(
     });
   };
 
-  return { chunkCount: count, search, analysis: statistics };
+  // Built now rather than on the first fetch by `issue_id` (the retriever's fetchByIssueIds):
+  // lazily, the first fetch paid a pass over every chunk — most of a 100,000-ticket fetch p95.
+  chunksWithValue(ISSUE_ID_KEY, '');
+  return { chunkCount: count, search, analysis: statistics, postings: index };
+}
+
+/** The metadata key tickets are fetched by (`functions/adapters/bedrock`'s fetchByIssueIds). */
+const ISSUE_ID_KEY = 'issue_id';
+
+/** Analyses the chunks (or takes their analyses from the cache file) and lays out the postings. */
+function buildFromTexts(
+  chunks: readonly Chunk[],
+  analysisCacheFile: string | undefined,
+): { index: InvertedIndex; statistics: AnalysisStatistics } {
+  const cache = analysisCacheFile === undefined ? undefined : readAnalysisCache(analysisCacheFile);
+  const built = buildInvertedIndex(chunks, cache ?? { size: 0, lookup: () => undefined });
+  const { statistics } = built;
+  // Rewritten when anything was analysed or the file holds chunks that are gone.
+  if (
+    analysisCacheFile !== undefined &&
+    (statistics.analysed > 0 || cache?.size !== statistics.distinct)
+  ) {
+    const { terms, chunks: cachedChunks } = built.toCache();
+    writeAnalysisCache(analysisCacheFile, terms, cachedChunks);
+  }
+  return built;
+}
+
+/** Restored postings, checked to fit the chunks (a count that differs cannot be these). */
+function restored(
+  chunks: readonly Chunk[],
+  postings: { readonly index: InvertedIndex; readonly distinct: number },
+): { index: InvertedIndex; statistics: AnalysisStatistics } {
+  for (const field of postings.index.fields) {
+    if (field.lengths.length !== chunks.length || field.lengthNorms.length !== chunks.length) {
+      throw new Error(
+        `restored postings hold ${field.lengths.length} chunks, the documents ${chunks.length}`,
+      );
+    }
+  }
+  return {
+    index: postings.index,
+    statistics: { analysed: 0, reused: chunks.length, distinct: postings.distinct },
+  };
 }
