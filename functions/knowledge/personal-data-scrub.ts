@@ -113,11 +113,13 @@ export function scrubPersonalData(text: string, options: ScrubOptions): ScrubRes
 
   // Priority order: a merged span takes the kind of its earliest detector in this list.
   const spans: Span[] = [];
-  findSecrets(folded, spans);
-  findEmails(folded, spans, options.keepRoleMailboxes ?? true);
+  // Lower-cased once for the detectors' cheap checks: does the text hold a literal a match needs?
+  const lowered = folded.toLowerCase();
+  findSecrets(folded, lowered, spans);
+  findEmails(folded, lowered, spans, options.keepRoleMailboxes ?? true);
   for (const pattern of customPatterns) findCustom(folded, pattern, spans);
   findPhones(folded, spans);
-  findNames(folded, nameMatchers(options.people ?? [], options.dictionary ?? []), spans);
+  findNames(folded, lowered, nameMatchers(options.people ?? [], options.dictionary ?? []), spans);
 
   const kept = new Set((options.keep ?? []).map((entry) => foldWidth(entry).trim().toLowerCase()));
   const merged = mergeSpans(spans).filter(
@@ -366,16 +368,41 @@ const AWS_SECRET_KEY =
 /** `scheme://user:password@host`: the password part. */
 const URL_PASSWORD = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/:@]+:(?<value>[^\s/@]+)@/dg;
 
-function findSecrets(folded: string, spans: Span[]): void {
+/** Literals a vendor key starts with (VENDOR_KEYS is case-sensitive): without one, no key. */
+const VENDOR_KEY_PREFIXES = [
+  'sk-',
+  'ghp_',
+  'gho_',
+  'ghu_',
+  'ghs_',
+  'ghr_',
+  'github_pat_',
+  'xox',
+  'glpat-',
+  'AIza',
+  'AKIA',
+  'ASIA',
+  'eyJ',
+];
+
+/**
+ * Each credential pattern runs only when the text holds a literal every match of it contains
+ * (`lowered` is the folded text lower-cased, for the case-insensitive ones): most tickets hold
+ * no credential, and a pattern that cannot match still costs a scan of the whole text.
+ */
+function findSecrets(folded: string, lowered: string, spans: Span[]): void {
   const push = (pattern: RegExp) => collect(folded, pattern, 'secret', PRIORITY.secret, spans);
-  push(PRIVATE_KEY_BLOCK);
-  push(AUTHORIZATION_HEADER);
-  push(BEARER_TOKEN);
+  if (folded.includes('-----BEGIN ')) push(PRIVATE_KEY_BLOCK);
+  if (lowered.includes('authorization')) push(AUTHORIZATION_HEADER);
+  if (lowered.includes('bearer')) push(BEARER_TOKEN);
   push(SECRET_COLON_LINE);
-  push(VENDOR_KEYS);
-  push(AWS_SECRET_KEY);
-  push(URL_PASSWORD);
-  for (const pattern of [SECRET_ASSIGNMENT, SECRET_JAPANESE_PHRASE]) {
+  if (VENDOR_KEY_PREFIXES.some((prefix) => folded.includes(prefix))) push(VENDOR_KEYS);
+  if (lowered.includes('secret')) push(AWS_SECRET_KEY);
+  if (folded.includes('://')) push(URL_PASSWORD);
+  const valuePatterns: RegExp[] = [];
+  if (folded.includes('=')) valuePatterns.push(SECRET_ASSIGNMENT);
+  if (/パスワード|暗証番号|パスコード/.test(folded)) valuePatterns.push(SECRET_JAPANESE_PHRASE);
+  for (const pattern of valuePatterns) {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(folded); match !== null; match = pattern.exec(folded)) {
       const groups = match.indices?.groups;
@@ -422,7 +449,16 @@ export const ROLE_MAILBOXES: readonly string[] = [
   'admin',
 ];
 
-function findEmails(folded: string, spans: Span[], keepRoleMailboxes: boolean): void {
+/** `[at]`, `(at)`, `（at）`: with `@`, what every address EMAIL matches contains. */
+const AT_WORD = /[[(（]at[\])）]/;
+
+function findEmails(
+  folded: string,
+  lowered: string,
+  spans: Span[],
+  keepRoleMailboxes: boolean,
+): void {
+  if (!folded.includes('@') && !AT_WORD.test(lowered)) return;
   collect(folded, EMAIL, 'email', PRIORITY.email, spans, (match) => {
     if (!keepRoleMailboxes) return true;
     const localPart = match[0].split(/[ \t]?(?:@|[[(（]at[\])）])/i)[0]?.toLowerCase() ?? '';
@@ -545,9 +581,24 @@ const WORD_SEPARATOR = /[\s,、・･]+/;
 /** Characters that bound a token on either side (spaces, punctuation, brackets, line ends). */
 const BOUNDARY_CHARACTERS = '\\s,.、。・:;!?()\\[\\]{}「」『』（）【】<>"\'/';
 
-interface NameMatchers {
-  readonly patterns: readonly RegExp[];
+/**
+ * One name regex, not yet compiled: its source and flags, and the literals of which every match
+ * contains at least one (`needles`, lower-cased), so a regex whose needles are all absent from
+ * the text is neither compiled nor run. `needles` undefined: always run (a needle with a cased
+ * non-ASCII letter, which a case-insensitive regex matches in forms `includes` would not see).
+ */
+interface NameMatcher {
+  readonly source: string;
+  readonly flags: string;
+  readonly needles: readonly string[] | undefined;
 }
+
+interface NameMatchers {
+  readonly matchers: readonly NameMatcher[];
+}
+
+/** Regex sources of one group, each with the literal its matches contain. */
+type SourceGroup = Map<string, string>;
 
 /**
  * Builds the matchers for every person field and dictionary entry. The rules, per name part:
@@ -574,10 +625,14 @@ function compileNameMatchers(
   people: readonly Person[],
   dictionary: readonly string[],
 ): NameMatchers {
-  const anywhere = new Set<string>(); // regex sources, matched without boundaries
-  const wholeToken = new Set<string>(); // regex sources, matched between non-alphanumerics
-  const withHonorific = new Set<string>(); // regex sources, only before an honorific / after a title
-  const cjkSingles = new Set<string>();
+  // Each group maps a regex source to a literal every match of it contains (its needle).
+  const anywhere: SourceGroup = new Map(); // matched without boundaries
+  const wholeToken: SourceGroup = new Map(); // matched between non-alphanumerics
+  const withHonorific: SourceGroup = new Map(); // only before an honorific / after a title
+  const cjkSingles: SourceGroup = new Map();
+  const add = (group: SourceGroup, source: string, needle: string) => {
+    if (!group.has(source)) group.set(source, needle);
+  };
 
   const addName = (raw: string) => {
     const name = foldWidth(raw).trim();
@@ -589,23 +644,24 @@ function compileNameMatchers(
     if (parts.length > 1) {
       const forward = parts.map(escapeRegex).join(FULL_NAME_GAP);
       const backward = [...parts].reverse().map(escapeRegex).join(FULL_NAME_GAP);
-      (latinParts.length === parts.length ? wholeToken : anywhere).add(forward);
-      (latinParts.length === parts.length ? wholeToken : anywhere).add(backward);
+      const group = latinParts.length === parts.length ? wholeToken : anywhere;
+      add(group, forward, parts[0] ?? '');
+      add(group, backward, parts[0] ?? '');
     } else if (parts.length === 1) {
       const [only] = parts as [string];
       if (CJK_OR_KANA.test(only)) {
-        if (only.length >= 2) anywhere.add(escapeRegex(only));
-        else cjkSingles.add(escapeRegex(only));
+        if (only.length >= 2) add(anywhere, escapeRegex(only), only);
+        else add(cjkSingles, escapeRegex(only), only);
         if (only.length >= 3 && !/[\u30a0-\u30ff]/.test(only)) {
-          withHonorific.add(escapeRegex(only.slice(0, 2)));
-          if (only.length >= 4) withHonorific.add(escapeRegex(only.slice(0, 3)));
+          add(withHonorific, escapeRegex(only.slice(0, 2)), only.slice(0, 2));
+          if (only.length >= 4) add(withHonorific, escapeRegex(only.slice(0, 3)), only.slice(0, 3));
         }
       }
     }
     if (parts.length > 1) {
       for (const part of cjkParts) {
-        if (part.length >= 2) anywhere.add(escapeRegex(part));
-        else cjkSingles.add(escapeRegex(part));
+        if (part.length >= 2) add(anywhere, escapeRegex(part), part);
+        else add(cjkSingles, escapeRegex(part), part);
       }
     }
     for (const part of latinParts) addLatinPart(part);
@@ -613,8 +669,8 @@ function compileNameMatchers(
   };
 
   const addLatinPart = (part: string) => {
-    if (part.length >= 3) wholeToken.add(escapeRegex(part));
-    else withHonorific.add(escapeRegex(part));
+    if (part.length >= 3) add(wholeToken, escapeRegex(part), part);
+    else add(withHonorific, escapeRegex(part), part);
   };
 
   const addLatinCombinations = (parts: readonly string[]) => {
@@ -622,12 +678,13 @@ function compileNameMatchers(
       for (const second of parts) {
         if (first === second) continue;
         const [a, b] = [escapeRegex(first), escapeRegex(second)];
-        wholeToken.add(`${a}${FULL_NAME_GAP}${b}`); // Taro Yamada, Yamada, Taro, YamadaTaro
-        for (const joiner of ['_', '-']) wholeToken.add(`${a}${joiner}${b}`); // taro_yamada
+        // Every variant below contains the second part whole: it is the needle.
+        add(wholeToken, `${a}${FULL_NAME_GAP}${b}`, second); // Taro Yamada, Yamada, Taro, YamadaTaro
+        for (const joiner of ['_', '-']) add(wholeToken, `${a}${joiner}${b}`, second); // taro_yamada
         const initial = escapeRegex(first[0] ?? '');
-        wholeToken.add(`${initial}\\.?${b}`); // tyamada, t.yamada
-        wholeToken.add(`${initial}\\.?[ \\t]?${b}`); // T. Yamada, T Yamada
-        wholeToken.add(`${b}[ \\t,]*${initial}\\.?`); // Yamada T., yamadat
+        add(wholeToken, `${initial}\\.?${b}`, second); // tyamada, t.yamada
+        add(wholeToken, `${initial}\\.?[ \\t]?${b}`, second); // T. Yamada, T Yamada
+        add(wholeToken, `${b}[ \\t,]*${initial}\\.?`, second); // Yamada T., yamadat
       }
     }
   };
@@ -635,7 +692,7 @@ function compileNameMatchers(
   const addUserId = (raw: string) => {
     const id = foldWidth(raw).trim();
     if (id.length < 3) return; // a 1–2 character id would match half the words in a text
-    wholeToken.add(escapeRegex(id));
+    add(wholeToken, escapeRegex(id), id);
     const parts = id.split(/[._]+/).filter((part) => LATIN_WORD.test(part));
     if (parts.length >= 2) {
       for (const part of parts) addLatinPart(part);
@@ -653,44 +710,64 @@ function compileNameMatchers(
   }
   for (const entry of dictionary) addName(entry);
 
-  const patterns: RegExp[] = [];
-  const alternation = (sources: Set<string>) =>
+  const matchers: NameMatcher[] = [];
+  const push = (group: SourceGroup, source: string, flags: string) =>
+    matchers.push({ source, flags, needles: needlesOf(group) });
+  const alternation = (group: SourceGroup) =>
     // Longest first, so `山田太郎` wins over `山田` inside one alternation.
-    [...sources].sort((a, b) => b.length - a.length).join('|');
-  if (anywhere.size > 0) patterns.push(new RegExp(`(?:${alternation(anywhere)})`, 'gi'));
+    [...group.keys()].sort((a, b) => b.length - a.length).join('|');
+  if (anywhere.size > 0) push(anywhere, `(?:${alternation(anywhere)})`, 'gi');
   if (wholeToken.size > 0) {
-    patterns.push(
-      new RegExp(`(?<![A-Za-z0-9])(?:${alternation(wholeToken)})(?![A-Za-z0-9])`, 'gi'),
-    );
+    push(wholeToken, `(?<![A-Za-z0-9])(?:${alternation(wholeToken)})(?![A-Za-z0-9])`, 'gi');
   }
   if (withHonorific.size > 0) {
     const source = alternation(withHonorific);
-    patterns.push(new RegExp(`(?:${source})${HONORIFIC_AFTER}`, 'g'));
-    patterns.push(
-      new RegExp(`(?<![A-Za-z0-9])(?:${source})(?:${LATIN_HONORIFIC_AFTER})`, 'gi'),
-      new RegExp(`${LATIN_TITLE_BEFORE}(?:${source})(?![A-Za-z0-9])`, 'gi'),
-    );
+    push(withHonorific, `(?:${source})${HONORIFIC_AFTER}`, 'g');
+    push(withHonorific, `(?<![A-Za-z0-9])(?:${source})(?:${LATIN_HONORIFIC_AFTER})`, 'gi');
+    push(withHonorific, `${LATIN_TITLE_BEFORE}(?:${source})(?![A-Za-z0-9])`, 'gi');
   }
   if (cjkSingles.size > 0) {
-    const source = [...cjkSingles].join('|');
-    patterns.push(new RegExp(`(?:${source})${HONORIFIC_AFTER}`, 'g'));
-    patterns.push(
-      new RegExp(
-        `(?<=^|[${BOUNDARY_CHARACTERS}])(?:${source})(?=$|[${BOUNDARY_CHARACTERS}])`,
-        'gm',
-      ),
+    const source = [...cjkSingles.keys()].join('|');
+    push(cjkSingles, `(?:${source})${HONORIFIC_AFTER}`, 'g');
+    push(
+      cjkSingles,
+      `(?<=^|[${BOUNDARY_CHARACTERS}])(?:${source})(?=$|[${BOUNDARY_CHARACTERS}])`,
+      'gm',
     );
   }
-  return { patterns };
+  return { matchers };
+}
+
+/** A letter that has case outside ASCII (`é`, `Ж`): `includes` on lower-cased text may miss its other forms. */
+const CASED_NON_ASCII = /[^\u0000-\u007f]/;
+
+/**
+ * The group's needles, lower-cased, or undefined (always run) when one has a cased letter outside
+ * ASCII. Exact for the rest: a case-insensitive regex without the `u` flag matches an ASCII letter
+ * only by an ASCII letter (ECMA-262 Canonicalize), and CJK has no case.
+ */
+function needlesOf(group: SourceGroup): readonly string[] | undefined {
+  const needles = new Set<string>();
+  for (const needle of group.values()) {
+    for (const character of needle) {
+      if (CASED_NON_ASCII.test(character) && character.toLowerCase() !== character.toUpperCase()) {
+        return undefined;
+      }
+    }
+    needles.add(needle.toLowerCase());
+  }
+  return [...needles];
 }
 
 /**
- * Compiled matchers per person and per dictionary, reused across calls: an import scrubs
- * thousands of records whose assignees and commenters repeat, and compiling a person's
- * alternations costs more than running them. Bounded: cleared when it reaches the limit.
+ * Matchers per person and per dictionary, reused across calls: an import scrubs thousands of
+ * records whose assignees and commenters repeat. Bounded: cleared when it reaches the limit.
  */
 const compiledNames = new Map<string, NameMatchers>();
 const COMPILED_NAMES_LIMIT = 4096;
+/** Compiled regexes by flags and source, shared by every person whose matcher has that source. */
+const compiledRegexes = new Map<string, RegExp>();
+const COMPILED_REGEXES_LIMIT = 4096;
 
 function nameMatchers(people: readonly Person[], dictionary: readonly string[]): NameMatchers {
   const compiled = (key: string, compile: () => NameMatchers) => {
@@ -702,23 +779,41 @@ function nameMatchers(people: readonly Person[], dictionary: readonly string[]):
     }
     return matchers;
   };
-  const patterns: RegExp[] = [];
+  const matchers: NameMatcher[] = [];
   for (const person of people) {
     const key = JSON.stringify(['person', person.names, person.userIds ?? [], person.emails ?? []]);
-    patterns.push(...compiled(key, () => compileNameMatchers([person], [])).patterns);
+    matchers.push(...compiled(key, () => compileNameMatchers([person], [])).matchers);
   }
   if (dictionary.length > 0) {
     const key = JSON.stringify(['dictionary', dictionary]);
-    patterns.push(...compiled(key, () => compileNameMatchers([], dictionary)).patterns);
+    matchers.push(...compiled(key, () => compileNameMatchers([], dictionary)).matchers);
   }
-  return { patterns };
+  return { matchers };
 }
 
 /** Between the parts of a full name: nothing, spaces, a comma, a dot or a middle dot. */
 const FULL_NAME_GAP = '(?:[ \\t]*[,.・･][ \\t]*|[ \\t]*)';
 
-function findNames(folded: string, matchers: NameMatchers, spans: Span[]): void {
-  for (const pattern of matchers.patterns) collect(folded, pattern, 'name', PRIORITY.name, spans);
+/**
+ * Runs each distinct matcher once (two person fields of one person — caller and journal author —
+ * give the same regexes; running one twice adds the same spans), skipping those whose needles
+ * the text lacks: they cannot match, so compiling them would be wasted.
+ */
+function findNames(folded: string, lowered: string, matchers: NameMatchers, spans: Span[]): void {
+  const ran = new Set<string>();
+  for (const matcher of matchers.matchers) {
+    const key = `${matcher.flags}/${matcher.source}`;
+    if (ran.has(key)) continue;
+    ran.add(key);
+    if (matcher.needles?.some((needle) => lowered.includes(needle)) === false) continue;
+    let regex = compiledRegexes.get(key);
+    if (regex === undefined) {
+      if (compiledRegexes.size >= COMPILED_REGEXES_LIMIT) compiledRegexes.clear();
+      regex = new RegExp(matcher.source, matcher.flags);
+      compiledRegexes.set(key, regex);
+    }
+    collect(folded, regex, 'name', PRIORITY.name, spans);
+  }
 }
 
 function escapeRegex(text: string): string {
