@@ -738,9 +738,6 @@ function compileNameMatchers(
   return { matchers };
 }
 
-/** A letter that has case outside ASCII (`é`, `Ж`): `includes` on lower-cased text may miss its other forms. */
-const CASED_NON_ASCII = /[^\u0000-\u007f]/;
-
 /**
  * The group's needles, lower-cased, or undefined (always run) when one has a cased letter outside
  * ASCII. Exact for the rest: a case-insensitive regex without the `u` flag matches an ASCII letter
@@ -750,7 +747,8 @@ function needlesOf(group: SourceGroup): readonly string[] | undefined {
   const needles = new Set<string>();
   for (const needle of group.values()) {
     for (const character of needle) {
-      if (CASED_NON_ASCII.test(character) && character.toLowerCase() !== character.toUpperCase()) {
+      // A letter with case outside ASCII (`é`, `Ж`): lower-cased text may not show its other forms.
+      if (character.charCodeAt(0) > 0x7f && character.toLowerCase() !== character.toUpperCase()) {
         return undefined;
       }
     }
