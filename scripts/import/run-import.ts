@@ -1,15 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { join } from 'node:path';
-import {
   languageOf,
   type Person,
   peopleNamedIn,
@@ -37,6 +27,7 @@ import { readServiceNowExport } from './sources/servicenow.js';
 import type { CommentPolicy } from './sources/source-options.js';
 import { readTabularExport, type TabularMapping } from './sources/tabular.js';
 import { readZendeskExport } from './sources/zendesk.js';
+import { ManifestError, StagedTicketFolder } from './staged-ticket-folder.js';
 
 /**
  * The import itself (`npm run import`, scripts/import.ts is its command line): reads a source's
@@ -45,21 +36,11 @@ import { readZendeskExport } from './sources/zendesk.js';
  * (`renderTicketDocuments`, the data/tickets format) and writes only the tickets whose content
  * changed since the last run, as the manifest in the output folder records them.
  *
- * Safety: everything is first written to a staging folder inside the output folder; only when
- * the whole export has been read are the staged files renamed into place, pruned tickets
- * deleted and the manifest replaced. An error before that (a file that is not JSON, `--strict`
- * and a malformed record) removes the staging folder and leaves the output folder as it was.
+ * Safety and the manifest: staged-ticket-folder.ts. A fatal error (a file that is not JSON,
+ * `--strict` and a malformed record) leaves the output folder as it was.
  */
 
-/** The manifest's file name in the output folder (hidden from the Knowledge Base: not `.md`). */
-export const MANIFEST_NAME = '.import-manifest.json';
-const MANIFEST_VERSION = 1;
-
-/** The import's record of what it wrote: content hash per ticket id, per source. */
-interface Manifest {
-  readonly version: typeof MANIFEST_VERSION;
-  readonly sources: Record<string, Record<string, string>>;
-}
+export { MANIFEST_NAME } from './staged-ticket-folder.js';
 
 /** A `--restricted-when field=value` rule. */
 export interface RestrictionRule {
@@ -187,17 +168,19 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
   const comments = options.comments ?? DEFAULT_COMMENTS[options.source];
   const items = readSource(options, comments, meter);
 
-  const outDir = options.outDir;
-  const manifest: Manifest = outDir
-    ? readManifest(outDir)
-    : { version: MANIFEST_VERSION, sources: {} };
-  const previous = manifest.sources[options.source] ?? {};
+  let folder: StagedTicketFolder;
+  try {
+    folder = StagedTicketFolder.open({
+      outDir: options.outDir,
+      source: options.source,
+      write: !options.dryRun,
+    });
+  } catch (error) {
+    if (error instanceof ManifestError) throw new ImportUsageError(error.message, { cause: error });
+    throw error;
+  }
+  const previous = folder.previous;
   const next: Record<string, string> = {};
-  const otherSources = Object.entries(manifest.sources).filter(([name]) => name !== options.source);
-  const staging =
-    outDir && !options.dryRun
-      ? join(outDir, `.import-staging-${process.pid}-${Date.now()}`)
-      : undefined;
 
   const skipped = Object.fromEntries(
     [...Object.keys(SKIP_REASONS), 'idTaken'].map((reason) => [reason, 0]),
@@ -223,11 +206,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     }
   };
 
-  // An output folder this run creates is removed again if the run fails: it writes nothing.
-  const createdOutDir = staging !== undefined && outDir !== undefined && !existsSync(outDir);
-  let committed = false;
   try {
-    if (staging) mkdirSync(staging, { recursive: true });
     for await (const item of items) {
       records += 1;
       if (options.onProgress && (records % 500 === 0 || Date.now() - lastProgress > 250)) {
@@ -252,10 +231,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
         continue;
       }
       const { documentName, sidecarName } = ticketDocumentNames(issueId);
-      const takenByAnother =
-        otherSources.some(([, ids]) => issueId in ids) ||
-        (outDir !== undefined && !(issueId in previous) && existsSync(join(outDir, documentName)));
-      if (takenByAnother) {
+      if (folder.isTakenByAnother(issueId, documentName)) {
         skipped.idTaken += 1;
         continue;
       }
@@ -271,21 +247,15 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
         .update(files.sidecar)
         .digest('hex');
       next[issueId] = hash;
-      const unchanged =
-        previous[issueId] === hash &&
-        outDir !== undefined &&
-        existsSync(join(outDir, documentName));
-      if (unchanged) {
+      if (folder.isUnchanged(issueId, documentName, hash)) {
         tickets.unchanged += 1;
         continue;
       }
       if (issueId in previous) tickets.changed += 1;
       else tickets.new += 1;
       writtenNames.push(documentName, sidecarName);
-      if (staging) {
-        writeFileSync(join(staging, documentName), files.document);
-        writeFileSync(join(staging, sidecarName), files.sidecar);
-      }
+      await folder.stage(documentName, files.document);
+      await folder.stage(sidecarName, files.sidecar);
     }
     options.onProgress?.({ records, bytesRead: meter.bytesRead, totalBytes: meter.total });
 
@@ -294,24 +264,12 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       const names = ticketDocumentNames(id);
       return [names.documentName, names.sidecarName];
     });
-    if (staging && outDir) {
-      // Commit: every staged file into place, then the pruned ones out, then the manifest.
-      for (const name of writtenNames) renameSync(join(staging, name), join(outDir, name));
-      for (const name of removedNames)
-        if (existsSync(join(outDir, name))) unlinkSync(join(outDir, name));
-      // Without --prune the tickets no longer exported stay, and stay the import's.
-      const kept: Record<string, string> = options.prune
-        ? next
-        : {
-            ...Object.fromEntries(Object.entries(previous).filter(([id]) => !(id in next))),
-            ...next,
-          };
-      writeManifest(outDir, {
-        version: MANIFEST_VERSION,
-        sources: { ...manifest.sources, [options.source]: kept },
-      });
-      committed = true;
-    }
+    await folder.commit({
+      hashes: next,
+      writtenNames,
+      removedNames,
+      prune: options.prune ?? false,
+    });
     return {
       source: options.source,
       dryRun: options.dryRun ?? false,
@@ -331,8 +289,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       }),
     };
   } finally {
-    if (staging) rmSync(staging, { recursive: true, force: true });
-    if (createdOutDir && !committed && outDir) rmSync(outDir, { recursive: true, force: true });
+    await folder.discard();
   }
 }
 
@@ -438,22 +395,4 @@ function renderRecord(
     },
     source,
   );
-}
-
-function readManifest(outDir: string): Manifest {
-  const path = join(outDir, MANIFEST_NAME);
-  if (!existsSync(path)) return { version: MANIFEST_VERSION, sources: {} };
-  const manifest = JSON.parse(readFileSync(path, 'utf8')) as Partial<Manifest>;
-  if (manifest.version !== MANIFEST_VERSION || typeof manifest.sources !== 'object') {
-    throw new ImportUsageError(
-      `${path}: not an import manifest of this version; move it away to start over`,
-    );
-  }
-  return manifest as Manifest;
-}
-
-function writeManifest(outDir: string, manifest: Manifest): void {
-  const path = join(outDir, MANIFEST_NAME);
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(manifest)}\n`);
-  renameSync(`${path}.tmp`, path);
 }
