@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { deliveredAnswerSchema, ticketResultSchema } from './answer.js';
 import { streamErrorSchema } from './errors.js';
 import { ticketDraftEventSchema } from './knowledge.js';
+import { storedMailDraftSchema } from './mail-draft.js';
 
 /**
  * The SSE contract between the API function and the web app: one zod schema per event name.
@@ -59,6 +60,13 @@ export const chatEventSchemas = {
   draft_text: z.object({ field: z.enum(['subject', 'inquiry']), content: z.string() }),
   draft_step: z.object({ index: z.number().int().min(0), text: z.string() }),
   draft: ticketDraftEventSchema,
+  /**
+   * The mail draft's refine stream (`…/turns/{seq}/mail-draft/refine`, ADR 0023): the refined
+   * text as it arrives (a preview: the links and references are checked once it is complete),
+   * then the version as stored. The chat stream never sends these.
+   */
+  mail_draft_token: z.object({ content: z.string() }),
+  mail_draft_version: storedMailDraftSchema,
   /** The stream's last event when it fails; the code is from the error contract (`errors.ts`). */
   error: streamErrorSchema,
 } as const;
