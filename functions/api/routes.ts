@@ -3,6 +3,7 @@ import type { createChatRoute } from './chat-route.js';
 import type { createConversationRoutes } from './conversation-routes.js';
 import { type ApiRequest, HttpError, type HttpResponse } from './http.js';
 import type { createKnowledgeRoutes } from './knowledge-routes.js';
+import type { createMailDraftRoutes } from './mail-draft-routes.js';
 
 /**
  * The API's routes as one table: each entry's method and path template drive dispatch, and the
@@ -43,6 +44,7 @@ export interface RouteGroups {
   readonly chat: ReturnType<typeof createChatRoute>;
   readonly knowledge: ReturnType<typeof createKnowledgeRoutes>;
   readonly conversations: ReturnType<typeof createConversationRoutes>;
+  readonly mailDrafts: ReturnType<typeof createMailDraftRoutes>;
 }
 
 /**
@@ -77,7 +79,7 @@ function route<Template extends string>(
  * const matched = matchRoute(table, 'GET', '/api/conversations');
  */
 export function createRouteTable(groups: RouteGroups): readonly Route[] {
-  const { chat, knowledge, conversations } = groups;
+  const { chat, knowledge, conversations, mailDrafts } = groups;
   return [
     route('POST', '/api/chat', (request) => chat(request)),
     route('GET', '/api/conversations', (request) => conversations.list(request)),
@@ -88,6 +90,15 @@ export function createRouteTable(groups: RouteGroups): readonly Route[] {
     ),
     route('POST', '/api/conversations/{id}/turns/{seq}/feedback', (request, p) =>
       conversations.feedback(request, p.id, Number(p.seq)),
+    ),
+    route('PUT', '/api/conversations/{id}/turns/{seq}/mail-draft', (request, p) =>
+      mailDrafts.edit(request, p.id, Number(p.seq)),
+    ),
+    route('POST', '/api/conversations/{id}/turns/{seq}/mail-draft/refine', (request, p) =>
+      mailDrafts.refine(request, p.id, Number(p.seq)),
+    ),
+    route('POST', '/api/conversations/{id}/turns/{seq}/mail-draft/actions', (request, p) =>
+      mailDrafts.action(request, p.id, Number(p.seq)),
     ),
     route('POST', '/api/conversations/{id}/stop', (request, p) =>
       conversations.stop(request, p.id),
