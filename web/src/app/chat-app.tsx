@@ -2,11 +2,13 @@ import { type ReactNode, useCallback, useMemo, useState } from 'react';
 import { createApiFetch } from '../api/create-api-fetch.js';
 import { createConversationApi } from '../api/create-conversation-api.js';
 import { createKnowledgeApi } from '../api/create-knowledge-api.js';
+import { createMailDraftApi } from '../api/create-mail-draft-api.js';
 import type { AuthSession } from '../auth/auth-session.js';
 import { AppHeader } from '../components/app-header.js';
 import { ConversationPane } from '../components/conversation-pane.js';
 import { Sidebar } from '../components/sidebar.js';
 import type { Locale } from '../i18n/messages.js';
+import { MailDraftContext } from './mail-draft-context.js';
 import { useChatController } from './use-chat-controller.js';
 import { useConversationList, useConversationSearch } from './use-conversation-list.js';
 import { KnowledgeCaptureContext, useKnowledgeCapture } from './use-knowledge-capture.js';
@@ -29,6 +31,12 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
   const chat = useChatController(api, apiBase, apiFetch, onConversationsChanged);
   const knowledgeApi = useMemo(() => createKnowledgeApi(apiBase, apiFetch), [apiBase, apiFetch]);
   const knowledge = useKnowledgeCapture(knowledgeApi, chat);
+  const mailDraftApi = useMemo(() => createMailDraftApi(apiBase, apiFetch), [apiBase, apiFetch]);
+  const { conversationId, title } = chat.view;
+  const mailDrafts = useMemo(
+    () => ({ api: mailDraftApi, conversationId, title }),
+    [mailDraftApi, conversationId, title],
+  );
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
   const closeSidebarThen = (action: () => void) => () => {
@@ -64,7 +72,9 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
           }
         />
         <KnowledgeCaptureContext.Provider value={knowledge}>
-          <ConversationPane chat={chat} />
+          <MailDraftContext.Provider value={mailDrafts}>
+            <ConversationPane chat={chat} />
+          </MailDraftContext.Provider>
         </KnowledgeCaptureContext.Provider>
       </div>
     </div>

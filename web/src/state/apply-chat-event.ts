@@ -50,6 +50,9 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
     case 'draft_text':
     case 'draft_step':
     case 'draft':
+    // Nor do the mail draft's refine events (ADR 0023), which its own component reads.
+    case 'mail_draft_token':
+    case 'mail_draft_version':
       return bubble;
   }
 }
