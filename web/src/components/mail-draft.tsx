@@ -103,6 +103,17 @@ export function MailDraft({
   const [mailTooLong, setMailTooLong] = useState(false);
   const [copied, setCopied] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
+  // The Edit button is not rendered while the editor is open: focus returns to it once it is back.
+  const focusEditButton = useRef(false);
+  useEffect(() => {
+    if (mode.kind !== 'view' || !focusEditButton.current) return;
+    focusEditButton.current = false;
+    editButton.current?.focus();
+  }, [mode]);
+  const leaveEditor = () => {
+    focusEditButton.current = true;
+    setMode({ kind: 'view' });
+  };
   const refining = useRef<AbortController | undefined>(undefined);
   useEffect(() => () => refining.current?.abort(), []);
   const editorId = useId();
@@ -146,8 +157,7 @@ export function MailDraft({
     try {
       const stored = await environment.api.edit(conversationId, seq, text);
       if (stored.version && stored.number) added(stored.version, stored.number);
-      setMode({ kind: 'view' });
-      editButton.current?.focus();
+      leaveEditor();
     } catch (error) {
       setFailure(explain(error));
     }
@@ -262,8 +272,7 @@ export function MailDraft({
             onKeyDown={(event) => {
               if (event.key === 'Escape') {
                 event.preventDefault();
-                setMode({ kind: 'view' });
-                editButton.current?.focus();
+                leaveEditor();
               }
             }}
           />
@@ -276,14 +285,7 @@ export function MailDraft({
             >
               {t('mailDraftSave')}
             </button>
-            <button
-              type="button"
-              className="button button--small"
-              onClick={() => {
-                setMode({ kind: 'view' });
-                editButton.current?.focus();
-              }}
-            >
+            <button type="button" className="button button--small" onClick={leaveEditor}>
               {t('cancel')}
             </button>
           </div>
@@ -306,7 +308,11 @@ export function MailDraft({
               className="button button--small"
               href={busy ? undefined : mailto}
               aria-disabled={busy}
-              onClick={() => {
+              onClick={(event) => {
+                if (busy) {
+                  event.preventDefault();
+                  return;
+                }
                 setMailTooLong(false);
                 count('open_in_mail');
               }}
