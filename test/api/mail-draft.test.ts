@@ -205,7 +205,7 @@ describe('refining the mail draft', () => {
     );
     const [second] = eventsNamed(numbered, 'mail_draft_version');
     expect(second).toMatchObject({ number: 3, version: { origin: 'numbered_steps' } });
-    const secondText = (second?.version as { text: string }).text;
+    const secondText = (second?.version as { text?: string } | undefined)?.text ?? '';
     expect(secondText.startsWith('1. ')).toBe(true);
     expect(secondText).toContain(streamed.split('\n')[0]?.slice(0, 10));
     const { turn } = await answerOf(user, conversationId, printer.seq);
@@ -232,7 +232,7 @@ describe('refining the mail draft', () => {
       { user },
     );
     const [stored] = eventsNamed(english, 'mail_draft_version');
-    const text = (stored?.version as { text: string }).text;
+    const text = (stored?.version as { text?: string } | undefined)?.text ?? '';
     expect(text).toContain('Thank you for contacting the IT Service Desk.');
     const prompt = chat.bedrock.converseRequests.at(-1)?.body.messages?.[0]?.content?.[0]?.text;
     expect(prompt).toContain('style="other_language" language="en"');
