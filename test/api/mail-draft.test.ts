@@ -238,7 +238,7 @@ describe('refining the mail draft', () => {
     expect(prompt).toContain('style="other_language" language="en"');
     // basedOn 1 is the original: the edit is not what was refined.
     expect(prompt).not.toContain('短い版です。');
-    expect(prompt).toContain((printer.result?.mail_draft as string).split('\n')[0]);
+    expect(prompt).toContain((printer.result?.mail_draft ?? '').split('\n')[0]);
     const beyond = await chat.api.call(
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
