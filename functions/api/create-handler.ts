@@ -37,6 +37,7 @@ import {
   toErrorResponseBody,
 } from './http.js';
 import { createKnowledgeRoutes } from './knowledge-routes.js';
+import { createMailDraftRoutes } from './mail-draft-routes.js';
 import {
   type AccessTokenVerifier,
   createCognitoVerifier,
@@ -206,6 +207,22 @@ export function createApi(
       heartbeatMs: config.HEARTBEAT_MS,
       padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
+      log: observability.log,
+    }),
+    mailDrafts: createMailDraftRoutes({
+      store,
+      model,
+      config: {
+        dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
+        modelId: config.MODEL_ID,
+        remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
+        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
+      },
+      budget,
+      heartbeatMs: config.HEARTBEAT_MS,
+      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
+      now: overrides.now ?? (() => new Date()),
+      recorded: (report) => observability.mailDraftRecorded(report),
       log: observability.log,
     }),
   });

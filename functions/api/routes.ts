@@ -4,6 +4,7 @@ import type { createConversationRoutes } from './conversation-routes.js';
 import type { createHandoffRoute } from './handoff-routes.js';
 import { type ApiRequest, HttpError, type HttpResponse } from './http.js';
 import type { createKnowledgeRoutes } from './knowledge-routes.js';
+import type { createMailDraftRoutes } from './mail-draft-routes.js';
 
 /**
  * The API's routes as one table: each entry's method and path template drive dispatch, and the
@@ -46,6 +47,8 @@ export interface RouteGroups {
   readonly conversations: ReturnType<typeof createConversationRoutes>;
   /** The hand-off summary of one inquiry (ADR 0024). */
   readonly handoff: ReturnType<typeof createHandoffRoute>;
+  /** The e-mail draft's versions, refinements and actions (ADR 0023). */
+  readonly mailDrafts: ReturnType<typeof createMailDraftRoutes>;
 }
 
 /**
@@ -80,7 +83,7 @@ function route<Template extends string>(
  * const matched = matchRoute(table, 'GET', '/api/conversations');
  */
 export function createRouteTable(groups: RouteGroups): readonly Route[] {
-  const { chat, knowledge, conversations, handoff } = groups;
+  const { chat, knowledge, conversations, handoff, mailDrafts } = groups;
   return [
     route('POST', '/api/chat', (request) => chat(request)),
     route('GET', '/api/conversations', (request) => conversations.list(request)),
@@ -94,6 +97,15 @@ export function createRouteTable(groups: RouteGroups): readonly Route[] {
     ),
     route('POST', '/api/conversations/{id}/turns/{seq}/feedback', (request, p) =>
       conversations.feedback(request, p.id, Number(p.seq)),
+    ),
+    route('PUT', '/api/conversations/{id}/turns/{seq}/mail-draft', (request, p) =>
+      mailDrafts.edit(request, p.id, Number(p.seq)),
+    ),
+    route('POST', '/api/conversations/{id}/turns/{seq}/mail-draft/refine', (request, p) =>
+      mailDrafts.refine(request, p.id, Number(p.seq)),
+    ),
+    route('POST', '/api/conversations/{id}/turns/{seq}/mail-draft/actions', (request, p) =>
+      mailDrafts.action(request, p.id, Number(p.seq)),
     ),
     route('POST', '/api/conversations/{id}/stop', (request, p) =>
       conversations.stop(request, p.id),

@@ -187,3 +187,11 @@ export class KnowledgeStoreUnavailableError extends RequestRefusedError {
     this.name = 'KnowledgeStoreUnavailableError';
   }
 }
+
+/** An answer's mail draft already has its maximum of versions (ADR 0023). */
+export class MailDraftFullError extends RequestRefusedError {
+  readonly code = 'mail_draft_full' as const;
+  constructor(maxVersions: number) {
+    super(`This answer's mail draft already has ${maxVersions} versions besides the original`);
+  }
+}

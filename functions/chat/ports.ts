@@ -10,6 +10,7 @@ import type {
 } from '../contract/conversations.js';
 import type { StreamErrorCode } from '../contract/errors.js';
 import type { PublishedKnowledge } from '../contract/knowledge.js';
+import type { MailDraftAction, MailDraftVersion } from '../contract/mail-draft.js';
 import type { InquiryIntent } from './inquiry-rules.js';
 
 /**
@@ -158,6 +159,20 @@ export interface ConversationStore {
     feedback: AnswerFeedback,
   ): Promise<ConversationSummary>;
   /**
+   * Changes what the answer turn `seq` holds of its mail draft (ADR 0023), in a versioned commit
+   * like feedback (`version` bumps, `updatedAt` does not): appends a version (an edit or a
+   * refinement) to `mailDraftVersions`, or counts an action (`copy` → `mailDraftCopies`,
+   * `open_in_mail` → `mailDraftMailOpens`). `TurnNotFoundError` when `seq` is no answer turn;
+   * `MailDraftFullError` when it already has `maxVersions` versions, decided in the commit, so two
+   * concurrent edits cannot both pass the limit. The version's text and checks are the caller's.
+   */
+  recordMailDraft(
+    owner: Owner,
+    conversationId: string,
+    seq: number,
+    change: MailDraftChange,
+  ): Promise<ConversationSummary>;
+  /**
    * Records that an inquiry became the knowledge ticket `published.issueId`, in a versioned
    * commit (`version` bumps, `updatedAt` does not). At most one ticket per inquiry: a second
    * publish of the same inquiry fails with `KnowledgeAlreadyPublishedError`, decided on the row
@@ -193,6 +208,16 @@ export interface ConversationStore {
   /** Gives the claim up (after the answer was recorded); a claim someone else holds is left alone. */
   releaseGeneration(owner: Owner, clientMessageId: string, holder: string): Promise<void>;
 }
+
+/** One change to an answer's mail draft: see `ConversationStore.recordMailDraft`. */
+export type MailDraftChange =
+  | {
+      readonly kind: 'version';
+      readonly version: MailDraftVersion;
+      /** At most this many versions besides the original (`MAX_MAIL_DRAFT_VERSIONS`). */
+      readonly maxVersions: number;
+    }
+  | { readonly kind: 'action'; readonly action: MailDraftAction };
 
 /**
  * Who a conversation belongs to. Always derived from the verified identity (Cognito token, or the

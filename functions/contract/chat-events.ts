@@ -3,6 +3,7 @@ import { deliveredAnswerSchema, ticketResultSchema } from './answer.js';
 import { streamErrorSchema } from './errors.js';
 import { handoffEventSchemas } from './handoff.js';
 import { ticketDraftEventSchema } from './knowledge.js';
+import { storedMailDraftSchema } from './mail-draft.js';
 
 /**
  * The SSE contract between the API function and the web app: one zod schema per event name.
@@ -65,6 +66,13 @@ export const chatEventSchemas = {
    * `summary_item`, then `summary`. The chat stream never sends these.
    */
   ...handoffEventSchemas,
+  /**
+   * The mail draft's refine stream (`…/turns/{seq}/mail-draft/refine`, ADR 0023): the refined
+   * text as it arrives (a preview: the links and references are checked once it is complete),
+   * then the version as stored. The chat stream never sends these.
+   */
+  mail_draft_token: z.object({ content: z.string() }),
+  mail_draft_version: storedMailDraftSchema,
   /** The stream's last event when it fails; the code is from the error contract (`errors.ts`). */
   error: streamErrorSchema,
 } as const;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { deliveredAnswerSchema, MAX_RESULTS } from './answer.js';
 import { turnStatusSchema } from './chat-events.js';
 import { publishedKnowledgeSchema } from './knowledge.js';
+import { MAX_MAIL_DRAFT_VERSIONS, mailDraftVersionSchema } from './mail-draft.js';
 import { issueIdKind } from './ticket-references.js';
 import { userTextSchema } from './user-text.js';
 
@@ -109,6 +110,15 @@ export const turnSchema = z.object({
    * turn and its answer stay in `turns` as an earlier version; context uses only the newest.
    */
   supersedes: z.number().int().optional(),
+  /**
+   * Answer turns: the e-mail draft's versions after the original (`result.mail_draft`, version
+   * 1), oldest first — each edit and refinement (ADR 0023).
+   */
+  mailDraftVersions: z.array(mailDraftVersionSchema).max(MAX_MAIL_DRAFT_VERSIONS).optional(),
+  /** Answer turns: how often staff copied the draft (any version). */
+  mailDraftCopies: z.number().int().min(0).optional(),
+  /** Answer turns: how often staff opened the draft in their mail client (`mailto:`). */
+  mailDraftMailOpens: z.number().int().min(0).optional(),
 });
 export type Turn = z.infer<typeof turnSchema>;
 

@@ -21,6 +21,7 @@ export const REQUEST_ERROR_CODES = [
   'invalid_cursor',
   'not_an_answer',
   'ticket_not_cited',
+  'no_mail_draft',
   // 401 / 403: who is asking.
   'unauthorized',
   'not_a_knowledge_editor',
@@ -35,6 +36,7 @@ export const REQUEST_ERROR_CODES = [
   'answer_in_progress',
   'inquiry_not_solved',
   'already_published',
+  'mail_draft_full',
   // 413 / 415 / 422 / 429: the request's size, encoding, idempotency key, or the user's budget.
   'too_large',
   'unsupported_media_type',

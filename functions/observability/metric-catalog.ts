@@ -81,3 +81,21 @@ export const knowledgeMetrics = {
    */
   syncOwedSeconds: { name: 'KnowledgeSyncOwedSeconds', unit: 'Seconds' },
 } as const;
+
+/**
+ * The e-mail draft's acceptance (ADR 0023), per action on an answer's draft. Each action's count
+ * (copies, opens in the mail client, edits, refinements), and answers counted once: the first
+ * copy or open of an answer's draft is one accepted answer, its first edit or refinement one
+ * changed answer — so acceptance rate = MailDraftAnswersAccepted / answers with a draft, and
+ * edit rate = MailDraftAnswersChanged / MailDraftAnswersAccepted.
+ */
+export const mailDraftMetrics = {
+  copies: { name: 'MailDraftCopies', unit: 'Count' },
+  mailOpens: { name: 'MailDraftMailOpens', unit: 'Count' },
+  edits: { name: 'MailDraftEdits', unit: 'Count' },
+  refinements: { name: 'MailDraftRefinements', unit: 'Count' },
+  /** A refinement that stored nothing (the model failed, the draft broke off or was full). */
+  refineFailures: { name: 'MailDraftRefineFailures', unit: 'Count' },
+  answersAccepted: { name: 'MailDraftAnswersAccepted', unit: 'Count' },
+  answersChanged: { name: 'MailDraftAnswersChanged', unit: 'Count' },
+} as const;

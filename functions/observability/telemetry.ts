@@ -5,12 +5,14 @@ import type { Log } from '../chat/log.js';
 import { type ChatReport, type ChatTelemetry, type Owner, ownerKey } from '../chat/ports.js';
 import type { AnswerFeedback } from '../contract/conversations.js';
 import type { StreamErrorCode } from '../contract/errors.js';
+import type { MailDraftStyle, MailDraftUsage } from '../contract/mail-draft.js';
 import {
   chatMetrics,
   feedbackMetrics,
   knowledgeMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
+  mailDraftMetrics,
 } from './metric-catalog.js';
 import { estimateCostUsd, MODEL_PRICES, type PriceTable, priceOf } from './model-prices.js';
 import { createTracing, type Tracing } from './tracing.js';
@@ -85,6 +87,26 @@ export type KnowledgeReport =
       readonly ingestion: 'started' | 'pending';
     };
 
+/**
+ * One action on an answer's e-mail draft (ADR 0023): an edit or refinement stored, a refinement
+ * that failed, a copy or an open in the mail client. Counts and ids, never the draft's text.
+ */
+export interface MailDraftReport {
+  readonly owner: Owner;
+  readonly conversationId: string;
+  readonly inquiryId: string;
+  readonly seq: number;
+  readonly action: 'edit' | 'refine' | 'copy' | 'open_in_mail';
+  readonly style?: MailDraftStyle;
+  /** The answer's counts before this action. */
+  readonly before: MailDraftUsage;
+  /** The answer's counts after it (equal to `before` when nothing was stored). */
+  readonly after: MailDraftUsage;
+  readonly failureCode?: StreamErrorCode;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+}
+
 export interface Observability {
   readonly logger: Logger;
   /** The core's logging port on {@link Observability.logger}: one JSON line per failure it reports. */
@@ -97,6 +119,8 @@ export interface Observability {
   feedbackRecorded(report: FeedbackReport): void;
   /** A knowledge draft or publish: a log line (ids, never text) and metrics. */
   knowledgeRecorded(report: KnowledgeReport): void;
+  /** Staff did something with an answer's e-mail draft: a log line (counts, never text) and metrics. */
+  mailDraftRecorded(report: MailDraftReport): void;
   /** A failure worth a look (a 5xx, a bug); the error's stack goes to the log, not to the client. */
   requestFailed(outcome: RequestOutcome, error: unknown): void;
 }
@@ -203,6 +227,24 @@ export function createObservability(options: ObservabilityOptions): Observabilit
         });
       }
       if (options.metrics) publishKnowledgeMetrics(report);
+    },
+    mailDraftRecorded(report) {
+      logger.info('mail draft', {
+        owner_hash: ownerHashOf(report.owner),
+        conversation_id: report.conversationId,
+        inquiry_id: report.inquiryId,
+        seq: report.seq,
+        action: report.action,
+        ...(report.style ? { style: report.style } : {}),
+        ...(report.failureCode ? { failure_code: report.failureCode } : {}),
+        copies: report.after.copies,
+        mail_opens: report.after.mailOpens,
+        edits: report.after.edits,
+        refinements: report.after.refinements,
+        ...(report.inputTokens !== undefined ? { input_tokens: report.inputTokens } : {}),
+        ...(report.outputTokens !== undefined ? { output_tokens: report.outputTokens } : {}),
+      });
+      if (options.metrics) publishMailDraftMetrics(report);
     },
     telemetry: {
       chatFinished(report) {
@@ -338,6 +380,42 @@ function publishKnowledgeMetrics(report: KnowledgeReport): void {
     );
     metrics.addMetadata('issueId', report.issueId);
   }
+  metrics.addMetadata('conversationId', report.conversationId);
+  metrics.publishStoredMetrics();
+}
+
+/**
+ * The action's counts as the difference it made, and each answer once: the first copy or open
+ * makes it an accepted answer, the first stored edit or refinement a changed one.
+ */
+function publishMailDraftMetrics(report: MailDraftReport): void {
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+  const { before, after } = report;
+  const used = (usage: MailDraftUsage) => usage.copies + usage.mailOpens > 0;
+  const changed = (usage: MailDraftUsage) => usage.edits + usage.refinements > 0;
+  metrics.addMetric(mailDraftMetrics.copies.name, 'Count', after.copies - before.copies);
+  metrics.addMetric(mailDraftMetrics.mailOpens.name, 'Count', after.mailOpens - before.mailOpens);
+  metrics.addMetric(mailDraftMetrics.edits.name, 'Count', after.edits - before.edits);
+  metrics.addMetric(
+    mailDraftMetrics.refinements.name,
+    'Count',
+    after.refinements - before.refinements,
+  );
+  metrics.addMetric(
+    mailDraftMetrics.refineFailures.name,
+    'Count',
+    report.action === 'refine' && after.refinements === before.refinements ? 1 : 0,
+  );
+  metrics.addMetric(
+    mailDraftMetrics.answersAccepted.name,
+    'Count',
+    used(after) && !used(before) ? 1 : 0,
+  );
+  metrics.addMetric(
+    mailDraftMetrics.answersChanged.name,
+    'Count',
+    changed(after) && !changed(before) ? 1 : 0,
+  );
   metrics.addMetadata('conversationId', report.conversationId);
   metrics.publishStoredMetrics();
 }

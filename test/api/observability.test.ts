@@ -240,6 +240,64 @@ describe('observability of the API', () => {
     expect(JSON.stringify(down)).not.toContain('秘密のメモ');
   });
 
+  it('logs what staff did with a mail draft as counts, never its text, and counts each answer once', async () => {
+    const user = 'mail-sender';
+    const response = await postChat(chat.api, { message: 'Outlookでメールが送れない' }, { user });
+    const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
+    const path = `/api/conversations/${conversationId}/turns/2/mail-draft`;
+    const emfOf = (lines: Record<string, unknown>[]) =>
+      lines.find((line) => line._aws !== undefined && 'MailDraftEdits' in line);
+
+    const edited = await stdoutLinesOf(
+      () => callApi(chat.api, 'PUT', path, { text: '秘密の下書きです。' }, { user }),
+      ['mail draft', 'metrics'],
+    );
+    expect(edited.find((line) => line.message === 'mail draft')).toMatchObject({
+      conversation_id: conversationId,
+      owner_hash: expect.stringMatching(/^[0-9a-f]{16}$/),
+      seq: 2,
+      action: 'edit',
+      edits: 1,
+      copies: 0,
+    });
+    expect(emfOf(edited)).toMatchObject({
+      MailDraftEdits: 1,
+      MailDraftCopies: 0,
+      MailDraftAnswersChanged: 1,
+      MailDraftAnswersAccepted: 0,
+    });
+    expect(JSON.stringify(edited)).not.toContain('秘密の下書き');
+
+    const copied = await stdoutLinesOf(
+      () => callApi(chat.api, 'POST', `${path}/actions`, { action: 'copy' }, { user }),
+      ['mail draft', 'metrics'],
+    );
+    expect(emfOf(copied)).toMatchObject({ MailDraftCopies: 1, MailDraftAnswersAccepted: 1 });
+    const again = await stdoutLinesOf(
+      () => callApi(chat.api, 'POST', `${path}/actions`, { action: 'open_in_mail' }, { user }),
+      ['mail draft', 'metrics'],
+    );
+    // The answer was accepted already: a second use is no second accepted answer.
+    expect(emfOf(again)).toMatchObject({ MailDraftMailOpens: 1, MailDraftAnswersAccepted: 0 });
+
+    const refined = await stdoutLinesOf(
+      () => chat.api.call('POST', `${path}/refine`, { style: 'polite' }, { user }),
+      ['mail draft', 'metrics'],
+    );
+    expect(refined.find((line) => line.message === 'mail draft')).toMatchObject({
+      action: 'refine',
+      style: 'polite',
+      refinements: 1,
+      input_tokens: expect.any(Number),
+    });
+    expect(emfOf(refined)).toMatchObject({
+      MailDraftRefinements: 1,
+      MailDraftRefineFailures: 0,
+      MailDraftAnswersChanged: 0,
+    });
+    expect(JSON.stringify(refined)).not.toContain('秘密の下書き');
+  });
+
   it('logs knowledge drafts and publications by id, never their text, and counts them', async () => {
     const user = 'knowledge-observer';
     const response = await postChat(chat.api, { message: 'VPNに接続できません' }, { user });

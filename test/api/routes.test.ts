@@ -44,6 +44,14 @@ function recordingGroups(): RouteGroups {
     } as unknown as RouteGroups['conversations'],
     handoff: ((request: ApiRequest, conversationId: string, inquiry: string) =>
       answer('handoff', request, conversationId, inquiry)) as RouteGroups['handoff'],
+    mailDrafts: {
+      edit: (request: ApiRequest, conversationId: string, seq: number) =>
+        answer('edit', request, conversationId, seq),
+      refine: (request: ApiRequest, conversationId: string, seq: number) =>
+        answer('refine', request, conversationId, seq),
+      action: (request: ApiRequest, conversationId: string, seq: number) =>
+        answer('action', request, conversationId, seq),
+    } as unknown as RouteGroups['mailDrafts'],
   };
 }
 
@@ -78,6 +86,9 @@ describe('the route table', () => {
     ['POST', `/api/conversations/${id}/turns/7/feedback`, ['feedback', id, 7]],
     ['POST', `/api/conversations/${id}/turns/123456789/feedback`, ['feedback', id, 123456789]],
     ['POST', `/api/conversations/${id}/stop`, ['stop', id]],
+    ['PUT', `/api/conversations/${id}/turns/2/mail-draft`, ['edit', id, 2]],
+    ['POST', `/api/conversations/${id}/turns/2/mail-draft/refine`, ['refine', id, 2]],
+    ['POST', `/api/conversations/${id}/turns/2/mail-draft/actions`, ['action', id, 2]],
     ['GET', `/api/conversations/${id}`, ['get', id]],
     ['PATCH', `/api/conversations/${id}`, ['rename', id]],
     ['DELETE', `/api/conversations/${id}`, ['remove', id]],
@@ -94,6 +105,8 @@ describe('the route table', () => {
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/handoff`],
     ['GET', `/api/conversations/${id}/turns/1/feedback`],
     ['GET', `/api/conversations/${id}/stop`],
+    ['POST', `/api/conversations/${id}/turns/2/mail-draft`],
+    ['GET', `/api/conversations/${id}/turns/2/mail-draft/refine`],
     ['POST', `/api/conversations/${id}`],
     ['HEAD', `/api/conversations/${id}`],
   ])('answers 405 to %s %s, a known path with another method', async (method, path) => {
@@ -146,6 +159,6 @@ describe('the route table', () => {
   it('has one row per method and path template', () => {
     const rows = table.map((route) => `${route.method} ${route.name}`);
     expect(new Set(rows).size).toBe(rows.length);
-    expect(rows).toHaveLength(11);
+    expect(rows).toHaveLength(14);
   });
 });

@@ -3,6 +3,7 @@ import {
   ConversationNotFoundError,
   InvalidCursorError,
   KnowledgeAlreadyPublishedError,
+  MailDraftFullError,
   TurnNotFoundError,
 } from '../../functions/chat/errors.js';
 import type { ConversationStore, Owner } from '../../functions/chat/ports.js';
@@ -226,6 +227,76 @@ export function describeConversationStore(
         TurnNotFoundError,
       );
       expect((await store.getConversation(owner, conversationId)).version).toBe(2);
+    });
+
+    it('appends mail draft versions and counts copies and opens, each a version bump that keeps the sidebar order', async () => {
+      const store = await createStore();
+      const owner = newOwner();
+      const { conversationId, answer } = await answered(store, owner, 'Teams');
+      await later();
+      const edit = { text: '短くしました', origin: 'edit' as const, createdAt: 'a' };
+      const shorter = {
+        text: 'Shorter',
+        origin: 'shorter' as const,
+        createdAt: 'b',
+        unverified_links: ['http://evil.example'],
+      };
+      const first = await store.recordMailDraft(owner, conversationId, 2, {
+        kind: 'version',
+        version: edit,
+        maxVersions: 10,
+      });
+      expect(first.version).toBe(3);
+      expect(first.updatedAt).toBe(answer.conversation.updatedAt);
+      await store.recordMailDraft(owner, conversationId, 2, {
+        kind: 'version',
+        version: shorter,
+        maxVersions: 10,
+      });
+      await store.recordMailDraft(owner, conversationId, 2, { kind: 'action', action: 'copy' });
+      await store.recordMailDraft(owner, conversationId, 2, { kind: 'action', action: 'copy' });
+      const opened = await store.recordMailDraft(owner, conversationId, 2, {
+        kind: 'action',
+        action: 'open_in_mail',
+      });
+      expect(opened.version).toBe(7);
+      // Read back (a fresh load, not only the cache) with the answer's original untouched.
+      const { turns } = await store.loadConversation(owner, conversationId);
+      expect(turns[1]).toMatchObject({
+        text: 'answer',
+        mailDraftVersions: [edit, shorter],
+        mailDraftCopies: 2,
+        mailDraftMailOpens: 1,
+      });
+      expect(turns[0]?.mailDraftVersions).toBeUndefined();
+    });
+
+    it('refuses a mail draft version beyond the limit and on a turn that is no answer, without a version bump', async () => {
+      const store = await createStore();
+      const owner = newOwner();
+      const { conversationId } = await answered(store, owner, 'Excel');
+      const version = (text: string) => ({
+        kind: 'version' as const,
+        version: { text, origin: 'edit' as const, createdAt: 'now' },
+        maxVersions: 2,
+      });
+      await store.recordMailDraft(owner, conversationId, 2, version('one'));
+      await store.recordMailDraft(owner, conversationId, 2, version('two'));
+      await expect(
+        store.recordMailDraft(owner, conversationId, 2, version('three')),
+      ).rejects.toBeInstanceOf(MailDraftFullError);
+      await expect(
+        store.recordMailDraft(owner, conversationId, 1, version('on a question')),
+      ).rejects.toBeInstanceOf(TurnNotFoundError);
+      await expect(
+        store.recordMailDraft(owner, conversationId, 9, { kind: 'action', action: 'copy' }),
+      ).rejects.toBeInstanceOf(TurnNotFoundError);
+      await expect(
+        store.recordMailDraft(stranger, conversationId, 2, { kind: 'action', action: 'copy' }),
+      ).rejects.toBeInstanceOf(ConversationNotFoundError);
+      const { conversation, turns } = await store.loadConversation(owner, conversationId);
+      expect(conversation.version).toBe(4);
+      expect(turns[1]?.mailDraftVersions?.map((stored) => stored.text)).toEqual(['one', 'two']);
     });
 
     it('stops only the answer it names, without a version bump, and never a turn not stored yet', async () => {

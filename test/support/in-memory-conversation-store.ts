@@ -7,6 +7,7 @@ import {
   ConversationNotFoundError,
   InvalidCursorError,
   KnowledgeAlreadyPublishedError,
+  MailDraftFullError,
   TurnNotFoundError,
 } from '../../functions/chat/errors.js';
 import {
@@ -251,6 +252,26 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       const turn = stored.turns.find((candidate) => candidate.seq === seq);
       if (turn?.kind !== 'answer') throw new TurnNotFoundError(seq);
       stored.turns[stored.turns.indexOf(turn)] = { ...turn, feedback: structuredClone(feedback) };
+      // A version bump without moving `updatedAt`, as the DynamoDB store does.
+      stored.summary = { ...stored.summary, version: stored.summary.version + 1 };
+      return structuredClone(stored.summary);
+    },
+
+    async recordMailDraft(owner, conversationId, seq, change) {
+      const stored = find(owner, conversationId);
+      const turn = stored.turns.find((candidate) => candidate.seq === seq);
+      if (turn?.kind !== 'answer') throw new TurnNotFoundError(seq);
+      let changed: Turn;
+      if (change.kind === 'version') {
+        const versions = turn.mailDraftVersions ?? [];
+        if (versions.length >= change.maxVersions) throw new MailDraftFullError(change.maxVersions);
+        changed = { ...turn, mailDraftVersions: [...versions, structuredClone(change.version)] };
+      } else if (change.action === 'copy') {
+        changed = { ...turn, mailDraftCopies: (turn.mailDraftCopies ?? 0) + 1 };
+      } else {
+        changed = { ...turn, mailDraftMailOpens: (turn.mailDraftMailOpens ?? 0) + 1 };
+      }
+      stored.turns[stored.turns.indexOf(turn)] = changed;
       // A version bump without moving `updatedAt`, as the DynamoDB store does.
       stored.summary = { ...stored.summary, version: stored.summary.version + 1 };
       return structuredClone(stored.summary);

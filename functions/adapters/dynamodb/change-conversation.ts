@@ -2,9 +2,10 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aw
 import {
   ConversationNotFoundError,
   KnowledgeAlreadyPublishedError,
+  MailDraftFullError,
   TurnNotFoundError,
 } from '../../chat/errors.js';
-import type { ConversationSummary, Owner } from '../../chat/ports.js';
+import type { ConversationSummary, MailDraftChange, Owner } from '../../chat/ports.js';
 import type { AnswerFeedback } from '../../contract/conversations.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
 import {
@@ -22,6 +23,7 @@ import type { StoreContext } from './store-context.js';
 import { advanceCachedConversation, cacheKeyOf } from './turn-cache.js';
 import {
   commitWithVersion,
+  itemFromCancellation,
   type TransactItem,
   updateConversationAtVersion,
 } from './versioned-commit.js';
@@ -52,7 +54,7 @@ interface ConversationChange {
   /** Further items of the same transaction, e.g. a turn's update with its own condition. */
   readonly alsoWrite?: readonly TransactItem[];
   /** What a failed condition of `alsoWrite` means. @default ConversationConflictError */
-  readonly otherConditionFailed?: () => Error;
+  readonly otherConditionFailed?: (error: unknown) => Error;
   /** How the cached turns change with it. @default unchanged */
   readonly turns?: (turns: readonly TurnItem[]) => readonly TurnItem[];
 }
@@ -122,6 +124,87 @@ export async function recordFeedback(
     otherConditionFailed: () => new TurnNotFoundError(seq),
     turns: (turns) => turns.map((turn) => (turn.seq === seq ? { ...turn, feedback } : turn)),
   }));
+}
+
+/** The turn attribute each counted action adds one to. */
+const MAIL_DRAFT_COUNTERS = {
+  copy: 'mailDraftCopies',
+  open_in_mail: 'mailDraftMailOpens',
+} as const;
+
+/**
+ * Changes an answer's mail draft (ADR 0023) in a versioned commit, as feedback does. The turn's
+ * half is one expression DynamoDB applies atomically, so concurrent changes of the same answer
+ * never lose one another: a version is appended with `list_append` on the condition that the list
+ * is still shorter than `maxVersions` (the limit holds however many edits race); an action adds 1
+ * to its counter. Both are conditioned on the turn being an answer; the turn as it was comes back
+ * with a failed condition, telling a full draft (`MailDraftFullError`) from no answer turn
+ * (`TurnNotFoundError`).
+ */
+export async function recordMailDraft(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+  seq: number,
+  change: MailDraftChange,
+): Promise<ConversationSummary> {
+  const turnUpdate: {
+    UpdateExpression: string;
+    ConditionExpression: string;
+    ExpressionAttributeNames: Record<string, string>;
+    ExpressionAttributeValues: Record<string, unknown>;
+  } =
+    change.kind === 'version'
+      ? {
+          UpdateExpression: 'SET #versions = list_append(if_not_exists(#versions, :none), :added)',
+          ConditionExpression:
+            '#kind = :answer AND (attribute_not_exists(#versions) OR size(#versions) < :max)',
+          ExpressionAttributeNames: { '#kind': 'kind', '#versions': 'mailDraftVersions' },
+          ExpressionAttributeValues: {
+            ':none': [],
+            ':added': [change.version],
+            ':answer': 'answer',
+            ':max': change.maxVersions,
+          },
+        }
+      : {
+          UpdateExpression: 'ADD #counter :one',
+          ConditionExpression: '#kind = :answer',
+          ExpressionAttributeNames: {
+            '#kind': 'kind',
+            '#counter': MAIL_DRAFT_COUNTERS[change.action],
+          },
+          ExpressionAttributeValues: { ':one': 1, ':answer': 'answer' },
+        };
+  return changeConversation(context, owner, conversationId, (_state, ownerId) => ({
+    row: {},
+    alsoWrite: [
+      {
+        Update: {
+          TableName: context.tables.turns,
+          Key: { conversationKey: conversationKeyOf(ownerId, conversationId), seq },
+          ...turnUpdate,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+    ],
+    otherConditionFailed(error) {
+      const turn = itemFromCancellation(error, 1);
+      return turn?.kind === 'answer' && change.kind === 'version'
+        ? new MailDraftFullError(change.maxVersions)
+        : new TurnNotFoundError(seq);
+    },
+    turns: (turns) =>
+      turns.map((turn) => (turn.seq === seq ? withMailDraftChange(turn, change) : turn)),
+  }));
+}
+
+/** A cached turn as the commit left it. */
+function withMailDraftChange(turn: TurnItem, change: MailDraftChange): TurnItem {
+  if (change.kind === 'version')
+    return { ...turn, mailDraftVersions: [...(turn.mailDraftVersions ?? []), change.version] };
+  const counter = MAIL_DRAFT_COUNTERS[change.action];
+  return { ...turn, [counter]: (turn[counter] ?? 0) + 1 };
 }
 
 /**

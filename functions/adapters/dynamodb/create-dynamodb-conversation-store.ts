@@ -13,6 +13,7 @@ import {
   deleteConversation,
   isStopRequested,
   recordFeedback,
+  recordMailDraft,
   recordPublishedKnowledge,
   renameConversation,
   requestStop,
@@ -87,6 +88,7 @@ export function createDynamoDbConversationStore(
     renameConversation: (owner, id, title) => renameConversation(context, owner, id, title),
     deleteConversation: (owner, id) => deleteConversation(context, owner, id),
     recordFeedback: (owner, id, seq, feedback) => recordFeedback(context, owner, id, seq, feedback),
+    recordMailDraft: (owner, id, seq, change) => recordMailDraft(context, owner, id, seq, change),
     recordPublishedKnowledge: (owner, id, published) =>
       recordPublishedKnowledge(context, owner, id, published),
     requestStop: (owner, id, userSeq) => requestStop(context, owner, id, userSeq),

@@ -34,7 +34,7 @@ export interface CommitPlan<T> {
    * What a failed condition on an item other than the conversation row and the marker means
    * for this change. @default ConversationConflictError
    */
-  otherConditionFailed?(): Error;
+  otherConditionFailed?(error: unknown): Error;
   /** Runs once the transaction landed; updates the cache and builds the result. */
   committed(): T;
 }
@@ -102,7 +102,7 @@ export async function commitWithVersion<T>(
         continue;
       }
       if (failure === 'other-condition') {
-        throw plan.otherConditionFailed?.() ?? new ConversationConflictError({ cause: error });
+        throw plan.otherConditionFailed?.(error) ?? new ConversationConflictError({ cause: error });
       }
       throw error;
     }
@@ -280,6 +280,21 @@ function cancellationCodes(error: unknown): string[] {
  * The document client does not unmarshall errors, so the row arrives as raw attribute values.
  * `undefined` when the row is gone (deleted) or absent.
  */
+/**
+ * The item a cancelled transaction returned for its `index`-th write (that write asked for it
+ * with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` and its condition failed), unmarshalled;
+ * undefined when there is none (the item is missing, or another write failed).
+ */
+export function itemFromCancellation(
+  error: unknown,
+  index: number,
+): Record<string, unknown> | undefined {
+  const reasons = (error as { CancellationReasons?: { Item?: Record<string, AttributeValue> }[] })
+    .CancellationReasons;
+  const raw = reasons?.[index]?.Item;
+  return raw ? unmarshall(raw) : undefined;
+}
+
 function conversationFromCancellation(error: unknown, index: number): ConversationItem | undefined {
   const reasons = (error as { CancellationReasons?: { Item?: Record<string, AttributeValue> }[] })
     .CancellationReasons;

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
 import { HANDOFF_TOOL_NAME } from '../../../functions/contract/handoff.js';
 import { DRAFT_TOOL_NAME } from '../../../functions/contract/knowledge.js';
+import { MAIL_DRAFT_TOOL_NAME } from '../../../functions/contract/mail-draft.js';
 import type { ConverseWireRequest } from '../recorded-requests.js';
 import { buildOfflineAnswer } from './offline-answers.js';
 import { buildOfflineHandoffSummary, readHandoffTranscript } from './offline-handoff-summary.js';
+import { buildOfflineMailDraft, readRefineRequest } from './offline-mail-draft.js';
 import { buildOfflineTicketDraft, readDraftTranscript } from './offline-ticket-draft.js';
 import { type OfflinePrompt, readOfflinePrompt } from './read-offline-prompt.js';
 
@@ -42,7 +44,8 @@ const MAX_FRAGMENT_CHARS = 24;
  * otherwise answers with results that cite only tickets present in the request
  * (`buildOfflineAnswer`). Asked for `submit_ticket_draft` (knowledge capture), it drafts a
  * ticket from the inquiry's transcript instead (`buildOfflineTicketDraft`); for
- * `submit_handoff_summary`, the inquiry's hand-off summary (`buildOfflineHandoffSummary`). If the answer exceeds `inferenceConfig.maxTokens` it is cut there and
+ * `submit_handoff_summary`, the inquiry's hand-off summary (`buildOfflineHandoffSummary`); for
+ * `submit_mail_draft` it rewrites the e-mail draft in the requested style (`buildOfflineMailDraft`). If the answer exceeds `inferenceConfig.maxTokens` it is cut there and
  * stops with `max_tokens`, like a real model.
  * @throws OfflineRequestError when the request has no tool or no user message
  */
@@ -64,7 +67,9 @@ export function respondOffline(body: ConverseWireRequest): OfflineResponse {
             readHandoffTranscript(prompt.lastUserText),
             requestedLanguage(body),
           )
-        : buildOfflineAnswer(prompt, detectLanguage(prompt.inquiries.join('\n')), random);
+        : prompt.toolName === MAIL_DRAFT_TOOL_NAME
+          ? buildOfflineMailDraft(readRefineRequest(prompt.lastUserText))
+          : buildOfflineAnswer(prompt, detectLanguage(prompt.inquiries.join('\n')), random);
   const input = JSON.stringify(orderByInputSchema(answer, prompt.inputSchema));
 
   const budget = (prompt.maxTokens ?? Number.POSITIVE_INFINITY) * CHARS_PER_TOKEN;

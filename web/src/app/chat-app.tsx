@@ -3,11 +3,13 @@ import { createApiFetch } from '../api/create-api-fetch.js';
 import { createConversationApi } from '../api/create-conversation-api.js';
 import { createHandoffApi } from '../api/create-handoff-api.js';
 import { createKnowledgeApi } from '../api/create-knowledge-api.js';
+import { createMailDraftApi } from '../api/create-mail-draft-api.js';
 import type { AuthSession } from '../auth/auth-session.js';
 import { AppHeader } from '../components/app-header.js';
 import { ConversationPane } from '../components/conversation-pane.js';
 import { Sidebar } from '../components/sidebar.js';
 import type { Locale } from '../i18n/messages.js';
+import { MailDraftContext } from './mail-draft-context.js';
 import { isDraftKey } from './use-active-conversation.js';
 import { useChatController } from './use-chat-controller.js';
 import { useConversationList, useConversationSearch } from './use-conversation-list.js';
@@ -37,6 +39,12 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
   const handoff = useMemo(
     () => ({ api: handoffApi, conversationId: handoffConversationId }),
     [handoffApi, handoffConversationId],
+  );
+  const mailDraftApi = useMemo(() => createMailDraftApi(apiBase, apiFetch), [apiBase, apiFetch]);
+  const { conversationId, title } = chat.view;
+  const mailDrafts = useMemo(
+    () => ({ api: mailDraftApi, conversationId, title }),
+    [mailDraftApi, conversationId, title],
   );
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
@@ -74,7 +82,9 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
         />
         <KnowledgeCaptureContext.Provider value={knowledge}>
           <HandoffContext.Provider value={handoff}>
-            <ConversationPane chat={chat} />
+            <MailDraftContext.Provider value={mailDrafts}>
+              <ConversationPane chat={chat} />
+            </MailDraftContext.Provider>
           </HandoffContext.Provider>
         </KnowledgeCaptureContext.Provider>
       </div>

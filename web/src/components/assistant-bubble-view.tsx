@@ -121,7 +121,14 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
         />
       )}
       <TicketCards tickets={bubble.tickets} feedback={rateable ? feedbackState : undefined} />
-      {result?.mail_draft && <MailDraft draft={result.mail_draft} marks={marks} />}
+      {result?.mail_draft && (
+        <MailDraft
+          draft={result.mail_draft}
+          marks={marks}
+          seq={status === 'failed' ? undefined : seq}
+          storedVersions={bubble.mailDraftVersions}
+        />
+      )}
       {(result?.unverified_links?.length ?? 0) > 0 && (
         <p className="status-notice status-notice--info unverified-links-notice">
           {t('unverifiedLinksRemoved')}

@@ -82,6 +82,10 @@ const sentences = {
     ja: 'この問い合わせはすでにナレッジとして公開されています。',
     en: 'This inquiry is already published as knowledge.',
   },
+  mailDraftFull: {
+    ja: 'このメール下書きの版は上限に達しました。コピーして送信してください。',
+    en: 'This e-mail draft has reached its maximum number of versions. Copy it and send it.',
+  },
   knowledgeDisabled: {
     ja: 'この環境ではナレッジの保存が有効になっていません。',
     en: 'Knowledge capture is not enabled in this environment.',
@@ -127,6 +131,7 @@ export const SENTENCE_BY_CODE = {
   invalid_cursor: sentences.invalid,
   not_an_answer: sentences.invalid,
   ticket_not_cited: sentences.invalid,
+  no_mail_draft: sentences.invalid,
   unsupported_media_type: sentences.invalid,
   unauthorized: sentences.unauthorized,
   not_a_knowledge_editor: sentences.notEditor,
@@ -139,6 +144,7 @@ export const SENTENCE_BY_CODE = {
   answer_in_progress: sentences.inProgress,
   inquiry_not_solved: sentences.notSolved,
   already_published: sentences.alreadyPublished,
+  mail_draft_full: sentences.mailDraftFull,
   too_large: sentences.tooLarge,
   client_message_id_reused: sentences.reusedId,
   daily_budget_exceeded: sentences.budget,

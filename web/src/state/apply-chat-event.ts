@@ -53,6 +53,9 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
     case 'summary_text':
     case 'summary_item':
     case 'summary':
+    // Nor do the mail draft's refine events (ADR 0023), which its own component reads.
+    case 'mail_draft_token':
+    case 'mail_draft_version':
       return bubble;
   }
 }

@@ -2,6 +2,7 @@ import type { DeliveredAnswer, TicketResult } from '../../../functions/contract/
 import type { KbChunk, ProgressStep } from '../../../functions/contract/chat-events.js';
 import type { AnswerFeedback } from '../../../functions/contract/conversations.js';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
+import type { MailDraftVersion } from '../../../functions/contract/mail-draft.js';
 import type { FailureCode } from '../api/api-error.js';
 
 /** What the user sent; `inquiryId` is known once the server's `meta` event names it. */
@@ -59,6 +60,8 @@ export interface AssistantBubble {
   readonly seq?: number;
   /** The staff member's verdict on this answer, as stored. */
   readonly feedback?: AnswerFeedback;
+  /** The e-mail draft's stored versions after the original (ADR 0023), as the history has them. */
+  readonly mailDraftVersions?: readonly MailDraftVersion[];
   /** The message that produced this answer, for retry with the same clientMessageId. */
   readonly request?: ChatSend;
 }

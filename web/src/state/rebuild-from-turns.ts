@@ -63,6 +63,7 @@ function assistantFromTurn(turn: Turn, lastUser: Turn | undefined): AssistantBub
     modelId: turn.modelId,
     seq: turn.seq,
     feedback: turn.feedback,
+    mailDraftVersions: turn.mailDraftVersions,
     // Retry re-uses the stored id only when the server tells us it; a fresh id would duplicate.
     request:
       lastUser?.clientMessageId !== undefined

@@ -1,0 +1,336 @@
+import {
+  type DailyBudget,
+  requestBound,
+  reserveWithinBudget,
+  tokensToCharge,
+} from '../chat/daily-budget.js';
+import { MailDraftFullError, RequestRefusedError, TurnNotFoundError } from '../chat/errors.js';
+import type { GenerationFailure } from '../chat/generate.js';
+import { currentVersions } from '../chat/inquiry-rules.js';
+import { type Log, silentLog } from '../chat/log.js';
+import type {
+  ChatConfig,
+  ChatModel,
+  ConversationStore,
+  MailDraftChange,
+  Owner,
+  Turn,
+} from '../chat/ports.js';
+import {
+  buildRefineRequest,
+  checkMailDraftText,
+  streamMailDraftRefinement,
+} from '../chat/refine-mail-draft.js';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
+import {
+  MAX_MAIL_DRAFT_VERSIONS,
+  type MailDraftUsage,
+  type MailDraftVersion,
+  mailDraftActionRequestSchema,
+  mailDraftEditRequestSchema,
+  mailDraftRefineRequestSchema,
+  mailDraftUsageOf,
+  type StoredMailDraft,
+} from '../contract/mail-draft.js';
+import type { MailDraftReport } from '../observability/telemetry.js';
+import { sseResponse } from '../sse/sse-response.js';
+import type { StreamPaddingOptions } from '../sse/stream-padding.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from './http.js';
+
+/** Output tokens of a refinement: an e-mail of at most 4,000 characters fits well within. */
+const REFINE_MAX_TOKENS = 4096;
+
+export interface MailDraftRouteDependencies {
+  readonly store: ConversationStore;
+  readonly model: ChatModel;
+  readonly config: Pick<
+    ChatConfig,
+    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
+  >;
+  readonly budget?: DailyBudget;
+  readonly heartbeatMs: number;
+  /** Padding of the refine stream, as the chat's (`STREAM_PADDING`). @default no padding */
+  readonly padding?: StreamPaddingOptions;
+  readonly now: () => Date;
+  /** Told of every action on a draft (logs and metrics). */
+  readonly recorded?: (report: MailDraftReport) => void;
+  /** Where failures are reported. @default silentLog */
+  readonly log?: Log;
+}
+
+/** The answer turn whose draft a request changes, with its versions as the ‹ › counter numbers them. */
+interface DraftedAnswer {
+  readonly turn: Turn;
+  readonly turns: readonly Turn[];
+  readonly conversationVersion: number;
+  /** Texts by number − 1: the original first. */
+  readonly texts: readonly string[];
+}
+
+/**
+ * The e-mail draft's routes (ADR 0023) under `/api/conversations/{id}/turns/{seq}/mail-draft`:
+ * `PUT` stores staff's edit as a new version; `POST …/refine` streams a refinement over SSE and
+ * stores it as a new version; `POST …/actions` counts a copy or an open in the mail client.
+ * Every version passes the answer draft's link and reference checks; a refinement reads only the
+ * draft, its inquiry's messages and that answer's cited tickets, and is charged to the daily
+ * budget like an answer.
+ */
+export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) {
+  const { store } = dependencies;
+  const allowedLinkDomains = dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS;
+
+  const check = (answer: DraftedAnswer, text: string) =>
+    checkMailDraftText(
+      text,
+      allowedLinkDomains,
+      new Set(answer.turn.result?.results?.map((ticket) => ticket.issue_id)),
+    );
+
+  /** Stores a version; the answer's counts and the new conversation version come back. */
+  const storeVersion = async (
+    request: ApiRequest,
+    conversationId: string,
+    answer: DraftedAnswer,
+    version: MailDraftVersion,
+  ): Promise<StoredMailDraft> => {
+    const updated = await store.recordMailDraft(request.owner, conversationId, answer.turn.seq, {
+      kind: 'version',
+      version,
+      maxVersions: MAX_MAIL_DRAFT_VERSIONS,
+    });
+    return {
+      seq: answer.turn.seq,
+      // Concurrent changes of one answer are each kept (the store appends atomically); this
+      // number is the one the loaded state gives it, which the detail confirms on reload.
+      number: answer.texts.length + 1,
+      version,
+      usage: mailDraftUsageOf({
+        ...answer.turn,
+        mailDraftVersions: [...(answer.turn.mailDraftVersions ?? []), version],
+      }),
+      conversationVersion: updated.version,
+    };
+  };
+
+  const report = (
+    request: ApiRequest,
+    conversationId: string,
+    answer: DraftedAnswer,
+    fields: Pick<MailDraftReport, 'action' | 'after'> & Partial<MailDraftReport>,
+  ) =>
+    dependencies.recorded?.({
+      owner: request.owner,
+      conversationId,
+      inquiryId: answer.turn.inquiryId,
+      seq: answer.turn.seq,
+      before: mailDraftUsageOf(answer.turn),
+      ...fields,
+    });
+
+  return {
+    /** `PUT …/mail-draft` with `{ text }`: staff's edit, checked and stored as a new version. */
+    async edit(request: ApiRequest, conversationId: string, seq: number): Promise<HttpResponse> {
+      const body = validateBody(mailDraftEditRequestSchema, parseJsonBody(request));
+      const answer = await loadDraftedAnswer(store, request.owner, conversationId, seq);
+      assertRoomForVersion(answer);
+      const version: MailDraftVersion = {
+        ...check(answer, body.text),
+        origin: 'edit',
+        createdAt: dependencies.now().toISOString(),
+      };
+      const stored = await storeVersion(request, conversationId, answer, version);
+      report(request, conversationId, answer, { action: 'edit', after: stored.usage });
+      return jsonResponse(200, stored);
+    },
+
+    /**
+     * `POST …/mail-draft/refine` with `{ style, basedOn? }`: refused before the first byte when
+     * the draft is full or the budget spent; then `meta`, `mail_draft_token`s and the stored
+     * `mail_draft_version`, or an `error` event (nothing stored).
+     */
+    async refine(request: ApiRequest, conversationId: string, seq: number): Promise<HttpResponse> {
+      const body = validateBody(mailDraftRefineRequestSchema, parseJsonBody(request));
+      const answer = await loadDraftedAnswer(store, request.owner, conversationId, seq);
+      assertRoomForVersion(answer);
+      const basedOn = body.basedOn ?? answer.texts.length;
+      const draft = answer.texts[basedOn - 1];
+      if (draft === undefined)
+        throw new HttpError(
+          'bad_request',
+          `basedOn must be a version of this draft: 1-${answer.texts.length}`,
+          { field: 'basedOn' },
+        );
+      const refineRequest = buildRefineRequest(
+        {
+          style: body.style,
+          draft,
+          inquiry: inquiryMessages(answer.turns, answer.turn.inquiryId),
+          cited: answer.turn.result?.results ?? [],
+        },
+        REFINE_MAX_TOKENS,
+      );
+      // Reserved before the first byte: 429 over the budget (ADR 0012).
+      const reservation = await reserveWithinBudget(
+        request.owner,
+        dependencies.now(),
+        requestBound(refineRequest),
+        dependencies,
+      );
+      const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
+      const signal = AbortSignal.timeout(Math.max(1000, budgetMs));
+      return sseResponse(
+        {
+          heartbeatMs: dependencies.heartbeatMs,
+          padding: dependencies.padding,
+          failureEvent: {
+            code: 'internal',
+            message: 'The refinement failed. Please try again.',
+            retryable: true,
+          },
+          logFailure: (error) =>
+            (dependencies.log ?? silentLog).error('mail draft refinement failed', { error }),
+        },
+        async (sse) => {
+          let tokensCharged = 0;
+          let after: MailDraftUsage = mailDraftUsageOf(answer.turn);
+          let failure: GenerationFailure | undefined;
+          let usage: { inputTokens: number; outputTokens: number } | undefined;
+          try {
+            sse.send({
+              event: 'meta',
+              data: {
+                conversationId,
+                inquiryId: answer.turn.inquiryId,
+                version: answer.conversationVersion,
+                modelId: dependencies.config.modelId,
+              },
+            });
+            sse.send({ event: 'progress', data: { step: 'generating' } });
+            const outcome = await streamMailDraftRefinement({
+              model: dependencies.model,
+              request: refineRequest,
+              signal,
+              send: (event) => sse.send(event),
+            });
+            usage = outcome.usage;
+            tokensCharged = tokensToCharge({
+              request: refineRequest,
+              usage: outcome.usage,
+              ...(outcome.failure ? { failure: outcome.failure } : {}),
+              ...(outcome.partial ? { output: { mail_draft: outcome.partial } } : {}),
+            });
+            failure = outcome.failure;
+            if (outcome.text !== undefined) {
+              const version: MailDraftVersion = {
+                ...check(answer, outcome.text),
+                origin: body.style,
+                createdAt: dependencies.now().toISOString(),
+              };
+              try {
+                const stored = await storeVersion(request, conversationId, answer, version);
+                after = stored.usage;
+                sse.send({ event: 'mail_draft_version', data: stored });
+              } catch (error) {
+                // Past the first byte a refusal is an event (another tab filled the draft, the
+                // conversation went away); anything else is the stream's own failure.
+                if (!(error instanceof RequestRefusedError)) throw error;
+                failure = {
+                  code: 'save_failed',
+                  message: `The refined draft could not be saved: ${error.message}`,
+                  retryable: false,
+                };
+              }
+            }
+            if (failure) sse.send({ event: 'error', data: failure });
+          } finally {
+            // Settled before the body closes: the invocation ends with it.
+            await reservation?.settle(tokensCharged);
+            report(request, conversationId, answer, {
+              action: 'refine',
+              style: body.style,
+              after,
+              ...(failure ? { failureCode: failure.code } : {}),
+              ...(usage
+                ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
+                : {}),
+            });
+          }
+        },
+      );
+    },
+
+    /** `POST …/mail-draft/actions` with `{ action }`: a copy or an open in the mail client, counted. */
+    async action(request: ApiRequest, conversationId: string, seq: number): Promise<HttpResponse> {
+      const body = validateBody(mailDraftActionRequestSchema, parseJsonBody(request));
+      const answer = await loadDraftedAnswer(store, request.owner, conversationId, seq);
+      if (body.version !== undefined && body.version > answer.texts.length)
+        throw new HttpError(
+          'bad_request',
+          `version must be a version of this draft: 1-${answer.texts.length}`,
+          { field: 'version' },
+        );
+      const change: MailDraftChange = { kind: 'action', action: body.action };
+      const updated = await store.recordMailDraft(request.owner, conversationId, seq, change);
+      const before = mailDraftUsageOf(answer.turn);
+      const usage: MailDraftUsage =
+        body.action === 'copy'
+          ? { ...before, copies: before.copies + 1 }
+          : { ...before, mailOpens: before.mailOpens + 1 };
+      report(request, conversationId, answer, { action: body.action, after: usage });
+      const stored: StoredMailDraft = { seq, usage, conversationVersion: updated.version };
+      return jsonResponse(200, stored);
+    },
+  };
+}
+
+/**
+ * The answer turn `seq` with its draft: 404 when the conversation has no turn `seq`, 400
+ * `not_an_answer` for another kind, 400 `no_mail_draft` for an answer without a draft.
+ */
+async function loadDraftedAnswer(
+  store: ConversationStore,
+  owner: Owner,
+  conversationId: string,
+  seq: number,
+): Promise<DraftedAnswer> {
+  const { conversation, turns } = await store.loadConversation(owner, conversationId);
+  const turn = turns.find((candidate) => candidate.seq === seq);
+  if (!turn) throw new TurnNotFoundError(seq);
+  if (turn.kind !== 'answer')
+    throw new HttpError(
+      'not_an_answer',
+      `Turn ${seq} is a ${turn.role} ${turn.kind}; only an answer has a mail draft`,
+    );
+  const original = turn.result?.mail_draft;
+  if (!original?.trim())
+    throw new HttpError('no_mail_draft', `The answer in turn ${seq} has no mail draft`);
+  return {
+    turn,
+    turns,
+    conversationVersion: conversation.version,
+    texts: [original, ...(turn.mailDraftVersions ?? []).map((version) => version.text)],
+  };
+}
+
+/** Refused before anything is generated: a full draft would throw the refinement away. */
+function assertRoomForVersion(answer: DraftedAnswer): void {
+  if ((answer.turn.mailDraftVersions?.length ?? 0) >= MAX_MAIL_DRAFT_VERSIONS)
+    throw new MailDraftFullError(MAX_MAIL_DRAFT_VERSIONS);
+}
+
+/**
+ * The staff messages of one inquiry, current versions only (ADR 0010): what a refinement may
+ * know of the inquiry. Never another inquiry's, never an answer's text.
+ */
+function inquiryMessages(turns: readonly Turn[], inquiryId: string): string[] {
+  return currentVersions(turns)
+    .filter((turn) => turn.role === 'user' && turn.inquiryId === inquiryId)
+    .map((turn) => turn.text);
+}

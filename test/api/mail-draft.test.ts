@@ -1,0 +1,362 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Turn } from '../../functions/contract/conversations.js';
+import { REMOVED_LINK_PLACEHOLDERS } from '../../functions/contract/links.js';
+import {
+  MAIL_DRAFT_TOOL_NAME,
+  MAX_MAIL_DRAFT_VERSIONS,
+} from '../../functions/contract/mail-draft.js';
+import {
+  type ChatResponse,
+  eventsNamed,
+  fetchConversation,
+  postChat,
+} from '../support/chat-client.js';
+import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
+import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { scriptedAnswer } from '../support/scripted-answer.js';
+
+/**
+ * The e-mail draft's versions (ADR 0023) through the API in process on the in-memory store and
+ * the local Bedrock endpoint's offline responder (ADR 0016): edits and refinements stored as
+ * versions beside the untouched original, the refine stream, what a refinement may read (the
+ * recorded model request), the link and reference checks, the budget, the limits and every
+ * refusal. The store's half is in the conformance suite, on DynamoDB Local too.
+ */
+
+const budget = createInMemoryDailyBudget();
+let chat: InProcessChatApi;
+beforeAll(async () => {
+  chat = await startInProcessChatApi({
+    functionEnvironment: { DAILY_TOKEN_BUDGET: '5000000' },
+    overrides: { budget: budget.budget },
+  });
+});
+afterAll(() => chat?.stop());
+
+const draftPath = (conversationId: string, seq: number, rest = '') =>
+  `/api/conversations/${conversationId}/turns/${seq}/mail-draft${rest}`;
+const errorOf = (response: ChatResponse) =>
+  (response.json as { error?: { code?: string; field?: string } }).error;
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** A conversation of two inquiries; the second answer's draft is the one refined. */
+async function twoInquiries(user: string) {
+  const first = await postChat(
+    chat.api,
+    { message: 'VPNに接続できません。認証エラーが出ます' },
+    { user },
+  );
+  const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+  const second = await postChat(
+    chat.api,
+    { conversationId, message: 'プリンターで印刷できません。トレイに紙はあります', inquiry: 'new' },
+    { user },
+  );
+  const detail = await fetchConversation(chat.api, conversationId, user);
+  const answers = detail.turns.filter((turn) => turn.kind === 'answer');
+  expect(answers).toHaveLength(2);
+  const [vpn, printer] = answers as [Turn, Turn];
+  expect(vpn.inquiryId).not.toBe(printer.inquiryId);
+  expect(printer.result?.mail_draft).toBeTruthy();
+  expect(eventsNamed(second, 'result')).toHaveLength(1);
+  return { conversationId, vpn, printer, detail };
+}
+
+async function answerOf(user: string, conversationId: string, seq: number) {
+  const detail = await fetchConversation(chat.api, conversationId, user);
+  return { detail, turn: detail.turns.find((turn) => turn.seq === seq) as Turn };
+}
+
+describe('editing the mail draft', () => {
+  it('stores the edit as a new version beside the untouched original, with the answer draft’s checks', async () => {
+    const user = 'draft-editor';
+    const { conversationId, printer, detail } = await twoInquiries(user);
+    const cited = printer.result?.results?.[0]?.issue_id as string;
+    const text = `お世話になっております。\n手順は https://evil.example/reset をご覧ください。#${cited} と #424242 が参考です。`;
+    const edited = await chat.api.call(
+      'PUT',
+      draftPath(conversationId, printer.seq),
+      { text },
+      { user },
+    );
+    expect(edited.status).toBe(200);
+    expect(edited.json).toEqual({
+      seq: printer.seq,
+      number: 2,
+      version: {
+        text: `お世話になっております。\n手順は ${REMOVED_LINK_PLACEHOLDERS.ja} をご覧ください。#${cited} と #424242 が参考です。`,
+        origin: 'edit',
+        createdAt: expect.any(String),
+        unverified_links: ['https://evil.example/reset'],
+        unverified_references: ['424242'],
+      },
+      usage: { copies: 0, mailOpens: 0, edits: 1, refinements: 0 },
+      conversationVersion: detail.version + 1,
+    });
+    const { turn, detail: after } = await answerOf(user, conversationId, printer.seq);
+    expect(after.version).toBe(detail.version + 1);
+    expect(turn.result?.mail_draft).toBe(printer.result?.mail_draft);
+    expect(turn.mailDraftVersions).toEqual([(edited.json as { version: unknown }).version]);
+  });
+
+  it.each([
+    ['no text', {}, 400, 'bad_request', 'text'],
+    ['empty text', { text: '   ' }, 400, 'empty_text', 'text'],
+    // As a chat message over its length: 413, the field named.
+    ['text too long', { text: 'あ'.repeat(4001) }, 413, 'too_large', 'text'],
+    ['an unknown field', { text: 'x', origin: 'polite' }, 400, 'bad_request', undefined],
+  ])('refuses %s with %i naming the field', async (_name, body, status, code, field) => {
+    const user = `bad-edit-${code}-${field}`;
+    const first = await postChat(chat.api, { message: 'Teamsの会議に入れません' }, { user });
+    const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+    const refused = await chat.api.call('PUT', draftPath(conversationId, 2), body, { user });
+    expect(refused.status).toBe(status);
+    expect(errorOf(refused)).toMatchObject({ code, ...(field ? { field } : {}) });
+  });
+
+  it('refuses a turn that is no answer, a missing turn and another owner’s conversation', async () => {
+    const user = 'wrong-turns';
+    const first = await postChat(chat.api, { message: 'Outlookが起動しません' }, { user });
+    const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+    const body = { text: 'よろしくお願いします' };
+    const question = await chat.api.call('PUT', draftPath(conversationId, 1), body, { user });
+    expect([question.status, errorOf(question)?.code]).toEqual([400, 'not_an_answer']);
+    const missing = await chat.api.call('PUT', draftPath(conversationId, 9), body, { user });
+    expect([missing.status, errorOf(missing)?.code]).toEqual([404, 'turn_not_found']);
+    const stranger = await chat.api.call('PUT', draftPath(conversationId, 2), body, {
+      user: 'stranger',
+    });
+    expect([stranger.status, errorOf(stranger)?.code]).toEqual([404, 'not_found']);
+    const refine = await chat.api.call(
+      'POST',
+      draftPath(conversationId, 2, '/refine'),
+      { style: 'rude' },
+      { user },
+    );
+    expect([refine.status, errorOf(refine)?.field]).toEqual([400, 'style']);
+  });
+});
+
+describe('refining the mail draft', () => {
+  it('streams a refinement from the draft, its inquiry and that answer’s cited tickets only, and stores it', async () => {
+    const user = 'draft-refiner';
+    const { conversationId, vpn, printer } = await twoInquiries(user);
+    const calls = chat.bedrock.converseRequests.length;
+    const retrievals = chat.bedrock.retrieveRequests.length;
+    const spentBefore = budget.committed({ tenantId: 'local', userId: user }, today());
+
+    const refined = await chat.api.call(
+      'POST',
+      draftPath(conversationId, printer.seq, '/refine'),
+      { style: 'shorter' },
+      { user },
+    );
+    expect(refined.status).toBe(200);
+    expect(
+      refined.events.map((event) => event.event).filter((name) => name !== 'mail_draft_token'),
+    ).toEqual(['meta', 'progress', 'mail_draft_version']);
+    const streamed = eventsNamed(refined, 'mail_draft_token')
+      .map((data) => data.content)
+      .join('');
+    const [stored] = eventsNamed(refined, 'mail_draft_version');
+    expect(stored).toMatchObject({
+      seq: printer.seq,
+      number: 2,
+      version: { origin: 'shorter', text: streamed },
+      usage: { edits: 0, refinements: 1 },
+    });
+    const original = printer.result?.mail_draft as string;
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(streamed.length).toBeLessThan(original.length);
+
+    // Exactly one model call, no retrieval: the request holds this inquiry and these cards only.
+    expect(chat.bedrock.converseRequests.length).toBe(calls + 1);
+    expect(chat.bedrock.retrieveRequests.length).toBe(retrievals);
+    const request = chat.bedrock.converseRequests.at(-1)?.body;
+    expect(request?.toolConfig?.toolChoice?.tool?.name).toBe(MAIL_DRAFT_TOOL_NAME);
+    expect(request?.messages).toHaveLength(1);
+    const prompt = request?.messages?.[0]?.content?.map((block) => block.text ?? '').join('') ?? '';
+    expect(prompt).toContain('プリンターで印刷できません');
+    expect(prompt).not.toContain('VPN');
+    const vpnDraft = vpn.result?.mail_draft as string;
+    expect(prompt).not.toContain(
+      vpnDraft.split('\n').find((line) => line.includes('VPN')) ?? 'VPN',
+    );
+    const citedInPrompt = [...prompt.matchAll(/<cited_ticket issue_id="([^"]+)"/g)].map(
+      (match) => match[1],
+    );
+    expect(citedInPrompt).toEqual(printer.result?.results?.map((ticket) => ticket.issue_id));
+    for (const ticket of vpn.result?.results ?? []) {
+      if (!printer.result?.results?.some((card) => card.issue_id === ticket.issue_id))
+        expect(prompt).not.toContain(ticket.subject);
+    }
+
+    // The budget: charged what the refinement used, nothing left reserved.
+    const spentAfter = budget.committed({ tenantId: 'local', userId: user }, today());
+    expect(spentAfter).toBeGreaterThan(spentBefore);
+    expect(spentAfter - spentBefore).toBeLessThan(20_000);
+
+    // A second refinement starts from the latest version; both survive a reload.
+    const numbered = await chat.api.call(
+      'POST',
+      draftPath(conversationId, printer.seq, '/refine'),
+      { style: 'numbered_steps' },
+      { user },
+    );
+    const [second] = eventsNamed(numbered, 'mail_draft_version');
+    expect(second).toMatchObject({ number: 3, version: { origin: 'numbered_steps' } });
+    const secondText = (second?.version as { text?: string } | undefined)?.text ?? '';
+    expect(secondText.startsWith('1. ')).toBe(true);
+    expect(secondText).toContain(streamed.split('\n')[0]?.slice(0, 10));
+    const { turn } = await answerOf(user, conversationId, printer.seq);
+    expect(turn.mailDraftVersions?.map((version) => version.origin)).toEqual([
+      'shorter',
+      'numbered_steps',
+    ]);
+    expect(turn.result?.mail_draft).toBe(original);
+  });
+
+  it('refines the version named by basedOn, and into the other language', async () => {
+    const user = 'draft-translator';
+    const { conversationId, printer } = await twoInquiries(user);
+    await chat.api.call(
+      'PUT',
+      draftPath(conversationId, printer.seq),
+      { text: '短い版です。' },
+      { user },
+    );
+    const english = await chat.api.call(
+      'POST',
+      draftPath(conversationId, printer.seq, '/refine'),
+      { style: 'other_language', basedOn: 1 },
+      { user },
+    );
+    const [stored] = eventsNamed(english, 'mail_draft_version');
+    const text = (stored?.version as { text?: string } | undefined)?.text ?? '';
+    expect(text).toContain('Thank you for contacting the IT Service Desk.');
+    const prompt = chat.bedrock.converseRequests.at(-1)?.body.messages?.[0]?.content?.[0]?.text;
+    expect(prompt).toContain('style="other_language" language="en"');
+    // basedOn 1 is the original: the edit is not what was refined.
+    expect(prompt).not.toContain('短い版です。');
+    expect(prompt).toContain((printer.result?.mail_draft ?? '').split('\n')[0]);
+    const beyond = await chat.api.call(
+      'POST',
+      draftPath(conversationId, printer.seq, '/refine'),
+      { style: 'polite', basedOn: 5 },
+      { user },
+    );
+    expect([beyond.status, errorOf(beyond)?.field]).toEqual([400, 'basedOn']);
+  });
+
+  it('applies the link and reference checks to a refinement before it is stored', async () => {
+    const user = 'draft-checker';
+    const { conversationId, printer } = await twoInquiries(user);
+    chat.bedrock.enqueueScript(
+      scriptedAnswer({
+        mail_draft: 'Please see http://phish.example/login and ticket #777777. Regards',
+      }),
+    );
+    const refined = await chat.api.call(
+      'POST',
+      draftPath(conversationId, printer.seq, '/refine'),
+      { style: 'polite' },
+      { user },
+    );
+    const [stored] = eventsNamed(refined, 'mail_draft_version');
+    expect(stored?.version).toMatchObject({
+      text: `Please see ${REMOVED_LINK_PLACEHOLDERS.en} and ticket #777777. Regards`,
+      unverified_links: ['http://phish.example/login'],
+      unverified_references: ['777777'],
+    });
+  });
+
+  it('ends with an error event after the first byte when the model fails, storing nothing', async () => {
+    const user = 'draft-failure';
+    const { conversationId, printer } = await twoInquiries(user);
+    chat.bedrock.enqueueScript(
+      scriptedAnswer(
+        { mail_draft: 'This refinement never finishes because the stream breaks.' },
+        { failAfter: 4 },
+      ),
+    );
+    const failed = await chat.api.call(
+      'POST',
+      draftPath(conversationId, printer.seq, '/refine'),
+      { style: 'shorter' },
+      { user },
+    );
+    expect(failed.status).toBe(200);
+    expect(eventsNamed(failed, 'mail_draft_token').length).toBeGreaterThan(0);
+    expect(failed.events.at(-1)?.event).toBe('error');
+    expect(eventsNamed(failed, 'mail_draft_version')).toHaveLength(0);
+    const { turn } = await answerOf(user, conversationId, printer.seq);
+    expect(turn.mailDraftVersions).toBeUndefined();
+  });
+
+  it('refuses before the first byte when the draft is full, without calling the model', async () => {
+    const user = 'draft-full';
+    const { conversationId, printer } = await twoInquiries(user);
+    for (let index = 0; index < MAX_MAIL_DRAFT_VERSIONS; index++) {
+      const edited = await chat.api.call(
+        'PUT',
+        draftPath(conversationId, printer.seq),
+        { text: `版 ${index}` },
+        { user },
+      );
+      expect(edited.status).toBe(200);
+    }
+    const calls = chat.bedrock.converseRequests.length;
+    const edit = await chat.api.call(
+      'PUT',
+      draftPath(conversationId, printer.seq),
+      { text: 'もう一つ' },
+      { user },
+    );
+    expect([edit.status, errorOf(edit)?.code]).toEqual([409, 'mail_draft_full']);
+    const refine = await chat.api.call(
+      'POST',
+      draftPath(conversationId, printer.seq, '/refine'),
+      { style: 'shorter' },
+      { user },
+    );
+    expect([refine.status, errorOf(refine)?.code]).toEqual([409, 'mail_draft_full']);
+    expect(chat.bedrock.converseRequests.length).toBe(calls);
+  });
+});
+
+describe('counting what staff did with the draft', () => {
+  it('counts copies and opens in the mail client on the answer, never text', async () => {
+    const user = 'draft-sender';
+    const first = await postChat(chat.api, { message: 'Excelが固まります' }, { user });
+    const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+    const actions = draftPath(conversationId, 2, '/actions');
+    const copied = await chat.api.call('POST', actions, { action: 'copy' }, { user });
+    expect(copied.json).toMatchObject({ seq: 2, usage: { copies: 1, mailOpens: 0 } });
+    await chat.api.call('POST', actions, { action: 'copy', version: 1 }, { user });
+    const opened = await chat.api.call('POST', actions, { action: 'open_in_mail' }, { user });
+    expect(opened.json).toMatchObject({ usage: { copies: 2, mailOpens: 1, edits: 0 } });
+    const { turn } = await answerOf(user, conversationId, 2);
+    expect(turn).toMatchObject({ mailDraftCopies: 2, mailDraftMailOpens: 1 });
+    const bad = await chat.api.call('POST', actions, { action: 'print' }, { user });
+    expect([bad.status, errorOf(bad)?.field]).toEqual([400, 'action']);
+    const beyond = await chat.api.call('POST', actions, { action: 'copy', version: 2 }, { user });
+    expect([beyond.status, errorOf(beyond)?.field]).toEqual([400, 'version']);
+  });
+});
+
+describe('the daily budget', () => {
+  it('refuses a refinement with 429 once the day is spent, before any model call', async () => {
+    const user = 'draft-spender';
+    const { conversationId, printer } = await twoInquiries(user);
+    await budget.budget.adjust({ tenantId: 'local', userId: user }, today(), 5_000_000);
+    const calls = chat.bedrock.converseRequests.length;
+    const refused = await chat.api.call(
+      'POST',
+      draftPath(conversationId, printer.seq, '/refine'),
+      { style: 'polite' },
+      { user },
+    );
+    expect([refused.status, errorOf(refused)?.code]).toEqual([429, 'daily_budget_exceeded']);
+    expect(chat.bedrock.converseRequests.length).toBe(calls);
+  });
+});
