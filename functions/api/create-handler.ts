@@ -22,6 +22,7 @@ import {
   type Owner,
   type Retriever,
 } from '../chat/ports.js';
+import type { InsightsStore } from '../insights/ports.js';
 import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability } from '../observability/telemetry.js';
@@ -35,6 +36,7 @@ import {
   rawBodyOf,
   toErrorResponseBody,
 } from './http.js';
+import { createInsightsRoutes } from './insights-routes.js';
 import { createKnowledgeRoutes } from './knowledge-routes.js';
 import {
   type AccessTokenVerifier,
@@ -52,6 +54,8 @@ export interface HandlerOverrides {
   readonly verifier?: AccessTokenVerifier;
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers?: IssueNumbers;
+  /** The insights aggregates (issue #28). */
+  readonly insights?: InsightsStore;
   readonly now?: () => Date;
 }
 
@@ -122,11 +126,17 @@ export function createApi(
     );
   const resolveOwner = createOwnerResolver(
     config.AUTH_MODE === 'local'
-      ? { mode: 'local', tenantId: config.TENANT_ID, knowledgeEditors: config.KNOWLEDGE_EDITORS }
+      ? {
+          mode: 'local',
+          tenantId: config.TENANT_ID,
+          knowledgeEditors: config.KNOWLEDGE_EDITORS,
+          serviceDeskLeads: config.SERVICE_DESK_LEADS,
+        }
       : {
           mode: 'cognito',
           tenantId: config.TENANT_ID,
           knowledgeEditorGroup: config.KNOWLEDGE_EDITOR_GROUP,
+          serviceDeskLeadGroup: config.SERVICE_DESK_LEAD_GROUP,
           verifier:
             overrides.verifier ??
             createCognitoVerifier(
@@ -193,6 +203,10 @@ export function createApi(
       now: overrides.now,
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
     }),
+    insights: createInsightsRoutes({
+      insights: overrides.insights ?? insightsStoreFor(config),
+      now: overrides.now ?? (() => new Date()),
+    }),
   });
 
   const respond = async (
@@ -217,6 +231,7 @@ export function createApi(
       owner = caller.owner;
       const request: ApiRequest = {
         canPublishKnowledge: caller.canPublishKnowledge,
+        canViewInsights: caller.canViewInsights,
         method,
         path: event.rawPath,
         headers: event.headers ?? {},
@@ -282,5 +297,16 @@ function knowledgeDocumentsFor(
     write: async (files) => (await load()).write(files),
     remove: async (names) => (await load()).remove(names),
     startSync: async () => (await load()).startSync(),
+  };
+}
+
+/**
+ * The deployment's insights aggregates. Interim: the DynamoDB adapter comes with the
+ * `insights-store` branch; until it is merged a deployment answers leads with a 500 rather than
+ * with figures it does not have.
+ */
+function insightsStoreFor(_config: FunctionConfig): Pick<InsightsStore, 'readInsights'> {
+  return {
+    readInsights: () => Promise.reject(new Error('No insights store is configured')),
   };
 }

@@ -11,6 +11,16 @@ import {
 
 const optionalUrl = z.string().url().optional();
 const booleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
+/** Dev user names, comma-separated (`KNOWLEDGE_EDITORS`, `SERVICE_DESK_LEADS`); unset: none. */
+const devUserList = z
+  .string()
+  .default('')
+  .transform((list) =>
+    list
+      .split(',')
+      .map((user) => user.trim())
+      .filter(Boolean),
+  );
 
 /** A JSON setting (default `{}`): a message naming `name` when it is not JSON, then `schema`. */
 function jsonText<Schema extends z.ZodType>(name: string, schema: Schema) {
@@ -218,15 +228,14 @@ export const functionConfigSchema = z
      * Local mode only: dev users (comma-separated) who may publish; empty: every dev user, so a
      * developer can try the whole flow on built-in defaults.
      */
-    KNOWLEDGE_EDITORS: z
-      .string()
-      .default('')
-      .transform((list) =>
-        list
-          .split(',')
-          .map((user) => user.trim())
-          .filter(Boolean),
-      ),
+    KNOWLEDGE_EDITORS: devUserList,
+    /** Cognito: members of this group are service-desk leads and may read `GET /api/insights`. */
+    SERVICE_DESK_LEAD_GROUP: z.string().min(1).default('service-desk-leads'),
+    /**
+     * Local mode only: dev users (comma-separated) who are service-desk leads; empty: every dev
+     * user, as `KNOWLEDGE_EDITORS`.
+     */
+    SERVICE_DESK_LEADS: devUserList,
     /**
      * Domains (comma-separated; subdomains included) links in answers may point to; links
      * elsewhere are removed from mail drafts and to-dos and shown unverified in the advice

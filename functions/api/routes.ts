@@ -2,6 +2,7 @@ import { ULID_SOURCE } from '../contract/ids.js';
 import type { createChatRoute } from './chat-route.js';
 import type { createConversationRoutes } from './conversation-routes.js';
 import { type ApiRequest, HttpError, type HttpResponse } from './http.js';
+import type { createInsightsRoutes } from './insights-routes.js';
 import type { createKnowledgeRoutes } from './knowledge-routes.js';
 
 /**
@@ -43,6 +44,7 @@ export interface RouteGroups {
   readonly chat: ReturnType<typeof createChatRoute>;
   readonly knowledge: ReturnType<typeof createKnowledgeRoutes>;
   readonly conversations: ReturnType<typeof createConversationRoutes>;
+  readonly insights: ReturnType<typeof createInsightsRoutes>;
 }
 
 /**
@@ -73,15 +75,16 @@ function route<Template extends string>(
 /**
  * The table: every route of `/api`.
  * @example
- * const table = createRouteTable({ chat, knowledge, conversations });
+ * const table = createRouteTable({ chat, knowledge, conversations, insights });
  * const matched = matchRoute(table, 'GET', '/api/conversations');
  */
 export function createRouteTable(groups: RouteGroups): readonly Route[] {
-  const { chat, knowledge, conversations } = groups;
+  const { chat, knowledge, conversations, insights } = groups;
   return [
     route('POST', '/api/chat', (request) => chat(request)),
     route('GET', '/api/conversations', (request) => conversations.list(request)),
     route('GET', '/api/me', (request) => knowledge.me(request)),
+    route('GET', '/api/insights', (request) => insights.read(request)),
     route('POST', '/api/knowledge', (request) => knowledge.publish(request)),
     route('POST', '/api/conversations/{id}/inquiries/{inquiryId}/knowledge-draft', (request, p) =>
       knowledge.draft(request, p.id, p.inquiryId),

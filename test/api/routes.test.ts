@@ -42,6 +42,9 @@ function recordingGroups(): RouteGroups {
       feedback: (request: ApiRequest, conversationId: string, seq: number) =>
         answer('feedback', request, conversationId, seq),
     } as unknown as RouteGroups['conversations'],
+    insights: {
+      read: (request: ApiRequest) => answer('insights', request),
+    } as unknown as RouteGroups['insights'],
   };
 }
 
@@ -66,6 +69,7 @@ describe('the route table', () => {
     ['POST', '/api/chat', ['chat']],
     ['GET', '/api/conversations', ['list']],
     ['GET', '/api/me', ['me']],
+    ['GET', '/api/insights', ['insights']],
     ['POST', '/api/knowledge', ['publish']],
     [
       'POST',
@@ -86,6 +90,7 @@ describe('the route table', () => {
     ['GET', '/api/chat'],
     ['PUT', '/api/conversations'],
     ['POST', '/api/me'],
+    ['POST', '/api/insights'],
     ['GET', '/api/knowledge'],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`],
     ['GET', `/api/conversations/${id}/turns/1/feedback`],
@@ -138,6 +143,6 @@ describe('the route table', () => {
   it('has one row per method and path template', () => {
     const rows = table.map((route) => `${route.method} ${route.name}`);
     expect(new Set(rows).size).toBe(rows.length);
-    expect(rows).toHaveLength(10);
+    expect(rows).toHaveLength(11);
   });
 });

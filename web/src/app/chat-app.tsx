@@ -1,6 +1,7 @@
-import { type ReactNode, useCallback, useMemo, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { createApiFetch } from '../api/create-api-fetch.js';
 import { createConversationApi } from '../api/create-conversation-api.js';
+import type { KnowledgeApi } from '../api/create-knowledge-api.js';
 import { createKnowledgeApi } from '../api/create-knowledge-api.js';
 import type { AuthSession } from '../auth/auth-session.js';
 import { AppHeader } from '../components/app-header.js';
@@ -29,6 +30,7 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
   const chat = useChatController(api, apiBase, apiFetch, onConversationsChanged);
   const knowledgeApi = useMemo(() => createKnowledgeApi(apiBase, apiFetch), [apiBase, apiFetch]);
   const knowledge = useKnowledgeCapture(knowledgeApi, chat);
+  const canViewInsights = useCanViewInsights(knowledgeApi);
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
   const closeSidebarThen = (action: () => void) => () => {
@@ -43,6 +45,7 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
         onToggleSidebar={() => setSidebarOpen((open) => !open)}
         onLocaleChange={onLocaleChange}
         identity={identity}
+        canViewInsights={canViewInsights}
       />
       <div className="app__body">
         <Sidebar
@@ -69,4 +72,26 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
       </div>
     </div>
   );
+}
+
+/**
+ * Whether `GET /api/me` says the caller is a service-desk lead (the same answer knowledge capture
+ * reads). Until it answers, and if it fails, the insights link stays hidden; the page itself
+ * would refuse a non-lead anyway (403).
+ */
+function useCanViewInsights(api: KnowledgeApi): boolean {
+  const [canViewInsights, setCanViewInsights] = useState(false);
+  useEffect(() => {
+    let current = true;
+    api.caller().then(
+      (caller) => {
+        if (current) setCanViewInsights(caller.canViewInsights === true);
+      },
+      () => undefined, // knowledge capture logs the failure of the same request
+    );
+    return () => {
+      current = false;
+    };
+  }, [api]);
+  return canViewInsights;
 }
