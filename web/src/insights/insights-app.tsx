@@ -149,7 +149,8 @@ function LoadFailure({
   );
 }
 
-function InsightsSections({
+/** The five sections of one window's body (exported for the render tests). */
+export function InsightsSections({
   insights,
   text,
 }: {
