@@ -51,8 +51,9 @@ export function Root() {
 
   useEffect(() => {
     document.documentElement.lang = locale;
-    document.title = i18n.t('appTitle');
-  }, [locale, i18n]);
+    // The insights page names the tab itself (its strings travel with its chunk).
+    if (page === 'chat') document.title = i18n.t('appTitle');
+  }, [locale, i18n, page]);
 
   useEffect(() => {
     void (async () => {
