@@ -13,6 +13,7 @@ import {
 } from '../adapters/bedrock/prompt-cache-support.js';
 import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
+import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
 import type { DailyBudget } from '../chat/daily-budget.js';
 import {
@@ -23,9 +24,10 @@ import {
   type Retriever,
 } from '../chat/ports.js';
 import type { InsightsStore } from '../insights/ports.js';
+import { createInsightsRecorder } from '../insights/record-insights.js';
 import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
 import { withPrices } from '../observability/model-prices.js';
-import { createObservability } from '../observability/telemetry.js';
+import { createObservability, ownerHashOf } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
 import { type FunctionConfig, guardrailOf } from './function-config.js';
@@ -54,7 +56,7 @@ export interface HandlerOverrides {
   readonly verifier?: AccessTokenVerifier;
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers?: IssueNumbers;
-  /** The insights aggregates (issue #28). */
+  /** The insights aggregates; production: the DynamoDB store when INSIGHTS_TABLE is set. */
   readonly insights?: InsightsStore;
   readonly now?: () => Date;
 }
@@ -101,6 +103,28 @@ export function createApi(
       cacheMaxBytes: config.TURN_CACHE_MAX_BYTES,
     });
   const budget = overrides.budget ?? createDailyBudget({ documents, tables });
+  const insightsStore =
+    overrides.insights ??
+    (config.INSIGHTS_TABLE
+      ? createDynamoDbInsightsStore({
+          documents,
+          tableName: config.INSIGHTS_TABLE,
+          retentionDays: config.RETENTION_DAYS,
+        })
+      : undefined);
+  const insights =
+    insightsStore &&
+    createInsightsRecorder({
+      store: insightsStore,
+      estimateCostUsd: (report) => observability.estimateCostUsd(report),
+      gapScoreThreshold: config.INSIGHTS_GAP_SCORE,
+      examples: config.INSIGHTS_EXAMPLES,
+      scrubSettings: config.PERSONAL_DATA_SETTINGS,
+      ownerHash: ownerHashOf,
+      log: observability.log,
+      writeFailed: (operation) => observability.insightsWriteFailed(operation),
+      ...(overrides.now ? { now: overrides.now } : {}),
+    });
   const retriever =
     overrides.retriever ??
     createKnowledgeBaseRetriever({
@@ -153,6 +177,7 @@ export function createApi(
       store,
       retriever,
       model,
+      ...(insights ? { insights } : {}),
       heartbeatMs: config.HEARTBEAT_MS,
       tokenBatchMs: config.TOKEN_BATCH_MS,
       padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
@@ -196,15 +221,20 @@ export function createApi(
       padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
       scrubSettings: config.PERSONAL_DATA_SETTINGS,
-      recorded: (report) => observability.knowledgeRecorded(report),
+      recorded: (report) => {
+        observability.knowledgeRecorded(report);
+        // Not awaited: the route's report is synchronous; the recorder bounds and logs itself.
+        void insights?.knowledgeRecorded(report);
+      },
       log: observability.log,
     }),
     conversations: createConversationRoutes(store, {
       now: overrides.now,
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
+      ...(insights ? { insights } : {}),
     }),
     insights: createInsightsRoutes({
-      insights: overrides.insights ?? insightsStoreFor(config),
+      insights: insightsStore ?? withoutInsightsStore,
       now: overrides.now ?? (() => new Date()),
     }),
   });
@@ -301,12 +331,10 @@ function knowledgeDocumentsFor(
 }
 
 /**
- * The deployment's insights aggregates. Interim: the DynamoDB adapter comes with the
- * `insights-store` branch; until it is merged a deployment answers leads with a 500 rather than
- * with figures it does not have.
+ * A function without `INSIGHTS_TABLE` (a deployment older than the table) has no figures to
+ * show: a lead's read is a 500 with the reason in the log, not an empty page that would look
+ * like a quiet month.
  */
-function insightsStoreFor(_config: FunctionConfig): Pick<InsightsStore, 'readInsights'> {
-  return {
-    readInsights: () => Promise.reject(new Error('No insights store is configured')),
-  };
-}
+const withoutInsightsStore: Pick<InsightsStore, 'readInsights'> = {
+  readInsights: () => Promise.reject(new Error('INSIGHTS_TABLE is not set: no insights store')),
+};
