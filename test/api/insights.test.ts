@@ -1,15 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
 import { callerSchema } from '../../functions/contract/knowledge.js';
 import type { ChatInsight, InsightsStore } from '../../functions/insights/ports.js';
+import { eventsNamed } from '../support/chat-client.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
 import { createInProcessApi } from '../support/in-process-api.js';
+import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
 
 /**
  * `GET /api/insights` in process (ADR 0016): who may read it, which windows, how it is cached,
- * and that it is the store's read for the caller's tenant passed through the contract. The
- * aggregates' own rules are test/insights/ and the store conformance suite.
+ * that it is the store's read for the caller's tenant passed through the contract, and — on the
+ * local stack's DynamoDB Local and Bedrock endpoint — that chats and feedback sent through the API
+ * fill it. The aggregates' own rules are test/insights/ and the store conformance suite.
  */
 
 const now = new Date('2026-12-02T09:30:00Z');
@@ -188,3 +191,62 @@ describe('service-desk leads', () => {
     expect(callerSchema.parse(me.json).canViewInsights).toBe(true);
   });
 });
+
+describe('insights from real use, on the local stack (DynamoDB Local, local Bedrock)', () => {
+  let stack: InProcessStack;
+  beforeAll(async () => {
+    // Every retrieval counts as weak (best score under 1), so each inquiry is a gap with its
+    // example whatever the local index scores: the test is about the path, not the threshold.
+    stack = await startInProcessStack({ functionEnvironment: { INSIGHTS_GAP_SCORE: '1' } });
+  });
+  afterAll(() => stack?.stop());
+
+  it('fills the body from chats, a 👍 with the solution marked and a 👎 as irrelevant', async () => {
+    const user = 'insights-staff';
+    const solved = await answeredThroughApi(stack, user, 'プリンターの設置依頼をしたい');
+    const issueId = solved.citedIssueIds[0] ?? '';
+    expect(issueId).not.toBe('');
+    const up = await stack.call(
+      'POST',
+      `/api/conversations/${solved.conversationId}/turns/${solved.seq}/feedback`,
+      { rating: 'up', helpfulTicketIds: [issueId] },
+      { user },
+    );
+    expect(up.status).toBe(200);
+    const gap = await answeredThroughApi(stack, user, '会議室のプロジェクターが映らない');
+    const down = await stack.call(
+      'POST',
+      `/api/conversations/${gap.conversationId}/turns/${gap.seq}/feedback`,
+      { rating: 'down', reason: 'irrelevant_tickets' },
+      { user },
+    );
+    expect(down.status).toBe(200);
+
+    const response = await stack.call('GET', '/api/insights', undefined, { user: 'a-lead' });
+    expect(response.status).toBe(200);
+    const body = insightsSchema.parse(response.json);
+    expect(body.activity.totals).toMatchObject({ chats: 2, answers: 2, ratedUp: 1, ratedDown: 1 });
+    expect(body.activity.totals.inputTokens).toBeGreaterThan(0);
+    expect(body.helped.mostSolved[0]).toMatchObject({ issueId, solved: 1 });
+    const examples = body.gaps.flatMap((topic) => topic.examples.map((example) => example.text));
+    expect(examples).toContain('会議室のプロジェクターが映らない');
+    const ratedDown = body.gaps.reduce((sum, topic) => sum + (topic.byReason.rated_down ?? 0), 0);
+    expect(ratedDown).toBe(1);
+    // The asker is a hash, never the user id.
+    expect(response.text).not.toContain(user);
+  }, 120_000);
+});
+
+/** Posts a chat and returns the stored answer's conversation, seq and cited tickets. */
+async function answeredThroughApi(stack: InProcessStack, user: string, message: string) {
+  const response = await stack.postChat({ message }, { user });
+  const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
+  const detail = await stack.fetchConversation(conversationId, user);
+  const answer = detail.turns.find((turn) => turn.kind === 'answer');
+  if (!answer) throw new Error(`no answer stored for "${message}"`);
+  const cited =
+    (answer.result as { results?: { issue_id: string }[] } | undefined)?.results?.map(
+      (ticket) => ticket.issue_id,
+    ) ?? [];
+  return { conversationId, seq: answer.seq, citedIssueIds: cited };
+}

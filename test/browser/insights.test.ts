@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
 import { ask, WAIT_MS, waitForAnswer } from './support/chat-actions.js';
 
-// One lead; everyone else is staff. The stack records insights where chats and feedback happen.
+// One lead; everyone else is staff. The stack records insights where chats and feedback happen;
+// every retrieval counts as weak (INSIGHTS_GAP_SCORE 1), so each inquiry is a gap with its
+// example whatever the local index scores.
 const LEAD = 'browser-lead';
 const { open, baseUrl } = registerBrowserHarness({
-  functionEnvironment: { SERVICE_DESK_LEADS: LEAD },
+  functionEnvironment: { SERVICE_DESK_LEADS: LEAD, INSIGHTS_GAP_SCORE: '1' },
 });
 
 const INSIGHTS_TITLE = 'サービスデスク インサイト';
