@@ -18,7 +18,7 @@ import {
   type KnowledgeCaptureTarget,
   type ModelGuardrailTarget,
 } from './constructs/api-function.js';
-import { Auth, knowledgeEditorGroupName } from './constructs/auth.js';
+import { Auth, knowledgeEditorGroupName, serviceDeskLeadGroupName } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
 import type { KnowledgeBaseIngestionLogs } from './constructs/knowledge-base-ingestion-logs.js';
@@ -76,6 +76,8 @@ export const stackOutputNames = {
   functionUrl: 'ApiFunctionUrl',
   functionName: 'ApiFunctionName',
   knowledgeEditorGroup: 'KnowledgeEditorGroup',
+  /** The Cognito group of service-desk leads, who may open the insights page. */
+  serviceDeskLeadGroup: 'ServiceDeskLeadGroup',
   /** The `vectorStore` setting: what the acceptance suite and `npm run eval` report and search by. */
   vectorStore: 'VectorStore',
 } as const;
@@ -190,6 +192,7 @@ export class ServiceDeskStack extends Stack {
           : readPersonalDataSettings(config.personalDataSettings),
       userPoolId: auth.userPool.userPoolId,
       userPoolClientId: auth.userPoolClientId,
+      serviceDeskLeadGroupName,
       retentionDays: config.retentionDays,
       numberOfResults: config.numberOfResults,
       queryExpansion: config.queryExpansion,
@@ -264,6 +267,7 @@ export class ServiceDeskStack extends Stack {
       [stackOutputNames.functionUrl]: api.functionUrl.url,
       [stackOutputNames.functionName]: api.function.functionName,
       [stackOutputNames.knowledgeEditorGroup]: auth.knowledgeEditorGroup.ref,
+      [stackOutputNames.serviceDeskLeadGroup]: auth.serviceDeskLeadGroup.ref,
       [stackOutputNames.vectorStore]: config.vectorStore,
     };
     for (const [name, value] of Object.entries(outputs)) {

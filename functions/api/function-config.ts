@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
 import { ticketCategorySet } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
+import { DEFAULT_GAP_SCORE_THRESHOLD } from '../insights/record-insights.js';
 import { parseScrubSettings, type ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -11,6 +12,16 @@ import {
 
 const optionalUrl = z.string().url().optional();
 const booleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
+/** Dev user names, comma-separated (`KNOWLEDGE_EDITORS`, `SERVICE_DESK_LEADS`); unset: none. */
+const devUserList = z
+  .string()
+  .default('')
+  .transform((list) =>
+    list
+      .split(',')
+      .map((user) => user.trim())
+      .filter(Boolean),
+  );
 
 /** A JSON setting (default `{}`): a message naming `name` when it is not JSON, then `schema`. */
 function jsonText<Schema extends z.ZodType>(name: string, schema: Schema) {
@@ -47,6 +58,19 @@ export const functionConfigSchema = z
       .default('default'),
     CONVERSATIONS_TABLE: z.string().min(1),
     TURNS_TABLE: z.string().min(1),
+    /** The insights aggregates' table (ADR 0022); unset: nothing is recorded for insights. */
+    INSIGHTS_TABLE: z.string().min(1).optional(),
+    /**
+     * Keep gap examples — scrubbed inquiry text leads see on the insights page (the
+     * `insightsExamples` deploy setting). Off: gaps are counts only.
+     */
+    INSIGHTS_EXAMPLES: booleanText.default(true),
+    /**
+     * Best retrieval score under which an answered inquiry counts as a knowledge gap
+     * (`weak_retrieval`). Bedrock's scores depend on the vector store and search type; the local
+     * index scales each language's best to 1, so locally only "nothing retrieved" is weak.
+     */
+    INSIGHTS_GAP_SCORE: z.coerce.number().min(0).max(1).default(DEFAULT_GAP_SCORE_THRESHOLD),
     KNOWLEDGE_BASE_ID: z.string().min(1),
     MODEL_ID: z.string().min(1),
     AWS_REGION: z.string().min(1).default('us-east-1'),
@@ -218,15 +242,14 @@ export const functionConfigSchema = z
      * Local mode only: dev users (comma-separated) who may publish; empty: every dev user, so a
      * developer can try the whole flow on built-in defaults.
      */
-    KNOWLEDGE_EDITORS: z
-      .string()
-      .default('')
-      .transform((list) =>
-        list
-          .split(',')
-          .map((user) => user.trim())
-          .filter(Boolean),
-      ),
+    KNOWLEDGE_EDITORS: devUserList,
+    /** Cognito: members of this group are service-desk leads and may read `GET /api/insights`. */
+    SERVICE_DESK_LEAD_GROUP: z.string().min(1).default('service-desk-leads'),
+    /**
+     * Local mode only: dev users (comma-separated) who are service-desk leads; empty: every dev
+     * user, as `KNOWLEDGE_EDITORS`.
+     */
+    SERVICE_DESK_LEADS: devUserList,
     /**
      * Domains (comma-separated; subdomains included) links in answers may point to; links
      * elsewhere are removed from mail drafts and to-dos and shown unverified in the advice

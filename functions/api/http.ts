@@ -20,6 +20,8 @@ export interface ApiRequest {
   readonly owner: Owner;
   /** A knowledge editor (ADR 0011): the Cognito group locally the dev-user list decides. */
   readonly canPublishKnowledge: boolean;
+  /** A service-desk lead (issue #28): the Cognito group, locally the dev-user list decides. */
+  readonly canViewInsights: boolean;
   readonly remainingTimeMs: () => number;
 }
 
@@ -102,6 +104,7 @@ export const HTTP_STATUS_BY_CODE = {
   no_mail_draft: 400,
   unauthorized: 401,
   not_a_knowledge_editor: 403,
+  not_a_service_desk_lead: 403,
   not_found: 404,
   turn_not_found: 404,
   inquiry_not_found: 404,

@@ -123,6 +123,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
       const body: Caller = {
         userId: request.owner.userId,
         canPublishKnowledge,
+        canViewInsights: request.canViewInsights,
         // For the knowledge form's warning; nobody else needs it.
         ...(canPublishKnowledge
           ? {

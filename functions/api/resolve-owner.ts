@@ -15,6 +15,8 @@ export interface ResolvedCaller {
   readonly owner: Owner;
   /** A member of the knowledge editors (ADR 0011). */
   readonly canPublishKnowledge: boolean;
+  /** A service-desk lead: may read the insights page (`GET /api/insights`, issue #28). */
+  readonly canViewInsights: boolean;
 }
 
 export type ResolveOwner = (
@@ -32,6 +34,8 @@ export type IdentityOptions =
       readonly tenantId: string;
       /** Dev users who are knowledge editors; empty: every dev user is one. */
       readonly knowledgeEditors: readonly string[];
+      /** Dev users who are service-desk leads; empty: every dev user is one. */
+      readonly serviceDeskLeads: readonly string[];
     }
   | {
       readonly mode: 'cognito';
@@ -39,16 +43,20 @@ export type IdentityOptions =
       readonly verifier: AccessTokenVerifier;
       /** Members of this Cognito group are knowledge editors (`cognito:groups` claim). */
       readonly knowledgeEditorGroup: string;
+      /** Members of this Cognito group are service-desk leads (`cognito:groups` claim). */
+      readonly serviceDeskLeadGroup: string;
     };
 
 /**
  * The caller's identity, from headers only — never from the body. In AWS: a verified Cognito
  * access token (signature, issuer, client id, expiry, token use) and its groups. Locally: the
- * dev header, and the dev-user list for editors.
+ * dev header, and the dev-user lists for editors and leads (an empty list: everyone, so the whole
+ * app can be tried on built-in defaults).
  */
 export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
   if (options.mode === 'local') {
     const editors = new Set(options.knowledgeEditors);
+    const leads = new Set(options.serviceDeskLeads);
     return async (headers) => {
       const userId = headers[DEV_USER_HEADER]?.trim() || DEFAULT_DEV_USER;
       if (!DEV_USER.test(userId))
@@ -56,10 +64,11 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
       return {
         owner: { tenantId: options.tenantId, userId },
         canPublishKnowledge: editors.size === 0 || editors.has(userId),
+        canViewInsights: leads.size === 0 || leads.has(userId),
       };
     };
   }
-  const { knowledgeEditorGroup } = options;
+  const { knowledgeEditorGroup, serviceDeskLeadGroup } = options;
   return async (headers) => {
     const token = headers[AUTH_TOKEN_HEADER]?.replace(/^Bearer\s+/i, '').trim();
     if (!token) throw new HttpError('unauthorized', 'Sign-in required');
@@ -78,10 +87,12 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
     // Cognito's own subjects are UUIDs; this guards against a misconfigured or foreign issuer.
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.includes('#'))
       throw new HttpError('unauthorized', 'The access token has no usable subject');
-    const groups = payload['cognito:groups'];
+    const claimed = payload['cognito:groups'];
+    const groups: readonly string[] = Array.isArray(claimed) ? claimed : [];
     return {
       owner: { tenantId: options.tenantId, userId: payload.sub },
-      canPublishKnowledge: Array.isArray(groups) && groups.includes(knowledgeEditorGroup),
+      canPublishKnowledge: groups.includes(knowledgeEditorGroup),
+      canViewInsights: groups.includes(serviceDeskLeadGroup),
     };
   };
 }

@@ -3,6 +3,7 @@ import type { createChatRoute } from './chat-route.js';
 import type { createConversationRoutes } from './conversation-routes.js';
 import type { createHandoffRoute } from './handoff-routes.js';
 import { type ApiRequest, HttpError, type HttpResponse } from './http.js';
+import type { createInsightsRoutes } from './insights-routes.js';
 import type { createKnowledgeRoutes } from './knowledge-routes.js';
 import type { createMailDraftRoutes } from './mail-draft-routes.js';
 
@@ -49,6 +50,8 @@ export interface RouteGroups {
   readonly handoff: ReturnType<typeof createHandoffRoute>;
   /** The e-mail draft's versions, refinements and actions (ADR 0023). */
   readonly mailDrafts: ReturnType<typeof createMailDraftRoutes>;
+  /** The insights of the service desk's leads (ADR 0022). */
+  readonly insights: ReturnType<typeof createInsightsRoutes>;
 }
 
 /**
@@ -79,15 +82,16 @@ function route<Template extends string>(
 /**
  * The table: every route of `/api`.
  * @example
- * const table = createRouteTable({ chat, knowledge, conversations, handoff });
+ * const table = createRouteTable({ chat, knowledge, conversations, handoff, mailDrafts, insights });
  * const matched = matchRoute(table, 'GET', '/api/conversations');
  */
 export function createRouteTable(groups: RouteGroups): readonly Route[] {
-  const { chat, knowledge, conversations, handoff, mailDrafts } = groups;
+  const { chat, knowledge, conversations, handoff, mailDrafts, insights } = groups;
   return [
     route('POST', '/api/chat', (request) => chat(request)),
     route('GET', '/api/conversations', (request) => conversations.list(request)),
     route('GET', '/api/me', (request) => knowledge.me(request)),
+    route('GET', '/api/insights', (request) => insights.read(request)),
     route('POST', '/api/knowledge', (request) => knowledge.publish(request)),
     route('POST', '/api/conversations/{id}/inquiries/{inquiryId}/knowledge-draft', (request, p) =>
       knowledge.draft(request, p.id, p.inquiryId),

@@ -25,6 +25,7 @@ export const REQUEST_ERROR_CODES = [
   // 401 / 403: who is asking.
   'unauthorized',
   'not_a_knowledge_editor',
+  'not_a_service_desk_lead',
   // 404 / 405: nothing there.
   'not_found',
   'turn_not_found',

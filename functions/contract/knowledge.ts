@@ -196,10 +196,18 @@ export const ticketDraftEventSchema = z.object({
 });
 export type TicketDraftEvent = z.infer<typeof ticketDraftEventSchema>;
 
-/** `GET /api/me`: who the caller is to this app (the web app shows editor actions only to editors). */
+/**
+ * `GET /api/me`: who the caller is to this app (the web app shows editor actions only to editors
+ * and the insights link only to leads).
+ */
 export const callerSchema = z.object({
   userId: z.string(),
   canPublishKnowledge: z.boolean(),
+  /**
+   * A service-desk lead (Cognito group `service-desk-leads`, locally `SERVICE_DESK_LEADS`): may
+   * open `/insights`. Absent from servers older than the insights page (no link).
+   */
+  canViewInsights: z.boolean().optional(),
   /**
    * Domains links may point to (`ALLOWED_LINK_DOMAINS`): the knowledge form warns about links
    * elsewhere before publishing. Absent from servers older than the check.

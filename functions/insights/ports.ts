@@ -34,6 +34,17 @@ export interface ChatInsight {
   readonly citedIssueIds: readonly string[];
   /** Canonical issue ids of the retrieved tickets (after the restricted filter). */
   readonly retrievedIssueIds: readonly string[];
+  /**
+   * The inquiry's topic, gap or not: the store keeps it with the answer, so a later 👎 with
+   * `irrelevant_tickets`/`incomplete` counts as a gap of the same topic (feedback cannot tell the
+   * nearest ticket's category, which the answer does not store). Absent: such a 👎 counts under
+   * `gap.topicKey` if there is one, else nowhere.
+   */
+  readonly topic?: {
+    readonly topicKey: string;
+    readonly category: string;
+    readonly terms: readonly string[];
+  };
   /** The inquiry's topic and why it is a gap, when it is one (weak retrieval, nothing cited). */
   readonly gap?: {
     readonly topicKey: string;
@@ -51,10 +62,18 @@ export interface FeedbackInsight {
   readonly answerDay: string;
   readonly conversationId: string;
   readonly answerSeq: number;
+  /**
+   * The verdict the caller saw before (informational). The stores count the delta from the
+   * verdict their own conditional swap on the answer's item replaced — exact under races, and a
+   * repeated or older `next` (by `updatedAt`) changes nothing (ADR 0022).
+   */
   readonly previous?: AnswerFeedback;
   readonly next: AnswerFeedback;
   readonly citedIssueIds: readonly string[];
-  /** The answer's topic, so a 👎 with `irrelevant_tickets`/`incomplete` counts as a gap there. */
+  /**
+   * The answer's topic, so a 👎 with `irrelevant_tickets`/`incomplete` counts as a gap there.
+   * Absent: the topic `recordChat` kept with the answer (the feedback route passes none).
+   */
   readonly topic?: {
     readonly topicKey: string;
     readonly category: string;
@@ -77,7 +96,10 @@ export type EvaluationRun = NonNullable<Insights['evaluation']>;
 
 export interface InsightsStore {
   recordChat(scope: InsightsScope, insight: ChatInsight): Promise<void>;
-  /** Applies the delta exactly once, also when two staff members' feedback on one answer race. */
+  /**
+   * Applies the delta exactly once, also when feedback posts on one answer race (two tabs) or
+   * one is sent again: the newest `next.updatedAt` is the answer's verdict.
+   */
   recordFeedback(scope: InsightsScope, insight: FeedbackInsight): Promise<void>;
   recordCapture(
     scope: InsightsScope,

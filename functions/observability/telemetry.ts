@@ -9,6 +9,7 @@ import type { MailDraftStyle, MailDraftUsage } from '../contract/mail-draft.js';
 import {
   chatMetrics,
   feedbackMetrics,
+  insightsMetrics,
   knowledgeMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
@@ -121,6 +122,10 @@ export interface Observability {
   knowledgeRecorded(report: KnowledgeReport): void;
   /** Staff did something with an answer's e-mail draft: a log line (counts, never text) and metrics. */
   mailDraftRecorded(report: MailDraftReport): void;
+  /** An insights aggregate write failed (its log line is the recorder's): the metric. */
+  insightsWriteFailed(operation: string): void;
+  /** The chat's estimated cost in USD from the function's price table; undefined: no price. */
+  estimateCostUsd(report: ChatReport): number | undefined;
   /** A failure worth a look (a 5xx, a bug); the error's stack goes to the log, not to the client. */
   requestFailed(outcome: RequestOutcome, error: unknown): void;
 }
@@ -202,6 +207,26 @@ export function createObservability(options: ObservabilityOptions): Observabilit
         has_comment: report.feedback.comment !== undefined,
       });
       if (options.metrics) publishFeedbackMetrics(report);
+    },
+    insightsWriteFailed(operation) {
+      if (!options.metrics) return;
+      const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+      metrics.addMetric(insightsMetrics.writeFailed.name, 'Count', 1);
+      metrics.addMetadata('operation', operation);
+      metrics.publishStoredMetrics();
+    },
+    estimateCostUsd(report) {
+      if (report.inputTokens === undefined || report.outputTokens === undefined) return undefined;
+      return estimateCostUsd(
+        report.modelId,
+        {
+          inputTokens: report.inputTokens,
+          outputTokens: report.outputTokens,
+          cacheReadInputTokens: report.cacheReadInputTokens,
+          cacheWriteInputTokens: report.cacheWriteInputTokens,
+        },
+        prices,
+      );
     },
     knowledgeRecorded(report) {
       const common = {

@@ -50,6 +50,7 @@ export const apiEnvironmentNames = {
   knowledgeDataSourceId: 'KNOWLEDGE_DATA_SOURCE_ID',
   knowledgeKeyPrefix: 'KNOWLEDGE_KEY_PREFIX',
   knowledgeEditorGroup: 'KNOWLEDGE_EDITOR_GROUP',
+  serviceDeskLeadGroup: 'SERVICE_DESK_LEAD_GROUP',
   vectorStore: 'VECTOR_STORE',
   searchType: 'SEARCH_TYPE',
   modelPrices: 'MODEL_PRICES',
@@ -212,6 +213,8 @@ export interface ApiFunctionProps {
   readonly modelPrices?: Readonly<Record<string, ModelPrice>>;
   readonly userPoolId: string;
   readonly userPoolClientId: string;
+  /** The Cognito group whose members may read the insights page (`cognito:groups` claim). */
+  readonly serviceDeskLeadGroupName: string;
   /** Days until a conversation expires (TTL), counted from its last change. */
   readonly retentionDays: number;
   /** Tickets requested per Retrieve call. */
@@ -302,6 +305,7 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.authMode]: 'cognito',
       [apiEnvironmentNames.userPoolId]: props.userPoolId,
       [apiEnvironmentNames.clientId]: props.userPoolClientId,
+      [apiEnvironmentNames.serviceDeskLeadGroup]: props.serviceDeskLeadGroupName,
       [apiEnvironmentNames.retentionDays]: String(props.retentionDays),
       [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
       [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),

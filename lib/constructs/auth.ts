@@ -13,6 +13,12 @@ import { acknowledgeAwsCustomResourceProvider } from '../nag-acknowledgements.js
  */
 export const knowledgeEditorGroupName = 'knowledge-editors';
 
+/**
+ * The Cognito group whose members may read the insights page (`/insights`, issue #28); the API
+ * function reads it from the same claim (SERVICE_DESK_LEAD_GROUP).
+ */
+export const serviceDeskLeadGroupName = 'service-desk-leads';
+
 export interface AuthProps {
   /**
    * Prefix of the hosted sign-in domain `https://<prefix>.auth.<region>.amazoncognito.com`,
@@ -39,8 +45,8 @@ export interface AuthProps {
 
 /**
  * Staff sign-in: a Cognito user pool without self sign-up (administrators create accounts), a
- * hosted sign-in domain, a public SPA client (authorization code + PKCE, no secret) and the
- * knowledge editors' group.
+ * hosted sign-in domain, a public SPA client (authorization code + PKCE, no secret), the
+ * knowledge editors' group and the service-desk leads' group.
  *
  * The client's callback URL is the CloudFront URL, but the API function needs the client id and
  * CloudFront needs the function URL: declaring the callback on the client would be a cycle
@@ -59,6 +65,8 @@ export class Auth extends Construct {
   readonly userPoolClientId: string;
   /** {@link knowledgeEditorGroupName}: administrators add staff who may publish knowledge. */
   readonly knowledgeEditorGroup: cognito.CfnUserPoolGroup;
+  /** {@link serviceDeskLeadGroupName}: administrators add the leads who may see insights. */
+  readonly serviceDeskLeadGroup: cognito.CfnUserPoolGroup;
   private readonly providerLogGroup?: logs.ILogGroup;
 
   constructor(scope: Construct, id: string, props: AuthProps = {}) {
@@ -153,6 +161,12 @@ export class Auth extends Construct {
       groupName: knowledgeEditorGroupName,
       description:
         'Staff who may publish solved inquiries as Knowledge Base tickets (knowledge capture)',
+    });
+    this.serviceDeskLeadGroup = new cognito.CfnUserPoolGroup(this, 'ServiceDeskLeads', {
+      userPoolId: this.userPool.userPoolId,
+      groupName: serviceDeskLeadGroupName,
+      description:
+        'Service-desk leads who may see the insights page (knowledge gaps, activity, what helped)',
     });
   }
 

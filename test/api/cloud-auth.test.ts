@@ -3,6 +3,7 @@ import type { Jwks } from 'aws-jwt-verify/jwk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ChatCallOptions, eventsNamed } from '../support/chat-client.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
+import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
 import { createInProcessApi } from '../support/in-process-api.js';
 import { createTestSigningKey, signTestJwt } from '../support/sign-test-jwt.js';
 
@@ -50,7 +51,11 @@ beforeAll(async () => {
       LOG_LEVEL: 'SILENT',
       METRICS: 'false',
     },
-    { verifier, retriever: { search: async () => [], fetchByIssueIds: async () => [] } },
+    {
+      verifier,
+      retriever: { search: async () => [], fetchByIssueIds: async () => [] },
+      insights: createInMemoryInsightsStore(),
+    },
   );
 });
 afterAll(async () => {
@@ -109,5 +114,25 @@ describe('cloud mode identity', () => {
       withToken(accessToken({ sub: 'staff-2' })),
     );
     expect((theirs.json as { items: unknown[] }).items).toHaveLength(0);
+  });
+});
+
+describe('cloud mode roles', () => {
+  it('makes a member of service-desk-leads a lead, and nobody else', async () => {
+    const lead = withToken(accessToken({ 'cognito:groups': ['service-desk-leads'] }));
+    const editor = withToken(accessToken({ 'cognito:groups': ['knowledge-editors'] }));
+    const me = await api.call('GET', '/api/me', undefined, lead);
+    expect(me.json).toMatchObject({ canViewInsights: true, canPublishKnowledge: false });
+    expect((await api.call('GET', '/api/insights', undefined, lead)).status).toBe(200);
+    for (const caller of [editor, withToken(accessToken())]) {
+      const refused = await api.call('GET', '/api/insights', undefined, caller);
+      expect(refused.status).toBe(403);
+      expect((refused.json as { error: { code: string } }).error.code).toBe(
+        'not_a_service_desk_lead',
+      );
+      expect((await api.call('GET', '/api/me', undefined, caller)).json).toMatchObject({
+        canViewInsights: false,
+      });
+    }
   });
 });

@@ -86,6 +86,7 @@ const apiRequest = (owner: Owner, path: string, body: unknown): ApiRequest => ({
   rawBody: JSON.stringify(body),
   owner,
   canPublishKnowledge: true,
+  canViewInsights: false,
   remainingTimeMs: () => 600_000,
 });
 

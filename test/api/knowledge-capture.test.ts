@@ -60,6 +60,7 @@ describe('knowledge capture', () => {
     expect(me.json).toEqual({
       userId: user,
       canPublishKnowledge: true,
+      canViewInsights: true,
       allowedLinkDomains: stack.functionEnvironment.ALLOWED_LINK_DOMAINS?.split(','),
       // The served folder's categories (ADR 0020): data/tickets' twenty.
       ticketCategories: readTicketCategories('data/tickets'),
@@ -359,7 +360,7 @@ describe('knowledge editors', () => {
 
   it('lets only the listed dev users draft and publish', async () => {
     const me = await editorsOnly.call('GET', '/api/me', undefined, { user: 'staff' });
-    expect(me.json).toEqual({ userId: 'staff', canPublishKnowledge: false });
+    expect(me.json).toEqual({ userId: 'staff', canPublishKnowledge: false, canViewInsights: true });
     const asked = await editorsOnly.postChat(
       { message: 'プリンターが紙詰まりする' },
       { user: 'staff' },
@@ -384,6 +385,7 @@ describe('knowledge editors', () => {
     expect(editor.json).toEqual({
       userId: 'editor-two',
       canPublishKnowledge: true,
+      canViewInsights: true,
       allowedLinkDomains: editorsOnly.functionEnvironment.ALLOWED_LINK_DOMAINS?.split(','),
       ticketCategories: readTicketCategories('data/tickets'),
     });

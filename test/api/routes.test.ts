@@ -52,6 +52,9 @@ function recordingGroups(): RouteGroups {
       action: (request: ApiRequest, conversationId: string, seq: number) =>
         answer('action', request, conversationId, seq),
     } as unknown as RouteGroups['mailDrafts'],
+    insights: {
+      read: (request: ApiRequest) => answer('insights', request),
+    } as unknown as RouteGroups['insights'],
   };
 }
 
@@ -76,6 +79,7 @@ describe('the route table', () => {
     ['POST', '/api/chat', ['chat']],
     ['GET', '/api/conversations', ['list']],
     ['GET', '/api/me', ['me']],
+    ['GET', '/api/insights', ['insights']],
     ['POST', '/api/knowledge', ['publish']],
     [
       'POST',
@@ -100,6 +104,7 @@ describe('the route table', () => {
     ['GET', '/api/chat'],
     ['PUT', '/api/conversations'],
     ['POST', '/api/me'],
+    ['POST', '/api/insights'],
     ['GET', '/api/knowledge'],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/handoff`],
@@ -159,6 +164,6 @@ describe('the route table', () => {
   it('has one row per method and path template', () => {
     const rows = table.map((route) => `${route.method} ${route.name}`);
     expect(new Set(rows).size).toBe(rows.length);
-    expect(rows).toHaveLength(14);
+    expect(rows).toHaveLength(15);
   });
 });

@@ -105,6 +105,27 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
       expect(parameters.LogoutURLs).toEqual([siteUrl]);
       expect(parameters.AllowedOAuthFlows).toEqual(['code']);
     });
+
+    it('has a service-desk-leads group, named by a stack output, that the API function checks', () => {
+      const groups = template.findResources('AWS::Cognito::UserPoolGroup', {
+        Properties: { GroupName: 'service-desk-leads' },
+      });
+      const [groupId, group] = Object.entries(groups)[0] ?? [];
+      expect(Object.keys(groups)).toHaveLength(1);
+      expect(group?.Properties).toEqual({
+        UserPoolId: { Ref: logicalIdOf(template, 'AWS::Cognito::UserPool') },
+        GroupName: 'service-desk-leads',
+        Description: expect.stringMatching(/insights/),
+      });
+      expect(template.findOutputs(stackOutputNames.serviceDeskLeadGroup)).toEqual({
+        [stackOutputNames.serviceDeskLeadGroup]: { Value: { Ref: groupId } },
+      });
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: { AUTH_MODE: 'cognito', SERVICE_DESK_LEAD_GROUP: 'service-desk-leads' },
+        },
+      });
+    });
   });
 
   it('keeps the logs of every function, CDK providers included, for logRetentionDays', () => {

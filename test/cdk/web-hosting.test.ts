@@ -121,6 +121,8 @@ describe('ServiceDeskStack (default config): web hosting', () => {
       const uriFor = (uri: string) => rewrite({ request: { uri } }).uri;
       expect(uriFor('/conversations/01J0ABC')).toBe('/index.html');
       expect(uriFor('/')).toBe('/index.html');
+      // The leads' insights page is a client-side route of the same app.
+      expect(uriFor('/insights')).toBe('/index.html');
       expect(uriFor('/assets/index-3f2a.js')).toBe('/assets/index-3f2a.js');
       expect(uriFor('/config.json')).toBe('/config.json');
       expect(uriFor('/api/conversations')).toBe('/api/conversations');

@@ -95,6 +95,7 @@ describe('toErrorResponseBody', () => {
     [new KnowledgeStoreUnavailableError(), 503],
     [new HttpError('method_not_allowed', 'PUT is not allowed here'), 405],
     [new HttpError('not_a_knowledge_editor', 'Only knowledge editors may publish'), 403],
+    [new HttpError('not_a_service_desk_lead', 'Only service-desk leads may see insights'), 403],
     [new HttpError('knowledge_capture_disabled', 'Knowledge capture is not configured'), 501],
   ];
 

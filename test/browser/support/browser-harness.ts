@@ -18,9 +18,12 @@ export const SCREENSHOTS =
 
 /**
  * Registers the file's hooks — build the web app, start one local stack and one Chromium, close
- * each test's pages (screenshotting failures) — and returns what tests use.
+ * each test's pages (screenshotting failures) — and returns what tests use. `functionEnvironment`
+ * adds function settings for the file's stack (e.g. `SERVICE_DESK_LEADS`).
  */
-export function registerBrowserHarness() {
+export function registerBrowserHarness(
+  options: { readonly functionEnvironment?: Readonly<Record<string, string>> } = {},
+) {
   let stack: LocalStack;
   let browser: Browser;
   const opened: AppPage[] = [];
@@ -68,6 +71,7 @@ export function registerBrowserHarness() {
         // The JSON request/chat lines and EMF metrics are checked in test/api/observability.test.ts.
         LOG_LEVEL: 'SILENT',
         METRICS: 'false',
+        ...options.functionEnvironment,
       },
       log: () => {},
     });
@@ -94,5 +98,5 @@ export function registerBrowserHarness() {
     await stack?.stop();
   });
 
-  return { open, storedConversation, bedrock };
+  return { open, storedConversation, bedrock, baseUrl: () => stack.url };
 }

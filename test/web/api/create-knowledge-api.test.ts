@@ -134,6 +134,28 @@ describe('createKnowledgeApi', () => {
     });
   });
 
+  it('asks /me once for every caller of one client, and again after a failure', async () => {
+    let calls = 0;
+    const answers = [503, 200, 200];
+    const countingFetch = (async () => {
+      const status = answers[calls++] ?? 200;
+      return new Response(
+        JSON.stringify(
+          status === 200
+            ? { userId: 'lead', canPublishKnowledge: false, canViewInsights: true }
+            : { error: { code: 'store_unavailable', message: 'down' } },
+        ),
+        { status, headers: { 'content-type': 'application/json' } },
+      );
+    }) as unknown as typeof globalThis.fetch;
+    const api = createKnowledgeApi('/api', countingFetch);
+    await expect(api.caller()).rejects.toMatchObject({ status: 503 });
+    const [first, second] = await Promise.all([api.caller(), api.caller()]);
+    expect(first).toEqual({ userId: 'lead', canPublishKnowledge: false, canViewInsights: true });
+    expect(second).toBe(first);
+    expect(calls).toBe(2);
+  });
+
   it('reads whether the caller may publish from /me', async () => {
     const fetch = json(200, { userId: 'tanaka', canPublishKnowledge: true });
     await expect(createKnowledgeApi('/api', fetch).caller()).resolves.toEqual({

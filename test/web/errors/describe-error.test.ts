@@ -122,6 +122,20 @@ describe('describeError for knowledge capture', () => {
   });
 });
 
+describe('describeError for the insights page', () => {
+  it('tells a staff member who is not a lead that the page is for leads, not that the sign-in expired', () => {
+    expect(describeError({ code: 'not_a_service_desk_lead', httpStatus: 403 }, 'en')).toContain(
+      'only for service-desk leads',
+    );
+    expect(describeError({ code: 'not_a_service_desk_lead', httpStatus: 403 }, 'ja')).toContain(
+      'リーダー専用',
+    );
+    expect(describeError({ code: 'not_a_service_desk_lead', httpStatus: 403 }, 'en')).not.toBe(
+      describeError({ code: 'unrecognized_response', httpStatus: 403 }, 'en'),
+    );
+  });
+});
+
 describe('a guardrail intervention', () => {
   it('says the safety filter blocked the answer, and offers no retry that would be blocked again', () => {
     expect(describeError({ code: 'guardrail_intervened' }, 'en')).toContain('Guardrail');

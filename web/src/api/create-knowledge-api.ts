@@ -15,7 +15,10 @@ import { ApiError, callApi } from './api-error.js';
  * `createApiFetch`. Every refusal rejects with an {@link ApiError} carrying the server's code.
  */
 export interface KnowledgeApi {
-  /** `GET /api/me`: whether this staff member may publish knowledge. */
+  /**
+   * `GET /api/me`: whether this staff member may publish knowledge and see insights; asked once
+   * per client (every call shares the first answer).
+   */
   caller(): Promise<Caller>;
   /**
    * `POST …/inquiries/{inquiryId}/knowledge-draft`: streams the model's draft, calling `onEvent`
@@ -33,10 +36,20 @@ export interface KnowledgeApi {
 }
 
 export function createKnowledgeApi(apiBase: string, apiFetch: typeof fetch): KnowledgeApi {
+  // Who the caller is does not change while this client lives (the app makes a new one for a new
+  // identity), so knowledge capture and the insights link share one `GET /api/me`; a failed one
+  // is forgotten, so the next ask tries again.
+  let caller: Promise<Caller> | undefined;
   return {
-    async caller() {
-      const response = await callApi(apiFetch, `${apiBase}/me`, { cache: 'no-store' });
-      return callerSchema.parse(await response.json());
+    caller() {
+      caller ??= (async () => {
+        const response = await callApi(apiFetch, `${apiBase}/me`, { cache: 'no-store' });
+        return callerSchema.parse(await response.json());
+      })().catch((error: unknown) => {
+        caller = undefined;
+        throw error;
+      });
+      return caller;
     },
     async draft(conversationId, inquiryId, { signal, onEvent }) {
       const path = `/conversations/${encodeURIComponent(conversationId)}/inquiries/${encodeURIComponent(inquiryId)}/knowledge-draft`;

@@ -1,7 +1,8 @@
-import { type ReactNode, useCallback, useMemo, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { createApiFetch } from '../api/create-api-fetch.js';
 import { createConversationApi } from '../api/create-conversation-api.js';
 import { createHandoffApi } from '../api/create-handoff-api.js';
+import type { KnowledgeApi } from '../api/create-knowledge-api.js';
 import { createKnowledgeApi } from '../api/create-knowledge-api.js';
 import { createMailDraftApi } from '../api/create-mail-draft-api.js';
 import type { AuthSession } from '../auth/auth-session.js';
@@ -46,6 +47,7 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
     () => ({ api: mailDraftApi, conversationId, title }),
     [mailDraftApi, conversationId, title],
   );
+  const canViewInsights = useCanViewInsights(knowledgeApi);
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
   const closeSidebarThen = (action: () => void) => () => {
@@ -60,6 +62,7 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
         onToggleSidebar={() => setSidebarOpen((open) => !open)}
         onLocaleChange={onLocaleChange}
         identity={identity}
+        canViewInsights={canViewInsights}
       />
       <div className="app__body">
         <Sidebar
@@ -90,4 +93,26 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
       </div>
     </div>
   );
+}
+
+/**
+ * Whether `GET /api/me` says the caller is a service-desk lead (the same answer knowledge capture
+ * reads). Until it answers, and if it fails, the insights link stays hidden; the page itself
+ * would refuse a non-lead anyway (403).
+ */
+function useCanViewInsights(api: KnowledgeApi): boolean {
+  const [canViewInsights, setCanViewInsights] = useState(false);
+  useEffect(() => {
+    let current = true;
+    api.caller().then(
+      (caller) => {
+        if (current) setCanViewInsights(caller.canViewInsights === true);
+      },
+      () => undefined, // knowledge capture logs the failure of the same request
+    );
+    return () => {
+      current = false;
+    };
+  }, [api]);
+  return canViewInsights;
 }

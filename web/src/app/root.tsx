@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import type { AuthSession } from '../auth/auth-session.js';
 import { createLocalSession } from '../auth/create-local-session.js';
 import { readDevUser, writeDevUser } from '../auth/dev-user-store.js';
@@ -6,11 +6,30 @@ import { SignInScreen } from '../components/sign-in-screen.js';
 import { SignedInUser } from '../components/signed-in-user.js';
 import { UserSwitcher } from '../components/user-switcher.js';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/load-runtime-config.js';
-import { createI18n, I18nContext } from '../i18n/i18n-context.js';
+import { createI18n, I18nContext, useI18n } from '../i18n/i18n-context.js';
 import type { Locale } from '../i18n/messages.js';
 import { pickLocale, readStoredLocale, storeLocale } from '../i18n/pick-locale.js';
+import { appPageOf } from './app-page.js';
 import { ChatApp } from './chat-app.js';
 import { writeConversationToUrl } from './url-conversation.js';
+
+// The leads' page is its own chunk: the chat's first load carries none of its code (issue #28).
+// A chunk that fails to load (offline, or a deploy replaced it) says so instead of a blank page.
+const InsightsApp = lazy(() =>
+  import('../insights/insights-app.js').catch((error: unknown) => {
+    console.error(error);
+    return { default: InsightsLoadFailed };
+  }),
+);
+
+function InsightsLoadFailed() {
+  const { t } = useI18n();
+  return (
+    <p className="boot-message" role="alert">
+      {t('loadFailed')}
+    </p>
+  );
+}
 
 type Phase =
   | { readonly name: 'loading' }
@@ -18,8 +37,12 @@ type Phase =
   | { readonly name: 'signed-out'; readonly signIn: () => Promise<void> }
   | { readonly name: 'ready'; readonly config: RuntimeConfig; readonly session: AuthSession };
 
-/** Boots the app: runtime config, language, identity; then the chat app for that identity. */
+/**
+ * Boots the app: runtime config, language, identity; then the page the address names for that
+ * identity — the chat, or the leads' insights.
+ */
 export function Root() {
+  const [page] = useState(() => appPageOf(window.location.pathname));
   const [locale, setLocale] = useState<Locale>(() =>
     pickLocale(readStoredLocale(), navigator.languages),
   );
@@ -28,8 +51,9 @@ export function Root() {
 
   useEffect(() => {
     document.documentElement.lang = locale;
-    document.title = i18n.t('appTitle');
-  }, [locale, i18n]);
+    // The insights page names the tab itself (its strings travel with its chunk).
+    if (page === 'chat') document.title = i18n.t('appTitle');
+  }, [locale, i18n, page]);
 
   useEffect(() => {
     void (async () => {
@@ -66,6 +90,13 @@ export function Root() {
     setPhase({ ...phase, session: createLocalSession(name) });
   };
 
+  const identityOf = (session: AuthSession) =>
+    session.mode === 'local' ? (
+      <UserSwitcher user={session.displayName} onChange={switchDevUser} />
+    ) : (
+      <SignedInUser name={session.displayName} onSignOut={() => void session.signOut()} />
+    );
+
   return (
     <I18nContext.Provider value={i18n}>
       {phase.name === 'loading' && <p className="boot-message">{i18n.t('loading')}</p>}
@@ -75,23 +106,25 @@ export function Root() {
         </p>
       )}
       {phase.name === 'signed-out' && <SignInScreen onSignIn={() => void phase.signIn()} />}
-      {phase.name === 'ready' && (
+      {phase.name === 'ready' && page === 'insights' && (
+        <Suspense fallback={<p className="boot-message">{i18n.t('loading')}</p>}>
+          <InsightsApp
+            key={`${phase.session.mode}:${phase.session.displayName}`}
+            apiBase={phase.config.apiBase}
+            session={phase.session}
+            onLocaleChange={changeLocale}
+            identity={identityOf(phase.session)}
+          />
+        </Suspense>
+      )}
+      {phase.name === 'ready' && page === 'chat' && (
         <ChatApp
           // A new identity gets a fresh app: no state of the previous user survives.
           key={`${phase.session.mode}:${phase.session.displayName}`}
           apiBase={phase.config.apiBase}
           session={phase.session}
           onLocaleChange={changeLocale}
-          identity={
-            phase.session.mode === 'local' ? (
-              <UserSwitcher user={phase.session.displayName} onChange={switchDevUser} />
-            ) : (
-              <SignedInUser
-                name={phase.session.displayName}
-                onSignOut={() => void phase.session.signOut()}
-              />
-            )
-          }
+          identity={identityOf(phase.session)}
         />
       )}
     </I18nContext.Provider>

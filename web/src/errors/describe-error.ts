@@ -74,6 +74,10 @@ const sentences = {
     ja: 'ナレッジを公開する権限がありません。管理者に依頼してください。',
     en: 'You are not allowed to publish knowledge. Ask an administrator.',
   },
+  notLead: {
+    ja: 'このページはサービスデスクのリーダー専用です。閲覧が必要な場合は管理者に依頼してください。',
+    en: 'This page is only for service-desk leads. Ask an administrator if you need access.',
+  },
   notSolved: {
     ja: 'この問い合わせはまだ解決していません（最新の回答が完了した回答ではありません）。',
     en: 'This inquiry is not solved yet: its latest answer is not a complete answer.',
@@ -135,6 +139,7 @@ export const SENTENCE_BY_CODE = {
   unsupported_media_type: sentences.invalid,
   unauthorized: sentences.unauthorized,
   not_a_knowledge_editor: sentences.notEditor,
+  not_a_service_desk_lead: sentences.notLead,
   not_found: sentences.notFound,
   turn_not_found: sentences.notFound,
   inquiry_not_found: sentences.notFound,

@@ -88,6 +88,8 @@ export const ja = {
   previousVersion: '前の版',
   nextVersion: '次の版',
   language: '言語',
+  /** The header link to `/insights` (leads only); the page's own text is web/src/insights/. */
+  insightsLink: 'インサイト',
   devUser: '開発ユーザー',
   switchUser: '切り替え',
   signIn: 'サインイン',
@@ -268,6 +270,7 @@ export const en = {
   previousVersion: 'Previous version',
   nextVersion: 'Next version',
   language: 'Language',
+  insightsLink: 'Insights',
   devUser: 'Dev user',
   switchUser: 'Switch',
   signIn: 'Sign in',

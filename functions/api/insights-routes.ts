@@ -1,0 +1,37 @@
+import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
+import type { InsightsStore } from '../insights/ports.js';
+import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from './http.js';
+
+export interface InsightsRouteDependencies {
+  /** The aggregates kept where events happen (ADR 0022); the route only reads them. */
+  readonly insights: Pick<InsightsStore, 'readInsights'>;
+  readonly now: () => Date;
+}
+
+/**
+ * Service-desk insights (issue #28): `GET /api/insights?days=30|90`, the body of the lead's
+ * `/insights` page. Leads only — the body carries inquiry text (a gap's examples) — and stored
+ * by no cache (`private, no-store`): neither CloudFront nor the browser keeps a copy that the
+ * next person at a shared desk could see.
+ */
+export function createInsightsRoutes(dependencies: InsightsRouteDependencies) {
+  return {
+    async read(request: ApiRequest): Promise<HttpResponse> {
+      // Before the window: a non-lead learns nothing, not even which windows exist.
+      if (!request.canViewInsights)
+        throw new HttpError('not_a_service_desk_lead', 'Only service-desk leads may see insights');
+      const days = insightsWindowSchema.safeParse(request.query.days);
+      if (!days.success)
+        throw new HttpError('bad_request', 'days: must be 30 or 90', { field: 'days' });
+      const insights = await dependencies.insights.readInsights(
+        { tenantId: request.owner.tenantId },
+        days.data,
+        dependencies.now(),
+      );
+      // Parsed on the way out: the contract's objects drop any key they do not declare, so
+      // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.
+      const body: Insights = insightsSchema.parse(insights);
+      return jsonResponse(200, body, { 'cache-control': 'private, no-store' });
+    },
+  };
+}

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
+import { callerSchema } from '../../functions/contract/knowledge.js';
+import type { ChatInsight, InsightsStore } from '../../functions/insights/ports.js';
+import { eventsNamed } from '../support/chat-client.js';
+import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
+import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
+import { createInProcessApi } from '../support/in-process-api.js';
+import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
+
+/**
+ * `GET /api/insights` in process (ADR 0016): who may read it, which windows, how it is cached,
+ * that it is the store's read for the caller's tenant passed through the contract, and — on the
+ * local stack's DynamoDB Local and Bedrock endpoint — that chats and feedback sent through the API
+ * fill it. The aggregates' own rules are test/insights/ and the store conformance suite.
+ */
+
+const now = new Date('2026-12-02T09:30:00Z');
+const tenantId = 'acme';
+
+function apiWith(
+  settings: Record<string, string> = {},
+  insights: Pick<InsightsStore, 'readInsights'> = createInMemoryInsightsStore(),
+) {
+  return createInProcessApi(
+    {
+      TENANT_ID: tenantId,
+      MODEL_ID: 'unused',
+      BEDROCK_RUNTIME_ENDPOINT: 'http://127.0.0.1:9',
+      BEDROCK_AGENT_RUNTIME_ENDPOINT: 'http://127.0.0.1:9',
+      AWS_REGION: 'local',
+      LOG_LEVEL: 'SILENT',
+      ...settings,
+    },
+    {
+      store: createInMemoryConversationStore(),
+      insights: insights as InsightsStore,
+      now: () => now,
+    },
+  );
+}
+
+const errorOf = (json: unknown) =>
+  (json as { error?: { code?: string; field?: string; message?: string } }).error;
+
+/** A chat of `day` whose retrieval found nothing: a knowledge gap with its example. */
+const gapChat = (conversationId: string, text: string, ownerHash: string): ChatInsight => ({
+  day: '2026-12-01',
+  conversationId,
+  answerSeq: 2,
+  outcome: 'complete',
+  timeToFirstTokenMs: 420,
+  inputTokens: 1200,
+  outputTokens: 300,
+  estimatedCostUsd: 0.0081,
+  citedIssueIds: [],
+  retrievedIssueIds: [],
+  gap: {
+    topicKey: 'uncategorized|複合機',
+    category: 'uncategorized',
+    terms: ['複合機'],
+    reason: 'no_ticket_cited',
+    example: { text, ownerHash },
+  },
+});
+
+describe('GET /api/insights', () => {
+  it('answers a lead with the window of figures, never stored by a cache', async () => {
+    const api = apiWith();
+    const response = await api.call('GET', '/api/insights', undefined, { user: 'lead' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    const body = insightsSchema.parse(response.json);
+    expect(body.days).toBe(30);
+    expect(body.generatedAt).toBe(now.toISOString());
+    expect(body.activity.perDay).toHaveLength(30);
+    expect(body.activity.perDay.at(-1)?.day).toBe('2026-12-02');
+
+    const ninety = await api.call('GET', '/api/insights?days=90', undefined, { user: 'lead' });
+    expect(ninety.status).toBe(200);
+    expect(insightsSchema.parse(ninety.json).activity.perDay).toHaveLength(90);
+  });
+
+  it("reads the caller's tenant's aggregates: a recorded gap arrives with its example", async () => {
+    const insights = createInMemoryInsightsStore();
+    await insights.recordChat(
+      { tenantId },
+      gapChat('01JCONVERSATION0000000001', '複合機でスキャンした PDF が届かない', 'a1b2c3d4e5f6'),
+    );
+    await insights.recordChat(
+      { tenantId: 'another-tenant' },
+      gapChat('01JCONVERSATION0000000002', 'よそのテナントの問い合わせ', 'ffff0000'),
+    );
+    const response = await apiWith({}, insights).call('GET', '/api/insights', undefined, {
+      user: 'lead',
+    });
+    const body = insightsSchema.parse(response.json);
+    expect(body.activity.totals).toMatchObject({ chats: 1, inputTokens: 1200, outputTokens: 300 });
+    expect(body.gaps).toHaveLength(1);
+    expect(body.gaps[0]).toMatchObject({ category: 'uncategorized', terms: ['複合機'], count: 1 });
+    expect(body.gaps[0]?.examples).toEqual([
+      {
+        text: '複合機でスキャンした PDF が届かない',
+        day: '2026-12-01',
+        ownerHash: 'a1b2c3d4e5f6',
+        solved: false,
+      },
+    ]);
+    expect(response.text).not.toContain('よそのテナント');
+  });
+
+  it('passes only what the contract declares: a key a store adds never reaches the page', async () => {
+    const store = createInMemoryInsightsStore();
+    await store.recordChat(
+      { tenantId },
+      gapChat('01JCONVERSATION0000000003', 'VPN が切れる', 'beefcafe'),
+    );
+    const leaky: Pick<InsightsStore, 'readInsights'> = {
+      async readInsights(scope, days, at) {
+        const body = await store.readInsights(scope, days, at);
+        const [gap] = body.gaps;
+        const withExtras = {
+          ...body,
+          internalNote: 'not for the page',
+          gaps: [
+            {
+              ...gap,
+              examples: gap?.examples.map((example) => ({ ...example, userId: 'tanaka.taro' })),
+            },
+          ],
+        };
+        return withExtras as Insights;
+      },
+    };
+    const response = await apiWith({}, leaky).call('GET', '/api/insights', undefined, {
+      user: 'lead',
+    });
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('VPN が切れる');
+    expect(response.text).not.toContain('tanaka.taro');
+    expect(response.text).not.toContain('internalNote');
+  });
+
+  it.each([
+    ['7', '?days=7'],
+    ['a word', '?days=month'],
+    ['an empty value', '?days='],
+    ['a fraction', '?days=30.5'],
+  ])('refuses %s as the window with 400 naming days', async (_name, query) => {
+    const response = await apiWith().call('GET', `/api/insights${query}`, undefined, {
+      user: 'lead',
+    });
+    expect(response.status).toBe(400);
+    expect(errorOf(response.json)).toMatchObject({ code: 'bad_request', field: 'days' });
+  });
+
+  it('refuses POST with 405', async () => {
+    const response = await apiWith().call('POST', '/api/insights', {}, { user: 'lead' });
+    expect(response.status).toBe(405);
+  });
+});
+
+describe('service-desk leads', () => {
+  const settings = { SERVICE_DESK_LEADS: 'lead-one, lead-two' };
+
+  it('refuses staff who are not listed with 403, before looking at the window', async () => {
+    const api = apiWith(settings);
+    for (const path of ['/api/insights', '/api/insights?days=7']) {
+      const response = await api.call('GET', path, undefined, { user: 'staff' });
+      expect(response.status, path).toBe(403);
+      expect(errorOf(response.json)?.code).toBe('not_a_service_desk_lead');
+    }
+    const lead = await api.call('GET', '/api/insights', undefined, { user: 'lead-two' });
+    expect(lead.status).toBe(200);
+  });
+
+  it('tells the web app who is a lead in GET /api/me', async () => {
+    const api = apiWith(settings);
+    const staff = callerSchema.parse(
+      (await api.call('GET', '/api/me', undefined, { user: 'staff' })).json,
+    );
+    const lead = callerSchema.parse(
+      (await api.call('GET', '/api/me', undefined, { user: 'lead-one' })).json,
+    );
+    expect(staff.canViewInsights).toBe(false);
+    expect(lead.canViewInsights).toBe(true);
+  });
+
+  it('makes every dev user a lead while SERVICE_DESK_LEADS is unset', async () => {
+    const me = await apiWith().call('GET', '/api/me', undefined, { user: 'anyone' });
+    expect(callerSchema.parse(me.json).canViewInsights).toBe(true);
+  });
+});
+
+describe('insights from real use, on the local stack (DynamoDB Local, local Bedrock)', () => {
+  let stack: InProcessStack;
+  beforeAll(async () => {
+    // Every retrieval counts as weak (best score under 1), so each inquiry is a gap with its
+    // example whatever the local index scores: the test is about the path, not the threshold.
+    stack = await startInProcessStack({ functionEnvironment: { INSIGHTS_GAP_SCORE: '1' } });
+  });
+  afterAll(() => stack?.stop());
+
+  it('fills the body from chats, a 👍 with the solution marked and a 👎 as irrelevant', async () => {
+    const user = 'insights-staff';
+    const solved = await answeredThroughApi(stack, user, 'プリンターの設置依頼をしたい');
+    const issueId = solved.citedIssueIds[0] ?? '';
+    expect(issueId).not.toBe('');
+    const up = await stack.call(
+      'POST',
+      `/api/conversations/${solved.conversationId}/turns/${solved.seq}/feedback`,
+      { rating: 'up', helpfulTicketIds: [issueId] },
+      { user },
+    );
+    expect(up.status).toBe(200);
+    const gap = await answeredThroughApi(stack, user, '会議室のプロジェクターが映らない');
+    const down = await stack.call(
+      'POST',
+      `/api/conversations/${gap.conversationId}/turns/${gap.seq}/feedback`,
+      { rating: 'down', reason: 'irrelevant_tickets' },
+      { user },
+    );
+    expect(down.status).toBe(200);
+
+    const response = await stack.call('GET', '/api/insights', undefined, { user: 'a-lead' });
+    expect(response.status).toBe(200);
+    const body = insightsSchema.parse(response.json);
+    expect(body.activity.totals).toMatchObject({ chats: 2, answers: 2, ratedUp: 1, ratedDown: 1 });
+    expect(body.activity.totals.inputTokens).toBeGreaterThan(0);
+    expect(body.helped.mostSolved[0]).toMatchObject({ issueId, solved: 1 });
+    const examples = body.gaps.flatMap((topic) => topic.examples.map((example) => example.text));
+    expect(examples).toContain('会議室のプロジェクターが映らない');
+    const ratedDown = body.gaps.reduce((sum, topic) => sum + (topic.byReason.rated_down ?? 0), 0);
+    expect(ratedDown).toBe(1);
+    // The asker is a hash, never the user id.
+    expect(response.text).not.toContain(user);
+  }, 120_000);
+});
+
+/** Posts a chat and returns the stored answer's conversation, seq and cited tickets. */
+async function answeredThroughApi(stack: InProcessStack, user: string, message: string) {
+  const response = await stack.postChat({ message }, { user });
+  const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
+  const detail = await stack.fetchConversation(conversationId, user);
+  const answer = detail.turns.find((turn) => turn.kind === 'answer');
+  if (!answer) throw new Error(`no answer stored for "${message}"`);
+  const cited =
+    (answer.result as { results?: { issue_id: string }[] } | undefined)?.results?.map(
+      (ticket) => ticket.issue_id,
+    ) ?? [];
+  return { conversationId, seq: answer.seq, citedIssueIds: cited };
+}

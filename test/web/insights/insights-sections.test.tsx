@@ -1,0 +1,153 @@
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import { type Insights, insightsSchema } from '../../../functions/contract/insights.js';
+import { createI18n, I18nContext } from '../../../web/src/i18n/i18n-context.js';
+import { InsightsSections } from '../../../web/src/insights/insights-app.js';
+import { useInsightsText } from '../../../web/src/insights/insights-messages.js';
+
+const day = (
+  date: string,
+  chats: number,
+  extra: Partial<Insights['activity']['perDay'][number]> = {},
+) => ({
+  day: date,
+  chats,
+  answers: chats,
+  clarifications: 0,
+  truncated: 0,
+  failed: 0,
+  ratedUp: 0,
+  ratedDown: 0,
+  inputTokens: chats * 1000,
+  outputTokens: chats * 200,
+  ...extra,
+});
+
+const body: Insights = insightsSchema.parse({
+  generatedAt: '2026-12-02T09:00:00.000Z',
+  days: 30,
+  activity: {
+    perDay: [
+      day('2026-11-30', 0),
+      day('2026-12-01', 3, { estimatedCostUsd: 0.03 }),
+      day('2026-12-02', 1),
+    ],
+    totals: {
+      chats: 4,
+      answers: 3,
+      clarifications: 1,
+      truncated: 0,
+      failed: 1,
+      ratedUp: 3,
+      ratedDown: 1,
+      timeToFirstTokenP50Ms: 500,
+      timeToFirstTokenP95Ms: 2000,
+      inputTokens: 4000,
+      outputTokens: 800,
+    },
+  },
+  gaps: [
+    {
+      topicKey: 'ネットワーク|vpn',
+      category: 'ネットワーク',
+      terms: ['vpn', '切断'],
+      count: 4,
+      byReason: { weak_retrieval: 1, no_ticket_cited: 0, rated_down: 3 },
+      trend: { earlier: 1, later: 3 },
+      examples: [
+        {
+          text: '在宅で VPN が 10 分ごとに切れる',
+          day: '2026-12-01',
+          ownerHash: '9f86d081884c7d65',
+          solved: true,
+        },
+      ],
+      draftFrom: { exampleId: '01JCONV#2' },
+    },
+  ],
+  helped: {
+    mostSolved: [
+      { issueId: '1001', subject: 'VPN 再接続', cited: 5, solved: 2, citedInDownRated: 0 },
+    ],
+    citedButDownRated: [],
+    neverRetrieved: { count: 12, total: 20, sample: ['1007', 'INC0012345'] },
+  },
+  capture: { drafts: 2, published: 1, syncsWaited: 0 },
+});
+
+function Sections({ insights }: { insights: Insights }) {
+  return <InsightsSections insights={insights} text={useInsightsText()} />;
+}
+
+const render = (insights: Insights, locale: 'ja' | 'en' = 'ja') =>
+  renderToStaticMarkup(
+    <I18nContext.Provider value={createI18n(locale)}>
+      <Sections insights={insights} />
+    </I18nContext.Provider>,
+  );
+
+describe('the insights sections', () => {
+  it('shows each gap with its topic, count, trend in words and examples with the owner as a short hash', () => {
+    const html = render(body);
+    expect(html).toContain('ネットワーク · vpn / 切断');
+    expect(html).toContain('件数: 4');
+    expect(html).toContain('増加（前半 1 → 後半 3）');
+    expect(html).toContain('在宅で VPN が 10 分ごとに切れる');
+    expect(html).toContain('依頼者 9f86d081');
+    expect(html).not.toContain('9f86d081884c7d65');
+    expect(html).toContain('後で解決');
+    expect(html).toContain('検索が弱い 1 · 👎 3');
+  });
+
+  it('offers no draft link from a gap while no route drafts from one (none rather than a dead link)', () => {
+    const gaps =
+      render(body).split('id="insights-gaps"')[1]?.split('id="insights-helped"')[0] ?? '';
+    expect(gaps).not.toContain('<a');
+  });
+
+  it('gives every chart a spoken summary and its figures as a table', () => {
+    const html = render(body);
+    expect(html).toContain('aria-label="1 日あたりのチャット数: 合計 4、最大 3（2026-12-01）"');
+    expect(html).toContain('<td>2026-11-30</td><td>0</td>');
+    // A cost chart only when some day has a price; the total says when one is missing.
+    expect(html).toContain('1 日あたりの推定コスト (USD)');
+    expect(html).toContain('価格未登録のモデルあり');
+    expect(html).toContain('aria-label="👍 の割合 75% — 3 件 👍 / 1 件 👎"');
+  });
+
+  it('lists what helped, never-retrieved tickets of the set, and capture counts', () => {
+    const html = render(body);
+    expect(html).toContain('<td>#1001</td><td>VPN 再接続</td>');
+    expect(html).toContain('12 件 / 全 20 件');
+    expect(html).toContain('<li>INC0012345</li>');
+    expect(html).toMatch(/下書き<\/dt><dd class="insights-figure__value">2</);
+  });
+
+  it('says how to run the feedback evaluation until there is one, and shows the latest run beside the built-in set', () => {
+    expect(render(body)).toContain('npm run eval -- --from-feedback');
+    const evaluated = render({
+      ...body,
+      evaluation: {
+        ranAt: '2026-12-01T10:00:00.000Z',
+        target: 'local',
+        queries: 14,
+        recallAt1: 0.5,
+        recallAt3: 0.7857,
+        recallAt8: 0.9286,
+        mrr: 0.6345,
+        builtIn: { queries: 170, recallAt1: 0.81, recallAt3: 0.93, recallAt8: 0.98, mrr: 0.87 },
+      },
+    });
+    expect(evaluated).toContain(
+      '<th scope="row">解決済みの問い合わせ</th><td class="insights-table__number">14</td><td class="insights-table__number">0.500</td>',
+    );
+    expect(evaluated).toContain('組み込みの評価セット');
+  });
+
+  it('speaks English with the app', () => {
+    const html = render(body, 'en');
+    expect(html).toContain('Knowledge gaps');
+    expect(html).toContain('Rising (first half 1 → second half 3)');
+    expect(html).toContain('12 of 20');
+  });
+});

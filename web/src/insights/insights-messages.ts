@@ -1,0 +1,205 @@
+import { useMemo } from 'react';
+import { useI18n } from '../i18n/i18n-context.js';
+import type { Locale } from '../i18n/messages.js';
+
+/**
+ * The insights page's strings. They live beside the page rather than in web/src/i18n/messages.ts
+ * so they travel in the page's lazy chunk: the chat's first load carries none of them. Same rules
+ * as the app's dictionary: Japanese first, English key for key (`satisfies` makes a missing
+ * translation a type error), `{name}` placeholders.
+ */
+const ja = {
+  title: 'サービスデスク インサイト',
+  backToChat: 'チャットに戻る',
+  window: '期間',
+  lastDays: '直近 {days} 日',
+  loading: '集計を読み込んでいます…',
+  retry: 'もう一度読み込む',
+  generatedAt: '{time} 時点',
+  // Activity
+  activity: '利用状況',
+  chats: 'チャット',
+  answers: '回答',
+  clarifications: '確認の質問',
+  truncated: '途中で途切れた回答',
+  failed: '失敗した回答',
+  ratedUp: '👍',
+  ratedDown: '👎',
+  upShare: '👍 の割合',
+  noRatings: '評価なし',
+  ratings: '{up} 件 👍 / {down} 件 👎',
+  ttft: '最初のトークンまで',
+  ttftValue: 'p50 {p50} / p95 {p95}',
+  tokens: 'トークン',
+  tokensValue: '入力 {input} / 出力 {output}',
+  cost: '推定コスト',
+  costUnknown: '価格未登録のモデルあり',
+  chatsPerDay: '1 日あたりのチャット数',
+  tokensPerDay: '1 日あたりのトークン数',
+  costPerDay: '1 日あたりの推定コスト (USD)',
+  day: '日付',
+  showTable: '数値を表で見る',
+  chartSummary: '{label}: 合計 {total}、最大 {max}（{maxDay}）',
+  // Gaps
+  gaps: 'ナレッジの不足',
+  gapsHint:
+    '検索結果が弱かった、チケットが引用されなかった、または「関係ないチケット」「不十分」で 👎 された問い合わせを、近いチケットのカテゴリとキーワードでまとめています。',
+  noGaps: 'この期間に不足は見つかっていません。',
+  topic: 'トピック',
+  count: '件数',
+  trend: '傾向',
+  trendUp: '増加（前半 {earlier} → 後半 {later}）',
+  trendDown: '減少（前半 {earlier} → 後半 {later}）',
+  trendFlat: '横ばい（前半 {earlier} → 後半 {later}）',
+  reasons: '理由',
+  reasonWeakRetrieval: '検索が弱い',
+  reasonNoTicketCited: '引用なし',
+  reasonRatedDown: '👎',
+  examples: '問い合わせの例',
+  examplesOff: 'この環境では例を表示しない設定です。',
+  askedBy: '依頼者 {hash}',
+  solvedLater: '後で解決',
+  uncategorized: '未分類',
+  // What helped
+  helped: '役に立ったもの',
+  mostSolved: '解決に使われたチケット',
+  citedButDownRated: '引用されたが 👎 が多いチケット（書き直し候補）',
+  neverRetrieved: '90 日間一度も検索されていないチケット',
+  neverRetrievedCount: '{count} 件',
+  neverRetrievedOfTotal: '{count} 件 / 全 {total} 件',
+  ticket: 'チケット',
+  subject: '件名',
+  solved: '解決',
+  cited: '引用',
+  citedInDownRated: '👎 の回答で引用',
+  none: 'なし',
+  // Capture
+  capture: 'ナレッジ化',
+  drafts: '下書き',
+  published: '公開したチケット',
+  syncsWaited: '同期待ちになった公開',
+  // Evaluation
+  evaluation: '検索の評価（解決済みの問い合わせから）',
+  noEvaluation:
+    'まだ実行されていません。`npm run eval -- --from-feedback` を実行すると、ここに最新の結果が表示されます。',
+  evaluationRun: '{time} 実行（{target}）',
+  evaluationSet: '対象',
+  fromFeedback: '解決済みの問い合わせ',
+  builtIn: '組み込みの評価セット',
+  queries: 'クエリ数',
+} as const;
+
+export type InsightsMessageKey = keyof typeof ja;
+
+const en = {
+  title: 'Service-desk insights',
+  backToChat: 'Back to the chat',
+  window: 'Period',
+  lastDays: 'Last {days} days',
+  loading: 'Loading the figures…',
+  retry: 'Load again',
+  generatedAt: 'As of {time}',
+  activity: 'Activity',
+  chats: 'Chats',
+  answers: 'Answers',
+  clarifications: 'Clarifying questions',
+  truncated: 'Truncated answers',
+  failed: 'Failed answers',
+  ratedUp: '👍',
+  ratedDown: '👎',
+  upShare: '👍 share',
+  noRatings: 'No ratings',
+  ratings: '{up} 👍 / {down} 👎',
+  ttft: 'Time to first token',
+  ttftValue: 'p50 {p50} / p95 {p95}',
+  tokens: 'Tokens',
+  tokensValue: '{input} in / {output} out',
+  cost: 'Estimated cost',
+  costUnknown: 'a model without a price',
+  chatsPerDay: 'Chats per day',
+  tokensPerDay: 'Tokens per day',
+  costPerDay: 'Estimated cost per day (USD)',
+  day: 'Day',
+  showTable: 'Show the figures as a table',
+  chartSummary: '{label}: {total} in total, at most {max} ({maxDay})',
+  gaps: 'Knowledge gaps',
+  gapsHint:
+    'Inquiries whose retrieval was weak, that cited no ticket, or that were rated 👎 as irrelevant or incomplete, grouped by the nearest ticket’s category and shared key terms.',
+  noGaps: 'No gaps found in this period.',
+  topic: 'Topic',
+  count: 'Count',
+  trend: 'Trend',
+  trendUp: 'Rising (first half {earlier} → second half {later})',
+  trendDown: 'Falling (first half {earlier} → second half {later})',
+  trendFlat: 'Steady (first half {earlier} → second half {later})',
+  reasons: 'Why',
+  reasonWeakRetrieval: 'weak retrieval',
+  reasonNoTicketCited: 'nothing cited',
+  reasonRatedDown: '👎',
+  examples: 'Example inquiries',
+  examplesOff: 'This deployment does not show examples.',
+  askedBy: 'asked by {hash}',
+  solvedLater: 'solved later',
+  uncategorized: 'Uncategorized',
+  helped: 'What helped',
+  mostSolved: 'Tickets that solved inquiries',
+  citedButDownRated: 'Tickets cited but rated 👎 (candidates to rewrite)',
+  neverRetrieved: 'Tickets never retrieved in 90 days',
+  neverRetrievedCount: '{count}',
+  neverRetrievedOfTotal: '{count} of {total}',
+  ticket: 'Ticket',
+  subject: 'Subject',
+  solved: 'Solved',
+  cited: 'Cited',
+  citedInDownRated: 'Cited in 👎 answers',
+  none: 'None',
+  capture: 'Knowledge capture',
+  drafts: 'Drafts',
+  published: 'Published tickets',
+  syncsWaited: 'Publishes whose sync waited',
+  evaluation: 'Retrieval evaluation (from solved inquiries)',
+  noEvaluation:
+    'Not run yet. Run `npm run eval -- --from-feedback` and the latest figures appear here.',
+  evaluationRun: 'Run {time} ({target})',
+  evaluationSet: 'Set',
+  fromFeedback: 'Solved inquiries',
+  builtIn: 'Built-in set',
+  queries: 'Queries',
+} satisfies Record<InsightsMessageKey, string>;
+
+const dictionaries: Record<Locale, Record<InsightsMessageKey, string>> = { ja, en };
+
+/** The page's translator and number formats for the app's chosen language. */
+export function useInsightsText() {
+  const { locale, formatDateTime } = useI18n();
+  return useMemo(() => insightsTextFor(locale, formatDateTime), [locale, formatDateTime]);
+}
+
+function insightsTextFor(locale: Locale, formatDateTime: (iso: string) => string) {
+  const dictionary = dictionaries[locale];
+  const tag = locale === 'ja' ? 'ja-JP' : 'en';
+  const integer = new Intl.NumberFormat(tag);
+  const usd = new Intl.NumberFormat(tag, {
+    style: 'currency',
+    currency: 'USD',
+    maximumFractionDigits: 2,
+  });
+  const percent = new Intl.NumberFormat(tag, { style: 'percent', maximumFractionDigits: 0 });
+  const ratio = new Intl.NumberFormat(tag, { maximumFractionDigits: 3, minimumFractionDigits: 3 });
+  return {
+    locale,
+    t: (key: InsightsMessageKey, params?: Record<string, string | number>) =>
+      dictionary[key].replace(/\{(\w+)\}/g, (match, name: string) =>
+        params && name in params ? String(params[name]) : match,
+      ),
+    formatDateTime,
+    integer: (value: number) => integer.format(value),
+    usd: (value: number) => usd.format(value),
+    percent: (value: number) => percent.format(value),
+    ratio: (value: number) => ratio.format(value),
+    milliseconds: (value: number | undefined) =>
+      value === undefined ? '–' : `${integer.format(Math.round(value))} ms`,
+  };
+}
+
+export type InsightsText = ReturnType<typeof insightsTextFor>;
