@@ -8,6 +8,7 @@ const unitTests = [
   'test/web/**/*.test.{ts,tsx}',
   'test/observability/**/*.test.ts',
   'test/knowledge/**/*.test.ts',
+  'test/insights/**/*.test.ts',
   'test/contract/**/*.test.ts',
   // The route table alone, no adapters (the rules through the whole API: test/api/bad-input).
   'test/api/routes.test.ts',

@@ -34,6 +34,17 @@ export interface ChatInsight {
   readonly citedIssueIds: readonly string[];
   /** Canonical issue ids of the retrieved tickets (after the restricted filter). */
   readonly retrievedIssueIds: readonly string[];
+  /**
+   * The inquiry's topic, gap or not: the store keeps it with the answer, so a later 👎 with
+   * `irrelevant_tickets`/`incomplete` counts as a gap of the same topic (feedback cannot tell the
+   * nearest ticket's category, which the answer does not store). Absent: such a 👎 counts under
+   * `gap.topicKey` if there is one, else nowhere.
+   */
+  readonly topic?: {
+    readonly topicKey: string;
+    readonly category: string;
+    readonly terms: readonly string[];
+  };
   /** The inquiry's topic and why it is a gap, when it is one (weak retrieval, nothing cited). */
   readonly gap?: {
     readonly topicKey: string;
@@ -54,7 +65,10 @@ export interface FeedbackInsight {
   readonly previous?: AnswerFeedback;
   readonly next: AnswerFeedback;
   readonly citedIssueIds: readonly string[];
-  /** The answer's topic, so a 👎 with `irrelevant_tickets`/`incomplete` counts as a gap there. */
+  /**
+   * The answer's topic, so a 👎 with `irrelevant_tickets`/`incomplete` counts as a gap there.
+   * Absent: the topic `recordChat` kept with the answer (the feedback route passes none).
+   */
   readonly topic?: {
     readonly topicKey: string;
     readonly category: string;

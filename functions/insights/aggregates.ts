@@ -1,0 +1,211 @@
+import type { AnswerFeedback } from '../contract/conversations.js';
+import type { GapReason } from '../contract/insights.js';
+import type { ChatInsight, FeedbackInsight } from './ports.js';
+
+/**
+ * The aggregates of service-desk insights and what each event adds to them (ADR 0022): plain
+ * counters per day, per topic and day, per ticket and day, per capture day. Both stores (the
+ * DynamoDB one and the in-memory one of the in-process tests) apply the same increments — the
+ * DynamoDB one as `ADD` updates — and hand the same rows back to `buildInsights`, so the rules
+ * live here once and the stores only move numbers.
+ */
+
+/** The counter groups, each one item per key (DynamoDB: one partition per tenant and group). */
+export type CounterGroup = 'day' | 'gap' | 'ticket-day' | 'capture';
+
+/**
+ * One update of one counter item: numbers added (negative for a feedback verdict taken back)
+ * and labels written only when the item has none yet (a topic's category and terms).
+ */
+export interface CounterIncrement {
+  readonly group: CounterGroup;
+  /** The item's key within its group: `YYYY-MM-DD` or `YYYY-MM-DD#<topicKey|issueId>`. */
+  readonly key: string;
+  readonly add: Readonly<Record<string, number>>;
+  readonly labels?: Readonly<Record<string, string | readonly string[]>>;
+}
+
+/**
+ * Upper bounds (ms) of the time-to-first-token histogram's buckets; a last, open bucket holds
+ * the rest. Fixed, so days add up bucket by bucket; a percentile reads as "at most this".
+ */
+export const TIME_TO_FIRST_TOKEN_BUCKETS_MS = [
+  250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 12_000, 16_000, 24_000, 32_000, 60_000,
+] as const;
+
+/** The counter name of histogram bucket `index` (the last, open one is `ttftOver`). */
+export const ttftBucketName = (index: number): string =>
+  index < TIME_TO_FIRST_TOKEN_BUCKETS_MS.length ? `ttft${index}` : 'ttftOver';
+
+/** Gap examples kept per topic and day at most (a conditional write bounds it). */
+export const MAX_EXAMPLES_PER_TOPIC_DAY = 3;
+
+/** A cost in USD as the integer counter it is added to (micro-USD: ADD stays exact). */
+export const toMicroUsd = (usd: number): number => Math.round(usd * 1_000_000);
+
+/** The key of a topic's counters on one day. */
+export const gapKey = (day: string, topicKey: string): string => `${day}#${topicKey}`;
+/** The key of a ticket's counters on one day. */
+export const ticketDayKey = (day: string, issueId: string): string => `${day}#${issueId}`;
+/** The key of a gap example or a solved inquiry: the answer it belongs to. */
+export const answerKey = (conversationId: string, answerSeq: number): string =>
+  `${conversationId}#${answerSeq}`;
+
+/** What a finished chat adds to the counters (the gap example and retrieved set aside). */
+export function chatIncrements(insight: ChatInsight): CounterIncrement[] {
+  const { outcome, day } = insight;
+  const priced = insight.estimatedCostUsd !== undefined;
+  const usedModel = insight.inputTokens + insight.outputTokens > 0;
+  const dayCounters: Record<string, number> = {
+    chats: 1,
+    answers: outcome === 'complete' || outcome === 'truncated' ? 1 : 0,
+    clarifications: outcome === 'clarification' ? 1 : 0,
+    truncated: outcome === 'truncated' ? 1 : 0,
+    failed: outcome === 'failed' ? 1 : 0,
+    inputTokens: insight.inputTokens,
+    outputTokens: insight.outputTokens,
+    costMicroUsd: priced ? toMicroUsd(insight.estimatedCostUsd ?? 0) : 0,
+    // A day with a chat whose model has no price shows no cost rather than too low a one.
+    unpricedChats: usedModel && !priced ? 1 : 0,
+  };
+  if (insight.timeToFirstTokenMs !== undefined) {
+    dayCounters[ttftBucketName(bucketOf(insight.timeToFirstTokenMs))] = 1;
+  }
+  const increments: CounterIncrement[] = [
+    { group: 'day', key: day, add: withoutZeros(dayCounters) },
+  ];
+  for (const issueId of new Set(insight.citedIssueIds)) {
+    increments.push({ group: 'ticket-day', key: ticketDayKey(day, issueId), add: { cited: 1 } });
+  }
+  if (insight.gap) {
+    const { topicKey, category, terms, reason } = insight.gap;
+    increments.push({
+      group: 'gap',
+      key: gapKey(day, topicKey),
+      add: { [reason]: 1 },
+      labels: { topicKey, category, terms },
+    });
+  }
+  return increments;
+}
+
+/**
+ * What a feedback commit changes: the counts of the new verdict minus those of the verdict it
+ * replaced, so a replaced verdict is never counted twice. Applied as additions, deltas of
+ * commits that raced sum to the last verdict's counts — provided each `previous` is the verdict
+ * that commit actually replaced (the conversation store's conditional commit says which).
+ */
+export function feedbackIncrements(insight: FeedbackInsight): CounterIncrement[] {
+  const before = verdictCounts(insight, insight.previous);
+  const after = verdictCounts(insight, insight.next);
+  const increments: CounterIncrement[] = [];
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const [group, itemKey] = splitCounterKey(key);
+    const was = before.get(key) ?? {};
+    const now = after.get(key) ?? {};
+    const add: Record<string, number> = {};
+    for (const counter of new Set([...Object.keys(was), ...Object.keys(now)])) {
+      add[counter] = (now[counter] ?? 0) - (was[counter] ?? 0);
+    }
+    const changed = withoutZeros(add);
+    if (Object.keys(changed).length === 0) continue;
+    const topic = insight.topic;
+    increments.push({
+      group,
+      key: itemKey,
+      add: changed,
+      ...(group === 'gap' && topic
+        ? { labels: { topicKey: topic.topicKey, category: topic.category, terms: topic.terms } }
+        : {}),
+    });
+  }
+  return increments;
+}
+
+/** Feedback reasons that say the Knowledge Base lacked what the inquiry needed. */
+export const GAP_FEEDBACK_REASONS: ReadonlySet<string> = new Set([
+  'irrelevant_tickets',
+  'incomplete',
+]);
+
+/** The counts one verdict stands for, per `group|key`. */
+function verdictCounts(
+  insight: FeedbackInsight,
+  verdict: AnswerFeedback | undefined,
+): Map<string, Record<string, number>> {
+  const counts = new Map<string, Record<string, number>>();
+  if (!verdict) return counts;
+  const bump = (group: CounterGroup, key: string, counter: string) => {
+    const entry = counts.get(`${group}|${key}`) ?? {};
+    entry[counter] = (entry[counter] ?? 0) + 1;
+    counts.set(`${group}|${key}`, entry);
+  };
+  const day = insight.answerDay;
+  const down = verdict.rating === 'down';
+  bump('day', day, down ? 'ratedDown' : 'ratedUp');
+  const cited = new Set(insight.citedIssueIds);
+  if (down)
+    for (const issueId of cited) bump('ticket-day', ticketDayKey(day, issueId), 'citedInDownRated');
+  for (const issueId of new Set(verdict.helpfulTicketIds ?? [])) {
+    bump('ticket-day', ticketDayKey(day, issueId), 'solved');
+  }
+  if (down && insight.topic && verdict.reason && GAP_FEEDBACK_REASONS.has(verdict.reason)) {
+    const reason: GapReason = 'rated_down';
+    bump('gap', gapKey(day, insight.topic.topicKey), reason);
+  }
+  return counts;
+}
+
+function splitCounterKey(key: string): [CounterGroup, string] {
+  const at = key.indexOf('|');
+  return [key.slice(0, at) as CounterGroup, key.slice(at + 1)];
+}
+
+function bucketOf(ms: number): number {
+  const index = TIME_TO_FIRST_TOKEN_BUCKETS_MS.findIndex((bound) => ms <= bound);
+  return index === -1 ? TIME_TO_FIRST_TOKEN_BUCKETS_MS.length : index;
+}
+
+function withoutZeros(counters: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counters).filter(([, value]) => value !== 0));
+}
+
+/** A counter item as a store reads it back: its key, its counters (absent = 0) and labels. */
+export interface CounterRow {
+  readonly key: string;
+  readonly counters: Readonly<Record<string, number>>;
+  readonly labels?: Readonly<Record<string, string | readonly string[]>>;
+}
+
+/** A gap example as stored (leads only): the answer it came from, scrubbed text, owner's hash. */
+export interface ExampleRow {
+  /** `answerKey(conversationId, answerSeq)`. */
+  readonly id: string;
+  readonly day: string;
+  readonly topicKey: string;
+  readonly text: string;
+  readonly ownerHash: string;
+}
+
+/** A solved inquiry as stored: the answer it came from and the tickets marked as its solution. */
+export interface SolvedRow {
+  readonly id: string;
+  readonly day: string;
+  readonly text: string;
+  /** Empty once the verdict no longer names a solution (the row stays as the newest verdict). */
+  readonly issueIds: readonly string[];
+  /** The answer's topic, so a gap group can offer a solved inquiry to draft knowledge from. */
+  readonly topicKey?: string;
+}
+
+/** Everything `buildInsights` reads: what a store hands back for a window, nothing more. */
+export interface InsightAggregates {
+  readonly days: readonly CounterRow[];
+  readonly gaps: readonly CounterRow[];
+  readonly tickets: readonly CounterRow[];
+  readonly captures: readonly CounterRow[];
+  /** Per day, the tickets retrieved that day (a set per day, for `neverRetrieved`). */
+  readonly retrieved: readonly { readonly day: string; readonly issueIds: readonly string[] }[];
+  readonly examples: readonly ExampleRow[];
+  readonly solved: readonly SolvedRow[];
+}

@@ -1,0 +1,317 @@
+import type {
+  ActivityDay,
+  GapExample,
+  GapReason,
+  Insights,
+  InsightsWindow,
+  KnowledgeGap,
+  TicketUse,
+} from '../contract/insights.js';
+import {
+  type CounterRow,
+  type InsightAggregates,
+  TIME_TO_FIRST_TOKEN_BUCKETS_MS,
+  ttftBucketName,
+} from './aggregates.js';
+import { NO_TERM, UNCATEGORIZED } from './inquiry-topic.js';
+import type { EvaluationRun } from './ports.js';
+
+/**
+ * The page's body from the aggregates (ADR 0022): per-day series with the days without a chat
+ * filled with zeros, percentiles from the time-to-first-token histogram, gap topics ranked with
+ * their trend and examples, what helped, capture counts and the latest eval. Pure: a store reads
+ * the items of the window (`windowOf`) and hands them here, so both stores answer alike.
+ */
+
+/** Gap topics on the page at most. */
+export const MAX_GAPS = 20;
+/** Examples shown per gap topic at most (newest first). */
+export const MAX_EXAMPLES_PER_GAP = 5;
+export const MAX_MOST_SOLVED = 10;
+export const MAX_CITED_BUT_DOWN_RATED = 10;
+export const MAX_NEVER_RETRIEVED_SAMPLE = 20;
+/** "Never retrieved" looks back this far whatever the window. */
+export const NEVER_RETRIEVED_DAYS = 90;
+/** How far back a store keeps (and reads) the retrieved-ticket sets: "tickets seen". */
+export const RETRIEVED_HORIZON_DAYS = 365;
+
+const GAP_REASONS: readonly GapReason[] = ['weak_retrieval', 'no_ticket_cited', 'rated_down'];
+
+/** The UTC days of a window ending on `now`'s day, oldest first. */
+export function windowOf(days: number, now: Date): { first: string; last: string; days: string[] } {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const list = Array.from({ length: days }, (_, index) =>
+    dayOf(today - (days - 1 - index) * 86_400_000),
+  );
+  return { first: list[0] as string, last: list[list.length - 1] as string, days: list };
+}
+
+/** `YYYY-MM-DD` of an epoch millisecond (UTC). */
+export const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/** The day part of a counter key (`YYYY-MM-DD` or `YYYY-MM-DD#…`). */
+const dayPart = (key: string) => key.slice(0, 10);
+const restPart = (key: string) => key.slice(11);
+
+export function buildInsights(
+  aggregates: InsightAggregates,
+  options: {
+    readonly days: InsightsWindow;
+    readonly now: Date;
+    readonly evaluation?: EvaluationRun;
+  },
+): Insights {
+  const { days, now } = options;
+  const window = windowOf(days, now);
+  const inWindow = (day: string) => day >= window.first && day <= window.last;
+
+  const dayRows = new Map<string, CounterRow>();
+  for (const row of aggregates.days) if (inWindow(row.key)) dayRows.set(row.key, row);
+  const perDay = window.days.map((day) => activityOf(day, [dayRows.get(day)?.counters ?? {}]));
+  const { day: _day, ...totals } = activityOf(
+    window.last,
+    [...dayRows.values()].map((row) => row.counters),
+  );
+
+  const captures = aggregates.captures.filter((row) => inWindow(row.key));
+  const captureSum = (counter: string) => sum(captures.map((row) => row.counters[counter] ?? 0));
+
+  return {
+    generatedAt: now.toISOString(),
+    days,
+    activity: { perDay, totals },
+    gaps: gapsOf(aggregates, window),
+    helped: {
+      ...ticketUseOf(aggregates.tickets.filter((row) => inWindow(dayPart(row.key)))),
+      neverRetrieved: neverRetrievedOf(aggregates.retrieved, now),
+    },
+    capture: {
+      drafts: captureSum('drafts'),
+      published: captureSum('published'),
+      syncsWaited: captureSum('syncsWaited'),
+    },
+    ...(options.evaluation ? { evaluation: options.evaluation } : {}),
+  };
+}
+
+/** One day's (or the window's) activity from the day counters it sums. */
+function activityOf(
+  day: string,
+  counters: readonly Readonly<Record<string, number>>[],
+): ActivityDay {
+  const total = (name: string) => sum(counters.map((entry) => entry[name] ?? 0));
+  const histogram = Array.from({ length: TIME_TO_FIRST_TOKEN_BUCKETS_MS.length + 1 }, (_, index) =>
+    total(ttftBucketName(index)),
+  );
+  const p50 = percentileOf(histogram, 0.5);
+  const p95 = percentileOf(histogram, 0.95);
+  const chats = total('chats');
+  const priced = total('unpricedChats') === 0;
+  return {
+    day,
+    chats,
+    answers: total('answers'),
+    clarifications: total('clarifications'),
+    truncated: total('truncated'),
+    failed: total('failed'),
+    // A verdict taken back on a day whose counter had not seen it yet cannot go below zero.
+    ratedUp: Math.max(0, total('ratedUp')),
+    ratedDown: Math.max(0, total('ratedDown')),
+    ...(p50 !== undefined ? { timeToFirstTokenP50Ms: p50 } : {}),
+    ...(p95 !== undefined ? { timeToFirstTokenP95Ms: p95 } : {}),
+    inputTokens: total('inputTokens'),
+    outputTokens: total('outputTokens'),
+    ...(priced ? { estimatedCostUsd: total('costMicroUsd') / 1_000_000 } : {}),
+  };
+}
+
+/**
+ * The upper bound of the bucket holding the `quantile`'s chat (nearest rank). The open last
+ * bucket reports the last bound: "at least this long".
+ */
+export function percentileOf(histogram: readonly number[], quantile: number): number | undefined {
+  const count = sum(histogram);
+  if (count === 0) return undefined;
+  const rank = Math.max(1, Math.ceil(quantile * count));
+  let seen = 0;
+  for (const [index, inBucket] of histogram.entries()) {
+    seen += inBucket;
+    if (seen >= rank) {
+      return TIME_TO_FIRST_TOKEN_BUCKETS_MS[
+        Math.min(index, TIME_TO_FIRST_TOKEN_BUCKETS_MS.length - 1)
+      ] as number;
+    }
+  }
+  return TIME_TO_FIRST_TOKEN_BUCKETS_MS[TIME_TO_FIRST_TOKEN_BUCKETS_MS.length - 1] as number;
+}
+
+interface TopicSum {
+  topicKey: string;
+  category: string;
+  termWeights: Map<string, number>;
+  byReason: Record<GapReason, number>;
+  earlier: number;
+  later: number;
+}
+
+function gapsOf(
+  aggregates: InsightAggregates,
+  window: { first: string; last: string; days: string[] },
+): KnowledgeGap[] {
+  // The second half starts here (for 30 days: the last 15).
+  const laterFrom = window.days[Math.floor(window.days.length / 2)] as string;
+  const topics = new Map<string, TopicSum>();
+  for (const row of aggregates.gaps) {
+    const day = dayPart(row.key);
+    if (day < window.first || day > window.last) continue;
+    const topicKey = restPart(row.key);
+    const topic = topics.get(topicKey) ?? newTopic(topicKey, row);
+    topics.set(topicKey, topic);
+    let count = 0;
+    for (const reason of GAP_REASONS) {
+      const value = Math.max(0, row.counters[reason] ?? 0);
+      topic.byReason[reason] += value;
+      count += value;
+    }
+    if (day >= laterFrom) topic.later += count;
+    else topic.earlier += count;
+    const terms = row.labels?.terms;
+    for (const term of Array.isArray(terms) ? terms : []) {
+      topic.termWeights.set(term, (topic.termWeights.get(term) ?? 0) + Math.max(count, 1));
+    }
+  }
+
+  const solvedIds = new Set(
+    aggregates.solved.filter((row) => row.issueIds.length > 0).map((row) => row.id),
+  );
+  const examplesByTopic = new Map<string, GapExample[]>();
+  const newestFirst = [...aggregates.examples]
+    .filter((row) => row.day >= window.first && row.day <= window.last)
+    .sort((a, b) => b.day.localeCompare(a.day) || b.id.localeCompare(a.id));
+  for (const row of newestFirst) {
+    const list = examplesByTopic.get(row.topicKey) ?? [];
+    if (list.length >= MAX_EXAMPLES_PER_GAP) continue;
+    list.push({
+      text: row.text,
+      day: row.day,
+      ownerHash: row.ownerHash,
+      solved: solvedIds.has(row.id),
+    });
+    examplesByTopic.set(row.topicKey, list);
+  }
+  // A solved inquiry of the group, newest first, to draft knowledge from.
+  const solvedByTopic = new Map<string, string>();
+  for (const row of [...aggregates.solved].sort((a, b) => b.day.localeCompare(a.day))) {
+    if (row.issueIds.length === 0 || !row.topicKey || solvedByTopic.has(row.topicKey)) continue;
+    if (row.day < window.first || row.day > window.last) continue;
+    solvedByTopic.set(row.topicKey, row.id);
+  }
+
+  return [...topics.values()]
+    .map((topic): KnowledgeGap => {
+      const draftFrom = solvedByTopic.get(topic.topicKey);
+      return {
+        topicKey: topic.topicKey,
+        category: topic.category,
+        terms: termsOf(topic),
+        count: topic.earlier + topic.later,
+        byReason: { ...topic.byReason },
+        trend: { earlier: topic.earlier, later: topic.later },
+        examples: examplesByTopic.get(topic.topicKey) ?? [],
+        ...(draftFrom ? { draftFrom: { exampleId: draftFrom } } : {}),
+      };
+    })
+    .filter((gap) => gap.count > 0)
+    .sort(
+      (a, b) =>
+        b.count - a.count || b.trend.later - a.trend.later || a.topicKey.localeCompare(b.topicKey),
+    )
+    .slice(0, MAX_GAPS);
+}
+
+function newTopic(topicKey: string, row: CounterRow): TopicSum {
+  const label = row.labels?.category;
+  const separator = topicKey.indexOf('|');
+  return {
+    topicKey,
+    category:
+      typeof label === 'string' && label
+        ? label
+        : separator > 0
+          ? topicKey.slice(0, separator)
+          : UNCATEGORIZED,
+    termWeights: new Map(),
+    byReason: { weak_retrieval: 0, no_ticket_cited: 0, rated_down: 0 },
+    earlier: 0,
+    later: 0,
+  };
+}
+
+/** The key's term first (it is what the group shares), then the others most frequent first. */
+function termsOf(topic: TopicSum): string[] {
+  const keyTerm = topic.topicKey.slice(topic.topicKey.indexOf('|') + 1);
+  const others = [...topic.termWeights.entries()]
+    .filter(([term]) => term !== keyTerm)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([term]) => term);
+  return [...(keyTerm && keyTerm !== NO_TERM ? [keyTerm] : []), ...others].slice(0, 3);
+}
+
+function ticketUseOf(rows: readonly CounterRow[]): {
+  mostSolved: TicketUse[];
+  citedButDownRated: TicketUse[];
+} {
+  const uses = new Map<string, TicketUse>();
+  for (const row of rows) {
+    const issueId = restPart(row.key);
+    const use = uses.get(issueId) ?? { issueId, cited: 0, solved: 0, citedInDownRated: 0 };
+    uses.set(issueId, {
+      ...use,
+      cited: use.cited + Math.max(0, row.counters.cited ?? 0),
+      solved: use.solved + Math.max(0, row.counters.solved ?? 0),
+      citedInDownRated: use.citedInDownRated + Math.max(0, row.counters.citedInDownRated ?? 0),
+    });
+  }
+  const all = [...uses.values()];
+  return {
+    mostSolved: all
+      .filter((use) => use.solved > 0 || use.cited > 0)
+      .sort(
+        (a, b) => b.solved - a.solved || b.cited - a.cited || a.issueId.localeCompare(b.issueId),
+      )
+      .slice(0, MAX_MOST_SOLVED),
+    citedButDownRated: all
+      .filter((use) => use.cited >= 2 && use.citedInDownRated * 2 >= use.cited)
+      .sort(
+        (a, b) =>
+          b.citedInDownRated / b.cited - a.citedInDownRated / a.cited ||
+          b.citedInDownRated - a.citedInDownRated ||
+          a.issueId.localeCompare(b.issueId),
+      )
+      .slice(0, MAX_CITED_BUT_DOWN_RATED),
+  };
+}
+
+/**
+ * Tickets retrieved at some point of the horizon but not in the last 90 days. The function
+ * cannot list the deployed ticket set cheaply (the Knowledge Base has no listing by metadata),
+ * so this counts over the tickets seen and leaves `total` absent rather than guess it.
+ */
+function neverRetrievedOf(
+  retrieved: InsightAggregates['retrieved'],
+  now: Date,
+): Insights['helped']['neverRetrieved'] {
+  const recentFrom = windowOf(NEVER_RETRIEVED_DAYS, now).first;
+  const seen = new Set<string>();
+  const recent = new Set<string>();
+  for (const { day, issueIds } of retrieved) {
+    for (const issueId of issueIds) {
+      seen.add(issueId);
+      if (day >= recentFrom) recent.add(issueId);
+    }
+  }
+  const never = [...seen].filter((issueId) => !recent.has(issueId)).sort();
+  return { count: never.length, sample: never.slice(0, MAX_NEVER_RETRIEVED_SAMPLE) };
+}
+
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);

@@ -1,0 +1,400 @@
+import { describe, expect, it } from 'vitest';
+import type { AnswerFeedback } from '../../functions/contract/conversations.js';
+import { insightsSchema } from '../../functions/contract/insights.js';
+import type {
+  ChatInsight,
+  FeedbackInsight,
+  InsightsScope,
+  InsightsStore,
+} from '../../functions/insights/ports.js';
+
+/**
+ * The `InsightsStore` behaviours every implementation must show, as one suite run against each
+ * (test/adapters/insights-store-conformance.test.ts): the DynamoDB store on DynamoDB Local and
+ * the in-memory store of the in-process tests. Includes feedback racing on one answer: ADD
+ * updates commute, so deltas that each name the verdict they replaced sum to the last verdict.
+ * @example
+ * describeInsightsStore('the in-memory store', async () => createInMemoryInsightsStore());
+ */
+export function describeInsightsStore(
+  name: string,
+  createStore: () => Promise<InsightsStore>,
+): void {
+  // Tenants unique per case: the DynamoDB table is shared by the cases of one file.
+  const run = Math.random().toString(36).slice(2, 8);
+  let tenants = 0;
+  const newScope = (): InsightsScope => ({ tenantId: `${run}-tenant-${++tenants}` });
+  const now = new Date('2026-12-02T09:30:00Z');
+  const today = '2026-12-02';
+  const daysAgo = (days: number) =>
+    new Date(Date.parse(`${today}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+  let conversations = 0;
+  const conversationId = () =>
+    `01JCONV${run.toUpperCase()}${String(++conversations).padStart(6, '0')}`;
+
+  const vpnTopic = {
+    topicKey: 'network|vpn',
+    category: 'network',
+    terms: ['vpn', "can't connect"],
+  };
+
+  function chat(overrides: Partial<ChatInsight> = {}): ChatInsight {
+    return {
+      day: today,
+      conversationId: conversationId(),
+      answerSeq: 2,
+      outcome: 'complete',
+      timeToFirstTokenMs: 900,
+      inputTokens: 1200,
+      outputTokens: 300,
+      estimatedCostUsd: 0.0081,
+      citedIssueIds: ['INC-1'],
+      retrievedIssueIds: ['INC-1', 'INC-2'],
+      topic: vpnTopic,
+      ...overrides,
+    };
+  }
+
+  function gapChat(text: string, overrides: Partial<ChatInsight> = {}): ChatInsight {
+    return chat({
+      citedIssueIds: [],
+      gap: { ...vpnTopic, reason: 'weak_retrieval', example: { text, ownerHash: 'owner-a' } },
+      ...overrides,
+    });
+  }
+
+  const verdict = (
+    rating: 'up' | 'down',
+    at: number,
+    extra: Partial<AnswerFeedback> = {},
+  ): AnswerFeedback => ({
+    rating,
+    updatedAt: new Date(now.getTime() + at * 1000).toISOString(),
+    ...extra,
+  });
+
+  function feedback(
+    recorded: ChatInsight,
+    next: AnswerFeedback,
+    previous?: AnswerFeedback,
+    extra: Partial<FeedbackInsight> = {},
+  ): FeedbackInsight {
+    return {
+      answerDay: recorded.day,
+      conversationId: recorded.conversationId,
+      answerSeq: recorded.answerSeq,
+      ...(previous ? { previous } : {}),
+      next,
+      citedIssueIds: recorded.citedIssueIds,
+      inquiryText: 'VPNにつながらない',
+      ownerHash: 'owner-a',
+      ...extra,
+    };
+  }
+
+  describe(`InsightsStore conformance: ${name}`, () => {
+    it('counts chats per day with every day of the window present, the empty ones as zeros', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      await store.recordChat(scope, chat());
+      await store.recordChat(scope, chat({ outcome: 'clarification', citedIssueIds: [] }));
+      await store.recordChat(scope, chat({ outcome: 'truncated' }));
+      await store.recordChat(scope, chat({ outcome: 'failed', inputTokens: 0, outputTokens: 0 }));
+      await store.recordChat(scope, chat({ day: daysAgo(3) }));
+      await store.recordChat(scope, chat({ day: daysAgo(40) }));
+
+      const body = insightsSchema.parse(await store.readInsights(scope, 30, now));
+      expect(body.activity.perDay).toHaveLength(30);
+      expect(body.activity.perDay[0]?.day).toBe(daysAgo(29));
+      const last = body.activity.perDay.at(-1);
+      expect(last).toMatchObject({
+        day: today,
+        chats: 4,
+        answers: 2,
+        clarifications: 1,
+        truncated: 1,
+        failed: 1,
+        inputTokens: 3600,
+        outputTokens: 900,
+      });
+      expect(last?.estimatedCostUsd).toBeCloseTo(0.0081 * 4, 6);
+      expect(body.activity.perDay.find((day) => day.day === daysAgo(3))?.chats).toBe(1);
+      expect(body.activity.perDay.find((day) => day.day === daysAgo(1))).toMatchObject({
+        chats: 0,
+        inputTokens: 0,
+      });
+      // The chat of 40 days ago is outside 30 days, inside 90.
+      expect(body.activity.totals.chats).toBe(5);
+      const ninety = await store.readInsights(scope, 90, now);
+      expect(ninety.activity.perDay).toHaveLength(90);
+      expect(ninety.activity.totals.chats).toBe(6);
+    });
+
+    it('reads time to first token p50/p95 as the upper bounds of the histogram buckets', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      for (const ms of [100, 200, 300, 400, 600, 700, 800, 900, 1400, 70_000]) {
+        await store.recordChat(scope, chat({ timeToFirstTokenMs: ms }));
+      }
+      const { totals } = (await store.readInsights(scope, 30, now)).activity;
+      expect(totals.timeToFirstTokenP50Ms).toBe(750);
+      expect(totals.timeToFirstTokenP95Ms).toBe(60_000);
+    });
+
+    it('shows no cost for a day with a chat whose model has no price', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      await store.recordChat(scope, chat({ day: daysAgo(1) }));
+      await store.recordChat(scope, chat({ estimatedCostUsd: undefined }));
+      const body = await store.readInsights(scope, 30, now);
+      expect(body.activity.perDay.at(-1)?.estimatedCostUsd).toBeUndefined();
+      expect(body.activity.perDay.at(-2)?.estimatedCostUsd).toBeCloseTo(0.0081, 6);
+      expect(body.activity.totals.estimatedCostUsd).toBeUndefined();
+    });
+
+    it('groups gaps by topic with reasons, trend and at most three examples per topic and day', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      for (const text of ['VPN 1', 'VPN 2', 'VPN 3', 'VPN 4'])
+        await store.recordChat(scope, gapChat(text));
+      await store.recordChat(
+        scope,
+        gapChat('VPN old', {
+          day: daysAgo(20),
+          gap: {
+            ...vpnTopic,
+            reason: 'no_ticket_cited',
+            example: { text: 'VPN old', ownerHash: 'owner-b' },
+          },
+        }),
+      );
+      await store.recordChat(
+        scope,
+        chat({
+          citedIssueIds: [],
+          gap: {
+            topicKey: 'mail|outlook',
+            category: 'mail',
+            terms: ['outlook'],
+            reason: 'no_ticket_cited',
+          },
+        }),
+      );
+      const { gaps } = insightsSchema.parse(await store.readInsights(scope, 30, now));
+      expect(gaps.map((gap) => [gap.topicKey, gap.count])).toEqual([
+        ['network|vpn', 5],
+        ['mail|outlook', 1],
+      ]);
+      const vpn = gaps[0];
+      expect(vpn).toMatchObject({
+        category: 'network',
+        terms: ['vpn', "can't connect"],
+        byReason: { weak_retrieval: 4, no_ticket_cited: 1, rated_down: 0 },
+        trend: { earlier: 1, later: 4 },
+      });
+      // Three of today's four (the bound), and the older day's one; newest first.
+      expect(vpn?.examples).toHaveLength(4);
+      expect(vpn?.examples.filter((example) => example.day === today)).toHaveLength(3);
+      expect(vpn?.examples.at(-1)).toEqual({
+        text: 'VPN old',
+        day: daysAgo(20),
+        ownerHash: 'owner-b',
+        solved: false,
+      });
+      expect(gaps[1]?.examples).toEqual([]);
+    });
+
+    it('applies a replaced verdict as a delta: up, then down with irrelevant_tickets, then up', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answer = chat({ citedIssueIds: ['INC-1', 'INC-2'] });
+      await store.recordChat(scope, answer);
+      const up = verdict('up', 1);
+      const down = verdict('down', 2, { reason: 'irrelevant_tickets' });
+      await store.recordFeedback(scope, feedback(answer, up));
+      await store.recordFeedback(scope, feedback(answer, down, up));
+      let body = await store.readInsights(scope, 30, now);
+      expect(body.activity.totals).toMatchObject({ ratedUp: 0, ratedDown: 1 });
+      expect(body.gaps).toMatchObject([
+        { topicKey: 'network|vpn', count: 1, byReason: { rated_down: 1 } },
+      ]);
+      expect(body.helped.mostSolved.find((use) => use.issueId === 'INC-1')).toMatchObject({
+        cited: 1,
+        citedInDownRated: 1,
+        solved: 0,
+      });
+
+      const solved = verdict('up', 3, { helpfulTicketIds: ['INC-2'] });
+      await store.recordFeedback(scope, feedback(answer, solved, down));
+      body = await store.readInsights(scope, 30, now);
+      expect(body.activity.totals).toMatchObject({ ratedUp: 1, ratedDown: 0 });
+      expect(body.gaps).toEqual([]);
+      expect(body.helped.mostSolved[0]).toMatchObject({ issueId: 'INC-2', solved: 1, cited: 1 });
+      expect(body.helped.mostSolved[1]).toMatchObject({ issueId: 'INC-1', citedInDownRated: 0 });
+    });
+
+    it('sums ten racing feedback posts on one answer to the last verdict', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answer = chat({ citedIssueIds: ['INC-7'] });
+      await store.recordChat(scope, answer);
+      // What ten conditional commits on the turn replaced, in their commit order: each delta
+      // names the verdict its commit saw; the insight writes then arrive in any order at once.
+      const verdicts = Array.from({ length: 10 }, (_, index) =>
+        index % 3 === 0
+          ? verdict('up', index + 1, { helpfulTicketIds: ['INC-7'] })
+          : verdict('down', index + 1, { reason: index % 2 ? 'incomplete' : 'wrong' }),
+      );
+      await Promise.all(
+        verdicts.map((next, index) =>
+          store.recordFeedback(scope, feedback(answer, next, verdicts[index - 1])),
+        ),
+      );
+      const last = verdicts.at(-1) as AnswerFeedback;
+      expect(last).toMatchObject({ rating: 'up', helpfulTicketIds: ['INC-7'] });
+      const body = await store.readInsights(scope, 30, now);
+      expect(body.activity.totals).toMatchObject({ ratedUp: 1, ratedDown: 0 });
+      expect(body.gaps).toEqual([]);
+      expect(body.helped.mostSolved).toEqual([
+        { issueId: 'INC-7', cited: 1, solved: 1, citedInDownRated: 0 },
+      ]);
+      expect(await store.listSolvedInquiries(scope)).toEqual([
+        { text: 'VPNにつながらない', issueIds: ['INC-7'], day: today },
+      ]);
+    });
+
+    it('keeps a solved inquiry while a ticket is marked as the solution, and an older verdict never overwrites a newer one', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answer = chat();
+      await store.recordChat(scope, answer);
+      const solved = verdict('up', 1, { helpfulTicketIds: ['INC-1'] });
+      await store.recordFeedback(scope, feedback(answer, solved));
+      expect(await store.listSolvedInquiries(scope)).toHaveLength(1);
+      const plain = verdict('up', 2);
+      await store.recordFeedback(scope, feedback(answer, plain, solved));
+      expect(await store.listSolvedInquiries(scope)).toEqual([]);
+      // The first write arriving again late (a retry): still not solved.
+      await store.recordFeedback(scope, feedback(answer, solved));
+      expect(await store.listSolvedInquiries(scope)).toEqual([]);
+    });
+
+    it('marks a gap example solved and offers its inquiry to draft from', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answer = gapChat('VPNにつながらない');
+      await store.recordChat(scope, { ...answer, citedIssueIds: ['INC-1'] });
+      await store.recordFeedback(
+        scope,
+        feedback(answer, verdict('up', 1, { helpfulTicketIds: ['INC-1'] })),
+      );
+      const [gap] = (await store.readInsights(scope, 30, now)).gaps;
+      expect(gap?.examples).toEqual([
+        { text: 'VPNにつながらない', day: today, ownerHash: 'owner-a', solved: true },
+      ]);
+      expect(gap?.draftFrom).toEqual({ exampleId: `${answer.conversationId}#2` });
+    });
+
+    it('forgets a conversation: its examples and solved inquiries go, the counts stay', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const forgotten = gapChat('forget me');
+      const kept = gapChat('keep me');
+      await store.recordChat(scope, forgotten);
+      await store.recordChat(scope, kept);
+      await store.recordFeedback(
+        scope,
+        feedback(forgotten, verdict('up', 1, { helpfulTicketIds: ['INC-1'] })),
+      );
+      await store.forgetConversation(scope, forgotten.conversationId);
+      const body = await store.readInsights(scope, 30, now);
+      expect(body.gaps[0]?.count).toBe(2);
+      expect(body.gaps[0]?.examples.map((example) => example.text)).toEqual(['keep me']);
+      expect(body.gaps[0]?.draftFrom).toBeUndefined();
+      expect(body.activity.totals.ratedUp).toBe(1);
+      expect(await store.listSolvedInquiries(scope)).toEqual([]);
+    });
+
+    it('lists tickets cited twice or more with a 👎 share of at least half as candidates to rewrite', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answers = [
+        chat({ citedIssueIds: ['INC-9'] }),
+        chat({ citedIssueIds: ['INC-9'] }),
+        chat({ citedIssueIds: ['INC-8'] }),
+      ];
+      for (const answer of answers) await store.recordChat(scope, answer);
+      for (const answer of [answers[0], answers[2]] as ChatInsight[]) {
+        await store.recordFeedback(
+          scope,
+          feedback(answer, verdict('down', 1, { reason: 'wrong' })),
+        );
+      }
+      const { citedButDownRated } = (await store.readInsights(scope, 30, now)).helped;
+      expect(citedButDownRated).toEqual([
+        { issueId: 'INC-9', cited: 2, solved: 0, citedInDownRated: 1 },
+      ]);
+    });
+
+    it('counts tickets retrieved before but not in the last 90 days, without a total it cannot know', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      await store.recordChat(
+        scope,
+        chat({
+          day: daysAgo(120),
+          retrievedIssueIds: ['INC-1', 'INC-3', 'INC-4'],
+          citedIssueIds: ['INC-5'],
+        }),
+      );
+      await store.recordChat(
+        scope,
+        chat({ day: daysAgo(10), retrievedIssueIds: ['INC-1'], citedIssueIds: [] }),
+      );
+      const { neverRetrieved } = (await store.readInsights(scope, 30, now)).helped;
+      expect(neverRetrieved).toEqual({ count: 3, sample: ['INC-3', 'INC-4', 'INC-5'] });
+    });
+
+    it('sums knowledge capture per window and keeps the latest eval run', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      for (const kind of ['draft', 'draft', 'published', 'sync_waited'] as const) {
+        await store.recordCapture(scope, { day: today, kind });
+      }
+      await store.recordCapture(scope, { day: daysAgo(45), kind: 'draft' });
+      const run = {
+        ranAt: now.toISOString(),
+        target: 'local' as const,
+        queries: 12,
+        recallAt1: 0.5,
+        recallAt3: 0.75,
+        recallAt8: 0.9,
+        mrr: 0.62,
+      };
+      await store.recordEvaluationRun(scope, { ...run, queries: 3 });
+      await store.recordEvaluationRun(scope, run);
+      const body = await store.readInsights(scope, 30, now);
+      expect(body.capture).toEqual({ drafts: 2, published: 1, syncsWaited: 1 });
+      expect(body.evaluation).toEqual(run);
+      expect((await store.readInsights(scope, 90, now)).capture.drafts).toBe(3);
+    });
+
+    it("keeps tenants apart: one tenant's events never show in another's insights", async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const other = newScope();
+      await store.recordChat(scope, gapChat('only mine'));
+      await store.recordCapture(scope, { day: today, kind: 'draft' });
+      const body = insightsSchema.parse(await store.readInsights(other, 30, now));
+      expect(body.activity.totals.chats).toBe(0);
+      expect(body.gaps).toEqual([]);
+      expect(body.capture.drafts).toBe(0);
+      expect(body.helped).toEqual({
+        mostSolved: [],
+        citedButDownRated: [],
+        neverRetrieved: { count: 0, sample: [] },
+      });
+      expect(body.evaluation).toBeUndefined();
+    });
+  });
+}
