@@ -5,6 +5,7 @@ import {
   insightsSchema,
 } from '../../../functions/contract/insights.js';
 import { renderInsights } from '../../../scripts/insights/render-insights.js';
+import { createInMemoryInsightsStore } from '../../support/in-memory-insights-store.js';
 
 const quietDay = (day: string): ActivityDay => ({
   day,
@@ -194,5 +195,60 @@ describe('renderInsights', () => {
     expect(text).toContain('No ticket was marked as a solution.');
     expect(text).toContain('0 tickets');
     expect(text).toContain('No run yet: npm run eval -- --from-feedback');
+  });
+});
+
+describe('renderInsights of what readInsights computes', () => {
+  it('prints a recorded chat, its 👎 as a gap of its topic, and the solved ticket', async () => {
+    const store = createInMemoryInsightsStore();
+    const scope = { tenantId: 'local' };
+    const topic = { topicKey: 'network|vpn', category: 'network', terms: ['vpn'] };
+    const base = {
+      day: '2026-12-02',
+      answerSeq: 2,
+      outcome: 'complete' as const,
+      timeToFirstTokenMs: 900,
+      inputTokens: 1000,
+      outputTokens: 200,
+      estimatedCostUsd: 0.006,
+      retrievedIssueIds: ['1042', '1043'],
+      topic,
+    };
+    await store.recordChat(scope, {
+      ...base,
+      conversationId: '01JCLIRENDER000000000000001',
+      citedIssueIds: ['1042'],
+    });
+    await store.recordChat(scope, {
+      ...base,
+      conversationId: '01JCLIRENDER000000000000002',
+      citedIssueIds: ['1043'],
+    });
+    await store.recordFeedback(scope, {
+      answerDay: '2026-12-02',
+      conversationId: '01JCLIRENDER000000000000001',
+      answerSeq: 2,
+      next: { rating: 'up', helpfulTicketIds: ['1042'], updatedAt: '2026-12-02T09:00:00.000Z' },
+      citedIssueIds: ['1042'],
+      inquiryText: 'VPNが切れる',
+      ownerHash: 'a1',
+    });
+    await store.recordFeedback(scope, {
+      answerDay: '2026-12-02',
+      conversationId: '01JCLIRENDER000000000000002',
+      answerSeq: 2,
+      next: { rating: 'down', reason: 'irrelevant_tickets', updatedAt: '2026-12-02T09:01:00.000Z' },
+      citedIssueIds: ['1043'],
+      ownerHash: 'b2',
+    });
+    const text = renderInsights(
+      await store.readInsights(scope, 30, new Date('2026-12-02T10:00:00Z')),
+    );
+    // The totals row: 2 chats, 2 answers, 1 up and 1 down, the 900 ms bucket, 2000 / 400 tokens.
+    expect(text).toMatch(/\| 2 +\| 2 +\| 0 +\| 0 +\| 0 +\| 1 \/ 1 \(50\.0% up\) +\|/);
+    expect(text).toContain('| 2026-12-02 |');
+    expect(text).toMatch(/\| network +\| vpn +\| 1 +\| 0 +\| 0 +\| 1 +\|/);
+    expect(text).toMatch(/\| #1042 +\| +\| 1 +\| 1 +\| 0 +\|/);
+    expect(text).not.toContain('VPNが切れる');
   });
 });
