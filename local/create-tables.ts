@@ -9,32 +9,32 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import {
-  type ConversationTableNames,
   conversationsTable,
-  conversationTableDefinitions,
+  insightsTable,
   type TableDefinition,
+  type TableNames,
+  tableDefinitions,
   turnsTable,
 } from '../functions/adapters/dynamodb/table-definitions.js';
 
 /**
- * Creates the conversation tables from the same definitions the CDK uses, if they are missing,
- * waits until they are ACTIVE and enables TTL. Safe to run on every start.
+ * Creates the tables (conversations, turns, insights) from the same definitions the CDK uses,
+ * if they are missing, waits until they are ACTIVE and enables TTL. Safe to run on every start.
  *
  * @example
- * const tables = await createTables(client, 'local-'); // { conversations: 'local-Conversations', turns: 'local-Turns' }
+ * const tables = await createTables(client, 'local-');
+ * // { conversations: 'local-Conversations', turns: 'local-Turns', insights: 'local-Insights' }
  */
-export async function createTables(
-  client: DynamoDBClient,
-  prefix: string,
-): Promise<ConversationTableNames> {
+export async function createTables(client: DynamoDBClient, prefix: string): Promise<TableNames> {
   await Promise.all(
-    conversationTableDefinitions.map((definition) =>
+    tableDefinitions.map((definition) =>
       createTable(client, prefix + definition.baseName, definition),
     ),
   );
   return {
     conversations: prefix + conversationsTable.baseName,
     turns: prefix + turnsTable.baseName,
+    insights: prefix + insightsTable.baseName,
   };
 }
 

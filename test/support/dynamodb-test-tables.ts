@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import type { ConversationTableNames } from '../../functions/adapters/dynamodb/table-definitions.js';
+import type { TableNames } from '../../functions/adapters/dynamodb/table-definitions.js';
 import { createTables } from '../../local/create-tables.js';
 
 export interface TestTables {
   readonly client: DynamoDBClient;
   readonly endpoint: string;
-  readonly tables: ConversationTableNames;
+  readonly tables: TableNames;
   /** Deletes the tables and closes the client; call it in `afterAll`. */
   dispose(): Promise<void>;
 }

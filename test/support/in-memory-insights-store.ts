@@ -141,7 +141,13 @@ export function createInMemoryInsightsStore(): InsightsStore {
           feedbackAt: insight.next.updatedAt,
         });
       } else if (stored) {
-        tenant.solved.set(id, { ...stored, issueIds: [], feedbackAt: insight.next.updatedAt });
+        // Emptied, its text gone, as the DynamoDB store does: an older verdict cannot come back.
+        tenant.solved.set(id, {
+          ...stored,
+          text: '',
+          issueIds: [],
+          feedbackAt: insight.next.updatedAt,
+        });
       }
     },
 

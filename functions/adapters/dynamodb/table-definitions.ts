@@ -1,5 +1,6 @@
 /**
- * The two conversation tables, defined once as plain data. The CDK construct
+ * The tables of the app, defined once as plain data: the two conversation tables and the
+ * insights aggregates (ADR 0022). The CDK construct
  * (`lib/constructs/conversation-tables.ts`) and the local stack (`local/create-tables.ts`) both
  * build their tables from this object, so names, keys and indexes can never drift apart.
  * No AWS imports here: the function bundle imports it too (for index names).
@@ -51,6 +52,29 @@ export const turnsTable = {
 } as const satisfies TableDefinition;
 
 export const conversationTableDefinitions = [conversationsTable, turnsTable] as const;
+
+/**
+ * Service-desk insights (issue #28, ADR 0022): counters per tenant and day, topic or ticket, and
+ * the few items holding scrubbed inquiry text (gap examples, solved inquiries), keyed
+ * `pk = <tenant>#<kind>`, `sk` a day or `<day>#<topic|ticket>` or `<conversationId>#<seq>`
+ * (`functions/adapters/dynamodb/insights-store.ts`). No indexes: every read is a key range.
+ */
+export const insightsTable = {
+  baseName: 'Insights',
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  timeToLiveAttribute: 'expiresAt',
+  localSecondaryIndexes: [],
+  globalSecondaryIndexes: [],
+} as const satisfies TableDefinition;
+
+/** Every table, as the local stack and the tests create them. */
+export const tableDefinitions = [...conversationTableDefinitions, insightsTable] as const;
+
+/** Physical names of every table: the conversation tables and `insights`. */
+export interface TableNames extends ConversationTableNames {
+  readonly insights: string;
+}
 
 /** Physical table names the function reads from its environment. */
 export interface ConversationTableNames {

@@ -1,0 +1,432 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  answerKey,
+  type CounterGroup,
+  type CounterIncrement,
+  type CounterRow,
+  chatIncrements,
+  type ExampleRow,
+  feedbackIncrements,
+  gapKey,
+  MAX_EXAMPLES_PER_TOPIC_DAY,
+  type SolvedRow,
+} from '../../insights/aggregates.js';
+import { buildInsights, RETRIEVED_HORIZON_DAYS, windowOf } from '../../insights/build-insights.js';
+import type {
+  EvaluationRun,
+  FeedbackInsight,
+  InsightsScope,
+  InsightsStore,
+} from '../../insights/ports.js';
+
+/**
+ * The `InsightsStore` on the `Insights` table (`insightsTable` in table-definitions.ts, ADR 0022).
+ * One partition per tenant and kind of item, so every read is a key-range query of one
+ * partition, never a scan and never a read of conversations:
+ *
+ * | pk                     | sk                          | what                                        |
+ * |------------------------|-----------------------------|---------------------------------------------|
+ * | `<tenant>#day`         | `YYYY-MM-DD`                | activity counters, TTFT histogram buckets   |
+ * | `<tenant>#gap`         | `<day>#<topicKey>`          | gap counts per reason, the topic's label    |
+ * | `<tenant>#ticket-day`  | `<day>#<issueId>`           | cited / solved / citedInDownRated           |
+ * | `<tenant>#retrieved`   | `YYYY-MM-DD`                | the set of ticket ids retrieved that day    |
+ * | `<tenant>#capture`     | `YYYY-MM-DD`                | drafts / published / syncsWaited            |
+ * | `<tenant>#answer`      | `<conversationId>#<seq>`    | the answer's day and topic (for feedback)   |
+ * | `<tenant>#example`     | `<conversationId>#<seq>`    | a gap example: scrubbed text, owner's hash  |
+ * | `<tenant>#solved`      | `<conversationId>#<seq>`    | a solved inquiry: scrubbed text → tickets   |
+ * | `<tenant>#eval`        | `latest`                    | the last feedback-eval run                  |
+ *
+ * Counters are `ADD` updates: commutative, so writes racing on one item all count, and a
+ * feedback delta (`feedbackIncrements`) sums correctly whatever order they land in. An `ADD`
+ * the SDK sends again after a lost response may count twice; for a dashboard of counts that is
+ * accepted (ADR 0022), unlike for the daily budget, which pays for client request tokens.
+ * Counter items expire `COUNTER_RETENTION_DAYS` after their day; the items holding inquiry text
+ * (answer, example, solved) expire with the conversation's retention and are deleted with it
+ * (`forgetConversation`, from the delete route and the retention sweeper).
+ */
+
+export interface DynamoDbInsightsStoreOptions {
+  readonly documents: DynamoDBDocumentClient;
+  /** Physical name of the `Insights` table. */
+  readonly tableName: string;
+  /** The conversations' retention: items with inquiry text expire no later than their conversation. */
+  readonly retentionDays: number;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+/** Counter items outlive every window read (90 days) and the retrieved-set horizon (365). */
+export const COUNTER_RETENTION_DAYS = 400;
+
+const pageSize = 1000;
+
+/**
+ * @example
+ * const insights = createDynamoDbInsightsStore({
+ *   documents, tableName: process.env.INSIGHTS_TABLE!, retentionDays: 90,
+ * });
+ */
+export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOptions): InsightsStore {
+  const { documents, tableName } = options;
+  const now = options.now ?? (() => new Date());
+  const pk = (scope: InsightsScope, kind: CounterGroup | ItemKind) => {
+    if (!scope.tenantId || scope.tenantId.includes('#')) {
+      throw new Error('A tenant id must be non-empty and must not contain "#"');
+    }
+    return `${scope.tenantId}#${kind}`;
+  };
+  const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+  const counterExpiry = (day: string) =>
+    epochSeconds(Date.parse(`${day}T00:00:00Z`) + COUNTER_RETENTION_DAYS * 86_400_000);
+  const textExpiry = () => epochSeconds(now().getTime() + options.retentionDays * 86_400_000);
+
+  async function apply(scope: InsightsScope, increment: CounterIncrement): Promise<void> {
+    const names: Record<string, string> = { '#expiresAt': 'expiresAt' };
+    const values: Record<string, unknown> = {
+      ':expiresAt': counterExpiry(increment.key.slice(0, 10)),
+    };
+    const adds = Object.entries(increment.add).map(([name, value], index) => {
+      names[`#c${index}`] = name;
+      values[`:c${index}`] = value;
+      return `#c${index} :c${index}`;
+    });
+    const sets = ['#expiresAt = :expiresAt'];
+    for (const [index, [name, value]] of Object.entries(increment.labels ?? {}).entries()) {
+      names[`#l${index}`] = name;
+      values[`:l${index}`] = value;
+      // The first writer names the item: a topic's label is that of its first inquiry of the day.
+      sets.push(`#l${index} = if_not_exists(#l${index}, :l${index})`);
+    }
+    await documents.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: pk(scope, increment.group), sk: increment.key },
+        UpdateExpression: `${adds.length ? `ADD ${adds.join(', ')} ` : ''}SET ${sets.join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  }
+
+  /** Every item of one partition (optionally a key range), page by page. */
+  async function queryAll(
+    partition: string,
+    range?: { from: string; to: string } | { prefix: string },
+  ): Promise<Record<string, unknown>[]> {
+    const input: QueryCommandInput = {
+      TableName: tableName,
+      KeyConditionExpression:
+        range === undefined
+          ? 'pk = :pk'
+          : 'prefix' in range
+            ? 'pk = :pk AND begins_with(sk, :prefix)'
+            : 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': partition,
+        ...(range === undefined
+          ? {}
+          : 'prefix' in range
+            ? { ':prefix': range.prefix }
+            : { ':from': range.from, ':to': range.to }),
+      },
+      Limit: pageSize,
+    };
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await documents.send(
+        new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  async function readCounters(
+    scope: InsightsScope,
+    group: CounterGroup,
+    range: { from: string; to: string },
+  ): Promise<CounterRow[]> {
+    const items = await queryAll(pk(scope, group), range);
+    return items.map(toCounterRow);
+  }
+
+  return {
+    async recordChat(scope, insight) {
+      const increments = chatIncrements(insight);
+      await Promise.all(increments.map((increment) => apply(scope, increment)));
+      const id = answerKey(insight.conversationId, insight.answerSeq);
+      const topic =
+        insight.topic ??
+        (insight.gap
+          ? {
+              topicKey: insight.gap.topicKey,
+              category: insight.gap.category,
+              terms: insight.gap.terms,
+            }
+          : undefined);
+      const retrieved = new Set([...insight.retrievedIssueIds, ...insight.citedIssueIds]);
+      await Promise.all([
+        retrieved.size > 0
+          ? documents.send(
+              new UpdateCommand({
+                TableName: tableName,
+                Key: { pk: pk(scope, 'retrieved'), sk: insight.day },
+                UpdateExpression: 'ADD issueIds :ids SET expiresAt = :expiresAt',
+                ExpressionAttributeValues: {
+                  ':ids': retrieved,
+                  ':expiresAt': counterExpiry(insight.day),
+                },
+              }),
+            )
+          : undefined,
+        documents.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              pk: pk(scope, 'answer'),
+              sk: id,
+              day: insight.day,
+              ...(topic ? { topic } : {}),
+              expiresAt: textExpiry(),
+            },
+          }),
+        ),
+        insight.gap?.example ? recordExample(scope, insight, id) : undefined,
+      ]);
+    },
+
+    async recordFeedback(scope, insight) {
+      const id = answerKey(insight.conversationId, insight.answerSeq);
+      let topic = insight.topic;
+      if (!topic) {
+        const answer = await documents.send(
+          new GetCommand({
+            TableName: tableName,
+            Key: { pk: pk(scope, 'answer'), sk: id },
+            ProjectionExpression: 'topic',
+          }),
+        );
+        topic = answer.Item?.topic as FeedbackInsight['topic'];
+      }
+      const resolved: FeedbackInsight = topic ? { ...insight, topic } : insight;
+      await Promise.all([
+        ...feedbackIncrements(resolved).map((increment) => apply(scope, increment)),
+        recordSolved(scope, resolved, id),
+      ]);
+    },
+
+    async recordCapture(scope, event) {
+      const counter = { draft: 'drafts', published: 'published', sync_waited: 'syncsWaited' }[
+        event.kind
+      ];
+      await apply(scope, { group: 'capture', key: event.day, add: { [counter]: 1 } });
+    },
+
+    async forgetConversation(scope, conversationId) {
+      const prefix = `${conversationId}#`;
+      await Promise.all(
+        (['example', 'solved', 'answer'] as const).map(async (kind) => {
+          const partition = pk(scope, kind);
+          const items = await queryAll(partition, { prefix });
+          await Promise.all(
+            items.map((item) =>
+              documents.send(
+                new DeleteCommand({ TableName: tableName, Key: { pk: partition, sk: item.sk } }),
+              ),
+            ),
+          );
+        }),
+      );
+    },
+
+    async listSolvedInquiries(scope) {
+      return (await queryAll(pk(scope, 'solved')))
+        .map(toSolvedRow)
+        .filter((row) => row.issueIds.length > 0)
+        .map((row) => ({ text: row.text, issueIds: row.issueIds, day: row.day }));
+    },
+
+    async recordEvaluationRun(scope, run) {
+      await documents.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { pk: pk(scope, 'eval'), sk: 'latest', run },
+        }),
+      );
+    },
+
+    async readInsights(scope, days, at) {
+      const window = windowOf(days, at);
+      const horizon = windowOf(RETRIEVED_HORIZON_DAYS, at);
+      const dayRange = { from: window.first, to: window.last };
+      // `#` sorts before every character of a topic key or issue id: `<last>#\uffff` ends the day.
+      const keyedRange = { from: window.first, to: `${window.last}#\uffff` };
+      const [dayRows, gaps, tickets, captures, retrieved, examples, solved, evaluation] =
+        await Promise.all([
+          readCounters(scope, 'day', dayRange),
+          readCounters(scope, 'gap', keyedRange),
+          readCounters(scope, 'ticket-day', keyedRange),
+          readCounters(scope, 'capture', dayRange),
+          queryAll(pk(scope, 'retrieved'), { from: horizon.first, to: horizon.last }),
+          queryAll(pk(scope, 'example')),
+          queryAll(pk(scope, 'solved')),
+          documents.send(
+            new GetCommand({ TableName: tableName, Key: { pk: pk(scope, 'eval'), sk: 'latest' } }),
+          ),
+        ]);
+      const run = evaluation.Item?.run as EvaluationRun | undefined;
+      return buildInsights(
+        {
+          days: dayRows,
+          gaps,
+          tickets,
+          captures,
+          retrieved: retrieved.map((item) => ({
+            day: String(item.sk),
+            issueIds: [...((item.issueIds as Set<string> | undefined) ?? [])],
+          })),
+          examples: examples.map(toExampleRow),
+          solved: solved.map(toSolvedRow),
+        },
+        { days, now: at, ...(run ? { evaluation: run } : {}) },
+      );
+    },
+  };
+
+  /**
+   * A gap example, if its topic has a slot left that day: the slot is taken by a conditional
+   * `ADD` on the topic's counter item (created just before by the gap increment), so racing
+   * chats never keep more than `MAX_EXAMPLES_PER_TOPIC_DAY`.
+   */
+  async function recordExample(
+    scope: InsightsScope,
+    insight: Parameters<InsightsStore['recordChat']>[1],
+    id: string,
+  ): Promise<void> {
+    const gap = insight.gap;
+    if (!gap?.example) return;
+    try {
+      await documents.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: pk(scope, 'gap'), sk: gapKey(insight.day, gap.topicKey) },
+          UpdateExpression: 'ADD examples :one',
+          ConditionExpression: 'attribute_not_exists(examples) OR examples < :max',
+          ExpressionAttributeValues: { ':one': 1, ':max': MAX_EXAMPLES_PER_TOPIC_DAY },
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return;
+      throw error;
+    }
+    await documents.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          pk: pk(scope, 'example'),
+          sk: id,
+          day: insight.day,
+          topicKey: gap.topicKey,
+          text: gap.example.text,
+          ownerHash: gap.example.ownerHash,
+          expiresAt: textExpiry(),
+        },
+      }),
+    );
+  }
+
+  /**
+   * The labelled query of the feedback eval, while a ticket is marked as the solution. Written
+   * only if no newer verdict did already (`feedbackAt`), so racing posts leave the last one's;
+   * a verdict without a solution empties an existing item (text removed) rather than deleting
+   * it, so an older verdict arriving later cannot bring the text back.
+   */
+  async function recordSolved(scope: InsightsScope, insight: FeedbackInsight, id: string) {
+    const issueIds = insight.next.helpfulTicketIds ?? [];
+    const key = { pk: pk(scope, 'solved'), sk: id };
+    try {
+      if (issueIds.length > 0 && insight.inquiryText !== undefined) {
+        await documents.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...key,
+              day: insight.answerDay,
+              text: insight.inquiryText,
+              issueIds: [...issueIds],
+              ...(insight.topic ? { topicKey: insight.topic.topicKey } : {}),
+              feedbackAt: insight.next.updatedAt,
+              expiresAt: textExpiry(),
+            },
+            ConditionExpression: 'attribute_not_exists(feedbackAt) OR feedbackAt <= :at',
+            ExpressionAttributeValues: { ':at': insight.next.updatedAt },
+          }),
+        );
+      } else {
+        await documents.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: 'SET issueIds = :none, feedbackAt = :at REMOVE #text',
+            ConditionExpression: 'attribute_exists(pk) AND feedbackAt <= :at',
+            ExpressionAttributeNames: { '#text': 'text' },
+            ExpressionAttributeValues: { ':none': [], ':at': insight.next.updatedAt },
+          }),
+        );
+      }
+    } catch (error) {
+      // A newer verdict is already there, or there was nothing to take back.
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+}
+
+type ItemKind = 'retrieved' | 'answer' | 'example' | 'solved' | 'eval';
+
+const KEY_ATTRIBUTES = new Set(['pk', 'sk', 'expiresAt']);
+const LABEL_ATTRIBUTES = new Set(['topicKey', 'category', 'terms']);
+
+function toCounterRow(item: Record<string, unknown>): CounterRow {
+  const counters: Record<string, number> = {};
+  const labels: Record<string, string | readonly string[]> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (KEY_ATTRIBUTES.has(name)) continue;
+    if (LABEL_ATTRIBUTES.has(name)) labels[name] = value as string | string[];
+    else if (typeof value === 'number') counters[name] = value;
+  }
+  return {
+    key: String(item.sk),
+    counters,
+    ...(Object.keys(labels).length ? { labels } : {}),
+  };
+}
+
+function toExampleRow(item: Record<string, unknown>): ExampleRow {
+  return {
+    id: String(item.sk),
+    day: String(item.day),
+    topicKey: String(item.topicKey),
+    text: String(item.text),
+    ownerHash: String(item.ownerHash),
+  };
+}
+
+function toSolvedRow(item: Record<string, unknown>): SolvedRow {
+  return {
+    id: String(item.sk),
+    day: String(item.day),
+    text: typeof item.text === 'string' ? item.text : '',
+    issueIds: Array.isArray(item.issueIds) ? item.issueIds.map(String) : [],
+    ...(typeof item.topicKey === 'string' ? { topicKey: item.topicKey } : {}),
+  };
+}
