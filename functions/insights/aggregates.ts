@@ -122,6 +122,18 @@ export function feedbackIncrements(insight: FeedbackInsight): CounterIncrement[]
   return increments;
 }
 
+/** What of a verdict the counts depend on: never its comment (staff's own words stay out). */
+export function countedVerdictOf(feedback: AnswerFeedback): AnswerFeedback {
+  return {
+    rating: feedback.rating,
+    ...(feedback.reason ? { reason: feedback.reason } : {}),
+    ...(feedback.helpfulTicketIds?.length
+      ? { helpfulTicketIds: [...feedback.helpfulTicketIds] }
+      : {}),
+    updatedAt: feedback.updatedAt,
+  };
+}
+
 /** Feedback reasons that say the Knowledge Base lacked what the inquiry needed. */
 export const GAP_FEEDBACK_REASONS: ReadonlySet<string> = new Set([
   'irrelevant_tickets',

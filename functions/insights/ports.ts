@@ -62,6 +62,11 @@ export interface FeedbackInsight {
   readonly answerDay: string;
   readonly conversationId: string;
   readonly answerSeq: number;
+  /**
+   * The verdict the caller saw before (informational). The stores count the delta from the
+   * verdict their own conditional swap on the answer's item replaced — exact under races, and a
+   * repeated or older `next` (by `updatedAt`) changes nothing (ADR 0022).
+   */
   readonly previous?: AnswerFeedback;
   readonly next: AnswerFeedback;
   readonly citedIssueIds: readonly string[];
@@ -91,7 +96,10 @@ export type EvaluationRun = NonNullable<Insights['evaluation']>;
 
 export interface InsightsStore {
   recordChat(scope: InsightsScope, insight: ChatInsight): Promise<void>;
-  /** Applies the delta exactly once, also when two staff members' feedback on one answer race. */
+  /**
+   * Applies the delta exactly once, also when feedback posts on one answer race (two tabs) or
+   * one is sent again: the newest `next.updatedAt` is the answer's verdict.
+   */
   recordFeedback(scope: InsightsScope, insight: FeedbackInsight): Promise<void>;
   recordCapture(
     scope: InsightsScope,

@@ -1,9 +1,11 @@
+import type { AnswerFeedback } from '../../functions/contract/conversations.js';
 import {
   answerKey,
   type CounterGroup,
   type CounterIncrement,
   type CounterRow,
   chatIncrements,
+  countedVerdictOf,
   type ExampleRow,
   feedbackIncrements,
   gapKey,
@@ -33,7 +35,10 @@ interface TenantAggregates {
   /** With the verdict time of the feedback that wrote it: an older verdict never overwrites. */
   solved: Map<string, SolvedRow & { feedbackAt: string }>;
   /** The topic and day of each recorded answer, for feedback that names no topic. */
-  answers: Map<string, { day: string; topic?: NonNullable<FeedbackInsight['topic']> }>;
+  answers: Map<
+    string,
+    { day: string; topic?: NonNullable<FeedbackInsight['topic']>; verdict?: AnswerFeedback }
+  >;
   evaluation?: EvaluationRun;
 }
 
@@ -100,6 +105,7 @@ export function createInMemoryInsightsStore(): InsightsStore {
       tenant.retrieved.set(insight.day, retrieved);
       const { gap } = insight;
       tenant.answers.set(id, {
+        ...tenant.answers.get(id),
         day: insight.day,
         ...(gap
           ? { topic: { topicKey: gap.topicKey, category: gap.category, terms: gap.terms } }
@@ -125,8 +131,19 @@ export function createInMemoryInsightsStore(): InsightsStore {
     async recordFeedback(scope, insight) {
       const tenant = tenantOf(scope);
       const id = answerKey(insight.conversationId, insight.answerSeq);
-      const topic = insight.topic ?? tenant.answers.get(id)?.topic;
-      const resolved: FeedbackInsight = topic ? { ...insight, topic } : insight;
+      // As the DynamoDB store's conditional swap: the delta is from the verdict this write
+      // replaced; an older or repeated verdict changes nothing.
+      const answer = tenant.answers.get(id) ?? { day: insight.answerDay };
+      if (answer.verdict && answer.verdict.updatedAt >= insight.next.updatedAt) return;
+      const previous = answer.verdict;
+      tenant.answers.set(id, { ...answer, verdict: countedVerdictOf(insight.next) });
+      const topic = insight.topic ?? answer.topic;
+      const { previous: _claimed, ...rest } = insight;
+      const resolved: FeedbackInsight = {
+        ...rest,
+        ...(previous ? { previous } : {}),
+        ...(topic ? { topic } : {}),
+      };
       for (const increment of feedbackIncrements(resolved)) apply(tenant, increment);
       const issueIds = insight.next.helpfulTicketIds ?? [];
       const stored = tenant.solved.get(id);

@@ -238,8 +238,8 @@ export function describeInsightsStore(
       const scope = newScope();
       const answer = chat({ citedIssueIds: ['INC-7'] });
       await store.recordChat(scope, answer);
-      // What ten conditional commits on the turn replaced, in their commit order: each delta
-      // names the verdict its commit saw; the insight writes then arrive in any order at once.
+      // Ten verdicts posted at once, each naming the same previous (what every post's page had
+      // seen): the store's own swap decides what each replaced, so the sum is the newest one's.
       const verdicts = Array.from({ length: 10 }, (_, index) =>
         index % 3 === 0
           ? verdict('up', index + 1, { helpfulTicketIds: ['INC-7'] })
@@ -261,6 +261,32 @@ export function describeInsightsStore(
       expect(await store.listSolvedInquiries(scope)).toEqual([
         { text: 'VPNにつながらない', issueIds: ['INC-7'], day: today },
       ]);
+    });
+
+    it('counts a verdict sent twice once, and an older verdict arriving late not at all', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answer = chat();
+      await store.recordChat(scope, answer);
+      const older = verdict('up', 1);
+      const newer = verdict('down', 2, { reason: 'incomplete' });
+      await store.recordFeedback(scope, feedback(answer, newer));
+      await store.recordFeedback(scope, feedback(answer, newer));
+      await store.recordFeedback(scope, feedback(answer, older));
+      const body = await store.readInsights(scope, 30, now);
+      expect(body.activity.totals).toMatchObject({ ratedUp: 0, ratedDown: 1 });
+      expect(body.gaps[0]).toMatchObject({ topicKey: 'network|vpn', byReason: { rated_down: 1 } });
+    });
+
+    it('keeps at most three examples of a topic and day when ten gap chats race', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      await Promise.all(
+        Array.from({ length: 10 }, (_, index) => store.recordChat(scope, gapChat(`VPN ${index}`))),
+      );
+      const [gap] = (await store.readInsights(scope, 30, now)).gaps;
+      expect(gap?.count).toBe(10);
+      expect(gap?.examples).toHaveLength(3);
     });
 
     it('keeps a solved inquiry while a ticket is marked as the solution, and an older verdict never overwrites a newer one', async () => {

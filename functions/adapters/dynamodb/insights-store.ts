@@ -7,12 +7,14 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { AnswerFeedback } from '../../contract/conversations.js';
 import {
   answerKey,
   type CounterGroup,
   type CounterIncrement,
   type CounterRow,
   chatIncrements,
+  countedVerdictOf,
   type ExampleRow,
   feedbackIncrements,
   gapKey,
@@ -39,7 +41,7 @@ import type {
  * | `<tenant>#ticket-day`  | `<day>#<issueId>`           | cited / solved / citedInDownRated           |
  * | `<tenant>#retrieved`   | `YYYY-MM-DD`                | the set of ticket ids retrieved that day    |
  * | `<tenant>#capture`     | `YYYY-MM-DD`                | drafts / published / syncsWaited            |
- * | `<tenant>#answer`      | `<conversationId>#<seq>`    | the answer's day and topic (for feedback)   |
+ * | `<tenant>#answer`      | `<conversationId>#<seq>`    | the answer's topic and its counted verdict  |
  * | `<tenant>#example`     | `<conversationId>#<seq>`    | a gap example: scrubbed text, owner's hash  |
  * | `<tenant>#solved`      | `<conversationId>#<seq>`    | a solved inquiry: scrubbed text → tickets   |
  * | `<tenant>#eval`        | `latest`                    | the last feedback-eval run                  |
@@ -189,15 +191,17 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
               }),
             )
           : undefined,
+        // An update, not a put: it must not drop a verdict already swapped in.
         documents.send(
-          new PutCommand({
+          new UpdateCommand({
             TableName: tableName,
-            Item: {
-              pk: pk(scope, 'answer'),
-              sk: id,
-              day: insight.day,
-              ...(topic ? { topic } : {}),
-              expiresAt: textExpiry(),
+            Key: { pk: pk(scope, 'answer'), sk: id },
+            UpdateExpression: `SET #day = :day, expiresAt = :expiresAt${topic ? ', topic = :topic' : ''}`,
+            ExpressionAttributeNames: { '#day': 'day' },
+            ExpressionAttributeValues: {
+              ':day': insight.day,
+              ':expiresAt': textExpiry(),
+              ...(topic ? { ':topic': topic } : {}),
             },
           }),
         ),
@@ -207,18 +211,39 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
 
     async recordFeedback(scope, insight) {
       const id = answerKey(insight.conversationId, insight.answerSeq);
-      let topic = insight.topic;
-      if (!topic) {
-        const answer = await documents.send(
-          new GetCommand({
+      // The verdict this write replaces is the one the answer's item held, swapped atomically:
+      // racing posts each get the verdict they replaced, so their deltas telescope to the last
+      // one; an older verdict arriving late, or the same one twice (a retry), changes nothing.
+      let replaced: Record<string, unknown> | undefined;
+      try {
+        const swapped = await documents.send(
+          new UpdateCommand({
             TableName: tableName,
             Key: { pk: pk(scope, 'answer'), sk: id },
-            ProjectionExpression: 'topic',
+            UpdateExpression:
+              'SET verdict = :verdict, feedbackAt = :at, expiresAt = if_not_exists(expiresAt, :expiresAt)',
+            ConditionExpression: 'attribute_not_exists(feedbackAt) OR feedbackAt < :at',
+            ExpressionAttributeValues: {
+              ':verdict': countedVerdictOf(insight.next),
+              ':at': insight.next.updatedAt,
+              ':expiresAt': textExpiry(),
+            },
+            ReturnValues: 'ALL_OLD',
           }),
         );
-        topic = answer.Item?.topic as FeedbackInsight['topic'];
+        replaced = swapped.Attributes;
+      } catch (error) {
+        if ((error as Error).name === 'ConditionalCheckFailedException') return;
+        throw error;
       }
-      const resolved: FeedbackInsight = topic ? { ...insight, topic } : insight;
+      const topic = insight.topic ?? (replaced?.topic as FeedbackInsight['topic']);
+      const previous = replaced?.verdict as AnswerFeedback | undefined;
+      const { previous: _claimed, ...rest } = insight;
+      const resolved: FeedbackInsight = {
+        ...rest,
+        ...(previous ? { previous } : {}),
+        ...(topic ? { topic } : {}),
+      };
       await Promise.all([
         ...feedbackIncrements(resolved).map((increment) => apply(scope, increment)),
         recordSolved(scope, resolved, id),
