@@ -2,6 +2,7 @@ import type { DailyBudget } from '../chat/daily-budget.js';
 import { type Log, silentLog } from '../chat/log.js';
 import type {
   ChatConfig,
+  ChatInsights,
   ChatModel,
   ChatTelemetry,
   ConversationStore,
@@ -28,6 +29,8 @@ export interface ChatRouteDependencies {
   readonly budget?: DailyBudget;
   /** Where failures are reported (the function's Powertools Logger). @default silentLog */
   readonly log?: Log;
+  /** Service-desk insights of each finished chat (ADR 0022); nothing when absent. */
+  readonly insights?: ChatInsights;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { InvalidCursorError, TurnNotFoundError } from '../chat/errors.js';
+import { currentVersions } from '../chat/inquiry-rules.js';
 import type { ConversationStore, Turn } from '../chat/ports.js';
 import {
   type AnswerFeedback,
@@ -13,6 +14,7 @@ import {
   stopRequestSchema,
   turnSchema,
 } from '../contract/conversations.js';
+import type { InsightsRecorder } from '../insights/record-insights.js';
 import type { FeedbackReport } from '../observability/telemetry.js';
 import {
   type ApiRequest,
@@ -29,6 +31,8 @@ const etagOf = (version: number) => `"${version}"`;
 export interface ConversationRouteOptions {
   readonly now?: () => Date;
   readonly feedbackRecorded?: (report: FeedbackReport) => void;
+  /** Service-desk insights of feedback and deletes (ADR 0022): bounded, never throwing. */
+  readonly insights?: Pick<InsightsRecorder, 'feedbackRecorded' | 'conversationDeleted'>;
 }
 
 /** The conversation routes: list, get (ETag/304), rename, delete, stop, feedback on an answer. */
@@ -88,6 +92,8 @@ export function createConversationRoutes(
 
     async remove(request: ApiRequest, conversationId: string): Promise<HttpResponse> {
       await store.deleteConversation(request.owner, conversationId);
+      // Its gap examples and solved inquiry go with it; the counts stay.
+      await options.insights?.conversationDeleted(request.owner, conversationId);
       return { statusCode: 204, headers: {}, body: '' };
     },
 
@@ -131,6 +137,14 @@ export function createConversationRoutes(
         feedback,
         previousRating: answer.feedback?.rating,
       });
+      await options.insights?.feedbackRecorded({
+        owner: request.owner,
+        conversationId,
+        answer,
+        ...(answer.feedback ? { previous: answer.feedback } : {}),
+        next: feedback,
+        inquiryText: questionTextOf(turns, answer),
+      });
       return jsonResponse(
         200,
         { seq, feedback, version: updated.version },
@@ -138,6 +152,14 @@ export function createConversationRoutes(
       );
     },
   };
+}
+
+/** The inquiry's user text as the answer was written for it (the versions current before it). */
+function questionTextOf(turns: readonly Turn[], answer: Turn): string {
+  return currentVersions(turns.filter((turn) => turn.seq < answer.seq))
+    .filter((turn) => turn.inquiryId === answer.inquiryId && turn.role === 'user')
+    .map((turn) => turn.text)
+    .join('\n');
 }
 
 /** "This solved it" can only name a ticket card of that answer. */

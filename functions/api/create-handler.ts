@@ -13,6 +13,7 @@ import {
 } from '../adapters/bedrock/prompt-cache-support.js';
 import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
+import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
 import type { DailyBudget } from '../chat/daily-budget.js';
 import {
@@ -22,9 +23,11 @@ import {
   type Owner,
   type Retriever,
 } from '../chat/ports.js';
+import type { InsightsStore } from '../insights/ports.js';
+import { createInsightsRecorder } from '../insights/record-insights.js';
 import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
 import { withPrices } from '../observability/model-prices.js';
-import { createObservability } from '../observability/telemetry.js';
+import { createObservability, ownerHashOf } from '../observability/telemetry.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
 import { type FunctionConfig, guardrailOf } from './function-config.js';
@@ -52,6 +55,8 @@ export interface HandlerOverrides {
   readonly verifier?: AccessTokenVerifier;
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers?: IssueNumbers;
+  /** The insights aggregates; production: the DynamoDB store when INSIGHTS_TABLE is set. */
+  readonly insights?: InsightsStore;
   readonly now?: () => Date;
 }
 
@@ -97,6 +102,28 @@ export function createApi(
       cacheMaxBytes: config.TURN_CACHE_MAX_BYTES,
     });
   const budget = overrides.budget ?? createDailyBudget({ documents, tables });
+  const insightsStore =
+    overrides.insights ??
+    (config.INSIGHTS_TABLE
+      ? createDynamoDbInsightsStore({
+          documents,
+          tableName: config.INSIGHTS_TABLE,
+          retentionDays: config.RETENTION_DAYS,
+        })
+      : undefined);
+  const insights =
+    insightsStore &&
+    createInsightsRecorder({
+      store: insightsStore,
+      estimateCostUsd: (report) => observability.estimateCostUsd(report),
+      gapScoreThreshold: config.INSIGHTS_GAP_SCORE,
+      examples: config.INSIGHTS_EXAMPLES,
+      scrubSettings: config.PERSONAL_DATA_SETTINGS,
+      ownerHash: ownerHashOf,
+      log: observability.log,
+      writeFailed: (operation) => observability.insightsWriteFailed(operation),
+      ...(overrides.now ? { now: overrides.now } : {}),
+    });
   const retriever =
     overrides.retriever ??
     createKnowledgeBaseRetriever({
@@ -143,6 +170,7 @@ export function createApi(
       store,
       retriever,
       model,
+      ...(insights ? { insights } : {}),
       heartbeatMs: config.HEARTBEAT_MS,
       tokenBatchMs: config.TOKEN_BATCH_MS,
       padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
@@ -186,12 +214,17 @@ export function createApi(
       padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
       scrubSettings: config.PERSONAL_DATA_SETTINGS,
-      recorded: (report) => observability.knowledgeRecorded(report),
+      recorded: (report) => {
+        observability.knowledgeRecorded(report);
+        // Not awaited: the route's report is synchronous; the recorder bounds and logs itself.
+        void insights?.knowledgeRecorded(report);
+      },
       log: observability.log,
     }),
     conversations: createConversationRoutes(store, {
       now: overrides.now,
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
+      ...(insights ? { insights } : {}),
     }),
   });
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
 import { ticketCategorySet } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
+import { DEFAULT_GAP_SCORE_THRESHOLD } from '../insights/record-insights.js';
 import { parseScrubSettings, type ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -47,6 +48,19 @@ export const functionConfigSchema = z
       .default('default'),
     CONVERSATIONS_TABLE: z.string().min(1),
     TURNS_TABLE: z.string().min(1),
+    /** The insights aggregates' table (ADR 0022); unset: nothing is recorded for insights. */
+    INSIGHTS_TABLE: z.string().min(1).optional(),
+    /**
+     * Keep gap examples — scrubbed inquiry text leads see on the insights page (the
+     * `insightsExamples` deploy setting). Off: gaps are counts only.
+     */
+    INSIGHTS_EXAMPLES: booleanText.default(true),
+    /**
+     * Best retrieval score under which an answered inquiry counts as a knowledge gap
+     * (`weak_retrieval`). Bedrock's scores depend on the vector store and search type; the local
+     * index scales each language's best to 1, so locally only "nothing retrieved" is weak.
+     */
+    INSIGHTS_GAP_SCORE: z.coerce.number().min(0).max(1).default(DEFAULT_GAP_SCORE_THRESHOLD),
     KNOWLEDGE_BASE_ID: z.string().min(1),
     MODEL_ID: z.string().min(1),
     AWS_REGION: z.string().min(1).default('us-east-1'),

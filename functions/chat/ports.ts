@@ -402,6 +402,25 @@ export interface ChatReport {
   readonly unverifiedLinks: number;
   /** Heartbeat comments the stream carried (added by the API layer, which owns the stream). */
   readonly heartbeatsSent?: number;
+  /** The stored assistant turn's seq (what feedback names); absent when none was stored. */
+  readonly answerSeq?: number;
+  /** Canonical issue ids of the answer's cards, in card order (insights, ADR 0022). */
+  readonly citedIssueIds?: readonly string[];
+  /** Issue ids retrieved for the inquiry, restricted ones removed, best first. */
+  readonly retrievedIssueIds?: readonly string[];
+  /** The best retrieval score; absent when nothing was retrieved. */
+  readonly bestScore?: number;
+  /** The category of the best-scoring retrieved ticket, when it has one. */
+  readonly nearestCategory?: string;
+}
+
+/**
+ * Where the core hands each finished chat for the service-desk insights (ADR 0022), with the
+ * inquiry's own text, which the report never carries. The implementation never throws and
+ * bounds its own time; the core awaits it after the answer's last event was sent.
+ */
+export interface ChatInsights {
+  chatFinished(report: ChatReport, inquiry: { readonly text: string }): Promise<void>;
 }
 
 /** Where the core reports each finished chat; the API layer publishes it as metrics and a log line. */

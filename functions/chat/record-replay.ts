@@ -34,6 +34,7 @@ export interface RecordedChat extends Pick<AppendResult, 'conversation' | 'turn'
  * Stores the assistant turn — whatever happened, so a reload shows what staff saw — then ends the
  * stream: `result` on success (carrying the version after the write) or one `error` event.
  * Only a complete clarification keeps the inquiry open (the store applies the inquiry rules).
+ * Returns the stored turn's seq, or undefined when it could not be stored.
  */
 export async function recordAnswer(
   begun: RecordedChat,
@@ -43,7 +44,7 @@ export async function recordAnswer(
   modelId: string,
   usage?: TurnUsage,
   log: Log = silentLog,
-): Promise<void> {
+): Promise<number | undefined> {
   const { answer, status } = outcome;
   const isResults = answer.response_type === 'results';
   try {
@@ -67,7 +68,7 @@ export async function recordAnswer(
           retryable: true,
         },
       });
-      return;
+      return saved.turn.seq;
     }
     send({
       event: 'result',
@@ -79,6 +80,7 @@ export async function recordAnswer(
         status,
       },
     });
+    return saved.turn.seq;
   } catch (error) {
     log.error('could not record the assistant turn', { error });
     send({
@@ -99,6 +101,7 @@ export async function recordAnswer(
                 retryable: true,
               }),
     });
+    return undefined;
   }
 }
 

@@ -22,6 +22,7 @@ import { buildModelRequest } from './model-request.js';
 import type {
   AppendResult,
   ChatConfig,
+  ChatInsights,
   ChatModel,
   ChatReport,
   ChatTelemetry,
@@ -176,6 +177,8 @@ export interface StreamChatDependencies {
   readonly now?: () => Date;
   /** Where failures the chat recovers from are reported (never message text). @default silentLog */
   readonly log?: Log;
+  /** Told each finished chat with its inquiry's text (service-desk insights); nothing when absent. */
+  readonly insights?: ChatInsights;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -259,6 +262,7 @@ export async function streamChat(
     // The inquiry's own user text: never assistant text, never other inquiries.
     const inquiryText =
       turn.kind === 'question' ? turn.text : userTextOf((await loaded).turns, turn.inquiryId);
+    measured.inquiryText = inquiryText;
     const references = parseTicketReferences(inquiryText);
     const language = detectLanguage(inquiryText);
 
@@ -273,6 +277,7 @@ export async function streamChat(
       retrieveTickets(retriever, inquiryText, config, dependencies.deadline, restricted));
     measured.retrievalMs = performance.now() - retrievalStartedAt;
     measured.ticketsRetrieved = similar.length;
+    measured.retrieved = similar;
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
 
     send({ event: 'progress', data: { step: 'fetching' } });
@@ -314,7 +319,7 @@ export async function streamChat(
       ...(outcome.failure ? { failure: outcome.failure } : {}),
       output: outcome.answer,
     });
-    await recordAnswer(
+    measured.answerSeq = await recordAnswer(
       begun,
       { ...outcome, answer },
       store,
@@ -343,7 +348,15 @@ export async function streamChat(
             },
     };
     measured.outcome = failed;
-    await recordAnswer(begun, failed, store, send, config.modelId, undefined, log);
+    measured.answerSeq = await recordAnswer(
+      begun,
+      failed,
+      store,
+      send,
+      config.modelId,
+      undefined,
+      log,
+    );
   } finally {
     // The answer is recorded (or could not be): a retry may now replay it, or generate again
     // after a failure, without waiting for the lease to lapse.
@@ -356,7 +369,13 @@ export async function streamChat(
     }
     // What the model used, or nothing when it was never called (a replay, a failure before it).
     await begun.reservation?.settle(measured.tokensCharged ?? 0);
-    dependencies.telemetry?.chatFinished(reportOf(begun, config.modelId, measured, restricted));
+    const report = reportOf(begun, config.modelId, measured, restricted);
+    dependencies.telemetry?.chatFinished(report);
+    // After the answer's last event: the insights write (bounded, never throwing) only holds
+    // the stream's end, not the answer.
+    if (dependencies.insights && measured.inquiryText !== undefined) {
+      await dependencies.insights.chatFinished(report, { text: measured.inquiryText });
+    }
   }
 }
 
@@ -371,6 +390,12 @@ interface Measured {
   /** `performance.now()` when the model was called. */
   generationStartedAt?: number;
   ticketsRetrieved: number;
+  /** The inquiry's own user text, once read (for insights; never in the report). */
+  inquiryText?: string;
+  /** What retrieval returned (restricted removed), best first. */
+  retrieved?: readonly RetrievedTicket[];
+  /** The stored assistant turn's seq. */
+  answerSeq?: number;
 }
 
 const whole = (ms: number) => Math.max(0, Math.round(ms));
@@ -438,6 +463,28 @@ function reportOf(
     restrictedFiltered: restricted.size,
     unverifiedReferences: outcome?.unverifiedReferenceCount ?? 0,
     unverifiedLinks: outcome?.unverifiedLinkCount ?? 0,
+    ...insightFieldsOf(measured),
+  };
+}
+
+/** What the insights need beyond the metrics: the stored answer, its cards, the nearest ticket. */
+function insightFieldsOf(
+  measured: Measured,
+): Pick<
+  ChatReport,
+  'answerSeq' | 'citedIssueIds' | 'retrievedIssueIds' | 'bestScore' | 'nearestCategory'
+> {
+  const retrieved = measured.retrieved ?? [];
+  const nearest = retrieved.reduce<RetrievedTicket | undefined>(
+    (best, ticket) => (best === undefined || ticket.score > best.score ? ticket : best),
+    undefined,
+  );
+  return {
+    ...(measured.answerSeq !== undefined ? { answerSeq: measured.answerSeq } : {}),
+    citedIssueIds: measured.outcome?.answer.results?.map((card) => card.issue_id) ?? [],
+    retrievedIssueIds: retrieved.map((ticket) => ticket.issueId),
+    ...(nearest ? { bestScore: nearest.score } : {}),
+    ...(nearest?.category ? { nearestCategory: nearest.category } : {}),
   };
 }
 

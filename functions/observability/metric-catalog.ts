@@ -81,3 +81,11 @@ export const knowledgeMetrics = {
    */
   syncOwedSeconds: { name: 'KnowledgeSyncOwedSeconds', unit: 'Seconds' },
 } as const;
+
+/**
+ * Service-desk insights (ADR 0022): an aggregate write that failed or timed out. The event
+ * itself (chat, feedback, publish, delete) stood; its counts on the insights page are missing.
+ */
+export const insightsMetrics = {
+  writeFailed: { name: 'InsightsWriteFailed', unit: 'Count' },
+} as const;

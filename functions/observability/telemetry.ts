@@ -8,6 +8,7 @@ import type { StreamErrorCode } from '../contract/errors.js';
 import {
   chatMetrics,
   feedbackMetrics,
+  insightsMetrics,
   knowledgeMetrics,
   METRICS_NAMESPACE,
   METRICS_SERVICE,
@@ -97,6 +98,10 @@ export interface Observability {
   feedbackRecorded(report: FeedbackReport): void;
   /** A knowledge draft or publish: a log line (ids, never text) and metrics. */
   knowledgeRecorded(report: KnowledgeReport): void;
+  /** An insights aggregate write failed (its log line is the recorder's): the metric. */
+  insightsWriteFailed(operation: string): void;
+  /** The chat's estimated cost in USD from the function's price table; undefined: no price. */
+  estimateCostUsd(report: ChatReport): number | undefined;
   /** A failure worth a look (a 5xx, a bug); the error's stack goes to the log, not to the client. */
   requestFailed(outcome: RequestOutcome, error: unknown): void;
 }
@@ -178,6 +183,26 @@ export function createObservability(options: ObservabilityOptions): Observabilit
         has_comment: report.feedback.comment !== undefined,
       });
       if (options.metrics) publishFeedbackMetrics(report);
+    },
+    insightsWriteFailed(operation) {
+      if (!options.metrics) return;
+      const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+      metrics.addMetric(insightsMetrics.writeFailed.name, 'Count', 1);
+      metrics.addMetadata('operation', operation);
+      metrics.publishStoredMetrics();
+    },
+    estimateCostUsd(report) {
+      if (report.inputTokens === undefined || report.outputTokens === undefined) return undefined;
+      return estimateCostUsd(
+        report.modelId,
+        {
+          inputTokens: report.inputTokens,
+          outputTokens: report.outputTokens,
+          cacheReadInputTokens: report.cacheReadInputTokens,
+          cacheWriteInputTokens: report.cacheWriteInputTokens,
+        },
+        prices,
+      );
     },
     knowledgeRecorded(report) {
       const common = {
