@@ -74,8 +74,13 @@ export function evalHalf(queryId: string): EvalHalf {
 export const RECALL_DEPTHS = [1, 3, 8] as const;
 const DEPTH = Math.max(...RECALL_DEPTHS);
 
-export interface QueryOutcome {
-  readonly query: EvalQuery;
+/** What a query of any labelled set needs to be run: its text as staff typed it. */
+export interface RunnableQuery {
+  readonly query: string;
+}
+
+export interface QueryOutcome<Query extends RunnableQuery = EvalQuery> {
+  readonly query: Query;
   /** The exact text sent to Retrieve. */
   readonly retrievalQuery: string;
   /** Issue ids as the chat would list them (restricted removed, one per ticket), best first. */
@@ -89,12 +94,12 @@ export interface QueryOutcome {
  * `Retriever.search` for `DEPTH` results, `mergeChunks`. Sequential: a deployed Knowledge Base
  * throttles bursts, and the local one answers in milliseconds anyway.
  */
-export async function runRetrievalEvaluation(
-  queries: readonly EvalQuery[],
+export async function runRetrievalEvaluation<Query extends RunnableQuery = EvalQuery>(
+  queries: readonly Query[],
   retriever: Retriever,
   options: { readonly queryFor?: (text: string) => string } = {},
-): Promise<QueryOutcome[]> {
-  const outcomes: QueryOutcome[] = [];
+): Promise<QueryOutcome<Query>[]> {
+  const outcomes: QueryOutcome<Query>[] = [];
   for (const query of queries) {
     const retrievalQuery = (options.queryFor ?? toRetrievalQuery)(query.query);
     const chunks: RetrievedTicket[] = await retriever.search(retrievalQuery, { limit: DEPTH });
@@ -150,16 +155,39 @@ export function scoreOutcomes(outcomes: readonly QueryOutcome[]): EvaluationRepo
   };
 }
 
-function firstRelevantRank(outcome: QueryOutcome): number | undefined {
+function firstRelevantRank(outcome: {
+  readonly query: { readonly relevant: readonly string[] };
+  readonly ranked: readonly string[];
+}): number | undefined {
   const index = outcome.ranked
     .slice(0, DEPTH)
     .findIndex((id) => outcome.query.relevant.includes(id));
   return index === -1 ? undefined : index + 1;
 }
 
-function scoreSlice(outcomes: readonly QueryOutcome[]): SliceScores {
-  const mean = (values: readonly number[]) =>
-    values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** Recall per depth and MRR of a labelled set's rankings: the figures every set reports. */
+export type RankingScores = Pick<SliceScores, 'queries' | 'recall' | 'mrr'>;
+
+/**
+ * Recall@1/@3/@8 (mean share of a query's relevant tickets within the first k) and MRR (mean of
+ * 1 / rank of the first relevant ticket, 0 when none is within the first 8) of ranked results.
+ * Pure; every query must have at least one relevant ticket. Zero queries score 0 everywhere.
+ *
+ * @example
+ * scoreRankings([{ query: { relevant: ['7'] }, ranked: ['3', '7'] }]); // recall@1 0, @3 1, MRR 0.5
+ */
+export function scoreRankings(
+  outcomes: readonly {
+    readonly query: { readonly relevant: readonly string[] };
+    readonly ranked: readonly string[];
+  }[],
+): RankingScores {
+  for (const { query } of outcomes) {
+    if (query.relevant.length === 0) throw new Error('a scored query needs a relevant ticket');
+  }
   const recallAt = (k: number) =>
     mean(
       outcomes.map(({ query, ranked }) => {
@@ -176,6 +204,12 @@ function scoreSlice(outcomes: readonly QueryOutcome[]): SliceScores {
         return rank === undefined ? 0 : 1 / rank;
       }),
     ),
+  };
+}
+
+function scoreSlice(outcomes: readonly QueryOutcome[]): SliceScores {
+  return {
+    ...scoreRankings(outcomes),
     helpfulAt3: mean(
       outcomes.map(({ query, ranked }) =>
         ranked

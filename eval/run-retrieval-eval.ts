@@ -25,14 +25,33 @@
  *                             region offers)
  *   --half dev|holdout|all    only the queries of one half of the set (`evalHalf`: tune on
  *                             dev, check on holdout; default all)
+ *   --from-feedback           the evaluation from use (issue #28, eval/feedback-evaluation.ts):
+ *                             every solved inquiry of the insights store (its scrubbed text →
+ *                             the tickets staff marked as its solution) is a labelled query,
+ *                             scored beside the built-in set on the same Knowledge Base and
+ *                             recorded (`recordEvaluationRun`) for the insights page. Locally the
+ *                             Knowledge Base is `npm start`'s (TICKETS_DIR and the published
+ *                             tickets under DATA_DIR/s3) and the store its DynamoDB data
+ *                             (DATA_DIR/dynamodb, or --dynamodb-endpoint); with --target aws the
+ *                             stack's. One table, with what the chat sends: --expansion on or off
+ *                             (default: the target's setting, on locally, cdk.json
+ *                             `queryExpansion` in AWS), one --search-type, --rerank on or off.
+ *                             No solved inquiry yet: says so, records nothing, exits 0.
+ *   --dynamodb-endpoint URL   with --from-feedback, locally: a running DynamoDB (`npm start`
+ *                             prints it) instead of opening DATA_DIR/dynamodb
+ *   --insights-table NAME     with --from-feedback: the insights table (default: the local
+ *                             stack's, or the stack output InsightsTableName)
+ *   --tenant ID               with --from-feedback: the deployment's TENANT_ID (default local
+ *                             locally, default in AWS)
  *
  * Without AWS credentials, `--target aws` prints a SKIPPED line and exits 0.
  */
 // Before the SDK is loaded: its "Node 22 from January 2027" notice is noise in a report.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { createKnowledgeBaseRetriever } from '../functions/adapters/bedrock/knowledge-base-retriever.js';
@@ -45,13 +64,17 @@ import type { Retriever } from '../functions/chat/ports.js';
 import { toRetrievalQuery } from '../functions/chat/retrieval.js';
 import { type RerankingModelId, rerankingModelRegions } from '../lib/config.js';
 import { stackOutputNames } from '../lib/service-desk-stack.js';
+import { LOCAL_KNOWLEDGE_BUCKET } from '../local/bedrock/local-bedrock-defaults.js';
 import { startLocalBedrockServer } from '../local/bedrock/start-local-bedrock-server.js';
+import { readLocalStackEnvironment } from '../local/local-stack-environment.js';
 import {
   readDeployedStack,
   requireOutput,
   SkipError,
   vectorStoreOf,
 } from '../scripts/deployed-stack.js';
+import { openInsightsStore } from '../scripts/open-insights-store.js';
+import { formatFeedbackReport, toEvaluationRun, toFeedbackQueries } from './feedback-evaluation.js';
 import {
   type EvaluationReport,
   evalHalf,
@@ -68,10 +91,15 @@ const { values } = parseArgs({
     queries: { type: 'string', default: 'data/eval/retrieval-queries.jsonl' },
     json: { type: 'string' },
     'search-type': { type: 'string' },
-    expansion: { type: 'string', default: 'both' },
+    // No default here: `--from-feedback` defaults to the target's own setting, the tables to both.
+    expansion: { type: 'string' },
     rerank: { type: 'string' },
     'reranking-model': { type: 'string' },
     half: { type: 'string', default: 'all' },
+    'from-feedback': { type: 'boolean', default: false },
+    'dynamodb-endpoint': { type: 'string' },
+    'insights-table': { type: 'string' },
+    tenant: { type: 'string' },
   },
 });
 
@@ -161,11 +189,183 @@ async function deployedRetriever(): Promise<RetrievalSource> {
   };
 }
 
+/**
+ * The local Knowledge Base, started in this process: over data/tickets for the built-in set
+ * (what its labels were written against); with `asLocalStack`, over what `npm start` serves —
+ * TICKETS_DIR and the tickets published into its local S3 — since solved inquiries may name those.
+ */
+async function localRetriever(
+  options: { readonly asLocalStack?: boolean } = {},
+): Promise<{ source: RetrievalSource; close: () => Promise<void> }> {
+  const served: ReturnType<typeof localStackKnowledge> | undefined = options.asLocalStack
+    ? localStackKnowledge()
+    : undefined;
+  const bedrock = await startLocalBedrockServer({ pacing: { minMs: 0, maxMs: 0 }, ...served });
+  const client = new BedrockAgentRuntimeClient({
+    endpoint: bedrock.agentRuntimeEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const folders = [served?.ticketsDir ?? 'data/tickets', served?.publishedDir].flatMap((folder) =>
+    folder ? [relative(process.cwd(), folder) || '.'] : [],
+  );
+  return {
+    source: {
+      retrieverFor: () =>
+        createKnowledgeBaseRetriever({ client, knowledgeBaseId: bedrock.knowledgeBaseId }),
+      searchTypes: ['HYBRID'],
+      label: `local Knowledge Base (${folders.join(' + ')}, keyword search)`,
+      vectorStore: 'opensearch-serverless',
+    },
+    close: () => bedrock.close(),
+  };
+}
+
+/** The ticket folders `npm start` serves (local/start-local-stack.ts), from the same variables. */
+function localStackKnowledge(): {
+  ticketsDir: string;
+  publishedDir?: string;
+  publishedUriPrefix?: string;
+} {
+  const environment = readLocalStackEnvironment(process.env);
+  const bucket = environment.knowledgeBucket ?? LOCAL_KNOWLEDGE_BUCKET;
+  const prefix = environment.knowledgeKeyPrefix ?? 'tickets/published/';
+  const publishedDir = join(process.env.DATA_DIR || '.data', 's3', bucket, ...prefix.split('/'));
+  return {
+    ticketsDir: environment.ticketsDir,
+    ...(existsSync(publishedDir) && {
+      publishedDir,
+      publishedUriPrefix: `s3://${bucket}/${prefix}`,
+    }),
+  };
+}
+
+/** `on|off` of a `--from-feedback` run: one table, with what the chat on that target sends. */
+function singleMode(
+  option: string,
+  value: string | undefined,
+  fallback: 'on' | 'off',
+): 'on' | 'off' {
+  if (value === undefined) return fallback;
+  if (value === 'on' || value === 'off') return value;
+  throw new UsageError(
+    `--${option} with --from-feedback must be on or off (one recorded run), not ${value}`,
+  );
+}
+
+/**
+ * `--from-feedback`: the solved inquiries of the insights store as labelled queries, scored beside
+ * the built-in set on the same Knowledge Base with the same settings, and recorded as the run the
+ * insights page shows.
+ */
+async function evaluateFromFeedback(): Promise<void> {
+  const target = values.target;
+  if (target !== 'local' && target !== 'aws') {
+    throw new UsageError(`--target must be local or aws, not ${target}`);
+  }
+  if (values.half !== 'all') throw new UsageError('--half is for the built-in set alone');
+  if (values['dynamodb-endpoint'] !== undefined && target === 'aws') {
+    throw new UsageError('--dynamodb-endpoint is for --target local (a running DynamoDB)');
+  }
+  if (target === 'local' && values['search-type'] !== undefined) {
+    throw new UsageError(
+      '--search-type needs --target aws: the local Knowledge Base has only keyword search',
+    );
+  }
+  if (values['search-type'] === 'both') {
+    throw new UsageError(
+      '--search-type with --from-feedback must be HYBRID or SEMANTIC (one recorded run)',
+    );
+  }
+  const context = JSON.parse(readFileSync('cdk.json', 'utf8')).context ?? {};
+  // What the chat sends on that target: `npm start` passes QUERY_EXPANSION on (default true);
+  // a deployed function has cdk.json `queryExpansion` (default false).
+  const targetExpansion =
+    target === 'aws' ? context.queryExpansion === true : process.env.QUERY_EXPANSION !== 'false';
+  const expand = singleMode('expansion', values.expansion, targetExpansion ? 'on' : 'off') === 'on';
+  const rerank = singleMode('rerank', values.rerank, 'off') === 'on';
+  if (rerank && target !== 'aws') {
+    throw new UsageError('--rerank needs --target aws: the local Knowledge Base has no reranker');
+  }
+  const tenantId = values.tenant ?? (target === 'aws' ? 'default' : 'local');
+  const scope = { tenantId };
+
+  const insights = await openInsightsStore({
+    target,
+    endpoint: values['dynamodb-endpoint'],
+    table: values['insights-table'],
+    stackNameVariable: 'EVAL_STACK_NAME',
+  });
+  try {
+    const { queries, skipped } = toFeedbackQueries(await insights.store.listSolvedInquiries(scope));
+    if (queries.length === 0) {
+      console.log(
+        `No solved inquiries yet in ${insights.label} (tenant ${tenantId}): nothing to evaluate, ` +
+          'nothing recorded. Staff mark a ticket card as the solution ("この件で解決") to add one.',
+      );
+      return;
+    }
+    const { source, close } =
+      target === 'aws'
+        ? { source: await deployedRetriever(), close: async () => {} }
+        : await localRetriever({ asLocalStack: true });
+    try {
+      if (source.searchTypes.length !== 1)
+        throw new UsageError('one --search-type with --from-feedback');
+      const [searchType = 'HYBRID'] = source.searchTypes;
+      const retriever = source.retrieverFor(
+        searchType,
+        rerank ? rerankingModelArn(source.region ?? '') : undefined,
+      );
+      const queryFor = (text: string) => toRetrievalQuery(text, { expand });
+      const builtIn = scoreOutcomes(
+        await runRetrievalEvaluation(await loadEvalQueries(values.queries), retriever, {
+          queryFor,
+        }),
+      );
+      const outcomes = await runRetrievalEvaluation(queries, retriever, { queryFor });
+      const run = toEvaluationRun({ outcomes, builtIn, target, ranAt: new Date() });
+      await insights.store.recordEvaluationRun(scope, run);
+      const searched = target === 'aws' ? `, ${searchType}` : '';
+      const settings = `glossary expansion ${expand ? 'on' : 'off'}${rerank ? ', reranking on' : ''}`;
+      console.log(
+        formatFeedbackReport(
+          run,
+          outcomes,
+          `Retrieval evaluation from use: ${source.label}${searched}, ${settings}`,
+        ),
+      );
+      console.log('');
+      if (skipped > 0)
+        console.log(`${skipped} solved inquiries without text or solution ticket were left out.`);
+      console.log(
+        `Recorded in ${insights.label} (tenant ${tenantId}): the insights page shows this run.`,
+      );
+      // Restricted tickets must never come back, whichever set asked (the Knowledge Base filter).
+      const restricted =
+        builtIn.restricted.returned +
+        outcomes.reduce((sum, outcome) => sum + outcome.restrictedReturned.length, 0);
+      console.log(
+        `Restricted tickets returned: ${restricted} (target 0 ${restricted === 0 ? '✓' : '✗'}).`,
+      );
+      if (restricted > 0) process.exitCode = 1;
+    } finally {
+      await close();
+    }
+  } finally {
+    await insights.close();
+  }
+}
+
 async function main(): Promise<void> {
   if (values.half !== 'all' && values.half !== 'dev' && values.half !== 'holdout') {
     throw new UsageError(`--half must be dev, holdout or all, not ${values.half}`);
   }
-  const expansionModes = modesOf('expansion', values.expansion);
+  if (values['from-feedback']) return evaluateFromFeedback();
+  for (const option of ['dynamodb-endpoint', 'insights-table', 'tenant'] as const) {
+    if (values[option] !== undefined) throw new UsageError(`--${option} needs --from-feedback`);
+  }
+  const expansionModes = modesOf('expansion', values.expansion ?? 'both');
   const rerankModes = modesOf('rerank', values.rerank ?? 'off');
   if (values.rerank !== undefined && values.target !== 'aws') {
     throw new UsageError(
@@ -182,25 +382,12 @@ async function main(): Promise<void> {
   if (values.target === 'aws') {
     source = await deployedRetriever();
   } else if (values.target === 'local') {
-    const bedrock = await startLocalBedrockServer({ pacing: { minMs: 0, maxMs: 0 } });
-    close = () => bedrock.close();
-    const client = new BedrockAgentRuntimeClient({
-      endpoint: bedrock.agentRuntimeEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
     if (values['search-type'] !== undefined) {
       throw new UsageError(
         '--search-type needs --target aws: the local Knowledge Base has only keyword search',
       );
     }
-    source = {
-      retrieverFor: () =>
-        createKnowledgeBaseRetriever({ client, knowledgeBaseId: bedrock.knowledgeBaseId }),
-      searchTypes: ['HYBRID'],
-      label: 'local Knowledge Base (data/tickets, keyword search)',
-      vectorStore: 'opensearch-serverless',
-    };
+    ({ source, close } = await localRetriever());
   } else {
     throw new UsageError(`--target must be local or aws, not ${values.target}`);
   }

@@ -70,6 +70,8 @@ export const stackOutputNames = {
   cognitoDomain: 'CognitoDomainUrl',
   conversationsTable: 'ConversationsTableName',
   turnsTable: 'TurnsTableName',
+  /** The insights aggregates (issue #28): `npm run insights` and `npm run eval -- --from-feedback` find them by it. */
+  insightsTable: 'InsightsTableName',
   knowledgeBaseId: 'KnowledgeBaseId',
   dataSourceId: 'DataSourceId',
   documentBucket: 'TicketDocumentsBucket',

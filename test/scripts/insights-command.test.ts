@@ -1,0 +1,117 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
+import { eventsNamed } from '../support/chat-client.js';
+import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
+import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
+
+/**
+ * `npm run insights` against a local stack (issue #28): real chats through the API in process
+ * on DynamoDB Local and the local Bedrock endpoint, one rated 👎 and one marked solved, then the
+ * command as an operator runs it (its own process, the stack's DynamoDB endpoint) — the page's
+ * figures as JSON and as tables. Argument parsing and the tables' layout are unit-tested
+ * (test/scripts/insights/).
+ */
+
+let stack: InProcessStack;
+let tables: TestTables;
+beforeAll(async () => {
+  // The stack's insights table named here, so the command is pointed at the table the API writes.
+  tables = await createTestTables('insights-cli');
+  stack = await startInProcessStack({
+    functionEnvironment: { INSIGHTS_TABLE: tables.tables.insights },
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await tables?.dispose();
+});
+
+const run = promisify(execFile);
+
+/** The command in its own process, as `npm run insights -- …` runs it. */
+function insightsCommand(args: readonly string[]) {
+  return run(
+    'npx',
+    [
+      'tsx',
+      'scripts/insights-report.ts',
+      '--endpoint',
+      stack.dynamoDbEndpoint,
+      '--table',
+      tables.tables.insights,
+      ...args,
+    ],
+    { env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } },
+  );
+}
+
+async function chat(user: string, message: string) {
+  const response = await stack.postChat({ message }, { user });
+  expect(response.status).toBe(200);
+  const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
+  const detail = await stack.fetchConversation(conversationId, user);
+  const answer = detail.turns.find((turn) => turn.role === 'assistant');
+  if (!answer) throw new Error('the chat stored no assistant turn');
+  const cited = answer.result?.results?.map((ticket) => ticket.issue_id) ?? [];
+  return { conversationId, seq: answer.seq, cited };
+}
+
+async function feedback(
+  user: string,
+  answered: { conversationId: string; seq: number },
+  body: unknown,
+) {
+  const response = await stack.call(
+    'POST',
+    `/api/conversations/${answered.conversationId}/turns/${answered.seq}/feedback`,
+    body,
+    { user },
+  );
+  expect(response.status).toBe(200);
+}
+
+describe('npm run insights against the local stack', () => {
+  it('prints the figures of real chats and feedback, as JSON and as tables', async () => {
+    const printer = await chat(
+      'insights-alice',
+      'プリンターで印刷できません。トレイに紙はあります',
+    );
+    const vpn = await chat('insights-bob', 'VPNに接続できません。エラー809が出ます');
+    await chat('insights-carol', 'Outlook keeps asking for my password');
+    expect(printer.cited.length).toBeGreaterThan(0);
+    await feedback('insights-alice', printer, {
+      rating: 'up',
+      helpfulTicketIds: [printer.cited[0]],
+    });
+    await feedback('insights-bob', vpn, { rating: 'down', reason: 'irrelevant_tickets' });
+
+    const json = await insightsCommand(['--json']);
+    const insights: Insights = insightsSchema.parse(JSON.parse(json.stdout));
+    expect(insights.days).toBe(30);
+    expect(insights.activity.perDay).toHaveLength(30);
+    expect(insights.activity.totals).toMatchObject({ chats: 3, ratedUp: 1, ratedDown: 1 });
+    expect(insights.activity.totals.inputTokens).toBeGreaterThan(0);
+    expect(insights.helped.mostSolved[0]).toMatchObject({ issueId: printer.cited[0], solved: 1 });
+    // The 👎 with irrelevant_tickets makes its inquiry a gap of its topic.
+    expect(insights.gaps.some((gap) => gap.byReason.rated_down === 1)).toBe(true);
+
+    const tables = await insightsCommand(['--since', '90d']);
+    expect(tables.stdout).toContain('# Service-desk insights, last 90 days');
+    expect(tables.stdout).toMatch(/\| 3 +\| \d+ +\| \d+ +\| 0 +\| 0 +\| 1 \/ 1 \(50\.0% up\)/);
+    expect(tables.stdout).toContain(`| #${printer.cited[0]} `);
+    // Inquiry text is for leads: the tables give counts only.
+    expect(tables.stdout).not.toContain('エラー809');
+  }, 120_000);
+
+  it('refuses a wrong window in one line, exit code 2, before opening anything', async () => {
+    const failure = await insightsCommand(['--since', '7d']).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({
+      code: 2,
+      stderr: "npm run insights: --since must be 30d or 90d (the page's windows), not 7d\n",
+    });
+  }, 60_000);
+});
