@@ -69,6 +69,7 @@ export const stackOutputNames = {
   cognitoDomain: 'CognitoDomainUrl',
   conversationsTable: 'ConversationsTableName',
   turnsTable: 'TurnsTableName',
+  insightsTable: 'InsightsTableName',
   knowledgeBaseId: 'KnowledgeBaseId',
   dataSourceId: 'DataSourceId',
   documentBucket: 'TicketDocumentsBucket',
@@ -106,6 +107,7 @@ export class ServiceDeskStack extends Stack {
       entry: paths.retentionEntry,
       conversationsTable: tables.conversations,
       turnsTable: tables.turns,
+      insightsTable: tables.insights,
       logRetention,
       logRemovalPolicy: removalPolicy,
     });
@@ -170,6 +172,8 @@ export class ServiceDeskStack extends Stack {
       entry: paths.apiEntry,
       conversationsTable: tables.conversations,
       turnsTable: tables.turns,
+      insightsTable: tables.insights,
+      insightsExamples: config.insightsExamples,
       indexArns: tables.indexArns,
       knowledgeBase,
       knowledgeCapture: publishTo && {
@@ -255,6 +259,7 @@ export class ServiceDeskStack extends Stack {
       [stackOutputNames.cognitoDomain]: auth.domainUrl,
       [stackOutputNames.conversationsTable]: tables.conversations.tableName,
       [stackOutputNames.turnsTable]: tables.turns.tableName,
+      [stackOutputNames.insightsTable]: tables.insights.tableName,
       [stackOutputNames.knowledgeBaseId]: knowledgeBase.knowledgeBaseId,
       [stackOutputNames.functionUrl]: api.functionUrl.url,
       [stackOutputNames.functionName]: api.function.functionName,
