@@ -240,6 +240,11 @@ export const serviceDeskConfigSchema = z
      */
     retentionDays: integerSetting.min(1).max(3650).default(90),
     /**
+     * Keep knowledge-gap examples — the inquiry's text, scrubbed of personal data, owner as a
+     * hash — for leads on the insights page (ADR 0022). Off: gaps are counts only.
+     */
+    insightsExamples: booleanSetting.default(true),
+    /**
      * Input + output tokens one staff member may spend per UTC day: each model call reserves the
      * most it can cost on a DynamoDB counter and settles to what it used (ADR 0012); over it: 429
      * until midnight UTC. 0 = no budget.

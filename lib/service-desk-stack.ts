@@ -111,6 +111,7 @@ export class ServiceDeskStack extends Stack {
       entry: paths.retentionEntry,
       conversationsTable: tables.conversations,
       turnsTable: tables.turns,
+      insightsTable: tables.insights,
       logRetention,
       logRemovalPolicy: removalPolicy,
     });
@@ -175,6 +176,8 @@ export class ServiceDeskStack extends Stack {
       entry: paths.apiEntry,
       conversationsTable: tables.conversations,
       turnsTable: tables.turns,
+      insightsTable: tables.insights,
+      insightsExamples: config.insightsExamples,
       indexArns: tables.indexArns,
       knowledgeBase,
       knowledgeCapture: publishTo && {
@@ -265,6 +268,7 @@ export class ServiceDeskStack extends Stack {
       [stackOutputNames.cognitoDomain]: auth.domainUrl,
       [stackOutputNames.conversationsTable]: tables.conversations.tableName,
       [stackOutputNames.turnsTable]: tables.turns.tableName,
+      [stackOutputNames.insightsTable]: tables.insights.tableName,
       [stackOutputNames.knowledgeBaseId]: knowledgeBase.knowledgeBaseId,
       [stackOutputNames.functionUrl]: api.functionUrl.url,
       [stackOutputNames.functionName]: api.function.functionName,

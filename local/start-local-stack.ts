@@ -168,6 +168,7 @@ export async function startLocalServices(
       AWS_REGION: environment.region,
       CONVERSATIONS_TABLE: tables.conversations,
       TURNS_TABLE: tables.turns,
+      // Service-desk insights (ADR 0022): the local stack records them as a deployment does.
       INSIGHTS_TABLE: tables.insights,
       MODEL_ID: environment.modelId,
       // The emulator's price and prompt caching: production tables do not list it.

@@ -29,6 +29,8 @@ import { type KnowledgeBaseReference, publishedTicketsKeyPrefix } from './knowle
 export const apiEnvironmentNames = {
   conversationsTable: 'CONVERSATIONS_TABLE',
   turnsTable: 'TURNS_TABLE',
+  insightsTable: 'INSIGHTS_TABLE',
+  insightsExamples: 'INSIGHTS_EXAMPLES',
   knowledgeBaseId: 'KNOWLEDGE_BASE_ID',
   modelId: 'MODEL_ID',
   authMode: 'AUTH_MODE',
@@ -179,6 +181,13 @@ export interface ApiFunctionProps {
   readonly entry: string;
   readonly conversationsTable: dynamodb.ITable;
   readonly turnsTable: dynamodb.ITable;
+  /** Service-desk insights' aggregates (ADR 0022): the function reads and writes its items. */
+  readonly insightsTable: dynamodb.ITable;
+  /**
+   * Keep gap examples (scrubbed inquiry text, leads only) on the insights page
+   * (`insightsExamples`). @default true
+   */
+  readonly insightsExamples?: boolean;
   /** `${tableArn}/index/${name}` of the indexes the function queries. */
   readonly indexArns: readonly string[];
   readonly knowledgeBase: KnowledgeBaseReference;
@@ -300,6 +309,8 @@ export class ApiFunction extends Construct {
       > = {
       [apiEnvironmentNames.conversationsTable]: props.conversationsTable.tableName,
       [apiEnvironmentNames.turnsTable]: props.turnsTable.tableName,
+      [apiEnvironmentNames.insightsTable]: props.insightsTable.tableName,
+      [apiEnvironmentNames.insightsExamples]: String(props.insightsExamples ?? true),
       [apiEnvironmentNames.knowledgeBaseId]: props.knowledgeBase.knowledgeBaseId,
       [apiEnvironmentNames.modelId]: props.modelId,
       [apiEnvironmentNames.authMode]: 'cognito',
@@ -388,6 +399,21 @@ export class ApiFunction extends Construct {
           'dynamodb:ConditionCheckItem',
         ],
         resources: [...tableArns, ...props.indexArns],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'InsightsTable',
+        // Counters are UpdateItem (ADD), examples and runs PutItem, reads Query and GetItem,
+        // forgetting a conversation DeleteItem; no scan, no batch, no index.
+        actions: [
+          'dynamodb:GetItem',
+          'dynamodb:Query',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+        ],
+        resources: [props.insightsTable.tableArn],
       }),
     );
     this.role.addToPolicy(

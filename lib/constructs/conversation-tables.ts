@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import {
   type ConversationTableNames,
   conversationsTable,
+  insightsTable,
   type KeyAttribute,
   type TableDefinition,
   turnsTable,
@@ -18,7 +19,7 @@ export interface ConversationTablesProps {
 }
 
 /**
- * The Conversations and Turns tables, built from the same definitions as the local stack
+ * The Conversations, Turns and Insights tables, built from the same definitions as the local stack
  * (`functions/adapters/dynamodb/table-definitions.ts`), so keys and indexes cannot drift.
  * On-demand billing (a staff tool is idle most of the day), point-in-time recovery, AWS-managed
  * KMS encryption, TTL on `expiresAt`. Conversations has a KEYS_ONLY stream: the retention
@@ -28,6 +29,11 @@ export interface ConversationTablesProps {
 export class ConversationTables extends Construct {
   readonly conversations: dynamodb.Table;
   readonly turns: dynamodb.Table;
+  /**
+   * Service-desk insights' aggregates (ADR 0022): counters per tenant and day, and the few items
+   * with scrubbed inquiry text, which expire with their conversation's retention.
+   */
+  readonly insights: dynamodb.Table;
   /** `${tableArn}/index/${name}` of every index, for exact IAM grants (no `index/*`). */
   readonly indexArns: string[] = [];
 
@@ -40,6 +46,7 @@ export class ConversationTables extends Construct {
       dynamodb.StreamViewType.KEYS_ONLY,
     );
     this.turns = this.createTable(turnsTable, removalPolicy);
+    this.insights = this.createTable(insightsTable, removalPolicy);
   }
 
   /** Physical names, as the function reads them from its environment. */

@@ -16,6 +16,8 @@ export interface RetentionSweeperProps {
   /** The Conversations table; must have a stream (KEYS_ONLY is enough). */
   readonly conversationsTable: dynamodb.ITable;
   readonly turnsTable: dynamodb.ITable;
+  /** Service-desk insights: an expired conversation's gap examples and solved inquiry go too. */
+  readonly insightsTable: dynamodb.ITable;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default RemovalPolicy.RETAIN */
@@ -48,7 +50,10 @@ export class RetentionSweeper extends Construct {
       memorySize: 256,
       // A batch of 100 conversations, each a query and a few batch deletes.
       timeout: Duration.minutes(5),
-      environment: { TURNS_TABLE: props.turnsTable.tableName },
+      environment: {
+        TURNS_TABLE: props.turnsTable.tableName,
+        INSIGHTS_TABLE: props.insightsTable.tableName,
+      },
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
     });
@@ -61,6 +66,13 @@ export class RetentionSweeper extends Construct {
         sid: 'DeleteTurnsOfExpiredConversations',
         actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem'],
         resources: [props.turnsTable.tableArn],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ForgetInsightsOfExpiredConversations',
+        actions: ['dynamodb:Query', 'dynamodb:DeleteItem'],
+        resources: [props.insightsTable.tableArn],
       }),
     );
 

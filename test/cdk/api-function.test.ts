@@ -69,6 +69,9 @@ describe('ServiceDeskStack (default config): API function', () => {
               Ref: Match.stringLikeRegexp('^ConversationTablesConversations'),
             },
             TURNS_TABLE: { Ref: Match.stringLikeRegexp('^ConversationTablesTurns') },
+            INSIGHTS_TABLE: { Ref: Match.stringLikeRegexp('^ConversationTablesInsights') },
+            // Gap examples on by default (insightsExamples).
+            INSIGHTS_EXAMPLES: 'true',
             KNOWLEDGE_BASE_ID: {
               'Fn::GetAtt': [
                 logicalIdOf(template, 'AWS::Bedrock::KnowledgeBase'),
@@ -93,7 +96,7 @@ describe('ServiceDeskStack (default config): API function', () => {
       });
     });
 
-    it('may touch only the two tables, the Conversations index, the KB, published tickets and the model', () => {
+    it('may touch only the three tables, the Conversations index, the KB, published tickets and the model', () => {
       const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
         id.startsWith('ApiRoleDefaultPolicy'),
       ) as [string, CfnJson];
@@ -129,6 +132,18 @@ describe('ServiceDeskStack (default config): API function', () => {
             '<ConversationTablesTurns.Arn>',
             `<ConversationTablesConversations.Arn>/index/${conversationsTable.localSecondaryIndexes[0].indexName}`,
           ],
+          condition: undefined,
+        },
+        {
+          // Insights (ADR 0022): counters, examples and runs; no scan, no batch, no index.
+          actions: [
+            'dynamodb:DeleteItem',
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:Query',
+            'dynamodb:UpdateItem',
+          ],
+          resources: ['<ConversationTablesInsights.Arn>'],
           condition: undefined,
         },
         {
@@ -168,7 +183,7 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
         },
       ]);
-      expect(renderArn(statements[6]?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(
+      expect(renderArn(statements[7]?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(
         profileArn,
       );
     });
@@ -188,6 +203,13 @@ describe('ServiceDeskStack: stream padding settings', () => {
           STREAM_PADDING_BYTES: '4096',
         }),
       },
+    });
+  });
+
+  it('turns gap examples off with insightsExamples: false', () => {
+    const { template } = synthesizeServiceDesk({ insightsExamples: false });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ INSIGHTS_EXAMPLES: 'false' }) },
     });
   });
 

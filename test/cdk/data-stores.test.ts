@@ -2,6 +2,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   conversationsTable,
+  insightsTable,
   turnsTable,
 } from '../../functions/adapters/dynamodb/table-definitions.js';
 import { embeddingDimension } from '../../lib/config.js';
@@ -30,7 +31,7 @@ describe('ServiceDeskStack (default config): tables and Knowledge Base', () => {
   });
 
   describe('DynamoDB', () => {
-    it.each([conversationsTable, turnsTable])(
+    it.each([conversationsTable, turnsTable, insightsTable])(
       'builds $baseName from the shared definition',
       (definition) => {
         const key = (name: string, type: string) => ({ AttributeName: name, KeyType: type });

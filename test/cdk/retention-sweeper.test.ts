@@ -78,7 +78,7 @@ describe('ServiceDeskStack (default config): retention sweeper', () => {
     });
   });
 
-  it('runs Node 22 on arm64 and knows only the Turns table', () => {
+  it('runs Node 22 on arm64 and knows only the Turns and Insights tables', () => {
     const [, sweeper] = sweeperFunction();
     expect(sweeper.Properties).toMatchObject({
       Runtime: 'nodejs22.x',
@@ -87,11 +87,12 @@ describe('ServiceDeskStack (default config): retention sweeper', () => {
     });
     expect(sweeper.Properties.Environment.Variables).toEqual({
       TURNS_TABLE: { Ref: expect.stringMatching(/^ConversationTablesTurns/) },
+      INSIGHTS_TABLE: { Ref: expect.stringMatching(/^ConversationTablesInsights/) },
       NODE_OPTIONS: '--enable-source-maps',
     });
   });
 
-  it('may query and batch-delete the Turns table, read the stream and report failures, nothing else', () => {
+  it('may query and batch-delete the Turns table, query and delete insights items, read the stream and report failures, nothing else', () => {
     const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
       id.startsWith('RetentionSweeperRoleDefaultPolicy'),
     ) as [string, CfnJson];
@@ -109,6 +110,11 @@ describe('ServiceDeskStack (default config): retention sweeper', () => {
       {
         actions: ['dynamodb:BatchWriteItem', 'dynamodb:Query'],
         resources: ['<ConversationTablesTurns.Arn>'],
+      },
+      {
+        // An expired conversation's gap examples and solved inquiry (ADR 0022).
+        actions: ['dynamodb:DeleteItem', 'dynamodb:Query'],
+        resources: ['<ConversationTablesInsights.Arn>'],
       },
       {
         actions: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],

@@ -2,6 +2,7 @@ import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { InsightsStore } from '../../insights/ports.js';
 import { deleteConversationTurns, type TurnsContext } from './change-conversation.js';
 import { isConversationId } from './conversation-items.js';
 import { ttlDeletionIdentity } from './table-definitions.js';
@@ -18,8 +19,14 @@ import { type BackoffOptions, jitteredBackoff } from './versioned-commit.js';
 export interface ExpiredConversationSweeperOptions {
   /** Created once per container and shared; a plain client is wrapped in a document client. */
   readonly client: DynamoDBClient | DynamoDBDocumentClient;
-  /** Physical name of the `Turns` table — the only table the sweeper touches. */
+  /** Physical name of the `Turns` table. */
   readonly turnsTable: string;
+  /**
+   * The insights aggregates: an expired conversation's gap examples and solved inquiry go with
+   * it (`forgetConversation`, ADR 0022). A failure fails the record (retried), as the turns'
+   * sweep does: inquiry text must not outlive its conversation. @default none
+   */
+  readonly insights?: Pick<InsightsStore, 'forgetConversation'>;
   /** Backoff between rounds of unprocessed batch deletes. @default { baseDelayMs: 10, maxDelayMs: 500 } */
   readonly backoff?: BackoffOptions;
 }
@@ -82,6 +89,9 @@ export function createExpiredConversationSweeper(options: ExpiredConversationSwe
       if (!expired) continue;
       try {
         await deleteConversationTurns(context, expired.ownerId, expired.conversationId);
+        // The owner id is `<tenant>#<user>`; the aggregates are per tenant.
+        const tenantId = expired.ownerId.slice(0, expired.ownerId.indexOf('#'));
+        await options.insights?.forgetConversation({ tenantId }, expired.conversationId);
       } catch (error) {
         console.error('Sweeping an expired conversation failed', {
           conversationId: expired.conversationId,

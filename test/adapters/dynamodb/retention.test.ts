@@ -11,6 +11,7 @@ import {
   createExpiredConversationSweeper,
   expiredConversationOf,
 } from '../../../functions/adapters/dynamodb/expire-conversations.js';
+import { createDynamoDbInsightsStore } from '../../../functions/adapters/dynamodb/insights-store.js';
 import type { Owner } from '../../../functions/chat/ports.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { createStore } from './store-fixture.js';
@@ -222,6 +223,60 @@ describe('retention per conversation', () => {
       expect(await turnKeysOf(`acme#expired#${kept.conversation.conversationId}`)).toEqual([1]);
       const again = await store.appendUserTurn(owner, { text: 'other', clientMessageId: 'keep' });
       expect(again.duplicate).toBe(true);
+    });
+
+    it("forgets the expired conversation's insights examples, keeping the counts", async () => {
+      const store = createStore(t);
+      const insights = createDynamoDbInsightsStore({
+        documents,
+        tableName: t.tables.insights,
+        retentionDays: 90,
+      });
+      const owner: Owner = { tenantId: 'acme', userId: 'expired-gap' };
+      const { conversation } = await store.appendUserTurn(owner, { text: 'zqxwv' });
+      const { conversationId } = conversation;
+      const now = new Date();
+      await insights.recordChat(
+        { tenantId: 'acme' },
+        {
+          day: now.toISOString().slice(0, 10),
+          conversationId,
+          answerSeq: 2,
+          outcome: 'complete',
+          inputTokens: 1,
+          outputTokens: 1,
+          citedIssueIds: [],
+          retrievedIssueIds: [],
+          gap: {
+            topicKey: 'uncategorized|zqxwv',
+            category: 'uncategorized',
+            terms: ['zqxwv'],
+            reason: 'weak_retrieval',
+            example: { text: 'zqxwv', ownerHash: 'h' },
+          },
+        },
+      );
+      const examplesOf = async () =>
+        (await insights.readInsights({ tenantId: 'acme' }, 30, now)).gaps.flatMap((gap) =>
+          gap.examples.map((example) => example.text),
+        );
+      expect(await examplesOf()).toContain('zqxwv');
+      const sweep = createExpiredConversationSweeper({
+        client: t.client,
+        turnsTable: t.tables.turns,
+        insights,
+      });
+      const response = await sweep({
+        Records: [
+          streamRecord('REMOVE', { ownerId: 'acme#expired-gap', conversationId }, '7', ttl),
+        ],
+      });
+      expect(response).toEqual({ batchItemFailures: [] });
+      expect(await examplesOf()).not.toContain('zqxwv');
+      const [gap] = (await insights.readInsights({ tenantId: 'acme' }, 30, now)).gaps.filter(
+        (entry) => entry.topicKey === 'uncategorized|zqxwv',
+      );
+      expect(gap?.count).toBe(1);
     });
 
     it('ignores deletes by users or functions, inserts and updates', async () => {
