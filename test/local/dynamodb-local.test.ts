@@ -43,7 +43,7 @@ describe('startDynamoDbLocal', () => {
     const secondClient = clientFor(second.endpoint);
     try {
       const { TableNames } = await secondClient.send(new ListTablesCommand({}));
-      expect(TableNames).toEqual(['persist-Conversations', 'persist-Turns']);
+      expect(TableNames).toEqual(['persist-Conversations', 'persist-Insights', 'persist-Turns']);
     } finally {
       secondClient.destroy();
       await second.stop();
