@@ -96,7 +96,7 @@ describe('ServiceDeskStack (default config): API function', () => {
       });
     });
 
-    it('may touch only the three tables, the Conversations index, the KB, published tickets and the model', () => {
+    it('may touch only the three tables, the Conversations index, the KB, published tickets, uploaded categories and the model', () => {
       const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
         id.startsWith('ApiRoleDefaultPolicy'),
       ) as [string, CfnJson];
@@ -158,6 +158,17 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: undefined,
         },
         {
+          // The category files of uploads after the deploy, read only (ADR 0020).
+          actions: ['s3:GetObject'],
+          resources: ['<KnowledgeBaseDocuments.Arn>/ticket-categories/*'],
+          condition: undefined,
+        },
+        {
+          actions: ['s3:ListBucket'],
+          resources: ['<KnowledgeBaseDocuments.Arn>'],
+          condition: { StringLike: { 's3:prefix': 'ticket-categories/*' } },
+        },
+        {
           actions: ['bedrock:StartIngestionJob'],
           resources: ['<KnowledgeBase.KnowledgeBaseArn>'],
           condition: undefined,
@@ -183,7 +194,8 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
         },
       ]);
-      expect(renderArn(statements[7]?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(
+      const foundationModels = statements.find((statement) => statement.condition?.ArnLike);
+      expect(renderArn(foundationModels?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(
         profileArn,
       );
     });

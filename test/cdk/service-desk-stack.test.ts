@@ -28,9 +28,11 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
       expect(wildcardResources(template)).toEqual({
         // Region wildcard for cross-Region inference, conditioned on the inference profile;
         // Marketplace subscriptions (no ARN), conditioned on aws:CalledViaLast = Bedrock;
-        // knowledge capture writes published tickets (numbered at publish time).
+        // knowledge capture writes published tickets (numbered at publish time) and reads the
+        // category file of each import source uploaded after the deploy.
         ApiRoleDefaultPolicy: [
           '*',
+          '<KnowledgeBaseDocuments.Arn>/ticket-categories/*',
           '<KnowledgeBaseDocuments.Arn>/tickets/published/*',
           'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
         ],
