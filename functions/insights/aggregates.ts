@@ -197,6 +197,11 @@ export interface ExampleRow {
   readonly topicKey: string;
   readonly text: string;
   readonly ownerHash: string;
+  /**
+   * Staff marked a ticket as this inquiry's solution (kept on the example by the feedback, so the
+   * page never reads the solved inquiries, which grow with use).
+   */
+  readonly solved?: boolean;
 }
 
 /** A solved inquiry as stored: the answer it came from and the tickets marked as its solution. */
@@ -219,5 +224,4 @@ export interface InsightAggregates {
   /** Per day, the tickets retrieved that day (a set per day, for `neverRetrieved`). */
   readonly retrieved: readonly { readonly day: string; readonly issueIds: readonly string[] }[];
   readonly examples: readonly ExampleRow[];
-  readonly solved: readonly SolvedRow[];
 }

@@ -181,9 +181,6 @@ function gapsOf(
     }
   }
 
-  const solvedIds = new Set(
-    aggregates.solved.filter((row) => row.issueIds.length > 0).map((row) => row.id),
-  );
   const examplesByTopic = new Map<string, GapExample[]>();
   const newestFirst = [...aggregates.examples]
     .filter((row) => row.day >= window.first && row.day <= window.last)
@@ -195,16 +192,16 @@ function gapsOf(
       text: row.text,
       day: row.day,
       ownerHash: row.ownerHash,
-      solved: solvedIds.has(row.id),
+      solved: row.solved === true,
     });
     examplesByTopic.set(row.topicKey, list);
   }
-  // A solved inquiry of the group, newest first, to draft knowledge from.
+  // A solved example of the group, newest first, to draft knowledge from.
   const solvedByTopic = new Map<string, string>();
-  for (const row of [...aggregates.solved].sort((a, b) => b.day.localeCompare(a.day))) {
-    if (row.issueIds.length === 0 || !row.topicKey || solvedByTopic.has(row.topicKey)) continue;
-    if (row.day < window.first || row.day > window.last) continue;
-    solvedByTopic.set(row.topicKey, row.id);
+  for (const row of newestFirst) {
+    if (row.solved === true && !solvedByTopic.has(row.topicKey)) {
+      solvedByTopic.set(row.topicKey, row.id);
+    }
   }
 
   return [...topics.values()]

@@ -19,7 +19,6 @@ const empty: InsightAggregates = {
   captures: [],
   retrieved: [],
   examples: [],
-  solved: [],
 };
 
 describe('windowOf', () => {

@@ -146,6 +146,9 @@ export function createInMemoryInsightsStore(): InsightsStore {
       };
       for (const increment of feedbackIncrements(resolved)) apply(tenant, increment);
       const issueIds = insight.next.helpfulTicketIds ?? [];
+      // The example follows the latest verdict (older ones returned above).
+      const example = tenant.examples.get(id);
+      if (example) tenant.examples.set(id, { ...example, solved: issueIds.length > 0 });
       const stored = tenant.solved.get(id);
       if (stored && stored.feedbackAt > insight.next.updatedAt) return;
       if (issueIds.length > 0 && insight.inquiryText !== undefined) {
@@ -207,10 +210,6 @@ export function createInMemoryInsightsStore(): InsightsStore {
             .filter(([day]) => day >= horizonFrom && day <= dayOf(now.getTime()))
             .map(([day, issueIds]) => ({ day, issueIds: [...issueIds] })),
           examples: [...tenant.examples.values()].map((row) => ({ ...row })),
-          solved: [...tenant.solved.values()].map(({ feedbackAt: _at, ...row }) => ({
-            ...row,
-            issueIds: [...row.issueIds],
-          })),
         },
         {
           days,

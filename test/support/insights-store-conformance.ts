@@ -319,6 +319,15 @@ export function describeInsightsStore(
         { text: 'VPNにつながらない', day: today, ownerHash: 'owner-a', solved: true },
       ]);
       expect(gap?.draftFrom).toEqual({ exampleId: `${answer.conversationId}#2` });
+
+      // A newer verdict without a solution unmarks it; the solved one arriving again late does not
+      // mark it again.
+      const solved = verdict('up', 1, { helpfulTicketIds: ['INC-1'] });
+      await store.recordFeedback(scope, feedback(answer, verdict('up', 2), solved));
+      await store.recordFeedback(scope, feedback(answer, solved));
+      const [after] = (await store.readInsights(scope, 30, now)).gaps;
+      expect(after?.examples.map((example) => example.solved)).toEqual([false]);
+      expect(after?.draftFrom).toBeUndefined();
     });
 
     it('forgets a conversation: its examples and solved inquiries go, the counts stay', async () => {

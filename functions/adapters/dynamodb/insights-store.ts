@@ -247,6 +247,7 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
       await Promise.all([
         ...feedbackIncrements(resolved).map((increment) => apply(scope, increment)),
         recordSolved(scope, resolved, id),
+        markExampleSolved(scope, id, resolved.next),
       ]);
     },
 
@@ -296,19 +297,20 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
       const dayRange = { from: window.first, to: window.last };
       // `#` sorts before every character of a topic key or issue id: `<last>#\uffff` ends the day.
       const keyedRange = { from: window.first, to: `${window.last}#\uffff` };
-      const [dayRows, gaps, tickets, captures, retrieved, examples, solved, evaluation] =
-        await Promise.all([
+      // Never the solved inquiries: they grow with use; an example carries its own solved flag.
+      const [dayRows, gaps, tickets, captures, retrieved, examples, evaluation] = await Promise.all(
+        [
           readCounters(scope, 'day', dayRange),
           readCounters(scope, 'gap', keyedRange),
           readCounters(scope, 'ticket-day', keyedRange),
           readCounters(scope, 'capture', dayRange),
           queryAll(pk(scope, 'retrieved'), { from: horizon.first, to: horizon.last }),
           queryAll(pk(scope, 'example')),
-          queryAll(pk(scope, 'solved')),
           documents.send(
             new GetCommand({ TableName: tableName, Key: { pk: pk(scope, 'eval'), sk: 'latest' } }),
           ),
-        ]);
+        ],
+      );
       const run = evaluation.Item?.run as EvaluationRun | undefined;
       return buildInsights(
         {
@@ -321,7 +323,6 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
             issueIds: [...((item.issueIds as Set<string> | undefined) ?? [])],
           })),
           examples: examples.map(toExampleRow),
-          solved: solved.map(toSolvedRow),
         },
         { days, now: at, ...(run ? { evaluation: run } : {}) },
       );
@@ -368,6 +369,30 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
         },
       }),
     );
+  }
+
+  /**
+   * Whether a gap example's inquiry is solved follows the answer's latest verdict (`solvedAt`
+   * orders racing posts as `feedbackAt` does); an answer that is no gap example has nothing to mark.
+   */
+  async function markExampleSolved(scope: InsightsScope, id: string, verdict: AnswerFeedback) {
+    try {
+      await documents.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: pk(scope, 'example'), sk: id },
+          UpdateExpression: 'SET solved = :solved, solvedAt = :at',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(solvedAt) OR solvedAt <= :at)',
+          ExpressionAttributeValues: {
+            ':solved': (verdict.helpfulTicketIds ?? []).length > 0,
+            ':at': verdict.updatedAt,
+          },
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
   }
 
   /**
@@ -443,6 +468,7 @@ function toExampleRow(item: Record<string, unknown>): ExampleRow {
     topicKey: String(item.topicKey),
     text: String(item.text),
     ownerHash: String(item.ownerHash),
+    ...(item.solved === true ? { solved: true } : {}),
   };
 }
 
