@@ -72,7 +72,7 @@ describe('the e-mail draft in the web app', () => {
     expect(original).toBe(ORIGINAL_DRAFT);
 
     // Edit in place: the labelled editor opens focused, Esc cancels, Save stores version 2.
-    const edit = draft.getByRole('button', { name: '編集' });
+    const edit = draft.getByRole('button', { name: 'メール下書きを編集' });
     await pressWithKeyboard(edit);
     const editor = draft.getByRole('textbox', { name: 'メール下書きを編集（Esc でキャンセル）' });
     await editor.waitFor({ timeout: WAIT_MS });
@@ -121,7 +121,7 @@ describe('the e-mail draft in the web app', () => {
     await page.screenshot({ path: `${SCREENSHOTS}/mail-draft-versions.png` });
 
     // Browse with ‹ ›: the original is version 1, unchanged.
-    const previous = draft.getByRole('button', { name: '前の版' });
+    const previous = draft.getByRole('button', { name: 'メール下書きの前の版' });
     for (const counter of ['3/4', '2/4', '1/4']) {
       await pressWithKeyboard(previous);
       await waitForCounter(draft, counter);
@@ -129,7 +129,7 @@ describe('the e-mail draft in the web app', () => {
     await expect(body.textContent()).resolves.toBe(original);
     await expect(previous.isDisabled()).resolves.toBe(true);
     await expect(draft.locator('.mail-draft__origin').textContent()).resolves.toBe('元の下書き');
-    await pressWithKeyboard(draft.getByRole('button', { name: '次の版' }));
+    await pressWithKeyboard(draft.getByRole('button', { name: 'メール下書きの次の版' }));
     await waitForCounter(draft, '2/4');
 
     // Reload: every version is still there, the latest shown.
@@ -211,7 +211,7 @@ describe('the e-mail draft in the web app', () => {
     await ask(page, 'Teamsの会議に入れません');
     expect(await waitForAnswer(page, 1)).toBe('complete');
     const draft = draftOf(page);
-    await draft.getByRole('button', { name: '編集' }).click();
+    await draft.getByRole('button', { name: 'メール下書きを編集' }).click();
     const editor = draft.getByRole('textbox', { name: 'メール下書きを編集（Esc でキャンセル）' });
     await editor.fill('会議のリンクを開き直してください。'.repeat(60));
     await draft.getByRole('button', { name: '新しい版として保存' }).click();

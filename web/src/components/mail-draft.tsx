@@ -336,6 +336,8 @@ export function MailDraft({
                 type="button"
                 className="button button--small"
                 disabled={busy}
+                // Named apart from the question's 編集 beside it (screen readers list both).
+                aria-label={t('mailDraftEditLabel')}
                 onClick={() => setMode({ kind: 'edit', text: current.text })}
               >
                 {t('mailDraftEdit')}
