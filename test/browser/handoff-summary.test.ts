@@ -64,10 +64,12 @@ describe('the hand-off summary in the web app', () => {
     await expect(
       dialog.getByRole('textbox', { name: '実施済みの対応' }).inputValue(),
     ).resolves.toMatch(/#\d+: /);
-    // The list fields say how they are edited, to screen readers too.
-    await expect(
-      dialog.getByRole('textbox', { name: '未解決の確認事項' }).getAttribute('aria-describedby'),
-    ).resolves.toBeTruthy();
+    // The list fields say how they are edited, to screen readers too: the field names the hint.
+    const hintId = await dialog
+      .getByRole('textbox', { name: '未解決の確認事項' })
+      .getAttribute('aria-describedby');
+    expect(hintId).toMatch(/\S/);
+    await expect(dialog.locator(`[id="${hintId}"]`).textContent()).resolves.toBe('1 行に 1 項目');
     await expect(dialog.getByText('1 行に 1 項目').count()).resolves.toBe(2);
 
     // Staff make it theirs, by keyboard, then copy it as plain text.
