@@ -13,7 +13,7 @@ import {
   summaryOfFields,
 } from '../../../web/src/handoff/handoff-summary-reducer.js';
 import type { Bubble } from '../../../web/src/state/bubble.js';
-import { selectHandoffPlaces } from '../../../web/src/state/select-handoff-places.js';
+import { selectHandoffPlaces } from '../../../web/src/state/select-inquiry-action-places.js';
 
 const event = (chatEvent: ChatEvent): HandoffSummaryAction => ({ type: 'event', event: chatEvent });
 const run = (actions: readonly HandoffSummaryAction[], from = initialHandoffSummaryState('ja')) =>

@@ -2,8 +2,8 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { type Insights, insightsSchema } from '../../../functions/contract/insights.js';
 import { createI18n, I18nContext } from '../../../web/src/i18n/i18n-context.js';
-import { InsightsSections } from '../../../web/src/insights/insights-app.js';
 import { useInsightsText } from '../../../web/src/insights/insights-messages.js';
+import { InsightsSections } from '../../../web/src/insights/insights-sections.js';
 
 const day = (
   date: string,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rebuildFromTurns } from '../../../web/src/state/rebuild-from-turns.js';
-import { selectKnowledgePlaces } from '../../../web/src/state/select-knowledge-places.js';
+import { selectKnowledgePlaces } from '../../../web/src/state/select-inquiry-action-places.js';
 import { selectVersions } from '../../../web/src/state/select-versions.js';
 import { answer, storedTurn as turn } from '../support/test-events.js';
 

@@ -1,11 +1,11 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { createContext, useContext, useEffect, useId, useRef, useState } from 'react';
 import type {
   MailDraftOrigin,
   MailDraftStyle,
   MailDraftVersion,
 } from '../../../functions/contract/mail-draft.js';
 import { ApiError } from '../api/api-error.js';
-import { useMailDraftEnvironment } from '../app/mail-draft-context.js';
+import type { MailDraftApi } from '../api/create-mail-draft-api.js';
 import { describeError } from '../errors/describe-error.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { MessageKey } from '../i18n/messages.js';
@@ -14,6 +14,23 @@ import {
   splitUnverifiedReferences,
   UNVERIFIED_REFERENCE_CLASS,
 } from '../markdown/unverified-references.js';
+
+/**
+ * What an answer's e-mail draft needs beyond the answer (ADR 0023): the draft routes and which
+ * conversation it belongs to (its title is the mail's subject). Absent (tests of a bubble alone,
+ * a conversation not stored yet): the draft is shown read-only with its copy button.
+ */
+export interface MailDraftEnvironment {
+  readonly api: MailDraftApi;
+  readonly conversationId?: string;
+  readonly title?: string;
+}
+
+export const MailDraftContext = createContext<MailDraftEnvironment | undefined>(undefined);
+
+export function useMailDraftEnvironment(): MailDraftEnvironment | undefined {
+  return useContext(MailDraftContext);
+}
 
 /**
  * Longest `mailto:` URL handed to the mail client. Browsers and mail clients cut or refuse long

@@ -2,8 +2,10 @@ import { useLayoutEffect, useRef, useState } from 'react';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Bubble } from '../state/bubble.js';
-import { selectHandoffPlaces } from '../state/select-handoff-places.js';
-import { selectKnowledgePlaces } from '../state/select-knowledge-places.js';
+import {
+  selectHandoffPlaces,
+  selectKnowledgePlaces,
+} from '../state/select-inquiry-action-places.js';
 import { selectVersions } from '../state/select-versions.js';
 import { withInquiryBoundaries } from '../state/with-inquiry-boundaries.js';
 import type { SendFeedback } from './answer-feedback.js';
