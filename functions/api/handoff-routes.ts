@@ -1,36 +1,21 @@
-import {
-  type DailyBudget,
-  requestBound,
-  reserveWithinBudget,
-  tokensToCharge,
-} from '../chat/daily-budget.js';
+import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
 import { InquiryNotFoundError } from '../chat/errors.js';
-import { type Log, silentLog } from '../chat/log.js';
-import type { ChatConfig, ChatModel, ConversationStore } from '../chat/ports.js';
+import type { ChatModel, ConversationStore } from '../chat/ports.js';
 import { handoffRequestSchema } from '../contract/handoff.js';
 import {
   buildHandoffRequest,
   handoffTranscript,
   streamHandoffSummary,
 } from '../handoff/handoff-summary.js';
-import { sseResponse } from '../sse/sse-response.js';
-import type { StreamPaddingOptions } from '../sse/stream-padding.js';
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from './http.js';
+import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
 
 /** Output tokens of a summary: five short fields; one that needs more has lost its way. */
 const HANDOFF_MAX_TOKENS = 2048;
 
-export interface HandoffRouteDependencies {
+export interface HandoffRouteDependencies extends ModelStreamDependencies {
   readonly store: ConversationStore;
   readonly model: ChatModel;
-  readonly config: Pick<ChatConfig, 'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs'>;
-  readonly budget?: DailyBudget;
-  readonly heartbeatMs: number;
-  /** Padding of the stream, as the chat's (`STREAM_PADDING`). @default no padding */
-  readonly padding?: StreamPaddingOptions;
-  readonly now: () => Date;
-  /** Where failures are reported (the function's Powertools Logger). @default silentLog */
-  readonly log?: Log;
 }
 
 /**
@@ -54,57 +39,32 @@ export function createHandoffRoute(dependencies: HandoffRouteDependencies) {
     const language = body.language ?? transcript.language;
     const handoffRequest = buildHandoffRequest(transcript, language, HANDOFF_MAX_TOKENS);
     // The prompt is known before the first byte, so the reservation is exact (ADR 0012).
-    const reservation = await reserveWithinBudget(
-      request.owner,
-      dependencies.now(),
-      requestBound(handoffRequest),
+    return modelStreamResponse(
+      request,
       dependencies,
-    );
-    const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
-    const signal = AbortSignal.timeout(Math.max(1000, budgetMs));
-    return sseResponse(
       {
-        heartbeatMs: dependencies.heartbeatMs,
-        padding: dependencies.padding,
-        failureEvent: {
-          code: 'internal',
-          message: 'The summary failed. Please try again.',
-          retryable: true,
-        },
-        logFailure: (error) =>
-          (dependencies.log ?? silentLog).error('hand-off summary failed', { error }),
+        bound: requestBound(handoffRequest),
+        meta: { conversationId, inquiryId, version: conversation.version },
+        failureMessage: 'The summary failed. Please try again.',
+        logMessage: 'hand-off summary failed',
       },
-      async (sse) => {
-        let tokensCharged = 0;
-        try {
-          sse.send({
-            event: 'meta',
-            data: {
-              conversationId,
-              inquiryId,
-              version: conversation.version,
-              modelId: dependencies.config.modelId,
-            },
-          });
-          sse.send({ event: 'progress', data: { step: 'generating' } });
-          const outcome = await streamHandoffSummary({
-            model: dependencies.model,
-            request: handoffRequest,
-            language,
-            outcome: transcript.outcome,
-            signal,
-            send: (event) => sse.send(event),
-          });
-          tokensCharged = tokensToCharge({
+      async ({ signal, send, charge }) => {
+        const outcome = await streamHandoffSummary({
+          model: dependencies.model,
+          request: handoffRequest,
+          language,
+          outcome: transcript.outcome,
+          signal,
+          send,
+        });
+        charge(
+          tokensToCharge({
             request: handoffRequest,
             usage: outcome.usage,
             ...(outcome.failure ? { failure: outcome.failure } : {}),
             ...(outcome.summary ? { output: outcome.summary } : {}),
-          });
-        } finally {
-          // Settled before the body closes: the invocation ends with it.
-          await reservation?.settle(tokensCharged);
-        }
+          }),
+        );
       },
     );
   };

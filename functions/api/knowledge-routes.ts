@@ -1,10 +1,5 @@
-import {
-  type DailyBudget,
-  requestBound,
-  reserveWithinBudget,
-  tokensToCharge,
-} from '../chat/daily-budget.js';
-import { type Log, silentLog } from '../chat/log.js';
+import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
+import { silentLog } from '../chat/log.js';
 import type { ChatConfig, ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
 import {
   type Caller,
@@ -25,8 +20,6 @@ import {
   streamTicketDraft,
 } from '../knowledge/ticket-draft.js';
 import type { KnowledgeReport } from '../observability/telemetry.js';
-import { sseResponse } from '../sse/sse-response.js';
-import type { StreamPaddingOptions } from '../sse/stream-padding.js';
 import {
   type ApiRequest,
   HttpError,
@@ -35,6 +28,7 @@ import {
   parseJsonBody,
   validateBody,
 } from './http.js';
+import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
 
 type PublishRequestSchema = ReturnType<typeof publishKnowledgeRequestSchemaFor>;
 
@@ -43,7 +37,7 @@ const DRAFT_MAX_TOKENS = 2048;
 /** Room a cited ticket's category takes in the draft prompt (`[Category] `, in UTF-8 bytes). */
 const CATEGORY_ALLOWANCE_TOKENS = 64;
 
-export interface KnowledgeRouteDependencies {
+export interface KnowledgeRouteDependencies extends ModelStreamDependencies {
   readonly store: ConversationStore;
   readonly retriever: Retriever;
   readonly model: ChatModel;
@@ -61,17 +55,10 @@ export interface KnowledgeRouteDependencies {
      */
     readonly ticketCategories?: readonly string[];
   };
-  readonly budget?: DailyBudget;
-  readonly heartbeatMs: number;
-  /** Padding of the draft stream, as the chat's (`STREAM_PADDING`). @default no padding */
-  readonly padding?: StreamPaddingOptions;
-  readonly now: () => Date;
   /** The deployment's personal-data scrub settings (ADR 0019); default none beyond the built-ins. */
   readonly scrubSettings?: ScrubSettings;
   /** Told of every draft streamed and ticket published (logs and metrics). */
   readonly recorded?: (report: KnowledgeReport) => void;
-  /** Where failures are reported (the function's Powertools Logger). @default silentLog */
-  readonly log?: Log;
 }
 
 /**
@@ -154,83 +141,61 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
       const transcript = inquiryTranscript(turns, inquiryId);
       // Reserved before the first byte (429 over the budget, ADR 0012). The cited tickets'
       // categories are looked up after it: until then each holds room for one.
-      const reservation = await reserveWithinBudget(
-        request.owner,
-        dependencies.now(),
-        requestBound(buildDraftRequest(transcript, DRAFT_MAX_TOKENS, undefined, ticketCategories)) +
-          transcript.cited.length * CATEGORY_ALLOWANCE_TOKENS,
+      return modelStreamResponse(
+        request,
         dependencies,
-      );
-      const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
-      const signal = AbortSignal.timeout(Math.max(1000, budgetMs));
-      return sseResponse(
         {
-          heartbeatMs: dependencies.heartbeatMs,
-          padding: dependencies.padding,
-          failureEvent: {
-            code: 'internal',
-            message: 'The draft failed. Please try again.',
-            retryable: true,
-          },
-          logFailure: (error) =>
-            (dependencies.log ?? silentLog).error('knowledge draft failed', { error }),
+          bound:
+            requestBound(
+              buildDraftRequest(transcript, DRAFT_MAX_TOKENS, undefined, ticketCategories),
+            ) +
+            transcript.cited.length * CATEGORY_ALLOWANCE_TOKENS,
+          meta: { conversationId, inquiryId, version: conversation.version },
+          failureMessage: 'The draft failed. Please try again.',
+          logMessage: 'knowledge draft failed',
         },
-        async (sse) => {
-          let tokensCharged = 0;
-          try {
-            sse.send({
-              event: 'meta',
-              data: {
-                conversationId,
-                inquiryId,
-                version: conversation.version,
-                modelId: dependencies.config.modelId,
-              },
-            });
-            sse.send({ event: 'progress', data: { step: 'generating' } });
-            const cited = transcript.cited.map((ticket) => ticket.issueId);
-            // The cited tickets' categories help the model pick one; without them it still drafts.
-            const tickets =
-              cited.length === 0
-                ? []
-                : await dependencies.retriever
-                    .fetchByIssueIds(cited, { limit: cited.length, signal })
-                    .catch(() => []);
-            const draftRequest = buildDraftRequest(
-              transcript,
-              DRAFT_MAX_TOKENS,
-              categoriesOf(tickets),
-              ticketCategories,
-            );
-            void reservation?.resize(requestBound(draftRequest));
-            const outcome = await streamTicketDraft({
-              model: dependencies.model,
-              request: draftRequest,
-              signal,
-              send: (event) => sse.send(event),
-              ticketCategories,
-              scrub: draftScrubOptions(request.owner, transcript, dependencies.scrubSettings),
-            });
-            tokensCharged = tokensToCharge({
+        async ({ signal, send, charge, reservation }) => {
+          const cited = transcript.cited.map((ticket) => ticket.issueId);
+          // The cited tickets' categories help the model pick one; without them it still drafts.
+          const tickets =
+            cited.length === 0
+              ? []
+              : await dependencies.retriever
+                  .fetchByIssueIds(cited, { limit: cited.length, signal })
+                  .catch(() => []);
+          const draftRequest = buildDraftRequest(
+            transcript,
+            DRAFT_MAX_TOKENS,
+            categoriesOf(tickets),
+            ticketCategories,
+          );
+          void reservation?.resize(requestBound(draftRequest));
+          const outcome = await streamTicketDraft({
+            model: dependencies.model,
+            request: draftRequest,
+            signal,
+            send,
+            ticketCategories,
+            scrub: draftScrubOptions(request.owner, transcript, dependencies.scrubSettings),
+          });
+          charge(
+            tokensToCharge({
               request: draftRequest,
               usage: outcome.usage,
               ...(outcome.failure ? { failure: outcome.failure } : {}),
               ...(outcome.draft ? { output: outcome.draft } : {}),
-            });
-            dependencies.recorded?.({
-              kind: 'draft',
-              owner: request.owner,
-              conversationId,
-              inquiryId,
-              complete: outcome.draft?.complete,
-              failureCode: outcome.failure?.code,
-              inputTokens: outcome.usage?.inputTokens,
-              outputTokens: outcome.usage?.outputTokens,
-            });
-          } finally {
-            // Settled before the body closes: the invocation ends with it.
-            await reservation?.settle(tokensCharged);
-          }
+            }),
+          );
+          dependencies.recorded?.({
+            kind: 'draft',
+            owner: request.owner,
+            conversationId,
+            inquiryId,
+            complete: outcome.draft?.complete,
+            failureCode: outcome.failure?.code,
+            inputTokens: outcome.usage?.inputTokens,
+            outputTokens: outcome.usage?.outputTokens,
+          });
         },
       );
     },

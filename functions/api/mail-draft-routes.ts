@@ -1,13 +1,7 @@
-import {
-  type DailyBudget,
-  requestBound,
-  reserveWithinBudget,
-  tokensToCharge,
-} from '../chat/daily-budget.js';
+import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
 import { MailDraftFullError, RequestRefusedError, TurnNotFoundError } from '../chat/errors.js';
 import type { GenerationFailure } from '../chat/generate.js';
 import { currentVersions } from '../chat/inquiry-rules.js';
-import { type Log, silentLog } from '../chat/log.js';
 import type {
   ChatConfig,
   ChatModel,
@@ -33,8 +27,6 @@ import {
   type StoredMailDraft,
 } from '../contract/mail-draft.js';
 import type { MailDraftReport } from '../observability/telemetry.js';
-import { sseResponse } from '../sse/sse-response.js';
-import type { StreamPaddingOptions } from '../sse/stream-padding.js';
 import {
   type ApiRequest,
   HttpError,
@@ -43,26 +35,20 @@ import {
   parseJsonBody,
   validateBody,
 } from './http.js';
+import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
 
 /** Output tokens of a refinement: an e-mail of at most 4,000 characters fits well within. */
 const REFINE_MAX_TOKENS = 4096;
 
-export interface MailDraftRouteDependencies {
+export interface MailDraftRouteDependencies extends ModelStreamDependencies {
   readonly store: ConversationStore;
   readonly model: ChatModel;
   readonly config: Pick<
     ChatConfig,
     'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
   >;
-  readonly budget?: DailyBudget;
-  readonly heartbeatMs: number;
-  /** Padding of the refine stream, as the chat's (`STREAM_PADDING`). @default no padding */
-  readonly padding?: StreamPaddingOptions;
-  readonly now: () => Date;
   /** Told of every action on a draft (logs and metrics). */
   readonly recorded?: (report: MailDraftReport) => void;
-  /** Where failures are reported. @default silentLog */
-  readonly log?: Log;
 }
 
 /** The answer turn whose draft a request changes, with its versions as the ‹ › counter numbers them. */
@@ -177,55 +163,39 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
         REFINE_MAX_TOKENS,
       );
       // Reserved before the first byte: 429 over the budget (ADR 0012).
-      const reservation = await reserveWithinBudget(
-        request.owner,
-        dependencies.now(),
-        requestBound(refineRequest),
+      return modelStreamResponse(
+        request,
         dependencies,
-      );
-      const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
-      const signal = AbortSignal.timeout(Math.max(1000, budgetMs));
-      return sseResponse(
         {
-          heartbeatMs: dependencies.heartbeatMs,
-          padding: dependencies.padding,
-          failureEvent: {
-            code: 'internal',
-            message: 'The refinement failed. Please try again.',
-            retryable: true,
+          bound: requestBound(refineRequest),
+          meta: {
+            conversationId,
+            inquiryId: answer.turn.inquiryId,
+            version: answer.conversationVersion,
           },
-          logFailure: (error) =>
-            (dependencies.log ?? silentLog).error('mail draft refinement failed', { error }),
+          failureMessage: 'The refinement failed. Please try again.',
+          logMessage: 'mail draft refinement failed',
         },
-        async (sse) => {
-          let tokensCharged = 0;
+        async ({ signal, send, charge }) => {
           let after: MailDraftUsage = mailDraftUsageOf(answer.turn);
           let failure: GenerationFailure | undefined;
           let usage: { inputTokens: number; outputTokens: number } | undefined;
           try {
-            sse.send({
-              event: 'meta',
-              data: {
-                conversationId,
-                inquiryId: answer.turn.inquiryId,
-                version: answer.conversationVersion,
-                modelId: dependencies.config.modelId,
-              },
-            });
-            sse.send({ event: 'progress', data: { step: 'generating' } });
             const outcome = await streamMailDraftRefinement({
               model: dependencies.model,
               request: refineRequest,
               signal,
-              send: (event) => sse.send(event),
+              send,
             });
             usage = outcome.usage;
-            tokensCharged = tokensToCharge({
-              request: refineRequest,
-              usage: outcome.usage,
-              ...(outcome.failure ? { failure: outcome.failure } : {}),
-              ...(outcome.partial ? { output: { mail_draft: outcome.partial } } : {}),
-            });
+            charge(
+              tokensToCharge({
+                request: refineRequest,
+                usage: outcome.usage,
+                ...(outcome.failure ? { failure: outcome.failure } : {}),
+                ...(outcome.partial ? { output: { mail_draft: outcome.partial } } : {}),
+              }),
+            );
             failure = outcome.failure;
             if (outcome.text !== undefined) {
               const version: MailDraftVersion = {
@@ -236,7 +206,7 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
               try {
                 const stored = await storeVersion(request, conversationId, answer, version);
                 after = stored.usage;
-                sse.send({ event: 'mail_draft_version', data: stored });
+                send({ event: 'mail_draft_version', data: stored });
               } catch (error) {
                 // Past the first byte a refusal is an event (another tab filled the draft, the
                 // conversation went away); anything else is the stream's own failure.
@@ -248,10 +218,8 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
                 };
               }
             }
-            if (failure) sse.send({ event: 'error', data: failure });
+            if (failure) send({ event: 'error', data: failure });
           } finally {
-            // Settled before the body closes: the invocation ends with it.
-            await reservation?.settle(tokensCharged);
             report(request, conversationId, answer, {
               action: 'refine',
               style: body.style,
