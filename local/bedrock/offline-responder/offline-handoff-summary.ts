@@ -1,11 +1,5 @@
 import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
 import {
-  type PromptElement,
-  PromptMarkupError,
-  type PromptNode,
-  parsePromptMarkup,
-} from '../../../functions/chat/prompt-markup.js';
-import {
   type HandoffLanguage,
   type HandoffOutcome,
   type HandoffSummary,
@@ -14,6 +8,7 @@ import {
   MAX_HANDOFF_ITEMS,
 } from '../../../functions/contract/handoff.js';
 import { HANDOFF_ELEMENTS } from '../../../functions/handoff/handoff-summary.js';
+import { isElement, promptElementsOf, textOf } from './read-offline-prompt.js';
 
 /**
  * The offline model's answer to the forced `submit_handoff_summary` tool: the hand-off summary
@@ -74,20 +69,9 @@ const LIST_ITEM = /^\s*(?:[-*•・]|\d+[.)])\s+(.+)$/;
 /** Markdown emphasis and code marks of the advice's list items: a hand-off is plain text. */
 const MARKDOWN_EMPHASIS = /\*\*|__|`/g;
 
-const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
-const textOf = (element: PromptElement) =>
-  element.children.filter((child) => typeof child === 'string').join('');
-
 /** Reads the transcript by its elements (`HANDOFF_ELEMENTS`); plain text is one staff message. */
 export function readHandoffTranscript(text: string): HandoffTranscriptParts {
-  let nodes: PromptNode[];
-  try {
-    nodes = parsePromptMarkup(text);
-  } catch (error) {
-    if (!(error instanceof PromptMarkupError)) throw error;
-    nodes = [text];
-  }
-  const elements = nodes.filter(isElement);
+  const elements = promptElementsOf(text);
   const named = (name: string) => elements.filter((element) => element.name === name);
   if (elements.length === 0) {
     return { outcome: 'unanswered', staff: [text.trim()], answers: [], citedTickets: [] };

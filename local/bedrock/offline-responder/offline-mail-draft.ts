@@ -1,12 +1,7 @@
 import type { Language } from '../../../functions/chat/inquiry-rules.js';
-import {
-  type PromptElement,
-  PromptMarkupError,
-  type PromptNode,
-  parsePromptMarkup,
-} from '../../../functions/chat/prompt-markup.js';
 import { REFINE_ELEMENTS } from '../../../functions/chat/refine-mail-draft.js';
 import { MAIL_DRAFT_STYLES, type MailDraftStyle } from '../../../functions/contract/mail-draft.js';
+import { isElement, promptElementsOf, textOf } from './read-offline-prompt.js';
 
 /**
  * The offline model's answer to the forced `submit_mail_draft` tool (ADR 0023): the draft
@@ -35,14 +30,7 @@ export interface RefineRequestParts {
 
 /** Reads the refine message by its elements; text that is not markup is the draft itself. */
 export function readRefineRequest(text: string): RefineRequestParts {
-  let nodes: PromptNode[];
-  try {
-    nodes = parsePromptMarkup(text);
-  } catch (error) {
-    if (!(error instanceof PromptMarkupError)) throw error;
-    nodes = [text];
-  }
-  const elements = nodes.filter(isElement);
+  const elements = promptElementsOf(text);
   const named = (name: string) => elements.find((element) => element.name === name);
   const refinement = named(REFINE_ELEMENTS.refinement);
   const style = MAIL_DRAFT_STYLES.find((candidate) => candidate === refinement?.attributes.style);
@@ -66,10 +54,6 @@ export function readRefineRequest(text: string): RefineRequestParts {
     }),
   };
 }
-
-const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
-const textOf = (element: PromptElement | undefined) =>
-  (element?.children ?? []).filter((child) => typeof child === 'string').join('');
 
 const POLITE = {
   ja: {

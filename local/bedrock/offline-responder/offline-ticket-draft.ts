@@ -1,17 +1,12 @@
 import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
 import {
-  type PromptElement,
-  PromptMarkupError,
-  type PromptNode,
-  parsePromptMarkup,
-} from '../../../functions/chat/prompt-markup.js';
-import {
   MAX_RESOLUTION_STEPS,
   MAX_STEP_LENGTH,
   sanitizeTicketCategory,
 } from '../../../functions/contract/knowledge.js';
 import { TRANSCRIPT_ELEMENTS } from '../../../functions/knowledge/ticket-draft.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
+import { isElement, promptElementsOf, textOf } from './read-offline-prompt.js';
 
 /**
  * The offline model's answer to the forced `submit_ticket_draft` tool: a Knowledge Base ticket
@@ -46,14 +41,7 @@ const MAX_RESOLUTION_SENTENCES = 6;
  * hand-written request) is one staff message.
  */
 export function readDraftTranscript(text: string): DraftTranscript {
-  let nodes: PromptNode[];
-  try {
-    nodes = parsePromptMarkup(text);
-  } catch (error) {
-    if (!(error instanceof PromptMarkupError)) throw error;
-    nodes = [text];
-  }
-  const elements = nodes.filter(isElement);
+  const elements = promptElementsOf(text);
   if (elements.length === 0) return { staff: [text.trim()], assistant: [], citedTickets: [] };
   const textsOf = (name: string) =>
     elements
@@ -73,10 +61,6 @@ export function readDraftTranscript(text: string): DraftTranscript {
       .filter((ticket) => ticket.issueId !== '' && ticket.category !== ''),
   };
 }
-
-const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
-const textOf = (element: PromptElement) =>
-  element.children.filter((child) => typeof child === 'string').join('');
 
 /**
  * The draft: `subject` the first staff message's first line, cut to its first sentence and to

@@ -157,9 +157,20 @@ function parseOrUndefined(text: string): PromptNode[] | undefined {
   }
 }
 
-const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
-const textOf = (element: PromptElement) =>
-  element.children.filter((child) => typeof child === 'string').join('');
+/**
+ * The top-level elements of a message in the prompt markup; none when it is not markup (a
+ * hand-written request) — the offline modes then read the text itself.
+ */
+export function promptElementsOf(text: string): PromptElement[] {
+  return (parseOrUndefined(text) ?? []).filter(isElement);
+}
+
+/** Whether a markup node is an element (not text). */
+export const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
+
+/** The text directly inside an element (nothing for a missing one). */
+export const textOf = (element: PromptElement | undefined) =>
+  (element?.children ?? []).filter((child) => typeof child === 'string').join('');
 
 function readTicket(element: PromptElement): KbTicketBlock {
   const score = Number.parseFloat(element.attributes[TICKET_ATTRIBUTES.score] ?? '');
