@@ -1,7 +1,6 @@
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import type { HandoffRequest } from '../../../functions/contract/handoff.js';
-import { readChatStream } from '../chat/read-chat-stream.js';
-import { ApiError } from './api-error.js';
+import { readApiEventStream } from '../chat/read-chat-stream.js';
 
 /** The hand-off summary route (ADR 0024). `fetch` is the identity-adding one from `createApiFetch`. */
 export interface HandoffApi {
@@ -26,13 +25,13 @@ export function createHandoffApi(apiBase: string, apiFetch: typeof fetch): Hando
   return {
     async summarize(conversationId, inquiryId, { body, signal, onEvent }) {
       const path = `/conversations/${encodeURIComponent(conversationId)}/inquiries/${encodeURIComponent(inquiryId)}/handoff`;
-      try {
-        await readChatStream({ url: `${apiBase}${path}`, body, signal, fetch: apiFetch, onEvent });
-      } catch (error) {
-        if (signal.aborted) throw error;
-        if (error instanceof ApiError) throw error;
-        throw new ApiError(0, 'network', String(error), { cause: error });
-      }
+      await readApiEventStream({
+        url: `${apiBase}${path}`,
+        body,
+        signal,
+        fetch: apiFetch,
+        onEvent,
+      });
     },
   };
 }

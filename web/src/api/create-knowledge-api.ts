@@ -6,7 +6,7 @@ import {
   type PublishKnowledgeResponse,
   publishKnowledgeResponseSchema,
 } from '../../../functions/contract/knowledge.js';
-import { readChatStream } from '../chat/read-chat-stream.js';
+import { readApiEventStream } from '../chat/read-chat-stream.js';
 import { ApiError, callApi } from './api-error.js';
 
 /**
@@ -53,20 +53,14 @@ export function createKnowledgeApi(apiBase: string, apiFetch: typeof fetch): Kno
     },
     async draft(conversationId, inquiryId, { signal, onEvent }) {
       const path = `/conversations/${encodeURIComponent(conversationId)}/inquiries/${encodeURIComponent(inquiryId)}/knowledge-draft`;
-      try {
-        // An empty JSON body, so the edge sees a hashed body like every other POST.
-        await readChatStream({
-          url: `${apiBase}${path}`,
-          body: {},
-          signal,
-          fetch: apiFetch,
-          onEvent,
-        });
-      } catch (error) {
-        if (signal.aborted) throw error;
-        if (error instanceof ApiError) throw error;
-        throw new ApiError(0, 'network', String(error), { cause: error });
-      }
+      // An empty JSON body, so the edge sees a hashed body like every other POST.
+      await readApiEventStream({
+        url: `${apiBase}${path}`,
+        body: {},
+        signal,
+        fetch: apiFetch,
+        onEvent,
+      });
     },
     async publish(request) {
       const response = await callApi(apiFetch, `${apiBase}/knowledge`, {

@@ -5,7 +5,7 @@ import {
   type StoredMailDraft,
   storedMailDraftSchema,
 } from '../../../functions/contract/mail-draft.js';
-import { readChatStream } from '../chat/read-chat-stream.js';
+import { readApiEventStream } from '../chat/read-chat-stream.js';
 import { ApiError, callApi } from './api-error.js';
 
 /**
@@ -51,19 +51,13 @@ export function createMailDraftApi(apiBase: string, apiFetch: typeof fetch): Mai
     action: (conversationId, seq, body) =>
       send(pathOf(conversationId, seq, '/actions'), 'POST', body),
     async refine(conversationId, seq, body, { signal, onEvent }) {
-      try {
-        await readChatStream({
-          url: pathOf(conversationId, seq, '/refine'),
-          body,
-          signal,
-          fetch: apiFetch,
-          onEvent,
-        });
-      } catch (error) {
-        if (signal.aborted) throw error;
-        if (error instanceof ApiError) throw error;
-        throw new ApiError(0, 'network', String(error), { cause: error });
-      }
+      await readApiEventStream({
+        url: pathOf(conversationId, seq, '/refine'),
+        body,
+        signal,
+        fetch: apiFetch,
+        onEvent,
+      });
     },
   };
 }

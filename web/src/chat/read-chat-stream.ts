@@ -84,3 +84,20 @@ export async function readChatStream(options: ReadChatStreamOptions): Promise<vo
     if (!finished) cancel();
   }
 }
+
+/**
+ * {@link readChatStream} for the streaming routes besides the chat (knowledge draft, mail-draft
+ * refine, hand-off summary), whose callers handle one error type: any failure but the abort —
+ * a refusal, or a network error before or during the stream — is an {@link ApiError} (a network
+ * failure as status 0, `network`); an abort rejects with the signal's reason.
+ */
+export async function readApiEventStream(
+  options: ReadChatStreamOptions & { readonly signal: AbortSignal },
+): Promise<void> {
+  try {
+    await readChatStream(options);
+  } catch (error) {
+    if (options.signal.aborted || error instanceof ApiError) throw error;
+    throw new ApiError(0, 'network', String(error), { cause: error });
+  }
+}
