@@ -25,6 +25,10 @@ import { createTestTables, type TestTables } from '../support/dynamodb-test-tabl
 // in process through the routes, with the real DynamoDB store and budget on DynamoDB Local —
 // the concurrency lives in the conditional write. The model answers only once every request was
 // either refused or called it, so all twenty are in flight together, and it reports its usage.
+// No reservation moves before every one was decided (`gatedBudget`): an admitted chat resizes its
+// reservation down to its request's bound before it calls the model, and a reservation still
+// backing off from a transaction conflict would find that room — a legitimate admission, but
+// not the one this test counts (the CI run of 2026-12-01 admitted five where three fit).
 
 const CONCURRENT = 20;
 /** What the scripted model reports for every call. */
@@ -78,6 +82,33 @@ function gatedModel(output: object, expected: number) {
   return { model, decide, calls: () => calls };
 }
 
+/**
+ * `inner`, with every adjustment (a resize, a settlement) held until `expected` reservations were
+ * decided, admitted or refused: so the number admitted is what the limit leaves room for at
+ * once, whatever order the conditional writes and their conflict retries land in.
+ */
+function gatedBudget(inner: DailyBudget, expected: number): DailyBudget {
+  let decided = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return {
+    async reserve(owner, day, tokens, limit) {
+      try {
+        return await inner.reserve(owner, day, tokens, limit);
+      } finally {
+        decided += 1;
+        if (decided === expected) open();
+      }
+    },
+    async adjust(owner, day, tokens) {
+      await opened;
+      await inner.adjust(owner, day, tokens);
+    },
+  };
+}
+
 const apiRequest = (owner: Owner, path: string, body: unknown): ApiRequest => ({
   method: 'POST',
   path,
@@ -122,7 +153,7 @@ const chatConfig = (dailyTokenBudget: number) => ({
   dailyTokenBudget,
 });
 
-function chatRoute(model: ChatModel, dailyTokenBudget: number) {
+function chatRoute(model: ChatModel, dailyTokenBudget: number, chatBudget = budget) {
   return createChatRoute({
     store,
     retriever: fakeRetriever([printer, vpn]).retriever,
@@ -131,7 +162,7 @@ function chatRoute(model: ChatModel, dailyTokenBudget: number) {
     heartbeatMs: 60_000,
     tokenBatchMs: 0,
     now: () => new Date(),
-    budget,
+    budget: chatBudget,
   });
 }
 
@@ -162,14 +193,14 @@ describe('the daily budget under twenty concurrent chats of one user', () => {
     async ({ limit, admitted }) => {
       const owner = { tenantId: 'acme', userId: `chatter-${limit}` };
       const gate = gatedModel(answer, CONCURRENT);
-      const route = chatRoute(gate.model, limit);
+      const route = chatRoute(gate.model, limit, gatedBudget(budget, CONCURRENT));
       const { answered, errors } = await sendAtOnce(
         () => route(apiRequest(owner, '/api/chat', { message })),
         gate.decide,
       );
 
       expect(answered.length).toBeLessThanOrEqual(mostAnswersWithin(limit));
-      // Exactly the chats whose reservation found room (none settles before all are decided).
+      // Exactly the chats whose reservation found room (none moves before all are decided).
       expect(answered).toHaveLength(admitted);
       for (const text of answered) expect(text).toContain('event: result');
       expect(errors).toHaveLength(CONCURRENT - answered.length);
@@ -207,7 +238,7 @@ async function solvedInquiry(owner: Owner): Promise<{ conversationId: string; in
   return JSON.parse(/event: meta\ndata: (.*)/.exec(solvedText)?.[1] ?? '{}');
 }
 
-function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number) {
+function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number, draftBudget = budget) {
   return createKnowledgeRoutes({
     store,
     retriever: fakeRetriever([printer, vpn]).retriever,
@@ -225,7 +256,7 @@ function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number) {
       clear: async () => undefined,
     },
     config: { dailyTokenBudget, modelId: 'test.model', remainingTimeReserveMs: 20_000 },
-    budget,
+    budget: draftBudget,
     heartbeatMs: 60_000,
     now: () => new Date(),
   });
@@ -250,7 +281,7 @@ describe('the daily budget under twenty concurrent knowledge drafts of one user'
       },
       CONCURRENT,
     );
-    const routes = knowledgeRoutes(gate.model, limit);
+    const routes = knowledgeRoutes(gate.model, limit, gatedBudget(budget, CONCURRENT));
     const { answered, errors } = await sendAtOnce(
       () =>
         routes.draft(apiRequest(owner, draftPath(meta), {}), meta.conversationId, meta.inquiryId),
