@@ -141,7 +141,6 @@ export function createConversationRoutes(
         owner: request.owner,
         conversationId,
         answer,
-        ...(answer.feedback ? { previous: answer.feedback } : {}),
         next: feedback,
         inquiryText: questionTextOf(turns, answer),
       });

@@ -92,11 +92,14 @@ export function chatIncrements(insight: ChatInsight): CounterIncrement[] {
 /**
  * What a feedback commit changes: the counts of the new verdict minus those of the verdict it
  * replaced, so a replaced verdict is never counted twice. Applied as additions, deltas of
- * commits that raced sum to the last verdict's counts — provided each `previous` is the verdict
- * that commit actually replaced (the conversation store's conditional commit says which).
+ * commits that raced sum to the last verdict's counts — provided `previous` is the verdict that
+ * commit actually replaced (the store's conditional swap of the answer's verdict says which).
  */
-export function feedbackIncrements(insight: FeedbackInsight): CounterIncrement[] {
-  const before = verdictCounts(insight, insight.previous);
+export function feedbackIncrements(
+  insight: FeedbackInsight,
+  previous: AnswerFeedback | undefined,
+): CounterIncrement[] {
+  const before = verdictCounts(insight, previous);
   const after = verdictCounts(insight, insight.next);
   const increments: CounterIncrement[] = [];
   for (const key of new Set([...before.keys(), ...after.keys()])) {

@@ -63,11 +63,10 @@ export interface FeedbackInsight {
   readonly conversationId: string;
   readonly answerSeq: number;
   /**
-   * The verdict the caller saw before (informational). The stores count the delta from the
-   * verdict their own conditional swap on the answer's item replaced — exact under races, and a
-   * repeated or older `next` (by `updatedAt`) changes nothing (ADR 0022).
+   * The new verdict. The stores count the delta from the verdict their own conditional swap on
+   * the answer's item replaced — exact under races, and a repeated or older `next` (by
+   * `updatedAt`) changes nothing (ADR 0022).
    */
-  readonly previous?: AnswerFeedback;
   readonly next: AnswerFeedback;
   readonly citedIssueIds: readonly string[];
   /**

@@ -52,7 +52,6 @@ export interface FeedbackEvent {
   readonly owner: Owner;
   readonly conversationId: string;
   readonly answer: Turn;
-  readonly previous?: AnswerFeedback;
   readonly next: AnswerFeedback;
   /** The inquiry's own user text (kept, scrubbed, only while a ticket is marked as the solution). */
   readonly inquiryText: string;
@@ -172,7 +171,6 @@ export function createInsightsRecorder(options: InsightsRecorderOptions): Insigh
             answerDay: event.answer.createdAt.slice(0, 10),
             conversationId: event.conversationId,
             answerSeq: event.answer.seq,
-            ...(event.previous ? { previous: event.previous } : {}),
             next: event.next,
             citedIssueIds: event.answer.result?.results?.map((card) => card.issue_id) ?? [],
             // The labelled query of the feedback eval: only while a ticket solved it.

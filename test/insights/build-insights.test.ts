@@ -101,17 +101,19 @@ describe('feedbackIncrements', () => {
   it('adds nothing when the new verdict counts as the old one did', () => {
     const verdict = { rating: 'up' as const, updatedAt: '2026-12-02T10:00:00Z' };
     expect(
-      feedbackIncrements({ ...base, previous: verdict, next: { ...verdict, comment: 'thanks' } }),
+      feedbackIncrements({ ...base, next: { ...verdict, comment: 'thanks' } }, verdict),
     ).toEqual([]);
   });
 
   it('moves a verdict from 👍 to 👎 incomplete: day, ticket and gap counters in one delta each', () => {
     expect(
-      feedbackIncrements({
-        ...base,
-        previous: { rating: 'up', updatedAt: '2026-12-02T10:00:00Z' },
-        next: { rating: 'down', reason: 'incomplete', updatedAt: '2026-12-02T10:01:00Z' },
-      }),
+      feedbackIncrements(
+        {
+          ...base,
+          next: { rating: 'down', reason: 'incomplete', updatedAt: '2026-12-02T10:01:00Z' },
+        },
+        { rating: 'up', updatedAt: '2026-12-02T10:00:00Z' },
+      ),
     ).toEqual([
       { group: 'day', key: '2026-12-02', add: { ratedUp: -1, ratedDown: 1 } },
       { group: 'ticket-day', key: '2026-12-02#INC-1', add: { citedInDownRated: 1 } },

@@ -138,13 +138,8 @@ export function createInMemoryInsightsStore(): InsightsStore {
       const previous = answer.verdict;
       tenant.answers.set(id, { ...answer, verdict: countedVerdictOf(insight.next) });
       const topic = insight.topic ?? answer.topic;
-      const { previous: _claimed, ...rest } = insight;
-      const resolved: FeedbackInsight = {
-        ...rest,
-        ...(previous ? { previous } : {}),
-        ...(topic ? { topic } : {}),
-      };
-      for (const increment of feedbackIncrements(resolved)) apply(tenant, increment);
+      const resolved: FeedbackInsight = { ...insight, ...(topic ? { topic } : {}) };
+      for (const increment of feedbackIncrements(resolved, previous)) apply(tenant, increment);
       const issueIds = insight.next.helpfulTicketIds ?? [];
       // The example follows the latest verdict (older ones returned above).
       const example = tenant.examples.get(id);

@@ -76,14 +76,12 @@ export function describeInsightsStore(
   function feedback(
     recorded: ChatInsight,
     next: AnswerFeedback,
-    previous?: AnswerFeedback,
     extra: Partial<FeedbackInsight> = {},
   ): FeedbackInsight {
     return {
       answerDay: recorded.day,
       conversationId: recorded.conversationId,
       answerSeq: recorded.answerSeq,
-      ...(previous ? { previous } : {}),
       next,
       citedIssueIds: recorded.citedIssueIds,
       inquiryText: 'VPNにつながらない',
@@ -212,7 +210,7 @@ export function describeInsightsStore(
       const up = verdict('up', 1);
       const down = verdict('down', 2, { reason: 'irrelevant_tickets' });
       await store.recordFeedback(scope, feedback(answer, up));
-      await store.recordFeedback(scope, feedback(answer, down, up));
+      await store.recordFeedback(scope, feedback(answer, down));
       let body = await store.readInsights(scope, 30, now);
       expect(body.activity.totals).toMatchObject({ ratedUp: 0, ratedDown: 1 });
       expect(body.gaps).toMatchObject([
@@ -225,7 +223,7 @@ export function describeInsightsStore(
       });
 
       const solved = verdict('up', 3, { helpfulTicketIds: ['INC-2'] });
-      await store.recordFeedback(scope, feedback(answer, solved, down));
+      await store.recordFeedback(scope, feedback(answer, solved));
       body = await store.readInsights(scope, 30, now);
       expect(body.activity.totals).toMatchObject({ ratedUp: 1, ratedDown: 0 });
       expect(body.gaps).toEqual([]);
@@ -238,17 +236,15 @@ export function describeInsightsStore(
       const scope = newScope();
       const answer = chat({ citedIssueIds: ['INC-7'] });
       await store.recordChat(scope, answer);
-      // Ten verdicts posted at once, each naming the same previous (what every post's page had
-      // seen): the store's own swap decides what each replaced, so the sum is the newest one's.
+      // Ten verdicts posted at once: the store's own swap decides what each replaced, so the sum
+      // is the newest one's.
       const verdicts = Array.from({ length: 10 }, (_, index) =>
         index % 3 === 0
           ? verdict('up', index + 1, { helpfulTicketIds: ['INC-7'] })
           : verdict('down', index + 1, { reason: index % 2 ? 'incomplete' : 'wrong' }),
       );
       await Promise.all(
-        verdicts.map((next, index) =>
-          store.recordFeedback(scope, feedback(answer, next, verdicts[index - 1])),
-        ),
+        verdicts.map((next, _index) => store.recordFeedback(scope, feedback(answer, next))),
       );
       const last = verdicts.at(-1) as AnswerFeedback;
       expect(last).toMatchObject({ rating: 'up', helpfulTicketIds: ['INC-7'] });
@@ -298,7 +294,7 @@ export function describeInsightsStore(
       await store.recordFeedback(scope, feedback(answer, solved));
       expect(await store.listSolvedInquiries(scope)).toHaveLength(1);
       const plain = verdict('up', 2);
-      await store.recordFeedback(scope, feedback(answer, plain, solved));
+      await store.recordFeedback(scope, feedback(answer, plain));
       expect(await store.listSolvedInquiries(scope)).toEqual([]);
       // The first write arriving again late (a retry): still not solved.
       await store.recordFeedback(scope, feedback(answer, solved));
@@ -323,7 +319,7 @@ export function describeInsightsStore(
       // A newer verdict without a solution unmarks it; the solved one arriving again late does not
       // mark it again.
       const solved = verdict('up', 1, { helpfulTicketIds: ['INC-1'] });
-      await store.recordFeedback(scope, feedback(answer, verdict('up', 2), solved));
+      await store.recordFeedback(scope, feedback(answer, verdict('up', 2)));
       await store.recordFeedback(scope, feedback(answer, solved));
       const [after] = (await store.readInsights(scope, 30, now)).gaps;
       expect(after?.examples.map((example) => example.solved)).toEqual([false]);

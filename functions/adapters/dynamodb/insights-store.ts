@@ -238,14 +238,9 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
       }
       const topic = insight.topic ?? (replaced?.topic as FeedbackInsight['topic']);
       const previous = replaced?.verdict as AnswerFeedback | undefined;
-      const { previous: _claimed, ...rest } = insight;
-      const resolved: FeedbackInsight = {
-        ...rest,
-        ...(previous ? { previous } : {}),
-        ...(topic ? { topic } : {}),
-      };
+      const resolved: FeedbackInsight = { ...insight, ...(topic ? { topic } : {}) };
       await Promise.all([
-        ...feedbackIncrements(resolved).map((increment) => apply(scope, increment)),
+        ...feedbackIncrements(resolved, previous).map((increment) => apply(scope, increment)),
         recordSolved(scope, resolved, id),
         markExampleSolved(scope, id, resolved.next),
       ]);
