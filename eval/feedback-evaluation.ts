@@ -93,6 +93,62 @@ export function missedSolutions(
     .sort((a, b) => b.inquiries - a.inquiries || a.issueId.localeCompare(b.issueId));
 }
 
+/**
+ * The knowledge-gap threshold held against the inquiries it should never flag. A solved inquiry's
+ * retrieval found what solved it, so every one whose best score falls under the threshold (or
+ * that retrieved nothing) would have counted as `weak_retrieval` — a false gap. The Knowledge
+ * Base's scores are its own (a deployed vector store's similarities, not the local index's
+ * damped BM25), so the threshold is calibrated on them: the 5th percentile of the solved
+ * inquiries' best scores flags at most one in twenty of the retrievals that worked.
+ */
+export interface GapThresholdCheck {
+  readonly threshold: number;
+  readonly solved: number;
+  /** Solved inquiries whose best score is under the threshold or that retrieved nothing. */
+  readonly underThreshold: number;
+  /** Percentiles (nearest rank) of the best scores; absent when nothing was retrieved at all. */
+  readonly bestScore?: { readonly p5: number; readonly p50: number };
+}
+
+export function checkGapThreshold(
+  outcomes: readonly Pick<QueryOutcome<FeedbackQuery>, 'bestScore'>[],
+  threshold: number,
+): GapThresholdCheck {
+  const scores = outcomes
+    .flatMap((outcome) => (outcome.bestScore === undefined ? [] : [outcome.bestScore]))
+    .sort((a, b) => a - b);
+  const underThreshold = outcomes.filter(
+    (outcome) => outcome.bestScore === undefined || outcome.bestScore < threshold,
+  ).length;
+  const nearestRank = (share: number) =>
+    scores[Math.max(0, Math.ceil(share * scores.length) - 1)] as number;
+  return {
+    threshold,
+    solved: outcomes.length,
+    underThreshold,
+    ...(scores.length > 0 && { bestScore: { p5: nearestRank(0.05), p50: nearestRank(0.5) } }),
+  };
+}
+
+/** The check in one sentence for the terminal, naming the setting to change. */
+export function formatGapThresholdCheck(check: GapThresholdCheck, setting: string): string {
+  const share = check.solved === 0 ? 0 : check.underThreshold / check.solved;
+  const lines = [
+    `Gap threshold ${check.threshold} (${setting}): ${check.underThreshold} of ${check.solved} ` +
+      `solved inquiries (${(share * 100).toFixed(1)}%) are under it and would count as weak retrieval.`,
+  ];
+  if (check.bestScore) {
+    const { p5, p50 } = check.bestScore;
+    lines.push(
+      `Their best scores: 5th percentile ${p5.toFixed(3)}, median ${p50.toFixed(3)}` +
+        (check.threshold > p5
+          ? ` — a threshold at most ${p5.toFixed(3)} flags no more than one in twenty of them.`
+          : ' — the threshold sits under 95% of them.'),
+    );
+  }
+  return lines.join('\n');
+}
+
 /** The two sets side by side as a markdown table, and the solutions missed within 8. */
 export function formatFeedbackReport(
   run: EvaluationRun,

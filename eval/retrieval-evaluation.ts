@@ -87,6 +87,8 @@ export interface QueryOutcome<Query extends RunnableQuery = EvalQuery> {
   readonly ranked: readonly string[];
   /** Restricted tickets the Knowledge Base returned (before the core's own filter): must be none. */
   readonly restrictedReturned: readonly string[];
+  /** The best score of a ticket in `ranked`; absent when there is none. */
+  readonly bestScore?: number;
 }
 
 /**
@@ -103,13 +105,16 @@ export async function runRetrievalEvaluation<Query extends RunnableQuery = EvalQ
   for (const query of queries) {
     const retrievalQuery = (options.queryFor ?? toRetrievalQuery)(query.query);
     const chunks: RetrievedTicket[] = await retriever.search(retrievalQuery, { limit: DEPTH });
+    const merged = mergeChunks(chunks);
     outcomes.push({
       query,
       retrievalQuery,
-      ranked: mergeChunks(chunks).map((ticket) => ticket.issueId),
+      ranked: merged.map((ticket) => ticket.issueId),
       restrictedReturned: [
         ...new Set(chunks.filter((chunk) => chunk.restricted).map((chunk) => chunk.issueId)),
       ],
+      // As the chat reports it for the insights (the nearest ticket the answer could cite).
+      ...(merged.length > 0 && { bestScore: Math.max(...merged.map((ticket) => ticket.score)) }),
     });
   }
   return outcomes;

@@ -62,7 +62,13 @@ import {
 } from '../functions/adapters/bedrock/vector-store-search.js';
 import type { Retriever } from '../functions/chat/ports.js';
 import { toRetrievalQuery } from '../functions/chat/retrieval.js';
-import { type RerankingModelId, rerankingModelRegions } from '../lib/config.js';
+import { DEFAULT_GAP_SCORE_THRESHOLD } from '../functions/insights/record-insights.js';
+import {
+  parseServiceDeskConfig,
+  type RerankingModelId,
+  rerankingModelRegions,
+  settingsInContext,
+} from '../lib/config.js';
 import { stackOutputNames } from '../lib/service-desk-stack.js';
 import { LOCAL_KNOWLEDGE_BUCKET } from '../local/bedrock/local-bedrock-defaults.js';
 import { startLocalBedrockServer } from '../local/bedrock/start-local-bedrock-server.js';
@@ -74,7 +80,13 @@ import {
   vectorStoreOf,
 } from '../scripts/deployed-stack.js';
 import { openInsightsStore } from '../scripts/open-insights-store.js';
-import { formatFeedbackReport, toEvaluationRun, toFeedbackQueries } from './feedback-evaluation.js';
+import {
+  checkGapThreshold,
+  formatFeedbackReport,
+  formatGapThresholdCheck,
+  toEvaluationRun,
+  toFeedbackQueries,
+} from './feedback-evaluation.js';
 import {
   type EvaluationReport,
   evalHalf,
@@ -253,6 +265,17 @@ function singleMode(
   );
 }
 
+/** `npm start`'s gap threshold: INSIGHTS_GAP_SCORE as the local function reads it, else the default. */
+function localGapThreshold(): number {
+  const text = process.env.INSIGHTS_GAP_SCORE;
+  if (text === undefined || text === '') return DEFAULT_GAP_SCORE_THRESHOLD;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0 || value > 1) {
+    throw new UsageError(`INSIGHTS_GAP_SCORE must be a score from 0 to 1, not ${text}`);
+  }
+  return value;
+}
+
 /**
  * `--from-feedback`: the solved inquiries of the insights store as labelled queries, scored beside
  * the built-in set on the same Knowledge Base with the same settings, and recorded as the run the
@@ -287,6 +310,12 @@ async function evaluateFromFeedback(): Promise<void> {
   if (rerank && target !== 'aws') {
     throw new UsageError('--rerank needs --target aws: the local Knowledge Base has no reranker');
   }
+  // The threshold the target's chats count gaps by: a deployed function's `insightsGapScore`
+  // (cdk.json, validated as `cdk deploy` would), `npm start`'s INSIGHTS_GAP_SCORE.
+  const gapThreshold =
+    target === 'aws'
+      ? parseServiceDeskConfig(settingsInContext(context)).insightsGapScore
+      : localGapThreshold();
   const tenantId = values.tenant ?? (target === 'aws' ? 'default' : 'local');
   const scope = { tenantId };
 
@@ -333,6 +362,13 @@ async function evaluateFromFeedback(): Promise<void> {
           run,
           outcomes,
           `Retrieval evaluation from use: ${source.label}${searched}, ${settings}`,
+        ),
+      );
+      console.log('');
+      console.log(
+        formatGapThresholdCheck(
+          checkGapThreshold(outcomes, gapThreshold),
+          target === 'aws' ? 'cdk.json insightsGapScore' : 'INSIGHTS_GAP_SCORE',
         ),
       );
       console.log('');

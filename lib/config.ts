@@ -5,6 +5,7 @@ import {
   type VectorStore,
 } from '../functions/adapters/bedrock/vector-store-search.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
+import { DEFAULT_GAP_SCORE_THRESHOLD } from '../functions/insights/record-insights.js';
 import type { ModelPrice } from '../functions/observability/model-prices.js';
 import {
   DEFAULT_PADDING_BYTES,
@@ -244,6 +245,13 @@ export const serviceDeskConfigSchema = z
      * hash — for leads on the insights page (ADR 0022). Off: gaps are counts only.
      */
     insightsExamples: booleanSetting.default(true),
+    /**
+     * The best retrieval score under which an answered inquiry counts as a knowledge gap
+     * (`weak_retrieval`, ADR 0022). Scores are the Knowledge Base's own: calibrate with
+     * `npm run eval -- --from-feedback --target aws`, which prints how many solved inquiries fall
+     * under it.
+     */
+    insightsGapScore: z.coerce.number().min(0).max(1).default(DEFAULT_GAP_SCORE_THRESHOLD),
     /**
      * Input + output tokens one staff member may spend per UTC day: each model call reserves the
      * most it can cost on a DynamoDB counter and settles to what it used (ADR 0012); over it: 429

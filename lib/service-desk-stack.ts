@@ -178,6 +178,7 @@ export class ServiceDeskStack extends Stack {
       turnsTable: tables.turns,
       insightsTable: tables.insights,
       insightsExamples: config.insightsExamples,
+      insightsGapScore: config.insightsGapScore,
       indexArns: tables.indexArns,
       knowledgeBase,
       knowledgeCapture: publishTo && {

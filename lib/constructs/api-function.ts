@@ -8,6 +8,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
+import { DEFAULT_GAP_SCORE_THRESHOLD } from '../../functions/insights/record-insights.js';
 import type { ModelPrice } from '../../functions/observability/model-prices.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
@@ -31,6 +32,7 @@ export const apiEnvironmentNames = {
   turnsTable: 'TURNS_TABLE',
   insightsTable: 'INSIGHTS_TABLE',
   insightsExamples: 'INSIGHTS_EXAMPLES',
+  insightsGapScore: 'INSIGHTS_GAP_SCORE',
   knowledgeBaseId: 'KNOWLEDGE_BASE_ID',
   modelId: 'MODEL_ID',
   authMode: 'AUTH_MODE',
@@ -188,6 +190,11 @@ export interface ApiFunctionProps {
    * (`insightsExamples`). @default true
    */
   readonly insightsExamples?: boolean;
+  /**
+   * The best retrieval score under which an answer counts as a knowledge gap
+   * (`insightsGapScore`). @default DEFAULT_GAP_SCORE_THRESHOLD (0.4)
+   */
+  readonly insightsGapScore?: number;
   /** `${tableArn}/index/${name}` of the indexes the function queries. */
   readonly indexArns: readonly string[];
   readonly knowledgeBase: KnowledgeBaseReference;
@@ -311,6 +318,9 @@ export class ApiFunction extends Construct {
       [apiEnvironmentNames.turnsTable]: props.turnsTable.tableName,
       [apiEnvironmentNames.insightsTable]: props.insightsTable.tableName,
       [apiEnvironmentNames.insightsExamples]: String(props.insightsExamples ?? true),
+      [apiEnvironmentNames.insightsGapScore]: String(
+        props.insightsGapScore ?? DEFAULT_GAP_SCORE_THRESHOLD,
+      ),
       [apiEnvironmentNames.knowledgeBaseId]: props.knowledgeBase.knowledgeBaseId,
       [apiEnvironmentNames.modelId]: props.modelId,
       [apiEnvironmentNames.authMode]: 'cognito',

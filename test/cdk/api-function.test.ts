@@ -72,6 +72,8 @@ describe('ServiceDeskStack (default config): API function', () => {
             INSIGHTS_TABLE: { Ref: Match.stringLikeRegexp('^ConversationTablesInsights') },
             // Gap examples on by default (insightsExamples).
             INSIGHTS_EXAMPLES: 'true',
+            // The gap threshold's default (insightsGapScore).
+            INSIGHTS_GAP_SCORE: '0.4',
             KNOWLEDGE_BASE_ID: {
               'Fn::GetAtt': [
                 logicalIdOf(template, 'AWS::Bedrock::KnowledgeBase'),
@@ -215,6 +217,13 @@ describe('ServiceDeskStack: stream padding settings', () => {
           STREAM_PADDING_BYTES: '4096',
         }),
       },
+    });
+  });
+
+  it('passes the calibrated knowledge-gap threshold (insightsGapScore) to the function', () => {
+    const { template } = synthesizeServiceDesk({ insightsGapScore: '0.55' });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ INSIGHTS_GAP_SCORE: '0.55' }) },
     });
   });
 

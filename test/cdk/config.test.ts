@@ -48,6 +48,13 @@ describe('parseServiceDeskConfig', () => {
     expect(() => parseServiceDeskConfig({ promptCaching: 'on' })).toThrow(/promptCaching/);
   });
 
+  it('takes the knowledge-gap threshold as a score in 0–1, as `-c insightsGapScore=0.55` passes it', () => {
+    expect(parseServiceDeskConfig({}).insightsGapScore).toBe(0.4);
+    expect(parseServiceDeskConfig({ insightsGapScore: '0.55' }).insightsGapScore).toBe(0.55);
+    expect(() => parseServiceDeskConfig({ insightsGapScore: '1.5' })).toThrow(/insightsGapScore/);
+    expect(() => parseServiceDeskConfig({ insightsGapScore: 'high' })).toThrow(/insightsGapScore/);
+  });
+
   it('accepts the strings `cdk -c key=value` passes', () => {
     expect(
       parseServiceDeskConfig({

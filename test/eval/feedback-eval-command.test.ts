@@ -98,6 +98,10 @@ describe('npm run eval -- --from-feedback', () => {
     expect(stdout).toMatch(/\| built-in set \| 153 \|/);
     expect(stdout).toContain('Solution tickets not within 8 (1): #9999 (1×)');
     expect(stdout).toContain('Restricted tickets returned: 0');
+    // The local stack's gap threshold held against the three solved inquiries.
+    expect(stdout).toMatch(
+      /Gap threshold 0\.4 \(INSIGHTS_GAP_SCORE\): \d of 3 solved inquiries \([\d.]+%\)/,
+    );
     // Inquiry text stays out of a terminal report.
     expect(stdout).not.toContain('壁紙');
 

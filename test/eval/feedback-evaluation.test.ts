@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  checkGapThreshold,
   type FeedbackQuery,
   formatFeedbackReport,
+  formatGapThresholdCheck,
   missedSolutions,
   toEvaluationRun,
   toFeedbackQueries,
@@ -132,5 +134,36 @@ describe('formatFeedbackReport', () => {
     `);
     expect(text).not.toContain('田中');
     expect(missedSolutions(outcomes)).toEqual([{ issueId: '40', inquiries: 2 }]);
+  });
+});
+
+describe('checkGapThreshold', () => {
+  // Twenty solved inquiries: best scores 0.05, 0.10, … 0.95 and one that retrieved nothing.
+  const scored = Array.from({ length: 19 }, (_, index) => ({ bestScore: (index + 1) / 20 }));
+  const outcomes = [...scored, {}];
+
+  it('counts the solved inquiries a threshold would call weak retrieval, nothing retrieved included', () => {
+    // Under 0.4: 0.05 … 0.35 (7), and the one without a score.
+    expect(checkGapThreshold(outcomes, 0.4)).toEqual({
+      threshold: 0.4,
+      solved: 20,
+      underThreshold: 8,
+      bestScore: { p5: 0.05, p50: 0.5 },
+    });
+    expect(checkGapThreshold(outcomes, 0).underThreshold).toBe(1);
+    expect(checkGapThreshold([{}], 0.4)).toEqual({ threshold: 0.4, solved: 1, underThreshold: 1 });
+  });
+
+  it('names the setting and the highest threshold that flags at most one in twenty', () => {
+    const high = formatGapThresholdCheck(
+      checkGapThreshold(outcomes, 0.4),
+      'cdk.json insightsGapScore',
+    );
+    expect(high).toContain(
+      'Gap threshold 0.4 (cdk.json insightsGapScore): 8 of 20 solved inquiries (40.0%)',
+    );
+    expect(high).toContain('a threshold at most 0.050 flags no more than one in twenty of them');
+    const low = formatGapThresholdCheck(checkGapThreshold(outcomes, 0.05), 'INSIGHTS_GAP_SCORE');
+    expect(low).toContain('the threshold sits under 95% of them');
   });
 });
