@@ -267,6 +267,7 @@ export function createApi(
       padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
       now: overrides.now ?? (() => new Date()),
       recorded: (report) => observability.mailDraftRecorded(report),
+      ...(insights ? { insights } : {}),
       log: observability.log,
     }),
   });

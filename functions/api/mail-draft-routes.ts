@@ -26,6 +26,7 @@ import {
   mailDraftUsageOf,
   type StoredMailDraft,
 } from '../contract/mail-draft.js';
+import type { InsightsRecorder, MailDraftEvent } from '../insights/record-insights.js';
 import type { MailDraftReport } from '../observability/telemetry.js';
 import {
   type ApiRequest,
@@ -49,6 +50,11 @@ export interface MailDraftRouteDependencies extends ModelStreamDependencies {
   >;
   /** Told of every action on a draft (logs and metrics). */
   readonly recorded?: (report: MailDraftReport) => void;
+  /**
+   * The insights page's acceptance counts (ADR 0023): told of every stored action, awaited
+   * before the response (bounded to 1 s, never throwing — ADR 0022); nothing when absent.
+   */
+  readonly insights?: Pick<InsightsRecorder, 'mailDraftRecorded'>;
 }
 
 /** The answer turn whose draft a request changes, with its versions as the ‹ › counter numbers them. */
@@ -105,6 +111,20 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
     };
   };
 
+  /** Counts a stored action for the insights page; only after the store took it. */
+  const counted = (
+    request: ApiRequest,
+    conversationId: string,
+    answer: DraftedAnswer,
+    action: MailDraftEvent['action'],
+  ): Promise<void> =>
+    dependencies.insights?.mailDraftRecorded({
+      owner: request.owner,
+      conversationId,
+      answer: answer.turn,
+      action,
+    }) ?? Promise.resolve();
+
   const report = (
     request: ApiRequest,
     conversationId: string,
@@ -133,6 +153,7 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
       };
       const stored = await storeVersion(request, conversationId, answer, version);
       report(request, conversationId, answer, { action: 'edit', after: stored.usage });
+      await counted(request, conversationId, answer, 'edit');
       return jsonResponse(200, stored);
     },
 
@@ -207,6 +228,8 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
                 const stored = await storeVersion(request, conversationId, answer, version);
                 after = stored.usage;
                 send({ event: 'mail_draft_version', data: stored });
+                // After the version's event: the count holds the stream's close, not the draft.
+                await counted(request, conversationId, answer, 'refine');
               } catch (error) {
                 // Past the first byte a refusal is an event (another tab filled the draft, the
                 // conversation went away); anything else is the stream's own failure.
@@ -252,6 +275,7 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
           ? { ...before, copies: before.copies + 1 }
           : { ...before, mailOpens: before.mailOpens + 1 };
       report(request, conversationId, answer, { action: body.action, after: usage });
+      await counted(request, conversationId, answer, body.action);
       const stored: StoredMailDraft = { seq, usage, conversationVersion: updated.version };
       return jsonResponse(200, stored);
     },

@@ -431,6 +431,8 @@ export interface ChatReport {
   readonly answerSeq?: number;
   /** Canonical issue ids of the answer's cards, in card order (insights, ADR 0022). */
   readonly citedIssueIds?: readonly string[];
+  /** The stored answer has a non-empty `mail_draft` staff can copy or send (insights, ADR 0023). */
+  readonly hasMailDraft?: boolean;
   /** Issue ids retrieved for the inquiry, restricted ones removed, best first. */
   readonly retrievedIssueIds?: readonly string[];
   /** The best retrieval score; absent when nothing was retrieved. */

@@ -472,7 +472,12 @@ function insightFieldsOf(
   measured: Measured,
 ): Pick<
   ChatReport,
-  'answerSeq' | 'citedIssueIds' | 'retrievedIssueIds' | 'bestScore' | 'nearestCategory'
+  | 'answerSeq'
+  | 'citedIssueIds'
+  | 'hasMailDraft'
+  | 'retrievedIssueIds'
+  | 'bestScore'
+  | 'nearestCategory'
 > {
   const retrieved = measured.retrieved ?? [];
   const nearest = retrieved.reduce<RetrievedTicket | undefined>(
@@ -482,6 +487,10 @@ function insightFieldsOf(
   return {
     ...(measured.answerSeq !== undefined ? { answerSeq: measured.answerSeq } : {}),
     citedIssueIds: measured.outcome?.answer.results?.map((card) => card.issue_id) ?? [],
+    // As the mail-draft routes decide `no_mail_draft`: an answer turn with a non-empty draft.
+    hasMailDraft:
+      measured.outcome?.answer.response_type === 'results' &&
+      (measured.outcome.answer.mail_draft?.trim() ?? '') !== '',
     retrievedIssueIds: retrieved.map((ticket) => ticket.issueId),
     ...(nearest ? { bestScore: nearest.score } : {}),
     ...(nearest?.category ? { nearestCategory: nearest.category } : {}),

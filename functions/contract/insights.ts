@@ -96,6 +96,36 @@ export const ticketUseSchema = z.object({
 });
 export type TicketUse = z.infer<typeof ticketUseSchema>;
 
+/** A share in [0, 1], absent when its denominator is 0 (no figure rather than a 0 % that means nothing). */
+const rateSchema = z.number().min(0).max(1);
+
+/**
+ * One day of the answers' e-mail drafts (ADR 0023): what staff did with the drafts of that day's
+ * answers — counts, never text. Every count goes to the day of the answer, so a day's rates
+ * compare its accepted answers with its own answers that had a draft.
+ */
+export const repliesDaySchema = z.object({
+  day: daySchema,
+  /** Answers stored with a non-empty `mail_draft` (what staff could copy or send). */
+  answersWithDraft: z.number().int().min(0),
+  /** Of those, answers whose draft staff copied or opened in the mail client — each answer once. */
+  accepted: z.number().int().min(0),
+  /** Of those, answers whose draft staff edited or refined — each answer once. */
+  changed: z.number().int().min(0),
+  /** Accepted answers whose draft was also changed (before or after the first copy), each once. */
+  acceptedChanged: z.number().int().min(0),
+  /** Every action, however often one answer's draft saw it. */
+  copies: z.number().int().min(0),
+  mailOpens: z.number().int().min(0),
+  edits: z.number().int().min(0),
+  refinements: z.number().int().min(0),
+  /** `accepted / answersWithDraft`; absent without an answer with a draft. */
+  acceptanceRate: rateSchema.optional(),
+  /** `acceptedChanged / accepted` — of the drafts staff used, the share they changed; absent without one. */
+  editRate: rateSchema.optional(),
+});
+export type RepliesDay = z.infer<typeof repliesDaySchema>;
+
 export const insightsSchema = z.object({
   generatedAt: z.string(),
   days: z.union([z.literal(30), z.literal(90)]),
@@ -104,6 +134,16 @@ export const insightsSchema = z.object({
     perDay: z.array(activityDaySchema),
     /** The window's sums; percentiles over the whole window. */
     totals: activityDaySchema.omit({ day: true }),
+  }),
+  /**
+   * The e-mail drafts of the window's answers (issue #29): acceptance and edit rates, computed by
+   * the server from per-day counters kept where staff copy, open, edit and refine a draft.
+   */
+  replies: z.object({
+    /** Oldest first, one entry per day of the window. */
+    perDay: z.array(repliesDaySchema),
+    /** The window's sums, with the rates over the whole window. */
+    totals: repliesDaySchema.omit({ day: true }),
   }),
   /** Largest first; at most 20. */
   gaps: z.array(knowledgeGapSchema),

@@ -1,6 +1,6 @@
 import type { AnswerFeedback } from '../contract/conversations.js';
 import type { GapReason } from '../contract/insights.js';
-import type { ChatInsight, FeedbackInsight } from './ports.js';
+import type { ChatInsight, FeedbackInsight, MailDraftInsight } from './ports.js';
 
 /**
  * The aggregates of service-desk insights and what each event adds to them (ADR 0022): plain
@@ -67,6 +67,7 @@ export function chatIncrements(insight: ChatInsight): CounterIncrement[] {
     costMicroUsd: priced ? toMicroUsd(insight.estimatedCostUsd ?? 0) : 0,
     // A day with a chat whose model has no price shows no cost rather than too low a one.
     unpricedChats: usedModel && !priced ? 1 : 0,
+    [MAIL_DRAFT_COUNTERS.answersWithDraft]: insight.hasMailDraft ? 1 : 0,
   };
   if (insight.timeToFirstTokenMs !== undefined) {
     dayCounters[ttftBucketName(bucketOf(insight.timeToFirstTokenMs))] = 1;
@@ -123,6 +124,70 @@ export function feedbackIncrements(
     });
   }
   return increments;
+}
+
+/**
+ * The day counters of the answers' e-mail drafts (ADR 0023), beside the activity counters on the
+ * same day item, so the page reads them in the same O(days) items.
+ */
+export const MAIL_DRAFT_COUNTERS = {
+  answersWithDraft: 'draftAnswers',
+  accepted: 'draftAccepted',
+  changed: 'draftChanged',
+  acceptedChanged: 'draftAcceptedChanged',
+  copies: 'draftCopies',
+  mailOpens: 'draftMailOpens',
+  edits: 'draftEdits',
+  refinements: 'draftRefinements',
+} as const;
+
+/**
+ * What a store's answer item held before an action's atomic mark (DynamoDB: `ReturnValues:
+ * ALL_OLD` of the update that set it), absent when the store had no item for the answer.
+ */
+export interface MailDraftAnswerState {
+  /** The day `recordChat` counted the answer on. */
+  readonly day?: string;
+  /** `recordChat` counted it among the answers with a draft. */
+  readonly hasMailDraft?: boolean;
+  /** When its draft was first copied or opened in the mail client. */
+  readonly acceptedAt?: string;
+  /** When its draft was first edited or refined. */
+  readonly changedAt?: string;
+}
+
+/** Whether an action accepts the draft (copy, open) or changes it (edit, refinement). */
+export const mailDraftMarkOf = (action: MailDraftInsight['action']): 'acceptedAt' | 'changedAt' =>
+  action === 'copy' || action === 'open_in_mail' ? 'acceptedAt' : 'changedAt';
+
+/**
+ * What one action on a draft adds: its own count always; the answer as accepted (or changed)
+ * only if this action set the answer's mark — `before` is the item as the store's atomic write
+ * found it, so of racing actions exactly one sees the mark unset. Only an answer `recordChat`
+ * counted with a draft is counted as accepted or changed, so a day's accepted answers are among
+ * its answers with a draft (and the acceptance rate is a share of them). The one action that
+ * finds the other mark already set (a copy of a changed draft, a change of an accepted one) adds
+ * the answer to the accepted-and-changed ones: two marks, two updates of one item — exactly one
+ * of them sees the other.
+ */
+export function mailDraftIncrements(
+  insight: MailDraftInsight,
+  before: MailDraftAnswerState | undefined,
+): CounterIncrement[] {
+  const actionCounter = {
+    copy: MAIL_DRAFT_COUNTERS.copies,
+    open_in_mail: MAIL_DRAFT_COUNTERS.mailOpens,
+    edit: MAIL_DRAFT_COUNTERS.edits,
+    refine: MAIL_DRAFT_COUNTERS.refinements,
+  }[insight.action];
+  const add: Record<string, number> = { [actionCounter]: 1 };
+  const mark = mailDraftMarkOf(insight.action);
+  const other = mark === 'acceptedAt' ? 'changedAt' : 'acceptedAt';
+  if (before?.hasMailDraft === true && before[mark] === undefined) {
+    add[mark === 'acceptedAt' ? MAIL_DRAFT_COUNTERS.accepted : MAIL_DRAFT_COUNTERS.changed] = 1;
+    if (before[other] !== undefined) add[MAIL_DRAFT_COUNTERS.acceptedChanged] = 1;
+  }
+  return [{ group: 'day', key: before?.day ?? insight.answerDay, add }];
 }
 
 /** What of a verdict the counts depend on: never its comment (staff's own words stay out). */

@@ -5,11 +5,13 @@ import type {
   Insights,
   InsightsWindow,
   KnowledgeGap,
+  RepliesDay,
   TicketUse,
 } from '../contract/insights.js';
 import {
   type CounterRow,
   type InsightAggregates,
+  MAIL_DRAFT_COUNTERS,
   TIME_TO_FIRST_TOKEN_BUCKETS_MS,
   ttftBucketName,
 } from './aggregates.js';
@@ -80,6 +82,15 @@ export function buildInsights(
     generatedAt: now.toISOString(),
     days,
     activity: { perDay, totals },
+    replies: {
+      perDay: window.days.map((day) => repliesOf(day, [dayRows.get(day)?.counters ?? {}])),
+      totals: withoutDay(
+        repliesOf(
+          window.last,
+          [...dayRows.values()].map((row) => row.counters),
+        ),
+      ),
+    },
     gaps: gapsOf(aggregates, window),
     helped: {
       ...ticketUseOf(aggregates.tickets.filter((row) => inWindow(dayPart(row.key)))),
@@ -123,6 +134,40 @@ function activityOf(
     outputTokens: total('outputTokens'),
     ...(priced ? { estimatedCostUsd: total('costMicroUsd') / 1_000_000 } : {}),
   };
+}
+
+/**
+ * One day's (or the window's) e-mail draft figures (ADR 0023) and their rates: acceptance =
+ * accepted / answers with a draft, edit rate = accepted-and-changed / accepted, each absent when
+ * its denominator is 0. The stores count an answer as accepted only if they counted it with a
+ * draft, so a share stays within 1; a counter write lost on the way (ADR 0022) could still tip
+ * one day over, which the rate caps rather than show more than every answer.
+ */
+export function repliesOf(
+  day: string,
+  counters: readonly Readonly<Record<string, number>>[],
+): RepliesDay {
+  const total = (name: string) => Math.max(0, sum(counters.map((entry) => entry[name] ?? 0)));
+  const answersWithDraft = total(MAIL_DRAFT_COUNTERS.answersWithDraft);
+  const accepted = total(MAIL_DRAFT_COUNTERS.accepted);
+  const acceptedChanged = total(MAIL_DRAFT_COUNTERS.acceptedChanged);
+  return {
+    day,
+    answersWithDraft,
+    accepted,
+    changed: total(MAIL_DRAFT_COUNTERS.changed),
+    acceptedChanged,
+    copies: total(MAIL_DRAFT_COUNTERS.copies),
+    mailOpens: total(MAIL_DRAFT_COUNTERS.mailOpens),
+    edits: total(MAIL_DRAFT_COUNTERS.edits),
+    refinements: total(MAIL_DRAFT_COUNTERS.refinements),
+    ...(answersWithDraft > 0 ? { acceptanceRate: Math.min(1, accepted / answersWithDraft) } : {}),
+    ...(accepted > 0 ? { editRate: Math.min(1, acceptedChanged / accepted) } : {}),
+  };
+}
+
+function withoutDay({ day: _day, ...figures }: RepliesDay): Omit<RepliesDay, 'day'> {
+  return figures;
 }
 
 /**

@@ -32,6 +32,12 @@ export interface ChatInsight {
   readonly estimatedCostUsd?: number;
   /** Canonical issue ids of the answer's cards, in card order. */
   readonly citedIssueIds: readonly string[];
+  /**
+   * The stored answer has a non-empty `mail_draft` (what staff can copy or send): it counts among
+   * the answers with a draft, and only such an answer's first copy/open or edit/refinement counts
+   * as an accepted or changed answer (ADR 0023). @default false
+   */
+  readonly hasMailDraft?: boolean;
   /** Canonical issue ids of the retrieved tickets (after the restricted filter). */
   readonly retrievedIssueIds: readonly string[];
   /**
@@ -83,6 +89,21 @@ export interface FeedbackInsight {
   readonly ownerHash: string;
 }
 
+/** What staff did with an answer's e-mail draft (ADR 0023): one stored action, counts only. */
+export interface MailDraftInsight {
+  /**
+   * The day of the answer (its turn's `createdAt`), where the counts go when the store kept no
+   * day of its own for the answer (its `recordChat` day wins, so rates compare like with like).
+   */
+  readonly answerDay: string;
+  readonly conversationId: string;
+  readonly answerSeq: number;
+  /** `copy` and `open_in_mail` accept the draft; `edit` and `refine` (a stored version) change it. */
+  readonly action: 'copy' | 'open_in_mail' | 'edit' | 'refine';
+  /** When it happened (ISO), kept as the answer's first-acceptance or first-change mark. */
+  readonly at: string;
+}
+
 /** A labelled query of the feedback eval: an inquiry and the tickets staff marked as its solution. */
 export interface SolvedInquiry {
   readonly text: string;
@@ -100,6 +121,12 @@ export interface InsightsStore {
    * one is sent again: the newest `next.updatedAt` is the answer's verdict.
    */
   recordFeedback(scope: InsightsScope, insight: FeedbackInsight): Promise<void>;
+  /**
+   * Counts one action on an answer's draft, and the answer once: its first copy or open makes it
+   * an accepted answer, its first edit or refinement a changed one, decided by an atomic mark on
+   * the answer's own item — two tabs copying the same answer at once count one accepted answer.
+   */
+  recordMailDraft(scope: InsightsScope, insight: MailDraftInsight): Promise<void>;
   recordCapture(
     scope: InsightsScope,
     event: { readonly day: string; readonly kind: 'draft' | 'published' | 'sync_waited' },

@@ -14,10 +14,10 @@ import type { ChatInsight, InsightsStore } from './ports.js';
 
 /**
  * Where the API hands its events to the insights aggregates (ADR 0022): a finished chat, a
- * feedback commit, a knowledge draft or publish, a deleted conversation. Never throws and never
- * waits longer than `timeoutMs`: a failed or slow insights write is logged and counted
- * (`InsightsWriteFailed`) and that event's counts are lost — the chat, the feedback, the
- * publish and the delete stand as they are.
+ * feedback commit, a knowledge draft or publish, an action on an e-mail draft, a deleted
+ * conversation. Never throws and never waits longer than `timeoutMs`: a failed or slow insights
+ * write is logged and counted (`InsightsWriteFailed`) and that event's counts are lost — the
+ * chat, the feedback, the publish, the draft's action and the delete stand as they are.
  */
 
 /** Best retrieval score under which an inquiry's retrieval counts as weak. @default 0.4 */
@@ -57,11 +57,22 @@ export interface FeedbackEvent {
   readonly inquiryText: string;
 }
 
+/** One stored action on an answer's e-mail draft, as the mail-draft routes saw it (ADR 0023). */
+export interface MailDraftEvent {
+  readonly owner: Owner;
+  readonly conversationId: string;
+  /** The answer turn whose draft it was (its seq and `createdAt` day). */
+  readonly answer: Pick<Turn, 'seq' | 'createdAt'>;
+  readonly action: 'copy' | 'open_in_mail' | 'edit' | 'refine';
+}
+
 export interface InsightsRecorder {
   /** A chat ended; `inquiryText` is the inquiry's own user text (never the report's). */
   chatFinished(report: ChatReport, inquiry: { readonly text: string }): Promise<void>;
   feedbackRecorded(event: FeedbackEvent): Promise<void>;
   knowledgeRecorded(report: KnowledgeReport): Promise<void>;
+  /** Staff copied, opened, edited or refined an answer's draft (only once it was stored). */
+  mailDraftRecorded(event: MailDraftEvent): Promise<void>;
   /** The delete route and the retention sweeper: the conversation's examples go with it. */
   conversationDeleted(owner: Pick<Owner, 'tenantId'>, conversationId: string): Promise<void>;
 }
@@ -139,6 +150,7 @@ export function createInsightsRecorder(options: InsightsRecorderOptions): Insigh
           outputTokens: report.outputTokens ?? 0,
           ...(cost !== undefined ? { estimatedCostUsd: cost } : {}),
           citedIssueIds: report.citedIssueIds ?? [],
+          hasMailDraft: report.hasMailDraft === true,
           retrievedIssueIds: report.retrievedIssueIds ?? [],
           topic,
           ...(reason
@@ -194,6 +206,21 @@ export function createInsightsRecorder(options: InsightsRecorderOptions): Insigh
           await options.store.recordCapture(scope, { day, kind: 'sync_waited' });
         }
       });
+    },
+
+    mailDraftRecorded(event) {
+      return guarded('mail_draft', () =>
+        options.store.recordMailDraft(
+          { tenantId: event.owner.tenantId },
+          {
+            answerDay: event.answer.createdAt.slice(0, 10),
+            conversationId: event.conversationId,
+            answerSeq: event.answer.seq,
+            action: event.action,
+            at: now().toISOString(),
+          },
+        ),
+      );
     },
 
     conversationDeleted(owner, conversationId) {

@@ -2,13 +2,14 @@ import type {
   ActivityDay,
   Insights,
   KnowledgeGap,
+  RepliesDay,
   TicketUse,
 } from '../../functions/contract/insights.js';
 
 /**
  * `npm run insights` as text: the insights page's figures (the `GET /api/insights` body) as
- * tables a platform team reads in a terminal — activity, knowledge gaps, what helped, knowledge
- * capture and the latest retrieval evaluation from use. The tables are markdown with padded
+ * tables a platform team reads in a terminal — activity, the e-mail drafts' acceptance, knowledge
+ * gaps, what helped, knowledge capture and the latest retrieval evaluation from use. The tables are markdown with padded
  * columns, so they read aligned in a terminal and paste into an issue as they are.
  *
  * Privacy: a gap's example inquiries are inquiry text, which reaches leads only; the tables give
@@ -24,6 +25,8 @@ export function renderInsights(insights: Insights): string {
     `Generated ${insights.generatedAt}.`,
     '',
     ...renderActivity(insights.activity),
+    '',
+    ...renderReplies(insights.replies),
     '',
     ...renderGaps(insights.gaps),
     '',
@@ -110,6 +113,67 @@ function activityCells(figures: Omit<ActivityDay, 'day'>): string[] {
     // Absent when a model of the day has no price: no figure rather than a low one.
     figures.estimatedCostUsd === undefined ? 'unpriced' : `$${figures.estimatedCostUsd.toFixed(4)}`,
   ];
+}
+
+/** The e-mail drafts (ADR 0023): the page's two rates first, then the counts behind them. */
+function renderReplies(replies: Insights['replies']): string[] {
+  const { totals, perDay } = replies;
+  const headers = [
+    'answers with a draft',
+    'accepted',
+    'acceptance rate',
+    'changed',
+    'accepted and changed',
+    'edit rate',
+    'copies',
+    'mail opens',
+    'edits',
+    'refinements',
+  ];
+  const lines = [
+    '## Replies (e-mail drafts)',
+    '',
+    `Acceptance rate ${rate(totals.acceptanceRate)} · edit rate ${rate(totals.editRate)}`,
+    '',
+    table(headers, [repliesCells(totals)]),
+  ];
+  const active = perDay.filter(
+    (day) => day.answersWithDraft + day.copies + day.mailOpens + day.edits + day.refinements > 0,
+  );
+  if (active.length === 0) {
+    lines.push('', 'No answer with an e-mail draft in this window.');
+    return lines;
+  }
+  lines.push(
+    '',
+    table(
+      ['day', ...headers],
+      active.map((day) => [day.day, ...repliesCells(day)]),
+    ),
+    '',
+    'acceptance rate: accepted (copied or opened in the mail client) / answers with a draft; edit rate: accepted and changed (edited or refined) / accepted — each answer once, counted on its own day.',
+  );
+  return lines;
+}
+
+function repliesCells(figures: Omit<RepliesDay, 'day'>): string[] {
+  return [
+    String(figures.answersWithDraft),
+    String(figures.accepted),
+    rate(figures.acceptanceRate),
+    String(figures.changed),
+    String(figures.acceptedChanged),
+    rate(figures.editRate),
+    String(figures.copies),
+    String(figures.mailOpens),
+    String(figures.edits),
+    String(figures.refinements),
+  ];
+}
+
+/** A rate, or a dash where its denominator was 0 (the body leaves it out). */
+function rate(share: number | undefined): string {
+  return share === undefined ? '—' : percent(share);
 }
 
 function renderGaps(gaps: readonly KnowledgeGap[]): string[] {

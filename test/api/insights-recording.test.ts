@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insightsSchema } from '../../functions/contract/insights.js';
 import type { InsightsStore } from '../../functions/insights/ports.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
@@ -6,8 +7,9 @@ import { type InProcessChatApi, startInProcessChatApi } from '../support/in-proc
 
 /**
  * The insights aggregates recorded where events happen (ADR 0022), through the API in process
- * (in-memory stores, the local Bedrock endpoint): a finished chat, feedback on its answer, a
- * delete; and a failing insights store never fails the chat or the feedback.
+ * (in-memory stores, the local Bedrock endpoint): a finished chat, feedback on its answer, what
+ * staff did with its e-mail draft (ADR 0023), a delete; and a failing insights store never fails
+ * the chat, the feedback or the draft's actions.
  */
 
 const insights = createInMemoryInsightsStore();
@@ -28,6 +30,20 @@ async function answered(user: string, message: string) {
   if (!result) throw new Error(`no result for ${message}: ${response.text.slice(0, 300)}`);
   return result;
 }
+
+const draftCall = (
+  user: string,
+  method: 'PUT' | 'POST',
+  answer: { conversationId: string; seq: number },
+  rest: '' | '/refine' | '/actions',
+  body: unknown,
+) =>
+  chat.api.call(
+    method,
+    `/api/conversations/${answer.conversationId}/turns/${answer.seq}/mail-draft${rest}`,
+    body,
+    { user },
+  );
 
 const feedback = (user: string, conversationId: string, seq: number, body: unknown) =>
   chat.api.call('POST', `/api/conversations/${conversationId}/turns/${seq}/feedback`, body, {
@@ -73,6 +89,59 @@ describe('insights recorded by the API', () => {
     });
   });
 
+  it("counts what staff did with an answer's draft: accepted and changed once, every action, the rates on GET /api/insights", async () => {
+    const user = 'insights-drafts';
+    const replies = async () => {
+      const response = await chat.api.call('GET', '/api/insights?days=30', undefined, { user });
+      expect(response.status).toBe(200);
+      return insightsSchema.parse(response.json).replies.totals;
+    };
+    const before = await replies();
+    const sent = await answered(user, 'VPNにつながらない');
+    // A second answer whose draft nobody touches: a draft answer, never an accepted one.
+    await answered(user, 'プリンターで印刷できません');
+    expect((await replies()).answersWithDraft).toBe(before.answersWithDraft + 2);
+
+    // Copied twice, opened in the mail client, then edited and refined: one accepted answer,
+    // one changed, one accepted and changed.
+    for (const action of ['copy', 'copy', 'open_in_mail']) {
+      expect((await draftCall(user, 'POST', sent, '/actions', { action })).status).toBe(200);
+    }
+    expect((await draftCall(user, 'PUT', sent, '', { text: '修正した下書きです。' })).status).toBe(
+      200,
+    );
+    const refined = await draftCall(user, 'POST', sent, '/refine', { style: 'shorter' });
+    expect(eventsNamed(refined, 'mail_draft_version')).toHaveLength(1);
+    // Refused before anything was stored: counted nowhere.
+    const refused = await draftCall(user, 'POST', { ...sent, seq: 99 }, '/actions', {
+      action: 'copy',
+    });
+    expect(refused.status).toBe(404);
+
+    const after = await replies();
+    expect({
+      answersWithDraft: after.answersWithDraft - before.answersWithDraft,
+      accepted: after.accepted - before.accepted,
+      changed: after.changed - before.changed,
+      acceptedChanged: after.acceptedChanged - before.acceptedChanged,
+      copies: after.copies - before.copies,
+      mailOpens: after.mailOpens - before.mailOpens,
+      edits: after.edits - before.edits,
+      refinements: after.refinements - before.refinements,
+    }).toEqual({
+      answersWithDraft: 2,
+      accepted: 1,
+      changed: 1,
+      acceptedChanged: 1,
+      copies: 2,
+      mailOpens: 1,
+      edits: 1,
+      refinements: 1,
+    });
+    expect(after.acceptanceRate).toBe(after.accepted / after.answersWithDraft);
+    expect(after.editRate).toBe(after.acceptedChanged / after.accepted);
+  });
+
   it('keeps a gap example scrubbed of the owner, and forgets it when the conversation is deleted', async () => {
     const user = 'tkobayashi';
     // No sample ticket shares a word with this: nothing is retrieved, the retrieval is weak.
@@ -108,6 +177,7 @@ describe('an insights store that fails', () => {
     ...createInMemoryInsightsStore(),
     recordChat: () => Promise.reject(new Error('the insights table is unavailable')),
     recordFeedback: () => Promise.reject(new Error('the insights table is unavailable')),
+    recordMailDraft: () => Promise.reject(new Error('the insights table is unavailable')),
   };
   let broken: InProcessChatApi;
   beforeAll(async () => {
@@ -115,7 +185,7 @@ describe('an insights store that fails', () => {
   });
   afterAll(() => broken?.stop());
 
-  it('never fails the chat or the feedback', async () => {
+  it("never fails the chat, the feedback or a draft's action", async () => {
     const response = await postChat(broken.api, { message: 'VPNにつながらない' }, { user: 'b' });
     const result = eventsNamed(response, 'result')[0] as { conversationId: string; seq: number };
     expect(result).toBeDefined();
@@ -126,5 +196,12 @@ describe('an insights store that fails', () => {
       { user: 'b' },
     );
     expect(rated.status).toBe(200);
+    const copied = await broken.api.call(
+      'POST',
+      `/api/conversations/${result.conversationId}/turns/${result.seq}/mail-draft/actions`,
+      { action: 'copy' },
+      { user: 'b' },
+    );
+    expect(copied.status).toBe(200);
   });
 });

@@ -50,6 +50,26 @@ describe('the insights page', () => {
       { timeout: WAIT_MS },
     );
 
+    // 1b. Its e-mail draft copied (the clipboard recorded in the page) and then edited: one
+    // accepted answer, changed. The next answer's draft stays untouched.
+    await page.evaluate(() => {
+      Object.defineProperty(navigator, 'clipboard', {
+        configurable: true,
+        value: { writeText: async () => undefined },
+      });
+    });
+    const draft = solvedBubble.getByRole('region', { name: '依頼者へのメール下書き' });
+    await draft.getByRole('button', { name: 'コピー' }).click();
+    await draft.getByRole('button', { name: 'コピーしました' }).waitFor({ timeout: WAIT_MS });
+    await draft.getByRole('button', { name: 'メール下書きを編集' }).click();
+    await draft
+      .getByRole('textbox', { name: 'メール下書きを編集（Esc でキャンセル）' })
+      .fill('お問い合わせの件、設置日を調整してご連絡します。');
+    await draft.getByRole('button', { name: '新しい版として保存' }).click();
+    await draft
+      .locator('.mail-draft__counter', { hasText: /^2\/2$/ })
+      .waitFor({ timeout: WAIT_MS });
+
     // 2. A new inquiry rated 👎 because its tickets were irrelevant: a knowledge gap.
     await page.getByRole('button', { name: '新しい会話' }).click();
     const gapInquiry = '会議室のプロジェクターが映らない';
@@ -92,6 +112,16 @@ describe('the insights page', () => {
     await expect(solvedRows.count()).resolves.toBeGreaterThan(0);
     expect(await solvedRows.first().textContent()).toContain(solvedIssueId);
 
+    // The replies: two answers with a draft, one copied (50 %), and that one edited (100 %).
+    expect(await figure(page, '返信の下書き', '採用率')).toBe('50%1 / 2 件');
+    expect(await figure(page, '返信の下書き', '編集率')).toBe('100%1 / 1 件');
+    expect(await figure(page, '返信の下書き', 'コピー')).toBe('1');
+    expect(await figure(page, '返信の下書き', '編集')).toBe('1');
+    const repliesChart = page.getByRole('img', {
+      name: '1 日あたりの使われた下書き: 下書き付きの回答 2 件のうち 使われた下書き 1 件',
+    });
+    await expect(repliesChart.count()).resolves.toBe(1);
+
     await page.getByRole('region', { name: 'ナレッジ化' }).waitFor();
     await page.getByRole('region', { name: /検索の評価/ }).waitFor();
     await page.screenshot({ path: `${SCREENSHOTS}/insights.png`, fullPage: true });
@@ -112,6 +142,7 @@ describe('the insights page', () => {
     await page.getByRole('combobox', { name: '言語' }).selectOption('en');
     await page.getByRole('heading', { name: 'Service-desk insights' }).waitFor();
     await page.getByRole('region', { name: 'Knowledge gaps' }).waitFor();
+    expect(await figure(page, 'Replies', 'Acceptance rate')).toBe('50%1 of 2');
   }, 180_000);
 
   it('shows staff no link, and the page itself says it is only for service-desk leads', async () => {

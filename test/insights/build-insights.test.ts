@@ -4,13 +4,16 @@ import {
   chatIncrements,
   feedbackIncrements,
   type InsightAggregates,
+  mailDraftIncrements,
 } from '../../functions/insights/aggregates.js';
 import {
   buildInsights,
   MAX_GAPS,
   percentileOf,
+  repliesOf,
   windowOf,
 } from '../../functions/insights/build-insights.js';
+import type { MailDraftInsight } from '../../functions/insights/ports.js';
 
 const empty: InsightAggregates = {
   days: [],
@@ -140,5 +143,163 @@ describe('chatIncrements', () => {
       retrievedIssueIds: [],
     });
     expect(day).toEqual({ group: 'day', key: '2026-12-02', add: { chats: 1, failed: 1 } });
+  });
+
+  it('counts an answer with a mail draft among the answers with a draft', () => {
+    const [day] = chatIncrements({
+      day: '2026-12-02',
+      conversationId: 'c',
+      answerSeq: 2,
+      outcome: 'complete',
+      inputTokens: 10,
+      outputTokens: 5,
+      estimatedCostUsd: 0.001,
+      citedIssueIds: [],
+      retrievedIssueIds: [],
+      hasMailDraft: true,
+    });
+    expect(day?.add).toMatchObject({ answers: 1, draftAnswers: 1 });
+  });
+});
+
+describe('repliesOf (the e-mail drafts of ADR 0023)', () => {
+  it('has no rate without a denominator: no answer with a draft, no accepted answer', () => {
+    expect(repliesOf('2026-12-02', [{}])).toEqual({
+      day: '2026-12-02',
+      answersWithDraft: 0,
+      accepted: 0,
+      changed: 0,
+      acceptedChanged: 0,
+      copies: 0,
+      mailOpens: 0,
+      edits: 0,
+      refinements: 0,
+    });
+    // Drafts nobody used: an acceptance rate of 0, still no edit rate (nothing was accepted).
+    const unused = repliesOf('2026-12-02', [{ draftAnswers: 3, draftChanged: 1, draftEdits: 2 }]);
+    expect(unused.acceptanceRate).toBe(0);
+    expect(unused).not.toHaveProperty('editRate');
+    expect(unused).toMatchObject({ changed: 1, edits: 2 });
+  });
+
+  it('divides accepted by answers with a draft and accepted-and-changed by accepted, summed over days', () => {
+    const figures = repliesOf('2026-12-02', [
+      { draftAnswers: 3, draftAccepted: 2, draftAcceptedChanged: 1, draftCopies: 5 },
+      { draftAnswers: 1, draftAccepted: 1, draftChanged: 2, draftMailOpens: 1 },
+    ]);
+    expect(figures).toMatchObject({
+      answersWithDraft: 4,
+      accepted: 3,
+      changed: 2,
+      acceptedChanged: 1,
+      copies: 5,
+      mailOpens: 1,
+    });
+    expect(figures.acceptanceRate).toBe(0.75);
+    expect(figures.editRate).toBeCloseTo(1 / 3, 12);
+  });
+
+  it('caps a rate a lost counter write tipped over 1', () => {
+    const figures = repliesOf('2026-12-02', [{ draftAnswers: 1, draftAccepted: 2 }]);
+    expect(figures.acceptanceRate).toBe(1);
+  });
+});
+
+describe('buildInsights: replies', () => {
+  const now = new Date('2026-12-02T12:00:00Z');
+
+  it('fills every day of the window and sums the totals with rates over the window', () => {
+    const body = insightsSchema.parse(
+      buildInsights(
+        {
+          ...empty,
+          days: [
+            { key: '2026-12-02', counters: { chats: 2, draftAnswers: 2, draftAccepted: 1 } },
+            {
+              key: '2026-11-20',
+              counters: { draftAnswers: 2, draftAccepted: 2, draftAcceptedChanged: 1 },
+            },
+            // Outside 30 days: counted in neither the days nor the totals.
+            { key: '2026-10-01', counters: { draftAnswers: 5 } },
+          ],
+        },
+        { days: 30, now },
+      ),
+    );
+    expect(body.replies.perDay).toHaveLength(30);
+    expect(body.replies.perDay.at(-1)).toMatchObject({
+      day: '2026-12-02',
+      answersWithDraft: 2,
+      accepted: 1,
+      acceptanceRate: 0.5,
+      editRate: 0,
+    });
+    expect(body.replies.perDay.at(-2)).not.toHaveProperty('acceptanceRate');
+    expect(body.replies.totals).toMatchObject({
+      answersWithDraft: 4,
+      accepted: 3,
+      acceptedChanged: 1,
+      acceptanceRate: 0.75,
+    });
+    expect(body.replies.totals.editRate).toBeCloseTo(1 / 3, 12);
+  });
+});
+
+describe('mailDraftIncrements', () => {
+  const copy: MailDraftInsight = {
+    answerDay: '2026-12-02',
+    conversationId: 'c',
+    answerSeq: 2,
+    action: 'copy',
+    at: '2026-12-02T10:00:00.000Z',
+  };
+
+  it('counts the first copy of a drafted answer as accepted, on the day recordChat counted it', () => {
+    expect(mailDraftIncrements(copy, { day: '2026-12-01', hasMailDraft: true })).toEqual([
+      { group: 'day', key: '2026-12-01', add: { draftCopies: 1, draftAccepted: 1 } },
+    ]);
+  });
+
+  it('counts a later copy or open only as the action', () => {
+    const accepted = { day: '2026-12-01', hasMailDraft: true, acceptedAt: copy.at };
+    expect(mailDraftIncrements(copy, accepted)).toEqual([
+      { group: 'day', key: '2026-12-01', add: { draftCopies: 1 } },
+    ]);
+    expect(mailDraftIncrements({ ...copy, action: 'open_in_mail' }, accepted)).toEqual([
+      { group: 'day', key: '2026-12-01', add: { draftMailOpens: 1 } },
+    ]);
+  });
+
+  it('counts an answer accepted and changed once, by whichever mark came second', () => {
+    const edit = { ...copy, action: 'edit' as const };
+    expect(mailDraftIncrements(edit, { hasMailDraft: true, acceptedAt: copy.at })).toEqual([
+      {
+        group: 'day',
+        key: '2026-12-02',
+        add: { draftEdits: 1, draftChanged: 1, draftAcceptedChanged: 1 },
+      },
+    ]);
+    expect(mailDraftIncrements(copy, { hasMailDraft: true, changedAt: copy.at })).toEqual([
+      {
+        group: 'day',
+        key: '2026-12-02',
+        add: { draftCopies: 1, draftAccepted: 1, draftAcceptedChanged: 1 },
+      },
+    ]);
+    expect(
+      mailDraftIncrements(
+        { ...copy, action: 'refine' },
+        { hasMailDraft: true, acceptedAt: copy.at, changedAt: copy.at },
+      ),
+    ).toEqual([{ group: 'day', key: '2026-12-02', add: { draftRefinements: 1 } }]);
+  });
+
+  it('counts no accepted answer for an answer not counted with a draft, or unknown to the store', () => {
+    expect(mailDraftIncrements(copy, undefined)).toEqual([
+      { group: 'day', key: '2026-12-02', add: { draftCopies: 1 } },
+    ]);
+    expect(mailDraftIncrements(copy, { day: '2026-12-01', hasMailDraft: false })).toEqual([
+      { group: 'day', key: '2026-12-01', add: { draftCopies: 1 } },
+    ]);
   });
 });

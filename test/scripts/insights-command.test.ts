@@ -8,8 +8,8 @@ import { type InProcessStack, startInProcessStack } from '../support/start-in-pr
 
 /**
  * `npm run insights` against a local stack (issue #28): real chats through the API in process
- * on DynamoDB Local and the local Bedrock endpoint, one rated 👎 and one marked solved, then the
- * command as an operator runs it (its own process, the stack's DynamoDB endpoint) — the page's
+ * on DynamoDB Local and the local Bedrock endpoint, one rated 👎 and one marked solved, one
+ * answer's e-mail draft copied and edited, then the command as an operator runs it (its own process, the stack's DynamoDB endpoint) — the page's
  * figures as JSON and as tables. Argument parsing and the tables' layout are unit-tested
  * (test/scripts/insights/).
  */
@@ -55,7 +55,8 @@ async function chat(user: string, message: string) {
   const answer = detail.turns.find((turn) => turn.role === 'assistant');
   if (!answer) throw new Error('the chat stored no assistant turn');
   const cited = answer.result?.results?.map((ticket) => ticket.issue_id) ?? [];
-  return { conversationId, seq: answer.seq, cited };
+  const hasDraft = (answer.result?.mail_draft?.trim() ?? '') !== '';
+  return { conversationId, seq: answer.seq, cited, hasDraft };
 }
 
 async function feedback(
@@ -73,19 +74,43 @@ async function feedback(
 }
 
 describe('npm run insights against the local stack', () => {
-  it('prints the figures of real chats and feedback, as JSON and as tables', async () => {
+  it('prints the figures of real chats, feedback and a used e-mail draft, as JSON and as tables', async () => {
     const printer = await chat(
       'insights-alice',
       'プリンターで印刷できません。トレイに紙はあります',
     );
     const vpn = await chat('insights-bob', 'VPNに接続できません。エラー809が出ます');
-    await chat('insights-carol', 'Outlook keeps asking for my password');
+    const outlook = await chat('insights-carol', 'Outlook keeps asking for my password');
     expect(printer.cited.length).toBeGreaterThan(0);
     await feedback('insights-alice', printer, {
       rating: 'up',
       helpfulTicketIds: [printer.cited[0]],
     });
     await feedback('insights-bob', vpn, { rating: 'down', reason: 'irrelevant_tickets' });
+    // The printer answer's draft copied twice and edited: one accepted answer, changed.
+    expect(printer.hasDraft).toBe(true);
+    const draftPath = `/api/conversations/${printer.conversationId}/turns/${printer.seq}/mail-draft`;
+    for (const action of ['copy', 'copy']) {
+      const copied = await stack.call(
+        'POST',
+        `${draftPath}/actions`,
+        { action },
+        {
+          user: 'insights-alice',
+        },
+      );
+      expect(copied.status).toBe(200);
+    }
+    const edited = await stack.call(
+      'PUT',
+      draftPath,
+      { text: '修正した返信です。' },
+      {
+        user: 'insights-alice',
+      },
+    );
+    expect(edited.status).toBe(200);
+    const drafted = [printer, vpn, outlook].filter((answer) => answer.hasDraft).length;
 
     const json = await insightsCommand(['--json']);
     const insights: Insights = insightsSchema.parse(JSON.parse(json.stdout));
@@ -96,11 +121,24 @@ describe('npm run insights against the local stack', () => {
     expect(insights.helped.mostSolved[0]).toMatchObject({ issueId: printer.cited[0], solved: 1 });
     // The 👎 with irrelevant_tickets makes its inquiry a gap of its topic.
     expect(insights.gaps.some((gap) => gap.byReason.rated_down === 1)).toBe(true);
+    expect(insights.replies.totals).toMatchObject({
+      answersWithDraft: drafted,
+      accepted: 1,
+      changed: 1,
+      acceptedChanged: 1,
+      copies: 2,
+      edits: 1,
+      acceptanceRate: 1 / drafted,
+      editRate: 1,
+    });
 
     const tables = await insightsCommand(['--since', '90d']);
     expect(tables.stdout).toContain('# Service-desk insights, last 90 days');
     expect(tables.stdout).toMatch(/\| 3 +\| \d+ +\| \d+ +\| 0 +\| 0 +\| 1 \/ 1 \(50\.0% up\)/);
     expect(tables.stdout).toContain(`| #${printer.cited[0]} `);
+    expect(tables.stdout).toContain(
+      `Acceptance rate ${((100 * 1) / drafted).toFixed(1)}% · edit rate 100.0%`,
+    );
     // Inquiry text is for leads: the tables give counts only.
     expect(tables.stdout).not.toContain('エラー809');
   }, 120_000);

@@ -10,6 +10,9 @@ import {
   feedbackIncrements,
   gapKey,
   MAX_EXAMPLES_PER_TOPIC_DAY,
+  type MailDraftAnswerState,
+  mailDraftIncrements,
+  mailDraftMarkOf,
   type SolvedRow,
 } from '../../functions/insights/aggregates.js';
 import {
@@ -34,10 +37,17 @@ interface TenantAggregates {
   examples: Map<string, ExampleRow>;
   /** With the verdict time of the feedback that wrote it: an older verdict never overwrites. */
   solved: Map<string, SolvedRow & { feedbackAt: string }>;
-  /** The topic and day of each recorded answer, for feedback that names no topic. */
+  /**
+   * The topic and day of each recorded answer, for feedback that names no topic; its verdict; and
+   * its draft's marks (`day` absent when only a draft action created the entry).
+   */
   answers: Map<
     string,
-    { day: string; topic?: NonNullable<FeedbackInsight['topic']>; verdict?: AnswerFeedback }
+    {
+      day?: string;
+      topic?: NonNullable<FeedbackInsight['topic']>;
+      verdict?: AnswerFeedback;
+    } & Omit<MailDraftAnswerState, 'day'>
   >;
   evaluation?: EvaluationRun;
 }
@@ -111,6 +121,7 @@ export function createInMemoryInsightsStore(): InsightsStore {
           ? { topic: { topicKey: gap.topicKey, category: gap.category, terms: gap.terms } }
           : {}),
         ...(insight.topic ? { topic: insight.topic } : {}),
+        ...(insight.hasMailDraft ? { hasMailDraft: true } : {}),
       });
       if (gap?.example) {
         // The bound of the DynamoDB store's conditional write: a slot per topic and day.
@@ -133,7 +144,8 @@ export function createInMemoryInsightsStore(): InsightsStore {
       const id = answerKey(insight.conversationId, insight.answerSeq);
       // As the DynamoDB store's conditional swap: the delta is from the verdict this write
       // replaced; an older or repeated verdict changes nothing.
-      const answer = tenant.answers.get(id) ?? { day: insight.answerDay };
+      const stored = tenant.answers.get(id);
+      const answer = { ...stored, day: stored?.day ?? insight.answerDay };
       if (answer.verdict && answer.verdict.updatedAt >= insight.next.updatedAt) return;
       const previous = answer.verdict;
       tenant.answers.set(id, { ...answer, verdict: countedVerdictOf(insight.next) });
@@ -144,8 +156,8 @@ export function createInMemoryInsightsStore(): InsightsStore {
       // The example follows the latest verdict (older ones returned above).
       const example = tenant.examples.get(id);
       if (example) tenant.examples.set(id, { ...example, solved: issueIds.length > 0 });
-      const stored = tenant.solved.get(id);
-      if (stored && stored.feedbackAt > insight.next.updatedAt) return;
+      const solved = tenant.solved.get(id);
+      if (solved && solved.feedbackAt > insight.next.updatedAt) return;
       if (issueIds.length > 0 && insight.inquiryText !== undefined) {
         tenant.solved.set(id, {
           id,
@@ -155,14 +167,27 @@ export function createInMemoryInsightsStore(): InsightsStore {
           ...(topic ? { topicKey: topic.topicKey } : {}),
           feedbackAt: insight.next.updatedAt,
         });
-      } else if (stored) {
+      } else if (solved) {
         // Emptied, its text gone, as the DynamoDB store does: an older verdict cannot come back.
         tenant.solved.set(id, {
-          ...stored,
+          ...solved,
           text: '',
           issueIds: [],
           feedbackAt: insight.next.updatedAt,
         });
+      }
+    },
+
+    async recordMailDraft(scope, insight) {
+      const tenant = tenantOf(scope);
+      const id = answerKey(insight.conversationId, insight.answerSeq);
+      // As the DynamoDB store's `SET mark = if_not_exists(mark, :at)` with ALL_OLD: the state
+      // before this action's mark decides, and nothing awaits between the read and the write.
+      const before = tenant.answers.get(id);
+      const mark = mailDraftMarkOf(insight.action);
+      tenant.answers.set(id, { ...before, [mark]: before?.[mark] ?? insight.at });
+      for (const increment of mailDraftIncrements(insight, before && { ...before })) {
+        apply(tenant, increment);
       }
     },
 

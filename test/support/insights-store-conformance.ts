@@ -6,6 +6,7 @@ import type {
   FeedbackInsight,
   InsightsScope,
   InsightsStore,
+  MailDraftInsight,
 } from '../../functions/insights/ports.js';
 
 /**
@@ -87,6 +88,20 @@ export function describeInsightsStore(
       inquiryText: 'VPNにつながらない',
       ownerHash: 'owner-a',
       ...extra,
+    };
+  }
+
+  function draftAction(
+    recorded: ChatInsight,
+    action: MailDraftInsight['action'],
+    at = 1,
+  ): MailDraftInsight {
+    return {
+      answerDay: recorded.day,
+      conversationId: recorded.conversationId,
+      answerSeq: recorded.answerSeq,
+      action,
+      at: new Date(now.getTime() + at * 1000).toISOString(),
     };
   }
 
@@ -410,16 +425,114 @@ export function describeInsightsStore(
       expect((await store.readInsights(scope, 90, now)).capture.drafts).toBe(3);
     });
 
+    it("counts an answer's draft accepted at its first copy or open and changed at its first edit or refinement", async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const copied = chat({ hasMailDraft: true });
+      const editedThenOpened = chat({ hasMailDraft: true });
+      const editedOnly = chat({ hasMailDraft: true });
+      const unused = chat({ hasMailDraft: true, day: daysAgo(1) });
+      const noDraft = chat({ hasMailDraft: false });
+      for (const recorded of [copied, editedThenOpened, editedOnly, unused, noDraft]) {
+        await store.recordChat(scope, recorded);
+      }
+      await store.recordMailDraft(scope, draftAction(copied, 'copy', 1));
+      await store.recordMailDraft(scope, draftAction(copied, 'copy', 2));
+      await store.recordMailDraft(scope, draftAction(copied, 'open_in_mail', 3));
+      await store.recordMailDraft(scope, draftAction(editedThenOpened, 'edit', 1));
+      await store.recordMailDraft(scope, draftAction(editedThenOpened, 'refine', 2));
+      await store.recordMailDraft(scope, draftAction(editedThenOpened, 'open_in_mail', 3));
+      await store.recordMailDraft(scope, draftAction(editedOnly, 'refine', 1));
+      // An answer counted without a draft: the action counts, the answer is no accepted one.
+      await store.recordMailDraft(scope, draftAction(noDraft, 'copy', 1));
+
+      const { replies } = insightsSchema.parse(await store.readInsights(scope, 30, now));
+      expect(replies.perDay).toHaveLength(30);
+      expect(replies.perDay.at(-1)).toEqual({
+        day: today,
+        answersWithDraft: 3,
+        accepted: 2,
+        changed: 2,
+        acceptedChanged: 1,
+        copies: 3,
+        mailOpens: 2,
+        edits: 1,
+        refinements: 2,
+        acceptanceRate: 2 / 3,
+        editRate: 0.5,
+      });
+      expect(replies.perDay.at(-2)).toMatchObject({ answersWithDraft: 1, accepted: 0 });
+      expect(replies.perDay.at(-2)?.acceptanceRate).toBe(0);
+      expect(replies.perDay.at(-2)).not.toHaveProperty('editRate');
+      expect(replies.totals).toMatchObject({
+        answersWithDraft: 4,
+        accepted: 2,
+        acceptanceRate: 0.5,
+      });
+    });
+
+    it('counts the actions on an answer to the day the answer was counted on', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const yesterday = chat({ hasMailDraft: true, day: daysAgo(1) });
+      await store.recordChat(scope, yesterday);
+      // The turn's createdAt day may differ from the chat's day near midnight: the chat's wins.
+      await store.recordMailDraft(scope, { ...draftAction(yesterday, 'copy'), answerDay: today });
+      const { replies } = await store.readInsights(scope, 30, now);
+      expect(replies.perDay.at(-2)).toMatchObject({ answersWithDraft: 1, accepted: 1, copies: 1 });
+      expect(replies.perDay.at(-1)).toMatchObject({ accepted: 0, copies: 0 });
+    });
+
+    it('counts one accepted and one changed answer when two tabs copy, open and edit one draft at once', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answer = chat({ hasMailDraft: true });
+      await store.recordChat(scope, answer);
+      const actions: MailDraftInsight['action'][] = [
+        'copy',
+        'copy',
+        'open_in_mail',
+        'edit',
+        'refine',
+        'copy',
+        'open_in_mail',
+        'edit',
+        'copy',
+        'refine',
+      ];
+      await Promise.all(
+        actions.map((action, index) =>
+          store.recordMailDraft(scope, draftAction(answer, action, index)),
+        ),
+      );
+      const { totals } = (await store.readInsights(scope, 30, now)).replies;
+      expect(totals).toMatchObject({
+        answersWithDraft: 1,
+        accepted: 1,
+        changed: 1,
+        acceptedChanged: 1,
+        copies: 4,
+        mailOpens: 2,
+        edits: 2,
+        refinements: 2,
+        acceptanceRate: 1,
+        editRate: 1,
+      });
+    });
+
     it("keeps tenants apart: one tenant's events never show in another's insights", async () => {
       const store = await createStore();
       const scope = newScope();
       const other = newScope();
-      await store.recordChat(scope, gapChat('only mine'));
+      const mine = gapChat('only mine', { hasMailDraft: true });
+      await store.recordChat(scope, mine);
+      await store.recordMailDraft(scope, draftAction(mine, 'copy'));
       await store.recordCapture(scope, { day: today, kind: 'draft' });
       const body = insightsSchema.parse(await store.readInsights(other, 30, now));
       expect(body.activity.totals.chats).toBe(0);
       expect(body.gaps).toEqual([]);
       expect(body.capture.drafts).toBe(0);
+      expect(body.replies.totals.copies).toBe(0);
       expect(body.helped).toEqual({
         mostSolved: [],
         citedButDownRated: [],

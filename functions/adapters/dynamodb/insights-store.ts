@@ -19,6 +19,9 @@ import {
   feedbackIncrements,
   gapKey,
   MAX_EXAMPLES_PER_TOPIC_DAY,
+  type MailDraftAnswerState,
+  mailDraftIncrements,
+  mailDraftMarkOf,
   type SolvedRow,
 } from '../../insights/aggregates.js';
 import { buildInsights, RETRIEVED_HORIZON_DAYS, windowOf } from '../../insights/build-insights.js';
@@ -41,7 +44,7 @@ import type {
  * | `<tenant>#ticket-day`  | `<day>#<issueId>`           | cited / solved / citedInDownRated           |
  * | `<tenant>#retrieved`   | `YYYY-MM-DD`                | the set of ticket ids retrieved that day    |
  * | `<tenant>#capture`     | `YYYY-MM-DD`                | drafts / published / syncsWaited            |
- * | `<tenant>#answer`      | `<conversationId>#<seq>`    | the answer's topic and its counted verdict  |
+ * | `<tenant>#answer`      | `<conversationId>#<seq>`    | topic, counted verdict, draft marks         |
  * | `<tenant>#example`     | `<conversationId>#<seq>`    | a gap example: scrubbed text, owner's hash  |
  * | `<tenant>#solved`      | `<conversationId>#<seq>`    | a solved inquiry: scrubbed text → tickets   |
  * | `<tenant>#eval`        | `latest`                    | the last feedback-eval run                  |
@@ -196,12 +199,13 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
           new UpdateCommand({
             TableName: tableName,
             Key: { pk: pk(scope, 'answer'), sk: id },
-            UpdateExpression: `SET #day = :day, expiresAt = :expiresAt${topic ? ', topic = :topic' : ''}`,
+            UpdateExpression: `SET #day = :day, expiresAt = :expiresAt${topic ? ', topic = :topic' : ''}${insight.hasMailDraft ? ', mailDraft = :mailDraft' : ''}`,
             ExpressionAttributeNames: { '#day': 'day' },
             ExpressionAttributeValues: {
               ':day': insight.day,
               ':expiresAt': textExpiry(),
               ...(topic ? { ':topic': topic } : {}),
+              ...(insight.hasMailDraft ? { ':mailDraft': true } : {}),
             },
           }),
         ),
@@ -244,6 +248,38 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
         recordSolved(scope, resolved, id),
         markExampleSolved(scope, id, resolved.next),
       ]);
+    },
+
+    async recordMailDraft(scope, insight) {
+      // The answer's mark, set only if unset, with the item as it was: of racing actions exactly
+      // one finds the mark missing (single-item updates are atomic), so "first" is exact. Never
+      // conditional, so it also creates the item of an answer recordChat did not see (its
+      // counts then name no draft and the answer counts as no accepted one).
+      const mark = mailDraftMarkOf(insight.action);
+      const marked = await documents.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: {
+            pk: pk(scope, 'answer'),
+            sk: answerKey(insight.conversationId, insight.answerSeq),
+          },
+          UpdateExpression:
+            'SET #mark = if_not_exists(#mark, :at), expiresAt = if_not_exists(expiresAt, :expiresAt)',
+          ExpressionAttributeNames: { '#mark': mark },
+          ExpressionAttributeValues: { ':at': insight.at, ':expiresAt': textExpiry() },
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      const before = marked.Attributes;
+      const state: MailDraftAnswerState | undefined = before && {
+        ...(typeof before.day === 'string' ? { day: before.day } : {}),
+        hasMailDraft: before.mailDraft === true,
+        ...(typeof before.acceptedAt === 'string' ? { acceptedAt: before.acceptedAt } : {}),
+        ...(typeof before.changedAt === 'string' ? { changedAt: before.changedAt } : {}),
+      };
+      await Promise.all(
+        mailDraftIncrements(insight, state).map((increment) => apply(scope, increment)),
+      );
     },
 
     async recordCapture(scope, event) {

@@ -3,6 +3,7 @@ import {
   type ActivityDay,
   type Insights,
   insightsSchema,
+  type RepliesDay,
 } from '../../../functions/contract/insights.js';
 import { renderInsights } from '../../../scripts/insights/render-insights.js';
 import { createInMemoryInsightsStore } from '../../support/in-memory-insights-store.js';
@@ -19,6 +20,18 @@ const quietDay = (day: string): ActivityDay => ({
   inputTokens: 0,
   outputTokens: 0,
   estimatedCostUsd: 0,
+});
+
+const noReplies = (day: string): RepliesDay => ({
+  day,
+  answersWithDraft: 0,
+  accepted: 0,
+  changed: 0,
+  acceptedChanged: 0,
+  copies: 0,
+  mailOpens: 0,
+  edits: 0,
+  refinements: 0,
 });
 
 /** A 30-day window with two busy days, one gap, one ticket of each kind and an evaluation run. */
@@ -47,9 +60,24 @@ function sampleInsights(): Insights {
     outputTokens: 0,
     estimatedCostUsd: undefined,
   };
+  const replies = perDay.map((day) => noReplies(day.day));
+  replies[28] = {
+    ...noReplies('2026-12-01'),
+    answersWithDraft: 3,
+    accepted: 2,
+    changed: 1,
+    acceptedChanged: 1,
+    copies: 3,
+    mailOpens: 1,
+    edits: 1,
+    acceptanceRate: 2 / 3,
+    editRate: 0.5,
+  };
+  const { day: _day, ...replyTotals } = replies[28];
   return insightsSchema.parse({
     generatedAt: '2026-12-02T03:00:00.000Z',
     days: 30,
+    replies: { perDay: replies, totals: replyTotals },
     activity: {
       perDay,
       totals: {
@@ -128,6 +156,20 @@ describe('renderInsights', () => {
 
       28 days without chats or ratings not shown.
 
+      ## Replies (e-mail drafts)
+
+      Acceptance rate 66.7% · edit rate 50.0%
+
+      | answers with a draft | accepted | acceptance rate | changed | accepted and changed | edit rate | copies | mail opens | edits | refinements |
+      |----------------------|----------|-----------------|---------|----------------------|-----------|--------|------------|-------|-------------|
+      | 3                    | 2        | 66.7%           | 1       | 1                    | 50.0%     | 3      | 1          | 1     | 0           |
+
+      | day        | answers with a draft | accepted | acceptance rate | changed | accepted and changed | edit rate | copies | mail opens | edits | refinements |
+      |------------|----------------------|----------|-----------------|---------|----------------------|-----------|--------|------------|-------|-------------|
+      | 2026-12-01 | 3                    | 2        | 66.7%           | 1       | 1                    | 50.0%     | 3      | 1          | 1     | 0           |
+
+      acceptance rate: accepted (copied or opened in the mail client) / answers with a draft; edit rate: accepted and changed (edited or refined) / accepted — each answer once, counted on its own day.
+
       ## Knowledge gaps
 
       | category | terms     | inquiries | weak retrieval | no ticket cited | rated down | trend   | examples               | draft from       |
@@ -186,11 +228,17 @@ describe('renderInsights', () => {
         perDay: empty.activity.perDay.map((day) => quietDay(day.day)),
         totals: { ...quietDay('x'), day: undefined } as never,
       },
+      replies: {
+        perDay: empty.replies.perDay.map((day) => noReplies(day.day)),
+        totals: { ...noReplies('x'), day: undefined } as never,
+      },
       gaps: [],
       helped: { mostSolved: [], citedButDownRated: [], neverRetrieved: { count: 0, sample: [] } },
       evaluation: undefined,
     });
     expect(text).toContain('No chats in this window.');
+    expect(text).toContain('Acceptance rate — · edit rate —');
+    expect(text).toContain('No answer with an e-mail draft in this window.');
     expect(text).toContain('No knowledge gaps in this window.');
     expect(text).toContain('No ticket was marked as a solution.');
     expect(text).toContain('0 tickets');
@@ -199,7 +247,7 @@ describe('renderInsights', () => {
 });
 
 describe('renderInsights of what readInsights computes', () => {
-  it('prints a recorded chat, its 👎 as a gap of its topic, and the solved ticket', async () => {
+  it('prints a recorded chat, its 👎 as a gap of its topic, the solved ticket and the copied draft', async () => {
     const store = createInMemoryInsightsStore();
     const scope = { tenantId: 'local' };
     const topic = { topicKey: 'network|vpn', category: 'network', terms: ['vpn'] };
@@ -213,6 +261,7 @@ describe('renderInsights of what readInsights computes', () => {
       estimatedCostUsd: 0.006,
       retrievedIssueIds: ['1042', '1043'],
       topic,
+      hasMailDraft: true,
     };
     await store.recordChat(scope, {
       ...base,
@@ -241,6 +290,16 @@ describe('renderInsights of what readInsights computes', () => {
       citedIssueIds: ['1043'],
       ownerHash: 'b2',
     });
+    // The first answer's draft copied twice, then edited: one of two answers accepted, and changed.
+    for (const action of ['copy', 'copy', 'edit'] as const) {
+      await store.recordMailDraft(scope, {
+        answerDay: '2026-12-02',
+        conversationId: '01JCLIRENDER000000000000001',
+        answerSeq: 2,
+        action,
+        at: '2026-12-02T09:05:00.000Z',
+      });
+    }
     const text = renderInsights(
       await store.readInsights(scope, 30, new Date('2026-12-02T10:00:00Z')),
     );
@@ -249,6 +308,11 @@ describe('renderInsights of what readInsights computes', () => {
     expect(text).toContain('| 2026-12-02 |');
     expect(text).toMatch(/\| network +\| vpn +\| 1 +\| 0 +\| 0 +\| 1 +\|/);
     expect(text).toMatch(/\| #1042 +\| +\| 1 +\| 1 +\| 0 +\|/);
+    expect(text).toContain('Acceptance rate 50.0% · edit rate 100.0%');
+    // answers with a draft, accepted, rate, changed, accepted and changed, rate, copies, opens, edits.
+    expect(text).toMatch(
+      /\| 2026-12-02 \| 2 +\| 1 +\| 50\.0% +\| 1 +\| 1 +\| 100\.0% +\| 2 +\| 0 +\| 1 +\| 0 +\|/,
+    );
     expect(text).not.toContain('VPNが切れる');
   });
 });

@@ -23,9 +23,40 @@ const day = (
   ...extra,
 });
 
+const replyDay = (date: string, answersWithDraft: number, accepted: number) => ({
+  day: date,
+  answersWithDraft,
+  accepted,
+  changed: 0,
+  acceptedChanged: 0,
+  copies: accepted,
+  mailOpens: 0,
+  edits: 0,
+  refinements: 0,
+});
+
 const body: Insights = insightsSchema.parse({
   generatedAt: '2026-12-02T09:00:00.000Z',
   days: 30,
+  replies: {
+    perDay: [
+      replyDay('2026-11-30', 0, 0),
+      { ...replyDay('2026-12-01', 3, 2), acceptanceRate: 2 / 3, editRate: 0 },
+      { ...replyDay('2026-12-02', 1, 1), acceptanceRate: 1, editRate: 1, acceptedChanged: 1 },
+    ],
+    totals: {
+      answersWithDraft: 4,
+      accepted: 3,
+      changed: 2,
+      acceptedChanged: 1,
+      copies: 3,
+      mailOpens: 1,
+      edits: 1,
+      refinements: 2,
+      acceptanceRate: 0.75,
+      editRate: 1 / 3,
+    },
+  },
   activity: {
     perDay: [
       day('2026-11-30', 0),
@@ -144,10 +175,50 @@ describe('the insights sections', () => {
     expect(evaluated).toContain('組み込みの評価セット');
   });
 
+  it('shows the replies’ acceptance and edit rates with the counts they divide, and a chart of drafts used per day', () => {
+    const html = render(body);
+    const replies =
+      html.split('id="insights-replies"')[1]?.split('id="insights-evaluation"')[0] ?? '';
+    expect(html).toContain(
+      '<h2 id="insights-replies" class="insights-section__title">返信の下書き</h2>',
+    );
+    expect(replies).toMatch(
+      /採用率<\/dt><dd class="insights-figure__value">75%<span class="insights-figure__detail">3 \/ 4 件</,
+    );
+    expect(replies).toMatch(
+      /編集率<\/dt><dd class="insights-figure__value">33%<span class="insights-figure__detail">1 \/ 3 件</,
+    );
+    expect(replies).toMatch(/書き直し<\/dt><dd class="insights-figure__value">2</);
+    expect(replies).toContain(
+      'aria-label="1 日あたりの使われた下書き: 下書き付きの回答 4 件のうち 使われた下書き 3 件"',
+    );
+    expect(replies).toContain('<td>2026-12-01</td><td>3</td><td>2</td>');
+  });
+
+  it('shows no rate rather than 0 % when nothing could be divided', () => {
+    const quiet = render({
+      ...body,
+      replies: {
+        perDay: body.replies.perDay.map((entry) => replyDay(entry.day, 0, 0)),
+        totals: { ...replyDay('x', 0, 0), day: undefined } as never,
+      },
+    });
+    const replies =
+      quiet.split('id="insights-replies"')[1]?.split('id="insights-evaluation"')[0] ?? '';
+    expect(replies).toMatch(
+      /採用率<\/dt><dd class="insights-figure__value">–<span class="insights-figure__detail">対象なし</,
+    );
+    expect(replies).not.toContain('0%');
+  });
+
   it('speaks English with the app', () => {
     const html = render(body, 'en');
     expect(html).toContain('Knowledge gaps');
     expect(html).toContain('Rising (first half 1 → second half 3)');
     expect(html).toContain('12 of 20');
+    expect(html).toContain('Replies');
+    expect(html).toMatch(
+      /Acceptance rate<\/dt><dd class="insights-figure__value">75%<span class="insights-figure__detail">3 of 4</,
+    );
   });
 });

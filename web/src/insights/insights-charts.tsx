@@ -94,6 +94,118 @@ export function DailyBarChart({
   );
 }
 
+/** One day of a part-of-whole chart: `part` of `whole` (accepted drafts of answers with a draft). */
+export interface DailyShare {
+  readonly day: string;
+  readonly whole: number;
+  readonly part: number;
+}
+
+/**
+ * A bar per day for `whole` with its `part` drawn over it from the bottom, oldest on the left,
+ * scaled to the largest whole; a legend names both (the two shades are not the only cue: the
+ * spoken summary and the table give the figures), and the table lists every day with both.
+ */
+export function DailyShareChart({
+  label,
+  wholeLabel,
+  partLabel,
+  values,
+  format,
+}: {
+  readonly label: string;
+  readonly wholeLabel: string;
+  readonly partLabel: string;
+  readonly values: readonly DailyShare[];
+  readonly format: (value: number) => string;
+}) {
+  const text = useInsightsText();
+  const max = Math.max(0, ...values.map((entry) => Math.max(entry.whole, entry.part)));
+  const whole = values.reduce((sum, entry) => sum + entry.whole, 0);
+  const part = values.reduce((sum, entry) => sum + entry.part, 0);
+  const barWidth = values.length === 0 ? 0 : WIDTH / values.length;
+  const heightOf = (value: number) => (max === 0 ? 0 : (value / max) * (HEIGHT - 4));
+  const summary = text.t('shareChartSummary', {
+    label,
+    part: format(part),
+    partLabel,
+    whole: format(whole),
+    wholeLabel,
+  });
+  return (
+    <figure className="insights-chart">
+      <figcaption className="insights-chart__caption">{label}</figcaption>
+      <svg
+        className="insights-chart__svg"
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={summary}
+      >
+        <line className="insights-chart__axis" x1={0} y1={HEIGHT} x2={WIDTH} y2={HEIGHT} />
+        {values.map((entry, index) => {
+          const x = index * barWidth + GAP / 2;
+          const width = Math.max(barWidth - GAP, 0.5);
+          return (
+            <g key={entry.day}>
+              <title>{`${entry.day}: ${partLabel} ${format(entry.part)} / ${wholeLabel} ${format(entry.whole)}`}</title>
+              <rect
+                className="insights-chart__bar insights-chart__bar--whole"
+                x={x}
+                y={HEIGHT - heightOf(entry.whole)}
+                width={width}
+                height={heightOf(entry.whole)}
+              />
+              <rect
+                className="insights-chart__bar"
+                x={x}
+                y={HEIGHT - heightOf(entry.part)}
+                width={width}
+                height={heightOf(entry.part)}
+              />
+            </g>
+          );
+        })}
+      </svg>
+      <div className="insights-chart__range" aria-hidden="true">
+        <span>{values[0]?.day}</span>
+        <span>{values.at(-1)?.day}</span>
+      </div>
+      <ul className="insights-chart__legend" aria-hidden="true">
+        <li>
+          <span className="insights-chart__swatch" />
+          {partLabel}
+        </li>
+        <li>
+          <span className="insights-chart__swatch insights-chart__swatch--whole" />
+          {wholeLabel}
+        </li>
+      </ul>
+      <details className="insights-chart__table">
+        <summary>{text.t('showTable')}</summary>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{text.t('day')}</th>
+              <th scope="col">{wholeLabel}</th>
+              <th scope="col">{partLabel}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {values.map((entry) => (
+              <tr key={entry.day}>
+                <td>{entry.day}</td>
+                <td>{format(entry.whole)}</td>
+                <td>{format(entry.part)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}
+
 /**
  * The 👍/👎 split as one horizontal bar; its label says the figures. Nothing rated: an empty
  * track and "no ratings".

@@ -1,17 +1,17 @@
 import type { ReactNode } from 'react';
 import type { Insights, KnowledgeGap, TicketUse } from '../../../functions/contract/insights.js';
 import { formatIssueId } from '../../../functions/contract/ticket-references.js';
-import { DailyBarChart, ShareBar, TrendMark } from './insights-charts.js';
+import { DailyBarChart, DailyShareChart, ShareBar, TrendMark } from './insights-charts.js';
 import type { InsightsText } from './insights-messages.js';
 
 /**
  * The sections of the leads' page (issue #28) for one window's `GET /api/insights` body:
- * activity, knowledge gaps, what helped, knowledge capture and the latest evaluation — charts
- * where a lead would rather look than read, each with its table. `insights-app.tsx` loads the
- * body and frames the page.
+ * activity, knowledge gaps, what helped, knowledge capture, the e-mail drafts' replies and the
+ * latest evaluation — charts where a lead would rather look than read, each with its table.
+ * `insights-app.tsx` loads the body and frames the page.
  */
 
-/** The five sections of one window's body. */
+/** The sections of one window's body. */
 export function InsightsSections({
   insights,
   text,
@@ -25,6 +25,7 @@ export function InsightsSections({
       <GapsSection gaps={insights.gaps} text={text} />
       <HelpedSection helped={insights.helped} text={text} />
       <CaptureSection capture={insights.capture} text={text} />
+      <RepliesSection replies={insights.replies} text={text} />
       <EvaluationSection evaluation={insights.evaluation} text={text} />
     </>
   );
@@ -303,6 +304,64 @@ function CaptureSection({
         <Figure label={text.t('published')}>{text.integer(capture.published)}</Figure>
         <Figure label={text.t('syncsWaited')}>{text.integer(capture.syncsWaited)}</Figure>
       </dl>
+    </Section>
+  );
+}
+
+/**
+ * The answers' e-mail drafts (ADR 0023): the two rates as figures with the counts they divide,
+ * the actions, and per day the drafts used against the answers that had one.
+ */
+function RepliesSection({
+  replies,
+  text,
+}: {
+  readonly replies: Insights['replies'];
+  readonly text: InsightsText;
+}) {
+  const { totals, perDay } = replies;
+  const rate = (share: number | undefined, part: number, whole: number) =>
+    share === undefined ? (
+      <>
+        –<span className="insights-figure__detail">{text.t('noRate')}</span>
+      </>
+    ) : (
+      <>
+        {text.percent(share)}
+        <span className="insights-figure__detail">
+          {text.t('rateOf', { part: text.integer(part), whole: text.integer(whole) })}
+        </span>
+      </>
+    );
+  return (
+    <Section id="insights-replies" title={text.t('replies')}>
+      <p className="insights-section__hint">{text.t('repliesHint')}</p>
+      <dl className="insights-figures">
+        <Figure label={text.t('acceptanceRate')}>
+          {rate(totals.acceptanceRate, totals.accepted, totals.answersWithDraft)}
+        </Figure>
+        <Figure label={text.t('editRate')}>
+          {rate(totals.editRate, totals.acceptedChanged, totals.accepted)}
+        </Figure>
+        <Figure label={text.t('answersWithDraft')}>{text.integer(totals.answersWithDraft)}</Figure>
+        <Figure label={text.t('draftCopies')}>{text.integer(totals.copies)}</Figure>
+        <Figure label={text.t('draftMailOpens')}>{text.integer(totals.mailOpens)}</Figure>
+        <Figure label={text.t('draftEdits')}>{text.integer(totals.edits)}</Figure>
+        <Figure label={text.t('draftRefinements')}>{text.integer(totals.refinements)}</Figure>
+      </dl>
+      <div className="insights-charts">
+        <DailyShareChart
+          label={text.t('acceptedPerDay')}
+          wholeLabel={text.t('answersWithDraft')}
+          partLabel={text.t('acceptedDrafts')}
+          values={perDay.map((day) => ({
+            day: day.day,
+            whole: day.answersWithDraft,
+            part: day.accepted,
+          }))}
+          format={text.integer}
+        />
+      </div>
     </Section>
   );
 }
