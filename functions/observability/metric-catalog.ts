@@ -86,8 +86,11 @@ export const knowledgeMetrics = {
  * The e-mail draft's acceptance (ADR 0023), per action on an answer's draft. Each action's count
  * (copies, opens in the mail client, edits, refinements), and answers counted once: the first
  * copy or open of an answer's draft is one accepted answer, its first edit or refinement one
- * changed answer — so acceptance rate = MailDraftAnswersAccepted / answers with a draft, and
- * edit rate = MailDraftAnswersChanged / MailDraftAnswersAccepted.
+ * changed answer — so acceptance rate ≈ MailDraftAnswersAccepted / answers with a draft. Changed
+ * answers include drafts edited but never sent, so Changed / Accepted can pass 100 %; the
+ * insights page's edit rate (of accepted answers, counted exactly on the Insights table, ADR
+ * 0022) is the one to read. These counts are decided from the turn as loaded, so two tabs
+ * copying one answer at the same moment can count it accepted twice here.
  */
 export const mailDraftMetrics = {
   copies: { name: 'MailDraftCopies', unit: 'Count' },
