@@ -261,8 +261,14 @@ describe('a knowledge draft from a gap example', () => {
       { user: LEAD },
     );
     expect(published.status).toBe(201);
-    const { issueId, ingestion } = published.json as { issueId: string; ingestion: string };
+    const { issueId, ingestion, personalDataRemoved } = published.json as {
+      issueId: string;
+      ingestion: string;
+      personalDataRemoved: Record<string, number>;
+    };
     expect(ingestion).toBe('started');
+    // The asker and the lead, typed back into the inquiry, taken out again.
+    expect(personalDataRemoved.name).toBe(2);
     const sidecar = JSON.parse(written.get(`${issueId}.md.metadata.json`) ?? '{}');
     expect(sidecar.metadataAttributes).toMatchObject({
       issue_id: issueId,

@@ -119,7 +119,7 @@ function InquiryDraftPanel({
 }
 
 /** The 201's `unverifiedLinks`: published, and these links stay out of what requesters receive. */
-function PublishedLinksNote({ links }: { links: readonly string[] | undefined }) {
+export function PublishedLinksNote({ links }: { links: readonly string[] | undefined }) {
   const { t } = useI18n();
   if (!links || links.length === 0) return null;
   return (
@@ -131,7 +131,7 @@ function PublishedLinksNote({ links }: { links: readonly string[] | undefined })
 }
 
 /** The 201's `personalDataRemoved`: what the publish scrub took out again, counted per kind. */
-function PublishedPersonalDataNote({
+export function PublishedPersonalDataNote({
   removed,
 }: {
   removed: Readonly<Record<string, number>> | undefined;

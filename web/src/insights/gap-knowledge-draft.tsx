@@ -7,6 +7,7 @@ import {
 import { callApi } from '../api/api-error.js';
 import type { TicketDraftTarget } from '../app/use-ticket-draft.js';
 import { readApiEventStream } from '../chat/read-chat-stream.js';
+import { PublishedLinksNote, PublishedPersonalDataNote } from '../components/knowledge-actions.js';
 import { KnowledgeDraftPanel } from '../components/knowledge-draft-panel.js';
 import type { InsightsText } from './insights-messages.js';
 
@@ -64,10 +65,15 @@ export function GapDraftAction({
   return (
     <div className="insights-gap__draft">
       {published ? (
-        <p ref={badge} className="knowledge-badge" tabIndex={-1} role="status">
-          {text.t('draftPublishedAs', { id: published.issueId })}
-          {published.ingestion === 'pending' && ` ${text.t('draftIngestionPending')}`}
-        </p>
+        <>
+          <p ref={badge} className="knowledge-badge" tabIndex={-1} role="status">
+            {text.t('draftPublishedAs', { id: published.issueId })}
+            {published.ingestion === 'pending' && ` ${text.t('draftIngestionPending')}`}
+          </p>
+          {/* What the chat says under a published inquiry: links kept out, data removed again. */}
+          <PublishedLinksNote links={published.unverifiedLinks} />
+          <PublishedPersonalDataNote removed={removedKinds(published.personalDataRemoved)} />
+        </>
       ) : (
         <button
           ref={opener}
@@ -146,4 +152,12 @@ function GapDraftPanel({
       onClose={onClose}
     />
   );
+}
+
+/** The kinds a publish removed personal data of (count above 0), or undefined for none. */
+function removedKinds(
+  counts: Readonly<Record<string, number>> | undefined,
+): Readonly<Record<string, number>> | undefined {
+  const removed = Object.fromEntries(Object.entries(counts ?? {}).filter(([, n]) => n > 0));
+  return Object.keys(removed).length > 0 ? removed : undefined;
 }
