@@ -229,6 +229,7 @@ export function createApi(
         void insights?.knowledgeRecorded(report);
       },
       log: observability.log,
+      ...(insightsStore ? { gapExamples: insightsStore } : {}),
     }),
     conversations: createConversationRoutes(store, {
       now: overrides.now,

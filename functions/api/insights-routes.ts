@@ -9,6 +9,15 @@ export interface InsightsRouteDependencies {
 }
 
 /**
+ * Refuses anyone but a service-desk lead with 403 `not_a_service_desk_lead`: the insights read
+ * and the knowledge drafts from its gap examples (knowledge-routes.ts) ask the same way.
+ */
+export function assertServiceDeskLead(request: ApiRequest): void {
+  if (!request.canViewInsights)
+    throw new HttpError('not_a_service_desk_lead', 'Only service-desk leads may see insights');
+}
+
+/**
  * Service-desk insights (issue #28): `GET /api/insights?days=30|90`, the body of the lead's
  * `/insights` page. Leads only — the body carries inquiry text (a gap's examples) — and stored
  * by no cache (`private, no-store`): neither CloudFront nor the browser keeps a copy that the
@@ -18,8 +27,7 @@ export function createInsightsRoutes(dependencies: InsightsRouteDependencies) {
   return {
     async read(request: ApiRequest): Promise<HttpResponse> {
       // Before the window: a non-lead learns nothing, not even which windows exist.
-      if (!request.canViewInsights)
-        throw new HttpError('not_a_service_desk_lead', 'Only service-desk leads may see insights');
+      assertServiceDeskLead(request);
       const days = insightsWindowSchema.safeParse(request.query.days);
       if (!days.success)
         throw new HttpError('bad_request', 'days: must be 30 or 90', { field: 'days' });

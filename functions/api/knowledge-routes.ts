@@ -1,13 +1,16 @@
 import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
 import { silentLog } from '../chat/log.js';
-import type { ChatConfig, ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
+import type { ChatConfig, ChatModel, ConversationStore, Owner, Retriever } from '../chat/ports.js';
 import {
   type Caller,
   findUnverifiedTicketLinks,
+  type PublishKnowledgeRequest,
   publishKnowledgeRequestSchemaFor,
   publishKnowledgeResponseSchema,
 } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
+import { parseGapExampleId } from '../insights/aggregates.js';
+import type { InsightsStore } from '../insights/ports.js';
 import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
 import { loadSolvedInquiry, publishTicket } from '../knowledge/publish-ticket.js';
@@ -28,9 +31,17 @@ import {
   parseJsonBody,
   validateBody,
 } from './http.js';
+import { assertServiceDeskLead } from './insights-routes.js';
 import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
 
 type PublishRequestSchema = ReturnType<typeof publishKnowledgeRequestSchemaFor>;
+
+/** The inquiry a draft or publish is about, and whose conversation holds it. */
+interface InquirySource {
+  readonly owner: Owner;
+  readonly conversationId: string;
+  readonly inquiryId: string;
+}
 
 /** Output tokens of a draft: a ticket is short; a draft that needs more has lost its way. */
 const DRAFT_MAX_TOKENS = 2048;
@@ -59,12 +70,19 @@ export interface KnowledgeRouteDependencies extends ModelStreamDependencies {
   readonly scrubSettings?: ScrubSettings;
   /** Told of every draft streamed and ticket published (logs and metrics). */
   readonly recorded?: (report: KnowledgeReport) => void;
+  /**
+   * The insights' gap examples, which a service-desk lead drafts from (ADR 0022); undefined: no
+   * insights store, so no example exists (404).
+   */
+  readonly gapExamples?: Pick<InsightsStore, 'findGapExample'>;
 }
 
 /**
  * Knowledge capture's routes (ADR 0011): who the caller is (`GET /api/me`), the streamed ticket
- * draft of a solved inquiry and publishing the edited draft. Drafting and publishing are for
- * knowledge editors only, and both are refused with 501 where capture is not configured.
+ * draft of a solved inquiry and publishing the edited draft — of the caller's own inquiry, or,
+ * for a service-desk lead, of a solved gap example of the insights page (ADR 0022), resolved to
+ * its owner's conversation server-side. Drafting and publishing are for knowledge editors only,
+ * and both are refused with 501 where capture is not configured.
  */
 export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) {
   const { store } = dependencies;
@@ -103,6 +121,144 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
     return dependencies.documents;
   };
 
+  /**
+   * Streams the ticket draft of one solved inquiry of `source.owner`'s conversation to the
+   * caller, whose daily budget pays for it (ADR 0012): the model reads that inquiry alone.
+   */
+  async function streamDraft(request: ApiRequest, source: InquirySource): Promise<HttpResponse> {
+    const { conversationId, inquiryId } = source;
+    const ticketCategories = await categories.current();
+    const { conversation, turns } = await loadSolvedInquiry(
+      store,
+      source.owner,
+      conversationId,
+      inquiryId,
+    );
+    const transcript = inquiryTranscript(turns, inquiryId);
+    // Reserved before the first byte (429 over the budget, ADR 0012). The cited tickets'
+    // categories are looked up after it: until then each holds room for one.
+    return modelStreamResponse(
+      request,
+      dependencies,
+      {
+        bound:
+          requestBound(
+            buildDraftRequest(transcript, DRAFT_MAX_TOKENS, undefined, ticketCategories),
+          ) +
+          transcript.cited.length * CATEGORY_ALLOWANCE_TOKENS,
+        meta: { conversationId, inquiryId, version: conversation.version },
+        failureMessage: 'The draft failed. Please try again.',
+        logMessage: 'knowledge draft failed',
+      },
+      async ({ signal, send, charge, reservation }) => {
+        const cited = transcript.cited.map((ticket) => ticket.issueId);
+        // The cited tickets' categories help the model pick one; without them it still drafts.
+        const tickets =
+          cited.length === 0
+            ? []
+            : await dependencies.retriever
+                .fetchByIssueIds(cited, { limit: cited.length, signal })
+                .catch(() => []);
+        const draftRequest = buildDraftRequest(
+          transcript,
+          DRAFT_MAX_TOKENS,
+          categoriesOf(tickets),
+          ticketCategories,
+        );
+        void reservation?.resize(requestBound(draftRequest));
+        const outcome = await streamTicketDraft({
+          model: dependencies.model,
+          request: draftRequest,
+          signal,
+          send,
+          ticketCategories,
+          scrub: draftScrubOptions(
+            source.owner,
+            transcript,
+            dependencies.scrubSettings,
+            request.owner,
+          ),
+        });
+        charge(
+          tokensToCharge({
+            request: draftRequest,
+            usage: outcome.usage,
+            ...(outcome.failure ? { failure: outcome.failure } : {}),
+            ...(outcome.draft ? { output: outcome.draft } : {}),
+          }),
+        );
+        dependencies.recorded?.({
+          kind: 'draft',
+          owner: request.owner,
+          conversationId,
+          inquiryId,
+          complete: outcome.draft?.complete,
+          failureCode: outcome.failure?.code,
+          inputTokens: outcome.usage?.inputTokens,
+          outputTokens: outcome.usage?.outputTokens,
+        });
+      },
+    );
+  }
+
+  /** Publishes `body`'s inquiry of `owner`'s conversation; the caller is its author. */
+  async function publishDraft(
+    request: ApiRequest,
+    documents: KnowledgeDocuments,
+    owner: Owner,
+    body: PublishKnowledgeRequest,
+  ): Promise<HttpResponse> {
+    const published = await publishTicket(
+      owner,
+      body,
+      {
+        store,
+        documents,
+        issueNumbers: dependencies.issueNumbers,
+        syncBacklog: dependencies.syncBacklog,
+        now: dependencies.now,
+        ...(dependencies.scrubSettings ? { scrubSettings: dependencies.scrubSettings } : {}),
+        ...(dependencies.log ? { log: dependencies.log } : {}),
+      },
+      request.owner,
+    );
+    dependencies.recorded?.({
+      kind: 'published',
+      owner: request.owner,
+      conversationId: body.conversationId,
+      inquiryId: body.inquiryId,
+      issueId: published.issueId,
+      category: body.category,
+      restricted: body.restricted,
+      ingestion: published.ingestion,
+    });
+    const allowed = dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS;
+    const unverifiedLinks = findUnverifiedTicketLinks(body, allowed);
+    return jsonResponse(
+      201,
+      publishKnowledgeResponseSchema.parse({ ...published, unverifiedLinks }),
+    );
+  }
+
+  /**
+   * The conversation and inquiry of a solved gap example of the caller's tenant. 404 alike for an
+   * id that names none, an example forgotten with its conversation or expired, one stored before
+   * sources were kept, and one whose solution staff took back: a lead learns only that there is
+   * no such example to draft from.
+   */
+  async function gapExampleInquiry(request: ApiRequest, exampleId: string): Promise<InquirySource> {
+    const named = parseGapExampleId(exampleId);
+    const scope = { tenantId: request.owner.tenantId };
+    const found = named && (await dependencies.gapExamples?.findGapExample(scope, named));
+    if (!found?.solved)
+      throw new HttpError('not_found', 'No solved knowledge-gap example with that id');
+    return {
+      owner: { tenantId: request.owner.tenantId, userId: found.ownerUserId },
+      conversationId: found.conversationId,
+      inquiryId: found.inquiryId,
+    };
+  }
+
   return {
     async me(request: ApiRequest): Promise<HttpResponse> {
       const canPublishKnowledge =
@@ -131,73 +287,19 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
     ): Promise<HttpResponse> {
       assertMayPublish(request);
       parseJsonBody(request); // a body, if any, must be JSON; the route takes no fields
-      const ticketCategories = await categories.current();
-      const { conversation, turns } = await loadSolvedInquiry(
-        store,
-        request.owner,
-        conversationId,
-        inquiryId,
-      );
-      const transcript = inquiryTranscript(turns, inquiryId);
-      // Reserved before the first byte (429 over the budget, ADR 0012). The cited tickets'
-      // categories are looked up after it: until then each holds room for one.
-      return modelStreamResponse(
-        request,
-        dependencies,
-        {
-          bound:
-            requestBound(
-              buildDraftRequest(transcript, DRAFT_MAX_TOKENS, undefined, ticketCategories),
-            ) +
-            transcript.cited.length * CATEGORY_ALLOWANCE_TOKENS,
-          meta: { conversationId, inquiryId, version: conversation.version },
-          failureMessage: 'The draft failed. Please try again.',
-          logMessage: 'knowledge draft failed',
-        },
-        async ({ signal, send, charge, reservation }) => {
-          const cited = transcript.cited.map((ticket) => ticket.issueId);
-          // The cited tickets' categories help the model pick one; without them it still drafts.
-          const tickets =
-            cited.length === 0
-              ? []
-              : await dependencies.retriever
-                  .fetchByIssueIds(cited, { limit: cited.length, signal })
-                  .catch(() => []);
-          const draftRequest = buildDraftRequest(
-            transcript,
-            DRAFT_MAX_TOKENS,
-            categoriesOf(tickets),
-            ticketCategories,
-          );
-          void reservation?.resize(requestBound(draftRequest));
-          const outcome = await streamTicketDraft({
-            model: dependencies.model,
-            request: draftRequest,
-            signal,
-            send,
-            ticketCategories,
-            scrub: draftScrubOptions(request.owner, transcript, dependencies.scrubSettings),
-          });
-          charge(
-            tokensToCharge({
-              request: draftRequest,
-              usage: outcome.usage,
-              ...(outcome.failure ? { failure: outcome.failure } : {}),
-              ...(outcome.draft ? { output: outcome.draft } : {}),
-            }),
-          );
-          dependencies.recorded?.({
-            kind: 'draft',
-            owner: request.owner,
-            conversationId,
-            inquiryId,
-            complete: outcome.draft?.complete,
-            failureCode: outcome.failure?.code,
-            inputTokens: outcome.usage?.inputTokens,
-            outputTokens: outcome.usage?.outputTokens,
-          });
-        },
-      );
+      return streamDraft(request, { owner: request.owner, conversationId, inquiryId });
+    },
+
+    /**
+     * A service-desk lead's draft from a solved gap example of the insights page (ADR 0022): the
+     * example resolves to its owner's conversation and inquiry server-side, then the draft is
+     * the staff route's — that inquiry alone, the lead's budget, the same events.
+     */
+    async draftFromGapExample(request: ApiRequest, exampleId: string): Promise<HttpResponse> {
+      assertServiceDeskLead(request);
+      assertMayPublish(request);
+      parseJsonBody(request); // a body, if any, must be JSON; the route takes no fields
+      return streamDraft(request, await gapExampleInquiry(request, exampleId));
     },
 
     async publish(request: ApiRequest): Promise<HttpResponse> {
@@ -206,31 +308,25 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         publishRequestSchema(await categories.current()),
         parseJsonBody(request),
       );
-      const published = await publishTicket(request.owner, body, {
-        store,
-        documents,
-        issueNumbers: dependencies.issueNumbers,
-        syncBacklog: dependencies.syncBacklog,
-        now: dependencies.now,
-        ...(dependencies.scrubSettings ? { scrubSettings: dependencies.scrubSettings } : {}),
-        ...(dependencies.log ? { log: dependencies.log } : {}),
-      });
-      dependencies.recorded?.({
-        kind: 'published',
-        owner: request.owner,
-        conversationId: body.conversationId,
-        inquiryId: body.inquiryId,
-        issueId: published.issueId,
-        category: body.category,
-        restricted: body.restricted,
-        ingestion: published.ingestion,
-      });
-      const allowed = dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS;
-      const unverifiedLinks = findUnverifiedTicketLinks(body, allowed);
-      return jsonResponse(
-        201,
-        publishKnowledgeResponseSchema.parse({ ...published, unverifiedLinks }),
+      return publishDraft(request, documents, request.owner, body);
+    },
+
+    /**
+     * A service-desk lead publishes the edited draft of a gap example: the staff route's checks,
+     * scrub and order on the example owner's conversation; the ticket's author is the lead.
+     */
+    async publishFromGapExample(request: ApiRequest, exampleId: string): Promise<HttpResponse> {
+      assertServiceDeskLead(request);
+      const documents = assertMayPublish(request);
+      const ticket = validateBody(
+        publishRequestSchema(await categories.current()).omit({
+          conversationId: true,
+          inquiryId: true,
+        }),
+        parseJsonBody(request),
       );
+      const { owner, conversationId, inquiryId } = await gapExampleInquiry(request, exampleId);
+      return publishDraft(request, documents, owner, { ...ticket, conversationId, inquiryId });
     },
   };
 }

@@ -1,4 +1,5 @@
 import { ULID_SOURCE } from '../contract/ids.js';
+import { GAP_EXAMPLE_ID_SOURCE } from '../insights/aggregates.js';
 import type { createChatRoute } from './chat-route.js';
 import type { createConversationRoutes } from './conversation-routes.js';
 import type { createHandoffRoute } from './handoff-routes.js';
@@ -20,6 +21,8 @@ const PARAMETER_PATTERNS = {
   inquiryId: ULID_SOURCE,
   /** A turn number: 1 and up, at most nine digits (a safe integer, and no leading zero). */
   seq: '[1-9]\\d{0,8}',
+  /** A knowledge gap's example on the insights page: `<conversation ULID>-<answer seq>`. */
+  exampleId: GAP_EXAMPLE_ID_SOURCE,
 } as const;
 
 type ParameterName = keyof typeof PARAMETER_PATTERNS;
@@ -92,6 +95,12 @@ export function createRouteTable(groups: RouteGroups): readonly Route[] {
     route('GET', '/api/conversations', (request) => conversations.list(request)),
     route('GET', '/api/me', (request) => knowledge.me(request)),
     route('GET', '/api/insights', (request) => insights.read(request)),
+    route('POST', '/api/insights/gap-examples/{exampleId}/knowledge-draft', (request, p) =>
+      knowledge.draftFromGapExample(request, p.exampleId),
+    ),
+    route('POST', '/api/insights/gap-examples/{exampleId}/knowledge', (request, p) =>
+      knowledge.publishFromGapExample(request, p.exampleId),
+    ),
     route('POST', '/api/knowledge', (request) => knowledge.publish(request)),
     route('POST', '/api/conversations/{id}/inquiries/{inquiryId}/knowledge-draft', (request, p) =>
       knowledge.draft(request, p.id, p.inquiryId),

@@ -1,6 +1,7 @@
 import type { AnswerFeedback } from '../contract/conversations.js';
+import { ULID_SOURCE } from '../contract/ids.js';
 import type { GapReason } from '../contract/insights.js';
-import type { ChatInsight, FeedbackInsight, MailDraftInsight } from './ports.js';
+import type { ChatInsight, FeedbackInsight, GapExampleSource, MailDraftInsight } from './ports.js';
 
 /**
  * The aggregates of service-desk insights and what each event adds to them (ADR 0022): plain
@@ -50,6 +51,32 @@ export const ticketDayKey = (day: string, issueId: string): string => `${day}#${
 /** The key of a gap example or a solved inquiry: the answer it belongs to. */
 export const answerKey = (conversationId: string, answerSeq: number): string =>
   `${conversationId}#${answerSeq}`;
+
+/**
+ * A gap example's id on the wire (`draftFrom.exampleId`) and in the leads' draft routes: the
+ * answer it belongs to as `<conversationId>-<seq>`, which needs no escaping in a URL path (the
+ * store's `#` would be a fragment).
+ * @example
+ * gapExampleIdOf('01JCONV…#2'); // '01JCONV…-2'
+ */
+export const gapExampleIdOf = (answerKeyValue: string): string => {
+  const at = answerKeyValue.lastIndexOf('#');
+  return `${answerKeyValue.slice(0, at)}-${answerKeyValue.slice(at + 1)}`;
+};
+
+/** A gap example id as a regular-expression source without anchors (the route table's parameter). */
+export const GAP_EXAMPLE_ID_SOURCE = `${ULID_SOURCE}-[1-9]\\d{0,8}`;
+const GAP_EXAMPLE_ID = new RegExp(`^(${ULID_SOURCE})-([1-9]\\d{0,8})$`);
+
+/** The answer a gap example id names, or undefined for anything else. */
+export function parseGapExampleId(
+  exampleId: string,
+): { readonly conversationId: string; readonly answerSeq: number } | undefined {
+  const matched = GAP_EXAMPLE_ID.exec(exampleId);
+  return matched
+    ? { conversationId: matched[1] as string, answerSeq: Number(matched[2]) }
+    : undefined;
+}
 
 /** What a finished chat adds to the counters (the gap example and retrieved set aside). */
 export function chatIncrements(insight: ChatInsight): CounterIncrement[] {
@@ -270,6 +297,8 @@ export interface ExampleRow {
    * page never reads the solved inquiries, which grow with use).
    */
   readonly solved?: boolean;
+  /** Where it came from (server-side only, never in the page's body); absent on older rows. */
+  readonly source?: GapExampleSource;
 }
 
 /** A solved inquiry as stored: the answer it came from and the tickets marked as its solution. */

@@ -10,6 +10,7 @@ import type {
 } from '../contract/insights.js';
 import {
   type CounterRow,
+  gapExampleIdOf,
   type InsightAggregates,
   MAIL_DRAFT_COUNTERS,
   TIME_TO_FIRST_TOKEN_BUCKETS_MS,
@@ -241,11 +242,12 @@ function gapsOf(
     });
     examplesByTopic.set(row.topicKey, list);
   }
-  // A solved example of the group, newest first, to draft knowledge from.
+  // A solved example of the group, newest first, to draft knowledge from: one whose source the
+  // store kept (an older row without it could not be resolved to its conversation).
   const solvedByTopic = new Map<string, string>();
   for (const row of newestFirst) {
-    if (row.solved === true && !solvedByTopic.has(row.topicKey)) {
-      solvedByTopic.set(row.topicKey, row.id);
+    if (row.solved === true && row.source && !solvedByTopic.has(row.topicKey)) {
+      solvedByTopic.set(row.topicKey, gapExampleIdOf(row.id));
     }
   }
 

@@ -58,8 +58,32 @@ export interface ChatInsight {
     readonly terms: readonly string[];
     readonly reason: GapReason;
     /** The scrubbed inquiry text and the owner's hash, unless examples are turned off. */
-    readonly example?: { readonly text: string; readonly ownerHash: string };
+    readonly example?: {
+      readonly text: string;
+      readonly ownerHash: string;
+      /**
+       * Where the example came from, so a lead can draft knowledge from it once it is solved
+       * (`findGapExample`). Kept server-side: the page's body never carries it. Absent: the
+       * example is shown but offers no draft.
+       */
+      readonly source?: GapExampleSource;
+    };
   };
+}
+
+/** The conversation owner and inquiry of a gap example, within the store's tenant. */
+export interface GapExampleSource {
+  /** The owner's user id (the tenant is the scope's): what loading the conversation needs. */
+  readonly ownerUserId: string;
+  readonly inquiryId: string;
+}
+
+/** A gap example as a lead's knowledge draft resolves it (`findGapExample`). */
+export interface GapExampleOrigin extends GapExampleSource {
+  readonly conversationId: string;
+  readonly answerSeq: number;
+  /** Staff marked a ticket as the solution of the inquiry (the latest verdict says so). */
+  readonly solved: boolean;
 }
 
 /** What a feedback commit changes: the delta between the answer's previous and new verdict. */
@@ -134,6 +158,15 @@ export interface InsightsStore {
   /** Removes every gap example and solved inquiry of the conversation (counts stay). */
   forgetConversation(scope: InsightsScope, conversationId: string): Promise<void>;
   listSolvedInquiries(scope: InsightsScope): Promise<readonly SolvedInquiry[]>;
+  /**
+   * The gap example of one answer with where it came from, for a lead's knowledge draft; undefined
+   * when there is none (never recorded, forgotten with its conversation, expired) or it was stored
+   * without its source (before sources were kept). One item read.
+   */
+  findGapExample(
+    scope: InsightsScope,
+    example: { readonly conversationId: string; readonly answerSeq: number },
+  ): Promise<GapExampleOrigin | undefined>;
   recordEvaluationRun(scope: InsightsScope, run: EvaluationRun): Promise<void>;
   /** The page's body for the window ending today (UTC), read in O(days × topics) items. */
   readInsights(scope: InsightsScope, days: InsightsWindow, now: Date): Promise<Insights>;

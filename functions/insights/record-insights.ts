@@ -163,6 +163,11 @@ export function createInsightsRecorder(options: InsightsRecorderOptions): Insigh
                         example: {
                           text: scrubbed(report.owner, inquiry.text),
                           ownerHash: options.ownerHash(report.owner),
+                          // Server-side only: what a lead's knowledge draft of it resolves.
+                          source: {
+                            ownerUserId: report.owner.userId,
+                            inquiryId: report.inquiryId,
+                          },
                         },
                       }
                     : {}),

@@ -58,18 +58,30 @@ export async function loadSolvedInquiry(
   return loaded;
 }
 
+/**
+ * Publishes `request`'s inquiry of `owner`'s conversation. `publishedBy` is who publishes it when
+ * that is not the owner — a service-desk lead drafting from a gap example (ADR 0022): the ticket's
+ * `author_hash` is theirs, they are scrubbed as a person too, and the ticket is recorded on the
+ * owner's conversation as any other.
+ */
 export async function publishTicket(
   owner: Owner,
   request: PublishKnowledgeRequest,
   dependencies: PublishDependencies,
+  publishedBy: Owner = owner,
 ): Promise<Omit<PublishKnowledgeResponse, 'unverifiedLinks'>> {
   const { store, documents } = dependencies;
   const { conversationId, inquiryId } = request;
   const { turns } = await loadSolvedInquiry(store, owner, conversationId, inquiryId);
-  // The same person fields as the draft's: the owner and everyone the inquiry names.
+  // The same person fields as the draft's: the owner, the publisher and everyone the inquiry names.
   const { draft: scrubbed, counts: personalDataRemoved } = scrubDraft(
     request,
-    draftScrubOptions(owner, inquiryTranscript(turns, inquiryId), dependencies.scrubSettings),
+    draftScrubOptions(
+      owner,
+      inquiryTranscript(turns, inquiryId),
+      dependencies.scrubSettings,
+      publishedBy,
+    ),
   );
 
   const issueId = await dependencies.issueNumbers.next(owner.tenantId);
@@ -77,7 +89,7 @@ export async function publishTicket(
   const files = renderTicketDocuments(issueId, scrubbed, {
     conversationId,
     inquiryId,
-    author: owner,
+    author: publishedBy,
     publishedAt,
   });
   try {

@@ -179,16 +179,22 @@ export function ownerAsPerson(owner: Owner): Person {
 /**
  * The scrub of a draft: the deployment's settings, the owner and everyone the inquiry names as
  * person fields, placeholders in the inquiry's language. The same for the streamed draft and
- * at publish, so what the editor saw is what is published.
+ * at publish, so what the editor saw is what is published. `editor` is who drafts it when that
+ * is not the owner (a service-desk lead, from a gap example): a person field too.
  */
 export function draftScrubOptions(
   owner: Owner,
   transcript: Pick<InquiryTranscript, 'language' | 'namedPeople'>,
   settings: ScrubSettings = {},
+  editor: Owner = owner,
 ): ScrubOptions {
   return {
     ...settings,
-    people: [ownerAsPerson(owner), ...transcript.namedPeople],
+    people: [
+      ownerAsPerson(owner),
+      ...(editor.userId === owner.userId ? [] : [ownerAsPerson(editor)]),
+      ...transcript.namedPeople,
+    ],
     language: transcript.language,
   };
 }

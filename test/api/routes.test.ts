@@ -29,6 +29,10 @@ function recordingGroups(): RouteGroups {
       publish: (request: ApiRequest) => answer('publish', request),
       draft: (request: ApiRequest, conversationId: string, inquiry: string) =>
         answer('draft', request, conversationId, inquiry),
+      draftFromGapExample: (request: ApiRequest, exampleId: string) =>
+        answer('gap-draft', request, exampleId),
+      publishFromGapExample: (request: ApiRequest, exampleId: string) =>
+        answer('gap-publish', request, exampleId),
     } as unknown as RouteGroups['knowledge'],
     conversations: {
       list: (request: ApiRequest) => answer('list', request),
@@ -81,6 +85,8 @@ describe('the route table', () => {
     ['GET', '/api/me', ['me']],
     ['GET', '/api/insights', ['insights']],
     ['POST', '/api/knowledge', ['publish']],
+    ['POST', `/api/insights/gap-examples/${id}-2/knowledge-draft`, ['gap-draft', `${id}-2`]],
+    ['POST', `/api/insights/gap-examples/${id}-12/knowledge`, ['gap-publish', `${id}-12`]],
     [
       'POST',
       `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`,
@@ -106,6 +112,8 @@ describe('the route table', () => {
     ['POST', '/api/me'],
     ['POST', '/api/insights'],
     ['GET', '/api/knowledge'],
+    ['GET', `/api/insights/gap-examples/${id}-2/knowledge-draft`],
+    ['PUT', `/api/insights/gap-examples/${id}-2/knowledge`],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/handoff`],
     ['GET', `/api/conversations/${id}/turns/1/feedback`],
@@ -135,6 +143,13 @@ describe('the route table', () => {
       `/api/conversations/${id}/inquiries/x/handoff`,
     ],
     ['an unknown conversation sub-path', `/api/conversations/${id}/bogus`],
+    [
+      'a gap example named with the store key’s #',
+      `/api/insights/gap-examples/${id}%232/knowledge-draft`,
+    ],
+    ['a gap example without its seq', `/api/insights/gap-examples/${id}/knowledge-draft`],
+    ['a gap example of seq 0', `/api/insights/gap-examples/${id}-0/knowledge`],
+    ['a gap example of no ULID', `/api/insights/gap-examples/x-2/knowledge`],
   ])('answers 404 to %s, whatever the method', async (_name, path) => {
     for (const method of ['GET', 'POST']) {
       expect(await refusal(method, path), `${method} ${path}`).toEqual([404, 'not_found']);
@@ -164,6 +179,6 @@ describe('the route table', () => {
   it('has one row per method and path template', () => {
     const rows = table.map((route) => `${route.method} ${route.name}`);
     expect(new Set(rows).size).toBe(rows.length);
-    expect(rows).toHaveLength(15);
+    expect(rows).toHaveLength(17);
   });
 });

@@ -134,6 +134,7 @@ export function createInMemoryInsightsStore(): InsightsStore {
             topicKey: gap.topicKey,
             text: gap.example.text,
             ownerHash: gap.example.ownerHash,
+            ...(gap.example.source ? { source: { ...gap.example.source } } : {}),
           });
         }
       }
@@ -211,6 +212,14 @@ export function createInMemoryInsightsStore(): InsightsStore {
         .filter((row) => row.issueIds.length > 0)
         .sort((a, b) => a.id.localeCompare(b.id))
         .map((row) => ({ text: row.text, issueIds: [...row.issueIds], day: row.day }));
+    },
+
+    async findGapExample(scope, example) {
+      const row = tenantOf(scope).examples.get(
+        answerKey(example.conversationId, example.answerSeq),
+      );
+      if (!row?.source) return undefined;
+      return { ...example, ...row.source, solved: row.solved === true };
     },
 
     async recordEvaluationRun(scope, run) {

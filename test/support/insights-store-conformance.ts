@@ -56,10 +56,17 @@ export function describeInsightsStore(
     };
   }
 
+  /** Where a gap example came from: kept for a lead's draft, never shown. */
+  const exampleSource = { ownerUserId: 'tanaka.taro', inquiryId: '01JINQUIRY0000000000000001' };
+
   function gapChat(text: string, overrides: Partial<ChatInsight> = {}): ChatInsight {
     return chat({
       citedIssueIds: [],
-      gap: { ...vpnTopic, reason: 'weak_retrieval', example: { text, ownerHash: 'owner-a' } },
+      gap: {
+        ...vpnTopic,
+        reason: 'weak_retrieval',
+        example: { text, ownerHash: 'owner-a', source: exampleSource },
+      },
       ...overrides,
     });
   }
@@ -329,7 +336,7 @@ export function describeInsightsStore(
       expect(gap?.examples).toEqual([
         { text: 'VPNにつながらない', day: today, ownerHash: 'owner-a', solved: true },
       ]);
-      expect(gap?.draftFrom).toEqual({ exampleId: `${answer.conversationId}#2` });
+      expect(gap?.draftFrom).toEqual({ exampleId: `${answer.conversationId}-2` });
 
       // A newer verdict without a solution unmarks it; the solved one arriving again late does not
       // mark it again.
@@ -339,6 +346,65 @@ export function describeInsightsStore(
       const [after] = (await store.readInsights(scope, 30, now)).gaps;
       expect(after?.examples.map((example) => example.solved)).toEqual([false]);
       expect(after?.draftFrom).toBeUndefined();
+    });
+
+    it('finds a gap example with where it came from, solved as its latest verdict says, for a lead’s draft only', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answer = gapChat('VPNにつながらない');
+      const named = { conversationId: answer.conversationId, answerSeq: answer.answerSeq };
+      await store.recordChat(scope, answer);
+      expect(await store.findGapExample(scope, named)).toEqual({
+        ...named,
+        ...exampleSource,
+        solved: false,
+      });
+      await store.recordFeedback(
+        scope,
+        feedback(answer, verdict('up', 1, { helpfulTicketIds: ['INC-1'] })),
+      );
+      expect((await store.findGapExample(scope, named))?.solved).toBe(true);
+      // The page's body names the example by id but never its owner or inquiry.
+      const body = JSON.stringify(await store.readInsights(scope, 30, now));
+      expect(body).toContain(`${answer.conversationId}-2`);
+      expect(body).not.toContain(exampleSource.ownerUserId);
+      expect(body).not.toContain(exampleSource.inquiryId);
+      // Another tenant, another answer of the conversation: nothing.
+      expect(await store.findGapExample(newScope(), named)).toBeUndefined();
+      expect(await store.findGapExample(scope, { ...named, answerSeq: 4 })).toBeUndefined();
+      // Taken back: still found, no longer solved.
+      await store.recordFeedback(scope, feedback(answer, verdict('up', 2)));
+      expect((await store.findGapExample(scope, named))?.solved).toBe(false);
+      // Forgotten with its conversation (the delete route, the retention sweeper): gone.
+      await store.forgetConversation(scope, answer.conversationId);
+      expect(await store.findGapExample(scope, named)).toBeUndefined();
+    });
+
+    it('offers no draft from a solved example stored without its source', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answer = chat({
+        citedIssueIds: [],
+        gap: {
+          ...vpnTopic,
+          reason: 'weak_retrieval',
+          example: { text: 'VPN older row', ownerHash: 'owner-a' },
+        },
+      });
+      await store.recordChat(scope, answer);
+      await store.recordFeedback(
+        scope,
+        feedback(answer, verdict('up', 1, { helpfulTicketIds: ['INC-1'] })),
+      );
+      const [gap] = (await store.readInsights(scope, 30, now)).gaps;
+      expect(gap?.examples.map((example) => example.solved)).toEqual([true]);
+      expect(gap?.draftFrom).toBeUndefined();
+      expect(
+        await store.findGapExample(scope, {
+          conversationId: answer.conversationId,
+          answerSeq: answer.answerSeq,
+        }),
+      ).toBeUndefined();
     });
 
     it('forgets a conversation: its examples and solved inquiries go, the counts stay', async () => {

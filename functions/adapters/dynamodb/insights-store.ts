@@ -45,7 +45,9 @@ import type {
  * | `<tenant>#retrieved`   | `YYYY-MM-DD`                | the set of ticket ids retrieved that day    |
  * | `<tenant>#capture`     | `YYYY-MM-DD`                | drafts / published / syncsWaited            |
  * | `<tenant>#answer`      | `<conversationId>#<seq>`    | topic, counted verdict, draft marks         |
- * | `<tenant>#example`     | `<conversationId>#<seq>`    | a gap example: scrubbed text, owner's hash  |
+ * | `<tenant>#example`     | `<conversationId>#<seq>`    | a gap example: scrubbed text, owner's hash, |
+ * |                        |                             | its owner's user id and inquiry (the lead's |
+ * |                        |                             | draft; never in the page's body)            |
  * | `<tenant>#solved`      | `<conversationId>#<seq>`    | a solved inquiry: scrubbed text → tickets   |
  * | `<tenant>#eval`        | `latest`                    | the last feedback-eval run                  |
  *
@@ -313,6 +315,23 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
         .map((row) => ({ text: row.text, issueIds: row.issueIds, day: row.day }));
     },
 
+    async findGapExample(scope, example) {
+      const found = await documents.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: {
+            pk: pk(scope, 'example'),
+            sk: answerKey(example.conversationId, example.answerSeq),
+          },
+          // The solved flag follows the latest verdict, written a moment before the lead's click.
+          ConsistentRead: true,
+        }),
+      );
+      const row = found.Item ? toExampleRow(found.Item) : undefined;
+      if (!row?.source) return undefined;
+      return { ...example, ...row.source, solved: row.solved === true };
+    },
+
     async recordEvaluationRun(scope, run) {
       await documents.send(
         new PutCommand({
@@ -396,6 +415,13 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
           topicKey: gap.topicKey,
           text: gap.example.text,
           ownerHash: gap.example.ownerHash,
+          // For a lead's knowledge draft of the example; never read into the page's body.
+          ...(gap.example.source
+            ? {
+                ownerUserId: gap.example.source.ownerUserId,
+                inquiryId: gap.example.source.inquiryId,
+              }
+            : {}),
           expiresAt: textExpiry(),
         },
       }),
@@ -500,6 +526,9 @@ function toExampleRow(item: Record<string, unknown>): ExampleRow {
     text: String(item.text),
     ownerHash: String(item.ownerHash),
     ...(item.solved === true ? { solved: true } : {}),
+    ...(typeof item.ownerUserId === 'string' && typeof item.inquiryId === 'string'
+      ? { source: { ownerUserId: item.ownerUserId, inquiryId: item.inquiryId } }
+      : {}),
   };
 }
 

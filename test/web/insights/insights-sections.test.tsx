@@ -1,7 +1,9 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { type Insights, insightsSchema } from '../../../functions/contract/insights.js';
+import type { Caller } from '../../../functions/contract/knowledge.js';
 import { createI18n, I18nContext } from '../../../web/src/i18n/i18n-context.js';
+import { GapDraftContext } from '../../../web/src/insights/gap-knowledge-draft.js';
 import { useInsightsText } from '../../../web/src/insights/insights-messages.js';
 import { InsightsSections } from '../../../web/src/insights/insights-sections.js';
 
@@ -93,7 +95,7 @@ const body: Insights = insightsSchema.parse({
           solved: true,
         },
       ],
-      draftFrom: { exampleId: '01JCONV#2' },
+      draftFrom: { exampleId: '01JZZZZZZZZZZZZZZZZZZZZZZZ-2' },
     },
   ],
   helped: {
@@ -110,10 +112,23 @@ function Sections({ insights }: { insights: Insights }) {
   return <InsightsSections insights={insights} text={useInsightsText()} />;
 }
 
-const render = (insights: Insights, locale: 'ja' | 'en' = 'ja') =>
+/** The page's sections; with `caller`, as `GET /api/me` answered that lead. */
+const render = (
+  insights: Insights,
+  locale: 'ja' | 'en' = 'ja',
+  caller?: Pick<Caller, 'canPublishKnowledge'>,
+) =>
   renderToStaticMarkup(
     <I18nContext.Provider value={createI18n(locale)}>
-      <Sections insights={insights} />
+      <GapDraftContext.Provider
+        value={{
+          apiBase: '/api',
+          apiFetch: fetch,
+          ...(caller ? { caller: { userId: 'lead', canViewInsights: true, ...caller } } : {}),
+        }}
+      >
+        <Sections insights={insights} />
+      </GapDraftContext.Provider>
     </I18nContext.Provider>,
   );
 
@@ -130,10 +145,26 @@ describe('the insights sections', () => {
     expect(html).toContain('検索が弱い 1 · 👎 3');
   });
 
-  it('offers no draft link from a gap while no route drafts from one (none rather than a dead link)', () => {
-    const gaps =
-      render(body).split('id="insights-gaps"')[1]?.split('id="insights-helped"')[0] ?? '';
-    expect(gaps).not.toContain('<a');
+  it('offers an editor a labelled button to draft knowledge from a gap’s solved example, a lead who is not one a note', () => {
+    const gapsOf = (html: string) =>
+      html.split('id="insights-gaps"')[1]?.split('id="insights-helped"')[0] ?? '';
+    const asEditor = gapsOf(render(body, 'ja', { canPublishKnowledge: true }));
+    expect(asEditor).toContain(
+      '<button type="button" class="button button--small" aria-haspopup="dialog" aria-label="この事例からナレッジを作成: ネットワーク · vpn / 切断">この事例からナレッジを作成</button>',
+    );
+    expect(gapsOf(render(body, 'en', { canPublishKnowledge: true }))).toContain(
+      'aria-label="Draft knowledge from this example: ネットワーク · vpn / 切断">Draft knowledge from this example</button>',
+    );
+    const notAnEditor = gapsOf(render(body, 'ja', { canPublishKnowledge: false }));
+    expect(notAnEditor).not.toContain('<button');
+    expect(notAnEditor).toContain('ナレッジの作成はナレッジ編集者だけができます');
+    // Without a solved example (`draftFrom`), or before GET /api/me answered: nothing.
+    const [gap] = body.gaps;
+    const unsolved = { ...body, gaps: [{ ...gap, draftFrom: undefined }] } as Insights;
+    expect(gapsOf(render(unsolved, 'ja', { canPublishKnowledge: true }))).not.toContain(
+      'ナレッジを作成',
+    );
+    expect(gapsOf(render(body))).not.toContain('ナレッジを作成');
   });
 
   it('gives every chart a spoken summary and its figures as a table', () => {

@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useReducer } from 'react';
+import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { PublishKnowledgeResponse } from '../../../functions/contract/knowledge.js';
 import { ApiError } from '../api/api-error.js';
 import {
   type DraftFailure,
@@ -8,7 +10,25 @@ import {
   ticketDraftReducer,
 } from '../knowledge/ticket-draft-reducer.js';
 import type { ValidTicketDraft } from '../knowledge/validate-ticket-draft.js';
-import type { KnowledgeCapture } from './use-knowledge-capture.js';
+
+/**
+ * Where one knowledge draft comes from and goes to: a staff member's own inquiry (the chat's
+ * "Save as knowledge", ADR 0011) or a lead's solved gap example (the insights page, ADR 0022).
+ * The form is the same; only the routes and what follows a publish differ.
+ */
+export interface TicketDraftTarget {
+  /** Streams the draft into `onEvent`; rejects with `ApiError` when refused before the stream. */
+  draft(options: {
+    readonly signal: AbortSignal;
+    readonly onEvent: (event: ChatEvent) => void;
+  }): Promise<void>;
+  /** Publishes the validated ticket: `201 { issueId, ingestion, … }`, else an `ApiError`. */
+  publish(ticket: ValidTicketDraft): Promise<PublishKnowledgeResponse>;
+  /** After a 201, before the form closes. */
+  published(ticket: ValidTicketDraft, response: PublishKnowledgeResponse): void;
+  /** The server says the inquiry is published already (409, to the draft or the publish). */
+  alreadyPublished(): void;
+}
 
 export interface TicketDraft {
   readonly state: TicketDraftState;
@@ -18,42 +38,35 @@ export interface TicketDraft {
 }
 
 /**
- * One "Save as knowledge" form: requests the draft when it mounts and streams it into the form;
- * unmounting (Cancel, Escape, publish) aborts a draft still arriving.
+ * One knowledge form: requests the draft when it mounts (and when `target.draft` changes: keep it
+ * stable) and streams it into the form; unmounting (Cancel, Escape, publish) aborts a draft
+ * still arriving.
  */
-export function useTicketDraft(
-  capture: KnowledgeCapture,
-  conversationId: string,
-  inquiryId: string,
-  onPublished: () => void,
-): TicketDraft {
+export function useTicketDraft(target: TicketDraftTarget, onPublished: () => void): TicketDraft {
   const [state, dispatch] = useReducer(ticketDraftReducer, initialTicketDraftState);
-  const { api } = capture;
+  const { draft, publish: send, published, alreadyPublished } = target;
 
   useEffect(() => {
     const controller = new AbortController();
-    api
-      .draft(conversationId, inquiryId, {
-        signal: controller.signal,
-        onEvent: (event) => dispatch({ type: 'event', event }),
-      })
-      .then(
-        () => dispatch({ type: 'stream_ended' }),
-        (error: unknown) => {
-          if (controller.signal.aborted) return;
-          dispatch({ type: 'stream_failed', failure: toDraftFailure(error) });
-        },
-      );
+    draft({
+      signal: controller.signal,
+      onEvent: (event) => dispatch({ type: 'event', event }),
+    }).then(
+      () => dispatch({ type: 'stream_ended' }),
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        dispatch({ type: 'stream_failed', failure: toDraftFailure(error) });
+      },
+    );
     return () => controller.abort();
-  }, [api, conversationId, inquiryId]);
+  }, [draft]);
 
-  const { published, alreadyPublished } = capture;
   const publish = useCallback(
     (ticket: ValidTicketDraft) => {
       dispatch({ type: 'publish_started' });
-      api.publish({ conversationId, inquiryId, ...ticket }).then(
+      send(ticket).then(
         (response) => {
-          published(inquiryId, ticket, response);
+          published(ticket, response);
           onPublished();
         },
         (error: unknown) => {
@@ -64,7 +77,7 @@ export function useTicketDraft(
         },
       );
     },
-    [api, conversationId, inquiryId, published, alreadyPublished, onPublished],
+    [send, published, alreadyPublished, onPublished],
   );
 
   // A refusal before the stream may also say the inquiry is published already.

@@ -1,6 +1,7 @@
-import { useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
-import { useKnowledgeCaptureContext } from '../app/use-knowledge-capture.js';
+import { type KnowledgeCapture, useKnowledgeCaptureContext } from '../app/use-knowledge-capture.js';
+import type { TicketDraftTarget } from '../app/use-ticket-draft.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { KnowledgeDraftPanel } from './knowledge-draft-panel.js';
 import { LinkWarningList } from './link-warning-list.js';
@@ -66,7 +67,7 @@ export function KnowledgeActions({ inquiryId, published, canSave }: KnowledgeAct
       )}
       {open && conversationId && (
         // Stays open when a 409 reload reveals the inquiry's ticket, to say which one it is.
-        <KnowledgeDraftPanel
+        <InquiryDraftPanel
           capture={capture}
           conversationId={conversationId}
           inquiryId={inquiryId}
@@ -78,8 +79,47 @@ export function KnowledgeActions({ inquiryId, published, canSave }: KnowledgeAct
   );
 }
 
+/** The draft form bound to this staff member's own inquiry (ADR 0011's routes). */
+function InquiryDraftPanel({
+  capture,
+  conversationId,
+  inquiryId,
+  existing,
+  onClose,
+}: {
+  readonly capture: KnowledgeCapture;
+  readonly conversationId: string;
+  readonly inquiryId: string;
+  readonly existing?: PublishedKnowledge;
+  readonly onClose: (published: boolean) => void;
+}) {
+  const { api, published, alreadyPublished } = capture;
+  const draft = useCallback<TicketDraftTarget['draft']>(
+    (options) => api.draft(conversationId, inquiryId, options),
+    [api, conversationId, inquiryId],
+  );
+  const target = useMemo<TicketDraftTarget>(
+    () => ({
+      draft,
+      publish: (ticket) => api.publish({ conversationId, inquiryId, ...ticket }),
+      published: (ticket, response) => published(inquiryId, ticket, response),
+      alreadyPublished,
+    }),
+    [draft, api, conversationId, inquiryId, published, alreadyPublished],
+  );
+  return (
+    <KnowledgeDraftPanel
+      target={target}
+      allowedLinkDomains={capture.allowedLinkDomains}
+      ticketCategories={capture.ticketCategories}
+      existing={existing}
+      onClose={onClose}
+    />
+  );
+}
+
 /** The 201's `unverifiedLinks`: published, and these links stay out of what requesters receive. */
-function PublishedLinksNote({ links }: { links: readonly string[] | undefined }) {
+export function PublishedLinksNote({ links }: { links: readonly string[] | undefined }) {
   const { t } = useI18n();
   if (!links || links.length === 0) return null;
   return (
@@ -91,7 +131,7 @@ function PublishedLinksNote({ links }: { links: readonly string[] | undefined })
 }
 
 /** The 201's `personalDataRemoved`: what the publish scrub took out again, counted per kind. */
-function PublishedPersonalDataNote({
+export function PublishedPersonalDataNote({
   removed,
 }: {
   removed: Readonly<Record<string, number>> | undefined;

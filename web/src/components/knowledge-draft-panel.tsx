@@ -7,8 +7,7 @@ import {
   MAX_SUBJECT_LENGTH,
   type PublishedKnowledge,
 } from '../../../functions/contract/knowledge.js';
-import type { KnowledgeCapture } from '../app/use-knowledge-capture.js';
-import { useTicketDraft } from '../app/use-ticket-draft.js';
+import { type TicketDraftTarget, useTicketDraft } from '../app/use-ticket-draft.js';
 import { describeError } from '../errors/describe-error.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Locale, MessageKey } from '../i18n/messages.js';
@@ -25,9 +24,12 @@ import {
 import { LinkWarningList } from './link-warning-list.js';
 
 interface KnowledgeDraftPanelProps {
-  readonly capture: KnowledgeCapture;
-  readonly conversationId: string;
-  readonly inquiryId: string;
+  /** The routes the draft comes from and goes to (keep it stable while the panel is open). */
+  readonly target: TicketDraftTarget;
+  /** Domains links may point to (`GET /api/me`): the form warns about others. */
+  readonly allowedLinkDomains?: readonly string[];
+  /** The categories a ticket may take (`GET /api/me`); empty or absent: any. */
+  readonly ticketCategories?: readonly string[];
   /** The inquiry's ticket, if the conversation already lists one (after a 409 reload). */
   readonly existing?: PublishedKnowledge;
   /** Cancel, Escape or a successful publish; `published` tells which. */
@@ -47,20 +49,19 @@ const problemText: Record<DraftProblem, MessageKey> = {
 /**
  * "Save as knowledge": a modal dialog in which the model's ticket draft streams into the fields
  * (subject and inquiry growing, resolution steps appearing one by one), then staff edit and
- * publish it. The native `<dialog>` keeps focus inside and closes on Escape; closing it while the
+ * publish it — from the chat (their own inquiry) or the insights page (a lead, from a gap's
+ * solved example), by `target`. The native `<dialog>` keeps focus inside and closes on Escape; closing it while the
  * draft still streams aborts the request.
  */
 export function KnowledgeDraftPanel({
-  capture,
-  conversationId,
-  inquiryId,
+  target,
+  allowedLinkDomains,
+  ticketCategories,
   existing,
   onClose,
 }: KnowledgeDraftPanelProps) {
   const { t, locale } = useI18n();
-  const { state, dispatch, publish } = useTicketDraft(capture, conversationId, inquiryId, () =>
-    onClose(true),
-  );
+  const { state, dispatch, publish } = useTicketDraft(target, () => onClose(true));
   const dialog = useRef<HTMLDialogElement>(null);
   const subjectInput = useRef<HTMLInputElement>(null);
   const id = useId();
@@ -77,7 +78,7 @@ export function KnowledgeDraftPanel({
 
   const { phase, fields } = state;
   const editable = phase === 'editing';
-  const categories = capture.ticketCategories ?? [];
+  const categories = ticketCategories ?? [];
   const check = validateTicketDraft(fields, categories);
   const problems: DraftProblems = checked && !check.ok ? check.problems : {};
   const serverProblem = serverFieldProblem(state.publishFailure);
@@ -105,7 +106,7 @@ export function KnowledgeDraftPanel({
   const inquiryError = fieldError('inquiry', maxOf.inquiry);
   const resolutionError = fieldError('resolution', maxOf.steps);
   const steps = fields.resolution;
-  const unverifiedLinks = findDraftLinkWarnings(fields, capture.allowedLinkDomains);
+  const unverifiedLinks = findDraftLinkWarnings(fields, allowedLinkDomains);
   const scrubPlaceholders = findScrubPlaceholders(fields);
 
   return (

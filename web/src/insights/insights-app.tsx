@@ -5,13 +5,16 @@ import {
   type InsightsWindow,
   insightsSchema,
 } from '../../../functions/contract/insights.js';
+import type { Caller } from '../../../functions/contract/knowledge.js';
 import { ApiError, callApi } from '../api/api-error.js';
 import { createApiFetch } from '../api/create-api-fetch.js';
+import { createKnowledgeApi } from '../api/create-knowledge-api.js';
 import { CHAT_PATH } from '../app/app-page.js';
 import type { AuthSession } from '../auth/auth-session.js';
 import { LanguageSwitcher } from '../components/language-switcher.js';
 import { describeError, isRetryableFailure } from '../errors/describe-error.js';
 import type { Locale } from '../i18n/messages.js';
+import { GapDraftContext, type GapDraftContextValue } from './gap-knowledge-draft.js';
 import { useInsightsText } from './insights-messages.js';
 import { InsightsSections } from './insights-sections.js';
 import './insights.css';
@@ -41,10 +44,9 @@ export default function InsightsApp({
   onLocaleChange,
 }: InsightsAppProps) {
   const text = useInsightsText();
-  const api = useMemo(
-    () => createInsightsApi(apiBase, createApiFetch(session)),
-    [apiBase, session],
-  );
+  const apiFetch = useMemo(() => createApiFetch(session), [session]);
+  const api = useMemo(() => createInsightsApi(apiBase, apiFetch), [apiBase, apiFetch]);
+  const gapDraft = useGapDraftContext(apiBase, apiFetch);
   // A new object for every read, so "load again" asks again for the same window.
   const [read, setRead] = useState<{ readonly days: InsightsWindow }>({ days: 30 });
   const { days } = read;
@@ -115,13 +117,40 @@ export default function InsightsApp({
             {state.name === 'loading' ? (
               <p role="status">{text.t('loading')}</p>
             ) : (
-              <InsightsSections insights={state.insights} text={text} />
+              <GapDraftContext.Provider value={gapDraft}>
+                <InsightsSections insights={state.insights} text={text} />
+              </GapDraftContext.Provider>
             )}
           </>
         )}
       </main>
     </div>
   );
+}
+
+/**
+ * What the gaps' "draft knowledge" buttons need: the API and `GET /api/me` (whether the lead is
+ * also a knowledge editor, the form's categories and link allow-list). A failed `GET /api/me`
+ * leaves the buttons out; the figures still show.
+ */
+function useGapDraftContext(apiBase: string, apiFetch: typeof fetch): GapDraftContextValue {
+  const [caller, setCaller] = useState<Caller>();
+  useEffect(() => {
+    let current = true;
+    createKnowledgeApi(apiBase, apiFetch)
+      .caller()
+      .then(
+        (answer) => {
+          if (current) setCaller(answer);
+        },
+        (error: unknown) =>
+          console.warn('GET /api/me failed; no knowledge drafts from gaps', error),
+      );
+    return () => {
+      current = false;
+    };
+  }, [apiBase, apiFetch]);
+  return useMemo(() => ({ apiBase, apiFetch, caller }), [apiBase, apiFetch, caller]);
 }
 
 /** A refused or failed read: the 403 for non-leads, anything else with "load again" where it helps. */

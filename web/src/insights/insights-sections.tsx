@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { Insights, KnowledgeGap, TicketUse } from '../../../functions/contract/insights.js';
 import { formatIssueId } from '../../../functions/contract/ticket-references.js';
+import { GapDraftAction } from './gap-knowledge-draft.js';
 import { DailyBarChart, DailyShareChart, ShareBar, TrendMark } from './insights-charts.js';
 import type { InsightsText } from './insights-messages.js';
 
@@ -152,9 +153,6 @@ function GapsSection({
       ) : (
         <ol className="insights-gaps">
           {gaps.map((gap) => (
-            // No "draft knowledge" link yet: drafting runs on the asker's own conversation
-            // (ADR 0011) and no route drafts from a gap's example for a lead; `draftFrom` waits
-            // for that route rather than becoming a link that would be refused.
             <li key={gap.topicKey} className="insights-gap">
               <div className="insights-gap__header">
                 <h3 className="insights-gap__topic">{topicName(gap, text)}</h3>
@@ -189,6 +187,13 @@ function GapsSection({
                     </li>
                   ))}
                 </ul>
+              )}
+              {gap.draftFrom && (
+                <GapDraftAction
+                  exampleId={gap.draftFrom.exampleId}
+                  topic={topicName(gap, text)}
+                  text={text}
+                />
               )}
             </li>
           ))}
