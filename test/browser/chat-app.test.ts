@@ -515,5 +515,7 @@ describe('the chat web app against the local stack', () => {
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: `${SCREENSHOTS}/mobile-360.png` });
+    // Reflowed, every target still reachable and labelled (WCAG 2.2 target size included).
+    await expectAccessible(page, 'a complete answer at 360 px wide');
   }, 60_000);
 });
