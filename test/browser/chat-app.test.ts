@@ -14,6 +14,7 @@ import {
   waitForAdvice,
   waitForAnswer,
 } from './support/chat-actions.js';
+import { expectAccessible } from './support/expect-accessible.js';
 import { startStreamRecording } from './support/record-stream.js';
 import { longAnswer } from './support/scripted-answer.js';
 
@@ -142,6 +143,13 @@ describe('the chat web app against the local stack', () => {
     await waitForAnswer(page, 1);
     const options = page.locator('.clarification__options button');
     expect(await options.count()).toBeGreaterThan(1);
+    // The options are a group named by the question, so each one is heard with what it answers.
+    const question =
+      (await page.locator('.bubble--assistant .clarification__question').textContent()) ?? '';
+    expect(question).not.toBe('');
+    await expect(
+      page.getByRole('group', { name: question }).getByRole('button').count(),
+    ).resolves.toBe(await options.count());
     await page.screenshot({ path: `${SCREENSHOTS}/clarification.png` });
     const option = (await options.first().textContent()) ?? '';
     await options.first().click();
@@ -300,6 +308,7 @@ describe('the chat web app against the local stack', () => {
     await page.getByLabel('言語').selectOption('en');
     await page.getByRole('button', { name: 'New conversation' }).waitFor();
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+    await expectAccessible(page, 'the chat with a complete answer, in English');
     await page.getByLabel('Language').selectOption('ja');
 
     await page.locator('.conversation-item').first().getByRole('button', { name: '削除' }).click();
@@ -506,5 +515,7 @@ describe('the chat web app against the local stack', () => {
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: `${SCREENSHOTS}/mobile-360.png` });
+    // Reflowed, every target still reachable and labelled (WCAG 2.2 target size included).
+    await expectAccessible(page, 'a complete answer at 360 px wide');
   }, 60_000);
 });

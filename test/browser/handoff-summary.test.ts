@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
 import { ask, WAIT_MS, waitForAnswer } from './support/chat-actions.js';
+import { expectAccessible } from './support/expect-accessible.js';
 
 const { open } = registerBrowserHarness();
 
@@ -40,6 +41,10 @@ describe('the hand-off summary in the web app', () => {
     const requests = countHandoffRequests(page);
     await ask(page, 'Windows 11 のノートPCで自宅からVPNにつながらない');
     expect(await waitForAnswer(page, 1)).toBe('complete');
+    await expect(page.locator('.bubble--assistant .ticket-card').count()).resolves.toBeGreaterThan(
+      0,
+    );
+    await expectAccessible(page, 'a complete answer: advice, ticket cards, e-mail draft, to-dos');
 
     await page.getByRole('button', { name: HANDOFF }).click();
     const dialog = page.getByRole('dialog', { name: HANDOFF });
@@ -57,6 +62,7 @@ describe('the hand-off summary in the web app', () => {
       { timeout: WAIT_MS },
     );
     await waitForEditableSummary(page);
+    await expectAccessible(page, 'the hand-off summary panel of a solved inquiry');
     await expect(symptom.inputValue()).resolves.toContain('VPNにつながらない');
     await expect(dialog.getByRole('textbox', { name: '環境' }).inputValue()).resolves.toContain(
       'Windows 11',
@@ -111,6 +117,7 @@ describe('the hand-off summary in the web app', () => {
     const { page } = await open('browser-handoff-unsolved');
     await ask(page, 'ログインできない');
     expect(await waitForAnswer(page, 1)).toBe('complete');
+    await expectAccessible(page, 'a clarification with its options');
     const question = await page
       .locator('.bubble--assistant .clarification__question')
       .first()
@@ -122,6 +129,7 @@ describe('the hand-off summary in the web app', () => {
     await dialog.waitFor({ timeout: WAIT_MS });
     await waitForEditableSummary(page);
     await dialog.getByText('この問い合わせは未解決です。').waitFor({ timeout: WAIT_MS });
+    await expectAccessible(page, 'the hand-off summary panel of an unsolved inquiry');
     const openQuestions = await dialog
       .getByRole('textbox', { name: '未解決の確認事項' })
       .inputValue();

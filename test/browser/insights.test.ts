@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
 import { ask, WAIT_MS, waitForAnswer } from './support/chat-actions.js';
+import { expectAccessible } from './support/expect-accessible.js';
 
 // One lead; everyone else is staff. The stack records insights where chats and feedback happen;
 // every retrieval counts as weak (INSIGHTS_GAP_SCORE 1), so each inquiry is a gap with its
@@ -76,6 +77,7 @@ describe('the insights page', () => {
     const gapBubble = await answered(page, gapInquiry, 1);
     await gapBubble.getByRole('button', { name: '役に立たなかった', exact: true }).click();
     await gapBubble.getByRole('radio', { name: '関係のないチケット' }).check();
+    await expectAccessible(page, 'the 👎 rating with its reasons open');
     await gapBubble.getByRole('button', { name: '評価を送信' }).click();
     await page.waitForFunction(
       () =>
@@ -125,6 +127,7 @@ describe('the insights page', () => {
     await page.getByRole('region', { name: 'ナレッジ化' }).waitFor();
     await page.getByRole('region', { name: /検索の評価/ }).waitFor();
     await page.screenshot({ path: `${SCREENSHOTS}/insights.png`, fullPage: true });
+    await expectAccessible(page, 'the insights page of a lead');
 
     // 4. The 90-day window: one bar per day, the choice shown as pressed.
     await page.getByRole('button', { name: '直近 90 日' }).click();
@@ -143,6 +146,7 @@ describe('the insights page', () => {
     await page.getByRole('heading', { name: 'Service-desk insights' }).waitFor();
     await page.getByRole('region', { name: 'Knowledge gaps' }).waitFor();
     expect(await figure(page, 'Replies', 'Acceptance rate')).toBe('50%1 of 2');
+    await expectAccessible(page, 'the insights page of a lead, in English');
   }, 180_000);
 
   it('shows staff no link, and the page itself says it is only for service-desk leads', async () => {
@@ -158,6 +162,7 @@ describe('the insights page', () => {
     await expect(page.getByRole('region', { name: '利用状況' }).count()).resolves.toBe(0);
     // No "load again": a 403 does not change by asking again.
     await expect(page.getByRole('button', { name: 'もう一度読み込む' }).count()).resolves.toBe(0);
+    await expectAccessible(page, 'the insights page refusing a non-lead');
     await page.screenshot({ path: `${SCREENSHOTS}/insights-not-a-lead.png` });
   }, 90_000);
 });

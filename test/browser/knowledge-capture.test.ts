@@ -11,6 +11,7 @@ import {
   WAIT_MS,
   waitForAnswer,
 } from './support/chat-actions.js';
+import { expectAccessible } from './support/expect-accessible.js';
 
 const { open, bedrock } = registerBrowserHarness();
 
@@ -57,6 +58,7 @@ describe('knowledge capture in the web app', () => {
     await waitForEditableDraft(page);
     await expect(subject.inputValue()).resolves.not.toBe('');
     await expect(dialog.locator('.knowledge-steps__item').count()).resolves.toBeGreaterThan(0);
+    await expectAccessible(page, 'the knowledge draft dialog, editable');
 
     // Staff make it their own: a distinctive subject, summary and step, and a category.
     await subject.fill(`${PRODUCT} でカードが詰まる`);
@@ -72,6 +74,7 @@ describe('knowledge capture in the web app', () => {
     const steps = await dialog.locator('.knowledge-steps__item').count();
     await dialog.getByRole('button', { name: '公開' }).click();
     await dialog.getByText('入力してください').waitFor({ timeout: WAIT_MS });
+    await expectAccessible(page, 'the knowledge draft dialog with an empty step refused');
     await dialog.getByRole('button', { name: `手順 ${steps} を削除` }).click();
     await expect(
       dialog.getByRole('checkbox', { name: '限定（回答に表示しない）' }).isChecked(),

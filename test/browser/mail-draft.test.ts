@@ -11,6 +11,7 @@ import {
   WAIT_MS,
   waitForAnswer,
 } from './support/chat-actions.js';
+import { expectAccessible } from './support/expect-accessible.js';
 
 const { open, bedrock, storedConversation } = registerBrowserHarness();
 
@@ -70,6 +71,7 @@ describe('the e-mail draft in the web app', () => {
     const body = draft.locator('.mail-draft__body');
     const original = (await body.textContent()) ?? '';
     expect(original).toBe(ORIGINAL_DRAFT);
+    await expectAccessible(page, 'an answer with its e-mail draft in view mode');
 
     // Edit in place: the labelled editor opens focused, Esc cancels, Save stores version 2.
     const edit = draft.getByRole('button', { name: 'メール下書きを編集' });
@@ -79,6 +81,7 @@ describe('the e-mail draft in the web app', () => {
     await expect(editor.evaluate((element) => element === document.activeElement)).resolves.toBe(
       true,
     );
+    await expectAccessible(page, 'the e-mail draft in edit mode');
     await page.keyboard.press('Escape');
     await expect(editor.count()).resolves.toBe(0);
     await expect(edit.evaluate((element) => element === document.activeElement)).resolves.toBe(
@@ -119,6 +122,7 @@ describe('the e-mail draft in the web app', () => {
     await waitForCounter(draft, '4/4');
     await expect(body.textContent()).resolves.toBe(numberedDraft);
     await page.screenshot({ path: `${SCREENSHOTS}/mail-draft-versions.png` });
+    await expectAccessible(page, 'the e-mail draft at its latest refined version (4/4)');
 
     // Browse with ‹ ›: the original is version 1, unchanged.
     const previous = draft.getByRole('button', { name: 'メール下書きの前の版' });
@@ -128,6 +132,7 @@ describe('the e-mail draft in the web app', () => {
     }
     await expect(body.textContent()).resolves.toBe(original);
     await expect(previous.isDisabled()).resolves.toBe(true);
+    await expectAccessible(page, 'the e-mail draft browsed back to its original (1/4)');
     await expect(draft.locator('.mail-draft__origin').textContent()).resolves.toBe('元の下書き');
     await pressWithKeyboard(draft.getByRole('button', { name: 'メール下書きの次の版' }));
     await waitForCounter(draft, '2/4');

@@ -27,6 +27,7 @@ export function ClarificationPanel({
   const { t } = useI18n();
   const [other, setOther] = useState('');
   const inputId = useId();
+  const questionId = useId();
   const submitOther = (event: FormEvent) => {
     event.preventDefault();
     if (userTextProblem(other) !== undefined) return;
@@ -35,9 +36,17 @@ export function ClarificationPanel({
   };
   return (
     <section className="clarification">
-      {question && <p className="clarification__question">{question}</p>}
+      {question && (
+        <p id={questionId} className="clarification__question">
+          {question}
+        </p>
+      )}
       {active && <p className="clarification__hint">{t('clarificationHint')}</p>}
-      <div className="clarification__options">
+      {/* A group named by the question: a screen reader tabbing to an option hears what it answers. */}
+      <fieldset
+        className="clarification__options"
+        aria-labelledby={question ? questionId : undefined}
+      >
         {options.map((option) => (
           <button
             key={option}
@@ -49,7 +58,7 @@ export function ClarificationPanel({
             {option}
           </button>
         ))}
-      </div>
+      </fieldset>
       {active && (
         <form className="clarification__other" onSubmit={submitOther}>
           <label htmlFor={inputId} className="visually-hidden">
