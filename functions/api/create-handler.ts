@@ -239,6 +239,7 @@ export function createApi(
     insights: createInsightsRoutes({
       insights: insightsStore ?? withoutInsightsStore,
       now: overrides.now ?? (() => new Date()),
+      examplesKept: config.INSIGHTS_EXAMPLES,
     }),
     handoff: createHandoffRoute({
       store,

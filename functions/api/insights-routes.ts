@@ -6,6 +6,8 @@ export interface InsightsRouteDependencies {
   /** The aggregates kept where events happen (ADR 0022); the route only reads them. */
   readonly insights: Pick<InsightsStore, 'readInsights'>;
   readonly now: () => Date;
+  /** Whether this deployment keeps gap examples (`INSIGHTS_EXAMPLES`). @default true */
+  readonly examplesKept?: boolean;
 }
 
 /**
@@ -38,7 +40,10 @@ export function createInsightsRoutes(dependencies: InsightsRouteDependencies) {
       );
       // Parsed on the way out: the contract's objects drop any key they do not declare, so
       // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.
-      const body: Insights = insightsSchema.parse(insights);
+      const body: Insights = insightsSchema.parse({
+        ...insights,
+        examplesKept: dependencies.examplesKept ?? true,
+      });
       return jsonResponse(200, body, { 'cache-control': 'private, no-store' });
     },
   };

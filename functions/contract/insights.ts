@@ -129,6 +129,12 @@ export type RepliesDay = z.infer<typeof repliesDaySchema>;
 export const insightsSchema = z.object({
   generatedAt: z.string(),
   days: z.union([z.literal(30), z.literal(90)]),
+  /**
+   * False when the deployment keeps no gap examples (`insightsExamples: false`): a gap without
+   * examples then says so, instead of looking like one that has none (a gap only a 👎 made keeps
+   * no inquiry text: examples are kept when the chat itself was a gap). Absent: kept.
+   */
+  examplesKept: z.boolean().optional(),
   activity: z.object({
     /** Oldest first, one entry per day of the window. */
     perDay: z.array(activityDaySchema),

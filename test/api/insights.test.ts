@@ -75,6 +75,7 @@ describe('GET /api/insights', () => {
     expect(body.generatedAt).toBe(now.toISOString());
     expect(body.activity.perDay).toHaveLength(30);
     expect(body.activity.perDay.at(-1)?.day).toBe('2026-12-02');
+    expect(body.examplesKept).toBe(true);
 
     const ninety = await api.call('GET', '/api/insights?days=90', undefined, { user: 'lead' });
     expect(ninety.status).toBe(200);
@@ -107,6 +108,16 @@ describe('GET /api/insights', () => {
       },
     ]);
     expect(response.text).not.toContain('よそのテナント');
+  });
+
+  it('says when the deployment keeps no gap examples (INSIGHTS_EXAMPLES=false)', async () => {
+    const response = await apiWith({ INSIGHTS_EXAMPLES: 'false' }).call(
+      'GET',
+      '/api/insights',
+      undefined,
+      { user: 'lead' },
+    );
+    expect(insightsSchema.parse(response.json).examplesKept).toBe(false);
   });
 
   it('passes only what the contract declares: a key a store adds never reaches the page', async () => {

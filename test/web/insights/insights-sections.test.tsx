@@ -145,6 +145,19 @@ describe('the insights sections', () => {
     expect(html).toContain('検索が弱い 1 · 👎 3');
   });
 
+  it('tells a gap without examples apart from a deployment that keeps none', () => {
+    const gapsOf = (html: string) =>
+      html.split('id="insights-gaps"')[1]?.split('id="insights-helped"')[0] ?? '';
+    const [gap] = body.gaps as [Insights['gaps'][number]];
+    const withoutExamples = { ...body, gaps: [{ ...gap, examples: [] }] };
+    const kept = gapsOf(render(withoutExamples));
+    expect(kept).toContain('例はありません');
+    expect(kept).not.toContain('例を表示しない設定');
+    const off = gapsOf(render({ ...withoutExamples, examplesKept: false }));
+    expect(off).toContain('この環境では例を表示しない設定です。');
+    expect(off).not.toContain('例はありません');
+  });
+
   it('offers an editor a labelled button to draft knowledge from a gap’s solved example, a lead who is not one a note', () => {
     const gapsOf = (html: string) =>
       html.split('id="insights-gaps"')[1]?.split('id="insights-helped"')[0] ?? '';

@@ -57,6 +57,8 @@ const ja = {
   reasonRatedDown: '👎',
   examples: '問い合わせの例',
   examplesOff: 'この環境では例を表示しない設定です。',
+  noExamples:
+    '例はありません。問い合わせ文は、検索が弱かった・チケットを引用しなかった回答のときだけ残します（👎 だけのギャップには残りません）。',
   askedBy: '依頼者 {hash}',
   solvedLater: '後で解決',
   uncategorized: '未分類',
@@ -159,6 +161,8 @@ const en = {
   reasonRatedDown: '👎',
   examples: 'Example inquiries',
   examplesOff: 'This deployment does not show examples.',
+  noExamples:
+    'No example inquiries: the text is kept only when the answer itself had weak retrieval or cited no ticket (not for a gap made by 👎 alone).',
   askedBy: 'asked by {hash}',
   solvedLater: 'solved later',
   uncategorized: 'Uncategorized',

@@ -23,7 +23,11 @@ export function InsightsSections({
   return (
     <>
       <ActivitySection activity={insights.activity} text={text} />
-      <GapsSection gaps={insights.gaps} text={text} />
+      <GapsSection
+        gaps={insights.gaps}
+        examplesKept={insights.examplesKept !== false}
+        text={text}
+      />
       <HelpedSection helped={insights.helped} text={text} />
       <CaptureSection capture={insights.capture} text={text} />
       <RepliesSection replies={insights.replies} text={text} />
@@ -140,9 +144,12 @@ const REASON_KEYS = {
 
 function GapsSection({
   gaps,
+  examplesKept,
   text,
 }: {
   readonly gaps: readonly KnowledgeGap[];
+  /** False: the deployment keeps no examples, so every gap says so. */
+  readonly examplesKept: boolean;
   readonly text: InsightsText;
 }) {
   return (
@@ -172,7 +179,9 @@ function GapsSection({
                   .join(' · ')}
               </p>
               {gap.examples.length === 0 ? (
-                <p className="insights-gap__no-examples">{text.t('examplesOff')}</p>
+                <p className="insights-gap__no-examples">
+                  {text.t(examplesKept ? 'noExamples' : 'examplesOff')}
+                </p>
               ) : (
                 <ul className="insights-gap__examples" aria-label={text.t('examples')}>
                   {gap.examples.map((example) => (
