@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsSchema } from '../../functions/contract/insights.js';
 import { DRAFT_TOOL_NAME } from '../../functions/contract/knowledge.js';
 import type { InsightsStore } from '../../functions/insights/ports.js';
-import type { KnowledgeDocuments } from '../../functions/knowledge/ports.js';
 import { authorHash } from '../../functions/knowledge/ticket-document.js';
 import type { RecordedConverseRequest } from '../../local/bedrock/recorded-requests.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
+import { createInMemoryKnowledgeDocuments } from '../support/in-memory-knowledge-documents.js';
 import {
   createInProcessApi,
   type InProcessChatApi,
@@ -28,19 +28,7 @@ const STAFF = 'staff-tanaka';
 const DAILY_LIMIT = 5_000_000;
 const budget = createInMemoryDailyBudget();
 const insights = createInMemoryInsightsStore();
-const written = new Map<string, string>();
-const documents: KnowledgeDocuments = {
-  async write(files) {
-    written.set(files.sidecarName, files.sidecar);
-    written.set(files.documentName, files.document);
-  },
-  async remove(files) {
-    written.delete(files.documentName);
-    written.delete(files.sidecarName);
-  },
-  startSync: async () => 'started',
-  uploadedCategories: async () => [],
-};
+const { documents, written } = createInMemoryKnowledgeDocuments();
 let nextIssueId = 900_500;
 
 let chat: InProcessChatApi;

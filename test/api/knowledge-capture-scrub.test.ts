@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { KnowledgeDocuments } from '../../functions/knowledge/ports.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,
@@ -8,6 +7,7 @@ import { eventsNamed } from '../support/chat-client.js';
 import { fakeRetriever, vpn } from '../support/chat-core-harness.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
+import { createInMemoryKnowledgeDocuments } from '../support/in-memory-knowledge-documents.js';
 import { createInProcessApi } from '../support/in-process-api.js';
 
 // Knowledge capture's personal-data scrub through the API function's own wiring, in process
@@ -19,24 +19,12 @@ import { createInProcessApi } from '../support/in-process-api.js';
 
 let bedrock: LocalBedrockServer;
 let api: ReturnType<typeof createInProcessApi>;
-const written = new Map<string, string>();
+const { documents, written } = createInMemoryKnowledgeDocuments();
 
 beforeAll(async () => {
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
   bedrock = await startLocalBedrockServer({ pacing: { minMs: 0, maxMs: 0 } });
-  const documents: KnowledgeDocuments = {
-    async write(files) {
-      written.set(files.sidecarName, files.sidecar);
-      written.set(files.documentName, files.document);
-    },
-    async remove(files) {
-      written.delete(files.documentName);
-      written.delete(files.sidecarName);
-    },
-    startSync: async () => 'started',
-    uploadedCategories: async () => [],
-  };
   let next = 900_000;
   api = createInProcessApi(
     {

@@ -67,29 +67,8 @@ export function DailyBarChart({
           );
         })}
       </svg>
-      <div className="insights-chart__range" aria-hidden="true">
-        <span>{values[0]?.day}</span>
-        <span>{values.at(-1)?.day}</span>
-      </div>
-      <details className="insights-chart__table">
-        <summary>{text.t('showTable')}</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{text.t('day')}</th>
-              <th scope="col">{label}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {values.map((entry) => (
-              <tr key={entry.day}>
-                <td>{entry.day}</td>
-                <td>{format(entry.value)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </details>
+      <DayRange values={values} />
+      <DayTable values={values} columns={[{ label, cell: (entry) => format(entry.value) }]} />
     </figure>
   );
 }
@@ -167,10 +146,7 @@ export function DailyShareChart({
           );
         })}
       </svg>
-      <div className="insights-chart__range" aria-hidden="true">
-        <span>{values[0]?.day}</span>
-        <span>{values.at(-1)?.day}</span>
-      </div>
+      <DayRange values={values} />
       <ul className="insights-chart__legend" aria-hidden="true">
         <li>
           <span className="insights-chart__swatch" />
@@ -181,28 +157,62 @@ export function DailyShareChart({
           {wholeLabel}
         </li>
       </ul>
-      <details className="insights-chart__table">
-        <summary>{text.t('showTable')}</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{text.t('day')}</th>
-              <th scope="col">{wholeLabel}</th>
-              <th scope="col">{partLabel}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {values.map((entry) => (
-              <tr key={entry.day}>
-                <td>{entry.day}</td>
-                <td>{format(entry.whole)}</td>
-                <td>{format(entry.part)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </details>
+      <DayTable
+        values={values}
+        columns={[
+          { label: wholeLabel, cell: (entry) => format(entry.whole) },
+          { label: partLabel, cell: (entry) => format(entry.part) },
+        ]}
+      />
     </figure>
+  );
+}
+
+/** The first and last day under a chart (what its left and right edges are). */
+function DayRange({ values }: { readonly values: readonly { readonly day: string }[] }) {
+  return (
+    <div className="insights-chart__range" aria-hidden="true">
+      <span>{values[0]?.day}</span>
+      <span>{values.at(-1)?.day}</span>
+    </div>
+  );
+}
+
+/** A chart's figures one click away: a row per day, a column per series. */
+function DayTable<Entry extends { readonly day: string }>({
+  values,
+  columns,
+}: {
+  readonly values: readonly Entry[];
+  readonly columns: readonly { readonly label: string; readonly cell: (entry: Entry) => string }[];
+}) {
+  const text = useInsightsText();
+  return (
+    <details className="insights-chart__table">
+      <summary>{text.t('showTable')}</summary>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{text.t('day')}</th>
+            {columns.map((column) => (
+              <th key={column.label} scope="col">
+                {column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {values.map((entry) => (
+            <tr key={entry.day}>
+              <td>{entry.day}</td>
+              {columns.map((column) => (
+                <td key={column.label}>{column.cell(entry)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
   );
 }
 
