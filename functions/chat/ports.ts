@@ -431,6 +431,12 @@ export interface ChatReport {
   readonly answerSeq?: number;
   /** Canonical issue ids of the answer's cards, in card order (insights, ADR 0022). */
   readonly citedIssueIds?: readonly string[];
+  /**
+   * The Knowledge Base's subject of each cited card's ticket, by issue id (insights' "what
+   * helped", ADR 0022): published ticket text, not the staff member's or the model's; the
+   * telemetry never logs it.
+   */
+  readonly citedSubjects?: Readonly<Record<string, string>>;
   /** The stored answer has a non-empty `mail_draft` staff can copy or send (insights, ADR 0023). */
   readonly hasMailDraft?: boolean;
   /** Issue ids retrieved for the inquiry, restricted ones removed, best first. */

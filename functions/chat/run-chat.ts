@@ -288,6 +288,7 @@ export async function streamChat(
       restricted,
     );
     const tickets = uniqueTickets([...referenced, ...similar]);
+    measured.offered = tickets;
 
     send({ event: 'progress', data: { step: 'generating' } });
     const { turns } = await loaded;
@@ -394,6 +395,8 @@ interface Measured {
   inquiryText?: string;
   /** What retrieval returned (restricted removed), best first. */
   retrieved?: readonly RetrievedTicket[];
+  /** Every ticket the model was given (referenced and retrieved): what a card can cite. */
+  offered?: readonly RetrievedTicket[];
   /** The stored assistant turn's seq. */
   answerSeq?: number;
 }
@@ -474,6 +477,7 @@ function insightFieldsOf(
   ChatReport,
   | 'answerSeq'
   | 'citedIssueIds'
+  | 'citedSubjects'
   | 'hasMailDraft'
   | 'retrievedIssueIds'
   | 'bestScore'
@@ -484,9 +488,21 @@ function insightFieldsOf(
     (best, ticket) => (best === undefined || ticket.score > best.score ? ticket : best),
     undefined,
   );
+  const citedIssueIds = measured.outcome?.answer.results?.map((card) => card.issue_id) ?? [];
+  // Grounding made each card's issue_id one of the offered tickets' ids exactly; the subject is
+  // the ticket's as the Knowledge Base holds it, not the card's model-written copy.
+  const subjectOf = new Map(
+    (measured.offered ?? retrieved).map((ticket) => [ticket.issueId, ticket.subject]),
+  );
+  const citedSubjects: Record<string, string> = {};
+  for (const issueId of citedIssueIds) {
+    const subject = subjectOf.get(issueId);
+    if (subject) citedSubjects[issueId] = subject;
+  }
   return {
     ...(measured.answerSeq !== undefined ? { answerSeq: measured.answerSeq } : {}),
-    citedIssueIds: measured.outcome?.answer.results?.map((card) => card.issue_id) ?? [],
+    citedIssueIds,
+    citedSubjects,
     // As the mail-draft routes decide `no_mail_draft`: an answer turn with a non-empty draft.
     hasMailDraft:
       measured.outcome?.answer.response_type === 'results' &&

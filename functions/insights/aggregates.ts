@@ -15,8 +15,9 @@ import type { ChatInsight, FeedbackInsight, GapExampleSource, MailDraftInsight }
 export type CounterGroup = 'day' | 'gap' | 'ticket-day' | 'capture';
 
 /**
- * One update of one counter item: numbers added (negative for a feedback verdict taken back)
- * and labels written only when the item has none yet (a topic's category and terms).
+ * One update of one counter item: numbers added (negative for a feedback verdict taken back),
+ * labels written only when the item has none yet (a topic's category and terms) and labels
+ * written every time (`latestLabels`: a ticket's subject, the newest write's wins).
  */
 export interface CounterIncrement {
   readonly group: CounterGroup;
@@ -24,6 +25,38 @@ export interface CounterIncrement {
   readonly key: string;
   readonly add: Readonly<Record<string, number>>;
   readonly labels?: Readonly<Record<string, string | readonly string[]>>;
+  /** Overwritten by each write (DynamoDB: a plain `SET`), so the newest one stands. */
+  readonly latestLabels?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The gap counter of inquiries a 👎 (`rated_down`) counts that their chat had already counted
+ * under `weak_retrieval` or `no_ticket_cited` (ADR 0022): a gap's count is its reasons minus
+ * this, so one inquiry counts once however many reasons it has. A row written before the
+ * counter existed has none and reads as the sum of its reasons (at most the old double count,
+ * never fewer inquiries than there were).
+ */
+export const GAP_ALREADY_COUNTED = 'ratedDownOfChatGap';
+
+/** The label of a ticket's subject on its ticket-day counters (the Knowledge Base's own text). */
+export const TICKET_SUBJECT_LABEL = 'subject';
+
+/** A ticket subject kept on the counters at most this many characters (code points). */
+export const MAX_TICKET_SUBJECT_LENGTH = 200;
+
+/**
+ * A ticket subject as the counters keep it: whitespace runs as one space, trimmed, at most
+ * {@link MAX_TICKET_SUBJECT_LENGTH} code points (longer ones end in `…`); undefined when empty.
+ * @example
+ * ticketSubjectLabelOf('  VPN\n再接続 '); // 'VPN 再接続'
+ */
+export function ticketSubjectLabelOf(subject: string): string | undefined {
+  const collapsed = subject.replace(/\s+/gu, ' ').trim();
+  if (!collapsed) return undefined;
+  const characters = Array.from(collapsed);
+  return characters.length <= MAX_TICKET_SUBJECT_LENGTH
+    ? collapsed
+    : `${characters.slice(0, MAX_TICKET_SUBJECT_LENGTH - 1).join('')}…`;
 }
 
 /**
@@ -103,7 +136,13 @@ export function chatIncrements(insight: ChatInsight): CounterIncrement[] {
     { group: 'day', key: day, add: withoutZeros(dayCounters) },
   ];
   for (const issueId of new Set(insight.citedIssueIds)) {
-    increments.push({ group: 'ticket-day', key: ticketDayKey(day, issueId), add: { cited: 1 } });
+    const subject = ticketSubjectLabelOf(insight.citedSubjects?.[issueId] ?? '');
+    increments.push({
+      group: 'ticket-day',
+      key: ticketDayKey(day, issueId),
+      add: { cited: 1 },
+      ...(subject ? { latestLabels: { [TICKET_SUBJECT_LABEL]: subject } } : {}),
+    });
   }
   if (insight.gap) {
     const { topicKey, category, terms, reason } = insight.gap;
@@ -118,17 +157,35 @@ export function chatIncrements(insight: ChatInsight): CounterIncrement[] {
 }
 
 /**
+ * What the store's answer item said when a feedback's swap replaced its verdict (the same
+ * atomic write's old values), beside the verdict itself.
+ */
+export interface FeedbackAnswerState {
+  /**
+   * The chat counted the answer as a gap (`recordChat` set it on the answer's item). Absent
+   * (an item written before the flag, or none at all) reads as false: its 👎 then counts the
+   * inquiry again, as before the flag — never an inquiry less (ADR 0022).
+   */
+  readonly chatCountedGap?: boolean;
+}
+
+/**
  * What a feedback commit changes: the counts of the new verdict minus those of the verdict it
  * replaced, so a replaced verdict is never counted twice. Applied as additions, deltas of
  * commits that raced sum to the last verdict's counts — provided `previous` is the verdict that
- * commit actually replaced (the store's conditional swap of the answer's verdict says which).
+ * commit actually replaced (the store's conditional swap of the answer's verdict says which) and
+ * `answer` the item as that swap found it. A 👎 with a gap reason adds `rated_down`, and — when
+ * the chat had already counted the inquiry — {@link GAP_ALREADY_COUNTED}, so the gap's count of
+ * inquiries stays one for it.
  */
 export function feedbackIncrements(
   insight: FeedbackInsight,
   previous: AnswerFeedback | undefined,
+  answer: FeedbackAnswerState = {},
 ): CounterIncrement[] {
-  const before = verdictCounts(insight, previous);
-  const after = verdictCounts(insight, insight.next);
+  const chatCountedGap = answer.chatCountedGap === true;
+  const before = verdictCounts(insight, previous, chatCountedGap);
+  const after = verdictCounts(insight, insight.next, chatCountedGap);
   const increments: CounterIncrement[] = [];
   for (const key of new Set([...before.keys(), ...after.keys()])) {
     const [group, itemKey] = splitCounterKey(key);
@@ -239,6 +296,7 @@ export const GAP_FEEDBACK_REASONS: ReadonlySet<string> = new Set([
 function verdictCounts(
   insight: FeedbackInsight,
   verdict: AnswerFeedback | undefined,
+  chatCountedGap: boolean,
 ): Map<string, Record<string, number>> {
   const counts = new Map<string, Record<string, number>>();
   if (!verdict) return counts;
@@ -259,6 +317,7 @@ function verdictCounts(
   if (down && insight.topic && verdict.reason && GAP_FEEDBACK_REASONS.has(verdict.reason)) {
     const reason: GapReason = 'rated_down';
     bump('gap', gapKey(day, insight.topic.topicKey), reason);
+    if (chatCountedGap) bump('gap', gapKey(day, insight.topic.topicKey), GAP_ALREADY_COUNTED);
   }
   return counts;
 }

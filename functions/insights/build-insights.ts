@@ -10,9 +10,11 @@ import type {
 } from '../contract/insights.js';
 import {
   type CounterRow,
+  GAP_ALREADY_COUNTED,
   gapExampleIdOf,
   type InsightAggregates,
   MAIL_DRAFT_COUNTERS,
+  TICKET_SUBJECT_LABEL,
   TIME_TO_FIRST_TOKEN_BUCKETS_MS,
   ttftBucketName,
 } from './aggregates.js';
@@ -213,12 +215,15 @@ function gapsOf(
     const topicKey = restPart(row.key);
     const topic = topics.get(topicKey) ?? newTopic(topicKey, row);
     topics.set(topicKey, topic);
-    let count = 0;
+    let reasons = 0;
     for (const reason of GAP_REASONS) {
       const value = Math.max(0, row.counters[reason] ?? 0);
       topic.byReason[reason] += value;
-      count += value;
+      reasons += value;
     }
+    // Inquiries, not reasons: a 👎 on an inquiry its chat had counted adds a reason, not one
+    // more inquiry (`GAP_ALREADY_COUNTED`; a row without it predates it and reads as its reasons).
+    const count = Math.max(0, reasons - Math.max(0, row.counters[GAP_ALREADY_COUNTED] ?? 0));
     if (day >= laterFrom) topic.later += count;
     else topic.earlier += count;
     const terms = row.labels?.terms;
@@ -306,6 +311,9 @@ function ticketUseOf(rows: readonly CounterRow[]): {
   citedButDownRated: TicketUse[];
 } {
   const uses = new Map<string, TicketUse>();
+  // The subject of a ticket's newest day with one: a ticket renamed in the Knowledge Base shows
+  // its current subject (within a day, the label's last write already won).
+  const subjects = new Map<string, { day: string; subject: string }>();
   for (const row of rows) {
     const issueId = restPart(row.key);
     const use = uses.get(issueId) ?? { issueId, cited: 0, solved: 0, citedInDownRated: 0 };
@@ -315,8 +323,16 @@ function ticketUseOf(rows: readonly CounterRow[]): {
       solved: use.solved + Math.max(0, row.counters.solved ?? 0),
       citedInDownRated: use.citedInDownRated + Math.max(0, row.counters.citedInDownRated ?? 0),
     });
+    const subject = row.labels?.[TICKET_SUBJECT_LABEL];
+    const day = dayPart(row.key);
+    if (typeof subject === 'string' && subject && !((subjects.get(issueId)?.day ?? '') > day)) {
+      subjects.set(issueId, { day, subject });
+    }
   }
-  const all = [...uses.values()];
+  const all = [...uses.values()].map((use) => {
+    const subject = subjects.get(use.issueId)?.subject;
+    return subject ? { ...use, subject } : use;
+  });
   return {
     mostSolved: all
       .filter((use) => use.solved > 0 || use.cited > 0)

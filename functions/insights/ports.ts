@@ -33,6 +33,12 @@ export interface ChatInsight {
   /** Canonical issue ids of the answer's cards, in card order. */
   readonly citedIssueIds: readonly string[];
   /**
+   * The Knowledge Base's subject of each cited ticket (issue id → subject, from the retrieved or
+   * fetched ticket, never the model's card): kept as the ticket's label for "what helped". An id
+   * without one shows no subject.
+   */
+  readonly citedSubjects?: Readonly<Record<string, string>>;
+  /**
    * The stored answer has a non-empty `mail_draft` (what staff can copy or send): it counts among
    * the answers with a draft, and only such an answer's first copy/open or edit/refinement counts
    * as an accepted or changed answer (ADR 0023). @default false

@@ -150,6 +150,7 @@ export function createInsightsRecorder(options: InsightsRecorderOptions): Insigh
           outputTokens: report.outputTokens ?? 0,
           ...(cost !== undefined ? { estimatedCostUsd: cost } : {}),
           citedIssueIds: report.citedIssueIds ?? [],
+          ...(report.citedSubjects ? { citedSubjects: report.citedSubjects } : {}),
           hasMailDraft: report.hasMailDraft === true,
           retrievedIssueIds: report.retrievedIssueIds ?? [],
           topic,

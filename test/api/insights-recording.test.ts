@@ -28,7 +28,7 @@ async function answered(user: string, message: string) {
     results?: { issue_id: string }[];
   };
   if (!result) throw new Error(`no result for ${message}: ${response.text.slice(0, 300)}`);
-  return result;
+  return { ...result, response };
 }
 
 const draftCall = (
@@ -57,6 +57,15 @@ describe('insights recorded by the API', () => {
     const cited = answer.results?.map((card) => card.issue_id) ?? [];
     expect(cited.length).toBeGreaterThan(0);
     let body = await insights.readInsights(scope, 30, new Date());
+    // The subject is the Knowledge Base's, as the chat's kb_chunks showed it.
+    const chunks = eventsNamed(answer.response, 'kb_chunks')[0] as {
+      chunks: { issue_id: string; subject: string }[];
+    };
+    const kbSubject = chunks.chunks.find((chunk) => chunk.issue_id === cited[0])?.subject;
+    expect(kbSubject).toBeTruthy();
+    expect(body.helped.mostSolved.find((use) => use.issueId === cited[0])?.subject).toBe(
+      kbSubject?.replace(/\s+/g, ' ').trim(),
+    );
     expect(body.activity.totals.chats).toBe(before.activity.totals.chats + 1);
     expect(body.activity.totals.answers).toBe(before.activity.totals.answers + 1);
     expect(body.activity.totals.inputTokens).toBeGreaterThan(before.activity.totals.inputTokens);
@@ -157,6 +166,21 @@ describe('insights recorded by the API', () => {
       weak_retrieval: 1,
     });
     expect(example?.ownerHash).toMatch(/^[0-9a-f]{16}$/);
+
+    // Rated 👎 with irrelevant_tickets later: a second reason, still one inquiry (issue #28).
+    const gapOf = (insightsBody: typeof body) =>
+      insightsBody.gaps.find((gap) =>
+        gap.examples.some((entry) => entry.text.includes('frobnicator')),
+      );
+    const countBefore = gapOf(body)?.count ?? 0;
+    const down = await feedback(user, answer.conversationId, answer.seq, {
+      rating: 'down',
+      reason: 'irrelevant_tickets',
+    });
+    expect(down.status).toBe(200);
+    body = await insights.readInsights(scope, 30, new Date());
+    expect(gapOf(body)?.byReason).toMatchObject({ weak_retrieval: 1, rated_down: 1 });
+    expect(gapOf(body)?.count).toBe(countBefore);
 
     const removed = await chat.api.call(
       'DELETE',

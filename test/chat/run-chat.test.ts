@@ -75,6 +75,22 @@ describe('streamChat', () => {
     expect(reports[0]?.unverifiedLinks).toBe(3);
   });
 
+  it("reports each cited card's subject as the Knowledge Base holds it, not as the model wrote it", async () => {
+    // The cards' subjects are the model's (`subject 1002`); the tickets' are the Knowledge Base's.
+    const { model } = scriptedModel({ kind: 'answer', answer: results('a', ['#1002', '1001']) });
+    const reports: ChatReport[] = [];
+    const { chat } = harness({
+      model,
+      telemetry: { chatFinished: (report) => reports.push(report) },
+    });
+    await chat('VPNとプリンター');
+    expect(reports[0]?.citedIssueIds).toEqual(['1002', '1001']);
+    expect(reports[0]?.citedSubjects).toEqual({
+      '1002': 'VPNに接続できない',
+      '1001': 'プリンターの設置',
+    });
+  });
+
   it('never passes a restricted ticket to the model or the page, whatever the retriever returned', async () => {
     const { model, requests } = scriptedModel({
       kind: 'answer',

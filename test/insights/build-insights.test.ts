@@ -3,8 +3,11 @@ import { insightsSchema } from '../../functions/contract/insights.js';
 import {
   chatIncrements,
   feedbackIncrements,
+  GAP_ALREADY_COUNTED,
   type InsightAggregates,
+  MAX_TICKET_SUBJECT_LENGTH,
   mailDraftIncrements,
+  ticketSubjectLabelOf,
 } from '../../functions/insights/aggregates.js';
 import {
   buildInsights,
@@ -89,6 +92,124 @@ describe('buildInsights', () => {
     expect(body.gaps[0]?.trend).toEqual({ earlier: 2, later: 2 });
     expect(body.gaps[0]?.category).toBe('x');
   });
+
+  it('counts inquiries, not reasons: a 👎 on an inquiry its chat counted adds a reason only', () => {
+    const body = buildInsights(
+      {
+        ...empty,
+        gaps: [
+          // One inquiry weak at chat time and rated 👎 later, one rated 👎 only, on the 1st; one
+          // weak inquiry rated 👎 in the earlier half.
+          {
+            key: '2026-12-01#network|vpn',
+            counters: { weak_retrieval: 1, rated_down: 2, [GAP_ALREADY_COUNTED]: 1 },
+          },
+          {
+            key: '2026-11-05#network|vpn',
+            counters: { weak_retrieval: 1, rated_down: 1, [GAP_ALREADY_COUNTED]: 1 },
+          },
+          // Two inquiries that cited nothing: more inquiries, though fewer reasons.
+          { key: '2026-12-01#printer|toner', counters: { no_ticket_cited: 2 } },
+        ],
+      },
+      { days: 30, now },
+    );
+    expect(
+      body.gaps.map(({ topicKey, count, byReason, trend }) => ({
+        topicKey,
+        count,
+        byReason,
+        trend,
+      })),
+    ).toEqual([
+      {
+        topicKey: 'network|vpn',
+        count: 3,
+        byReason: { weak_retrieval: 2, no_ticket_cited: 0, rated_down: 3 },
+        trend: { earlier: 1, later: 2 },
+      },
+      {
+        topicKey: 'printer|toner',
+        count: 2,
+        byReason: { weak_retrieval: 0, no_ticket_cited: 2, rated_down: 0 },
+        trend: { earlier: 0, later: 2 },
+      },
+    ]);
+  });
+
+  it('ranks gaps by inquiries: one inquiry with two reasons after two inquiries with one each', () => {
+    const body = buildInsights(
+      {
+        ...empty,
+        gaps: [
+          {
+            key: '2026-12-01#network|vpn',
+            counters: { weak_retrieval: 1, rated_down: 1, [GAP_ALREADY_COUNTED]: 1 },
+          },
+          { key: '2026-12-01#printer|toner', counters: { no_ticket_cited: 2 } },
+        ],
+      },
+      { days: 30, now },
+    );
+    expect(body.gaps.map((gap) => [gap.topicKey, gap.count])).toEqual([
+      ['printer|toner', 2],
+      ['network|vpn', 1],
+    ]);
+  });
+
+  it('reads a gap row written before inquiries were told apart as the sum of its reasons', () => {
+    const body = buildInsights(
+      {
+        ...empty,
+        gaps: [{ key: '2026-12-01#network|vpn', counters: { weak_retrieval: 1, rated_down: 1 } }],
+      },
+      { days: 30, now },
+    );
+    expect(body.gaps[0]).toMatchObject({ count: 2, trend: { earlier: 0, later: 2 } });
+  });
+
+  it('drops a topic whose only 👎 was taken back, whatever order its counters landed in', () => {
+    const body = buildInsights(
+      {
+        ...empty,
+        gaps: [
+          {
+            key: '2026-12-01#network|vpn',
+            counters: { rated_down: 0, [GAP_ALREADY_COUNTED]: 0, examples: 1 },
+          },
+          // A taken-back 👎 whose first count was lost: never below zero, never negative.
+          {
+            key: '2026-12-01#mail|outlook',
+            counters: { rated_down: -1, [GAP_ALREADY_COUNTED]: -1 },
+          },
+        ],
+      },
+      { days: 30, now },
+    );
+    expect(body.gaps).toEqual([]);
+  });
+
+  it("fills a ticket's subject from its newest day with one", () => {
+    const body = buildInsights(
+      {
+        ...empty,
+        tickets: [
+          { key: '2026-12-01#1001', counters: { cited: 1 }, labels: { subject: 'VPN 再接続' } },
+          { key: '2026-11-20#1001', counters: { cited: 1 }, labels: { subject: 'VPN 旧件名' } },
+          { key: '2026-11-28#1001', counters: { cited: 1 } },
+          { key: '2026-12-01#1002', counters: { cited: 2, citedInDownRated: 2 } },
+        ],
+      },
+      { days: 30, now },
+    );
+    expect(body.helped.mostSolved).toEqual([
+      { issueId: '1001', subject: 'VPN 再接続', cited: 3, solved: 0, citedInDownRated: 0 },
+      { issueId: '1002', cited: 2, solved: 0, citedInDownRated: 2 },
+    ]);
+    expect(body.helped.citedButDownRated).toEqual([
+      { issueId: '1002', cited: 2, solved: 0, citedInDownRated: 2 },
+    ]);
+  });
 });
 
 describe('feedbackIncrements', () => {
@@ -128,6 +249,55 @@ describe('feedbackIncrements', () => {
       },
     ]);
   });
+
+  const gapDown = {
+    rating: 'down' as const,
+    reason: 'irrelevant_tickets' as const,
+    updatedAt: '2026-12-02T10:01:00Z',
+  };
+  const gapIncrementOf = (increments: ReturnType<typeof feedbackIncrements>) =>
+    increments.find((increment) => increment.group === 'gap')?.add;
+
+  it("adds a 👎's reason and marks the inquiry as already counted when its chat counted it", () => {
+    expect(
+      gapIncrementOf(
+        feedbackIncrements({ ...base, next: gapDown }, undefined, { chatCountedGap: true }),
+      ),
+    ).toEqual({ rated_down: 1, [GAP_ALREADY_COUNTED]: 1 });
+  });
+
+  it('adds the inquiry with its 👎 when the chat did not count it, or the item predates the flag', () => {
+    for (const answer of [{ chatCountedGap: false }, {}, undefined]) {
+      expect(
+        gapIncrementOf(feedbackIncrements({ ...base, next: gapDown }, undefined, answer)),
+      ).toEqual({ rated_down: 1 });
+    }
+  });
+
+  it('takes both back when a newer verdict replaces the 👎 on an inquiry the chat counted', () => {
+    expect(
+      gapIncrementOf(
+        feedbackIncrements(
+          { ...base, next: { rating: 'up', updatedAt: '2026-12-02T10:02:00Z' } },
+          gapDown,
+          { chatCountedGap: true },
+        ),
+      ),
+    ).toEqual({ rated_down: -1, [GAP_ALREADY_COUNTED]: -1 });
+    // A 👎 with another gap reason changes no gap counter.
+    expect(
+      gapIncrementOf(
+        feedbackIncrements(
+          {
+            ...base,
+            next: { ...gapDown, reason: 'incomplete', updatedAt: '2026-12-02T10:02:00Z' },
+          },
+          gapDown,
+          { chatCountedGap: true },
+        ),
+      ),
+    ).toBeUndefined();
+  });
 });
 
 describe('chatIncrements', () => {
@@ -159,6 +329,43 @@ describe('chatIncrements', () => {
       hasMailDraft: true,
     });
     expect(day?.add).toMatchObject({ answers: 1, draftAnswers: 1 });
+  });
+
+  it("labels each cited ticket's counters with its Knowledge Base subject, newest write winning", () => {
+    const increments = chatIncrements({
+      day: '2026-12-02',
+      conversationId: 'c',
+      answerSeq: 2,
+      outcome: 'complete',
+      inputTokens: 10,
+      outputTokens: 5,
+      citedIssueIds: ['1001', '1002', '1003'],
+      citedSubjects: { '1001': ' VPN\n 再接続 ', '1003': '   ' },
+      retrievedIssueIds: ['1001', '1002', '1003'],
+    });
+    expect(increments.filter((increment) => increment.group === 'ticket-day')).toEqual([
+      {
+        group: 'ticket-day',
+        key: '2026-12-02#1001',
+        add: { cited: 1 },
+        latestLabels: { subject: 'VPN 再接続' },
+      },
+      // No subject known (or only blanks): no label, so an older one is not overwritten.
+      { group: 'ticket-day', key: '2026-12-02#1002', add: { cited: 1 } },
+      { group: 'ticket-day', key: '2026-12-02#1003', add: { cited: 1 } },
+    ]);
+  });
+});
+
+describe('ticketSubjectLabelOf', () => {
+  it('keeps at most the bound in code points, ending a longer subject with an ellipsis', () => {
+    const long = '🔒'.repeat(MAX_TICKET_SUBJECT_LENGTH + 5);
+    const label = ticketSubjectLabelOf(long) as string;
+    expect(Array.from(label)).toHaveLength(MAX_TICKET_SUBJECT_LENGTH);
+    expect(label.endsWith('🔒…')).toBe(true);
+    const exact = 'あ'.repeat(MAX_TICKET_SUBJECT_LENGTH);
+    expect(ticketSubjectLabelOf(exact)).toBe(exact);
+    expect(ticketSubjectLabelOf('')).toBeUndefined();
   });
 });
 

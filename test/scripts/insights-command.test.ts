@@ -56,7 +56,13 @@ async function chat(user: string, message: string) {
   if (!answer) throw new Error('the chat stored no assistant turn');
   const cited = answer.result?.results?.map((ticket) => ticket.issue_id) ?? [];
   const hasDraft = (answer.result?.mail_draft?.trim() ?? '') !== '';
-  return { conversationId, seq: answer.seq, cited, hasDraft };
+  // The Knowledge Base's subjects, as retrieval showed them (not the cards' model-written copy).
+  const chunks = (eventsNamed(response, 'kb_chunks')[0]?.chunks ?? []) as {
+    issue_id: string;
+    subject: string;
+  }[];
+  const subjects = new Map(chunks.map((chunk) => [chunk.issue_id, chunk.subject]));
+  return { conversationId, seq: answer.seq, cited, hasDraft, subjects };
 }
 
 async function feedback(
@@ -119,6 +125,9 @@ describe('npm run insights against the local stack', () => {
     expect(insights.activity.totals).toMatchObject({ chats: 3, ratedUp: 1, ratedDown: 1 });
     expect(insights.activity.totals.inputTokens).toBeGreaterThan(0);
     expect(insights.helped.mostSolved[0]).toMatchObject({ issueId: printer.cited[0], solved: 1 });
+    const printerSubject = printer.subjects.get(printer.cited[0] as string);
+    expect(printerSubject).toBeTruthy();
+    expect(insights.helped.mostSolved[0]?.subject).toBe(printerSubject);
     // The 👎 with irrelevant_tickets makes its inquiry a gap of its topic.
     expect(insights.gaps.some((gap) => gap.byReason.rated_down === 1)).toBe(true);
     expect(insights.replies.totals).toMatchObject({
@@ -136,6 +145,7 @@ describe('npm run insights against the local stack', () => {
     expect(tables.stdout).toContain('# Service-desk insights, last 90 days');
     expect(tables.stdout).toMatch(/\| 3 +\| \d+ +\| \d+ +\| 0 +\| 0 +\| 1 \/ 1 \(50\.0% up\)/);
     expect(tables.stdout).toContain(`| #${printer.cited[0]} `);
+    expect(tables.stdout).toContain(`| ${printerSubject} `);
     expect(tables.stdout).toContain(
       `Acceptance rate ${((100 * 1) / drafted).toFixed(1)}% · edit rate 100.0%`,
     );

@@ -46,6 +46,8 @@ interface TenantAggregates {
     {
       day?: string;
       topic?: NonNullable<FeedbackInsight['topic']>;
+      /** `recordChat` counted the answer as a gap (set with the topic, as the DynamoDB store). */
+      chatCountedGap?: boolean;
       verdict?: AnswerFeedback;
     } & Omit<MailDraftAnswerState, 'day'>
   >;
@@ -94,6 +96,8 @@ export function createInMemoryInsightsStore(): InsightsStore {
     }
     // As `SET label = if_not_exists(label, :label)`: the first writer names the item.
     if (increment.labels) item.labels = { ...increment.labels, ...item.labels };
+    // As a plain `SET`: the last writer's label stands.
+    if (increment.latestLabels) item.labels = { ...item.labels, ...increment.latestLabels };
     items.set(increment.key, item);
   };
   const rowsOf = (tenant: TenantAggregates, group: CounterGroup): CounterRow[] =>
@@ -117,6 +121,7 @@ export function createInMemoryInsightsStore(): InsightsStore {
       tenant.answers.set(id, {
         ...tenant.answers.get(id),
         day: insight.day,
+        chatCountedGap: gap !== undefined,
         ...(gap
           ? { topic: { topicKey: gap.topicKey, category: gap.category, terms: gap.terms } }
           : {}),
@@ -152,7 +157,10 @@ export function createInMemoryInsightsStore(): InsightsStore {
       tenant.answers.set(id, { ...answer, verdict: countedVerdictOf(insight.next) });
       const topic = insight.topic ?? answer.topic;
       const resolved: FeedbackInsight = { ...insight, ...(topic ? { topic } : {}) };
-      for (const increment of feedbackIncrements(resolved, previous)) apply(tenant, increment);
+      const counted = { chatCountedGap: answer.chatCountedGap === true };
+      for (const increment of feedbackIncrements(resolved, previous, counted)) {
+        apply(tenant, increment);
+      }
       const issueIds = insight.next.helpfulTicketIds ?? [];
       // The example follows the latest verdict (older ones returned above).
       const example = tenant.examples.get(id);

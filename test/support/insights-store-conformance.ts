@@ -296,6 +296,143 @@ export function describeInsightsStore(
       expect(body.gaps[0]).toMatchObject({ topicKey: 'network|vpn', byReason: { rated_down: 1 } });
     });
 
+    it('counts an inquiry weak at chat time and rated 👎 with irrelevant_tickets once, with both reasons', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const weak = gapChat('VPN weak');
+      const answered = chat();
+      await store.recordChat(scope, weak);
+      await store.recordChat(scope, answered);
+      const down = (at: number) => verdict('down', at, { reason: 'irrelevant_tickets' });
+      await store.recordFeedback(scope, feedback(weak, down(1)));
+      let [gap] = insightsSchema.parse(await store.readInsights(scope, 30, now)).gaps;
+      expect(gap).toMatchObject({
+        topicKey: 'network|vpn',
+        count: 1,
+        byReason: { weak_retrieval: 1, no_ticket_cited: 0, rated_down: 1 },
+        trend: { earlier: 0, later: 1 },
+      });
+      // An answer the chat did not count becomes an inquiry of the gap with its 👎 …
+      await store.recordFeedback(scope, feedback(answered, down(1)));
+      [gap] = (await store.readInsights(scope, 30, now)).gaps;
+      expect(gap).toMatchObject({ count: 2, byReason: { weak_retrieval: 1, rated_down: 2 } });
+      // … and leaves it when a newer verdict takes the 👎 back; the weak one stays one inquiry.
+      await store.recordFeedback(scope, feedback(answered, verdict('up', 2)));
+      await store.recordFeedback(scope, feedback(weak, verdict('up', 2)));
+      [gap] = (await store.readInsights(scope, 30, now)).gaps;
+      expect(gap).toMatchObject({
+        count: 1,
+        byReason: { weak_retrieval: 1, rated_down: 0 },
+        trend: { earlier: 0, later: 1 },
+      });
+    });
+
+    it('ranks gaps by inquiries: two that cited nothing before one with two reasons', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const weak = gapChat('VPN weak');
+      await store.recordChat(scope, weak);
+      await store.recordFeedback(
+        scope,
+        feedback(weak, verdict('down', 1, { reason: 'incomplete' })),
+      );
+      const printer = { topicKey: 'printer|toner', category: 'printer', terms: ['toner'] };
+      for (let index = 0; index < 2; index += 1) {
+        await store.recordChat(
+          scope,
+          chat({
+            citedIssueIds: [],
+            topic: printer,
+            gap: { ...printer, reason: 'no_ticket_cited' },
+          }),
+        );
+      }
+      const { gaps } = insightsSchema.parse(await store.readInsights(scope, 30, now));
+      expect(gaps.map((gap) => [gap.topicKey, gap.count])).toEqual([
+        ['printer|toner', 2],
+        ['network|vpn', 1],
+      ]);
+    });
+
+    it('counts each inquiry once when ten racing feedback posts rate a weak and a plain answer', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const weak = gapChat('VPN weak');
+      const answered = chat();
+      const settled = chat();
+      for (const recorded of [weak, answered, settled]) await store.recordChat(scope, recorded);
+      // 👎 with a gap reason, 👍, 👎 for another reason, in turn: the last (the tenth) is a gap 👎
+      // for `weak` and `answered`, a 👍 for `settled` — which must end as no inquiry of the gap.
+      const verdicts = Array.from({ length: 10 }, (_, index) =>
+        index % 3 === 0
+          ? verdict('down', index + 1, { reason: 'irrelevant_tickets' })
+          : index % 3 === 1
+            ? verdict('up', index + 1)
+            : verdict('down', index + 1, { reason: 'wrong' }),
+      );
+      const settledVerdicts = verdicts.map((next, index) =>
+        index === verdicts.length - 1 ? verdict('up', index + 1) : next,
+      );
+      await Promise.all([
+        ...verdicts.map((next) => store.recordFeedback(scope, feedback(weak, next))),
+        ...verdicts.map((next) => store.recordFeedback(scope, feedback(answered, next))),
+        ...settledVerdicts.map((next) => store.recordFeedback(scope, feedback(settled, next))),
+      ]);
+      expect(verdicts.at(-1)).toMatchObject({ rating: 'down', reason: 'irrelevant_tickets' });
+      const body = insightsSchema.parse(await store.readInsights(scope, 30, now));
+      expect(body.activity.totals).toMatchObject({ ratedUp: 1, ratedDown: 2 });
+      expect(body.gaps).toHaveLength(1);
+      expect(body.gaps[0]).toMatchObject({
+        topicKey: 'network|vpn',
+        count: 2,
+        byReason: { weak_retrieval: 1, no_ticket_cited: 0, rated_down: 2 },
+        trend: { earlier: 0, later: 2 },
+      });
+    });
+
+    it("shows a cited ticket's Knowledge Base subject in what helped, the newest one winning", async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const subjects = (subject: string) => ({ 'INC-9': subject });
+      const older = chat({
+        day: daysAgo(3),
+        citedIssueIds: ['INC-9', 'INC-8'],
+        citedSubjects: subjects('VPN 旧件名'),
+      });
+      const first = chat({ citedIssueIds: ['INC-9'], citedSubjects: subjects('VPN 接続') });
+      const renamed = chat({ citedIssueIds: ['INC-9'], citedSubjects: subjects('VPN 再接続') });
+      // Today's two in order, the older day's written last: today's newest still wins.
+      await store.recordChat(scope, first);
+      await store.recordChat(scope, renamed);
+      await store.recordChat(scope, older);
+      await store.recordChat(scope, chat({ citedIssueIds: ['INC-9'] }));
+      for (const answer of [older, first, renamed]) {
+        await store.recordFeedback(
+          scope,
+          feedback(answer, verdict('down', 1, { reason: 'wrong' })),
+        );
+      }
+      const long = `${'長い件名'.repeat(60)}`;
+      await store.recordChat(
+        scope,
+        chat({ citedIssueIds: ['INC-7'], citedSubjects: { 'INC-7': long } }),
+      );
+      const { helped } = insightsSchema.parse(await store.readInsights(scope, 30, now));
+      expect(helped.citedButDownRated).toEqual([
+        { issueId: 'INC-9', subject: 'VPN 再接続', cited: 4, solved: 0, citedInDownRated: 3 },
+      ]);
+      expect(helped.mostSolved.find((use) => use.issueId === 'INC-8')).toEqual({
+        issueId: 'INC-8',
+        cited: 1,
+        solved: 0,
+        citedInDownRated: 1,
+      });
+      const bounded = helped.mostSolved.find((use) => use.issueId === 'INC-7')?.subject ?? '';
+      expect(Array.from(bounded)).toHaveLength(200);
+      expect(bounded.endsWith('…')).toBe(true);
+      expect(long.startsWith(bounded.slice(0, -1))).toBe(true);
+    });
+
     it('keeps at most three examples of a topic and day when ten gap chats race', async () => {
       const store = await createStore();
       const scope = newScope();

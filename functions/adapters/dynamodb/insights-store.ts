@@ -23,6 +23,7 @@ import {
   mailDraftIncrements,
   mailDraftMarkOf,
   type SolvedRow,
+  TICKET_SUBJECT_LABEL,
 } from '../../insights/aggregates.js';
 import { buildInsights, RETRIEVED_HORIZON_DAYS, windowOf } from '../../insights/build-insights.js';
 import type {
@@ -40,11 +41,13 @@ import type {
  * | pk                     | sk                          | what                                        |
  * |------------------------|-----------------------------|---------------------------------------------|
  * | `<tenant>#day`         | `YYYY-MM-DD`                | activity counters, TTFT histogram buckets   |
- * | `<tenant>#gap`         | `<day>#<topicKey>`          | gap counts per reason, the topic's label    |
- * | `<tenant>#ticket-day`  | `<day>#<issueId>`           | cited / solved / citedInDownRated           |
+ * | `<tenant>#gap`         | `<day>#<topicKey>`          | gap counts per reason, 👎 of inquiries the  |
+ * |                        |                             | chat counted, the topic's label             |
+ * | `<tenant>#ticket-day`  | `<day>#<issueId>`           | cited / solved / citedInDownRated, subject  |
  * | `<tenant>#retrieved`   | `YYYY-MM-DD`                | the set of ticket ids retrieved that day    |
  * | `<tenant>#capture`     | `YYYY-MM-DD`                | drafts / published / syncsWaited            |
- * | `<tenant>#answer`      | `<conversationId>#<seq>`    | topic, counted verdict, draft marks         |
+ * | `<tenant>#answer`      | `<conversationId>#<seq>`    | topic, chat counted it as a gap, counted    |
+ * |                        |                             | verdict, draft marks                        |
  * | `<tenant>#example`     | `<conversationId>#<seq>`    | a gap example: scrubbed text, owner's hash, |
  * |                        |                             | its owner's user id and inquiry (the lead's |
  * |                        |                             | draft; never in the page's body)            |
@@ -111,6 +114,12 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
       values[`:l${index}`] = value;
       // The first writer names the item: a topic's label is that of its first inquiry of the day.
       sets.push(`#l${index} = if_not_exists(#l${index}, :l${index})`);
+    }
+    for (const [index, [name, value]] of Object.entries(increment.latestLabels ?? {}).entries()) {
+      names[`#n${index}`] = name;
+      values[`:n${index}`] = value;
+      // The last writer names it: a ticket's subject as the Knowledge Base has it now.
+      sets.push(`#n${index} = :n${index}`);
     }
     await documents.send(
       new UpdateCommand({
@@ -201,11 +210,14 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
           new UpdateCommand({
             TableName: tableName,
             Key: { pk: pk(scope, 'answer'), sk: id },
-            UpdateExpression: `SET #day = :day, expiresAt = :expiresAt${topic ? ', topic = :topic' : ''}${insight.hasMailDraft ? ', mailDraft = :mailDraft' : ''}`,
+            // `chatGap` in the same write as the topic: a feedback's swap finds both or neither,
+            // so its 👎 adds an inquiry to the gap only if the chat did not (ADR 0022).
+            UpdateExpression: `SET #day = :day, expiresAt = :expiresAt, chatGap = :chatGap${topic ? ', topic = :topic' : ''}${insight.hasMailDraft ? ', mailDraft = :mailDraft' : ''}`,
             ExpressionAttributeNames: { '#day': 'day' },
             ExpressionAttributeValues: {
               ':day': insight.day,
               ':expiresAt': textExpiry(),
+              ':chatGap': insight.gap !== undefined,
               ...(topic ? { ':topic': topic } : {}),
               ...(insight.hasMailDraft ? { ':mailDraft': true } : {}),
             },
@@ -245,8 +257,12 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
       const topic = insight.topic ?? (replaced?.topic as FeedbackInsight['topic']);
       const previous = replaced?.verdict as AnswerFeedback | undefined;
       const resolved: FeedbackInsight = { ...insight, ...(topic ? { topic } : {}) };
+      // The flag as the same swap found it: constant across racing posts once the chat wrote it.
+      const answer = { chatCountedGap: replaced?.chatGap === true };
       await Promise.all([
-        ...feedbackIncrements(resolved, previous).map((increment) => apply(scope, increment)),
+        ...feedbackIncrements(resolved, previous, answer).map((increment) =>
+          apply(scope, increment),
+        ),
         recordSolved(scope, resolved, id),
         markExampleSolved(scope, id, resolved.next),
       ]);
@@ -501,7 +517,7 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
 type ItemKind = 'retrieved' | 'answer' | 'example' | 'solved' | 'eval';
 
 const KEY_ATTRIBUTES = new Set(['pk', 'sk', 'expiresAt']);
-const LABEL_ATTRIBUTES = new Set(['topicKey', 'category', 'terms']);
+const LABEL_ATTRIBUTES = new Set(['topicKey', 'category', 'terms', TICKET_SUBJECT_LABEL]);
 
 function toCounterRow(item: Record<string, unknown>): CounterRow {
   const counters: Record<string, number> = {};

@@ -136,7 +136,7 @@ describe('the insights sections', () => {
   it('shows each gap with its topic, count, trend in words and examples with the owner as a short hash', () => {
     const html = render(body);
     expect(html).toContain('ネットワーク · vpn / 切断');
-    expect(html).toContain('件数: 4');
+    expect(html).toContain('問い合わせ数: 4');
     expect(html).toContain('増加（前半 1 → 後半 3）');
     expect(html).toContain('在宅で VPN が 10 分ごとに切れる');
     expect(html).toContain('依頼者 9f86d081');
@@ -156,6 +156,28 @@ describe('the insights sections', () => {
     const off = gapsOf(render({ ...withoutExamples, examplesKept: false }));
     expect(off).toContain('この環境では例を表示しない設定です。');
     expect(off).not.toContain('例はありません');
+  });
+
+  it('shows a gap’s count as inquiries beside its reasons, which may add up to more', () => {
+    const [gap] = body.gaps;
+    const twoReasons = {
+      ...body,
+      gaps: [
+        {
+          ...gap,
+          count: 1,
+          byReason: { weak_retrieval: 1, no_ticket_cited: 0, rated_down: 1 },
+          trend: { earlier: 0, later: 1 },
+        },
+      ],
+    } as Insights;
+    const ja = render(twoReasons);
+    expect(ja).toContain('問い合わせ数: 1');
+    expect(ja).toContain('検索が弱い 1 · 👎 1');
+    expect(ja).toContain('理由が二つある問い合わせも 1 件と数えます');
+    const en = render(twoReasons, 'en');
+    expect(en).toContain('Inquiries: 1');
+    expect(en).toContain('An inquiry with two reasons counts once.');
   });
 
   it('offers an editor a labelled button to draft knowledge from a gap’s solved example, a lead who is not one a note', () => {
@@ -193,6 +215,20 @@ describe('the insights sections', () => {
   it('lists what helped, never-retrieved tickets of the set, and capture counts', () => {
     const html = render(body);
     expect(html).toContain('<td>#1001</td><td>VPN 再接続</td>');
+    // Candidates to rewrite show their subject too; a ticket the server knows no subject of, a dash.
+    const helped = render({
+      ...body,
+      helped: {
+        ...body.helped,
+        citedButDownRated: [
+          { issueId: '1002', subject: 'プリンター 給紙', cited: 4, solved: 0, citedInDownRated: 3 },
+          { issueId: '1003', cited: 2, solved: 0, citedInDownRated: 2 },
+        ],
+      },
+    });
+    const rewrite = helped.split('id="insights-helped"')[1] ?? '';
+    expect(rewrite).toContain('<td>#1002</td><td>プリンター 給紙</td>');
+    expect(rewrite).toContain('<td>#1003</td><td>–</td>');
     expect(html).toContain('12 件 / 全 20 件');
     expect(html).toContain('<li>INC0012345</li>');
     expect(html).toMatch(/下書き<\/dt><dd class="insights-figure__value">2</);

@@ -43,10 +43,10 @@ const ja = {
   // Gaps
   gaps: 'ナレッジの不足',
   gapsHint:
-    '検索結果が弱かった、チケットが引用されなかった、または「関係ないチケット」「不十分」で 👎 された問い合わせを、近いチケットのカテゴリとキーワードでまとめています。',
+    '検索結果が弱かった、チケットが引用されなかった、または「関係ないチケット」「不十分」で 👎 された問い合わせを、近いチケットのカテゴリとキーワードでまとめています。理由が二つある問い合わせも 1 件と数えます。',
   noGaps: 'この期間に不足は見つかっていません。',
   topic: 'トピック',
-  count: '件数',
+  count: '問い合わせ数',
   trend: '傾向',
   trendUp: '増加（前半 {earlier} → 後半 {later}）',
   trendDown: '減少（前半 {earlier} → 後半 {later}）',
@@ -147,10 +147,10 @@ const en = {
   chartSummary: '{label}: {total} in total, at most {max} ({maxDay})',
   gaps: 'Knowledge gaps',
   gapsHint:
-    'Inquiries whose retrieval was weak, that cited no ticket, or that were rated 👎 as irrelevant or incomplete, grouped by the nearest ticket’s category and shared key terms.',
+    'Inquiries whose retrieval was weak, that cited no ticket, or that were rated 👎 as irrelevant or incomplete, grouped by the nearest ticket’s category and shared key terms. An inquiry with two reasons counts once.',
   noGaps: 'No gaps found in this period.',
   topic: 'Topic',
-  count: 'Count',
+  count: 'Inquiries',
   trend: 'Trend',
   trendUp: 'Rising (first half {earlier} → second half {later})',
   trendDown: 'Falling (first half {earlier} → second half {later})',
