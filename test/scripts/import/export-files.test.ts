@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   createCsvRowParser,
   ExportFileError,
+  JsonPageError,
+  JsonPageSplitter,
   readCsvRecords,
   readJsonPageRecords,
 } from '../../../scripts/import/export-files.js';
@@ -89,6 +91,73 @@ describe('readCsvRecords', () => {
       { number: 'INC3', short_description: 'c' },
     ]);
     expect(records[1]?.recordNumber).toBe(2);
+  });
+});
+
+/** Feeds `bytes` to a splitter cut at `cuts`; the listed elements, parsed, or the error thrown. */
+function split(bytes: Buffer, cuts: readonly number[], listed: readonly string[]) {
+  const splitter = new JsonPageSplitter(listed);
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  const elements: [string, unknown][] = [];
+  let from = 0;
+  for (const point of [...points, bytes.length]) {
+    for (const piece of splitter.push(bytes.subarray(from, point))) {
+      elements.push([piece.listedUnder, JSON.parse(piece.text)]);
+    }
+    from = point;
+  }
+  splitter.end();
+  return elements;
+}
+
+describe('JsonPageSplitter', () => {
+  const page = fc.record(
+    {
+      before: fc.jsonValue(),
+      result: fc.array(fc.jsonValue()),
+      users: fc.array(fc.jsonValue()),
+      after: fc.jsonValue(),
+    },
+    { requiredKeys: ['result'] },
+  );
+
+  it('hands out every element of the listed arrays, however the bytes are cut (property)', () => {
+    fc.assert(
+      fc.property(page, fc.array(fc.nat()), fc.boolean(), (value, cuts, indent) => {
+        const bytes = Buffer.from(JSON.stringify(value, null, indent ? 2 : undefined));
+        const expected = JSON.parse(bytes.toString()) as Record<string, unknown[]>;
+        expect(split(bytes, cuts, ['result', 'users'])).toEqual(
+          Object.entries(expected)
+            .filter(([key]) => key === 'result' || key === 'users')
+            .flatMap(([key, list]) => list.map((element) => [key, element])),
+        );
+      }),
+    );
+  });
+
+  it('refuses a page cut short anywhere (property)', () => {
+    fc.assert(
+      fc.property(page, fc.nat(), fc.array(fc.nat()), (value, end, cuts) => {
+        const bytes = Buffer.from(JSON.stringify(value));
+        const prefix = bytes.subarray(0, end % bytes.length);
+        expect(() => split(prefix, cuts, ['result'])).toThrow();
+      }),
+    );
+  });
+
+  it('refuses what is not one JSON object of listed arrays', () => {
+    const attempt = (text: string) => () => split(Buffer.from(text), [], ['result']);
+    expect(attempt('[{"result":[]}]')).toThrow(JsonPageError);
+    expect(attempt('{"result":{"number":"INC1"}}')).toThrow(/"result" is not a list/);
+    expect(attempt('{"result":[1,]}')).toThrow(/expected a value/);
+    expect(attempt('{"result":[],}')).toThrow(/expected a key/);
+    expect(attempt('{"result":[]} {}')).toThrow(/text after the page/);
+    expect(attempt('{"total":1x,"result":[]}')).toThrow(JsonPageError);
+    expect(attempt('{"result" []}')).toThrow(/expected ":"/);
+    expect(attempt('')).toThrow(/empty file/);
+    expect(split(Buffer.from('\uFEFF{"result":[{"a":"\\""}]}'), [], ['result'])).toEqual([
+      ['result', { a: '"' }],
+    ]);
   });
 });
 
