@@ -1,5 +1,6 @@
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -99,7 +100,13 @@ export class StagedTicketFolder {
     this.#otherSources = Object.entries(this.#manifest.sources).filter(([name]) => name !== source);
     const listing = outDir && existsSync(outDir) ? readdirSync(outDir) : undefined;
     this.#present = new Set(listing ?? []);
-    this.#wholeFolder = outDir !== undefined && write && (listing?.length ?? 0) === 0;
+    // A symbolic link to an empty folder is filled through the link: renaming onto it would
+    // replace the link, not fill the folder it points to.
+    this.#wholeFolder =
+      outDir !== undefined &&
+      write &&
+      (listing?.length ?? 0) === 0 &&
+      !(listing !== undefined && lstatSync(outDir).isSymbolicLink());
     const staging = `.import-staging-${process.pid}-${Date.now()}`;
     if (!outDir || !write) {
       this.#staging = undefined;

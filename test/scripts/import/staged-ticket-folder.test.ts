@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,6 +78,23 @@ describe('StagedTicketFolder', () => {
     });
     folder.discard();
     expect(readdirSync(outDir).sort()).toEqual([MANIFEST_NAME, 'INC1.md'].sort());
+  });
+
+  it('fills an empty folder behind a symbolic link through the link', () => {
+    const target = temporaryDirectory();
+    const outDir = join(temporaryDirectory(), 'tickets');
+    symlinkSync(target, outDir);
+    const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
+    folder.stage('INC1.md', 'fine');
+    folder.commit({
+      hashes: { INC1: 'h1' },
+      writtenNames: ['INC1.md'],
+      removedNames: [],
+      prune: false,
+    });
+    folder.discard();
+    expect(lstatSync(outDir).isSymbolicLink()).toBe(true);
+    expect(readdirSync(target).sort()).toEqual([MANIFEST_NAME, 'INC1.md'].sort());
   });
 
   it('leaves a folder it did not create absent when the run fails', () => {
