@@ -190,6 +190,17 @@ describe('readJsonPageRecords', () => {
     expect(records[1999]?.value).toEqual(result[1999]);
   });
 
+  it('reads records cut by the 1 MB reads of a large page', async () => {
+    const file = join(directory, 'pages-of-megabytes.json');
+    const result = Array.from({ length: 12_000 }, (_, index) => ({
+      number: `INC${String(index).padStart(7, '0')}`,
+      description: `${'あ\\"'.repeat(index % 97)}${index}`,
+    }));
+    writeFileSync(file, JSON.stringify({ result, total: 12_000 }));
+    const records = await collect(readJsonPageRecords(file, ['result']));
+    expect(records.map((record) => record.value)).toEqual(result);
+  });
+
   it('names the file and the last good record when the JSON breaks off', async () => {
     const file = join(directory, 'broken.json');
     writeFileSync(file, '{"result":[{"number":"INC1"},{"number":"INC2"},{"numb');
