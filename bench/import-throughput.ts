@@ -4,8 +4,8 @@
  * personal data in every record) in a temporary folder, then measures side by side, each in a
  * fresh child process so its peak RSS is its own:
  *
- *   - `npm run import` (runImport: stream, normalize, scrub, render, hash, stage, rename)
- *   - the streaming parse alone (`@streamparser/json` over the same pages: the reader's floor)
+ *   - `npm run import` (runImport: read, normalize, scrub, render, hash, stage, rename)
+ *   - the streaming parse alone (`readJsonPageRecords` over the same pages: the reader's floor)
  *   - `JSON.parse` of whole page files (the naive peer: fast, but memory grows with the page)
  *
  * and prints tickets/s and peak RSS beside the targets (≥ 2,000 tickets/s, ≤ 512 MB at 100k).

@@ -465,6 +465,13 @@ interface NameMatchers {
 /** Regex sources of one group, each with the literal its matches contain. */
 type SourceGroup = Map<string, string>;
 
+type GroupName = 'anywhere' | 'wholeToken' | 'withHonorific' | 'cjkSingles';
+/** One source a name or user id adds to a group, with its needle. */
+type Contribution = readonly [group: GroupName, source: string, needle: string];
+/** Contributions per name or user id text (bounded: cleared when it reaches the limit). */
+const contributionsByText = new Map<string, readonly Contribution[]>();
+const CONTRIBUTIONS_LIMIT = 16384;
+
 /**
  * Builds the matchers for every person field and dictionary entry. The rules, per name part:
  *
@@ -495,8 +502,32 @@ function compileNameMatchers(
   const wholeToken: SourceGroup = new Map(); // matched between non-alphanumerics
   const withHonorific: SourceGroup = new Map(); // only before an honorific / after a title
   const cjkSingles: SourceGroup = new Map();
-  const add = (group: SourceGroup, source: string, needle: string) => {
-    if (!group.has(source)) group.set(source, needle);
+  const groups: Readonly<Record<GroupName, SourceGroup>> = {
+    anywhere,
+    wholeToken,
+    withHonorific,
+    cjkSingles,
+  };
+  // What a name or user id adds to the groups is recorded once per text and replayed in the
+  // same order (a group keeps the first needle of a source): a caller's sys_id makes each
+  // person new, while their name parts repeat across thousands of records.
+  let recorded: Contribution[] = [];
+  const add = (group: GroupName, source: string, needle: string) => {
+    recorded.push([group, source, needle]);
+  };
+  const apply = (key: string, record: () => void) => {
+    let contributions = contributionsByText.get(key);
+    if (contributions === undefined) {
+      recorded = [];
+      record();
+      contributions = recorded;
+      if (contributionsByText.size >= CONTRIBUTIONS_LIMIT) contributionsByText.clear();
+      contributionsByText.set(key, contributions);
+    }
+    for (const [group, source, needle] of contributions) {
+      const sources = groups[group];
+      if (!sources.has(source)) sources.set(source, needle);
+    }
   };
 
   const addName = (raw: string) => {
@@ -509,24 +540,25 @@ function compileNameMatchers(
     if (parts.length > 1) {
       const forward = parts.map(escapeRegex).join(FULL_NAME_GAP);
       const backward = [...parts].reverse().map(escapeRegex).join(FULL_NAME_GAP);
-      const group = latinParts.length === parts.length ? wholeToken : anywhere;
+      const group = latinParts.length === parts.length ? 'wholeToken' : 'anywhere';
       add(group, forward, parts[0] ?? '');
       add(group, backward, parts[0] ?? '');
     } else if (parts.length === 1) {
       const [only] = parts as [string];
       if (CJK_OR_KANA.test(only)) {
-        if (only.length >= 2) add(anywhere, escapeRegex(only), only);
-        else add(cjkSingles, escapeRegex(only), only);
+        if (only.length >= 2) add('anywhere', escapeRegex(only), only);
+        else add('cjkSingles', escapeRegex(only), only);
         if (only.length >= 3 && !/[\u30a0-\u30ff]/.test(only)) {
-          add(withHonorific, escapeRegex(only.slice(0, 2)), only.slice(0, 2));
-          if (only.length >= 4) add(withHonorific, escapeRegex(only.slice(0, 3)), only.slice(0, 3));
+          add('withHonorific', escapeRegex(only.slice(0, 2)), only.slice(0, 2));
+          if (only.length >= 4)
+            add('withHonorific', escapeRegex(only.slice(0, 3)), only.slice(0, 3));
         }
       }
     }
     if (parts.length > 1) {
       for (const part of cjkParts) {
-        if (part.length >= 2) add(anywhere, escapeRegex(part), part);
-        else add(cjkSingles, escapeRegex(part), part);
+        if (part.length >= 2) add('anywhere', escapeRegex(part), part);
+        else add('cjkSingles', escapeRegex(part), part);
       }
     }
     for (const part of latinParts) addLatinPart(part);
@@ -534,8 +566,8 @@ function compileNameMatchers(
   };
 
   const addLatinPart = (part: string) => {
-    if (part.length >= 3) add(wholeToken, escapeRegex(part), part);
-    else add(withHonorific, escapeRegex(part), part);
+    if (part.length >= 3) add('wholeToken', escapeRegex(part), part);
+    else add('withHonorific', escapeRegex(part), part);
   };
 
   const addLatinCombinations = (parts: readonly string[]) => {
@@ -544,12 +576,12 @@ function compileNameMatchers(
         if (first === second) continue;
         const [a, b] = [escapeRegex(first), escapeRegex(second)];
         // Every variant below contains the second part whole: it is the needle.
-        add(wholeToken, `${a}${FULL_NAME_GAP}${b}`, second); // Taro Yamada, Yamada, Taro, YamadaTaro
-        for (const joiner of ['_', '-']) add(wholeToken, `${a}${joiner}${b}`, second); // taro_yamada
+        add('wholeToken', `${a}${FULL_NAME_GAP}${b}`, second); // Taro Yamada, Yamada, Taro, YamadaTaro
+        for (const joiner of ['_', '-']) add('wholeToken', `${a}${joiner}${b}`, second); // taro_yamada
         const initial = escapeRegex(first[0] ?? '');
-        add(wholeToken, `${initial}\\.?${b}`, second); // tyamada, t.yamada
-        add(wholeToken, `${initial}\\.?[ \\t]?${b}`, second); // T. Yamada, T Yamada
-        add(wholeToken, `${b}[ \\t,]*${initial}\\.?`, second); // Yamada T., yamadat
+        add('wholeToken', `${initial}\\.?${b}`, second); // tyamada, t.yamada
+        add('wholeToken', `${initial}\\.?[ \\t]?${b}`, second); // T. Yamada, T Yamada
+        add('wholeToken', `${b}[ \\t,]*${initial}\\.?`, second); // Yamada T., yamadat
       }
     }
   };
@@ -557,7 +589,7 @@ function compileNameMatchers(
   const addUserId = (raw: string) => {
     const id = foldWidth(raw).trim();
     if (id.length < 3) return; // a 1–2 character id would match half the words in a text
-    add(wholeToken, escapeRegex(id), id);
+    add('wholeToken', escapeRegex(id), id);
     const parts = id.split(/[._]+/).filter((part) => LATIN_WORD.test(part));
     if (parts.length >= 2) {
       for (const part of parts) addLatinPart(part);
@@ -566,14 +598,14 @@ function compileNameMatchers(
   };
 
   for (const person of people) {
-    for (const name of person.names) addName(name);
-    for (const id of person.userIds ?? []) addUserId(id);
+    for (const name of person.names) apply(`name\u0000${name}`, () => addName(name));
+    for (const id of person.userIds ?? []) apply(`id\u0000${id}`, () => addUserId(id));
     for (const email of person.emails ?? []) {
       const localPart = email.split(/[@＠]/)[0];
-      if (localPart !== undefined) addUserId(localPart);
+      if (localPart !== undefined) apply(`id\u0000${localPart}`, () => addUserId(localPart));
     }
   }
-  for (const entry of dictionary) addName(entry);
+  for (const entry of dictionary) apply(`name\u0000${entry}`, () => addName(entry));
 
   const matchers: NameMatcher[] = [];
   const push = (group: SourceGroup, source: string, flags: string) =>

@@ -1,13 +1,12 @@
-import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { JSONParser } from '@streamparser/json';
 
 /**
  * Reading export files without holding them: the files an export path names, the records of a
  * JSON page (`{"result":[…]}`, `{"issues":[…]}`, `{"tickets":[…], "users":[…]}`) one at a time
- * through `@streamparser/json`, the rows of an RFC 4180 CSV file and the lines of a JSON Lines
- * file. A ~500 MB page file streams in 64 KB chunks, so memory holds a chunk and the records it
- * completes, never the file.
+ * (cut from the bytes by {@link JsonPageSplitter}, each parsed by `JSON.parse`), the rows of an RFC 4180 CSV file and the lines of a JSON Lines
+ * file. A ~500 MB page file is read 1 MB at a time ({@link readChunks}), so memory holds a chunk
+ * and the records it completes, never the file.
  */
 
 /** A problem with the export as a whole (a missing file, JSON that does not parse): nothing is written. */
@@ -66,6 +65,30 @@ export function totalBytes(files: readonly string[]): number {
   return files.reduce((sum, file) => sum + statSync(file).size, 0);
 }
 
+/** Bytes a reader takes from an export file at once. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of a file, up to {@link CHUNK_BYTES} at a time, in one buffer reused for every chunk:
+ * a chunk is valid until the next one is asked for. Synchronous reads: nothing else runs while the
+ * import reads, and on 78 MB a `createReadStream` cost 0.35–0.45 s of CPU (threadpool requests,
+ * stream machinery, 64 KB at a time) against 16 ms for `readSync` (bench/README.md).
+ */
+function* readChunks(file: string, meter?: ByteMeter): Generator<Buffer> {
+  const descriptor = openSync(file, 'r');
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  try {
+    for (;;) {
+      const length = readSync(descriptor, chunk, 0, CHUNK_BYTES, null);
+      if (length === 0) return;
+      if (meter) meter.bytesRead += length;
+      yield length === CHUNK_BYTES ? chunk : chunk.subarray(0, length);
+    }
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
 /** Counts bytes as the readers consume them, for the progress line. */
 export interface ByteMeter {
   bytesRead: number;
@@ -73,66 +96,348 @@ export interface ByteMeter {
 
 /**
  * The elements of the top-level arrays `keys` of a JSON file (`$.result.*`), in file order.
- * A file that is not JSON, or has none of the keys, is an `ExportFileError`.
+ * A file that is not JSON, has none of the keys, or lists something other than an array under
+ * one, is an `ExportFileError`.
  */
 export async function* readJsonPageRecords(
   file: string,
   keys: readonly string[],
   meter?: ByteMeter,
 ): AsyncGenerator<ExportRecord> {
-  const parser = new JSONParser({ paths: keys.map((key) => `$.${key}.*`), keepStack: false });
-  const completed: ExportRecord[] = [];
+  const name = displayName(file);
+  const splitter = new JsonPageSplitter(keys);
   const counts = new Map<string, number>();
-  let parseError: Error | undefined;
-  let topLevelSeen = false;
-  parser.onValue = ({ value, stack }) => {
-    const listedUnder = String(stack[1]?.key ?? '');
-    const recordNumber = (counts.get(listedUnder) ?? 0) + 1;
-    counts.set(listedUnder, recordNumber);
-    completed.push({ file: displayName(file), recordNumber, value, listedUnder });
-  };
-  parser.onToken = () => {
-    topLevelSeen = true;
-  };
-  parser.onError = (error) => {
-    parseError ??= error;
-  };
-  const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (meter) meter.bytesRead += chunk.length;
-      if (!parseError) parser.write(chunk);
-      if (parseError) break;
-      yield* completed.splice(0);
-    }
-    if (!parseError && !parser.isEnded) parser.end();
-  } finally {
-    stream.destroy();
-  }
-  if (parseError || !topLevelSeen) {
-    const position = [...counts.values()].reduce((sum, count) => sum + count, 0);
-    throw new ExportFileError(
-      `${displayName(file)}: not valid JSON after record ${position} (${parseError?.message ?? 'empty file'})`,
-    );
-  }
-  yield* completed.splice(0);
-  if (counts.size === 0) {
-    // An empty page (`{"result": []}`) is fine; a file without any of the keys is another export.
-    const head = await readHead(file);
-    if (!keys.some((key) => head.includes(`"${key}"`))) {
+  const position = () => [...counts.values()].reduce((sum, count) => sum + count, 0);
+  const toRecord = (piece: ListedPiece): ExportRecord => {
+    const recordNumber = (counts.get(piece.listedUnder) ?? 0) + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(piece.text);
+    } catch (error) {
       throw new ExportFileError(
-        `${displayName(file)}: has no ${keys.map((key) => `"${key}"`).join(' or ')} list; ` +
-          'is it the right export?',
+        `${name}: not valid JSON after record ${position()} (${(error as Error).message})`,
       );
     }
+    counts.set(piece.listedUnder, recordNumber);
+    return { file: name, recordNumber, value, listedUnder: piece.listedUnder };
+  };
+  for (const chunk of readChunks(file, meter)) {
+    let pieces: ListedPiece[];
+    try {
+      pieces = splitter.push(chunk);
+    } catch (error) {
+      throw splitError(name, position(), error);
+    }
+    for (const piece of pieces) yield toRecord(piece);
+  }
+  try {
+    splitter.end();
+  } catch (error) {
+    throw splitError(name, position(), error);
+  }
+  if (!keys.some((key) => splitter.keysSeen.has(key))) {
+    // An empty page (`{"result": []}`) is fine; a file without any of the keys is another export.
+    throw new ExportFileError(
+      `${name}: has no ${keys.map((key) => `"${key}"`).join(' or ')} list; is it the right export?`,
+    );
   }
 }
 
-async function readHead(file: string): Promise<string> {
-  const stream = createReadStream(file, { start: 0, end: 4095, encoding: 'utf8' });
-  let text = '';
-  for await (const chunk of stream) text += chunk;
-  return text;
+function splitError(name: string, position: number, error: unknown): Error {
+  if (!(error instanceof JsonPageError)) return error as Error;
+  return new ExportFileError(`${name}: not valid JSON after record ${position} (${error.message})`);
+}
+
+/** One element of a listed array: its JSON text, not yet parsed. */
+export interface ListedPiece {
+  readonly listedUnder: string;
+  readonly text: string;
+}
+
+/** The page's structure is not JSON (the splitter's own check; a record's text is `JSON.parse`'s). */
+export class JsonPageError extends Error {
+  override readonly name = 'JsonPageError';
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+const isJsonSpace = (byte: number) =>
+  byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
+type SplitterState =
+  | 'start' // before the page's `{`
+  | 'firstKeyOrEnd' // after `{`
+  | 'key' // after `,`: a key must follow
+  | 'colon'
+  | 'valueStart' // after `:` of a key that is not listed
+  | 'listStart' // after `:` of a listed key: `[` must follow
+  | 'firstElementOrEnd' // after `[`
+  | 'element' // after `,` in a list: an element must follow
+  | 'afterElement'
+  | 'afterValue'
+  | 'done'
+  | Scan;
+/** Inside a key string, a listed element or another top-level value. */
+type Scan = 'scanKey' | 'scanElement' | 'scanValue';
+
+/**
+ * Cuts a JSON page (`{"result": [ {…}, {…} ], "other": …}`) into the texts of the elements of
+ * its listed arrays, fed in chunks of bytes, so each record is parsed by `JSON.parse` on its own
+ * (native: several times faster than a JavaScript tokenizer such as `@streamparser/json`, which
+ * this replaced; bench/README.md, import throughput). It reads only the structure: a string is
+ * skipped with `indexOf` to its closing quote, brackets are counted. The top level is checked to
+ * be one object of `"key": value` pairs; a listed array's elements are handed out whole (their
+ * syntax is `JSON.parse`'s to check); any other top-level value is skipped by its structure
+ * without being held (a number or literal is checked), so memory is a chunk and the record being
+ * cut, whatever else the page holds. Exported for its tests.
+ */
+export class JsonPageSplitter {
+  /** The top-level keys met so far. */
+  readonly keysSeen = new Set<string>();
+  readonly #listed: ReadonlySet<string>;
+  #buffer: Buffer = Buffer.alloc(0);
+  /** Holds `#buffer` at its start. */
+  #work: Buffer = Buffer.alloc(0);
+  /** Next byte to look at in `#buffer` (one past its end when an escaped byte is in the next chunk). */
+  #position = 0;
+  #state: SplitterState = 'start';
+  #key = '';
+  /** Where the text being cut (key, element, scalar) starts in `#buffer`; -1 when none is held. */
+  #heldFrom = -1;
+  // The value being scanned.
+  #begun = false;
+  #depth = 0;
+  #inString = false;
+  #scalar = false;
+  /** The next backslash at or after some position of this buffer; -2 unknown, -1 none. */
+  #nextBackslash = -2;
+  #atFileStart = true;
+
+  constructor(listed: readonly string[]) {
+    this.#listed = new Set(listed);
+  }
+
+  /** Feeds the next chunk (copied: the caller may reuse it); returns the elements it completed. */
+  push(chunk: Buffer): ListedPiece[] {
+    // The bytes still needed (a key or record cut by the chunk's end) move to the front of one
+    // work buffer, reused for every chunk: no allocation, and a copy of a record, not a chunk.
+    const keepFrom = Math.min(
+      this.#heldFrom >= 0 ? this.#heldFrom : this.#position,
+      this.#buffer.length,
+    );
+    const kept = this.#buffer.length - keepFrom;
+    const needed = kept + chunk.length;
+    if (this.#work.length < needed) {
+      const work = Buffer.allocUnsafe(Math.max(needed, this.#work.length * 2));
+      this.#buffer.copy(work, 0, keepFrom);
+      this.#work = work;
+    } else if (kept > 0) {
+      this.#work.copyWithin(0, keepFrom, this.#buffer.length);
+    }
+    chunk.copy(this.#work, kept);
+    this.#buffer = this.#work.subarray(0, needed);
+    this.#position -= keepFrom;
+    if (this.#heldFrom >= 0) this.#heldFrom -= keepFrom;
+    this.#nextBackslash = -2;
+    if (this.#atFileStart && this.#buffer.length > 0) {
+      this.#atFileStart = false;
+      // A UTF-8 byte-order mark, as some tools write one.
+      if (this.#buffer[0] === 0xef && this.#buffer[1] === 0xbb && this.#buffer[2] === 0xbf) {
+        this.#position = 3;
+      }
+    }
+    const pieces: ListedPiece[] = [];
+    this.#run(pieces);
+    return pieces;
+  }
+
+  /** The file ended: it must have closed the page's object. */
+  end(): void {
+    if (this.#state === 'start') throw new JsonPageError('empty file');
+    if (this.#state !== 'done') throw new JsonPageError('unexpected end of the file');
+  }
+
+  #run(pieces: ListedPiece[]): void {
+    const buffer = this.#buffer;
+    for (;;) {
+      const state = this.#state;
+      if (state === 'scanKey' || state === 'scanElement' || state === 'scanValue') {
+        if (!this.#scan()) return;
+        const text =
+          this.#heldFrom >= 0 ? buffer.toString('utf8', this.#heldFrom, this.#position) : '';
+        this.#heldFrom = -1;
+        if (state === 'scanKey') {
+          this.#key = parseScalar(text) as string;
+          this.keysSeen.add(this.#key);
+          this.#state = 'colon';
+        } else if (state === 'scanElement') {
+          pieces.push({ listedUnder: this.#key, text });
+          this.#state = 'afterElement';
+        } else {
+          if (text !== '') parseScalar(text); // a number, literal or string; containers are not held
+          this.#state = 'afterValue';
+        }
+        continue;
+      }
+      // Every other state looks at the next byte that is not white space.
+      let position = this.#position;
+      while (position < buffer.length && isJsonSpace(buffer[position] as number)) position += 1;
+      this.#position = position;
+      if (position >= buffer.length) return;
+      const byte = buffer[position] as number;
+      switch (state) {
+        case 'start':
+          if (byte !== OPEN_BRACE) throw new JsonPageError('the page is not a JSON object');
+          this.#advanceTo('firstKeyOrEnd');
+          break;
+        case 'firstKeyOrEnd':
+        case 'key':
+          if (byte === CLOSE_BRACE && state === 'firstKeyOrEnd') this.#advanceTo('done');
+          else if (byte === QUOTE) this.#startScan('scanKey');
+          else throw new JsonPageError('expected a key');
+          break;
+        case 'colon':
+          if (byte !== COLON) throw new JsonPageError('expected ":" after a key');
+          this.#advanceTo(this.#listed.has(this.#key) ? 'listStart' : 'valueStart');
+          break;
+        case 'valueStart':
+          this.#startScan('scanValue');
+          break;
+        case 'listStart':
+          if (byte !== OPEN_BRACKET) throw new JsonPageError(`"${this.#key}" is not a list`);
+          this.#advanceTo('firstElementOrEnd');
+          break;
+        case 'firstElementOrEnd':
+        case 'element':
+          if (byte === CLOSE_BRACKET && state === 'firstElementOrEnd')
+            this.#advanceTo('afterValue');
+          else this.#startScan('scanElement');
+          break;
+        case 'afterElement':
+          if (byte === COMMA) this.#advanceTo('element');
+          else if (byte === CLOSE_BRACKET) this.#advanceTo('afterValue');
+          else throw new JsonPageError('expected "," or "]" after a record');
+          break;
+        case 'afterValue':
+          if (byte === COMMA) this.#advanceTo('key');
+          else if (byte === CLOSE_BRACE) this.#advanceTo('done');
+          else throw new JsonPageError('expected "," or "}" after a value');
+          break;
+        case 'done':
+          throw new JsonPageError('text after the page');
+      }
+    }
+  }
+
+  /** Past the structural byte at `#position`, into `state`. */
+  #advanceTo(state: SplitterState): void {
+    this.#position += 1;
+    this.#state = state;
+  }
+
+  #startScan(state: Scan): void {
+    this.#state = state;
+    this.#heldFrom = this.#position;
+    this.#begun = false;
+    this.#depth = 0;
+    this.#inString = false;
+    this.#scalar = false;
+  }
+
+  /** Scans the value at `#position` on; true when it ended (`#position` is then one past it). */
+  #scan(): boolean {
+    const buffer = this.#buffer;
+    const length = buffer.length;
+    let position = this.#position;
+    let depth = this.#depth;
+    let inString = this.#inString;
+    let ended = false;
+    for (;;) {
+      if (inString) {
+        const quote = buffer.indexOf(QUOTE, position);
+        let backslash = this.#nextBackslash;
+        if (backslash === -2 || (backslash >= 0 && backslash < position)) {
+          backslash = buffer.indexOf(BACKSLASH, position);
+          this.#nextBackslash = backslash;
+        }
+        if (backslash >= 0 && (quote < 0 || backslash < quote)) {
+          position = backslash + 2; // the escaped byte is never a closing quote
+          if (position > length) break;
+          continue;
+        }
+        if (quote < 0) {
+          position = length;
+          break;
+        }
+        position = quote + 1;
+        inString = false;
+        if (depth === 0) {
+          ended = true;
+          break;
+        }
+        continue;
+      }
+      if (position >= length) break;
+      const byte = buffer[position] as number;
+      if (this.#scalar) {
+        if (
+          isJsonSpace(byte) ||
+          byte === COMMA ||
+          byte === CLOSE_BRACKET ||
+          byte === CLOSE_BRACE ||
+          byte === COLON ||
+          byte === QUOTE ||
+          byte === OPEN_BRACE ||
+          byte === OPEN_BRACKET
+        ) {
+          if (position === this.#heldFrom) throw new JsonPageError('expected a value');
+          ended = true;
+          break;
+        }
+        position += 1;
+        continue;
+      }
+      if (!this.#begun) {
+        this.#begun = true;
+        if (byte !== QUOTE && byte !== OPEN_BRACE && byte !== OPEN_BRACKET) {
+          this.#scalar = true;
+          continue;
+        }
+        // A container that is not a listed element is skipped, not held.
+        if (byte !== QUOTE && this.#state === 'scanValue') this.#heldFrom = -1;
+      }
+      position += 1;
+      if (byte === QUOTE) inString = true;
+      else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
+      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        depth -= 1;
+        if (depth === 0) {
+          ended = true;
+          break;
+        }
+      }
+    }
+    this.#position = position;
+    this.#depth = depth;
+    this.#inString = inString;
+    return ended;
+  }
+}
+
+/** A key, or a top-level string, number or literal the import does not read, checked all the same. */
+function parseScalar(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new JsonPageError((error as Error).message);
+  }
 }
 
 /** The rows of a JSON Lines file as records; a line that is not JSON is a malformed record, not fatal. */
@@ -165,10 +470,8 @@ export interface MalformedExportRecord {
 
 async function* readLines(file: string, meter?: ByteMeter): AsyncGenerator<string> {
   let rest = '';
-  const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
   const decoder = new TextDecoder('utf-8');
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (meter) meter.bytesRead += chunk.length;
+  for (const chunk of readChunks(file, meter)) {
     const text = rest + decoder.decode(chunk, { stream: true });
     const lines = text.split('\n');
     rest = lines.pop() ?? '';
@@ -216,11 +519,9 @@ export async function* readCsvRecords(
 
 /** RFC 4180 rows, streamed: a quoted field may span chunks and lines. */
 export async function* readCsvRows(file: string, meter?: ByteMeter): AsyncGenerator<string[]> {
-  const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
   const decoder = new TextDecoder('utf-8');
   const parser = createCsvRowParser();
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (meter) meter.bytesRead += chunk.length;
+  for (const chunk of readChunks(file, meter)) {
     yield* parser.push(decoder.decode(chunk, { stream: true }));
   }
   yield* parser.push(decoder.decode());

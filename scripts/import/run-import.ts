@@ -254,8 +254,8 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       if (issueId in previous) tickets.changed += 1;
       else tickets.new += 1;
       writtenNames.push(documentName, sidecarName);
-      await folder.stage(documentName, files.document);
-      await folder.stage(sidecarName, files.sidecar);
+      folder.stage(documentName, files.document);
+      folder.stage(sidecarName, files.sidecar);
     }
     options.onProgress?.({ records, bytesRead: meter.bytesRead, totalBytes: meter.total });
 
@@ -264,7 +264,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       const names = ticketDocumentNames(id);
       return [names.documentName, names.sidecarName];
     });
-    await folder.commit({
+    folder.commit({
       hashes: next,
       writtenNames,
       removedNames,
@@ -289,7 +289,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       }),
     };
   } finally {
-    await folder.discard();
+    folder.discard();
   }
 }
 

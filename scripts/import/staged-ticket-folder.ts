@@ -1,39 +1,45 @@
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmdirSync,
   rmSync,
   unlinkSync,
-  writeFile,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /**
  * The output ticket folder as an import writes it: the manifest of what earlier runs wrote
  * (content hash per ticket id, per source: incremental runs rewrite only changed tickets),
  * staging of the new and changed files, and the commit that puts them into place.
  *
- * Safety: every file is first written into a staging folder inside the output folder; only
- * {@link StagedTicketFolder.commit} renames the staged files into place, deletes the pruned
- * tickets and replaces the manifest. {@link StagedTicketFolder.discard} (a fatal error before the
- * commit) removes the staging folder, and the output folder too when this run created it, so
- * the folder is left as it was.
+ * Safety: nothing is written into the output folder before {@link StagedTicketFolder.commit};
+ * {@link StagedTicketFolder.discard} (a fatal error before the commit) removes what was staged,
+ * so the folder is left as it was. Two ways to stage, chosen at {@link StagedTicketFolder.open}:
  *
- * Staged writes run a few at a time in the background (libuv's threadpool) while the import
- * reads and scrubs the next records; at most {@link WRITES_IN_FLIGHT} are pending at once, so
- * memory stays bounded however fast the reader is. They use `fs.writeFile`'s callback: measured
- * on 18,000 files, `fs/promises` cost twice its CPU (bench/README.md, import throughput).
+ * - **Whole folder** — the output folder does not exist yet, or is empty (a first import, or
+ *   `--upload`'s temporary folder): every file and the manifest are written into a staging folder
+ *   beside it, and the commit is one rename of that folder onto the output folder's name. The
+ *   folder appears complete or not at all, and 100,000 tickets cost one rename, not 200,000.
+ * - **Into place** — the folder holds tickets already: new and changed files are staged in a
+ *   folder inside it, and the commit renames them one by one, deletes the pruned ones, then
+ *   replaces the manifest.
+ *
+ * Files are written synchronously (open, write, close), one mkdir for the staging folder, no
+ * fsync: the promise is about a failed run (a crash before the commit leaves only the staging
+ * folder), not about power loss — which neither the Knowledge Base sync nor a re-run needs, as a
+ * re-run rewrites whatever differs from the manifest. Synchronous writes cost the least CPU:
+ * on 18,000 files, `fs.writeFile`'s callback on libuv's threadpool cost 4–6× their user CPU and
+ * `fs/promises` twice that again (bench/README.md, import throughput).
  */
 
 /** The manifest's file name in the output folder (hidden from the Knowledge Base: not `.md`). */
 export const MANIFEST_NAME = '.import-manifest.json';
 const MANIFEST_VERSION = 1;
-
-/** Staged writes pending at once: enough to keep the threadpool's four threads busy. */
-const WRITES_IN_FLIGHT = 16;
 
 /** The import's record of what it wrote: content hash per ticket id, per source. */
 interface Manifest {
@@ -64,10 +70,10 @@ export interface CommitPlan {
  * @example
  * const folder = StagedTicketFolder.open({ outDir: 'tickets/', source: 'servicenow', write: true });
  * try {
- *   await folder.stage('INC0012345.md', document);
- *   await folder.commit({ hashes, writtenNames, removedNames: [], prune: false });
+ *   folder.stage('INC0012345.md', document);
+ *   folder.commit({ hashes, writtenNames, removedNames: [], prune: false });
  * } finally {
- *   await folder.discard();
+ *   folder.discard();
  * }
  */
 export class StagedTicketFolder {
@@ -80,25 +86,36 @@ export class StagedTicketFolder {
   readonly #present: ReadonlySet<string>;
   readonly #otherSources: readonly (readonly [string, Record<string, string>])[];
   readonly #staging: string | undefined;
-  readonly #createdOutDir: boolean;
-  #pending = 0;
-  /** Resolves the waiter of {@link stage} or {@link #settle} when a write ends. */
-  #onWriteEnd: (() => void) | undefined;
-  #writeError: unknown;
+  /** Whole-folder staging: the commit renames the staging folder onto the output folder. */
+  readonly #wholeFolder: boolean;
   #committed = false;
 
-  private constructor(outDir: string | undefined, source: string, write: boolean) {
+  private constructor(outDirAsGiven: string | undefined, source: string, write: boolean) {
+    // Resolved, so the whole-folder staging sits beside it however it is written (`tickets/`).
+    const outDir = outDirAsGiven === undefined ? undefined : resolve(outDirAsGiven);
     this.#outDir = outDir;
     this.#source = source;
     this.#manifest = outDir ? readManifest(outDir) : { version: MANIFEST_VERSION, sources: {} };
     this.previous = this.#manifest.sources[source] ?? {};
     this.#otherSources = Object.entries(this.#manifest.sources).filter(([name]) => name !== source);
-    this.#present = new Set(outDir && existsSync(outDir) ? readdirSync(outDir) : []);
-    this.#staging =
-      outDir && write ? join(outDir, `.import-staging-${process.pid}-${Date.now()}`) : undefined;
-    // An output folder this run creates is removed again if the run fails: it writes nothing.
-    this.#createdOutDir =
-      this.#staging !== undefined && outDir !== undefined && !existsSync(outDir);
+    const listing = outDir && existsSync(outDir) ? readdirSync(outDir) : undefined;
+    this.#present = new Set(listing ?? []);
+    // A symbolic link to an empty folder is filled through the link: renaming onto it would
+    // replace the link, not fill the folder it points to.
+    this.#wholeFolder =
+      outDir !== undefined &&
+      write &&
+      (listing?.length ?? 0) === 0 &&
+      !(listing !== undefined && lstatSync(outDir).isSymbolicLink());
+    const staging = `.import-staging-${process.pid}-${Date.now()}`;
+    if (!outDir || !write) {
+      this.#staging = undefined;
+    } else if (this.#wholeFolder) {
+      // Beside the output folder, on the same file system, so the commit is one rename.
+      this.#staging = join(dirname(outDir), `.${basename(outDir)}${staging}`);
+    } else {
+      this.#staging = join(outDir, staging);
+    }
     if (this.#staging) mkdirSync(this.#staging, { recursive: true });
   }
 
@@ -131,44 +148,21 @@ export class StagedTicketFolder {
     return this.previous[issueId] === hash && this.#present.has(documentName);
   }
 
-  /**
-   * Writes one file into the staging folder (nothing without one: a dry run). Resolves once the
-   * write is under way, waiting first when {@link WRITES_IN_FLIGHT} are pending.
-   *
-   * @throws the first failed staged write's error, at the next call.
-   */
-  async stage(name: string, content: string): Promise<void> {
-    this.#throwWriteError();
-    const staging = this.#staging;
-    if (staging === undefined) return;
-    while (this.#pending >= WRITES_IN_FLIGHT) await this.#writeEnded();
-    this.#throwWriteError();
-    this.#pending += 1;
-    writeFile(join(staging, name), content, (error) => {
-      this.#pending -= 1;
-      if (error) this.#writeError ??= error;
-      const wake = this.#onWriteEnd;
-      this.#onWriteEnd = undefined;
-      wake?.();
-    });
+  /** Writes one file into the staging folder (nothing without one: a dry run). */
+  stage(name: string, content: string): void {
+    if (this.#staging === undefined) return;
+    writeFileSync(`${this.#staging}/${name}`, content);
   }
 
   /**
-   * Waits for the staged writes, renames every staged file into place, deletes the pruned ones,
-   * then replaces the manifest (itself written to a temporary file and renamed). A dry run
-   * commits nothing.
+   * Puts the staged files into place and replaces the manifest (written to a temporary file and
+   * renamed): the whole staging folder renamed onto the output folder, or each staged file
+   * renamed into it and the pruned ones deleted. A dry run commits nothing.
    */
-  async commit(plan: CommitPlan): Promise<void> {
-    await this.#settle();
-    this.#throwWriteError();
+  commit(plan: CommitPlan): void {
     const outDir = this.#outDir;
     const staging = this.#staging;
     if (outDir === undefined || staging === undefined) return;
-    // Synchronous: nothing else is left to overlap with, and one call is the cheapest in CPU.
-    for (const name of plan.writtenNames) renameSync(join(staging, name), join(outDir, name));
-    for (const name of plan.removedNames) {
-      if (existsSync(join(outDir, name))) unlinkSync(join(outDir, name));
-    }
     const kept: Record<string, string> = plan.prune
       ? { ...plan.hashes }
       : {
@@ -177,35 +171,47 @@ export class StagedTicketFolder {
           ),
           ...plan.hashes,
         };
-    writeManifest(outDir, {
+    const manifest: Manifest = {
       version: MANIFEST_VERSION,
       sources: { ...this.#manifest.sources, [this.#source]: kept },
-    });
+    };
+    if (this.#wholeFolder) {
+      // Nothing to remove: the folder was empty, so no earlier ticket of this source exists.
+      writeManifest(staging, manifest);
+      renameOntoEmptyFolder(staging, outDir);
+      this.#committed = true;
+      return;
+    }
+    for (const name of plan.writtenNames) renameSync(join(staging, name), join(outDir, name));
+    for (const name of plan.removedNames) {
+      if (existsSync(join(outDir, name))) unlinkSync(join(outDir, name));
+    }
+    writeManifest(outDir, manifest);
     this.#committed = true;
   }
 
-  /** Removes the staging folder, and the output folder if this run created it and did not commit. */
-  async discard(): Promise<void> {
-    // Pending writes first: removing the folder under them would leave files behind.
-    await this.#settle();
-    if (this.#staging) rmSync(this.#staging, { recursive: true, force: true });
-    if (this.#createdOutDir && !this.#committed && this.#outDir) {
-      rmSync(this.#outDir, { recursive: true, force: true });
-    }
+  /** Removes the staging folder (after a commit into place, the empty one left behind). */
+  discard(): void {
+    if (this.#staging === undefined) return;
+    if (this.#wholeFolder && this.#committed) return; // it is the output folder now
+    rmSync(this.#staging, { recursive: true, force: true });
   }
+}
 
-  async #settle(): Promise<void> {
-    while (this.#pending > 0) await this.#writeEnded();
-  }
-
-  #writeEnded(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#onWriteEnd = resolve;
-    });
-  }
-
-  #throwWriteError(): void {
-    if (this.#writeError !== undefined) throw this.#writeError;
+/**
+ * Renames the staging folder onto `outDir`, which is absent or empty. POSIX rename(2) replaces
+ * an empty directory in one step; where it refuses (Windows), the empty folder is removed first
+ * (`rmdir` fails on a folder that is no longer empty: nothing written meanwhile is lost).
+ */
+function renameOntoEmptyFolder(staging: string, outDir: string): void {
+  try {
+    renameSync(staging, outDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'EEXIST' && code !== 'EACCES') throw error;
+    if (!existsSync(outDir)) throw error;
+    rmdirSync(outDir);
+    renameSync(staging, outDir);
   }
 }
 

@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   createCsvRowParser,
   ExportFileError,
+  JsonPageError,
+  JsonPageSplitter,
   readCsvRecords,
   readJsonPageRecords,
 } from '../../../scripts/import/export-files.js';
@@ -92,6 +94,73 @@ describe('readCsvRecords', () => {
   });
 });
 
+/** Feeds `bytes` to a splitter cut at `cuts`; the listed elements, parsed, or the error thrown. */
+function split(bytes: Buffer, cuts: readonly number[], listed: readonly string[]) {
+  const splitter = new JsonPageSplitter(listed);
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  const elements: [string, unknown][] = [];
+  let from = 0;
+  for (const point of [...points, bytes.length]) {
+    for (const piece of splitter.push(bytes.subarray(from, point))) {
+      elements.push([piece.listedUnder, JSON.parse(piece.text)]);
+    }
+    from = point;
+  }
+  splitter.end();
+  return elements;
+}
+
+describe('JsonPageSplitter', () => {
+  const page = fc.record(
+    {
+      before: fc.jsonValue(),
+      result: fc.array(fc.jsonValue()),
+      users: fc.array(fc.jsonValue()),
+      after: fc.jsonValue(),
+    },
+    { requiredKeys: ['result'] },
+  );
+
+  it('hands out every element of the listed arrays, however the bytes are cut (property)', () => {
+    fc.assert(
+      fc.property(page, fc.array(fc.nat()), fc.boolean(), (value, cuts, indent) => {
+        const bytes = Buffer.from(JSON.stringify(value, null, indent ? 2 : undefined));
+        const expected = JSON.parse(bytes.toString()) as Record<string, unknown[]>;
+        expect(split(bytes, cuts, ['result', 'users'])).toEqual(
+          Object.entries(expected)
+            .filter(([key]) => key === 'result' || key === 'users')
+            .flatMap(([key, list]) => list.map((element) => [key, element])),
+        );
+      }),
+    );
+  });
+
+  it('refuses a page cut short anywhere (property)', () => {
+    fc.assert(
+      fc.property(page, fc.nat(), fc.array(fc.nat()), (value, end, cuts) => {
+        const bytes = Buffer.from(JSON.stringify(value));
+        const prefix = bytes.subarray(0, end % bytes.length);
+        expect(() => split(prefix, cuts, ['result'])).toThrow();
+      }),
+    );
+  });
+
+  it('refuses what is not one JSON object of listed arrays', () => {
+    const attempt = (text: string) => () => split(Buffer.from(text), [], ['result']);
+    expect(attempt('[{"result":[]}]')).toThrow(JsonPageError);
+    expect(attempt('{"result":{"number":"INC1"}}')).toThrow(/"result" is not a list/);
+    expect(attempt('{"result":[1,]}')).toThrow(/expected a value/);
+    expect(attempt('{"result":[],}')).toThrow(/expected a key/);
+    expect(attempt('{"result":[]} {}')).toThrow(/text after the page/);
+    expect(attempt('{"total":1x,"result":[]}')).toThrow(JsonPageError);
+    expect(attempt('{"result" []}')).toThrow(/expected ":"/);
+    expect(attempt('')).toThrow(/empty file/);
+    expect(split(Buffer.from('\uFEFF{"result":[{"a":"\\""}]}'), [], ['result'])).toEqual([
+      ['result', { a: '"' }],
+    ]);
+  });
+});
+
 describe('readJsonPageRecords', () => {
   it('streams the elements of the named lists, counting each list on its own', async () => {
     const file = join(directory, 'page.json');
@@ -119,6 +188,17 @@ describe('readJsonPageRecords', () => {
     const records = await collect(readJsonPageRecords(file, ['result']));
     expect(records).toHaveLength(2000);
     expect(records[1999]?.value).toEqual(result[1999]);
+  });
+
+  it('reads records cut by the 1 MB reads of a large page', async () => {
+    const file = join(directory, 'pages-of-megabytes.json');
+    const result = Array.from({ length: 12_000 }, (_, index) => ({
+      number: `INC${String(index).padStart(7, '0')}`,
+      description: `${'あ\\"'.repeat(index % 97)}${index}`,
+    }));
+    writeFileSync(file, JSON.stringify({ result, total: 12_000 }));
+    const records = await collect(readJsonPageRecords(file, ['result']));
+    expect(records.map((record) => record.value)).toEqual(result);
   });
 
   it('names the file and the last good record when the JSON breaks off', async () => {

@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,20 +32,22 @@ afterEach(() => {
 });
 
 describe('StagedTicketFolder', () => {
-  it('puts nothing into the folder before the commit, then every staged file and the manifest', async () => {
-    const outDir = join(temporaryDirectory(), 'tickets');
+  it('creates a new folder whole at the commit: absent before, every staged file and the manifest after', () => {
+    const parent = temporaryDirectory();
+    const outDir = join(parent, 'tickets');
     const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
-    // More files than writes in flight, so staging waits for some to end.
     const names = Array.from({ length: 40 }, (_, index) => `INC${index}.md`);
-    for (const name of names) await folder.stage(name, `# ${name}\n`);
-    expect(readdirSync(outDir).filter((name) => !name.startsWith('.import-staging-'))).toEqual([]);
-    await folder.commit({
+    for (const name of names) folder.stage(name, `# ${name}\n`);
+    expect(existsSync(outDir)).toBe(false);
+    folder.commit({
       hashes: { INC0: 'h0' },
       writtenNames: names,
       removedNames: [],
       prune: false,
     });
-    await folder.discard();
+    folder.discard();
+    // One rename of the staging folder: nothing of it is left beside the output folder.
+    expect(readdirSync(parent)).toEqual(['tickets']);
     expect(readdirSync(outDir).sort()).toEqual([MANIFEST_NAME, ...names].sort());
     expect(readFileSync(join(outDir, 'INC39.md'), 'utf8')).toBe('# INC39.md\n');
     expect(JSON.parse(readFileSync(join(outDir, MANIFEST_NAME), 'utf8'))).toEqual({
@@ -45,23 +56,84 @@ describe('StagedTicketFolder', () => {
     });
   });
 
-  it('fails the commit on a staged write that failed, and leaves a folder it created absent', async () => {
+  it('fills an empty folder the same way, and leaves it empty when the run fails', () => {
+    const outDir = temporaryDirectory();
+    const failing = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
+    failing.stage('INC1.md', 'fine');
+    // A name in a folder that does not exist: the write fails (ENOENT), as a full disk would.
+    expect(() => failing.stage('missing/INC2.md', 'fails')).toThrow(/ENOENT/);
+    failing.discard();
+    expect(readdirSync(outDir)).toEqual([]);
+    expect(
+      readdirSync(join(outDir, '..')).filter((name) => name.includes('import-staging')),
+    ).toEqual([]);
+
+    const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
+    folder.stage('INC1.md', 'fine');
+    folder.commit({
+      hashes: { INC1: 'h1' },
+      writtenNames: ['INC1.md'],
+      removedNames: [],
+      prune: false,
+    });
+    folder.discard();
+    expect(readdirSync(outDir).sort()).toEqual([MANIFEST_NAME, 'INC1.md'].sort());
+  });
+
+  it('fills an empty folder behind a symbolic link through the link', () => {
+    const target = temporaryDirectory();
+    const outDir = join(temporaryDirectory(), 'tickets');
+    symlinkSync(target, outDir);
+    const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
+    folder.stage('INC1.md', 'fine');
+    folder.commit({
+      hashes: { INC1: 'h1' },
+      writtenNames: ['INC1.md'],
+      removedNames: [],
+      prune: false,
+    });
+    folder.discard();
+    expect(lstatSync(outDir).isSymbolicLink()).toBe(true);
+    expect(readdirSync(target).sort()).toEqual([MANIFEST_NAME, 'INC1.md'].sort());
+  });
+
+  it('leaves a folder it did not create absent when the run fails', () => {
     const outDir = join(temporaryDirectory(), 'tickets');
     const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
-    await folder.stage('INC1.md', 'fine');
-    // A name in a folder that does not exist: the write fails in the background (ENOENT).
-    await folder.stage('missing/INC2.md', 'fails');
-    await expect(
-      folder.commit({
-        hashes: {},
-        // Only the good file is to be renamed: the rejection can come from the failed write alone.
-        writtenNames: ['INC1.md'],
-        removedNames: [],
-        prune: false,
-      }),
-    ).rejects.toThrow(/ENOENT/);
-    await folder.discard();
+    folder.stage('INC1.md', 'fine');
+    folder.discard();
     expect(existsSync(outDir)).toBe(false);
+    expect(readdirSync(join(outDir, '..'))).toEqual([]);
+  });
+
+  it('into a folder with tickets: stages inside it, renames only the staged files, prunes, replaces the manifest', () => {
+    const outDir = temporaryDirectory();
+    writeFileSync(join(outDir, '1001.md'), 'a sample ticket');
+    writeFileSync(join(outDir, 'INC1.md'), 'old');
+    writeFileSync(join(outDir, 'INC2.md'), 'pruned');
+    writeFileSync(
+      join(outDir, MANIFEST_NAME),
+      JSON.stringify({ version: 1, sources: { servicenow: { INC1: 'h1', INC2: 'h2' } } }),
+    );
+    const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
+    folder.stage('INC1.md', 'new');
+    folder.stage('INC3.md', 'added');
+    expect(readFileSync(join(outDir, 'INC1.md'), 'utf8')).toBe('old');
+    folder.commit({
+      hashes: { INC1: 'h1b', INC3: 'h3' },
+      writtenNames: ['INC1.md', 'INC3.md'],
+      removedNames: ['INC2.md'],
+      prune: true,
+    });
+    folder.discard();
+    expect(readdirSync(outDir).sort()).toEqual(
+      [MANIFEST_NAME, '1001.md', 'INC1.md', 'INC3.md'].sort(),
+    );
+    expect(readFileSync(join(outDir, 'INC1.md'), 'utf8')).toBe('new');
+    expect(JSON.parse(readFileSync(join(outDir, MANIFEST_NAME), 'utf8'))).toEqual({
+      version: 1,
+      sources: { servicenow: { INC1: 'h1b', INC3: 'h3' } },
+    });
   });
 
   it('knows a ticket file it did not write from one it did, with one listing of the folder', () => {
