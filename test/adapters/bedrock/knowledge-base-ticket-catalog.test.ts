@@ -148,7 +148,7 @@ describe('createKnowledgeBaseTicketCatalog over the local ListKnowledgeBaseDocum
     expect(listCalls).toHaveLength(2);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatchObject({ dataSourceId: 'NOSUCHDS01' });
-    expect(String((warnings[0]?.error as Error).name)).toBe('ResourceNotFoundException');
+    expect(warnings[0]?.error).toMatchObject({ name: 'ResourceNotFoundException' });
   });
 
   it('refuses a page size the API would refuse, as the local endpoint does', async () => {
