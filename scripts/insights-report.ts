@@ -11,6 +11,10 @@
  *   --json                                 the `GET /api/insights` body as JSON
  *   --endpoint URL, --table NAME, --tenant ID   see scripts/insights/insights-options.ts
  *
+ * "Never retrieved in 90 days" counts out of the ticket catalog (scripts/open-insights-store.ts):
+ * the deployed data source's listing, or locally the served ticket folders; where there is none
+ * the report says the tickets cannot be listed, and the JSON body has no `total`.
+ *
  * Without AWS credentials `--target aws` prints a SKIPPED line and exits 0, as `npm run usage` and
  * `npm run eval` do; any other failure is one line (no stack trace) and exit code 1.
  */
@@ -25,13 +29,19 @@ async function main(): Promise<void> {
   const options = parseInsightsOptions(process.argv.slice(2));
   const source = await openInsightsStore({ ...options, stackNameVariable: 'INSIGHTS_STACK_NAME' });
   try {
+    const catalog = await source.catalog?.issueIds();
     const insights = await source.store.readInsights(
       { tenantId: options.tenantId },
       options.days,
       new Date(),
+      catalog === undefined ? {} : { catalog },
     );
     if (options.json) console.log(JSON.stringify(insights, null, 2));
-    else console.log(`${renderInsights(insights)}\n\n(${source.label})`);
+    else {
+      console.log(
+        `${renderInsights(insights)}\n\n(${source.label}; ${catalog === undefined && source.catalog ? 'ticket catalog: the listing failed (see above), so the tickets are not listed' : source.catalogLabel})`,
+      );
+    }
   } finally {
     await source.close();
   }

@@ -16,6 +16,7 @@ import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dyn
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
 import type { DailyBudget } from '../chat/daily-budget.js';
+import type { Log } from '../chat/log.js';
 import {
   type ChatModel,
   type ConversationStore,
@@ -23,7 +24,7 @@ import {
   type Owner,
   type Retriever,
 } from '../chat/ports.js';
-import type { InsightsStore } from '../insights/ports.js';
+import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
 import { createInsightsRecorder } from '../insights/record-insights.js';
 import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
 import { withPrices } from '../observability/model-prices.js';
@@ -60,6 +61,8 @@ export interface HandlerOverrides {
   readonly issueNumbers?: IssueNumbers;
   /** The insights aggregates; production: the DynamoDB store when INSIGHTS_TABLE is set. */
   readonly insights?: InsightsStore;
+  /** The Knowledge Base's ticket set; production: its data source's listing, when it has one. */
+  readonly catalog?: TicketCatalog;
   readonly now?: () => Date;
 }
 
@@ -150,6 +153,7 @@ export function createApi(
         guardrail: guardrailOf(config),
       }),
     );
+  const catalog = overrides.catalog ?? ticketCatalogFor(config, tracing, observability.log);
   const resolveOwner = createOwnerResolver(
     config.AUTH_MODE === 'local'
       ? {
@@ -240,6 +244,7 @@ export function createApi(
       insights: insightsStore ?? withoutInsightsStore,
       now: overrides.now ?? (() => new Date()),
       examplesKept: config.INSIGHTS_EXAMPLES,
+      ...(catalog ? { catalog } : {}),
     }),
     handoff: createHandoffRoute({
       store,
@@ -363,6 +368,38 @@ function knowledgeDocumentsFor(
     remove: async (names) => (await load()).remove(names),
     startSync: async () => (await load()).startSync(),
     uploadedCategories: async () => (await load()).uploadedCategories(),
+  };
+}
+
+/**
+ * The Knowledge Base's ticket catalog (issue #28), when the function knows its data source
+ * (`KNOWLEDGE_DATA_SOURCE_ID`: a stack that created the Knowledge Base or was given its data
+ * source); an existing Knowledge Base without one has none. Loaded on a lead's first insights read,
+ * like the capture adapter: no cold start evaluates the Bedrock Agent client for it. The adapter
+ * caches one listing per instance for 15 minutes.
+ */
+function ticketCatalogFor(
+  config: FunctionConfig,
+  tracing: { captureClient<Client extends object>(client: Client): Client },
+  log: Log,
+): TicketCatalog | undefined {
+  const dataSourceId = config.KNOWLEDGE_DATA_SOURCE_ID;
+  if (!dataSourceId) return undefined;
+  let loaded: Promise<TicketCatalog> | undefined;
+  return {
+    issueIds: async () => {
+      loaded ??= import('../adapters/bedrock/knowledge-base-ticket-catalog.js').then((adapter) =>
+        adapter.createKnowledgeBaseTicketCatalogWithClient(
+          {
+            region: config.AWS_REGION,
+            agentEndpoint: config.BEDROCK_AGENT_ENDPOINT,
+            capture: (client) => tracing.captureClient(client),
+          },
+          { knowledgeBaseId: config.KNOWLEDGE_BASE_ID, dataSourceId, log },
+        ),
+      );
+      return (await loaded).issueIds();
+    },
   };
 }
 

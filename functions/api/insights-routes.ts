@@ -1,5 +1,5 @@
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
-import type { InsightsStore } from '../insights/ports.js';
+import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
 import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from './http.js';
 
 export interface InsightsRouteDependencies {
@@ -8,6 +8,12 @@ export interface InsightsRouteDependencies {
   readonly now: () => Date;
   /** Whether this deployment keeps gap examples (`INSIGHTS_EXAMPLES`). @default true */
   readonly examplesKept?: boolean;
+  /**
+   * The tickets the Knowledge Base holds, for "never retrieved in 90 days" out of all of them.
+   * Absent (a Knowledge Base without a data source id to list): the body leaves `total` absent
+   * and the page says this deployment cannot list its tickets.
+   */
+  readonly catalog?: TicketCatalog;
 }
 
 /**
@@ -33,10 +39,13 @@ export function createInsightsRoutes(dependencies: InsightsRouteDependencies) {
       const days = insightsWindowSchema.safeParse(request.query.days);
       if (!days.success)
         throw new HttpError('bad_request', 'days: must be 30 or 90', { field: 'days' });
+      // Listed here, not in the store: the catalog is no DynamoDB read (cached by the adapter).
+      const catalog = await dependencies.catalog?.issueIds();
       const insights = await dependencies.insights.readInsights(
         { tenantId: request.owner.tenantId },
         days.data,
         dependencies.now(),
+        catalog === undefined ? {} : { catalog },
       );
       // Parsed on the way out: the contract's objects drop any key they do not declare, so
       // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.

@@ -64,6 +64,12 @@ export function buildInsights(
     readonly days: InsightsWindow;
     readonly now: Date;
     readonly evaluation?: EvaluationRun;
+    /**
+     * The canonical issue ids the Knowledge Base holds (`TicketCatalog`): "never retrieved" is
+     * then this set less the tickets retrieved in the last 90 days. Absent: the deployment cannot
+     * list it, and only tickets seen retrieved before count (`total` absent).
+     */
+    readonly catalog?: readonly string[];
   },
 ): Insights {
   const { days, now } = options;
@@ -97,7 +103,7 @@ export function buildInsights(
     gaps: gapsOf(aggregates, window),
     helped: {
       ...ticketUseOf(aggregates.tickets.filter((row) => inWindow(dayPart(row.key)))),
-      neverRetrieved: neverRetrievedOf(aggregates.retrieved, now),
+      neverRetrieved: neverRetrievedOf(aggregates.retrieved, now, options.catalog),
     },
     capture: {
       drafts: captureSum('drafts'),
@@ -353,13 +359,16 @@ function ticketUseOf(rows: readonly CounterRow[]): {
 }
 
 /**
- * Tickets retrieved at some point of the horizon but not in the last 90 days. The function
- * cannot list the deployed ticket set cheaply (the Knowledge Base has no listing by metadata),
- * so this counts over the tickets seen and leaves `total` absent rather than guess it.
+ * Tickets not retrieved by any chat in the last 90 days. With the catalog (the deployed ticket
+ * set): every listed ticket not among them, and `total` the catalog's size — a ticket retrieved
+ * in the window but no longer in the Knowledge Base counts nowhere. Without it (a deployment that
+ * cannot list its tickets): only the tickets retrieved at some point of the horizon but not in
+ * the last 90 days, with `total` absent rather than a guess, so the page can say it cannot list.
  */
 function neverRetrievedOf(
   retrieved: InsightAggregates['retrieved'],
   now: Date,
+  catalog: readonly string[] | undefined,
 ): Insights['helped']['neverRetrieved'] {
   const recentFrom = windowOf(NEVER_RETRIEVED_DAYS, now).first;
   const seen = new Set<string>();
@@ -370,8 +379,13 @@ function neverRetrievedOf(
       if (day >= recentFrom) recent.add(issueId);
     }
   }
-  const never = [...seen].filter((issueId) => !recent.has(issueId)).sort();
-  return { count: never.length, sample: never.slice(0, MAX_NEVER_RETRIEVED_SAMPLE) };
+  const candidates = catalog === undefined ? seen : new Set(catalog);
+  const never = [...candidates].filter((issueId) => !recent.has(issueId)).sort();
+  return {
+    count: never.length,
+    ...(catalog === undefined ? {} : { total: candidates.size }),
+    sample: never.slice(0, MAX_NEVER_RETRIEVED_SAMPLE),
+  };
 }
 
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);

@@ -174,6 +174,37 @@ export interface InsightsStore {
     example: { readonly conversationId: string; readonly answerSeq: number },
   ): Promise<GapExampleOrigin | undefined>;
   recordEvaluationRun(scope: InsightsScope, run: EvaluationRun): Promise<void>;
-  /** The page's body for the window ending today (UTC), read in O(days × topics) items. */
-  readInsights(scope: InsightsScope, days: InsightsWindow, now: Date): Promise<Insights>;
+  /**
+   * The page's body for the window ending today (UTC), read in O(days × topics) items. With
+   * `catalog` (what {@link TicketCatalog} listed), "never retrieved" counts over the deployed
+   * tickets and carries their number as `total`; without it, over the tickets seen retrieved
+   * before, and `total` stays absent (the page then says the deployment cannot list its tickets).
+   */
+  readInsights(
+    scope: InsightsScope,
+    days: InsightsWindow,
+    now: Date,
+    options?: InsightsReadOptions,
+  ): Promise<Insights>;
+}
+
+/** What a read of the page's body takes besides the aggregates (none of it a store read). */
+export interface InsightsReadOptions {
+  /** The canonical issue ids the Knowledge Base holds (`TicketCatalog.issueIds`). */
+  readonly catalog?: readonly string[];
+}
+
+/**
+ * The set of tickets the deployed Knowledge Base holds, for "never retrieved in 90 days"
+ * (issue #28): in AWS the data source's document listing (`ListKnowledgeBaseDocuments`), locally
+ * the local endpoint's answer to the same call. Restricted tickets are listed too: the AWS
+ * listing carries no metadata to tell them apart, so both listings include them alike (ADR 0022).
+ */
+export interface TicketCatalog {
+  /**
+   * The canonical issue ids of the indexed ticket documents, or `undefined` when this deployment
+   * cannot list them (no data source to list, or the listing failed: the adapter logs why). Never
+   * rejects: a failed listing costs the page one figure, not the page.
+   */
+  issueIds(): Promise<readonly string[] | undefined>;
 }

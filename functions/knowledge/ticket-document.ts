@@ -70,6 +70,35 @@ export function ticketDocumentNames(issueId: string): TicketDocumentNames {
   return { documentName: `${stem}.md`, sidecarName: `${stem}.md.metadata.json` };
 }
 
+/**
+ * The canonical issue id a ticket document is named after: the inverse of
+ * {@link ticketDocumentNames} on `documentName` (`ZD_35436.md` → `ZD#35436`, `INC0012345.md` →
+ * `INC0012345`). Only a name that function would write maps back, so a sidecar
+ * (`….md.metadata.json`), a non-ticket object (`README.md`, `notes.txt`) or a non-canonical stem
+ * (`0123.md`, `inc0012345.md`) is `undefined`. A path or S3 key is read by its last segment.
+ *
+ * @example
+ * issueIdOfDocumentName('tickets/published/ZD_35436.md'); // 'ZD#35436'
+ * issueIdOfDocumentName('1001.md.metadata.json'); // undefined
+ */
+export function issueIdOfDocumentName(name: string): string | undefined {
+  const baseName = name.slice(name.lastIndexOf('/') + 1);
+  if (!baseName.endsWith('.md')) return undefined;
+  const stem = baseName.slice(0, -'.md'.length);
+  // A Jira key may hold `_` itself (`IT_OPS-12`); only Zendesk's `#` is written `_`.
+  const zendesk = stem.replace('_', '#');
+  const issueId =
+    issueIdKind(stem) !== undefined
+      ? stem
+      : issueIdKind(zendesk) === 'zendesk'
+        ? zendesk
+        : undefined;
+  // Exactly the name the forward mapping writes, or none: the two stay each other's inverse.
+  return issueId !== undefined && ticketDocumentNames(issueId).documentName === baseName
+    ? issueId
+    : undefined;
+}
+
 // An imported ticket's category is its source's (`network`, a Jira component), not one of the
 // sample tickets' twenty: the document takes any category text.
 type Draft = Pick<PublishKnowledgeRequest, 'subject' | 'inquiry' | 'resolution' | 'restricted'> & {

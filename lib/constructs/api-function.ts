@@ -537,6 +537,16 @@ export class ApiFunction extends Construct {
         resources: [knowledgeBase.knowledgeBaseArn],
       }),
     );
+    // The insights page's ticket catalog (issue #28): the data source's document listing, read
+    // only. Authorized on the knowledge-base resource type like the sync (the data source is a
+    // path parameter of the call).
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ListTicketCatalog',
+        actions: ['bedrock:ListKnowledgeBaseDocuments'],
+        resources: [knowledgeBase.knowledgeBaseArn],
+      }),
+    );
     Validations.of(this.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${resourceAsNagRendersIt(this, categoryFiles)}]`,
       reason:

@@ -64,6 +64,11 @@ export interface KnowledgeBaseDataSource {
   readonly build: IndexBuild;
   /** Re-reads every folder and swaps in a new index; syncs run one at a time. */
   sync(): Promise<DataSourceSync>;
+  /**
+   * The S3 URIs of the documents the current index holds, sorted (what ListKnowledgeBaseDocuments
+   * lists as `INDEXED`): a document refused for its sidecar is not among them.
+   */
+  documentUris(): readonly string[];
 }
 
 /** What one scan found, keyed by source URI. */
@@ -211,6 +216,7 @@ export async function openKnowledgeBaseDataSource(
     get build() {
       return build as IndexBuild;
     },
+    documentUris: () => [...current.documents.keys()].sort(),
     sync: () => {
       const run = queue.then(sync);
       queue = run.catch(() => undefined);

@@ -9,6 +9,7 @@ import {
   type IngestionJob,
   type RecordedIngestionJob,
 } from './handle-ingestion-job.js';
+import { handleListKnowledgeBaseDocuments } from './handle-list-documents.js';
 import { handleRetrieve } from './handle-retrieve.js';
 import { openKnowledgeBaseDataSource } from './knowledge-base-data-source.js';
 import { type LocalRequestHandler, listenH2cAndHttp1 } from './listen-h2c-and-http1.js';
@@ -91,11 +92,12 @@ const CONVERSE_STREAM_PATH = /^\/model\/([^/]+)\/converse-stream$/;
 const RETRIEVE_PATH = /^\/knowledgebases\/([^/]+)\/retrieve$/;
 const INGESTION_JOBS_PATH =
   /^\/knowledgebases\/([^/]+)\/datasources\/([^/]+)\/ingestionjobs\/([^/]*)$/;
+const DOCUMENTS_PATH = /^\/knowledgebases\/([^/]+)\/datasources\/([^/]+)\/documents$/;
 
 /**
  * Starts the local Bedrock endpoint: ConverseStream (Bedrock Runtime), Retrieve (Agent
- * Runtime) and StartIngestionJob/GetIngestionJob (Bedrock Agent, the Knowledge Base's control
- * plane) over the real wire protocols, so the real SDK clients talk to it with only
+ * Runtime) and StartIngestionJob/GetIngestionJob/ListKnowledgeBaseDocuments (Bedrock Agent, the
+ * Knowledge Base's control plane) over the real wire protocols, so the real SDK clients talk to it with only
  * `endpoint`, dummy credentials and a region changed. The runtime clients use HTTP/2; HTTP/1.1
  * is served on the same port too (curl, `NodeHttpHandler`).
  *
@@ -152,6 +154,7 @@ export async function startLocalBedrockServer(
     const converse = CONVERSE_STREAM_PATH.exec(path);
     const retrieve = RETRIEVE_PATH.exec(path);
     const ingestion = INGESTION_JOBS_PATH.exec(path);
+    const documents = DOCUMENTS_PATH.exec(path);
     if (request.method === 'POST' && converse?.[1] !== undefined) {
       await handleConverseStream(request, response, decodeURIComponent(converse[1]), {
         takeScript: () => scripts.shift(),
@@ -173,6 +176,13 @@ export async function startLocalBedrockServer(
       handleGetIngestionJob(
         response,
         { ...ingestionPath(ingestion), ingestionJobId: decodeURIComponent(ingestion[3] ?? '') },
+        ingestionContext,
+      );
+    } else if (documents !== null && request.method === 'POST') {
+      await handleListKnowledgeBaseDocuments(
+        request,
+        response,
+        ingestionPath(documents),
         ingestionContext,
       );
     } else {

@@ -240,7 +240,6 @@ function renderHelped(helped: Insights['helped']): string[] {
         ),
   ];
   const { neverRetrieved } = helped;
-  const ofTotal = neverRetrieved.total === undefined ? '' : ` of ${neverRetrieved.total}`;
   const sample =
     neverRetrieved.sample.length === 0
       ? ''
@@ -258,7 +257,12 @@ function renderHelped(helped: Insights['helped']): string[] {
     '',
     '### Never retrieved in 90 days',
     '',
-    `${neverRetrieved.count}${ofTotal} tickets${sample}`,
+    neverRetrieved.total === undefined
+      ? `The tickets of this deployment cannot be listed, so there is no count out of all of them. Retrieved before but not in these 90 days: ${neverRetrieved.count} tickets${sample}`
+      : `${neverRetrieved.count} of ${neverRetrieved.total} tickets${sample}`,
+    ...(neverRetrieved.total === undefined
+      ? []
+      : ['(Restricted tickets count here: retrieval never returns them.)']),
   ];
 }
 

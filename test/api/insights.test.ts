@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
 import { callerSchema } from '../../functions/contract/knowledge.js';
-import type { ChatInsight, InsightsStore } from '../../functions/insights/ports.js';
+import type { ChatInsight, InsightsStore, TicketCatalog } from '../../functions/insights/ports.js';
 import { eventsNamed } from '../support/chat-client.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
@@ -16,11 +16,14 @@ import { type InProcessStack, startInProcessStack } from '../support/start-in-pr
  */
 
 const now = new Date('2026-12-02T09:30:00Z');
+/** The tickets of data/tickets, which the local stack serves. */
+const SAMPLE_TICKETS = 171;
 const tenantId = 'acme';
 
 function apiWith(
   settings: Record<string, string> = {},
   insights: Pick<InsightsStore, 'readInsights'> = createInMemoryInsightsStore(),
+  catalog?: TicketCatalog,
 ) {
   return createInProcessApi(
     {
@@ -35,6 +38,7 @@ function apiWith(
     {
       store: createInMemoryConversationStore(),
       insights: insights as InsightsStore,
+      ...(catalog ? { catalog } : {}),
       now: () => now,
     },
   );
@@ -118,6 +122,47 @@ describe('GET /api/insights', () => {
       { user: 'lead' },
     );
     expect(insightsSchema.parse(response.json).examplesKept).toBe(false);
+  });
+
+  it('counts the tickets never retrieved out of the catalog the deployment lists', async () => {
+    const insights = createInMemoryInsightsStore();
+    await insights.recordChat(
+      { tenantId },
+      { ...gapChat('01JCONVERSATION0000000003', 'VPN', 'a1'), retrievedIssueIds: ['1002'] },
+    );
+    let listings = 0;
+    const catalog: TicketCatalog = {
+      issueIds: async () => {
+        listings += 1;
+        return ['1003', '1002', '1001'];
+      },
+    };
+    const response = await apiWith({}, insights, catalog).call('GET', '/api/insights', undefined, {
+      user: 'lead',
+    });
+    expect(insightsSchema.parse(response.json).helped.neverRetrieved).toEqual({
+      count: 2,
+      total: 3,
+      sample: ['1001', '1003'],
+    });
+    expect(listings).toBe(1);
+  });
+
+  it('leaves the total absent where the deployment cannot list its tickets', async () => {
+    const insights = createInMemoryInsightsStore();
+    await insights.recordChat(
+      { tenantId },
+      { ...gapChat('01JCONVERSATION0000000004', 'VPN', 'a1'), retrievedIssueIds: ['1002'] },
+    );
+    const unlisted: TicketCatalog = { issueIds: async () => undefined };
+    for (const api of [apiWith({}, insights), apiWith({}, insights, unlisted)]) {
+      const response = await api.call('GET', '/api/insights', undefined, { user: 'lead' });
+      expect(response.status).toBe(200);
+      expect(insightsSchema.parse(response.json).helped.neverRetrieved).toEqual({
+        count: 0,
+        sample: [],
+      });
+    }
   });
 
   it('passes only what the contract declares: a key a store adds never reaches the page', async () => {
@@ -245,6 +290,14 @@ describe('insights from real use, on the local stack (DynamoDB Local, local Bedr
     expect(ratedDown).toBe(1);
     // The asker is a hash, never the user id.
     expect(response.text).not.toContain(user);
+    // The local endpoint lists its index (ListKnowledgeBaseDocuments through the real client):
+    // the 171 sample tickets, of which two chats retrieved the cited one and a few others.
+    const { neverRetrieved } = body.helped;
+    expect(neverRetrieved.total).toBe(SAMPLE_TICKETS);
+    expect(neverRetrieved.count).toBeLessThan(SAMPLE_TICKETS);
+    expect(neverRetrieved.count).toBeGreaterThan(SAMPLE_TICKETS / 2);
+    expect(neverRetrieved.sample).toHaveLength(20);
+    expect(neverRetrieved.sample).not.toContain(issueId);
   }, 120_000);
 });
 

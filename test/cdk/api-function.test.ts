@@ -176,6 +176,12 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: undefined,
         },
         {
+          // The insights page's ticket catalog: the data source's document listing (#28).
+          actions: ['bedrock:ListKnowledgeBaseDocuments'],
+          resources: ['<KnowledgeBase.KnowledgeBaseArn>'],
+          condition: undefined,
+        },
+        {
           actions: ['bedrock:InvokeModelWithResponseStream'],
           resources: [profileArn],
           condition: undefined,

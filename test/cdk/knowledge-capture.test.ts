@@ -53,11 +53,14 @@ function logicalIdOfMatching(template: Template, type: string, pattern: RegExp):
 
 const actionsOf = (statement: CfnJson): string[] => [statement.Action].flat();
 
-/** The API role's statements that grant any S3 action or bedrock:StartIngestionJob. */
+/** The data source's actions the API role may take: the sync, and the catalog's listing (#28). */
+const DATA_SOURCE_ACTIONS = ['bedrock:StartIngestionJob', 'bedrock:ListKnowledgeBaseDocuments'];
+
+/** The API role's statements that grant any S3 action or one of {@link DATA_SOURCE_ACTIONS}. */
 function knowledgeCaptureGrants(template: Template): CfnJson[] {
   return apiRoleStatements(template).filter((statement) =>
     actionsOf(statement).some(
-      (action) => action.startsWith('s3:') || action === 'bedrock:StartIngestionJob',
+      (action) => action.startsWith('s3:') || DATA_SOURCE_ACTIONS.includes(action),
     ),
   );
 }
@@ -189,6 +192,12 @@ describe('knowledge capture, with the Knowledge Base the stack provisions (defau
         Sid: 'SyncPublishedTickets',
         Effect: 'Allow',
         Action: 'bedrock:StartIngestionJob',
+        Resource: '<KnowledgeBase.KnowledgeBaseArn>',
+      },
+      {
+        Sid: 'ListTicketCatalog',
+        Effect: 'Allow',
+        Action: 'bedrock:ListKnowledgeBaseDocuments',
         Resource: '<KnowledgeBase.KnowledgeBaseArn>',
       },
     ]);
@@ -376,6 +385,12 @@ describe('knowledge capture with a reused Knowledge Base', () => {
           Sid: 'SyncPublishedTickets',
           Effect: 'Allow',
           Action: 'bedrock:StartIngestionJob',
+          Resource: 'arn:aws:bedrock:ap-northeast-1:123456789012:knowledge-base/KB12345678',
+        },
+        {
+          Sid: 'ListTicketCatalog',
+          Effect: 'Allow',
+          Action: 'bedrock:ListKnowledgeBaseDocuments',
           Resource: 'arn:aws:bedrock:ap-northeast-1:123456789012:knowledge-base/KB12345678',
         },
       ]);

@@ -14,7 +14,10 @@ import {
   resolveIssueId,
   sourceTicketId,
 } from '../../functions/contract/ticket-references.js';
-import { ticketDocumentNames } from '../../functions/knowledge/ticket-document.js';
+import {
+  issueIdOfDocumentName,
+  ticketDocumentNames,
+} from '../../functions/knowledge/ticket-document.js';
 import { harness, named, results, scriptedModel, ticket } from '../support/chat-core-harness.js';
 
 /**
@@ -352,6 +355,47 @@ describe('ticketDocumentNames', () => {
   });
 });
 
+describe('issueIdOfDocumentName', () => {
+  it('maps every document name back to the canonical id it was written for', () => {
+    fc.assert(
+      fc.property(
+        writtenTicket.map((ticket) => ticket.issueId),
+        fc.constantFrom('', 'tickets/', 'tickets/published/', 's3://bucket/tickets/'),
+        (issueId, prefix) => {
+          const { documentName, sidecarName } = ticketDocumentNames(issueId);
+          expect(issueIdOfDocumentName(`${prefix}${documentName}`)).toBe(issueId);
+          expect(issueIdOfDocumentName(`${prefix}${sidecarName}`)).toBeUndefined();
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it.each([
+    ['ZD_35436.md', 'ZD#35436'],
+    ['IT_OPS-12.md', 'IT_OPS-12'],
+    ['INC0012345.md', 'INC0012345'],
+    ['1001.md', '1001'],
+  ])('reads %s as %s', (name, issueId) => {
+    expect(issueIdOfDocumentName(name)).toBe(issueId);
+  });
+
+  it.each([
+    'README.md',
+    '0123.md',
+    'inc0012345.md',
+    'ZD_0.md',
+    'ZD_35436_1.md',
+    '1001.md.metadata.json',
+    '1001.txt',
+    '1001',
+    '.md',
+    'tickets/',
+  ])('reads %s as no ticket', (name) => {
+    expect(issueIdOfDocumentName(name)).toBeUndefined();
+  });
+});
+
 describe('the sample tickets', () => {
   const directory = join(import.meta.dirname, '../../data/tickets');
   const sidecars = readdirSync(directory).filter((name) => name.endsWith('.md.metadata.json'));
@@ -363,6 +407,7 @@ describe('the sample tickets', () => {
       const issueId: string = metadataAttributes.issue_id;
       expect(canonicalIssueId(issueId)).toBe(issueId);
       expect(ticketDocumentNames(issueId).sidecarName).toBe(sidecar);
+      expect(issueIdOfDocumentName(ticketDocumentNames(issueId).documentName)).toBe(issueId);
       expect(parseTicketReferences(`チケット＃${issueId}の手順`)).toEqual([issueId]);
       expect(parseTicketReferences(`see ${formatIssueId(issueId)}.`)).toEqual([issueId]);
     }

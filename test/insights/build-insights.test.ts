@@ -212,6 +212,46 @@ describe('buildInsights', () => {
   });
 });
 
+describe('buildInsights: tickets never retrieved in 90 days', () => {
+  const now = new Date('2026-12-02T12:00:00Z');
+  // 2026-09-04 is the first of the 90 days ending on 2026-12-02.
+  const retrieved = [
+    { day: '2026-09-03', issueIds: ['1003', 'INC0000009'] },
+    { day: '2026-09-04', issueIds: ['1001'] },
+    { day: '2026-12-02', issueIds: ['1002', 'ZD#5'] },
+  ];
+
+  it('counts the catalog less the tickets retrieved in the last 90 days, out of the whole catalog', () => {
+    const catalog = Array.from({ length: 30 }, (_, index) => String(1001 + index)).reverse();
+    const { neverRetrieved } = buildInsights(
+      { ...empty, retrieved },
+      { days: 30, now, catalog: [...catalog, '1005'] },
+    ).helped;
+    // 1001 and 1002 were retrieved in the 90 days; 1003 only before them; ZD#5 is not listed.
+    expect(neverRetrieved.count).toBe(28);
+    expect(neverRetrieved.total).toBe(30);
+    expect(neverRetrieved.sample).toEqual(
+      Array.from({ length: 20 }, (_, index) => String(1003 + index)),
+    );
+  });
+
+  it('counts every listed ticket when no chat retrieved anything, and none of an empty catalog', () => {
+    expect(
+      buildInsights(empty, { days: 90, now, catalog: ['1002', '1001'] }).helped.neverRetrieved,
+    ).toEqual({ count: 2, total: 2, sample: ['1001', '1002'] });
+    expect(buildInsights(empty, { days: 90, now, catalog: [] }).helped.neverRetrieved).toEqual({
+      count: 0,
+      total: 0,
+      sample: [],
+    });
+  });
+
+  it('without a catalog counts only tickets seen before the 90 days, with no total', () => {
+    const body = insightsSchema.parse(buildInsights({ ...empty, retrieved }, { days: 30, now }));
+    expect(body.helped.neverRetrieved).toEqual({ count: 2, sample: ['1003', 'INC0000009'] });
+  });
+});
+
 describe('feedbackIncrements', () => {
   const base = {
     answerDay: '2026-12-02',

@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
@@ -16,6 +19,10 @@ import { type InProcessStack, startInProcessStack } from '../support/start-in-pr
 
 let stack: InProcessStack;
 let tables: TestTables;
+/** The command's DATA_DIR: empty, so its local catalog is data/tickets alone (no published ones). */
+const dataDir = mkdtempSync(join(tmpdir(), 'insights-cli-data-'));
+/** The tickets of data/tickets, which the local stack serves and the command lists. */
+const SAMPLE_TICKETS = 171;
 beforeAll(async () => {
   // The stack's insights table named here, so the command is pointed at the table the API writes.
   tables = await createTestTables('insights-cli');
@@ -26,6 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await tables?.dispose();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const run = promisify(execFile);
@@ -43,7 +51,14 @@ function insightsCommand(args: readonly string[]) {
       tables.tables.insights,
       ...args,
     ],
-    { env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } },
+    {
+      env: {
+        ...process.env,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        DATA_DIR: dataDir,
+        TICKETS_DIR: '',
+      },
+    },
   );
 }
 
@@ -151,6 +166,12 @@ describe('npm run insights against the local stack', () => {
     );
     // Inquiry text is for leads: the tables give counts only.
     expect(tables.stdout).not.toContain('エラー809');
+    // Never retrieved, out of the served ticket folder the command lists.
+    expect(insights.helped.neverRetrieved.total).toBe(SAMPLE_TICKETS);
+    expect(insights.helped.neverRetrieved.count).toBeLessThan(SAMPLE_TICKETS);
+    expect(insights.helped.neverRetrieved.sample).not.toContain(printer.cited[0]);
+    expect(tables.stdout).toMatch(new RegExp(`\\d+ of ${SAMPLE_TICKETS} tickets: #`));
+    expect(tables.stdout).toContain('ticket catalog: the ticket documents of');
   }, 120_000);
 
   it('refuses a wrong window in one line, exit code 2, before opening anything', async () => {

@@ -234,7 +234,7 @@ export function createInMemoryInsightsStore(): InsightsStore {
       tenantOf(scope).evaluation = structuredClone(run);
     },
 
-    async readInsights(scope, days, now) {
+    async readInsights(scope, days, now, options) {
       const tenant = tenantOf(scope);
       const horizonFrom = windowOf(RETRIEVED_HORIZON_DAYS, now).first;
       return buildInsights(
@@ -252,6 +252,7 @@ export function createInMemoryInsightsStore(): InsightsStore {
           days,
           now,
           ...(tenant.evaluation ? { evaluation: structuredClone(tenant.evaluation) } : {}),
+          ...(options?.catalog ? { catalog: options.catalog } : {}),
         },
       );
     },

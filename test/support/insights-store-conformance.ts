@@ -604,6 +604,22 @@ export function describeInsightsStore(
       expect(neverRetrieved).toEqual({ count: 3, sample: ['INC-3', 'INC-4', 'INC-5'] });
     });
 
+    it('counts the listed catalog less the tickets retrieved in 90 days, out of the catalog', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      await store.recordChat(
+        scope,
+        chat({ day: daysAgo(120), retrievedIssueIds: ['INC-3'], citedIssueIds: [] }),
+      );
+      await store.recordChat(
+        scope,
+        chat({ day: daysAgo(10), retrievedIssueIds: ['INC-1', 'INC-9'], citedIssueIds: [] }),
+      );
+      const catalog = ['INC-4', 'INC-3', 'INC-2', 'INC-1'];
+      const { neverRetrieved } = (await store.readInsights(scope, 30, now, { catalog })).helped;
+      expect(neverRetrieved).toEqual({ count: 3, total: 4, sample: ['INC-2', 'INC-3', 'INC-4'] });
+    });
+
     it('sums knowledge capture per window and keeps the latest eval run', async () => {
       const store = await createStore();
       const scope = newScope();

@@ -357,7 +357,7 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
       );
     },
 
-    async readInsights(scope, days, at) {
+    async readInsights(scope, days, at, options) {
       const window = windowOf(days, at);
       const horizon = windowOf(RETRIEVED_HORIZON_DAYS, at);
       const dayRange = { from: window.first, to: window.last };
@@ -390,7 +390,13 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
           })),
           examples: examples.map(toExampleRow),
         },
-        { days, now: at, ...(run ? { evaluation: run } : {}) },
+        {
+          days,
+          now: at,
+          ...(run ? { evaluation: run } : {}),
+          // Listed by the caller (TicketCatalog), not read here: the store's read stays bounded.
+          ...(options?.catalog ? { catalog: options.catalog } : {}),
+        },
       );
     },
   };

@@ -195,6 +195,7 @@ describe('renderInsights', () => {
       ### Never retrieved in 90 days
 
       25 of 120 tickets: #7, #9, …
+      (Restricted tickets count here: retrieval never returns them.)
 
       ## Knowledge capture
 
@@ -242,6 +243,11 @@ describe('renderInsights', () => {
     expect(text).toContain('No knowledge gaps in this window.');
     expect(text).toContain('No ticket was marked as a solution.');
     expect(text).toContain('0 tickets');
+    // No total: the deployment could not list its tickets, and the report says so.
+    expect(text).toContain(
+      'The tickets of this deployment cannot be listed, so there is no count out of all of them. Retrieved before but not in these 90 days: 0 tickets',
+    );
+    expect(text).not.toContain('Restricted tickets count here');
     expect(text).toContain('No run yet: npm run eval -- --from-feedback');
   });
 });

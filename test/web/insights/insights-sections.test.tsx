@@ -230,8 +230,24 @@ describe('the insights sections', () => {
     expect(rewrite).toContain('<td>#1002</td><td>プリンター 給紙</td>');
     expect(rewrite).toContain('<td>#1003</td><td>–</td>');
     expect(html).toContain('12 件 / 全 20 件');
+    expect(html).toContain('閲覧制限付きのチケットは検索結果に出ないため、ここに数えられます。');
     expect(html).toContain('<li>INC0012345</li>');
     expect(html).toMatch(/下書き<\/dt><dd class="insights-figure__value">2</);
+  });
+
+  it('says plainly that the deployment cannot list its tickets when the body has no total', () => {
+    const unlisted = {
+      ...body,
+      helped: { ...body.helped, neverRetrieved: { count: 0, sample: [] } },
+    };
+    const html = render(unlisted).split('id="insights-helped"')[1] ?? '';
+    expect(html).toContain('このデプロイはナレッジベースのチケット一覧を取得できないため');
+    expect(html).toContain('この 90 日間は検索されていないチケット: 0 件');
+    expect(html).not.toContain('全 ');
+    expect(html).not.toContain('閲覧制限付き');
+    expect(render(unlisted, 'en')).toContain(
+      'This deployment cannot list the tickets of its Knowledge Base',
+    );
   });
 
   it('says how to run the feedback evaluation until there is one, and shows the latest run beside the built-in set', () => {

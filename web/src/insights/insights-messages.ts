@@ -72,8 +72,11 @@ const ja = {
   mostSolved: '解決に使われたチケット',
   citedButDownRated: '引用されたが 👎 が多いチケット（書き直し候補）',
   neverRetrieved: '90 日間一度も検索されていないチケット',
-  neverRetrievedCount: '{count} 件',
   neverRetrievedOfTotal: '{count} 件 / 全 {total} 件',
+  neverRetrievedUnlisted:
+    'このデプロイはナレッジベースのチケット一覧を取得できないため、全チケットのうちの件数は出せません。以前に検索され、この 90 日間は検索されていないチケット: {count} 件',
+  neverRetrievedHint:
+    '閲覧制限付きのチケットは検索結果に出ないため、ここに数えられます。チケット一覧は最大 15 分前のものです。',
   ticket: 'チケット',
   subject: '件名',
   solved: '解決',
@@ -175,8 +178,11 @@ const en = {
   mostSolved: 'Tickets that solved inquiries',
   citedButDownRated: 'Tickets cited but rated 👎 (candidates to rewrite)',
   neverRetrieved: 'Tickets never retrieved in 90 days',
-  neverRetrievedCount: '{count}',
   neverRetrievedOfTotal: '{count} of {total}',
+  neverRetrievedUnlisted:
+    'This deployment cannot list the tickets of its Knowledge Base, so there is no count out of all of them. Tickets retrieved before but not in these 90 days: {count}',
+  neverRetrievedHint:
+    'Restricted tickets are never returned by retrieval, so they are counted here. The ticket list may be up to 15 minutes old.',
   ticket: 'Ticket',
   subject: 'Subject',
   solved: 'Solved',

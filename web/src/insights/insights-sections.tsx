@@ -284,14 +284,19 @@ function HelpedSection({
       />
       <div className="insights-table">
         <h3 className="insights-table__caption">{text.t('neverRetrieved')}</h3>
+        {/* No total: the deployment cannot list its tickets, and the count is only of those seen
+            retrieved before — said in words, so it never reads as "0 of all". */}
         <p>
           {neverRetrieved.total === undefined
-            ? text.t('neverRetrievedCount', { count: text.integer(neverRetrieved.count) })
+            ? text.t('neverRetrievedUnlisted', { count: text.integer(neverRetrieved.count) })
             : text.t('neverRetrievedOfTotal', {
                 count: text.integer(neverRetrieved.count),
                 total: text.integer(neverRetrieved.total),
               })}
         </p>
+        {neverRetrieved.total !== undefined && (
+          <p className="insights-section__hint">{text.t('neverRetrievedHint')}</p>
+        )}
         {neverRetrieved.sample.length > 0 && (
           <ul className="insights-never-retrieved">
             {neverRetrieved.sample.map((issueId) => (
