@@ -14,6 +14,28 @@ export interface InsightsRouteDependencies {
    * and the page says this deployment cannot list its tickets.
    */
   readonly catalog?: TicketCatalog;
+  /** How long a read waits for the catalog's listing. @default CATALOG_WAIT_MS */
+  readonly catalogWaitMs?: number;
+}
+
+/** The longest the page waits for the ticket catalog (100 listing calls at 100,000 tickets). */
+export const CATALOG_WAIT_MS = 2_000;
+
+/** The listing if it is there within `waitMs`, else undefined (it keeps running and caches). */
+async function withinCatalogWait(
+  listing: Promise<readonly string[] | undefined> | undefined,
+  waitMs: number,
+): Promise<readonly string[] | undefined> {
+  if (listing === undefined) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), waitMs);
+  });
+  try {
+    return await Promise.race([listing, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -40,7 +62,12 @@ export function createInsightsRoutes(dependencies: InsightsRouteDependencies) {
       if (!days.success)
         throw new HttpError('bad_request', 'days: must be 30 or 90', { field: 'days' });
       // Listed here, not in the store: the catalog is no DynamoDB read (cached by the adapter).
-      const catalog = await dependencies.catalog?.issueIds();
+      // An instance's first listing of a large Knowledge Base takes seconds; the page does not
+      // wait for it past CATALOG_WAIT_MS — this read goes without `total`, the next finds it.
+      const catalog = await withinCatalogWait(
+        dependencies.catalog?.issueIds(),
+        dependencies.catalogWaitMs ?? CATALOG_WAIT_MS,
+      );
       const insights = await dependencies.insights.readInsights(
         { tenantId: request.owner.tenantId },
         days.data,

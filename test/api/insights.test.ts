@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiRequest } from '../../functions/api/http.js';
+import { createInsightsRoutes } from '../../functions/api/insights-routes.js';
 import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
 import { callerSchema } from '../../functions/contract/knowledge.js';
 import type { ChatInsight, InsightsStore, TicketCatalog } from '../../functions/insights/ports.js';
@@ -146,6 +148,36 @@ describe('GET /api/insights', () => {
       sample: ['1001', '1003'],
     });
     expect(listings).toBe(1);
+  });
+
+  it('does not wait past its bound for a first listing, and finds it on the next read', async () => {
+    const insights = createInMemoryInsightsStore();
+    let finish!: (issueIds: readonly string[]) => void;
+    const listing = new Promise<readonly string[]>((resolve) => {
+      finish = resolve;
+    });
+    const read = createInsightsRoutes({
+      insights,
+      now: () => now,
+      catalog: { issueIds: () => listing },
+      catalogWaitMs: 20,
+    }).read;
+    const lead = {
+      method: 'GET',
+      path: '/api/insights',
+      headers: {},
+      query: {},
+      rawBody: '',
+      owner: { tenantId, userId: 'lead' },
+      canPublishKnowledge: false,
+      canViewInsights: true,
+      remainingTimeMs: () => 60_000,
+    } as ApiRequest;
+    const early = JSON.parse((await read(lead)).body as string);
+    expect(insightsSchema.parse(early).helped.neverRetrieved.total).toBeUndefined();
+    finish(['1001', '1002']);
+    const later = JSON.parse((await read(lead)).body as string);
+    expect(insightsSchema.parse(later).helped.neverRetrieved).toMatchObject({ count: 2, total: 2 });
   });
 
   it('leaves the total absent where the deployment cannot list its tickets', async () => {

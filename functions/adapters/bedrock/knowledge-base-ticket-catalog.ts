@@ -52,7 +52,8 @@ export interface KnowledgeBaseTicketCatalogOptions {
  * `TicketCatalog` over the Knowledge Base's data source (`ListKnowledgeBaseDocuments`, every page):
  * each indexed document's S3 key mapped back to its issue id (`issueIdOfDocumentName`), metadata
  * sidecars and objects that are no ticket document left out. One listing serves the function
- * instance for `cacheMs`, and concurrent reads share the one under way; a failure is logged as a
+ * instance for `cacheMs` (after that it still answers while the next one is read), and
+ * concurrent reads share the one under way; a failure is logged as a
  * warning and answers `undefined` (the page then says it cannot list), and the next read tries
  * again. Restricted tickets are listed like any other: the listing carries no metadata.
  */
@@ -94,28 +95,33 @@ export function createKnowledgeBaseTicketCatalog(
     throw new Error(`the listing did not end within ${MAX_PAGES} pages of ${pageSize}`);
   };
 
+  const refresh = () => {
+    listing ??= list()
+      .then((issueIds) => {
+        cached = { issueIds, listedAt: now() };
+        return issueIds;
+      })
+      .catch((error: unknown) => {
+        log.warn('could not list the Knowledge Base documents: no ticket catalog this time', {
+          knowledgeBaseId: options.knowledgeBaseId,
+          dataSourceId: options.dataSourceId,
+          error,
+        });
+        return undefined;
+      })
+      .finally(() => {
+        listing = undefined;
+      });
+    return listing;
+  };
+
   return {
     issueIds() {
-      if (cached !== undefined && now() - cached.listedAt < cacheMs) {
-        return Promise.resolve(cached.issueIds);
-      }
-      listing ??= list()
-        .then((issueIds) => {
-          cached = { issueIds, listedAt: now() };
-          return issueIds;
-        })
-        .catch((error: unknown) => {
-          log.warn('could not list the Knowledge Base documents: no ticket catalog this time', {
-            knowledgeBaseId: options.knowledgeBaseId,
-            dataSourceId: options.dataSourceId,
-            error,
-          });
-          return undefined;
-        })
-        .finally(() => {
-          listing = undefined;
-        });
-      return listing;
+      if (cached === undefined) return refresh();
+      // Stale while it revalidates: an expired listing still answers at once while the next
+      // one (about 100 calls at 100,000 tickets) runs, so only an instance's first read waits.
+      if (now() - cached.listedAt >= cacheMs) void refresh();
+      return Promise.resolve(cached.issueIds);
     },
   };
 }

@@ -119,7 +119,7 @@ describe('createKnowledgeBaseTicketCatalog over the local ListKnowledgeBaseDocum
     expect(listCalls.map((call) => call.nextToken)).toEqual([undefined, '3', '6', '9']);
   });
 
-  it('serves one listing for the cache time, then lists again and finds what a sync added', async () => {
+  it('serves one listing for the cache time, then answers with it while it lists again, and finds what a sync added', async () => {
     let clock = 1_000_000;
     const catalog = catalogOf({ now: () => clock });
     const [first, concurrent] = await Promise.all([catalog.issueIds(), catalog.issueIds()]);
@@ -133,7 +133,10 @@ describe('createKnowledgeBaseTicketCatalog over the local ListKnowledgeBaseDocum
     expect(listCalls).toHaveLength(4);
 
     clock += 1;
-    expect(await catalog.issueIds()).toEqual(['900001', ...FIXTURE_IDS, 'ZD#35436']);
+    // Expired: the old listing answers at once (stale while revalidating) and a new one starts.
+    expect(await catalog.issueIds()).toBe(first);
+    await expect.poll(() => listCalls.length).toBe(8);
+    await expect.poll(() => catalog.issueIds()).toEqual(['900001', ...FIXTURE_IDS, 'ZD#35436']);
     expect(listCalls).toHaveLength(8);
     await rm(join(publishedDir, '900001.md'));
     await rm(join(publishedDir, '900001.md.metadata.json'));

@@ -235,18 +235,18 @@ describe('the insights sections', () => {
     expect(html).toMatch(/下書き<\/dt><dd class="insights-figure__value">2</);
   });
 
-  it('says plainly that the deployment cannot list its tickets when the body has no total', () => {
+  it('says plainly that the tickets could not be listed when the body has no total', () => {
     const unlisted = {
       ...body,
       helped: { ...body.helped, neverRetrieved: { count: 0, sample: [] } },
     };
     const html = render(unlisted).split('id="insights-helped"')[1] ?? '';
-    expect(html).toContain('このデプロイはナレッジベースのチケット一覧を取得できないため');
+    expect(html).toContain('ナレッジベースのチケット一覧を今回は取得できなかったため');
     expect(html).toContain('この 90 日間は検索されていないチケット: 0 件');
     expect(html).not.toContain('全 ');
     expect(html).not.toContain('閲覧制限付き');
     expect(render(unlisted, 'en')).toContain(
-      'This deployment cannot list the tickets of its Knowledge Base',
+      'The tickets of the Knowledge Base could not be listed this time',
     );
   });
 

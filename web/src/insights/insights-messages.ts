@@ -74,7 +74,7 @@ const ja = {
   neverRetrieved: '90 日間一度も検索されていないチケット',
   neverRetrievedOfTotal: '{count} 件 / 全 {total} 件',
   neverRetrievedUnlisted:
-    'このデプロイはナレッジベースのチケット一覧を取得できないため、全チケットのうちの件数は出せません。以前に検索され、この 90 日間は検索されていないチケット: {count} 件',
+    'ナレッジベースのチケット一覧を今回は取得できなかったため（一覧を取得できない構成か、チケットが多く取得中です。しばらくして再読み込みしてください）、全チケットのうちの件数は出せません。以前に検索され、この 90 日間は検索されていないチケット: {count} 件',
   neverRetrievedHint:
     '閲覧制限付きのチケットは検索結果に出ないため、ここに数えられます。チケット一覧は最大 15 分前のものです。',
   ticket: 'チケット',
@@ -180,7 +180,7 @@ const en = {
   neverRetrieved: 'Tickets never retrieved in 90 days',
   neverRetrievedOfTotal: '{count} of {total}',
   neverRetrievedUnlisted:
-    'This deployment cannot list the tickets of its Knowledge Base, so there is no count out of all of them. Tickets retrieved before but not in these 90 days: {count}',
+    'The tickets of the Knowledge Base could not be listed this time (this deployment cannot list them, or there are many and the listing is still running: reload in a while), so there is no count out of all of them. Tickets retrieved before but not in these 90 days: {count}',
   neverRetrievedHint:
     'Restricted tickets are never returned by retrieval, so they are counted here. The ticket list may be up to 15 minutes old.',
   ticket: 'Ticket',
