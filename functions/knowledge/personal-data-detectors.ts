@@ -264,15 +264,16 @@ const VENDOR_KEY_PREFIXES = [
 
 /**
  * Each credential pattern runs only when the text holds a literal every match of it contains
- * (`lowered` is the folded text lower-cased, for the case-insensitive ones): most tickets hold
- * no credential, and a pattern that cannot match still costs a scan of the whole text.
+ * (`lowered` is the folded text lower-cased, for the case-insensitive ones; a label line's `:`,
+ * an assignment's `=`): most tickets hold no credential, and a pattern that cannot match still
+ * costs a scan of the whole text.
  */
 function findSecrets(folded: string, lowered: string, spans: Span[]): void {
   const push = (pattern: RegExp) => collect(folded, pattern, 'secret', PRIORITY.secret, spans);
   if (folded.includes('-----BEGIN ')) push(PRIVATE_KEY_BLOCK);
   if (lowered.includes('authorization')) push(AUTHORIZATION_HEADER);
   if (lowered.includes('bearer')) push(BEARER_TOKEN);
-  push(SECRET_COLON_LINE);
+  if (folded.includes(':')) push(SECRET_COLON_LINE);
   if (VENDOR_KEY_PREFIXES.some((prefix) => folded.includes(prefix))) push(VENDOR_KEYS);
   if (lowered.includes('secret')) push(AWS_SECRET_KEY);
   if (folded.includes('://')) push(URL_PASSWORD);
@@ -401,10 +402,13 @@ function findPhones(folded: string, spans: Span[]): void {
   collect(folded, JAPANESE_PHONE, 'phone', PRIORITY.phone, spans, (match) =>
     isJapaneseNationalNumber(match[0].replace(/\D/g, '')),
   );
-  collect(folded, INTERNATIONAL_PHONE, 'phone', PRIORITY.phone, spans, (match) => {
-    const digits = match[0].replace(/\(0\)/, '').replace(/\D/g, '');
-    return digits.length >= 8 && digits.length <= 15;
-  });
+  // Every international number starts with `+`; most texts hold none.
+  if (folded.includes('+')) {
+    collect(folded, INTERNATIONAL_PHONE, 'phone', PRIORITY.phone, spans, (match) => {
+      const digits = match[0].replace(/\(0\)/, '').replace(/\D/g, '');
+      return digits.length >= 8 && digits.length <= 15;
+    });
+  }
   collect(folded, NORTH_AMERICAN_PHONE, 'phone', PRIORITY.phone, spans);
 }
 
