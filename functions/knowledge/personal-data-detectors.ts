@@ -300,8 +300,11 @@ function findSecrets(folded: string, lowered: string, spans: Span[]): void {
 // ---------------------------------------------------------------------------------------------
 // E-mail addresses (after folding, `taro＠example．co．jp` reads as ASCII; `[at]`/`(at)` too).
 
+// Each pattern below that opens with a lookbehind first looks ahead at the character it then
+// consumes: a cheap check that fails at most positions before the costlier lookbehind runs
+// (as SECRET_LABEL_START does). The matches are the same.
 const EMAIL =
-  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:[ \t]?@[ \t]?|[ \t]?[[(（]at[\])）][ \t]?)[A-Za-z0-9-]+(?:(?:\.|[[(（]dot[\])）])[A-Za-z0-9-]+)+/gi;
+  /(?=[A-Za-z0-9._%+-])(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:[ \t]?@[ \t]?|[ \t]?[[(（]at[\])）][ \t]?)[A-Za-z0-9-]+(?:(?:\.|[[(（]dot[\])）])[A-Za-z0-9-]+)+/gi;
 
 /**
  * Local parts of role mailboxes (RFC 2142's, and a service desk's own), kept unless
@@ -724,13 +727,16 @@ function escapeRegex(text: string): string {
 
 /** Honorifics and titles that mark the word before them as a person's name. */
 const ADDRESS_MARK = '(?:さん|様|さま|氏|くん|君|殿|部長|課長|係長|主任|室長|先生)';
-/** A kanji run before an address mark; the name is its tail after an organisation word. */
+/**
+ * A kanji run before an address mark; the name is its tail after an organisation word. Both
+ * patterns check the run's first character before the lookbehind (as EMAIL does).
+ */
 const KANJI_ADDRESSED = new RegExp(
-  `(?<![\\u4e00-\\u9fff々])([\\u4e00-\\u9fff々]{1,8})(?=${ADDRESS_MARK})`,
+  `(?=[\\u4e00-\\u9fff々])(?<![\\u4e00-\\u9fff々])([\\u4e00-\\u9fff々]{1,8})(?=${ADDRESS_MARK})`,
   'g',
 );
 const KATAKANA_ADDRESSED = new RegExp(
-  `(?<![\\u30a0-\\u30ff])([\\u30a1-\\u30fa\\u30fc]{2,12})(?=${ADDRESS_MARK})`,
+  `(?=[\\u30a1-\\u30fa\\u30fc])(?<![\\u30a0-\\u30ff])([\\u30a1-\\u30fa\\u30fc]{2,12})(?=${ADDRESS_MARK})`,
   'g',
 );
 const LATIN_ADDRESSED =
