@@ -99,9 +99,13 @@ export function parseJournal(text: string): JournalEntry[] {
     };
   });
   // Stable sort on the timestamp: entries of the same second keep their listed order reversed.
+  // The timestamps are all `YYYY-MM-DD hh:mm:ss` in ASCII digits, so comparing code units orders
+  // them as localeCompare did, without a collator.
   return entries
     .map((entry, index) => ({ entry, index }))
-    .sort((a, b) => a.entry.at.localeCompare(b.entry.at) || b.index - a.index)
+    .sort((a, b) =>
+      a.entry.at < b.entry.at ? -1 : a.entry.at > b.entry.at ? 1 : b.index - a.index,
+    )
     .map(({ entry }) => entry);
 }
 
@@ -176,7 +180,7 @@ export function normalizeServiceNowRecord(
     if (raw !== null && typeof raw === 'object' && !('value' in raw) && !('display_value' in raw))
       continue;
     const { value, display } = fieldOf(fields, name);
-    flat[name] = [...new Set([value, display])];
+    flat[name] = value === display ? [value] : [value, display];
   }
   return {
     number,
