@@ -269,14 +269,16 @@ const VENDOR_KEY_PREFIXES = [
  * costs a scan of the whole text.
  */
 function findSecrets(folded: string, lowered: string, spans: Span[]): void {
-  const push = (pattern: RegExp) => collect(folded, pattern, 'secret', PRIORITY.secret, spans);
-  if (folded.includes('-----BEGIN ')) push(PRIVATE_KEY_BLOCK);
-  if (lowered.includes('authorization')) push(AUTHORIZATION_HEADER);
-  if (lowered.includes('bearer')) push(BEARER_TOKEN);
-  if (folded.includes(':')) push(SECRET_COLON_LINE);
-  if (VENDOR_KEY_PREFIXES.some((prefix) => folded.includes(prefix))) push(VENDOR_KEYS);
-  if (lowered.includes('secret')) push(AWS_SECRET_KEY);
-  if (folded.includes('://')) push(URL_PASSWORD);
+  if (folded.includes('-----BEGIN '))
+    collect(folded, PRIVATE_KEY_BLOCK, 'secret', PRIORITY.secret, spans);
+  if (lowered.includes('authorization'))
+    collect(folded, AUTHORIZATION_HEADER, 'secret', PRIORITY.secret, spans);
+  if (lowered.includes('bearer')) collect(folded, BEARER_TOKEN, 'secret', PRIORITY.secret, spans);
+  if (folded.includes(':')) collect(folded, SECRET_COLON_LINE, 'secret', PRIORITY.secret, spans);
+  if (VENDOR_KEY_PREFIXES.some((prefix) => folded.includes(prefix)))
+    collect(folded, VENDOR_KEYS, 'secret', PRIORITY.secret, spans);
+  if (lowered.includes('secret')) collect(folded, AWS_SECRET_KEY, 'secret', PRIORITY.secret, spans);
+  if (folded.includes('://')) collect(folded, URL_PASSWORD, 'secret', PRIORITY.secret, spans);
   const valuePatterns: RegExp[] = [];
   if (folded.includes('=')) valuePatterns.push(SECRET_ASSIGNMENT);
   if (/パスワード|暗証番号|パスコード/.test(folded)) valuePatterns.push(SECRET_JAPANESE_PHRASE);
@@ -673,35 +675,61 @@ function runNameGroups(
       if (!sources.has(source)) sources.set(source, needles.mayMatch(needle));
     }
   }
-  const run = (source: string, flags: string) => {
-    const key = `${flags}/${source}`;
-    if (ran.has(key)) return;
-    ran.add(key);
-    let regex = compiledRegexes.get(key);
-    if (regex === undefined) {
-      if (compiledRegexes.size >= COMPILED_REGEXES_LIMIT) compiledRegexes.clear();
-      regex = new RegExp(source, flags);
-      compiledRegexes.set(key, regex);
-    }
-    collect(folded, regex, 'name', PRIORITY.name, spans);
-  };
   const anywhere = alternation(groups.anywhere, true);
-  if (anywhere !== undefined) run(`(?:${anywhere})`, 'gi');
+  if (anywhere !== undefined) runNameRegex(folded, `(?:${anywhere})`, 'gi', ran, spans);
   const wholeToken = alternation(groups.wholeToken, true);
   if (wholeToken !== undefined) {
-    run(`(?<![A-Za-z0-9])(?:${wholeToken})(?![A-Za-z0-9])`, 'gi');
+    runNameRegex(folded, `(?<![A-Za-z0-9])(?:${wholeToken})(?![A-Za-z0-9])`, 'gi', ran, spans);
   }
   const withHonorific = alternation(groups.withHonorific, true);
   if (withHonorific !== undefined) {
-    run(`(?:${withHonorific})${HONORIFIC_AFTER}`, 'g');
-    run(`(?<![A-Za-z0-9])(?:${withHonorific})(?:${LATIN_HONORIFIC_AFTER})`, 'gi');
-    run(`${LATIN_TITLE_BEFORE}(?:${withHonorific})(?![A-Za-z0-9])`, 'gi');
+    runNameRegex(folded, `(?:${withHonorific})${HONORIFIC_AFTER}`, 'g', ran, spans);
+    runNameRegex(
+      folded,
+      `(?<![A-Za-z0-9])(?:${withHonorific})(?:${LATIN_HONORIFIC_AFTER})`,
+      'gi',
+      ran,
+      spans,
+    );
+    runNameRegex(
+      folded,
+      `${LATIN_TITLE_BEFORE}(?:${withHonorific})(?![A-Za-z0-9])`,
+      'gi',
+      ran,
+      spans,
+    );
   }
   const cjkSingles = alternation(groups.cjkSingles, false);
   if (cjkSingles !== undefined) {
-    run(`(?:${cjkSingles})${HONORIFIC_AFTER}`, 'g');
-    run(`(?<=^|[${BOUNDARY_CHARACTERS}])(?:${cjkSingles})(?=$|[${BOUNDARY_CHARACTERS}])`, 'gm');
+    runNameRegex(folded, `(?:${cjkSingles})${HONORIFIC_AFTER}`, 'g', ran, spans);
+    runNameRegex(
+      folded,
+      `(?<=^|[${BOUNDARY_CHARACTERS}])(?:${cjkSingles})(?=$|[${BOUNDARY_CHARACTERS}])`,
+      'gm',
+      ran,
+      spans,
+    );
   }
+}
+
+/** One name regex over the text, unless it already ran for this text; compiled once per source. */
+function runNameRegex(
+  folded: string,
+  source: string,
+  flags: string,
+  ran: Set<string>,
+  spans: Span[],
+): void {
+  const key = `${flags}/${source}`;
+  if (ran.has(key)) return;
+  ran.add(key);
+  let regex = compiledRegexes.get(key);
+  if (regex === undefined) {
+    if (compiledRegexes.size >= COMPILED_REGEXES_LIMIT) compiledRegexes.clear();
+    regex = new RegExp(source, flags);
+    compiledRegexes.set(key, regex);
+  }
+  collect(folded, regex, 'name', PRIORITY.name, spans);
 }
 
 /**

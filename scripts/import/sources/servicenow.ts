@@ -131,7 +131,6 @@ export function normalizeServiceNowRecord(
   const fields = record as Readonly<Record<string, unknown>>;
   const number = fieldOf(fields, 'number').display.trim() || fieldOf(fields, 'number').value.trim();
   if (!number) throw new MalformedRecordError('has no number');
-  const text = (name: string) => htmlAware(fieldOf(fields, name).display);
 
   const people: Person[] = [];
   for (const name of PERSON_FIELDS) {
@@ -168,7 +167,8 @@ export function normalizeServiceNowRecord(
     .map((entry) => entry.text)
     .filter((entry) => entry !== '');
 
-  const subject = text('short_description').split('\n')[0]?.trim() ?? '';
+  const subject =
+    htmlAware(fieldOf(fields, 'short_description').display).split('\n')[0]?.trim() ?? '';
   const closeCode = fieldOf(fields, 'close_code').display;
   // A reference in false mode is only a sys_id, which is no category to show.
   const category =
@@ -185,8 +185,8 @@ export function normalizeServiceNowRecord(
   return {
     number,
     subject: subject || number,
-    inquiry: text('description') || subject,
-    resolution: [...stepsOf(text('close_notes')), ...journalSteps],
+    inquiry: htmlAware(fieldOf(fields, 'description').display) || subject,
+    resolution: [...stepsOf(htmlAware(fieldOf(fields, 'close_notes').display)), ...journalSteps],
     category,
     resolved: isResolved(fields, number),
     duplicate: /duplicate|重複/i.test(closeCode) || fieldOf(fields, 'duplicate_of').value !== '',
