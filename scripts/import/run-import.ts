@@ -132,8 +132,6 @@ export interface ImportReport {
 const MAX_LISTED_MALFORMED = 100;
 /** Between a record's fields in its one scrub call. */
 const FIELD_SEPARATOR = '\n\u001e\n';
-/** Between a ticket's document and sidecar in its manifest hash. */
-const NUL = Buffer.from([0]);
 
 /** The default comment policy per source (docs/deploy.md). */
 export const DEFAULT_COMMENTS: Readonly<Record<SourceName, CommentPolicy>> = {
@@ -243,10 +241,11 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       if (matchedRules.length > 0) restricted += 1;
 
       const files = renderRecord(issueId, item.record, matchedRules.length > 0, options, scrubbed);
-      // Encoded to UTF-8 once, for the hash and for the write (the same bytes either way).
-      const document = Buffer.from(files.document);
-      const sidecar = Buffer.from(files.sidecar);
-      const hash = createHash('sha256').update(document).update(NUL).update(sidecar).digest('hex');
+      const hash = createHash('sha256')
+        .update(files.document)
+        .update('\0')
+        .update(files.sidecar)
+        .digest('hex');
       next[issueId] = hash;
       if (folder.isUnchanged(issueId, documentName, hash)) {
         tickets.unchanged += 1;
@@ -255,8 +254,8 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       if (issueId in previous) tickets.changed += 1;
       else tickets.new += 1;
       writtenNames.push(documentName, sidecarName);
-      folder.stage(documentName, document);
-      folder.stage(sidecarName, sidecar);
+      folder.stage(documentName, files.document);
+      folder.stage(sidecarName, files.sidecar);
     }
     options.onProgress?.({ records, bytesRead: meter.bytesRead, totalBytes: meter.total });
 

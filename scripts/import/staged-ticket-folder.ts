@@ -148,11 +148,8 @@ export class StagedTicketFolder {
     return this.previous[issueId] === hash && this.#present.has(documentName);
   }
 
-  /**
-   * Writes one file into the staging folder (nothing without one: a dry run). `content` may be
-   * the UTF-8 bytes the caller already encoded to hash them, so they are not encoded twice.
-   */
-  stage(name: string, content: string | Uint8Array): void {
+  /** Writes one file into the staging folder (nothing without one: a dry run). */
+  stage(name: string, content: string): void {
     if (this.#staging === undefined) return;
     writeFileSync(`${this.#staging}/${name}`, content);
   }
