@@ -99,7 +99,7 @@ export function findPersonalData(text: string, options: DetectionOptions = {}): 
     findCustom(folded, pattern, spans);
   }
   findPhones(folded, spans);
-  findNames(folded, lowered, nameMatchers(options.people ?? [], options.dictionary ?? []), spans);
+  findNames(folded, lowered, options.people ?? [], options.dictionary ?? [], spans);
   return mergeSpans(spans).map(({ start, end, kind }) => ({ start, end, kind }));
 }
 
@@ -264,18 +264,21 @@ const VENDOR_KEY_PREFIXES = [
 
 /**
  * Each credential pattern runs only when the text holds a literal every match of it contains
- * (`lowered` is the folded text lower-cased, for the case-insensitive ones): most tickets hold
- * no credential, and a pattern that cannot match still costs a scan of the whole text.
+ * (`lowered` is the folded text lower-cased, for the case-insensitive ones; a label line's `:`,
+ * an assignment's `=`): most tickets hold no credential, and a pattern that cannot match still
+ * costs a scan of the whole text.
  */
 function findSecrets(folded: string, lowered: string, spans: Span[]): void {
-  const push = (pattern: RegExp) => collect(folded, pattern, 'secret', PRIORITY.secret, spans);
-  if (folded.includes('-----BEGIN ')) push(PRIVATE_KEY_BLOCK);
-  if (lowered.includes('authorization')) push(AUTHORIZATION_HEADER);
-  if (lowered.includes('bearer')) push(BEARER_TOKEN);
-  push(SECRET_COLON_LINE);
-  if (VENDOR_KEY_PREFIXES.some((prefix) => folded.includes(prefix))) push(VENDOR_KEYS);
-  if (lowered.includes('secret')) push(AWS_SECRET_KEY);
-  if (folded.includes('://')) push(URL_PASSWORD);
+  if (folded.includes('-----BEGIN '))
+    collect(folded, PRIVATE_KEY_BLOCK, 'secret', PRIORITY.secret, spans);
+  if (lowered.includes('authorization'))
+    collect(folded, AUTHORIZATION_HEADER, 'secret', PRIORITY.secret, spans);
+  if (lowered.includes('bearer')) collect(folded, BEARER_TOKEN, 'secret', PRIORITY.secret, spans);
+  if (folded.includes(':')) collect(folded, SECRET_COLON_LINE, 'secret', PRIORITY.secret, spans);
+  if (VENDOR_KEY_PREFIXES.some((prefix) => folded.includes(prefix)))
+    collect(folded, VENDOR_KEYS, 'secret', PRIORITY.secret, spans);
+  if (lowered.includes('secret')) collect(folded, AWS_SECRET_KEY, 'secret', PRIORITY.secret, spans);
+  if (folded.includes('://')) collect(folded, URL_PASSWORD, 'secret', PRIORITY.secret, spans);
   const valuePatterns: RegExp[] = [];
   if (folded.includes('=')) valuePatterns.push(SECRET_ASSIGNMENT);
   if (/パスワード|暗証番号|パスコード/.test(folded)) valuePatterns.push(SECRET_JAPANESE_PHRASE);
@@ -299,8 +302,11 @@ function findSecrets(folded: string, lowered: string, spans: Span[]): void {
 // ---------------------------------------------------------------------------------------------
 // E-mail addresses (after folding, `taro＠example．co．jp` reads as ASCII; `[at]`/`(at)` too).
 
+// Each pattern below that opens with a lookbehind first looks ahead at the character it then
+// consumes: a cheap check that fails at most positions before the costlier lookbehind runs
+// (as SECRET_LABEL_START does). The matches are the same.
 const EMAIL =
-  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:[ \t]?@[ \t]?|[ \t]?[[(（]at[\])）][ \t]?)[A-Za-z0-9-]+(?:(?:\.|[[(（]dot[\])）])[A-Za-z0-9-]+)+/gi;
+  /(?=[A-Za-z0-9._%+-])(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:[ \t]?@[ \t]?|[ \t]?[[(（]at[\])）][ \t]?)[A-Za-z0-9-]+(?:(?:\.|[[(（]dot[\])）])[A-Za-z0-9-]+)+/gi;
 
 /**
  * Local parts of role mailboxes (RFC 2142's, and a service desk's own), kept unless
@@ -401,10 +407,13 @@ function findPhones(folded: string, spans: Span[]): void {
   collect(folded, JAPANESE_PHONE, 'phone', PRIORITY.phone, spans, (match) =>
     isJapaneseNationalNumber(match[0].replace(/\D/g, '')),
   );
-  collect(folded, INTERNATIONAL_PHONE, 'phone', PRIORITY.phone, spans, (match) => {
-    const digits = match[0].replace(/\(0\)/, '').replace(/\D/g, '');
-    return digits.length >= 8 && digits.length <= 15;
-  });
+  // Every international number starts with `+`; most texts hold none.
+  if (folded.includes('+')) {
+    collect(folded, INTERNATIONAL_PHONE, 'phone', PRIORITY.phone, spans, (match) => {
+      const digits = match[0].replace(/\(0\)/, '').replace(/\D/g, '');
+      return digits.length >= 8 && digits.length <= 15;
+    });
+  }
   collect(folded, NORTH_AMERICAN_PHONE, 'phone', PRIORITY.phone, spans);
 }
 
@@ -446,34 +455,21 @@ const WORD_SEPARATOR = /[\s,、・･]+/;
 /** Characters that bound a token on either side (spaces, punctuation, brackets, line ends). */
 const BOUNDARY_CHARACTERS = '\\s,.、。・:;!?()\\[\\]{}「」『』（）【】<>"\'/';
 
-/**
- * One name regex, not yet compiled: its source and flags, and the literals of which every match
- * contains at least one (`needles`, lower-cased), so a regex whose needles are all absent from
- * the text is neither compiled nor run. `needles` undefined: always run (a needle with a cased
- * non-ASCII letter, which a case-insensitive regex matches in forms `includes` would not see).
- */
-interface NameMatcher {
-  readonly source: string;
-  readonly flags: string;
-  readonly needles: readonly string[] | undefined;
-}
-
-interface NameMatchers {
-  readonly matchers: readonly NameMatcher[];
-}
-
-/** Regex sources of one group, each with the literal its matches contain. */
-type SourceGroup = Map<string, string>;
-
+/** A regex group of a person's (or the dictionary's) name sources; each group is one alternation. */
 type GroupName = 'anywhere' | 'wholeToken' | 'withHonorific' | 'cjkSingles';
-/** One source a name or user id adds to a group, with its needle. */
+/**
+ * One regex source a name or user id adds to a group, with a literal every match of the source
+ * contains (its needle): a source whose needle is absent from the text cannot match there.
+ */
 type Contribution = readonly [group: GroupName, source: string, needle: string];
 /** Contributions per name or user id text (bounded: cleared when it reaches the limit). */
 const contributionsByText = new Map<string, readonly Contribution[]>();
 const CONTRIBUTIONS_LIMIT = 16384;
 
 /**
- * Builds the matchers for every person field and dictionary entry. The rules, per name part:
+ * What one name (`kind` 'name': a display name or dictionary entry) or user id (`kind` 'id': a
+ * login name or an e-mail local part) adds to its person's regex groups, recorded once per text.
+ * The rules, per name part:
  *
  * - The full name (all its parts, either order, any spacing incl. none, `.`/`,`/`・` between) is
  *   removed anywhere: `山田 太郎`, `山田太郎`, `山田　太郎`, `Taro Yamada`, `Yamada, Taro`, `YAMADA Taro`.
@@ -493,41 +489,10 @@ const CONTRIBUTIONS_LIMIT = 16384;
  *   `tyamada`, `yamadat`, `taroyamada`, `yamadataro`; and every given user id and e-mail
  *   local part (split at `.`/`_`/`-` into more parts), each as a whole token, case-insensitively.
  */
-function compileNameMatchers(
-  people: readonly Person[],
-  dictionary: readonly string[],
-): NameMatchers {
-  // Each group maps a regex source to a literal every match of it contains (its needle).
-  const anywhere: SourceGroup = new Map(); // matched without boundaries
-  const wholeToken: SourceGroup = new Map(); // matched between non-alphanumerics
-  const withHonorific: SourceGroup = new Map(); // only before an honorific / after a title
-  const cjkSingles: SourceGroup = new Map();
-  const groups: Readonly<Record<GroupName, SourceGroup>> = {
-    anywhere,
-    wholeToken,
-    withHonorific,
-    cjkSingles,
-  };
-  // What a name or user id adds to the groups is recorded once per text and replayed in the
-  // same order (a group keeps the first needle of a source): a caller's sys_id makes each
-  // person new, while their name parts repeat across thousands of records.
-  let recorded: Contribution[] = [];
+function recordContributions(kind: 'name' | 'id', text: string): readonly Contribution[] {
+  const recorded: Contribution[] = [];
   const add = (group: GroupName, source: string, needle: string) => {
     recorded.push([group, source, needle]);
-  };
-  const apply = (key: string, record: () => void) => {
-    let contributions = contributionsByText.get(key);
-    if (contributions === undefined) {
-      recorded = [];
-      record();
-      contributions = recorded;
-      if (contributionsByText.size >= CONTRIBUTIONS_LIMIT) contributionsByText.clear();
-      contributionsByText.set(key, contributions);
-    }
-    for (const [group, source, needle] of contributions) {
-      const sources = groups[group];
-      if (!sources.has(source)) sources.set(source, needle);
-    }
   };
 
   const addName = (raw: string) => {
@@ -597,118 +562,189 @@ function compileNameMatchers(
     }
   };
 
-  for (const person of people) {
-    for (const name of person.names) apply(`name\u0000${name}`, () => addName(name));
-    for (const id of person.userIds ?? []) apply(`id\u0000${id}`, () => addUserId(id));
-    for (const email of person.emails ?? []) {
-      const localPart = email.split(/[@＠]/)[0];
-      if (localPart !== undefined) apply(`id\u0000${localPart}`, () => addUserId(localPart));
-    }
-  }
-  for (const entry of dictionary) apply(`name\u0000${entry}`, () => addName(entry));
-
-  const matchers: NameMatcher[] = [];
-  const push = (group: SourceGroup, source: string, flags: string) =>
-    matchers.push({ source, flags, needles: needlesOf(group) });
-  const alternation = (group: SourceGroup) =>
-    // Longest first, so `山田太郎` wins over `山田` inside one alternation.
-    [...group.keys()].sort((a, b) => b.length - a.length).join('|');
-  if (anywhere.size > 0) push(anywhere, `(?:${alternation(anywhere)})`, 'gi');
-  if (wholeToken.size > 0) {
-    push(wholeToken, `(?<![A-Za-z0-9])(?:${alternation(wholeToken)})(?![A-Za-z0-9])`, 'gi');
-  }
-  if (withHonorific.size > 0) {
-    const source = alternation(withHonorific);
-    push(withHonorific, `(?:${source})${HONORIFIC_AFTER}`, 'g');
-    push(withHonorific, `(?<![A-Za-z0-9])(?:${source})(?:${LATIN_HONORIFIC_AFTER})`, 'gi');
-    push(withHonorific, `${LATIN_TITLE_BEFORE}(?:${source})(?![A-Za-z0-9])`, 'gi');
-  }
-  if (cjkSingles.size > 0) {
-    const source = [...cjkSingles.keys()].join('|');
-    push(cjkSingles, `(?:${source})${HONORIFIC_AFTER}`, 'g');
-    push(
-      cjkSingles,
-      `(?<=^|[${BOUNDARY_CHARACTERS}])(?:${source})(?=$|[${BOUNDARY_CHARACTERS}])`,
-      'gm',
-    );
-  }
-  return { matchers };
+  if (kind === 'name') addName(text);
+  else addUserId(text);
+  return recorded;
 }
 
-/**
- * The group's needles, lower-cased, or undefined (always run) when one has a cased letter outside
- * ASCII. Exact for the rest: a case-insensitive regex without the `u` flag matches an ASCII letter
- * only by an ASCII letter (ECMA-262 Canonicalize), and CJK has no case.
- */
-function needlesOf(group: SourceGroup): readonly string[] | undefined {
-  const needles = new Set<string>();
-  for (const needle of group.values()) {
-    for (const character of needle) {
-      // A letter with case outside ASCII (`é`, `Ж`): lower-cased text may not show its other forms.
-      if (character.charCodeAt(0) > 0x7f && character.toLowerCase() !== character.toUpperCase()) {
-        return undefined;
-      }
-    }
-    needles.add(needle.toLowerCase());
+/** {@link recordContributions}, cached per text: a record's people repeat across thousands of records. */
+function contributionsOf(kind: 'name' | 'id', text: string): readonly Contribution[] {
+  const key = `${kind}\u0000${text}`;
+  let contributions = contributionsByText.get(key);
+  if (contributions === undefined) {
+    contributions = recordContributions(kind, text);
+    if (contributionsByText.size >= CONTRIBUTIONS_LIMIT) contributionsByText.clear();
+    contributionsByText.set(key, contributions);
   }
-  return [...needles];
-}
-
-/**
- * Matchers per person and per dictionary, reused across calls: an import scrubs thousands of
- * records whose assignees and commenters repeat. Bounded: cleared when it reaches the limit.
- */
-const compiledNames = new Map<string, NameMatchers>();
-const COMPILED_NAMES_LIMIT = 4096;
-/** Compiled regexes by flags and source, shared by every person whose matcher has that source. */
-const compiledRegexes = new Map<string, RegExp>();
-const COMPILED_REGEXES_LIMIT = 4096;
-
-function nameMatchers(people: readonly Person[], dictionary: readonly string[]): NameMatchers {
-  const compiled = (key: string, compile: () => NameMatchers) => {
-    let matchers = compiledNames.get(key);
-    if (matchers === undefined) {
-      if (compiledNames.size >= COMPILED_NAMES_LIMIT) compiledNames.clear();
-      matchers = compile();
-      compiledNames.set(key, matchers);
-    }
-    return matchers;
-  };
-  const matchers: NameMatcher[] = [];
-  for (const person of people) {
-    const key = JSON.stringify(['person', person.names, person.userIds ?? [], person.emails ?? []]);
-    matchers.push(...compiled(key, () => compileNameMatchers([person], [])).matchers);
-  }
-  if (dictionary.length > 0) {
-    const key = JSON.stringify(['dictionary', dictionary]);
-    matchers.push(...compiled(key, () => compileNameMatchers([], dictionary)).matchers);
-  }
-  return { matchers };
+  return contributions;
 }
 
 /** Between the parts of a full name: nothing, spaces, a comma, a dot or a middle dot. */
 const FULL_NAME_GAP = '(?:[ \\t]*[,.・･][ \\t]*|[ \\t]*)';
 
+/** Compiled regexes by flags and source, shared by every person whose matcher has that source. */
+const compiledRegexes = new Map<string, RegExp>();
+const COMPILED_REGEXES_LIMIT = 4096;
+
 /**
- * Runs each distinct matcher once (two person fields of one person — caller and journal author —
- * give the same regexes; running one twice adds the same spans), skipping those whose needles
- * the text lacks: they cannot match, so compiling them would be wasted.
+ * Whether a needle can be looked up in the lower-cased text: a needle with a cased letter outside
+ * ASCII (`é`, `Ж`) cannot — a case-insensitive regex may match forms of it lower-casing does not
+ * show — so its source always runs. Exact for the rest: a case-insensitive regex without the `u`
+ * flag matches an ASCII letter only by an ASCII letter (ECMA-262 Canonicalize), and CJK has no case.
  */
-function findNames(folded: string, lowered: string, matchers: NameMatchers, spans: Span[]): void {
-  const ran = new Set<string>();
-  for (const matcher of matchers.matchers) {
-    const key = `${matcher.flags}/${matcher.source}`;
-    if (ran.has(key)) continue;
-    ran.add(key);
-    if (matcher.needles?.some((needle) => lowered.includes(needle)) === false) continue;
-    let regex = compiledRegexes.get(key);
-    if (regex === undefined) {
-      if (compiledRegexes.size >= COMPILED_REGEXES_LIMIT) compiledRegexes.clear();
-      regex = new RegExp(matcher.source, matcher.flags);
-      compiledRegexes.set(key, regex);
+function isSafeNeedle(needle: string): boolean {
+  for (let index = 0; index < needle.length; index += 1) {
+    const character = needle[index] as string;
+    if (character.charCodeAt(0) > 0x7f && character.toLowerCase() !== character.toUpperCase()) {
+      return false;
     }
-    collect(folded, regex, 'name', PRIORITY.name, spans);
   }
+  return true;
+}
+
+/** Per findNames call: whether each needle occurs in the text (memoised: people share parts). */
+class NeedleCheck {
+  readonly #lowered: string;
+  readonly #seen = new Map<string, boolean>();
+  constructor(lowered: string) {
+    this.#lowered = lowered;
+  }
+  /** False only when no match of a source with this needle can be in the text. */
+  mayMatch(needle: string): boolean {
+    let result = this.#seen.get(needle);
+    if (result === undefined) {
+      result = !isSafeNeedle(needle) || this.#lowered.includes(needle.toLowerCase());
+      this.#seen.set(needle, result);
+    }
+    return result;
+  }
+}
+
+/**
+ * Runs the name regexes of each person field and of the dictionary over the text. Each person's
+ * (and the dictionary's) sources form their own groups, each group one alternation (longest
+ * source first, so `山田太郎` wins over `山田`), and the alternation holds only the sources whose
+ * needle the text contains: the others cannot match anywhere in it, so leaving them out changes no
+ * match, and a caller whose ServiceNow sys_id is new in every record costs no new regex. A
+ * regex two person fields share (caller and journal author) runs once: running it again would
+ * add the same spans.
+ */
+function findNames(
+  folded: string,
+  lowered: string,
+  people: readonly Person[],
+  dictionary: readonly string[],
+  spans: Span[],
+): void {
+  const needles = new NeedleCheck(lowered);
+  const ran = new Set<string>();
+  for (const person of people) {
+    const contributions: (readonly Contribution[])[] = [];
+    for (const name of person.names) contributions.push(contributionsOf('name', name));
+    for (const id of person.userIds ?? []) contributions.push(contributionsOf('id', id));
+    for (const email of person.emails ?? []) {
+      const localPart = email.split(/[@＠]/)[0];
+      if (localPart !== undefined) contributions.push(contributionsOf('id', localPart));
+    }
+    runNameGroups(folded, contributions, needles, ran, spans);
+  }
+  if (dictionary.length > 0) {
+    const contributions = dictionary.map((entry) => contributionsOf('name', entry));
+    runNameGroups(folded, contributions, needles, ran, spans);
+  }
+}
+
+/** One person's (or the dictionary's) groups: gathered, cut to the sources that may match, run. */
+function runNameGroups(
+  folded: string,
+  contributions: readonly (readonly Contribution[])[],
+  needles: NeedleCheck,
+  ran: Set<string>,
+  spans: Span[],
+): void {
+  // Per group, each source once with whether it may match; a group keeps a source's first needle.
+  const groups: Record<GroupName, Map<string, boolean>> = {
+    anywhere: new Map(), // matched without boundaries
+    wholeToken: new Map(), // matched between non-alphanumerics
+    withHonorific: new Map(), // only before an honorific / after a title
+    cjkSingles: new Map(),
+  };
+  for (const list of contributions) {
+    for (const [group, source, needle] of list) {
+      const sources = groups[group];
+      if (!sources.has(source)) sources.set(source, needles.mayMatch(needle));
+    }
+  }
+  const anywhere = alternation(groups.anywhere, true);
+  if (anywhere !== undefined) runNameRegex(folded, `(?:${anywhere})`, 'gi', ran, spans);
+  const wholeToken = alternation(groups.wholeToken, true);
+  if (wholeToken !== undefined) {
+    runNameRegex(folded, `(?<![A-Za-z0-9])(?:${wholeToken})(?![A-Za-z0-9])`, 'gi', ran, spans);
+  }
+  const withHonorific = alternation(groups.withHonorific, true);
+  if (withHonorific !== undefined) {
+    runNameRegex(folded, `(?:${withHonorific})${HONORIFIC_AFTER}`, 'g', ran, spans);
+    runNameRegex(
+      folded,
+      `(?<![A-Za-z0-9])(?:${withHonorific})(?:${LATIN_HONORIFIC_AFTER})`,
+      'gi',
+      ran,
+      spans,
+    );
+    runNameRegex(
+      folded,
+      `${LATIN_TITLE_BEFORE}(?:${withHonorific})(?![A-Za-z0-9])`,
+      'gi',
+      ran,
+      spans,
+    );
+  }
+  const cjkSingles = alternation(groups.cjkSingles, false);
+  if (cjkSingles !== undefined) {
+    runNameRegex(folded, `(?:${cjkSingles})${HONORIFIC_AFTER}`, 'g', ran, spans);
+    runNameRegex(
+      folded,
+      `(?<=^|[${BOUNDARY_CHARACTERS}])(?:${cjkSingles})(?=$|[${BOUNDARY_CHARACTERS}])`,
+      'gm',
+      ran,
+      spans,
+    );
+  }
+}
+
+/** One name regex over the text, unless it already ran for this text; compiled once per source. */
+function runNameRegex(
+  folded: string,
+  source: string,
+  flags: string,
+  ran: Set<string>,
+  spans: Span[],
+): void {
+  const key = `${flags}/${source}`;
+  if (ran.has(key)) return;
+  ran.add(key);
+  let regex = compiledRegexes.get(key);
+  if (regex === undefined) {
+    if (compiledRegexes.size >= COMPILED_REGEXES_LIMIT) compiledRegexes.clear();
+    regex = new RegExp(source, flags);
+    compiledRegexes.set(key, regex);
+  }
+  collect(folded, regex, 'name', PRIORITY.name, spans);
+}
+
+/**
+ * The group's sources that may match, joined as alternatives (longest first when `longestFirst`;
+ * a stable sort, so equal lengths keep the order they were added in), or undefined when none may.
+ */
+function alternation(
+  group: ReadonlyMap<string, boolean>,
+  longestFirst: boolean,
+): string | undefined {
+  const sources: string[] = [];
+  for (const [source, mayMatch] of group) if (mayMatch) sources.push(source);
+  if (sources.length === 0) return undefined;
+  if (longestFirst) sources.sort((a, b) => b.length - a.length);
+  return sources.join('|');
 }
 
 function escapeRegex(text: string): string {
@@ -720,13 +756,16 @@ function escapeRegex(text: string): string {
 
 /** Honorifics and titles that mark the word before them as a person's name. */
 const ADDRESS_MARK = '(?:さん|様|さま|氏|くん|君|殿|部長|課長|係長|主任|室長|先生)';
-/** A kanji run before an address mark; the name is its tail after an organisation word. */
+/**
+ * A kanji run before an address mark; the name is its tail after an organisation word. Both
+ * patterns check the run's first character before the lookbehind (as EMAIL does).
+ */
 const KANJI_ADDRESSED = new RegExp(
-  `(?<![\\u4e00-\\u9fff々])([\\u4e00-\\u9fff々]{1,8})(?=${ADDRESS_MARK})`,
+  `(?=[\\u4e00-\\u9fff々])(?<![\\u4e00-\\u9fff々])([\\u4e00-\\u9fff々]{1,8})(?=${ADDRESS_MARK})`,
   'g',
 );
 const KATAKANA_ADDRESSED = new RegExp(
-  `(?<![\\u30a0-\\u30ff])([\\u30a1-\\u30fa\\u30fc]{2,12})(?=${ADDRESS_MARK})`,
+  `(?=[\\u30a1-\\u30fa\\u30fc])(?<![\\u30a0-\\u30ff])([\\u30a1-\\u30fa\\u30fc]{2,12})(?=${ADDRESS_MARK})`,
   'g',
 );
 const LATIN_ADDRESSED =

@@ -99,9 +99,13 @@ export function parseJournal(text: string): JournalEntry[] {
     };
   });
   // Stable sort on the timestamp: entries of the same second keep their listed order reversed.
+  // The timestamps are all `YYYY-MM-DD hh:mm:ss` in ASCII digits, so comparing code units orders
+  // them as localeCompare did, without a collator.
   return entries
     .map((entry, index) => ({ entry, index }))
-    .sort((a, b) => a.entry.at.localeCompare(b.entry.at) || b.index - a.index)
+    .sort((a, b) =>
+      a.entry.at < b.entry.at ? -1 : a.entry.at > b.entry.at ? 1 : b.index - a.index,
+    )
     .map(({ entry }) => entry);
 }
 
@@ -127,7 +131,6 @@ export function normalizeServiceNowRecord(
   const fields = record as Readonly<Record<string, unknown>>;
   const number = fieldOf(fields, 'number').display.trim() || fieldOf(fields, 'number').value.trim();
   if (!number) throw new MalformedRecordError('has no number');
-  const text = (name: string) => htmlAware(fieldOf(fields, name).display);
 
   const people: Person[] = [];
   for (const name of PERSON_FIELDS) {
@@ -164,7 +167,8 @@ export function normalizeServiceNowRecord(
     .map((entry) => entry.text)
     .filter((entry) => entry !== '');
 
-  const subject = text('short_description').split('\n')[0]?.trim() ?? '';
+  const subject =
+    htmlAware(fieldOf(fields, 'short_description').display).split('\n')[0]?.trim() ?? '';
   const closeCode = fieldOf(fields, 'close_code').display;
   // A reference in false mode is only a sys_id, which is no category to show.
   const category =
@@ -176,13 +180,13 @@ export function normalizeServiceNowRecord(
     if (raw !== null && typeof raw === 'object' && !('value' in raw) && !('display_value' in raw))
       continue;
     const { value, display } = fieldOf(fields, name);
-    flat[name] = [...new Set([value, display])];
+    flat[name] = value === display ? [value] : [value, display];
   }
   return {
     number,
     subject: subject || number,
-    inquiry: text('description') || subject,
-    resolution: [...stepsOf(text('close_notes')), ...journalSteps],
+    inquiry: htmlAware(fieldOf(fields, 'description').display) || subject,
+    resolution: [...stepsOf(htmlAware(fieldOf(fields, 'close_notes').display)), ...journalSteps],
     category,
     resolved: isResolved(fields, number),
     duplicate: /duplicate|重複/i.test(closeCode) || fieldOf(fields, 'duplicate_of').value !== '',
