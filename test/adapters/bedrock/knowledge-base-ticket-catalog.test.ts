@@ -18,18 +18,17 @@ import {
   type LocalBedrockServer,
   startLocalBedrockServer,
 } from '../../../local/bedrock/start-local-bedrock-server.js';
-import { FIXTURE_TICKETS_DIR } from '../../local/bedrock/local-bedrock-fixture.js';
+import {
+  FIXTURE_TICKETS_DIR,
+  LOCAL_CLIENT_CONFIG,
+} from '../../local/bedrock/local-bedrock-fixture.js';
 
 /**
  * The ticket catalog (issue #28) through the real Bedrock Agent client against the local
  * endpoint's ListKnowledgeBaseDocuments: the fixture folder and a published folder, pages of 3.
  */
 
-const clientConfig = {
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  maxAttempts: 1,
-} as const;
+const clientConfig = { ...LOCAL_CLIENT_CONFIG, maxAttempts: 1 } as const;
 const FIXTURE_IDS = ['9001', '9002', '9003', '9004', '9005', '9006', '9007', '9008'];
 
 describe('createKnowledgeBaseTicketCatalog over the local ListKnowledgeBaseDocuments', () => {

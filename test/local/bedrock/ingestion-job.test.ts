@@ -25,13 +25,9 @@ import {
   startLocalBedrockServer,
 } from '../../../local/bedrock/start-local-bedrock-server.js';
 import { type LocalS3Server, startLocalS3Server } from '../../../local/s3/start-local-s3-server.js';
-import { FIXTURE_TICKETS_DIR } from './local-bedrock-fixture.js';
+import { FIXTURE_TICKETS_DIR, LOCAL_CLIENT_CONFIG } from './local-bedrock-fixture.js';
 
-const clientConfig = {
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  maxAttempts: 1,
-} as const;
+const clientConfig = { ...LOCAL_CLIENT_CONFIG, maxAttempts: 1 } as const;
 const FIXTURE_DOCUMENTS = 8;
 const PREFIX = 'tickets/published/';
 

@@ -14,7 +14,8 @@ import {
 
 export const FIXTURE_TICKETS_DIR = join(import.meta.dirname, '../../fixtures/tickets');
 
-const clientConfig = {
+/** Region and credentials of an SDK client aimed at a local endpoint (which checks neither). */
+export const LOCAL_CLIENT_CONFIG = {
   region: 'us-east-1',
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 } as const;
@@ -26,12 +27,12 @@ export async function startFixtureServer(options: { maxAttempts?: number } = {})
     pacing: { minMs: 0, maxMs: 0 },
   });
   const runtime = new BedrockRuntimeClient({
-    ...clientConfig,
+    ...LOCAL_CLIENT_CONFIG,
     endpoint: server.runtimeEndpoint,
     maxAttempts: options.maxAttempts ?? 1,
   });
   const agentRuntime = new BedrockAgentRuntimeClient({
-    ...clientConfig,
+    ...LOCAL_CLIENT_CONFIG,
     endpoint: server.agentRuntimeEndpoint,
     maxAttempts: 1,
   });

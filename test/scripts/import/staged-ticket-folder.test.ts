@@ -31,6 +31,19 @@ afterEach(() => {
   }
 });
 
+/** An import of one ticket, `INC1.md`, into `outDir`: staged, committed, staging discarded. */
+function importOneTicket(outDir: string): void {
+  const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
+  folder.stage('INC1.md', 'fine');
+  folder.commit({
+    hashes: { INC1: 'h1' },
+    writtenNames: ['INC1.md'],
+    removedNames: [],
+    prune: false,
+  });
+  folder.discard();
+}
+
 describe('StagedTicketFolder', () => {
   it('creates a new folder whole at the commit: absent before, every staged file and the manifest after', () => {
     const parent = temporaryDirectory();
@@ -68,15 +81,7 @@ describe('StagedTicketFolder', () => {
       readdirSync(join(outDir, '..')).filter((name) => name.includes('import-staging')),
     ).toEqual([]);
 
-    const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
-    folder.stage('INC1.md', 'fine');
-    folder.commit({
-      hashes: { INC1: 'h1' },
-      writtenNames: ['INC1.md'],
-      removedNames: [],
-      prune: false,
-    });
-    folder.discard();
+    importOneTicket(outDir);
     expect(readdirSync(outDir).sort()).toEqual([MANIFEST_NAME, 'INC1.md'].sort());
   });
 
@@ -84,15 +89,7 @@ describe('StagedTicketFolder', () => {
     const target = temporaryDirectory();
     const outDir = join(temporaryDirectory(), 'tickets');
     symlinkSync(target, outDir);
-    const folder = StagedTicketFolder.open({ outDir, source: 'servicenow', write: true });
-    folder.stage('INC1.md', 'fine');
-    folder.commit({
-      hashes: { INC1: 'h1' },
-      writtenNames: ['INC1.md'],
-      removedNames: [],
-      prune: false,
-    });
-    folder.discard();
+    importOneTicket(outDir);
     expect(lstatSync(outDir).isSymbolicLink()).toBe(true);
     expect(readdirSync(target).sort()).toEqual([MANIFEST_NAME, 'INC1.md'].sort());
   });
