@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { assertJavaAvailable } from '../local/dynamodb-local.js';
 import { type LocalStack, startLocalStack } from '../local/start-local-stack.js';
+import { ask, assistantBubbles, waitForAnswer } from '../test/browser/support/chat-actions.js';
 import { buildWeb, isWebBuildStale } from './build-web.js';
 
 /**
@@ -181,23 +182,10 @@ function composer(page: Page): Locator {
 
 /** Sends an inquiry as staff do (Enter) and returns the answer's bubble once it is complete. */
 async function answered(page: Page, text: string, count: number): Promise<Locator> {
-  await composer(page).fill(text);
-  await composer(page).press('Enter');
-  const bubble = page.locator('.bubble--assistant').nth(count - 1);
-  await bubble.waitFor({ timeout: WAIT_MS });
-  await page.waitForFunction(
-    (index) => {
-      const status = document
-        .querySelectorAll('.bubble--assistant')
-        [index]?.getAttribute('data-status');
-      return Boolean(status) && status !== 'streaming';
-    },
-    count - 1,
-    { timeout: WAIT_MS },
-  );
-  const status = await bubble.getAttribute('data-status');
+  await ask(page, text);
+  const status = await waitForAnswer(page, count);
   if (status !== 'complete') throw new Error(`the answer to 「${text}」 ended ${status}`);
-  return bubble;
+  return assistantBubbles(page).nth(count - 1);
 }
 
 /** Waits until the e-mail draft shows version `text` (e.g. `2/2`). */
