@@ -15,7 +15,9 @@ import {
 import type { MetadataValue, TicketMetadata } from './ticket-index/match-retrieval-filter.js';
 import {
   createTicketIndex,
+  createTicketIndexInParallel,
   type InvertedIndex,
+  type ParallelAnalysisOptions,
   type TicketDocument,
   type TicketIndex,
 } from './ticket-index/ticket-index.js';
@@ -109,6 +111,11 @@ export interface DataSourceOptions {
    * analysis of that document only. @default none: every start reads and analyses every document
    */
   readonly indexCacheDirectory?: string;
+  /**
+   * How the chunks an index build must analyse are spread over worker threads
+   * (`createTicketIndexInParallel`). @default one per core, from 4,000 chunks
+   */
+  readonly parallelAnalysis?: ParallelAnalysisOptions;
 }
 
 /**
@@ -146,17 +153,17 @@ export async function openKnowledgeBaseDataSource(
           postings: { index: snapshot.postings, distinct: snapshot.distinct },
         };
   let build: IndexBuild | undefined;
-  const indexOf = (scan: Scan): TicketIndex => {
+  const indexOf = async (scan: Scan): Promise<TicketIndex> => {
     const documents = [...scan.documents.values()];
     const reusable = built !== undefined && sameContent(built.documents, documents);
-    const index = createTicketIndex(
-      documents,
-      reusable
-        ? { postings: built?.postings }
-        : indexCacheDirectory === undefined
-          ? {}
-          : { analysisCacheFile: join(indexCacheDirectory, ANALYSIS_CACHE_FILE) },
-    );
+    const index = reusable
+      ? createTicketIndex(documents, { postings: built?.postings })
+      : await createTicketIndexInParallel(documents, {
+          ...(indexCacheDirectory === undefined
+            ? {}
+            : { analysisCacheFile: join(indexCacheDirectory, ANALYSIS_CACHE_FILE) }),
+          ...options.parallelAnalysis,
+        });
     built = { documents, postings: { index: index.postings, distinct: index.analysis.distinct } };
     build = {
       documents: documents.length,
@@ -197,14 +204,14 @@ export async function openKnowledgeBaseDataSource(
   const trusting = (scan: Scan) => (indexCacheDirectory === undefined ? undefined : scan);
   let current = await scanFolders(folders, fromSnapshot);
   for (const reason of current.failureReasons) console.warn(`local Knowledge Base: ${reason}`);
-  let index = indexOf(current);
+  let index = await indexOf(current);
   let queue: Promise<unknown> = Promise.resolve();
 
   const sync = async (): Promise<DataSourceSync> => {
     const next = await scanFolders(folders, trusting(current));
     const statistics = compareScans(current, next);
     // Swapped before the job is answered: the next Retrieve already searches the new documents.
-    index = indexOf(next);
+    index = await indexOf(next);
     current = next;
     return { statistics, failureReasons: next.failureReasons };
   };

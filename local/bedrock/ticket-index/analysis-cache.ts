@@ -1,17 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { segmentContentWords, tokenizeForSearch } from './tokenize-for-search.js';
-
-/**
- * The analysed form of one chunk: per field (subject, text) its distinct terms with their
- * frequencies, packed as `termId * 256 + frequency` in the order the terms first occur.
- */
-export interface ChunkAnalysis {
-  readonly fields: readonly Uint32Array[];
-  /** The term of a term id used in `fields`. */
-  readonly termOf: (termId: number) => string;
-}
+import type { ChunkAnalysis } from './chunk-analysis.js';
+import { ANALYSIS_SOURCE, tokenizeForSearch } from './tokenize-for-search.js';
 
 /** Analyses remembered from an earlier start, looked up by `analysisKeyOf`. */
 export interface AnalysisCache {
@@ -36,8 +27,7 @@ const PROBE =
 export const ANALYSIS_FINGERPRINT = createHash('sha256')
   .update(MAGIC)
   .update(process.versions.icu ?? '')
-  .update(tokenizeForSearch.toString())
-  .update(segmentContentWords.toString())
+  .update(ANALYSIS_SOURCE)
   .update(tokenizeForSearch(PROBE).join('\n'))
   .digest('hex');
 

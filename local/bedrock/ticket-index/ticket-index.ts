@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { LOCAL_DATA_SOURCE_ID, LOCAL_TICKET_BUCKET } from '../local-bedrock-defaults.js';
 import {
   type AnalysisCache,
@@ -6,6 +7,12 @@ import {
   readAnalysisCache,
   writeAnalysisCache,
 } from './analysis-cache.js';
+import {
+  analyseInWorkers,
+  ChunkAnalyser,
+  type ChunkAnalysis,
+  PARALLEL_ANALYSIS_THRESHOLD,
+} from './chunk-analysis.js';
 import { matchRetrievalFilter, type TicketMetadata } from './match-retrieval-filter.js';
 import { tokenizeForSearch } from './tokenize-for-search.js';
 
@@ -263,7 +270,6 @@ const PREFIX_WEIGHT = 0.375;
  * within one 1,500-character chunk is capped, where BM25's saturation makes the difference
  * below 0.1%.
  */
-const MAX_TERM_FREQUENCY = 255;
 /** Filters whose per-chunk verdicts are remembered (the product sends one or two). */
 const REMEMBERED_FILTERS = 16;
 
@@ -347,63 +353,58 @@ export interface AnalysisStatistics {
  */
 function buildInvertedIndex(
   chunks: readonly Chunk[],
+  keys: readonly string[],
   cache: AnalysisCache,
+  /** Analyses made for this build (in worker threads), by key: counted as analysed. */
+  precomputed: ReadonlyMap<string, ChunkAnalysis>,
 ): {
   index: InvertedIndex;
   statistics: AnalysisStatistics;
   toCache: () => { terms: string[]; chunks: CachedChunk[] };
 } {
-  const termIds = new Map<string, number>();
+  const vocabulary = new ChunkAnalyser();
   const packedByField = FIELDS.map(() => new GrowingUint32Array());
   const chunkStarts = FIELDS.map(() => new Int32Array(chunks.length + 1));
   const documentFrequencies = FIELDS.map(() => [] as number[]);
   const lengths = FIELDS.map(() => new Int32Array(chunks.length));
   const averageLengths = FIELDS.map(() => 0);
-  const keys: string[] = [];
-  const idOf = (term: string) => {
-    let termId = termIds.get(term);
-    if (termId === undefined) {
-      termId = termIds.size;
-      termIds.set(term, termId);
-    }
-    return termId;
-  };
-  // Cache term id → index term id, filled as the cached terms are met.
-  const fromCache: number[] = [];
+  // Per vocabulary of a known analysis (the cache file's, each worker's): its term id → ours,
+  // filled as its terms are met — so ids are still given in order of first occurrence.
+  const idMaps = new Map<ChunkAnalysis['termOf'], number[]>();
   let reused = 0;
   for (const chunk of chunks) {
-    const key = analysisKeyOf(chunk.subject, chunk.text);
-    keys.push(key);
+    const key = keys[chunk.id] as string;
     const cached = cache.lookup(key);
     if (cached !== undefined) reused += 1;
-    FIELDS.forEach((field, fieldId) => {
+    const analysis = cached ?? precomputed.get(key);
+    let fieldEntries: readonly Uint32Array[];
+    if (analysis === undefined) {
+      fieldEntries = vocabulary.analyse(chunk.subject, chunk.text);
+    } else {
+      const idMap = idMaps.get(analysis.termOf) ?? [];
+      idMaps.set(analysis.termOf, idMap);
+      fieldEntries = analysis.fields.map((entries) =>
+        entries.map((value) => {
+          const theirs = Math.floor(value / 256);
+          let termId = idMap[theirs];
+          if (termId === undefined) {
+            termId = vocabulary.idOf(analysis.termOf(theirs));
+            idMap[theirs] = termId;
+          }
+          return termId * 256 + (value % 256);
+        }),
+      );
+    }
+    FIELDS.forEach((_, fieldId) => {
       const packed = packedByField[fieldId] as GrowingUint32Array;
       const counts = documentFrequencies[fieldId] as number[];
-      const add = (termId: number, frequency: number) => {
+      const entries = fieldEntries[fieldId] as Uint32Array;
+      for (const value of entries) {
+        const termId = Math.floor(value / 256);
         counts[termId] = (counts[termId] ?? 0) + 1;
-        packed.push(termId * 256 + Math.min(frequency, MAX_TERM_FREQUENCY));
-      };
-      let distinctTerms: number;
-      if (cached !== undefined) {
-        const entries = cached.fields[fieldId] as Uint32Array;
-        for (const value of entries) {
-          const cacheTermId = Math.floor(value / 256);
-          let termId = fromCache[cacheTermId];
-          if (termId === undefined) {
-            termId = idOf(cached.termOf(cacheTermId));
-            fromCache[cacheTermId] = termId;
-          }
-          add(termId, value % 256);
-        }
-        distinctTerms = entries.length;
-      } else {
-        const frequencies = new Map<string, number>();
-        for (const term of tokenizeForSearch(chunk[field])) {
-          frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-        }
-        for (const [term, frequency] of frequencies) add(idOf(term), frequency);
-        distinctTerms = frequencies.size;
+        packed.push(value);
       }
+      const distinctTerms = entries.length;
       (chunkStarts[fieldId] as Int32Array)[chunk.id + 1] = packed.length;
       (lengths[fieldId] as Int32Array)[chunk.id] = distinctTerms;
       // minisearch's addFieldLength: the running mean, in its order of operations.
@@ -411,6 +412,7 @@ function buildInvertedIndex(
       averageLengths[fieldId] = (average * chunk.id + distinctTerms) / (chunk.id + 1);
     });
   }
+  const termIds = vocabulary.ids;
   const fields = FIELDS.map((_, fieldId): FieldPostings => {
     const counts = documentFrequencies[fieldId] as number[];
     const offsets = new Int32Array(termIds.size + 1);
@@ -559,16 +561,63 @@ export interface TicketIndexOptions {
 export function createTicketIndex(
   documents: readonly TicketDocument[],
   options: TicketIndexOptions = {},
-): TicketIndex & {
+): BuiltTicketIndex {
+  const chunks = chunksOf(documents);
+  return searchable(
+    chunks,
+    options.postings === undefined
+      ? buildFromTexts(chunks, options.analysisCacheFile)
+      : restored(chunks, options.postings),
+  );
+}
+
+export type BuiltTicketIndex = TicketIndex & {
   readonly analysis: AnalysisStatistics;
   /** The built postings, for `index-snapshot.ts` to keep. */
   readonly postings: InvertedIndex;
-} {
+};
+
+export interface ParallelAnalysisOptions {
+  /** Worker threads to analyse in. @default os.availableParallelism() */
+  readonly workers?: number;
+  /** Fewer chunks to analyse than this are analysed on the calling thread. @default 4,000 */
+  readonly minimumChunks?: number;
+}
+
+/**
+ * `createTicketIndex` from the texts, with the chunks the analysis cache lacks analysed in
+ * worker threads (`analyseInWorkers`) when there are many: a first start over 100,000 tickets
+ * spends most of its time in `Intl.Segmenter`. The index is the one `createTicketIndex` builds.
+ */
+export async function createTicketIndexInParallel(
+  documents: readonly TicketDocument[],
+  options: Pick<TicketIndexOptions, 'analysisCacheFile'> & ParallelAnalysisOptions = {},
+): Promise<BuiltTicketIndex> {
+  const { workers = availableParallelism(), minimumChunks = PARALLEL_ANALYSIS_THRESHOLD } = options;
   const chunks = chunksOf(documents);
-  const { index, statistics } =
-    options.postings === undefined
-      ? buildFromTexts(chunks, options.analysisCacheFile)
-      : restored(chunks, options.postings);
+  const prepared = prepareAnalysis(chunks, options.analysisCacheFile);
+  const missing = new Map<string, Chunk>();
+  for (const chunk of chunks) {
+    const key = prepared.keys[chunk.id] as string;
+    if (!missing.has(key) && prepared.cache.lookup(key) === undefined) missing.set(key, chunk);
+  }
+  if (workers < 2 || missing.size < minimumChunks) {
+    return searchable(chunks, buildFromTexts(chunks, options.analysisCacheFile, prepared));
+  }
+  const analyses = await analyseInWorkers([...missing.values()], workers);
+  const keys = [...missing.keys()];
+  const precomputed = new Map(keys.map((key, entry) => [key, analyses[entry] as ChunkAnalysis]));
+  return searchable(
+    chunks,
+    buildFromTexts(chunks, options.analysisCacheFile, { ...prepared, precomputed }),
+  );
+}
+
+/** The search over built (or restored) postings. */
+function searchable(
+  chunks: readonly Chunk[],
+  { index, statistics }: { index: InvertedIndex; statistics: AnalysisStatistics },
+): BuiltTicketIndex {
   const count = chunks.length;
   // Scratch space reused by every search (searches run one at a time on the event loop).
   const termScores = new Float64Array(count);
@@ -763,19 +812,40 @@ const ISSUE_ID_KEY = 'issue_id';
 function buildFromTexts(
   chunks: readonly Chunk[],
   analysisCacheFile: string | undefined,
+  prepared?: PreparedAnalysis,
 ): { index: InvertedIndex; statistics: AnalysisStatistics } {
-  const cache = analysisCacheFile === undefined ? undefined : readAnalysisCache(analysisCacheFile);
-  const built = buildInvertedIndex(chunks, cache ?? { size: 0, lookup: () => undefined });
+  const { keys, cache, precomputed } = prepared ?? prepareAnalysis(chunks, analysisCacheFile);
+  const built = buildInvertedIndex(chunks, keys, cache, precomputed);
   const { statistics } = built;
   // Rewritten when anything was analysed or the file holds chunks that are gone.
   if (
     analysisCacheFile !== undefined &&
-    (statistics.analysed > 0 || cache?.size !== statistics.distinct)
+    (statistics.analysed > 0 || cache.size !== statistics.distinct)
   ) {
     const { terms, chunks: cachedChunks } = built.toCache();
     writeAnalysisCache(analysisCacheFile, terms, cachedChunks);
   }
   return built;
+}
+
+/** What a build knows before it analyses: each chunk's key, the cache, and analyses made for it. */
+interface PreparedAnalysis {
+  readonly keys: readonly string[];
+  readonly cache: AnalysisCache;
+  readonly precomputed: ReadonlyMap<string, ChunkAnalysis>;
+}
+
+const NO_CACHE: AnalysisCache = { size: 0, lookup: () => undefined };
+
+function prepareAnalysis(
+  chunks: readonly Chunk[],
+  analysisCacheFile: string | undefined,
+): PreparedAnalysis {
+  return {
+    keys: chunks.map((chunk) => analysisKeyOf(chunk.subject, chunk.text)),
+    cache: analysisCacheFile === undefined ? NO_CACHE : readAnalysisCache(analysisCacheFile),
+    precomputed: new Map(),
+  };
 }
 
 /** Restored postings, checked to fit the chunks (a count that differs cannot be these). */
