@@ -42,7 +42,8 @@ export function analysisKeyOf(subject: string, text: string): string {
     .toString('base64');
 }
 
-const EMPTY: AnalysisCache = { size: 0, lookup: () => undefined };
+/** No analyses: what a missing, foreign or damaged cache file reads as. */
+export const EMPTY_ANALYSIS_CACHE: AnalysisCache = { size: 0, lookup: () => undefined };
 
 /**
  * Reads the analysis cache file. A missing file, one from another analysis (`FINGERPRINT`) or
@@ -54,17 +55,17 @@ export function readAnalysisCache(file: string): AnalysisCache {
   try {
     buffer = readFileSync(file);
   } catch {
-    return EMPTY;
+    return EMPTY_ANALYSIS_CACHE;
   }
   try {
-    if (buffer.toString('latin1', 0, 4) !== MAGIC) return EMPTY;
+    if (buffer.toString('latin1', 0, 4) !== MAGIC) return EMPTY_ANALYSIS_CACHE;
     const headerLength = buffer.readUInt32LE(4);
     const header = JSON.parse(buffer.toString('utf8', 8, 8 + headerLength)) as {
       fingerprint: string;
       termBytes: number;
       entries: number;
     };
-    if (header.fingerprint !== ANALYSIS_FINGERPRINT) return EMPTY;
+    if (header.fingerprint !== ANALYSIS_FINGERPRINT) return EMPTY_ANALYSIS_CACHE;
     const termsStart = 8 + headerLength;
     const terms = buffer.toString('utf8', termsStart, termsStart + header.termBytes).split('\n');
     const entriesStart = align(termsStart + header.termBytes);
@@ -78,7 +79,7 @@ export function readAnalysisCache(file: string): AnalysisCache {
       offsets.set(key, word);
       const counted = word + KEY_BYTES / 4;
       word = counted + FIELD_COUNT + (words[counted] as number) + (words[counted + 1] as number);
-      if (word > words.length) return EMPTY; // truncated
+      if (word > words.length) return EMPTY_ANALYSIS_CACHE; // truncated
     }
     const termOf = (termId: number) => {
       const term = terms[termId];
@@ -104,7 +105,7 @@ export function readAnalysisCache(file: string): AnalysisCache {
       },
     };
   } catch {
-    return EMPTY;
+    return EMPTY_ANALYSIS_CACHE;
   }
 }
 

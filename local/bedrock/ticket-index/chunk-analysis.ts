@@ -12,7 +12,11 @@ export interface ChunkAnalysis {
   readonly termOf: (termId: number) => string;
 }
 
-/** A term's frequency in a field is kept up to this (it must fit the packed byte). */
+/**
+ * A term's frequency in one field is stored in a byte. Only a term repeated more than 255 times
+ * within one 1,500-character chunk is capped, where BM25's saturation makes the difference
+ * below 0.1%.
+ */
 const MAX_TERM_FREQUENCY = 255;
 
 /**

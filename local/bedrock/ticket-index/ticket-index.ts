@@ -4,6 +4,7 @@ import {
   type AnalysisCache,
   analysisKeyOf,
   type CachedChunk,
+  EMPTY_ANALYSIS_CACHE,
   readAnalysisCache,
   writeAnalysisCache,
 } from './analysis-cache.js';
@@ -265,11 +266,6 @@ const FIELD_BOOSTS = [SUBJECT_BOOST, 1] as const;
 /** minisearch's defaults: BM25+ parameters and the weight of a prefix match. */
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 } as const;
 const PREFIX_WEIGHT = 0.375;
-/**
- * A term's frequency in one chunk is stored in a byte. Only a term repeated more than 255 times
- * within one 1,500-character chunk is capped, where BM25's saturation makes the difference
- * below 0.1%.
- */
 /** Filters whose per-chunk verdicts are remembered (the product sends one or two). */
 const REMEMBERED_FILTERS = 16;
 
@@ -371,38 +367,45 @@ function buildInvertedIndex(
   // Per vocabulary of a known analysis (the cache file's, each worker's): its term id → ours,
   // filled as its terms are met — so ids are still given in order of first occurrence.
   const idMaps = new Map<ChunkAnalysis['termOf'], number[]>();
+  const idMapOf = (termOf: ChunkAnalysis['termOf']) => {
+    const known = idMaps.get(termOf);
+    if (known !== undefined) return known;
+    const created: number[] = [];
+    idMaps.set(termOf, created);
+    return created;
+  };
   let reused = 0;
   for (const chunk of chunks) {
     const key = keys[chunk.id] as string;
     const cached = cache.lookup(key);
     if (cached !== undefined) reused += 1;
     const analysis = cached ?? precomputed.get(key);
+    // A known analysis is in its own vocabulary's ids: mapped into ours as its terms are met.
     let fieldEntries: readonly Uint32Array[];
+    let ourTermId = (value: number) => Math.floor(value / 256);
     if (analysis === undefined) {
       fieldEntries = vocabulary.analyse(chunk.subject, chunk.text);
     } else {
-      const idMap = idMaps.get(analysis.termOf) ?? [];
-      idMaps.set(analysis.termOf, idMap);
-      fieldEntries = analysis.fields.map((entries) =>
-        entries.map((value) => {
-          const theirs = Math.floor(value / 256);
-          let termId = idMap[theirs];
-          if (termId === undefined) {
-            termId = vocabulary.idOf(analysis.termOf(theirs));
-            idMap[theirs] = termId;
-          }
-          return termId * 256 + (value % 256);
-        }),
-      );
+      fieldEntries = analysis.fields;
+      const theirsToOurs = idMapOf(analysis.termOf);
+      ourTermId = (value) => {
+        const theirs = Math.floor(value / 256);
+        let termId = theirsToOurs[theirs];
+        if (termId === undefined) {
+          termId = vocabulary.idOf(analysis.termOf(theirs));
+          theirsToOurs[theirs] = termId;
+        }
+        return termId;
+      };
     }
     FIELDS.forEach((_, fieldId) => {
       const packed = packedByField[fieldId] as GrowingUint32Array;
       const counts = documentFrequencies[fieldId] as number[];
       const entries = fieldEntries[fieldId] as Uint32Array;
       for (const value of entries) {
-        const termId = Math.floor(value / 256);
+        const termId = ourTermId(value);
         counts[termId] = (counts[termId] ?? 0) + 1;
-        packed.push(value);
+        packed.push(termId * 256 + (value % 256));
       }
       const distinctTerms = entries.length;
       (chunkStarts[fieldId] as Int32Array)[chunk.id + 1] = packed.length;
@@ -835,15 +838,14 @@ interface PreparedAnalysis {
   readonly precomputed: ReadonlyMap<string, ChunkAnalysis>;
 }
 
-const NO_CACHE: AnalysisCache = { size: 0, lookup: () => undefined };
-
 function prepareAnalysis(
   chunks: readonly Chunk[],
   analysisCacheFile: string | undefined,
 ): PreparedAnalysis {
   return {
     keys: chunks.map((chunk) => analysisKeyOf(chunk.subject, chunk.text)),
-    cache: analysisCacheFile === undefined ? NO_CACHE : readAnalysisCache(analysisCacheFile),
+    cache:
+      analysisCacheFile === undefined ? EMPTY_ANALYSIS_CACHE : readAnalysisCache(analysisCacheFile),
     precomputed: new Map(),
   };
 }

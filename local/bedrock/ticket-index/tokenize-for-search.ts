@@ -76,8 +76,9 @@ function wordSegments(normalized: string): string[] {
  * @example tokenizeForSearch('Salesforceにログインできない') // ['salesforce', 'ログイン', 'にロ', 'ログ', 'グイ', 'イン', 'ンで']
  */
 export function tokenizeForSearch(text: string): string[] {
-  const terms = segmentContentWords(text);
-  for (const run of normalize(text).match(CJK_RUN) ?? []) {
+  const normalized = normalize(text);
+  const terms = wordSegments(normalized).filter(isContentWord);
+  for (const run of normalized.match(CJK_RUN) ?? []) {
     for (let index = 0; index + 2 <= run.length; index += 1) {
       const bigram = run.slice(index, index + 2);
       if (!HIRAGANA_ONLY.test(bigram)) terms.push(bigram);

@@ -71,7 +71,7 @@ describe('chunk analysis in worker threads', () => {
     });
   });
 
-  it('fails the build when a worker fails, leaving no worker behind', async () => {
+  it('fails the analysis when a worker fails', async () => {
     const poisoned = [{ subject: 'x', text: 'y' }, { subject: 'x' } as never];
     await expect(analyseInWorkers(poisoned, 2)).rejects.toThrow();
   });
