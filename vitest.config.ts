@@ -61,8 +61,8 @@ export default defineConfig({
           exclude: [...unitTests, 'test/cdk/**', 'test/integ/**', 'node_modules/**'],
           // DynamoDB Local is started once for the whole run (it needs Java); see the file for why.
           // The API handler is bundled once per run, for the execution environments of the test stacks.
-          // Work that is the same for the whole run (the CDK tests' default app, the browser
-          // tests' web build) is done once instead of once per file (run-cache-global-setup.ts).
+          // Work that is the same for the whole run (the browser tests' web build) is done once
+          // instead of once per file (run-cache-global-setup.ts; the cdk project has its own).
           globalSetup: [
             'test/support/dynamodb-local-global-setup.ts',
             'test/support/api-handler-bundle-global-setup.ts',
