@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** Pure code: no Java, no servers — `npx vitest run --project unit` answers in about a second. */
@@ -27,6 +28,9 @@ export default defineConfig({
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Two files at a time even on two cores: most integration files wait on servers, Java and
+    // timers, not on the CPU (vitest's default there is one). The browser project runs alone.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         extends: true,
@@ -58,11 +62,33 @@ export default defineConfig({
           // Each file in a process of its own: stacks, servers, the handler's module-level
           // configuration read from the environment, spies on stdout (a shared process failed
           // 4 tests of observability and the sync catch-up).
-          exclude: [...unitTests, 'test/cdk/**', 'test/integ/**', 'node_modules/**'],
+          exclude: [
+            ...unitTests,
+            'test/cdk/**',
+            'test/browser/**',
+            'test/integ/**',
+            'node_modules/**',
+          ],
           // DynamoDB Local is started once for the whole run (it needs Java); see the file for why.
           // The API handler is bundled once per run, for the execution environments of the test stacks.
-          // Work that is the same for the whole run (the browser tests' web build) is done once
-          // instead of once per file (run-cache-global-setup.ts; the cdk project has its own).
+          globalSetup: [
+            'test/support/dynamodb-local-global-setup.ts',
+            'test/support/api-handler-bundle-global-setup.ts',
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          // One browser file at a time, after every other file (vitest runs a project with one
+          // worker and a process per file last, on its own): a browser test waits on what a
+          // person would see, and a second stack or Chromium on the same two cores stretched one
+          // of those waits past its timeout (ADR 0016).
+          maxWorkers: 1,
+          // The integration project's setups again, for this project's own run (the handler
+          // bundle is reused from disk); the run cache holds the one web build of all files.
           globalSetup: [
             'test/support/dynamodb-local-global-setup.ts',
             'test/support/api-handler-bundle-global-setup.ts',

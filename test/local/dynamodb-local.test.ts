@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -50,4 +51,24 @@ describe('startDynamoDbLocal', () => {
     }
     // Two JVM starts: a few seconds on an idle machine, far more when the cores are shared.
   }, 120_000);
+  it('runs the JVM with the client compiler only, and leaves this process environment as it was', async () => {
+    const before = process.env.JDK_JAVA_OPTIONS;
+    const local = await startDynamoDbLocal({ port: 0 });
+    try {
+      const port = new URL(local.endpoint).port;
+      const pid = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .find((line) => line.includes('DynamoDBLocal.jar') && line.includes(`-port ${port}`))
+        ?.trim()
+        .split(/\s+/)[0];
+      expect(pid).toBeDefined();
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(environment.find((entry) => entry.startsWith('JDK_JAVA_OPTIONS='))).toContain(
+        '-XX:TieredStopAtLevel=1',
+      );
+      expect(process.env.JDK_JAVA_OPTIONS).toBe(before);
+    } finally {
+      await local.stop();
+    }
+  }, 60_000);
 });

@@ -64,8 +64,10 @@ export function registerBrowserHarness(
         tablePrefix: `browser-${randomUUID().slice(0, 8)}-`,
       }),
       handlerBundle: inject('apiHandlerBundle'),
-      // Slow enough to watch the stream grow, fast enough for CI.
-      responderPacing: { minMs: 15, maxMs: 30 },
+      // Fast, but one fragment at a time, so the stream still grows visibly: at 15–30 ms the
+      // ten browser files took 447 s, at 4–8 ms 337 s (same load). Tests that need a window
+      // mid-stream script their own delay (`scriptedAnswer(…, { delayMs })`).
+      responderPacing: { minMs: 4, maxMs: 8 },
       functionEnvironment: {
         STOP_POLL_MS: '50',
         // The JSON request/chat lines and EMF metrics are checked in test/api/observability.test.ts.
