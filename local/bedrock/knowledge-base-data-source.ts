@@ -11,6 +11,7 @@ import {
   type SnapshotDocument,
   trustsSignatureOf,
   writeIndexSnapshot,
+  writeIndexSnapshotInBackground,
 } from './ticket-index/index-snapshot.js';
 import type { MetadataValue, TicketMetadata } from './ticket-index/match-retrieval-filter.js';
 import {
@@ -67,6 +68,12 @@ export interface KnowledgeBaseDataSource {
   /** Re-reads every folder and swaps in a new index; syncs run one at a time. */
   sync(): Promise<DataSourceSync>;
   /**
+   * Settles when the caches of the current index (`indexCacheDirectory`) are on disk: at once,
+   * unless they are written after ready (`DataSourceOptions.writeCachesAfterReady`). Never
+   * rejects: a cache that could not be written is a warning, and the next start reads the folder.
+   */
+  cachesWritten(): Promise<void>;
+  /**
    * The S3 URIs of the documents the current index holds, sorted (what ListKnowledgeBaseDocuments
    * lists as `INDEXED`): a document refused for its sidecar is not among them.
    */
@@ -116,6 +123,15 @@ export interface DataSourceOptions {
    * (`createTicketIndexInParallel`). @default one per core, from 4,000 chunks
    */
   readonly parallelAnalysis?: ParallelAnalysisOptions;
+  /**
+   * Whether the caches of `indexCacheDirectory` are written after the data source is open and
+   * serving (`cachesWritten` tells when they are on disk) rather than before it opens. A build
+   * over 100,000 new tickets spends seconds writing them; meanwhile Retrieve answers, waiting at
+   * most for one piece of the encoding. Each file goes through a temporary file and a rename, so
+   * a process stopped meanwhile leaves the previous file or none, never half of one; a sync waits
+   * for the writes of the index before it. @default false: written before the source opens
+   */
+  readonly writeCachesAfterReady?: boolean;
 }
 
 /**
@@ -153,16 +169,22 @@ export async function openKnowledgeBaseDataSource(
           postings: { index: snapshot.postings, distinct: snapshot.distinct },
         };
   let build: IndexBuild | undefined;
+  let cachesWritten: Promise<void> = Promise.resolve();
+  const afterReady = options.writeCachesAfterReady === true;
   const indexOf = async (scan: Scan): Promise<TicketIndex> => {
     const documents = [...scan.documents.values()];
     const reusable = built !== undefined && sameContent(built.documents, documents);
     const index = reusable
-      ? createTicketIndex(documents, { postings: built?.postings })
+      ? {
+          ...createTicketIndex(documents, { postings: built?.postings }),
+          analysisCacheWritten: Promise.resolve(),
+        }
       : await createTicketIndexInParallel(documents, {
           ...(indexCacheDirectory === undefined
             ? {}
             : { analysisCacheFile: join(indexCacheDirectory, ANALYSIS_CACHE_FILE) }),
           ...options.parallelAnalysis,
+          analysisCacheWrite: afterReady ? 'in-background' : 'before-return',
         });
     built = { documents, postings: { index: index.postings, distinct: index.analysis.distinct } };
     build = {
@@ -181,12 +203,23 @@ export async function openKnowledgeBaseDataSource(
         postings: index.postings,
         distinct: index.analysis.distinct,
       };
-      try {
-        writeIndexSnapshot(snapshotFile, written);
-      } catch (error) {
-        // The index serves without it; the next start just reads the folder again.
+      // The index serves without it; the next start just reads the folder again.
+      const warn = (error: unknown) =>
         console.warn(`local Knowledge Base: could not write ${snapshotFile}: ${String(error)}`);
+      if (afterReady) {
+        // After the analysis cache: one file at a time, as before ready.
+        cachesWritten = index.analysisCacheWritten.then(() =>
+          writeIndexSnapshotInBackground(snapshotFile, written).catch(warn),
+        );
+      } else {
+        try {
+          writeIndexSnapshot(snapshotFile, written);
+        } catch (error) {
+          warn(error);
+        }
       }
+    } else {
+      cachesWritten = index.analysisCacheWritten;
     }
     return index;
   };
@@ -208,6 +241,9 @@ export async function openKnowledgeBaseDataSource(
   let queue: Promise<unknown> = Promise.resolve();
 
   const sync = async (): Promise<DataSourceSync> => {
+    // The previous index's caches first: the build reads the analysis cache, and both files are
+    // written through the same temporary names.
+    await cachesWritten;
     const next = await scanFolders(folders, trusting(current));
     const statistics = compareScans(current, next);
     // Swapped before the job is answered: the next Retrieve already searches the new documents.
@@ -224,6 +260,7 @@ export async function openKnowledgeBaseDataSource(
       return build as IndexBuild;
     },
     documentUris: () => [...current.documents.keys()].sort(),
+    cachesWritten: () => cachesWritten,
     sync: () => {
       const run = queue.then(sync);
       queue = run.catch(() => undefined);

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { LOCAL_DATA_SOURCE_ID, LOCAL_TICKET_BUCKET } from '../local-bedrock-defaults.js';
 import {
   type AnalysisCache,
@@ -7,6 +8,7 @@ import {
   EMPTY_ANALYSIS_CACHE,
   readAnalysisCache,
   writeAnalysisCache,
+  writeAnalysisCacheInBackground,
 } from './analysis-cache.js';
 import {
   analyseInWorkers,
@@ -587,6 +589,26 @@ export interface ParallelAnalysisOptions {
   readonly minimumChunks?: number;
 }
 
+/** When a build writes its analysis cache file (`TicketIndexOptions.analysisCacheFile`). */
+export type AnalysisCacheWrite =
+  /** Before the index is returned: a start that has returned has its cache on disk. */
+  | 'before-return'
+  /**
+   * After: the index is returned as soon as it can answer, and the file is written while it
+   * serves (`BuiltTicketIndexInParallel.analysisCacheWritten`), through the same temporary file
+   * and rename — a process killed meanwhile leaves the previous cache or none.
+   */
+  | 'in-background';
+
+export type BuiltTicketIndexInParallel = BuiltTicketIndex & {
+  /**
+   * Settles when the analysis cache file is written (at once when nothing was to be written or
+   * it was written before return). Never rejects: a failed write is reported as a warning — the
+   * index serves without it, and the next start analyses again.
+   */
+  readonly analysisCacheWritten: Promise<void>;
+};
+
 /**
  * `createTicketIndex` from the texts, with the chunks the analysis cache lacks analysed in
  * worker threads (`analyseInWorkers`) when there are many: a first start over 100,000 tickets
@@ -594,26 +616,38 @@ export interface ParallelAnalysisOptions {
  */
 export async function createTicketIndexInParallel(
   documents: readonly TicketDocument[],
-  options: Pick<TicketIndexOptions, 'analysisCacheFile'> & ParallelAnalysisOptions = {},
-): Promise<BuiltTicketIndex> {
-  const { workers = availableParallelism(), minimumChunks = PARALLEL_ANALYSIS_THRESHOLD } = options;
+  options: Pick<TicketIndexOptions, 'analysisCacheFile'> &
+    ParallelAnalysisOptions & {
+      /** @default 'before-return' */
+      readonly analysisCacheWrite?: AnalysisCacheWrite;
+    } = {},
+): Promise<BuiltTicketIndexInParallel> {
+  const {
+    workers = availableParallelism(),
+    minimumChunks = PARALLEL_ANALYSIS_THRESHOLD,
+    analysisCacheFile,
+    analysisCacheWrite = 'before-return',
+  } = options;
   const chunks = chunksOf(documents);
-  const prepared = prepareAnalysis(chunks, options.analysisCacheFile);
+  const prepared = prepareAnalysis(chunks, analysisCacheFile);
   const missing = new Map<string, Chunk>();
   for (const chunk of chunks) {
     const key = prepared.keys[chunk.id] as string;
     if (!missing.has(key) && prepared.cache.lookup(key) === undefined) missing.set(key, chunk);
   }
-  if (workers < 2 || missing.size < minimumChunks) {
-    return searchable(chunks, buildFromTexts(chunks, options.analysisCacheFile, prepared));
+  let precomputed = prepared.precomputed;
+  if (workers >= 2 && missing.size >= minimumChunks) {
+    const analyses = await analyseInWorkers([...missing.values()], workers);
+    const keys = [...missing.keys()];
+    precomputed = new Map(keys.map((key, entry) => [key, analyses[entry] as ChunkAnalysis]));
   }
-  const analyses = await analyseInWorkers([...missing.values()], workers);
-  const keys = [...missing.keys()];
-  const precomputed = new Map(keys.map((key, entry) => [key, analyses[entry] as ChunkAnalysis]));
-  return searchable(
+  const { analysisCacheWritten, ...built } = buildFromTexts(
     chunks,
-    buildFromTexts(chunks, options.analysisCacheFile, { ...prepared, precomputed }),
+    analysisCacheFile,
+    { ...prepared, precomputed },
+    analysisCacheWrite,
   );
+  return { ...searchable(chunks, built), analysisCacheWritten };
 }
 
 /** The search over built (or restored) postings. */
@@ -816,19 +850,32 @@ function buildFromTexts(
   chunks: readonly Chunk[],
   analysisCacheFile: string | undefined,
   prepared?: PreparedAnalysis,
-): { index: InvertedIndex; statistics: AnalysisStatistics } {
+  analysisCacheWrite: AnalysisCacheWrite = 'before-return',
+): { index: InvertedIndex; statistics: AnalysisStatistics; analysisCacheWritten: Promise<void> } {
   const { keys, cache, precomputed } = prepared ?? prepareAnalysis(chunks, analysisCacheFile);
   const built = buildInvertedIndex(chunks, keys, cache, precomputed);
-  const { statistics } = built;
+  const { index, statistics } = built;
   // Rewritten when anything was analysed or the file holds chunks that are gone.
   if (
-    analysisCacheFile !== undefined &&
-    (statistics.analysed > 0 || cache.size !== statistics.distinct)
+    analysisCacheFile === undefined ||
+    (statistics.analysed === 0 && cache.size === statistics.distinct)
   ) {
+    return { index, statistics, analysisCacheWritten: Promise.resolve() };
+  }
+  if (analysisCacheWrite === 'before-return') {
     const { terms, chunks: cachedChunks } = built.toCache();
     writeAnalysisCache(analysisCacheFile, terms, cachedChunks);
+    return { index, statistics, analysisCacheWritten: Promise.resolve() };
   }
-  return built;
+  const analysisCacheWritten = (async () => {
+    await yieldToEventLoop(); // the index is returned (and serves) first
+    const { terms, chunks: cachedChunks } = built.toCache();
+    await writeAnalysisCacheInBackground(analysisCacheFile, terms, cachedChunks);
+  })().catch((error: unknown) => {
+    // The index serves without it; the next start analyses these chunks again.
+    console.warn(`local Knowledge Base: could not write ${analysisCacheFile}: ${String(error)}`);
+  });
+  return { index, statistics, analysisCacheWritten };
 }
 
 /** What a build knows before it analyses: each chunk's key, the cache, and analyses made for it. */
