@@ -19,8 +19,11 @@ import {
   createTicketIndexInParallel,
   type InvertedIndex,
   type ParallelAnalysisOptions,
+  type ParallelBuildOptions,
+  startTicketIndexBuild,
   type TicketDocument,
   type TicketIndex,
+  type TicketIndexBuild,
 } from './ticket-index/ticket-index.js';
 
 /** One folder of the data source: `<name>.md` documents beside `<name>.md.metadata.json` sidecars. */
@@ -171,21 +174,32 @@ export async function openKnowledgeBaseDataSource(
   let build: IndexBuild | undefined;
   let cachesWritten: Promise<void> = Promise.resolve();
   const afterReady = options.writeCachesAfterReady === true;
-  const indexOf = async (scan: Scan): Promise<TicketIndex> => {
+  const buildOptions: ParallelBuildOptions = {
+    ...(indexCacheDirectory === undefined
+      ? {}
+      : { analysisCacheFile: join(indexCacheDirectory, ANALYSIS_CACHE_FILE) }),
+    ...options.parallelAnalysis,
+    analysisCacheWrite: afterReady ? 'in-background' : 'before-return',
+  };
+  /** The index of a scan, built anew or — `streamed` — from the build fed by the scan itself. */
+  const indexOf = async (scan: Scan, streamed?: StreamedBuild): Promise<TicketIndex> => {
     const documents = [...scan.documents.values()];
     const reusable = built !== undefined && sameContent(built.documents, documents);
+    // The streamed build holds the scan's documents unless one URI was found twice (two
+    // folders under one prefix): the scan then keeps the last, at the first one's place.
+    const streamedFits =
+      streamed !== undefined &&
+      streamed.documents.length === documents.length &&
+      streamed.documents.every((document, position) => document === documents[position]);
+    if (streamed !== undefined && !streamedFits) await streamed.build.abandon();
     const index = reusable
       ? {
           ...createTicketIndex(documents, { postings: built?.postings }),
           analysisCacheWritten: Promise.resolve(),
         }
-      : await createTicketIndexInParallel(documents, {
-          ...(indexCacheDirectory === undefined
-            ? {}
-            : { analysisCacheFile: join(indexCacheDirectory, ANALYSIS_CACHE_FILE) }),
-          ...options.parallelAnalysis,
-          analysisCacheWrite: afterReady ? 'in-background' : 'before-return',
-        });
+      : streamedFits
+        ? await streamed.build.finish()
+        : await createTicketIndexInParallel(documents, buildOptions);
     built = { documents, postings: { index: index.postings, distinct: index.analysis.distinct } };
     build = {
       documents: documents.length,
@@ -235,9 +249,28 @@ export async function openKnowledgeBaseDataSource(
         };
   // Without a cache directory nothing is taken from an earlier scan (no signatures trusted).
   const trusting = (scan: Scan) => (indexCacheDirectory === undefined ? undefined : scan);
-  let current = await scanFolders(folders, fromSnapshot);
+  // Without a snapshot (a first start) nothing can be reused: the index is built as the scan
+  // reads the files, so reading, analysing (worker threads) and laying out overlap.
+  const streamed: StreamedBuild | undefined =
+    built === undefined ? { build: startTicketIndexBuild(buildOptions), documents: [] } : undefined;
+  let current: Scan;
+  try {
+    current = await scanFolders(
+      folders,
+      fromSnapshot,
+      streamed === undefined
+        ? undefined
+        : (document) => {
+            streamed.documents.push(document);
+            streamed.build.add(document);
+          },
+    );
+  } catch (error) {
+    await streamed?.build.abandon();
+    throw error;
+  }
   for (const reason of current.failureReasons) console.warn(`local Knowledge Base: ${reason}`);
-  let index = await indexOf(current);
+  let index = await indexOf(current, streamed);
   let queue: Promise<unknown> = Promise.resolve();
 
   const sync = async (): Promise<DataSourceSync> => {
@@ -267,6 +300,12 @@ export async function openKnowledgeBaseDataSource(
       return run;
     },
   };
+}
+
+/** A build fed by a scan as it found documents, and the documents it was fed, in order. */
+interface StreamedBuild {
+  readonly build: TicketIndexBuild;
+  readonly documents: SnapshotDocument[];
 }
 
 /** Whether two document lists hold the same content in the same order (what postings index). */
@@ -332,7 +371,12 @@ function compareScans(before: Scan, after: Scan): IngestionStatistics {
  * the files — each stat'ed before it is read, so a change during the read shows as another
  * signature next time.
  */
-async function scanFolders(folders: readonly DataSourceFolder[], previous?: Scan): Promise<Scan> {
+async function scanFolders(
+  folders: readonly DataSourceFolder[],
+  previous?: Scan,
+  /** Told of each document taken, in the order taken. */
+  onDocument?: (document: SnapshotDocument) => void,
+): Promise<Scan> {
   const scannedAtMs = Date.now();
   const documents = new Map<string, SnapshotDocument>();
   const failureReasons: string[] = [];
@@ -378,6 +422,7 @@ async function scanFolders(folders: readonly DataSourceFolder[], previous?: Scan
         trustsSignatureOf(sidecarSignature, previous.scannedAtMs)
       ) {
         documents.set(uri, known);
+        onDocument?.(known);
         continue;
       }
       let text: string;
@@ -394,7 +439,7 @@ async function scanFolders(folders: readonly DataSourceFolder[], previous?: Scan
         failureReasons.push(`${uri}: ${sidecarName} ${metadata}; not indexed`);
         continue;
       }
-      documents.set(uri, {
+      const document: SnapshotDocument = {
         uri,
         fileName,
         text,
@@ -403,7 +448,9 @@ async function scanFolders(folders: readonly DataSourceFolder[], previous?: Scan
         metadataHash: createHash('sha256').update(rawSidecar).digest('hex'),
         textSignature,
         sidecarSignature,
-      });
+      };
+      documents.set(uri, document);
+      onDocument?.(document);
     }
   }
   return { documents, metadataFiles, failureReasons, scannedAtMs, read };
