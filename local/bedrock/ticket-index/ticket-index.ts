@@ -329,19 +329,17 @@ class GrowingUint32Array {
   values = new Uint32Array(1 << 16);
   length = 0;
   push(value: number): void {
-    if (this.length === this.values.length) this.grow();
+    if (this.length === this.values.length) this.reserve(1);
     this.values[this.length] = value;
     this.length += 1;
   }
-  /** Adds one to the value at `index`, growing (with zeros) to hold it. */
-  increment(index: number): void {
-    while (index >= this.values.length) this.grow();
-    if (index >= this.length) this.length = index + 1;
-    this.values[index] = (this.values[index] as number) + 1;
-  }
-  private grow(): void {
-    const grown = new Uint32Array(this.values.length * 2);
-    grown.set(this.values);
+  /** Grows (with zeros), if need be, to hold `count` more values than `length` without growing. */
+  reserve(count: number): void {
+    if (this.length + count <= this.values.length) return;
+    let capacity = this.values.length * 2;
+    while (capacity < this.length + count) capacity *= 2;
+    const grown = new Uint32Array(capacity);
+    grown.set(this.values.subarray(0, this.length));
     this.values = grown;
   }
 }
@@ -401,9 +399,17 @@ class PostingsLayout {
       const packed = this.packedByField[fieldId] as GrowingUint32Array;
       const counts = this.documentFrequencies[fieldId] as GrowingUint32Array;
       const entries = fieldEntries[fieldId] as Uint32Array;
+      // Room for every entry, and for a count of every term id this chunk can introduce.
+      packed.reserve(entries.length);
+      counts.length = this.vocabulary.terms.length;
+      counts.reserve(entries.length);
+      const packedValues = packed.values;
+      const countValues = counts.values;
+      let packedLength = packed.length;
       for (let entry = 0; entry < entries.length; entry += 1) {
         const value = entries[entry] as number;
-        let termId = Math.floor(value / 256);
+        // `termId * 256 + frequency` (< 2³²): the shifts are the division and the remainder.
+        let termId = value >>> 8;
         // A known analysis is in its own vocabulary's ids: mapped into ours as they are met.
         if (theirsToOurs !== undefined) {
           const theirs = termId;
@@ -415,9 +421,11 @@ class PostingsLayout {
             termId = ours;
           }
         }
-        counts.increment(termId);
-        packed.push(termId * 256 + (value % 256));
+        countValues[termId] = (countValues[termId] as number) + 1;
+        packedValues[packedLength] = termId * 256 + (value & 255);
+        packedLength += 1;
       }
+      packed.length = packedLength;
       const distinctTerms = entries.length;
       (this.chunkStarts[fieldId] as GrowingUint32Array).push(packed.length);
       (this.lengths[fieldId] as GrowingUint32Array).push(distinctTerms);
@@ -456,11 +464,11 @@ class PostingsLayout {
         const end = starts[chunkId + 1] as number;
         for (let entry = starts[chunkId] as number; entry < end; entry++) {
           const value = packed[entry] as number;
-          const termId = Math.floor(value / 256);
+          const termId = value >>> 8;
           const position = next[termId] as number;
           next[termId] = position + 1;
           chunkIds[position] = chunkId;
-          frequencies[position] = value % 256;
+          frequencies[position] = value & 255;
         }
       }
       const lengths = Int32Array.from(
@@ -978,10 +986,7 @@ function searchable(
 const ISSUE_ID_KEY = 'issue_id';
 
 /** Analyses the chunks (or takes their analyses from the cache file) and lays out the postings. */
-function buildFromTexts(
-  chunks: readonly Chunk[],
-  analysisCacheFile: string | undefined,
-): LaidOut {
+function buildFromTexts(chunks: readonly Chunk[], analysisCacheFile: string | undefined): LaidOut {
   const { keys, cache, precomputed } = prepareAnalysis(chunks, analysisCacheFile);
   const built = buildInvertedIndex(chunks, keys, cache, precomputed);
   writeCacheOf(built, analysisCacheFile, cache, 'before-return');
