@@ -179,6 +179,8 @@ export async function writeIndexSnapshotInBackground(
   await rename(temporary, file);
 }
 
+/** Documents whose metadata are encoded as one piece of the snapshot. */
+const DOCUMENTS_PER_PIECE = 5_000;
 /** Bytes of text encoded before they are written (the texts are not held twice). */
 const TEXT_PIECE_BYTES = 1 << 22;
 
@@ -196,21 +198,30 @@ function* snapshotBytes(snapshot: IndexSnapshot): Generator<Uint8Array> {
     sections[name] = { offset, bytes: position - offset };
   }
   const { documents, postings } = snapshot;
-  yield* section('documents', [
-    Buffer.from(
-      JSON.stringify(
-        documents.map((document) => [
-          document.uri,
-          document.fileName,
-          document.textHash,
-          document.metadataHash,
-          document.textSignature,
-          document.sidecarSignature,
-          document.metadata,
-        ]),
-      ),
-    ),
-  ]);
+  // One JSON array, encoded a few thousand documents at a time: the bytes of `JSON.stringify`
+  // of the whole list (an array's elements are stringified alone and joined by commas).
+  yield* section(
+    'documents',
+    (function* encoded() {
+      yield Buffer.from('[');
+      for (let start = 0; start < documents.length; start += DOCUMENTS_PER_PIECE) {
+        const rows = documents
+          .slice(start, start + DOCUMENTS_PER_PIECE)
+          .map((document) => [
+            document.uri,
+            document.fileName,
+            document.textHash,
+            document.metadataHash,
+            document.textSignature,
+            document.sidecarSignature,
+            document.metadata,
+          ]);
+        const elements = JSON.stringify(rows).slice(1, -1);
+        yield Buffer.from(start === 0 ? elements : `,${elements}`);
+      }
+      yield Buffer.from(']');
+    })(),
+  );
   // UTF-16 as JavaScript holds them: decoded by a copy, where UTF-8 took most of a restart's
   // CPU; about as compact for Japanese text (2 bytes a character against 3).
   yield* section('textLengths', [Uint32Array.from(documents, (document) => document.text.length)]);
