@@ -129,10 +129,11 @@ export interface DataSourceOptions {
   /**
    * Whether the caches of `indexCacheDirectory` are written after the data source is open and
    * serving (`cachesWritten` tells when they are on disk) rather than before it opens. A build
-   * over 100,000 new tickets spends seconds writing them; meanwhile Retrieve answers, waiting at
-   * most for one piece of the encoding. Each file goes through a temporary file and a rename, so
-   * a process stopped meanwhile leaves the previous file or none, never half of one; a sync waits
-   * for the writes of the index before it. @default false: written before the source opens
+   * over 100,000 new tickets spends seconds writing them; meanwhile Retrieve answers between
+   * pieces of the encoding (ADR 0021 has the waits measured). Each file goes through a temporary
+   * file and a rename, so a process stopped meanwhile leaves the previous file or none, never
+   * half of one; a sync waits for the writes of the index before it.
+   * @default false: written before the source opens
    */
   readonly writeCachesAfterReady?: boolean;
 }
