@@ -49,6 +49,12 @@ interface Measurement {
   readonly fetchCpuP95Ms: number;
   /** CPU seconds of the start-up (all threads of the process: file reads included). */
   readonly startupCpuSeconds: number;
+  /**
+   * When the caches for the next start were on disk, from the start (they are written after
+   * ready, as `npm start` does), and the CPU seconds until then; null for the old index.
+   */
+  readonly cachesWrittenSeconds: number | null;
+  readonly cachesWrittenCpuSeconds: number | null;
   readonly resultsHash: string;
   /** The machine's 1-minute load average when the child finished. */
   readonly loadAverage: number;
@@ -147,19 +153,39 @@ async function measureInChild(
   const start = async () => {
     const startedAt = performance.now();
     const cpuBefore = process.cpuUsage();
-    const index =
-      implementation === 'old'
-        ? createMinisearchTicketIndex(await loadTicketDocuments(directory))
-        : (await openKnowledgeBaseDataSource([folder], { indexCacheDirectory: cacheDirectory }))
-            .index;
-    const cpu = process.cpuUsage(cpuBefore);
+    const secondsSince = () => (performance.now() - startedAt) / 1e3;
+    const cpuSecondsSince = () => {
+      const cpu = process.cpuUsage(cpuBefore);
+      return (cpu.user + cpu.system) / 1e6;
+    };
+    if (implementation === 'old') {
+      const index = createMinisearchTicketIndex(await loadTicketDocuments(directory));
+      const [seconds, cpuSeconds] = [secondsSince(), cpuSecondsSince()];
+      return { index, seconds, cpuSeconds, cachesWritten: null, cachesWrittenCpu: null };
+    }
+    // As `npm start` opens it: ready to answer first, the caches written after.
+    const source = await openKnowledgeBaseDataSource([folder], {
+      indexCacheDirectory: cacheDirectory,
+      writeCachesAfterReady: true,
+    });
+    const [seconds, cpuSeconds] = [secondsSince(), cpuSecondsSince()];
+    await source.cachesWritten();
     return {
-      index,
-      seconds: (performance.now() - startedAt) / 1e3,
-      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      index: source.index,
+      seconds,
+      cpuSeconds,
+      cachesWritten: secondsSince(),
+      cachesWrittenCpu: cpuSecondsSince(),
     };
   };
-  const { index, seconds: startupSeconds, cpuSeconds: startupCpuSeconds } = await start();
+  // The queries run once the caches are written: the steady state of a serving index.
+  const {
+    index,
+    seconds: startupSeconds,
+    cpuSeconds: startupCpuSeconds,
+    cachesWritten: cachesWrittenSeconds,
+    cachesWrittenCpu: cachesWrittenCpuSeconds,
+  } = await start();
   const documents = (await readdir(directory)).filter((name) => name.endsWith('.md')).length;
 
   const queries = await loadEvalQueries('data/eval/retrieval-queries.jsonl');
@@ -209,6 +235,8 @@ async function measureInChild(
     chunks,
     startupSeconds,
     startupCpuSeconds,
+    cachesWrittenSeconds,
+    cachesWrittenCpuSeconds,
     restartSeconds,
     heapMb,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
@@ -272,9 +300,9 @@ export async function main(
   try {
     console.log(`node ${process.version}, ${execFileSync('nproc').toString().trim()} cores`);
     console.log(
-      '| documents | index | start-up s (CPU s) | restart in process s | heap MB | peak RSS MB | Retrieve p50 / p95 ms | CPU p50 / p95 ms | fetch by id p95 ms (CPU) | results | load |',
+      '| documents | index | start-up s (CPU s) | caches written s (CPU s) | restart in process s | heap MB | peak RSS MB | Retrieve p50 / p95 ms | CPU p50 / p95 ms | fetch by id p95 ms (CPU) | results | load |',
     );
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const size of sizes) {
       const directory = join(root, `tickets-${size}`);
       await writeCorpus(directory, size);
@@ -292,19 +320,19 @@ export async function main(
         const same =
           old === undefined ? '—' : old.resultsHash === measurement.resultsHash ? 'same' : 'DIFFER';
         console.log(
-          `| ${size.toLocaleString('en')} | ${measurement.implementation} | ${format(measurement.startupSeconds)} (${format(measurement.startupCpuSeconds)}) | ${format(measurement.restartSeconds)} | ${format(measurement.heapMb, 0)} | ${format(measurement.peakRssMb, 0)} | ${format(measurement.p50Ms, 2)} / ${format(measurement.p95Ms, 2)} | ${format(measurement.cpuP50Ms, 2)} / ${format(measurement.cpuP95Ms, 2)} | ${format(measurement.fetchP95Ms, 2)} (${format(measurement.fetchCpuP95Ms, 2)}) | ${same} | ${format(measurement.loadAverage)} |`,
+          `| ${size.toLocaleString('en')} | ${measurement.implementation} | ${format(measurement.startupSeconds)} (${format(measurement.startupCpuSeconds)}) | ${format(measurement.cachesWrittenSeconds)} (${format(measurement.cachesWrittenCpuSeconds)}) | ${format(measurement.restartSeconds)} | ${format(measurement.heapMb, 0)} | ${format(measurement.peakRssMb, 0)} | ${format(measurement.p50Ms, 2)} / ${format(measurement.p95Ms, 2)} | ${format(measurement.cpuP50Ms, 2)} / ${format(measurement.cpuP95Ms, 2)} | ${format(measurement.fetchP95Ms, 2)} (${format(measurement.fetchCpuP95Ms, 2)}) | ${same} | ${format(measurement.loadAverage)} |`,
         );
       }
       const fresh = measured.find((measurement) => measurement.implementation === 'new');
       const restarted = measured.find((measurement) => measurement.implementation === 'restart');
       if (fresh && restarted && fresh.resultsHash !== restarted.resultsHash) {
         console.log(
-          `| ${size.toLocaleString('en')} | restart answers DIFFER from new | | | | | | | | | |`,
+          `| ${size.toLocaleString('en')} | restart answers DIFFER from new | | | | | | | | | | |`,
         );
       }
       if (old && fresh) {
         console.log(
-          `|   | old ÷ new | ${format(old.startupCpuSeconds / fresh.startupCpuSeconds)}× CPU | | ${format(old.heapMb / fresh.heapMb)}× | ${format(old.peakRssMb / fresh.peakRssMb)}× | ${format(old.p50Ms / fresh.p50Ms)}× / ${format(old.p95Ms / fresh.p95Ms)}× | ${format(old.cpuP50Ms / fresh.cpuP50Ms)}× / ${format(old.cpuP95Ms / fresh.cpuP95Ms)}× | ${format(old.fetchP95Ms / fresh.fetchP95Ms)}× | |`,
+          `|   | old ÷ new | ${format(old.startupCpuSeconds / fresh.startupCpuSeconds)}× CPU | | | ${format(old.heapMb / fresh.heapMb)}× | ${format(old.peakRssMb / fresh.peakRssMb)}× | ${format(old.p50Ms / fresh.p50Ms)}× / ${format(old.p95Ms / fresh.p95Ms)}× | ${format(old.cpuP50Ms / fresh.cpuP50Ms)}× / ${format(old.cpuP95Ms / fresh.cpuP95Ms)}× | ${format(old.fetchP95Ms / fresh.fetchP95Ms)}× | |`,
         );
       }
       await rm(directory, { recursive: true, force: true });
@@ -314,7 +342,7 @@ export async function main(
     if (largest && largestRestart) {
       const mark = (ok: boolean) => (ok ? '✓' : '✗');
       console.log(
-        `\nat ${largest.documents.toLocaleString('en')} documents: start-up ${format(largest.startupSeconds)} s (target ≤ ${TARGET_STARTUP_S} s ${mark(largest.startupSeconds <= TARGET_STARTUP_S)}), restart ${format(largestRestart.startupSeconds)} s (CPU ${format(largestRestart.startupCpuSeconds)} s) ${mark(largestRestart.startupSeconds <= TARGET_STARTUP_S)}, Retrieve p95 ${format(largest.p95Ms, 2)} ms (target ≤ ${TARGET_P95_MS} ms ${mark(largest.p95Ms <= TARGET_P95_MS)}; CPU p95 ${format(largest.cpuP95Ms, 2)} ms), from the restart ${format(largestRestart.p95Ms, 2)} ms`,
+        `\nat ${largest.documents.toLocaleString('en')} documents: start-up (ready to answer) ${format(largest.startupSeconds)} s (target ≤ ${TARGET_STARTUP_S} s ${mark(largest.startupSeconds <= TARGET_STARTUP_S)}; caches written at ${format(largest.cachesWrittenSeconds)} s), restart ${format(largestRestart.startupSeconds)} s (CPU ${format(largestRestart.startupCpuSeconds)} s) ${mark(largestRestart.startupSeconds <= TARGET_STARTUP_S)}, Retrieve p95 ${format(largest.p95Ms, 2)} ms (target ≤ ${TARGET_P95_MS} ms ${mark(largest.p95Ms <= TARGET_P95_MS)}; CPU p95 ${format(largest.cpuP95Ms, 2)} ms), from the restart ${format(largestRestart.p95Ms, 2)} ms`,
       );
     }
   } finally {

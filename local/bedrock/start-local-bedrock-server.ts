@@ -46,7 +46,8 @@ export interface LocalBedrockServerOptions {
   /**
    * Where the Knowledge Base index keeps its snapshot and analysis cache between starts
    * (ADR 0021): with them a restart over 100,000 unchanged tickets reads one file and analyses
-   * nothing, and a changed ticket is analysed alone. @default none (tests)
+   * nothing, and a changed ticket is analysed alone. Written after the server is listening
+   * (`DataSourceOptions.writeCachesAfterReady`); `close` waits for them. @default none (tests)
    */
   readonly indexCacheDirectory?: string;
   /** The only Knowledge Base id served; others get ResourceNotFoundException. @default LOCAL_KNOWLEDGE_BASE_ID */
@@ -133,7 +134,8 @@ export async function startLocalBedrockServer(
             },
           ]),
     ],
-    { indexCacheDirectory: options.indexCacheDirectory },
+    // Serving first: the caches for the next start are written while Retrieve answers.
+    { indexCacheDirectory: options.indexCacheDirectory, writeCachesAfterReady: true },
   );
   const ingestionJobs: RecordedIngestionJob[] = [];
   const ingestionContext = {
@@ -223,7 +225,11 @@ export async function startLocalBedrockServer(
     converseRequests,
     retrieveRequests,
     ingestionJobs,
-    close: () => listener.close(),
+    // A cache still being written is finished, not left as a temporary file.
+    close: async () => {
+      await listener.close();
+      await dataSource.cachesWritten();
+    },
   };
 }
 

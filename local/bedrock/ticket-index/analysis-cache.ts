@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ChunkAnalysis } from './chunk-analysis.js';
 import { ANALYSIS_SOURCE, tokenizeForSearch } from './tokenize-for-search.js';
 
@@ -127,6 +129,45 @@ export function writeAnalysisCache(
   terms: readonly string[],
   chunks: readonly CachedChunk[],
 ): void {
+  const encoding = encodeAnalysisCache(terms, chunks);
+  let step = encoding.next();
+  while (step.done !== true) step = encoding.next();
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, step.value);
+  renameSync(temporary, file);
+}
+
+/**
+ * `writeAnalysisCache` while the index serves: the same file through the same temporary file and
+ * rename, encoded a few thousand chunks at a time between turns of the event loop and written by
+ * the thread pool.
+ */
+export async function writeAnalysisCacheInBackground(
+  file: string,
+  terms: readonly string[],
+  chunks: readonly CachedChunk[],
+): Promise<void> {
+  const encoding = encodeAnalysisCache(terms, chunks);
+  let step = encoding.next();
+  while (step.done !== true) {
+    await yieldToEventLoop();
+    step = encoding.next();
+  }
+  await mkdir(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, step.value);
+  await rename(temporary, file);
+}
+
+/** Chunks encoded between two pauses of `encodeAnalysisCache`. */
+const CHUNKS_PER_PIECE = 5_000;
+
+/** The cache file's bytes, pausing (yielding) every `CHUNKS_PER_PIECE` chunks. */
+function* encodeAnalysisCache(
+  terms: readonly string[],
+  chunks: readonly CachedChunk[],
+): Generator<void, Buffer> {
   const termBlob = Buffer.from(terms.join('\n'), 'utf8');
   const header = Buffer.from(
     JSON.stringify({
@@ -148,7 +189,8 @@ export function writeAnalysisCache(
   termBlob.copy(output, 8 + header.length);
   const view = new Uint32Array(output.buffer, output.byteOffset, output.length >>> 2);
   let word = entriesStart >>> 2;
-  for (const chunk of chunks) {
+  for (const [entry, chunk] of chunks.entries()) {
+    if (entry > 0 && entry % CHUNKS_PER_PIECE === 0) yield;
     output.write(chunk.key, word * 4, KEY_BYTES, 'base64');
     word += KEY_BYTES / 4;
     const [subject = new Uint32Array(), text = new Uint32Array()] = chunk.fields;
@@ -160,8 +202,5 @@ export function writeAnalysisCache(
     view.set(text, word);
     word += text.length;
   }
-  mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, output);
-  renameSync(temporary, file);
+  return output;
 }

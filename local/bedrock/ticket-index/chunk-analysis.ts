@@ -97,71 +97,164 @@ export async function analyseInWorkers(
   workerCount = availableParallelism(),
 ): Promise<ChunkAnalysis[]> {
   const analyses = new Array<ChunkAnalysis>(chunks.length);
-  let nextChunk = 0;
   // A few batches per worker at least, so a small set is shared out too.
   const batchChunks = Math.max(
     1,
     Math.min(BATCH_CHUNKS, Math.ceil(chunks.length / workerCount / 4)),
   );
+  const pool = startAnalysisPool(
+    workerCount,
+    (first, batch) => {
+      batch.forEach((analysis, offset) => {
+        analyses[first + offset] = analysis;
+      });
+    },
+    batchChunks,
+  );
+  for (const chunk of chunks) pool.add(chunk);
+  await pool.finish();
+  return analyses;
+}
+
+/** Worker threads analysing chunks as they are added (`startAnalysisPool`). */
+export interface AnalysisPool {
+  /** Queues the next chunk; a batch goes to an idle worker once enough are queued. */
+  add(chunk: { readonly subject: string; readonly text: string }): void;
+  /**
+   * Sends what is still queued and settles once every chunk's analysis has been reported, the
+   * workers stopped. Rejects when a worker failed (or the report threw): the others are stopped
+   * at once, since they would go on analysing for nothing.
+   */
+  finish(): Promise<void>;
+  /** Stops the workers; nothing more is reported. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `workerCount` analysis workers fed batches of at most `batchChunks` chunks as they are
+ * added, so the analysis runs while the caller is still finding chunks (a scan reading files)
+ * and laying out those analysed. `onAnalysed` receives each batch's analyses with the serial
+ * number (order of `add`) of its first chunk, batches in any order.
+ */
+export function startAnalysisPool(
+  workerCount: number,
+  onAnalysed: (firstChunk: number, analyses: ChunkAnalysis[]) => void,
+  batchChunks = BATCH_CHUNKS,
+): AnalysisPool {
+  const queue: { readonly subject: string; readonly text: string }[] = [];
+  let queueHead = 0;
+  /** Serial number of `queue[queueHead]`. */
+  let nextSerial = 0;
+  let finishing = false;
+  let failure: unknown;
+  let settle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); });`;
-  const runWorker = (workers: Worker[]) =>
-    new Promise<void>((resolve, reject) => {
-      const worker = new Worker(bootstrap, { eval: true, workerData: { role: WORKER_ROLE } });
-      workers.push(worker);
-      const terms: string[] = [];
-      const termOf = (termId: number) => {
+  const workers = Array.from({ length: Math.max(1, workerCount) }, () => {
+    const terms: string[] = [];
+    return {
+      worker: new Worker(bootstrap, { eval: true, workerData: { role: WORKER_ROLE } }),
+      /** The serial number of its batch's first chunk; -1 when idle. */
+      busyWith: 'starting' as number | 'starting',
+      terms,
+      termOf: (termId: number) => {
         const term = terms[termId];
         if (term === undefined) throw new Error(`analysis worker: no term ${termId}`);
         return term;
-      };
-      let batchStart = 0;
-      const sendNext = () => {
-        batchStart = nextChunk;
-        const batchEnd = Math.min(chunks.length, batchStart + batchChunks);
-        nextChunk = batchEnd;
-        if (batchStart === batchEnd) {
-          resolve();
-          return;
-        }
-        const batch = chunks.slice(batchStart, batchEnd);
-        worker.postMessage({
-          subjects: batch.map((chunk) => chunk.subject),
-          texts: batch.map((chunk) => chunk.text),
-        } satisfies Batch);
-      };
-      worker.on('message', (message: 'ready' | BatchResult) => {
+      },
+    };
+  });
+  let stopping = false;
+  const stopAll = () => {
+    stopping = true;
+    return Promise.all(workers.map(({ worker }) => worker.terminate())).then(() => {});
+  };
+  const fail = (error: unknown) => {
+    if (failure !== undefined) return;
+    failure = error;
+    void stopAll();
+    settle?.reject(error);
+  };
+  const queued = () => queue.length - queueHead;
+  const dispatch = () => {
+    for (const state of workers) {
+      if (state.busyWith !== -1) continue;
+      if (queued() === 0 || (!finishing && queued() < batchChunks)) break;
+      const batch = queue.slice(queueHead, queueHead + batchChunks);
+      queueHead += batch.length;
+      state.busyWith = nextSerial;
+      nextSerial += batch.length;
+      state.worker.postMessage({
+        subjects: batch.map((chunk) => chunk.subject),
+        texts: batch.map((chunk) => chunk.text),
+      } satisfies Batch);
+    }
+    // Sent chunks are forgotten: the queue does not hold every text to the end.
+    if (queueHead > 4 * batchChunks && queueHead * 2 > queue.length) {
+      queue.splice(0, queueHead);
+      queueHead = 0;
+    }
+    if (finishing && queued() === 0 && workers.every((state) => state.busyWith === -1)) {
+      void stopAll().then(() => settle?.resolve());
+    }
+  };
+  for (const state of workers) {
+    state.worker.on('message', (message: 'ready' | BatchResult) => {
+      if (failure !== undefined) return;
+      try {
         if (message !== 'ready') {
-          terms.push(...message.newTerms);
+          const first = state.busyWith as number;
+          state.terms.push(...message.newTerms);
+          const analyses: ChunkAnalysis[] = [];
           let entry = 0;
           for (let chunk = 0; chunk * 2 < message.counts.length; chunk += 1) {
             const subjectEnd = entry + (message.counts[chunk * 2] as number);
             const textEnd = subjectEnd + (message.counts[chunk * 2 + 1] as number);
-            analyses[batchStart + chunk] = {
+            analyses.push({
               fields: [
                 message.entries.subarray(entry, subjectEnd),
                 message.entries.subarray(subjectEnd, textEnd),
               ],
-              termOf,
-            };
+              termOf: state.termOf,
+            });
             entry = textEnd;
           }
+          onAnalysed(first, analyses);
         }
-        sendNext();
-      });
-      worker.on('error', reject);
-      worker.on('exit', (code) => {
-        if (code !== 0) reject(new Error(`analysis worker exited with code ${code}`));
-      });
+        state.busyWith = -1;
+        dispatch();
+      } catch (error) {
+        fail(error);
+      }
     });
-  const workers: Worker[] = [];
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, workerCount) }, () => runWorker(workers)));
-  } finally {
-    // After a failure the others would go on analysing for nothing.
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    state.worker.on('error', fail);
+    state.worker.on('exit', (code) => {
+      if (!stopping) {
+        fail(new Error(`analysis worker exited with code ${code}`));
+      }
+    });
   }
-  return analyses;
+  return {
+    add: (chunk) => {
+      if (failure !== undefined) return;
+      queue.push(chunk);
+      dispatch();
+    },
+    finish: () =>
+      new Promise<void>((resolve, reject) => {
+        if (failure !== undefined) {
+          reject(failure);
+          return;
+        }
+        settle = { resolve, reject };
+        finishing = true;
+        dispatch();
+      }),
+    stop: () => {
+      failure ??= new Error('analysis stopped');
+      return stopAll();
+    },
+  };
 }
 
 /** In a worker: analyse each batch posted, answering with its entries and the new terms. */

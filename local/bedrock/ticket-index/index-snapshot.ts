@@ -9,8 +9,10 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { dirname } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ANALYSIS_FINGERPRINT } from './analysis-cache.js';
 import type { TicketMetadata } from './match-retrieval-filter.js';
 import {
@@ -124,81 +126,20 @@ const bytesOf = (view: ArrayBufferView) =>
 /**
  * Writes the snapshot through a temporary file renamed into place: an interrupted write leaves
  * the previous snapshot or none. Sections are written one after another, each from the array
- * that holds it, so the file is never assembled in memory; the header follows them, and the
- * last 8 bytes are its length and the magic, so a truncated file is recognised as one.
+ * that holds it (the texts a few megabytes at a time), so the file is never assembled in memory;
+ * the header follows them, and the last 8 bytes are its length and the magic, so a truncated
+ * file is recognised as one.
  */
 export function writeIndexSnapshot(file: string, snapshot: IndexSnapshot): void {
   mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   const descriptor = openSync(temporary, 'w');
   try {
-    let position = 0;
-    const sections: Record<string, Section> = {};
-    const write = (view: ArrayBufferView) => {
-      const bytes = bytesOf(view);
+    for (const bytes of snapshotBytes(snapshot)) {
       for (let done = 0; done < bytes.length; ) {
         done += writeSync(descriptor, bytes, done, Math.min(IO_BYTES, bytes.length - done));
       }
-      position += bytes.length;
-    };
-    const section = (name: string, views: Iterable<ArrayBufferView>) => {
-      const offset = position;
-      for (const view of views) write(view);
-      sections[name] = { offset, bytes: position - offset };
-    };
-    const { documents, postings } = snapshot;
-    section('documents', [
-      Buffer.from(
-        JSON.stringify(
-          documents.map((document) => [
-            document.uri,
-            document.fileName,
-            document.textHash,
-            document.metadataHash,
-            document.textSignature,
-            document.sidecarSignature,
-            document.metadata,
-          ]),
-        ),
-      ),
-    ]);
-    // UTF-16 as JavaScript holds them: decoded by a copy, where UTF-8 took most of a restart's
-    // CPU; about as compact for Japanese text (2 bytes a character against 3).
-    section('textLengths', [Uint32Array.from(documents, (document) => document.text.length)]);
-    // One text's bytes at a time: the texts are not held twice.
-    section(
-      'texts',
-      (function* encoded() {
-        for (const document of documents) yield Buffer.from(document.text, 'utf16le');
-      })(),
-    );
-    // A term never holds a line break: the analysis yields word-like segments and CJK bigrams.
-    section('terms', [Buffer.from([...postings.termIds.keys()].join('\n'), 'utf8')]);
-    section('alphanumericTerms', [
-      Int32Array.from(postings.alphanumericTerms, (term) => postings.termIds.get(term) as number),
-    ]);
-    postings.fields.forEach((field, fieldId) => {
-      section(`offsets${fieldId}`, [field.offsets]);
-      section(`chunkIds${fieldId}`, [field.chunkIds]);
-      section(`frequencies${fieldId}`, [field.frequencies]);
-      section(`lengths${fieldId}`, [field.lengths]);
-    });
-    const header: Header = {
-      fingerprint: SNAPSHOT_FINGERPRINT,
-      folders: snapshot.folders,
-      scannedAtMs: snapshot.scannedAtMs,
-      distinct: snapshot.distinct,
-      documentCount: documents.length,
-      termCount: postings.termIds.size,
-      averageLengths: postings.fields.map((field) => field.averageLength),
-      sections,
-    };
-    const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-    write(headerBytes);
-    const trailer = Buffer.alloc(8);
-    trailer.writeUInt32LE(headerBytes.length, 0);
-    trailer.write(MAGIC, 4, 'latin1');
-    write(trailer);
+    }
   } catch (error) {
     closeSync(descriptor);
     rmSync(temporary, { force: true });
@@ -206,6 +147,129 @@ export function writeIndexSnapshot(file: string, snapshot: IndexSnapshot): void 
   }
   closeSync(descriptor);
   renameSync(temporary, file);
+}
+
+/**
+ * `writeIndexSnapshot` while the index serves: the same file through the same temporary file and
+ * rename, written by the thread pool, and encoded a few megabytes at a time between turns of the
+ * event loop — so a Retrieve waits for one piece at most, not for the whole file.
+ */
+export async function writeIndexSnapshotInBackground(
+  file: string,
+  snapshot: IndexSnapshot,
+): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  const handle = await open(temporary, 'w');
+  try {
+    for (const bytes of snapshotBytes(snapshot)) {
+      // Written before the next piece is encoded: the encoder reuses its buffer for texts.
+      for (let done = 0; done < bytes.length; ) {
+        const length = Math.min(IO_BYTES, bytes.length - done);
+        done += (await handle.write(bytes, done, length)).bytesWritten;
+      }
+      await yieldToEventLoop();
+    }
+  } catch (error) {
+    await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temporary, file);
+}
+
+/** Documents whose metadata are encoded as one piece of the snapshot. */
+const DOCUMENTS_PER_PIECE = 5_000;
+/** Bytes of text encoded before they are written (the texts are not held twice). */
+const TEXT_PIECE_BYTES = 1 << 22;
+
+/** The snapshot file's bytes in order, piece by piece (see `writeIndexSnapshot`). */
+function* snapshotBytes(snapshot: IndexSnapshot): Generator<Uint8Array> {
+  let position = 0;
+  const sections: Record<string, Section> = {};
+  function* section(name: string, views: Iterable<ArrayBufferView>): Generator<Uint8Array> {
+    const offset = position;
+    for (const view of views) {
+      const bytes = bytesOf(view);
+      position += bytes.length;
+      yield bytes;
+    }
+    sections[name] = { offset, bytes: position - offset };
+  }
+  const { documents, postings } = snapshot;
+  // One JSON array, encoded a few thousand documents at a time: the bytes of `JSON.stringify`
+  // of the whole list (an array's elements are stringified alone and joined by commas).
+  yield* section(
+    'documents',
+    (function* encoded() {
+      yield Buffer.from('[');
+      for (let start = 0; start < documents.length; start += DOCUMENTS_PER_PIECE) {
+        const rows = documents
+          .slice(start, start + DOCUMENTS_PER_PIECE)
+          .map((document) => [
+            document.uri,
+            document.fileName,
+            document.textHash,
+            document.metadataHash,
+            document.textSignature,
+            document.sidecarSignature,
+            document.metadata,
+          ]);
+        const elements = JSON.stringify(rows).slice(1, -1);
+        yield Buffer.from(start === 0 ? elements : `,${elements}`);
+      }
+      yield Buffer.from(']');
+    })(),
+  );
+  // UTF-16 as JavaScript holds them: decoded by a copy, where UTF-8 took most of a restart's
+  // CPU; about as compact for Japanese text (2 bytes a character against 3).
+  yield* section('textLengths', [Uint32Array.from(documents, (document) => document.text.length)]);
+  // Texts gathered into one reused buffer: a write per text cost more than the encoding.
+  yield* section(
+    'texts',
+    (function* encoded() {
+      let piece = Buffer.allocUnsafe(TEXT_PIECE_BYTES);
+      let filled = 0;
+      for (const { text } of documents) {
+        const bytes = text.length * 2;
+        if (filled + bytes > piece.length && filled > 0) {
+          yield piece.subarray(0, filled);
+          filled = 0;
+        }
+        if (bytes > piece.length) piece = Buffer.allocUnsafe(bytes);
+        filled += piece.write(text, filled, 'utf16le');
+      }
+      if (filled > 0) yield piece.subarray(0, filled);
+    })(),
+  );
+  // A term never holds a line break: the analysis yields word-like segments and CJK bigrams.
+  yield* section('terms', [Buffer.from([...postings.termIds.keys()].join('\n'), 'utf8')]);
+  yield* section('alphanumericTerms', [
+    Int32Array.from(postings.alphanumericTerms, (term) => postings.termIds.get(term) as number),
+  ]);
+  for (const [fieldId, field] of postings.fields.entries()) {
+    yield* section(`offsets${fieldId}`, [field.offsets]);
+    yield* section(`chunkIds${fieldId}`, [field.chunkIds]);
+    yield* section(`frequencies${fieldId}`, [field.frequencies]);
+    yield* section(`lengths${fieldId}`, [field.lengths]);
+  }
+  const header: Header = {
+    fingerprint: SNAPSHOT_FINGERPRINT,
+    folders: snapshot.folders,
+    scannedAtMs: snapshot.scannedAtMs,
+    distinct: snapshot.distinct,
+    documentCount: documents.length,
+    termCount: postings.termIds.size,
+    averageLengths: postings.fields.map((field) => field.averageLength),
+    sections,
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  yield headerBytes;
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(headerBytes.length, 0);
+  trailer.write(MAGIC, 4, 'latin1');
+  yield trailer;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { LOCAL_DATA_SOURCE_ID, LOCAL_TICKET_BUCKET } from '../local-bedrock-defaults.js';
 import {
   type AnalysisCache,
@@ -7,12 +8,14 @@ import {
   EMPTY_ANALYSIS_CACHE,
   readAnalysisCache,
   writeAnalysisCache,
+  writeAnalysisCacheInBackground,
 } from './analysis-cache.js';
 import {
-  analyseInWorkers,
+  type AnalysisPool,
   ChunkAnalyser,
   type ChunkAnalysis,
   PARALLEL_ANALYSIS_THRESHOLD,
+  startAnalysisPool,
 } from './chunk-analysis.js';
 import { matchRetrievalFilter, type TicketMetadata } from './match-retrieval-filter.js';
 import { tokenizeForSearch } from './tokenize-for-search.js';
@@ -207,23 +210,28 @@ const SUBJECT_BOOST = 2;
 
 /** The documents as the chunks a Knowledge Base would index, numbered in document order. */
 export function chunksOf(documents: readonly TicketDocument[]): Chunk[] {
-  return documents
-    .flatMap((document) => {
-      const uri = document.uri ?? `s3://${LOCAL_TICKET_BUCKET}/${document.fileName}`;
-      return chunkTicketDocument(document.text).map((text, part) => ({
-        subject: String(document.metadata.subject ?? ''),
-        language: languageOf(String(document.metadata.subject ?? '') || text),
-        text,
-        uri,
-        metadata: {
-          ...document.metadata,
-          'x-amz-bedrock-kb-source-uri': uri,
-          'x-amz-bedrock-kb-chunk-id': `${document.fileName}#${part + 1}`,
-          'x-amz-bedrock-kb-data-source-id': LOCAL_DATA_SOURCE_ID,
-        },
-      }));
-    })
-    .map((chunk, id) => ({ id, ...chunk }));
+  const chunks: Chunk[] = [];
+  for (const document of documents) chunks.push(...chunksOfDocument(document, chunks.length));
+  return chunks;
+}
+
+/** One document's chunks, numbered from `firstId`. */
+function chunksOfDocument(document: TicketDocument, firstId: number): Chunk[] {
+  const uri = document.uri ?? `s3://${LOCAL_TICKET_BUCKET}/${document.fileName}`;
+  const subject = String(document.metadata.subject ?? '');
+  return chunkTicketDocument(document.text).map((text, part) => ({
+    id: firstId + part,
+    subject,
+    language: languageOf(subject || text),
+    text,
+    uri,
+    metadata: {
+      ...document.metadata,
+      'x-amz-bedrock-kb-source-uri': uri,
+      'x-amz-bedrock-kb-chunk-id': `${document.fileName}#${part + 1}`,
+      'x-amz-bedrock-kb-data-source-id': LOCAL_DATA_SOURCE_ID,
+    },
+  }));
 }
 
 const toResult = (chunk: Chunk, score: number): RetrievalResult => ({
@@ -321,13 +329,18 @@ class GrowingUint32Array {
   values = new Uint32Array(1 << 16);
   length = 0;
   push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Uint32Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
-    }
+    if (this.length === this.values.length) this.reserve(1);
     this.values[this.length] = value;
     this.length += 1;
+  }
+  /** Grows (with zeros), if need be, to hold `count` more values than `length` without growing. */
+  reserve(count: number): void {
+    if (this.length + count <= this.values.length) return;
+    let capacity = this.values.length * 2;
+    while (capacity < this.length + count) capacity *= 2;
+    const grown = new Uint32Array(capacity);
+    grown.set(this.values.subarray(0, this.length));
+    this.values = grown;
   }
 }
 
@@ -341,137 +354,181 @@ export interface AnalysisStatistics {
   readonly distinct: number;
 }
 
+/** What laying out the postings yields: the index, its statistics, and its cache entries. */
+interface LaidOut {
+  readonly index: InvertedIndex;
+  readonly statistics: AnalysisStatistics;
+  readonly toCache: () => { terms: string[]; chunks: CachedChunk[] };
+}
+
 /**
- * Analyses every chunk once — or takes its analysis from the cache — and lays the postings out
- * in typed arrays: per field and chunk, the (term id, frequency) pairs packed in one integer,
- * then counted into place by term. Term ids are given in order of first occurrence either way,
- * so an index built from the cache is the index built from the texts.
+ * Lays the postings out in typed arrays as chunks are added in index order, each with its
+ * analysis when known (from the cache file or a worker) or analysed here from its text: per
+ * field and chunk, the (term id, frequency) pairs packed in one integer, then, once all are
+ * added, counted into place by term. Term ids are given in order of first occurrence either
+ * way, so an index built from the cache or in workers is the index built from the texts.
  */
+class PostingsLayout {
+  private readonly vocabulary = new ChunkAnalyser();
+  private readonly packedByField = FIELDS.map(() => new GrowingUint32Array());
+  /** Per field, where each chunk's entries start in `packedByField` (and the end, last). */
+  private readonly chunkStarts = FIELDS.map(() => {
+    const starts = new GrowingUint32Array();
+    starts.push(0);
+    return starts;
+  });
+  private readonly documentFrequencies = FIELDS.map(() => new GrowingUint32Array());
+  private readonly lengths = FIELDS.map(() => new GrowingUint32Array());
+  private readonly averageLengths = FIELDS.map(() => 0);
+  /**
+   * Per vocabulary of a known analysis (the cache file's, each worker's): its term id → ours,
+   * filled as its terms are met — so ids are still given in order of first occurrence.
+   */
+  private readonly idMaps = new Map<ChunkAnalysis['termOf'], number[]>();
+  private reused = 0;
+  private added = 0;
+
+  /** Adds the next chunk (ids in order); `cached` counts its analysis as reused. */
+  add(chunk: Chunk, analysis: ChunkAnalysis | undefined, cached: boolean): void {
+    if (chunk.id !== this.added) throw new Error(`chunk ${chunk.id} laid out as ${this.added}`);
+    this.added += 1;
+    if (cached) this.reused += 1;
+    const fieldEntries = analysis?.fields ?? this.vocabulary.analyse(chunk.subject, chunk.text);
+    const theirsToOurs = analysis === undefined ? undefined : this.idMapOf(analysis.termOf);
+    for (let fieldId = 0; fieldId < FIELDS.length; fieldId += 1) {
+      const packed = this.packedByField[fieldId] as GrowingUint32Array;
+      const counts = this.documentFrequencies[fieldId] as GrowingUint32Array;
+      const entries = fieldEntries[fieldId] as Uint32Array;
+      // Room for every entry, and for a count of every term id this chunk can introduce.
+      packed.reserve(entries.length);
+      counts.length = this.vocabulary.terms.length;
+      counts.reserve(entries.length);
+      const packedValues = packed.values;
+      const countValues = counts.values;
+      let packedLength = packed.length;
+      for (let entry = 0; entry < entries.length; entry += 1) {
+        const value = entries[entry] as number;
+        // `termId * 256 + frequency` (< 2³²): the shifts are the division and the remainder.
+        let termId = value >>> 8;
+        // A known analysis is in its own vocabulary's ids: mapped into ours as they are met.
+        if (theirsToOurs !== undefined) {
+          const theirs = termId;
+          const ours = theirsToOurs[theirs];
+          if (ours === undefined) {
+            termId = this.vocabulary.idOf((analysis as ChunkAnalysis).termOf(theirs));
+            theirsToOurs[theirs] = termId;
+          } else {
+            termId = ours;
+          }
+        }
+        countValues[termId] = (countValues[termId] as number) + 1;
+        packedValues[packedLength] = termId * 256 + (value & 255);
+        packedLength += 1;
+      }
+      packed.length = packedLength;
+      const distinctTerms = entries.length;
+      (this.chunkStarts[fieldId] as GrowingUint32Array).push(packed.length);
+      (this.lengths[fieldId] as GrowingUint32Array).push(distinctTerms);
+      // minisearch's addFieldLength: the running mean, in its order of operations.
+      const average = this.averageLengths[fieldId] as number;
+      this.averageLengths[fieldId] = (average * chunk.id + distinctTerms) / (chunk.id + 1);
+    }
+  }
+
+  private idMapOf(termOf: ChunkAnalysis['termOf']): number[] {
+    const known = this.idMaps.get(termOf);
+    if (known !== undefined) return known;
+    const created: number[] = [];
+    this.idMaps.set(termOf, created);
+    return created;
+  }
+
+  /** The postings of the chunks added (all of `chunks`, whose keys are `keys`). */
+  finish(chunks: readonly Chunk[], keys: readonly string[]): LaidOut {
+    if (this.added !== chunks.length) {
+      throw new Error(`${this.added} chunks laid out of ${chunks.length}`);
+    }
+    const termIds = this.vocabulary.ids;
+    const fields = FIELDS.map((_, fieldId): FieldPostings => {
+      const counts = (this.documentFrequencies[fieldId] as GrowingUint32Array).values;
+      const offsets = new Int32Array(termIds.size + 1);
+      for (let termId = 0; termId < termIds.size; termId += 1) {
+        offsets[termId + 1] = (offsets[termId] as number) + (counts[termId] ?? 0);
+      }
+      const { values: packed, length } = this.packedByField[fieldId] as GrowingUint32Array;
+      const chunkIds = new Int32Array(length);
+      const frequencies = new Uint8Array(length);
+      const next = offsets.slice(0, termIds.size);
+      const starts = (this.chunkStarts[fieldId] as GrowingUint32Array).values;
+      for (let chunkId = 0; chunkId < chunks.length; chunkId += 1) {
+        const end = starts[chunkId + 1] as number;
+        for (let entry = starts[chunkId] as number; entry < end; entry++) {
+          const value = packed[entry] as number;
+          const termId = value >>> 8;
+          const position = next[termId] as number;
+          next[termId] = position + 1;
+          chunkIds[position] = chunkId;
+          frequencies[position] = value & 255;
+        }
+      }
+      const lengths = Int32Array.from(
+        (this.lengths[fieldId] as GrowingUint32Array).values.subarray(0, chunks.length),
+      );
+      const averageLength = this.averageLengths[fieldId] as number;
+      return {
+        offsets,
+        chunkIds,
+        frequencies,
+        lengths,
+        lengthNorms: lengthNormsOf(lengths, averageLength),
+        averageLength,
+      };
+    });
+    const alphanumericTerms = [...termIds.keys()].filter((term) => /^[a-z0-9]/.test(term)).sort();
+    const { packedByField, chunkStarts } = this;
+    return {
+      index: { termIds, alphanumericTerms, fields },
+      statistics: {
+        analysed: chunks.length - this.reused,
+        reused: this.reused,
+        distinct: new Set(keys).size,
+      },
+      toCache: (written = new Set<string>()) => ({
+        terms: [...termIds.keys()], // a Map iterates in insertion order: the term ids' order
+        // Identical chunks (same subject and text) share one entry.
+        chunks: chunks
+          .filter(
+            (chunk) =>
+              !written.has(keys[chunk.id] as string) && written.add(keys[chunk.id] as string),
+          )
+          .map((chunk) => ({
+            key: keys[chunk.id] as string,
+            fields: FIELDS.map((_, fieldId) => {
+              const starts = (chunkStarts[fieldId] as GrowingUint32Array).values;
+              const { values } = packedByField[fieldId] as GrowingUint32Array;
+              return values.subarray(starts[chunk.id], starts[chunk.id + 1]);
+            }),
+          })),
+      }),
+    };
+  }
+}
+
+/** Analyses every chunk once — or takes its analysis from the cache — and lays the postings out. */
 function buildInvertedIndex(
   chunks: readonly Chunk[],
   keys: readonly string[],
   cache: AnalysisCache,
   /** Analyses made for this build (in worker threads), by key: counted as analysed. */
   precomputed: ReadonlyMap<string, ChunkAnalysis>,
-): {
-  index: InvertedIndex;
-  statistics: AnalysisStatistics;
-  toCache: () => { terms: string[]; chunks: CachedChunk[] };
-} {
-  const vocabulary = new ChunkAnalyser();
-  const packedByField = FIELDS.map(() => new GrowingUint32Array());
-  const chunkStarts = FIELDS.map(() => new Int32Array(chunks.length + 1));
-  const documentFrequencies = FIELDS.map(() => [] as number[]);
-  const lengths = FIELDS.map(() => new Int32Array(chunks.length));
-  const averageLengths = FIELDS.map(() => 0);
-  // Per vocabulary of a known analysis (the cache file's, each worker's): its term id → ours,
-  // filled as its terms are met — so ids are still given in order of first occurrence.
-  const idMaps = new Map<ChunkAnalysis['termOf'], number[]>();
-  const idMapOf = (termOf: ChunkAnalysis['termOf']) => {
-    const known = idMaps.get(termOf);
-    if (known !== undefined) return known;
-    const created: number[] = [];
-    idMaps.set(termOf, created);
-    return created;
-  };
-  let reused = 0;
+): LaidOut {
+  const layout = new PostingsLayout();
   for (const chunk of chunks) {
     const key = keys[chunk.id] as string;
     const cached = cache.lookup(key);
-    if (cached !== undefined) reused += 1;
-    const analysis = cached ?? precomputed.get(key);
-    // A known analysis is in its own vocabulary's ids: mapped into ours as its terms are met.
-    let fieldEntries: readonly Uint32Array[];
-    let ourTermId = (value: number) => Math.floor(value / 256);
-    if (analysis === undefined) {
-      fieldEntries = vocabulary.analyse(chunk.subject, chunk.text);
-    } else {
-      fieldEntries = analysis.fields;
-      const theirsToOurs = idMapOf(analysis.termOf);
-      ourTermId = (value) => {
-        const theirs = Math.floor(value / 256);
-        let termId = theirsToOurs[theirs];
-        if (termId === undefined) {
-          termId = vocabulary.idOf(analysis.termOf(theirs));
-          theirsToOurs[theirs] = termId;
-        }
-        return termId;
-      };
-    }
-    FIELDS.forEach((_, fieldId) => {
-      const packed = packedByField[fieldId] as GrowingUint32Array;
-      const counts = documentFrequencies[fieldId] as number[];
-      const entries = fieldEntries[fieldId] as Uint32Array;
-      for (const value of entries) {
-        const termId = ourTermId(value);
-        counts[termId] = (counts[termId] ?? 0) + 1;
-        packed.push(termId * 256 + (value % 256));
-      }
-      const distinctTerms = entries.length;
-      (chunkStarts[fieldId] as Int32Array)[chunk.id + 1] = packed.length;
-      (lengths[fieldId] as Int32Array)[chunk.id] = distinctTerms;
-      // minisearch's addFieldLength: the running mean, in its order of operations.
-      const average = averageLengths[fieldId] as number;
-      averageLengths[fieldId] = (average * chunk.id + distinctTerms) / (chunk.id + 1);
-    });
+    layout.add(chunk, cached ?? precomputed.get(key), cached !== undefined);
   }
-  const termIds = vocabulary.ids;
-  const fields = FIELDS.map((_, fieldId): FieldPostings => {
-    const counts = documentFrequencies[fieldId] as number[];
-    const offsets = new Int32Array(termIds.size + 1);
-    for (let termId = 0; termId < termIds.size; termId += 1) {
-      offsets[termId + 1] = (offsets[termId] as number) + (counts[termId] ?? 0);
-    }
-    const { values: packed, length } = packedByField[fieldId] as GrowingUint32Array;
-    const chunkIds = new Int32Array(length);
-    const frequencies = new Uint8Array(length);
-    const next = offsets.slice(0, termIds.size);
-    const starts = chunkStarts[fieldId] as Int32Array;
-    for (let chunkId = 0; chunkId < chunks.length; chunkId += 1) {
-      for (
-        let entry = starts[chunkId] as number;
-        entry < (starts[chunkId + 1] as number);
-        entry++
-      ) {
-        const value = packed[entry] as number;
-        const termId = Math.floor(value / 256);
-        const position = next[termId] as number;
-        next[termId] = position + 1;
-        chunkIds[position] = chunkId;
-        frequencies[position] = value % 256;
-      }
-    }
-    return {
-      offsets,
-      chunkIds,
-      frequencies,
-      lengths: lengths[fieldId] as Int32Array,
-      lengthNorms: lengthNormsOf(lengths[fieldId] as Int32Array, averageLengths[fieldId] as number),
-      averageLength: averageLengths[fieldId] as number,
-    };
-  });
-  const alphanumericTerms = [...termIds.keys()].filter((term) => /^[a-z0-9]/.test(term)).sort();
-  return {
-    index: { termIds, alphanumericTerms, fields },
-    statistics: { analysed: chunks.length - reused, reused, distinct: new Set(keys).size },
-    toCache: (written = new Set<string>()) => ({
-      terms: [...termIds.keys()], // a Map iterates in insertion order: the term ids' order
-      // Identical chunks (same subject and text) share one entry.
-      chunks: chunks
-        .filter(
-          (chunk) =>
-            !written.has(keys[chunk.id] as string) && written.add(keys[chunk.id] as string),
-        )
-        .map((chunk) => ({
-          key: keys[chunk.id] as string,
-          fields: FIELDS.map((_, fieldId) => {
-            const starts = chunkStarts[fieldId] as Int32Array;
-            const { values } = packedByField[fieldId] as GrowingUint32Array;
-            return values.subarray(starts[chunk.id], starts[chunk.id + 1]);
-          }),
-        })),
-    }),
-  };
+  return layout.finish(chunks, keys);
 }
 
 /** An index term a query term matches, with the weight of that match (1 exact, less a prefix). */
@@ -587,33 +644,150 @@ export interface ParallelAnalysisOptions {
   readonly minimumChunks?: number;
 }
 
+/** When a build writes its analysis cache file (`TicketIndexOptions.analysisCacheFile`). */
+export type AnalysisCacheWrite =
+  /** Before the index is returned: a start that has returned has its cache on disk. */
+  | 'before-return'
+  /**
+   * After: the index is returned as soon as it can answer, and the file is written while it
+   * serves (`BuiltTicketIndexInParallel.analysisCacheWritten`), through the same temporary file
+   * and rename — a process killed meanwhile leaves the previous cache or none.
+   */
+  | 'in-background';
+
+export type BuiltTicketIndexInParallel = BuiltTicketIndex & {
+  /**
+   * Settles when the analysis cache file is written (at once when nothing was to be written or
+   * it was written before return). Never rejects: a failed write is reported as a warning — the
+   * index serves without it, and the next start analyses again.
+   */
+  readonly analysisCacheWritten: Promise<void>;
+};
+
+/** Options of a build in worker threads (`createTicketIndexInParallel`, `startTicketIndexBuild`). */
+export type ParallelBuildOptions = Pick<TicketIndexOptions, 'analysisCacheFile'> &
+  ParallelAnalysisOptions & {
+    /** @default 'before-return' */
+    readonly analysisCacheWrite?: AnalysisCacheWrite;
+  };
+
 /**
  * `createTicketIndex` from the texts, with the chunks the analysis cache lacks analysed in
  * worker threads (`analyseInWorkers`) when there are many: a first start over 100,000 tickets
  * spends most of its time in `Intl.Segmenter`. The index is the one `createTicketIndex` builds.
  */
-export async function createTicketIndexInParallel(
+export function createTicketIndexInParallel(
   documents: readonly TicketDocument[],
-  options: Pick<TicketIndexOptions, 'analysisCacheFile'> & ParallelAnalysisOptions = {},
-): Promise<BuiltTicketIndex> {
-  const { workers = availableParallelism(), minimumChunks = PARALLEL_ANALYSIS_THRESHOLD } = options;
-  const chunks = chunksOf(documents);
-  const prepared = prepareAnalysis(chunks, options.analysisCacheFile);
-  const missing = new Map<string, Chunk>();
-  for (const chunk of chunks) {
-    const key = prepared.keys[chunk.id] as string;
-    if (!missing.has(key) && prepared.cache.lookup(key) === undefined) missing.set(key, chunk);
-  }
-  if (workers < 2 || missing.size < minimumChunks) {
-    return searchable(chunks, buildFromTexts(chunks, options.analysisCacheFile, prepared));
-  }
-  const analyses = await analyseInWorkers([...missing.values()], workers);
-  const keys = [...missing.keys()];
-  const precomputed = new Map(keys.map((key, entry) => [key, analyses[entry] as ChunkAnalysis]));
-  return searchable(
-    chunks,
-    buildFromTexts(chunks, options.analysisCacheFile, { ...prepared, precomputed }),
-  );
+  options: ParallelBuildOptions = {},
+): Promise<BuiltTicketIndexInParallel> {
+  const build = startTicketIndexBuild(options);
+  for (const document of documents) build.add(document);
+  return build.finish();
+}
+
+/** A `createTicketIndexInParallel` fed its documents one by one, as a scan finds them. */
+export interface TicketIndexBuild {
+  /** Adds the next document, in index order. */
+  add(document: TicketDocument): void;
+  /** The index of the documents added; rejects when an analysis worker failed. */
+  finish(): Promise<BuiltTicketIndexInParallel>;
+  /** Drops the build: workers stopped, no cache written. */
+  abandon(): Promise<void>;
+}
+
+/**
+ * Starts a build whose work overlaps the caller's: each document added is chunked and its
+ * chunks looked up in the analysis cache; those it lacks go to worker threads as soon as there
+ * are `minimumChunks` of them (fewer are analysed on this thread by `finish`), and the postings
+ * are laid out in chunk order as analyses come back — so reading files (the caller), analysing
+ * (the workers) and laying out (between the caller's turns) share the cores, instead of each
+ * waiting for the one before. The index is the one `createTicketIndex` builds (tested).
+ */
+export function startTicketIndexBuild(options: ParallelBuildOptions = {}): TicketIndexBuild {
+  const {
+    workers = availableParallelism(),
+    minimumChunks = PARALLEL_ANALYSIS_THRESHOLD,
+    analysisCacheFile,
+    analysisCacheWrite = 'before-return',
+  } = options;
+  const cache =
+    analysisCacheFile === undefined ? EMPTY_ANALYSIS_CACHE : readAnalysisCache(analysisCacheFile);
+  const chunks: Chunk[] = [];
+  const keys: string[] = [];
+  /** Per chunk, its analysis from the cache file. */
+  const cachedAnalyses: (ChunkAnalysis | undefined)[] = [];
+  /** Analyses made for this build, by key (a repeated chunk shares its first one's). */
+  const analysed = new Map<string, ChunkAnalysis>();
+  /** Keys of the chunks to analyse, in the order found: not yet sent, or sent to `pool`. */
+  const toAnalyse: string[] = [];
+  const awaited = new Set<string>();
+  let pool: AnalysisPool | undefined;
+  let sentToPool = 0;
+  const layout = new PostingsLayout();
+  let laidOut = 0;
+  /** Lays out the chunks whose analyses are known, in order; `analyseRest` analyses the others here. */
+  const layOutReady = (analyseRest = false) => {
+    while (laidOut < chunks.length) {
+      const cached = cachedAnalyses[laidOut];
+      const analysis = cached ?? analysed.get(keys[laidOut] as string);
+      if (analysis === undefined && !analyseRest) return;
+      layout.add(chunks[laidOut] as Chunk, analysis, cached !== undefined);
+      cachedAnalyses[laidOut] = undefined; // laid out: not held to the end
+      laidOut += 1;
+    }
+  };
+  const chunkOfKey = new Map<string, Chunk>();
+  const sendToPool = () => {
+    if (pool === undefined) {
+      if (workers < 2 || toAnalyse.length < minimumChunks) return;
+      const keysSent = toAnalyse;
+      pool = startAnalysisPool(workers, (first, analyses) => {
+        analyses.forEach((analysis, offset) => {
+          analysed.set(keysSent[first + offset] as string, analysis);
+        });
+        layOutReady();
+      });
+    }
+    for (; sentToPool < toAnalyse.length; sentToPool += 1) {
+      const key = toAnalyse[sentToPool] as string;
+      pool.add(chunkOfKey.get(key) as Chunk);
+      chunkOfKey.delete(key);
+    }
+  };
+  return {
+    add: (document) => {
+      for (const chunk of chunksOfDocument(document, chunks.length)) {
+        const key = analysisKeyOf(chunk.subject, chunk.text);
+        const cached = cache.lookup(key);
+        chunks.push(chunk);
+        keys.push(key);
+        cachedAnalyses.push(cached);
+        if (cached === undefined && !awaited.has(key)) {
+          awaited.add(key);
+          toAnalyse.push(key);
+          chunkOfKey.set(key, chunk);
+        }
+      }
+      sendToPool();
+      layOutReady();
+    },
+    finish: async () => {
+      if (pool !== undefined) await pool.finish();
+      // Without workers (few chunks to analyse), the rest is analysed here as it is laid out.
+      layOutReady(true);
+      const built = layout.finish(chunks, keys);
+      const analysisCacheWritten = writeCacheOf(
+        built,
+        analysisCacheFile,
+        cache,
+        analysisCacheWrite,
+      );
+      return { ...searchable(chunks, built), analysisCacheWritten };
+    },
+    abandon: async () => {
+      await pool?.stop();
+    },
+  };
 }
 
 /** The search over built (or restored) postings. */
@@ -812,23 +986,43 @@ function searchable(
 const ISSUE_ID_KEY = 'issue_id';
 
 /** Analyses the chunks (or takes their analyses from the cache file) and lays out the postings. */
-function buildFromTexts(
-  chunks: readonly Chunk[],
-  analysisCacheFile: string | undefined,
-  prepared?: PreparedAnalysis,
-): { index: InvertedIndex; statistics: AnalysisStatistics } {
-  const { keys, cache, precomputed } = prepared ?? prepareAnalysis(chunks, analysisCacheFile);
+function buildFromTexts(chunks: readonly Chunk[], analysisCacheFile: string | undefined): LaidOut {
+  const { keys, cache, precomputed } = prepareAnalysis(chunks, analysisCacheFile);
   const built = buildInvertedIndex(chunks, keys, cache, precomputed);
+  writeCacheOf(built, analysisCacheFile, cache, 'before-return');
+  return built;
+}
+
+/**
+ * Writes a build's analysis cache file when anything was analysed or the file holds chunks that
+ * are gone, now or in the background (`AnalysisCacheWrite`); settles once it is written.
+ */
+function writeCacheOf(
+  built: LaidOut,
+  analysisCacheFile: string | undefined,
+  cache: AnalysisCache,
+  analysisCacheWrite: AnalysisCacheWrite,
+): Promise<void> {
   const { statistics } = built;
-  // Rewritten when anything was analysed or the file holds chunks that are gone.
   if (
-    analysisCacheFile !== undefined &&
-    (statistics.analysed > 0 || cache.size !== statistics.distinct)
+    analysisCacheFile === undefined ||
+    (statistics.analysed === 0 && cache.size === statistics.distinct)
   ) {
+    return Promise.resolve();
+  }
+  if (analysisCacheWrite === 'before-return') {
     const { terms, chunks: cachedChunks } = built.toCache();
     writeAnalysisCache(analysisCacheFile, terms, cachedChunks);
+    return Promise.resolve();
   }
-  return built;
+  return (async () => {
+    await yieldToEventLoop(); // the index is returned (and serves) first
+    const { terms, chunks: cachedChunks } = built.toCache();
+    await writeAnalysisCacheInBackground(analysisCacheFile, terms, cachedChunks);
+  })().catch((error: unknown) => {
+    // The index serves without it; the next start analyses these chunks again.
+    console.warn(`local Knowledge Base: could not write ${analysisCacheFile}: ${String(error)}`);
+  });
 }
 
 /** What a build knows before it analyses: each chunk's key, the cache, and analyses made for it. */

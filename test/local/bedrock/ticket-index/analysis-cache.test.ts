@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import {
   loadTicketDocuments,
   openKnowledgeBaseDataSource,
 } from '../../../../local/bedrock/knowledge-base-data-source.js';
+import { readIndexSnapshot } from '../../../../local/bedrock/ticket-index/index-snapshot.js';
 import {
   createTicketIndex,
   type TicketDocument,
@@ -110,6 +111,43 @@ describe('openKnowledgeBaseDataSource with an index cache directory', () => {
         indexCacheDirectory: cacheDirectory,
       });
       expect(restarted.index.search({ text: 'quokkaphone', numberOfResults: 3 })).toEqual(found);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('openKnowledgeBaseDataSource writing its caches after ready', () => {
+  it('answers before the caches are written, then writes both whole for the next start', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'data-source-after-ready-'));
+    try {
+      const tickets = join(root, 'tickets');
+      await cp('data/tickets', tickets, { recursive: true });
+      const cacheDirectory = join(root, 'local-index');
+      const folders = [{ directory: tickets, uriPrefix: 's3://local-tickets/' }];
+      const options = { indexCacheDirectory: cacheDirectory, writeCachesAfterReady: true };
+      const uncached = answersOf(createTicketIndex(await loadTicketDocuments(tickets)));
+      const source = await openKnowledgeBaseDataSource(folders, options);
+      // Ready: it answers, and nothing is on disk yet (the writes wait for the next turn).
+      expect(existsSync(join(cacheDirectory, 'ticket-index-analysis.bin'))).toBe(false);
+      expect(answersOf(source.index as ReturnType<typeof createTicketIndex>)).toEqual(uncached);
+      await source.cachesWritten();
+      // Both files in place, no temporary file left, the snapshot complete.
+      expect((await readdir(cacheDirectory)).sort()).toEqual([
+        'ticket-index-analysis.bin',
+        'ticket-index-snapshot.bin',
+      ]);
+      const snapshot = readIndexSnapshot(
+        join(cacheDirectory, 'ticket-index-snapshot.bin'),
+        folders,
+      );
+      expect(snapshot?.documents).toHaveLength(171);
+      // A restart analyses nothing (the files were copied just now, so they are read again:
+      // within the racy margin their signatures are not trusted) and answers the same.
+      const restarted = await openKnowledgeBaseDataSource(folders, options);
+      expect(restarted.build.chunksAnalysed).toBe(0);
+      expect(answersOf(restarted.index as ReturnType<typeof createTicketIndex>)).toEqual(uncached);
+      await restarted.cachesWritten();
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -1,14 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEvalQueries } from '../../../../eval/retrieval-evaluation.js';
 import { toRetrievalQuery } from '../../../../functions/chat/retrieval.js';
-import { loadTicketDocuments } from '../../../../local/bedrock/knowledge-base-data-source.js';
-import { analyseInWorkers } from '../../../../local/bedrock/ticket-index/chunk-analysis.js';
 import {
+  loadTicketDocuments,
+  openKnowledgeBaseDataSource,
+} from '../../../../local/bedrock/knowledge-base-data-source.js';
+import {
+  analyseInWorkers,
+  startAnalysisPool,
+} from '../../../../local/bedrock/ticket-index/chunk-analysis.js';
+import {
+  type BuiltTicketIndex,
   createTicketIndex,
   createTicketIndexInParallel,
+  startTicketIndexBuild,
   type TicketDocument,
 } from '../../../../local/bedrock/ticket-index/ticket-index.js';
 
@@ -74,5 +82,54 @@ describe('chunk analysis in worker threads', () => {
   it('fails the analysis when a worker fails', async () => {
     const poisoned = [{ subject: 'x', text: 'y' }, { subject: 'x' } as never];
     await expect(analyseInWorkers(poisoned, 2)).rejects.toThrow();
+  });
+
+  it('builds the same index when fed document by document, the workers starting midway', async () => {
+    const single = createTicketIndex(documents);
+    // The first 40 chunks wait for the threshold, the rest go to the workers as they come.
+    const build = startTicketIndexBuild({ workers: 2, minimumChunks: 40 });
+    for (const document of documents) build.add(document);
+    const streamed = await build.finish();
+    expect(streamed.analysis).toEqual(single.analysis);
+    expect(streamed.postings).toEqual(single.postings);
+  });
+
+  it("opens a data source whose first start overlaps the scan with the workers: the single thread's index", async () => {
+    const tickets = join(cacheDirectory, 'tickets');
+    await cp('data/tickets', tickets, { recursive: true });
+    const source = await openKnowledgeBaseDataSource(
+      [{ directory: tickets, uriPrefix: 's3://local-tickets/' }],
+      {
+        indexCacheDirectory: join(cacheDirectory, 'local-index'),
+        parallelAnalysis: { workers: 2, minimumChunks: 0 },
+        writeCachesAfterReady: true,
+      },
+    );
+    await source.cachesWritten();
+    const single = createTicketIndex(await loadTicketDocuments(tickets));
+    expect((source.index as BuiltTicketIndex).postings).toEqual(single.postings);
+    for (const text of queries.slice(0, 20)) {
+      const search = { text, numberOfResults: 8, filter: NOT_RESTRICTED };
+      expect(source.index.search(search)).toEqual(single.search(search));
+    }
+  });
+
+  it('fails a streamed analysis whose report of a batch throws, and stops its workers', async () => {
+    const pool = startAnalysisPool(
+      2,
+      () => {
+        throw new Error('layout failed');
+      },
+      10,
+    );
+    for (let serial = 0; serial < 100; serial += 1) pool.add({ subject: 's', text: `t ${serial}` });
+    await expect(pool.finish()).rejects.toThrow('layout failed');
+  });
+
+  it('fails a streamed build when a worker fails', async () => {
+    const pool = startAnalysisPool(2, () => {}, 1);
+    pool.add({ subject: 'x', text: 'y' });
+    pool.add({ subject: 'x' } as never);
+    await expect(pool.finish()).rejects.toThrow();
   });
 });

@@ -8,8 +8,12 @@ import {
   openKnowledgeBaseDataSource,
 } from '../../../../local/bedrock/knowledge-base-data-source.js';
 import {
+  type IndexSnapshot,
   RACY_MARGIN_MS,
   readIndexSnapshot,
+  type SnapshotDocument,
+  writeIndexSnapshot,
+  writeIndexSnapshotInBackground,
 } from '../../../../local/bedrock/ticket-index/index-snapshot.js';
 import {
   createTicketIndex,
@@ -202,5 +206,46 @@ describe('openKnowledgeBaseDataSource with an index snapshot', () => {
     expect(source.build).toMatchObject({ documentsRead: 1, chunksAnalysed: 1 });
     expect(issueIdsOf(source.index, 'quokkaphone')).toEqual(['1004']);
     expect(answersOf(source.index)).toEqual(await uncachedAnswers(6));
+  });
+});
+
+describe('writeIndexSnapshotInBackground', () => {
+  it('writes the bytes writeIndexSnapshot writes, in pieces, for more documents than a piece holds', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'index-snapshot-pieces-'));
+    try {
+      // 12,000 documents: three pieces of document metadata, several of texts.
+      const documents: SnapshotDocument[] = Array.from({ length: 12_000 }, (_, serial) => ({
+        uri: `s3://local-tickets/${serial}.md`,
+        fileName: `${serial}.md`,
+        text: `# 件名 ${serial}\n\nprinter ${serial} offline; プリンターが ${'応答しない '.repeat(serial % 7)}`,
+        metadata: {
+          issue_id: String(serial),
+          subject: `件名 ${serial}`,
+          restricted: serial % 5 === 0,
+        },
+        textHash: `text-${serial}`,
+        metadataHash: `metadata-${serial}`,
+        textSignature: `1:2:3:${serial}`,
+        sidecarSignature: `4:5:6:${serial}`,
+      }));
+      const index = createTicketIndex(documents);
+      const folders = [{ directory: root, uriPrefix: 's3://local-tickets/' }];
+      const snapshot: IndexSnapshot = {
+        folders,
+        scannedAtMs: 1_700_000_000_000,
+        documents,
+        postings: index.postings,
+        distinct: index.analysis.distinct,
+      };
+      writeIndexSnapshot(join(root, 'now.bin'), snapshot);
+      await writeIndexSnapshotInBackground(join(root, 'background.bin'), snapshot);
+      const written = await readFile(join(root, 'background.bin'));
+      expect(written.equals(await readFile(join(root, 'now.bin')))).toBe(true);
+      const read = readIndexSnapshot(join(root, 'background.bin'), folders);
+      expect(read?.documents).toEqual(documents);
+      expect(read?.postings.fields).toEqual(index.postings.fields);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
