@@ -114,10 +114,13 @@ describe('the e-mail draft in the web app', () => {
       () => {
         const streaming = document.querySelector('.mail-draft__body[aria-busy="true"]');
         const length = streaming?.textContent?.length ?? 0;
-        const shorten = [
-          ...document.querySelectorAll<HTMLButtonElement>('.mail-draft__refine button'),
-        ].find((button) => button.textContent?.trim() === '短く');
-        return length > 0 && length < 60 && shorten?.disabled === true;
+        let shortenDisabled = false;
+        document
+          .querySelectorAll<HTMLButtonElement>('.mail-draft__refine button')
+          .forEach((button) => {
+            if (button.textContent?.trim() === '短く') shortenDisabled = button.disabled;
+          });
+        return length > 0 && length < 60 && shortenDisabled;
       },
       undefined,
       { timeout: WAIT_MS },
