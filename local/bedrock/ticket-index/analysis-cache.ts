@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { temporaryFileFor } from './cache-file-temporary.js';
 import type { ChunkAnalysis } from './chunk-analysis.js';
 import { ANALYSIS_SOURCE, tokenizeForSearch } from './tokenize-for-search.js';
 
@@ -133,7 +134,7 @@ export function writeAnalysisCache(
   let step = encoding.next();
   while (step.done !== true) step = encoding.next();
   mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = temporaryFileFor(file);
   writeFileSync(temporary, step.value);
   renameSync(temporary, file);
 }
@@ -155,7 +156,7 @@ export async function writeAnalysisCacheInBackground(
     step = encoding.next();
   }
   await mkdir(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = temporaryFileFor(file);
   await writeFile(temporary, step.value);
   await rename(temporary, file);
 }

@@ -14,6 +14,7 @@ import { endianness } from 'node:os';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ANALYSIS_FINGERPRINT } from './analysis-cache.js';
+import { temporaryFileFor } from './cache-file-temporary.js';
 import type { TicketMetadata } from './match-retrieval-filter.js';
 import {
   chunkTicketDocument,
@@ -132,7 +133,7 @@ const bytesOf = (view: ArrayBufferView) =>
  */
 export function writeIndexSnapshot(file: string, snapshot: IndexSnapshot): void {
   mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = temporaryFileFor(file);
   const descriptor = openSync(temporary, 'w');
   try {
     for (const bytes of snapshotBytes(snapshot)) {
@@ -159,7 +160,7 @@ export async function writeIndexSnapshotInBackground(
   snapshot: IndexSnapshot,
 ): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = temporaryFileFor(file);
   const handle = await open(temporary, 'w');
   try {
     for (const bytes of snapshotBytes(snapshot)) {
