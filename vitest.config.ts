@@ -22,6 +22,12 @@ const unitTests = [
   'test/eval/feedback-evaluation.test.ts',
 ];
 
+/** What a file starting a local stack needs, once per project's run. */
+const stackSetups = [
+  'test/support/dynamodb-local-global-setup.ts',
+  'test/support/api-handler-bundle-global-setup.ts',
+];
+
 export default defineConfig({
   test: {
     // The SDK's "Node 22 from January 2027" notice, printed once per worker, is noise here.
@@ -71,10 +77,7 @@ export default defineConfig({
           ],
           // DynamoDB Local is started once for the whole run (it needs Java); see the file for why.
           // The API handler is bundled once per run, for the execution environments of the test stacks.
-          globalSetup: [
-            'test/support/dynamodb-local-global-setup.ts',
-            'test/support/api-handler-bundle-global-setup.ts',
-          ],
+          globalSetup: stackSetups,
         },
       },
       {
@@ -89,11 +92,7 @@ export default defineConfig({
           maxWorkers: 1,
           // The integration project's setups again, for this project's own run (the handler
           // bundle is reused from disk); the run cache holds the one web build of all files.
-          globalSetup: [
-            'test/support/dynamodb-local-global-setup.ts',
-            'test/support/api-handler-bundle-global-setup.ts',
-            'test/support/run-cache-global-setup.ts',
-          ],
+          globalSetup: [...stackSetups, 'test/support/run-cache-global-setup.ts'],
         },
       },
     ],

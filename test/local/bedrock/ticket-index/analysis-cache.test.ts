@@ -90,12 +90,7 @@ describe('createTicketIndex with an analysis cache file', () => {
 
 describe('openKnowledgeBaseDataSource with an index cache directory', () => {
   it('keeps the cache there and answers from the new text after a sync', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'data-source-cache-'));
-    try {
-      const tickets = join(root, 'tickets');
-      await cp('data/tickets', tickets, { recursive: true });
-      const cacheDirectory = join(root, 'local-index');
-      const folders = [{ directory: tickets, uriPrefix: 's3://local-tickets/' }];
+    await withSampleTicketsCopy(async ({ tickets, cacheDirectory, folders }) => {
       const source = await openKnowledgeBaseDataSource(folders, {
         indexCacheDirectory: cacheDirectory,
       });
@@ -111,20 +106,13 @@ describe('openKnowledgeBaseDataSource with an index cache directory', () => {
         indexCacheDirectory: cacheDirectory,
       });
       expect(restarted.index.search({ text: 'quokkaphone', numberOfResults: 3 })).toEqual(found);
-    } finally {
-      await rm(root, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('openKnowledgeBaseDataSource writing its caches after ready', () => {
   it('answers before the caches are written, then writes both whole for the next start', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'data-source-after-ready-'));
-    try {
-      const tickets = join(root, 'tickets');
-      await cp('data/tickets', tickets, { recursive: true });
-      const cacheDirectory = join(root, 'local-index');
-      const folders = [{ directory: tickets, uriPrefix: 's3://local-tickets/' }];
+    await withSampleTicketsCopy(async ({ tickets, cacheDirectory, folders }) => {
       const options = { indexCacheDirectory: cacheDirectory, writeCachesAfterReady: true };
       const uncached = answersOf(createTicketIndex(await loadTicketDocuments(tickets)));
       const source = await openKnowledgeBaseDataSource(folders, options);
@@ -148,8 +136,28 @@ describe('openKnowledgeBaseDataSource writing its caches after ready', () => {
       expect(restarted.build.chunksAnalysed).toBe(0);
       expect(answersOf(restarted.index as ReturnType<typeof createTicketIndex>)).toEqual(uncached);
       await restarted.cachesWritten();
-    } finally {
-      await rm(root, { recursive: true, force: true });
-    }
+    });
   });
 });
+
+/** Runs `test` on a copy of the sample tickets in a temporary folder (removed after), beside a cache folder. */
+async function withSampleTicketsCopy(
+  test: (copy: {
+    tickets: string;
+    cacheDirectory: string;
+    folders: { directory: string; uriPrefix: string }[];
+  }) => Promise<void>,
+): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'data-source-cache-'));
+  try {
+    const tickets = join(root, 'tickets');
+    await cp('data/tickets', tickets, { recursive: true });
+    await test({
+      tickets,
+      cacheDirectory: join(root, 'local-index'),
+      folders: [{ directory: tickets, uriPrefix: 's3://local-tickets/' }],
+    });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
