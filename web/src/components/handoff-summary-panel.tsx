@@ -11,6 +11,7 @@ import { describeError } from '../errors/describe-error.js';
 import { summaryOfFields } from '../handoff/handoff-summary-reducer.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { MessageKey } from '../i18n/messages.js';
+import { useFocusAfterCommit } from './use-focus-after-commit.js';
 
 interface HandoffSummaryPanelProps {
   readonly api: HandoffApi;
@@ -181,9 +182,10 @@ export function HandoffAction({
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
+  const focusAfterCommit = useFocusAfterCommit();
   const close = () => {
     setOpen(false);
-    requestAnimationFrame(() => opener.current?.focus());
+    focusAfterCommit(opener);
   };
   return (
     <div className="knowledge-actions handoff-actions">

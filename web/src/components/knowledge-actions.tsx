@@ -5,6 +5,7 @@ import type { TicketDraftTarget } from '../app/use-ticket-draft.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { KnowledgeDraftPanel } from './knowledge-draft-panel.js';
 import { LinkWarningList } from './link-warning-list.js';
+import { useFocusAfterCommit } from './use-focus-after-commit.js';
 
 interface KnowledgeActionsProps {
   readonly inquiryId: string;
@@ -24,6 +25,7 @@ export function KnowledgeActions({ inquiryId, published, canSave }: KnowledgeAct
   const [open, setOpen] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
   const badge = useRef<HTMLParagraphElement>(null);
+  const focusAfterCommit = useFocusAfterCommit();
   if (!capture) return null;
   const { conversationId } = capture;
   const saveable = canSave && capture.canPublish && conversationId !== undefined;
@@ -32,7 +34,7 @@ export function KnowledgeActions({ inquiryId, published, canSave }: KnowledgeAct
   const close = (done: boolean) => {
     setOpen(false);
     // Focus goes back where it came from; after publishing the button is gone, so to the badge.
-    requestAnimationFrame(() => (done ? badge.current : opener.current)?.focus());
+    focusAfterCommit(done ? badge : opener);
   };
   return (
     <div className="knowledge-actions">

@@ -9,6 +9,7 @@ import type { TicketDraftTarget } from '../app/use-ticket-draft.js';
 import { readApiEventStream } from '../chat/read-chat-stream.js';
 import { PublishedLinksNote, PublishedPersonalDataNote } from '../components/knowledge-actions.js';
 import { KnowledgeDraftPanel } from '../components/knowledge-draft-panel.js';
+import { useFocusAfterCommit } from '../components/use-focus-after-commit.js';
 import type { InsightsText } from './insights-messages.js';
 
 /**
@@ -51,6 +52,7 @@ export function GapDraftAction({
   const [published, setPublished] = useState<PublishKnowledgeResponse>();
   const opener = useRef<HTMLButtonElement>(null);
   const badge = useRef<HTMLParagraphElement>(null);
+  const focusAfterCommit = useFocusAfterCommit();
   const caller = context?.caller;
   if (!context || !caller) return null;
   if (!caller.canPublishKnowledge) {
@@ -60,7 +62,7 @@ export function GapDraftAction({
   const close = (done: boolean) => {
     setOpen(false);
     // Focus goes back where it came from; after publishing the button is gone, so to the badge.
-    requestAnimationFrame(() => (done ? badge.current : opener.current)?.focus());
+    focusAfterCommit(done ? badge : opener);
   };
   return (
     <div className="insights-gap__draft">
