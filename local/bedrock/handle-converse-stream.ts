@@ -79,6 +79,7 @@ export async function handleConverseStream(
       stopReason: script.stopReason ?? 'tool_use',
       failAfter: script.failAfter,
       initialDelayMs: script.initialDelayMs ?? 0,
+      pauseAfter: script.pauseAfter,
       delayBeforeFragment: () => script.delayMs ?? paced(),
       inputTokens: Math.ceil(JSON.stringify(body).length / SCRIPT_CHARS_PER_TOKEN),
       outputTokens: Math.ceil(script.fragments.join('').length / 3),

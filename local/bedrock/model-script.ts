@@ -18,4 +18,15 @@ export type ModelScript =
       readonly delayMs?: number;
       /** Milliseconds before the first event. @default 0 */
       readonly initialDelayMs?: number;
+      /**
+       * Hold the stream after this many fragments until `until` settles, so a test can look at
+       * the mid-stream state for as long as it needs instead of racing a timed window.
+       */
+      readonly pauseAfter?: StreamPause;
     };
+
+/** Where a scripted stream waits, and for what (see `pauseAfter`). */
+export interface StreamPause {
+  readonly fragments: number;
+  readonly until: PromiseLike<unknown>;
+}

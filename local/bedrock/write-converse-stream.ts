@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { LocalResponse } from './listen-h2c-and-http1.js';
+import type { StreamPause } from './model-script.js';
 
 /** Everything needed to stream one forced-tool answer. */
 export interface ConverseStreamPlan {
@@ -12,6 +13,8 @@ export interface ConverseStreamPlan {
   /** Stop with a `modelStreamErrorException` after this many fragments. */
   readonly failAfter?: number;
   readonly initialDelayMs: number;
+  /** Hold after this many fragments until the pause's promise settles. */
+  readonly pauseAfter?: StreamPause;
   /** Milliseconds to wait before fragment `index` (index ≥ 1). */
   readonly delayBeforeFragment: (index: number) => number;
   /** Input tokens neither read from nor written to the prompt cache. */
@@ -76,6 +79,10 @@ export async function writeConverseStream(
     }
     const fragment = plan.fragments[index];
     if (fragment === undefined) break;
+    if (index === plan.pauseAfter?.fragments) {
+      await plan.pauseAfter.until;
+      if (clientGone) return;
+    }
     const delay = index === 0 ? 0 : plan.delayBeforeFragment(index);
     if (delay > 0) await sleep(delay);
     const sent = send('event', 'contentBlockDelta', {

@@ -48,8 +48,14 @@ interface StoredAnswer {
 const draftOf = (page: Page): Locator =>
   assistantBubbles(page).first().getByRole('region', { name: '依頼者へのメール下書き' });
 
-/** Presses a control with the keyboard only: focus, then Enter. */
+/**
+ * Presses a control with the keyboard only: focus, then Enter — once the control is enabled, as
+ * a person would wait for it. A refinement's version counter moves before its stream has ended
+ * and the buttons are enabled again; an Enter on a still-disabled button did nothing (seen on a
+ * loaded machine). A trial click checks actionability without clicking.
+ */
 async function pressWithKeyboard(control: Locator): Promise<void> {
+  await control.click({ trial: true, timeout: WAIT_MS });
   await control.focus();
   await control.press('Enter');
 }
@@ -104,27 +110,43 @@ describe('the e-mail draft in the web app', () => {
     expect(shorter.length).toBeGreaterThan(0);
     expect(shorter.length).toBeLessThan(original.length);
 
+    // Held after 8 fragments until the test has seen the mid-stream state: a timed window
+    // (fragments 60 ms apart) was missed when the machine was loaded.
+    let resumeStream = () => {};
+    const resumed = new Promise<void>((resolve) => {
+      resumeStream = resolve;
+    });
     bedrock().enqueueScript(
-      scriptedAnswer({ mail_draft: numberedDraft }, { size: 4, delayMs: 60 }),
+      scriptedAnswer(
+        { mail_draft: numberedDraft },
+        { size: 4, pauseAfter: { fragments: 8, until: resumed } },
+      ),
     );
     await pressWithKeyboard(draft.getByRole('button', { name: '手順を番号付きで' }));
-    // Mid-stream: the text grows in the busy body while the buttons wait. Both are read in one
-    // page task: a second round trip could land after the stream ended on a loaded machine.
-    await page.waitForFunction(
-      () => {
-        const streaming = document.querySelector('.mail-draft__body[aria-busy="true"]');
-        const length = streaming?.textContent?.length ?? 0;
-        let shortenDisabled = false;
-        document
-          .querySelectorAll<HTMLButtonElement>('.mail-draft__refine button')
-          .forEach((button) => {
-            if (button.textContent?.trim() === '短く') shortenDisabled = button.disabled;
-          });
-        return length > 0 && length < 60 && shortenDisabled;
-      },
-      undefined,
-      { timeout: WAIT_MS },
-    );
+    try {
+      // Mid-stream: part of the text is in the busy body while the buttons wait.
+      await page.waitForFunction(
+        () => {
+          const streaming = document.querySelector('.mail-draft__body[aria-busy="true"]');
+          const length = streaming?.textContent?.length ?? 0;
+          let shortenDisabled = false;
+          document
+            .querySelectorAll<HTMLButtonElement>('.mail-draft__refine button')
+            .forEach((button) => {
+              if (button.textContent?.trim() === '短く') shortenDisabled = button.disabled;
+            });
+          return length > 0 && shortenDisabled;
+        },
+        undefined,
+        { timeout: WAIT_MS },
+      );
+      const partial =
+        (await draft.locator('.mail-draft__body[aria-busy="true"]').textContent()) ?? '';
+      expect(numberedDraft.startsWith(partial)).toBe(true);
+      expect(partial.length).toBeLessThan(numberedDraft.length);
+    } finally {
+      resumeStream();
+    }
     await waitForCounter(draft, '4/4');
     await expect(body.textContent()).resolves.toBe(numberedDraft);
     await page.screenshot({ path: `${SCREENSHOTS}/mail-draft-versions.png` });

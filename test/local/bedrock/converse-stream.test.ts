@@ -104,6 +104,38 @@ describe('local Bedrock endpoint: ConverseStream', () => {
     expect(deltas).toEqual(['{"a', '":']);
   });
 
+  it('holds a pauseAfter stream after N deltas until its promise settles, then finishes', async () => {
+    let resume = () => {};
+    const until = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    fixture.server.enqueueScript({
+      kind: 'stream',
+      fragments: ['{"a', '":', '1', '}'],
+      delayMs: 0,
+      pauseAfter: { fragments: 2, until },
+    });
+    const response = await fixture.runtime.send(converseInput('VPN'));
+    const deltas: string[] = [];
+    let released = false;
+    let releasedBeforeThird: boolean | undefined;
+    for await (const event of response.stream ?? []) {
+      const input = event.contentBlockDelta?.delta?.toolUse?.input;
+      if (input === undefined) continue;
+      deltas.push(input);
+      if (deltas.length === 2) {
+        setTimeout(() => {
+          released = true;
+          resume();
+        }, 100);
+      }
+      if (deltas.length === 3) releasedBeforeThird = released;
+    }
+    // Without the pause the third delta follows at once, before the timer releases it.
+    expect(releasedBeforeThird).toBe(true);
+    expect(deltas).toEqual(['{"a', '":', '1', '}']);
+  });
+
   it('keeps serving after a client aborts mid-stream', async () => {
     const fragments = Array.from({ length: 200 }, (_, index) => `${index},`);
     fixture.server.enqueueScript({ kind: 'stream', fragments, delayMs: 20 });
