@@ -34,9 +34,11 @@ export default defineConfig({
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Two files at a time even on two cores: most integration files wait on servers, Java and
-    // timers, not on the CPU (vitest's default there is one). The browser project runs alone.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Three files at a time on two cores: integration and browser files wait on servers, Java,
+    // Chromium and paced streams as much as they compute (vitest's default there is one). All
+    // projects share the one pool, so a waiting browser file leaves its core to a CPU-bound one
+    // (ADR 0016 has the figures).
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     projects: [
       {
         extends: true,
@@ -85,11 +87,8 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
-          // One browser file at a time, after every other file (vitest runs a project with one
-          // worker and a process per file last, on its own): a browser test waits on what a
-          // person would see, and a second stack or Chromium on the same two cores stretched one
-          // of those waits past its timeout (ADR 0016).
-          maxWorkers: 1,
+          // Beside the other files, not alone and last: a browser test waits on what a person
+          // would see, with timeouts sized for a loaded machine (test/browser/support), ADR 0016.
           // The integration project's setups again, for this project's own run (the handler
           // bundle is reused from disk); the run cache holds the one web build of all files.
           globalSetup: [...stackSetups, 'test/support/run-cache-global-setup.ts'],
