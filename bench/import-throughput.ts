@@ -7,6 +7,9 @@
  *   - `npm run import` (runImport: read, normalize, scrub, render, hash, stage, rename)
  *   - the streaming parse alone (`readJsonPageRecords` over the same pages: the reader's floor)
  *   - `JSON.parse` of whole page files (the naive peer: fast, but memory grows with the page)
+ *   - writing the files the import wrote, with their sizes, and nothing else (`write-files`: the
+ *     kernel's floor on this machine — creating 180,000 files costs 8 s of system CPU on one day
+ *     and 38 s on another, so the import's rate is read against it)
  *
  * and prints tickets/s and peak RSS beside the targets (≥ 2,000 tickets/s, ≤ 512 MB at 100k).
  * Prints figures; never fails. `npx tsx bench/import-throughput.ts [tickets]`
@@ -14,11 +17,13 @@
 import { execFile } from 'node:child_process';
 import {
   createWriteStream,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,6 +138,21 @@ async function measure(mode: string, exportDirectory: string, out: string): Prom
       for await (const _record of readJsonPageRecords(join(exportDirectory, name), ['result']))
         records += 1;
     }
+  } else if (mode === 'write-files') {
+    // `exportDirectory` is the import's output here: the same names' count and sizes again.
+    const sizes = readdirSync(exportDirectory).map(
+      (name) => statSync(join(exportDirectory, name)).size,
+    );
+    mkdirSync(out);
+    const filler = Buffer.alloc(
+      sizes.reduce((largest, size) => Math.max(largest, size), 0),
+      'a',
+    );
+    sizes.forEach((size, index) => {
+      writeFileSync(join(out, `file-${index}`), filler.subarray(0, size));
+    });
+    tickets = Math.floor(sizes.length / 2);
+    records = tickets;
   } else {
     for (const name of readdirSync(exportDirectory).sort()) {
       const page = JSON.parse(readFileSync(join(exportDirectory, name), 'utf8')) as {
@@ -176,9 +196,11 @@ export async function main(
     console.log(`  ${(bytes / 1024 / 1024).toFixed(0)} MB in ${PAGES} page files\n`);
 
     const rows: [string, Measurement][] = [];
-    for (const mode of ['import', 'stream-parse', 'json-parse']) {
+    for (const mode of ['import', 'stream-parse', 'json-parse', 'write-files']) {
+      // The file-writing floor mirrors what the import wrote (its records count tickets).
+      const source = mode === 'write-files' ? join(root, 'out-import') : exportDirectory;
       try {
-        rows.push([mode, await inChild(mode, exportDirectory, join(root, `out-${mode}`))]);
+        rows.push([mode, await inChild(mode, source, join(root, `out-${mode}`))]);
       } catch (error) {
         console.log(`  ${mode}: failed (${(error as Error).message.split('\n')[0]})`);
       }
@@ -203,7 +225,10 @@ export async function main(
       for (const [mode, row] of rows) {
         if (mode === 'import') continue;
         console.log(
-          `  import ÷ ${mode}: time ${(importRow.seconds / row.seconds).toFixed(2)}×, peak RSS ${(importRow.peakRssMb / row.peakRssMb).toFixed(2)}×`,
+          `  import ÷ ${mode}: time ${(importRow.seconds / row.seconds).toFixed(2)}×, peak RSS ${(importRow.peakRssMb / row.peakRssMb).toFixed(2)}×` +
+            (mode === 'write-files'
+              ? `, system CPU ${importRow.systemSeconds.toFixed(1)} vs ${row.systemSeconds.toFixed(1)} s (the files alone)`
+              : ''),
         );
       }
     }
