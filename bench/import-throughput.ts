@@ -8,8 +8,8 @@
  *   - the streaming parse alone (`readJsonPageRecords` over the same pages: the reader's floor)
  *   - `JSON.parse` of whole page files (the naive peer: fast, but memory grows with the page)
  *   - writing the files the import wrote, with their sizes, and nothing else (`write-files`: the
- *     kernel's floor on this machine — creating 180,000 files costs 8 s of system CPU on one day
- *     and 38 s on another, so the import's rate is read against it)
+ *     kernel's floor on this machine — the import's system CPU was 8–11 s one day and 42–54 s the
+ *     next, so its rate is read against what creating the same files costs that day)
  *
  * and prints tickets/s and peak RSS beside the targets (≥ 2,000 tickets/s, ≤ 512 MB at 100k).
  * Prints figures; never fails. `npx tsx bench/import-throughput.ts [tickets]`

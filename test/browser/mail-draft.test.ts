@@ -15,7 +15,7 @@ import { expectAccessible } from './support/expect-accessible.js';
 
 const { open, bedrock, storedConversation } = registerBrowserHarness();
 
-/** The numbered refinement, streamed slowly so the test sees it grow: 4 characters every 60 ms. */
+/** The numbered refinement, streamed 4 characters a fragment and held mid-stream (`pauseAfter`). */
 const numberedDraft =
   'お問い合わせありがとうございます。\n1. プリンターの電源を入れ直してください。\n2. 印刷キューから古いジョブを削除してください。\n3. もう一度印刷してください。\nよろしくお願いいたします。';
 
