@@ -36,17 +36,16 @@ describe('a copy that crashed mid-answer', () => {
       message: 'プリンターも印刷しない',
       clientMessageId: 'crash-0001',
     };
-    let crashed = 0;
+    let crashing: Promise<number> | undefined;
     await postChat(stack.url, body, {
       user,
-      onEvent: async (event) => {
-        if (event.event === 'token' && crashed === 0) {
-          crashed = -1;
-          crashed = await stack.function.crashBusyEnvironments();
-        }
+      onEvent: (event) => {
+        if (event.event === 'token') crashing ??= stack.function.crashBusyEnvironments();
       },
     }).catch(() => undefined); // the crashed copy's stream breaks off
-    expect(crashed).toBeGreaterThan(0);
+    // Awaited here, not in the event handler: the stream breaks off as soon as the process is
+    // killed, which can be before the kill has seen the process exit.
+    expect(await crashing).toBeGreaterThan(0);
 
     const calls = stack.bedrock.converseRequests.length;
     const retried = await postChat(stack.url, body, { user });

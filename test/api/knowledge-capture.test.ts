@@ -463,6 +463,9 @@ describe('a sync that cannot start when the ticket is published', () => {
       AWS_SECRET_ACCESS_KEY: 'local',
     };
     for (const [name, value] of Object.entries(catchUpEnvironment)) vi.stubEnv(name, value);
+    // A fresh module, as a new execution environment loads it: the module reads its settings
+    // once, and the test process may already hold it with another file's settings.
+    vi.resetModules();
     const { handler } = await import('../../functions/knowledge-sync/handler.js');
     const caughtUp = await handler();
     expect(caughtUp.outcome).toBe('started');

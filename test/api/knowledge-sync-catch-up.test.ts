@@ -34,6 +34,9 @@ beforeAll(async () => {
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
   vi.stubEnv('POWERTOOLS_DEV', 'false');
+  // A fresh module, as a new execution environment loads it: the module reads its settings
+  // once, and the test process may already hold it with another file's settings.
+  vi.resetModules();
   ({ handler } = await import('../../functions/knowledge-sync/handler.js'));
 });
 afterAll(async () => {
