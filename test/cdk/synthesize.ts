@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
@@ -63,10 +72,7 @@ export function synthesizeServiceDesk(context: Record<string, unknown>): Synthes
   if (remembered) return remembered;
   const directory = inject('runCacheDir');
   const file = directory && join(directory, `${key}.json`);
-  const synthesized =
-    file && existsSync(file)
-      ? fromCachedJson(context, readFileSync(file, 'utf8'))
-      : synthesizeAfresh(context, file);
+  const synthesized = file ? synthesizeOnceInThisRun(context, file) : synthesize(context);
   synthesizedInThisFile.set(key, synthesized);
   return synthesized;
 }
@@ -100,27 +106,57 @@ function fromCachedJson(context: Record<string, unknown>, text: string): Synthes
   };
 }
 
-function synthesizeAfresh(
+/**
+ * The run's one synthesis of `context`: read back from `file` when done before; otherwise the
+ * first file to claim it synthesizes while any other that wants the same app waits for the
+ * file. The files that start together all want the default app first, and three at once cost
+ * three 18-second syntheses on two cores instead of one (ADR 0016).
+ */
+function synthesizeOnceInThisRun(
   context: Record<string, unknown>,
-  file: string | undefined,
+  file: string,
 ): SynthesizedServiceDesk {
-  const synthesized = synthesize(context);
-  if (file) {
-    const cached: CachedSynthesis = {
-      template: synthesized.template.toJSON(),
-      wafTemplate: synthesized.wafTemplate?.toJSON(),
-      edgeMonitoringTemplate: synthesized.edgeMonitoringTemplate?.toJSON(),
-      nagFindings: synthesized.nagFindings,
-      webConfig: synthesized.webConfig,
-      messages: synthesized.messages,
-    };
-    // Written whole, then renamed: a file running beside this one never reads half of it.
-    const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-    writeFileSync(partial, JSON.stringify(cached));
-    renameSync(partial, file);
+  const claim = `${file}.claimed`;
+  for (;;) {
+    if (existsSync(file)) return fromCachedJson(context, readFileSync(file, 'utf8'));
+    try {
+      closeSync(openSync(claim, 'wx'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Another file is synthesizing this app: sleep (synthesis is synchronous, so is this).
+      Atomics.wait(sleeper, 0, 0, 50);
+      continue;
+    }
+    try {
+      // Finished by another file between the look and the claim: read, not again.
+      if (existsSync(file)) continue;
+      return synthesizeAfresh(context, file);
+    } finally {
+      // Also when synthesis throws (an invalid setting): a waiting file then tries itself and
+      // gets the same error.
+      rmSync(claim, { force: true });
+    }
   }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+function synthesizeAfresh(context: Record<string, unknown>, file: string): SynthesizedServiceDesk {
+  const synthesized = synthesize(context);
+  const cached: CachedSynthesis = {
+    template: synthesized.template.toJSON(),
+    wafTemplate: synthesized.wafTemplate?.toJSON(),
+    edgeMonitoringTemplate: synthesized.edgeMonitoringTemplate?.toJSON(),
+    nagFindings: synthesized.nagFindings,
+    webConfig: synthesized.webConfig,
+    messages: synthesized.messages,
+  };
+  // Written whole, then renamed: a file running beside this one never reads half of it.
+  const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  writeFileSync(partial, JSON.stringify(cached));
+  renameSync(partial, file);
   // The copy read back, not the live one: every caller gets the same kind of template.
-  return file ? fromCachedJson(context, readFileSync(file, 'utf8')) : synthesized;
+  return fromCachedJson(context, readFileSync(file, 'utf8'));
 }
 
 function synthesize(context: Record<string, unknown>): SynthesizedServiceDesk {

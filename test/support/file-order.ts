@@ -1,0 +1,59 @@
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The run's longest files, started first so that none of them is the run's tail: the 20-writer
+ * stress test, `npm start`'s signals and the two longest browser files (ADR 0016 has the
+ * figures). A path no longer in the suite is skipped.
+ */
+const startFirst = [
+  'test/adapters/dynamodb/concurrent-appends.test.ts',
+  'test/browser/chat-app.test.ts',
+  'test/local/npm-start-signals.test.ts',
+  'test/browser/knowledge-capture.test.ts',
+];
+
+/** Projects whose files come after the integration files, in this order: short files last. */
+const laterProjects = ['cdk', 'unit'];
+
+/**
+ * The order vitest hands files to its workers (`sequence.sequencer`). Its own order runs the
+ * projects one after another, which put the ten browser files first, alone on all workers: a
+ * browser test mostly waits on what a person would see, so two cores sat half idle for three
+ * minutes. Here the browser files are spread among the integration files instead, a few at a
+ * time beside CPU-bound work.
+ *
+ * Within a project the files keep vitest's order (longer first by the last run's durations,
+ * larger first without them), and each project's files stay together: a worker that shares its
+ * process between files is kept only while the next file is of the same project.
+ */
+export default class FileOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const root = sorted[0]?.project.config.root ?? process.cwd();
+    const path = (spec: TestSpecification) => relative(root, spec.moduleId);
+    const first = startFirst.flatMap((wanted) => sorted.filter((spec) => path(spec) === wanted));
+    const rest = sorted.filter((spec) => !first.includes(spec));
+    const inProjects = (names: readonly string[]) =>
+      rest.filter((spec) => names.includes(spec.project.name));
+    const browser = inProjects(['browser']);
+    const later = laterProjects.flatMap((name) => inProjects([name]));
+    const middle = rest.filter((spec) => !browser.includes(spec) && !later.includes(spec));
+    return [...first, ...spreadAmong(middle, browser), ...later];
+  }
+}
+
+/** `spread` placed at even intervals through `files`, the first after one interval. */
+function spreadAmong(
+  files: readonly TestSpecification[],
+  spread: readonly TestSpecification[],
+): TestSpecification[] {
+  const interval = files.length / (spread.length + 1);
+  const result = [...files];
+  // From the back, so the positions still to fill do not move.
+  for (let index = spread.length - 1; index >= 0; index--) {
+    const spec = spread[index];
+    if (spec) result.splice(Math.round(interval * (index + 1)), 0, spec);
+  }
+  return result;
+}
