@@ -13,15 +13,21 @@ const startFirst = [
   'test/browser/knowledge-capture.test.ts',
 ];
 
-/** Projects whose files come after the integration files, in this order: short files last. */
-const laterProjects = ['cdk', 'unit'];
+/**
+ * After those, the CDK files (CPU-bound, up to half a minute each: at the end they were the run's
+ * tail), then the integration files with the browser files among them, then the unit files, the
+ * shortest, to fill the end.
+ */
+const beforeIntegration = 'cdk';
+const afterIntegration = 'unit';
 
 /**
  * The order vitest hands files to its workers (`sequence.sequencer`). Its own order runs the
  * projects one after another, which put the ten browser files first, alone on all workers: a
  * browser test mostly waits on what a person would see, so two cores sat half idle for three
  * minutes. Here the browser files are spread among the integration files instead, a few at a
- * time beside CPU-bound work.
+ * time beside CPU-bound work, and the CDK files come before them (a shared worker is ended by a
+ * file of another project, and a new one pays the import of aws-cdk-lib again).
  *
  * Within a project the files keep vitest's order (longer first by the last run's durations,
  * larger first without them), and each project's files stay together: a worker that shares its
@@ -34,12 +40,14 @@ export default class FileOrder extends BaseSequencer {
     const path = (spec: TestSpecification) => relative(root, spec.moduleId);
     const first = startFirst.flatMap((wanted) => sorted.filter((spec) => path(spec) === wanted));
     const rest = sorted.filter((spec) => !first.includes(spec));
-    const inProjects = (names: readonly string[]) =>
-      rest.filter((spec) => names.includes(spec.project.name));
-    const browser = inProjects(['browser']);
-    const later = laterProjects.flatMap((name) => inProjects([name]));
-    const middle = rest.filter((spec) => !browser.includes(spec) && !later.includes(spec));
-    return [...first, ...spreadAmong(middle, browser), ...later];
+    const inProject = (name: string) => rest.filter((spec) => spec.project.name === name);
+    const browser = inProject('browser');
+    const before = inProject(beforeIntegration);
+    const after = inProject(afterIntegration);
+    const middle = rest.filter(
+      (spec) => ![browser, before, after].some((placed) => placed.includes(spec)),
+    );
+    return [...first, ...before, ...spreadAmong(middle, browser), ...after];
   }
 }
 
