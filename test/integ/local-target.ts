@@ -19,8 +19,14 @@ import { createPublishedTicketRemoval } from './published-ticket-removal.js';
  * authentication, so there is no CloudFront signature to leave out.
  */
 
-/** Short, so the long-answer check sees many heartbeats in ~2 s. */
-export const LOCAL_HEARTBEAT_MS = 250;
+/**
+ * Short, so the long-answer check sees its heartbeats in seconds; not shorter, because the check
+ * fails a gap over two intervals as held back on the way, and on two saturated cores a local
+ * heartbeat arrived 706 ms after the one before when written 250 ms apart (a busy machine, not a
+ * buffer: a buffering front delivers the silent phase's heartbeats in one burst, which the span
+ * check catches).
+ */
+export const LOCAL_HEARTBEAT_MS = 1_000;
 /** Heartbeats must be seen arriving over this many intervals… */
 const LOCAL_SPAN_HEARTBEATS = 6;
 /** …while the scripted model stays silent for this many before its first token. */

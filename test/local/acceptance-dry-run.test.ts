@@ -29,7 +29,7 @@ describe('acceptance suite, local dry run', () => {
     });
     reportDir = await mkdtemp(join(tmpdir(), 'integ-report-'));
     report = await runAcceptanceSuite(openLocalTarget(stack));
-  }, 90_000);
+  }, 120_000);
 
   afterAll(async () => {
     await stack?.stop();
