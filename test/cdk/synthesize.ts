@@ -119,23 +119,30 @@ function synthesizeOnceInThisRun(
   const claim = `${file}.claimed`;
   for (;;) {
     if (existsSync(file)) return fromCachedJson(context, readFileSync(file, 'utf8'));
-    try {
-      closeSync(openSync(claim, 'wx'));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      // Another file is synthesizing this app: sleep (synthesis is synchronous, so is this).
-      Atomics.wait(sleeper, 0, 0, 50);
-      continue;
+    if (tryToClaim(claim)) {
+      try {
+        // Finished by another file between the look and the claim: read, not again.
+        if (existsSync(file)) return fromCachedJson(context, readFileSync(file, 'utf8'));
+        return synthesizeAfresh(context, file);
+      } finally {
+        // Also when synthesis throws (an invalid setting): a waiting file then tries itself and
+        // gets the same error.
+        rmSync(claim, { force: true });
+      }
     }
-    try {
-      // Finished by another file between the look and the claim: read, not again.
-      if (existsSync(file)) continue;
-      return synthesizeAfresh(context, file);
-    } finally {
-      // Also when synthesis throws (an invalid setting): a waiting file then tries itself and
-      // gets the same error.
-      rmSync(claim, { force: true });
-    }
+    // Another file is synthesizing this app: sleep (synthesis is synchronous, so is this).
+    Atomics.wait(sleeper, 0, 0, 50);
+  }
+}
+
+/** Creates `path` unless it exists: true for the one caller that created it. */
+function tryToClaim(path: string): boolean {
+  try {
+    closeSync(openSync(path, 'wx'));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
   }
 }
 

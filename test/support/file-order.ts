@@ -41,13 +41,15 @@ export default class FileOrder extends BaseSequencer {
     const first = startFirst.flatMap((wanted) => sorted.filter((spec) => path(spec) === wanted));
     const rest = sorted.filter((spec) => !first.includes(spec));
     const inProject = (name: string) => rest.filter((spec) => spec.project.name === name);
-    const browser = inProject('browser');
-    const before = inProject(beforeIntegration);
-    const after = inProject(afterIntegration);
-    const middle = rest.filter(
-      (spec) => ![browser, before, after].some((placed) => placed.includes(spec)),
-    );
-    return [...first, ...before, ...spreadAmong(middle, browser), ...after];
+    const placedProjects = ['browser', beforeIntegration, afterIntegration];
+    // The integration files, and those of any project added later.
+    const middle = rest.filter((spec) => !placedProjects.includes(spec.project.name));
+    return [
+      ...first,
+      ...inProject(beforeIntegration),
+      ...spreadAmong(middle, inProject('browser')),
+      ...inProject(afterIntegration),
+    ];
   }
 }
 
@@ -59,9 +61,8 @@ function spreadAmong(
   const interval = files.length / (spread.length + 1);
   const result = [...files];
   // From the back, so the positions still to fill do not move.
-  for (let index = spread.length - 1; index >= 0; index--) {
-    const spec = spread[index];
-    if (spec) result.splice(Math.round(interval * (index + 1)), 0, spec);
+  for (const [index, spec] of [...spread.entries()].reverse()) {
+    result.splice(Math.round(interval * (index + 1)), 0, spec);
   }
   return result;
 }
