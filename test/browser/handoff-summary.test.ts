@@ -106,8 +106,13 @@ describe('the hand-off summary in the web app', () => {
     await expect(environment.inputValue()).resolves.toContain('社外ネットワーク（自宅の光回線）');
     expect(requests).toHaveLength(1);
 
-    // Writing it again asks for a new one, which replaces the edit.
+    // Writing it again asks for a new one, which replaces the edit. The panel is read once that
+    // summary's stream has ended: right after the click it can still show the old one, not busy yet.
+    const rewritten = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith('/handoff'),
+    );
     await dialog.getByRole('button', { name: '作り直す' }).click();
+    await (await rewritten).finished();
     await waitForEditableSummary(page);
     expect(requests).toHaveLength(2);
     await expect(environment.inputValue()).resolves.not.toContain('社外ネットワーク');
