@@ -63,6 +63,11 @@ export default defineConfig({
           // of aws-cdk-lib — 134 s with a process per file, 65 s shared, same 154 tests.
           isolate: false,
           globalSetup: ['test/support/run-cache-global-setup.ts'],
+          // No asset bundling (CDK reads this context in every App, as the CLI passes it): the
+          // tests read templates, and the functions' entries are stand-ins esbuild would bundle
+          // only to be thrown away — 36 of the project's 94 CPU-seconds. The bundles `cdk deploy`
+          // uploads are checked once, with bundling on: test/cdk/function-bundles.test.ts.
+          env: { CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }) },
         },
       },
       {

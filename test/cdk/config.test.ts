@@ -24,7 +24,7 @@ import {
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
 import { webAppSource } from '../../lib/constructs/web-app-source.js';
 import { resourceNamePrefix } from '../../lib/service-desk-stack.js';
-import { featureFlags } from './synthesize.js';
+import { bundlingOn, featureFlags } from './synthesize.js';
 
 const fixture = (path: string) => fileURLToPath(new URL(`./fixtures/${path}`, import.meta.url));
 
@@ -208,7 +208,7 @@ describe('webAppSource', () => {
   it('builds a Vite project locally during synthesis into the deployed asset', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'web-asset-'));
     try {
-      const app = new App({ outdir });
+      const app = new App({ outdir, postCliContext: bundlingOn });
       const stack = new Stack(app, 'Web', { env: { region: 'us-east-1' } });
       new s3deploy.BucketDeployment(stack, 'Deploy', {
         sources: [webAppSource({ viteConfig: fixture('web-src/vite.config.ts') })],

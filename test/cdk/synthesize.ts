@@ -43,6 +43,13 @@ export const featureFlags: Record<string, unknown> = Object.fromEntries(
   ).filter(([key]) => !(configKeys as string[]).includes(key)),
 );
 
+/**
+ * Asset bundling back on, for the tests about what a build puts in an asset: the cdk project
+ * turns bundling off in every App (`CDK_CONTEXT_JSON`, vitest.config.ts says why). Given as
+ * `postCliContext`, which comes after the CLI's context, as `cdk synth` would.
+ */
+export const bundlingOn = { 'aws:cdk:bundling-stacks': ['**'] };
+
 export interface SynthesizedServiceDesk {
   readonly config: ServiceDeskConfig;
   readonly template: Template;
