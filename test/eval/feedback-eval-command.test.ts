@@ -67,8 +67,9 @@ afterAll(async () => {
 
 function evalFromFeedback(tenantId: string) {
   return promisify(execFile)(
-    'npx',
+    process.execPath,
     [
+      '--import',
       'tsx',
       'eval/run-retrieval-eval.ts',
       '--from-feedback',
@@ -136,7 +137,8 @@ describe('npm run eval -- --from-feedback', () => {
   ])(
     'refuses %j in one line, exit code 2, before opening the store',
     async (args, message) => {
-      const failure = await promisify(execFile)('npx', [
+      const failure = await promisify(execFile)(process.execPath, [
+        '--import',
         'tsx',
         'eval/run-retrieval-eval.ts',
         ...args,

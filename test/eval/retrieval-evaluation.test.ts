@@ -66,7 +66,8 @@ describe('evalHalf', () => {
 
 describe('npm run eval options', () => {
   it('refuses --rerank against the local Knowledge Base, saying it needs --target aws', async () => {
-    const failure = await promisify(execFile)('npx', [
+    const failure = await promisify(execFile)(process.execPath, [
+      '--import',
       'tsx',
       'eval/run-retrieval-eval.ts',
       '--rerank',

@@ -38,11 +38,12 @@ afterAll(async () => {
 
 const run = promisify(execFile);
 
-/** The command in its own process, as `npm run insights -- …` runs it. */
+/** The command in its own process, as `npm run insights -- …` runs it (through tsx, without npm). */
 function insightsCommand(args: readonly string[]) {
   return run(
-    'npx',
+    process.execPath,
     [
+      '--import',
       'tsx',
       'scripts/insights-report.ts',
       '--endpoint',
