@@ -74,34 +74,21 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          // The browser files too (`npx vitest run test/browser` runs them alone): as a project
+          // of their own, each ended a shared integration worker, whose successor imported the
+          // stack's modules again — 27 test processes a run instead of 12, 211 CPU-seconds in
+          // vitest's processes instead of 183 (ADR 0016).
           include: ['test/**/*.test.{ts,tsx}'],
           // One process per worker, its files one after another: 133 s and 218 CPU-seconds for
           // the 634 tests, against 229 s and 418 with a process per file (ADR 0016). What that
-          // asks of a file: undo its env stubs and spies, stop its servers, and load a module
-          // that reads its settings at load (a handler) fresh, after `vi.resetModules()`, as a
-          // new execution environment would.
+          // asks of a file: undo its env stubs and spies, stop its servers and browsers, and
+          // load a module that reads its settings at load (a handler) fresh, after
+          // `vi.resetModules()`, as a new execution environment would.
           isolate: false,
-          exclude: [
-            ...unitTests,
-            'test/cdk/**',
-            'test/browser/**',
-            'test/integ/**',
-            'node_modules/**',
-          ],
+          exclude: [...unitTests, 'test/cdk/**', 'test/integ/**', 'node_modules/**'],
           // DynamoDB Local is started once for the whole run (it needs Java); see the file for why.
-          // The API handler is bundled once per run, for the execution environments of the test stacks.
-          globalSetup: stackSetups,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'browser',
-          include: ['test/browser/**/*.test.ts'],
-          // Beside the other files, not alone and last: a browser test waits on what a person
-          // would see, with timeouts sized for a loaded machine (test/browser/support), ADR 0016.
-          // The integration project's setups again, for this project's own run (the handler
-          // bundle is reused from disk); the run cache holds the one web build of all files.
+          // The API handler is bundled once per run, for the execution environments of the test
+          // stacks; the run cache holds the one web build of all browser files.
           globalSetup: [...stackSetups, 'test/support/run-cache-global-setup.ts'],
         },
       },

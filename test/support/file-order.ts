@@ -23,11 +23,12 @@ const afterIntegration = 'unit';
 
 /**
  * The order vitest hands files to its workers (`sequence.sequencer`). Its own order runs the
- * projects one after another, which put the ten browser files first, alone on all workers: a
+ * projects one after another, and once put the ten browser files first, alone on all workers: a
  * browser test mostly waits on what a person would see, so two cores sat half idle for three
- * minutes. Here the browser files are spread among the integration files instead, a few at a
- * time beside CPU-bound work, and the CDK files come before them (a shared worker is ended by a
- * file of another project, and a new one pays the import of aws-cdk-lib again).
+ * minutes. Here the browser files (`test/browser`, in the integration project) are spread among
+ * the other integration files, a few at a time beside CPU-bound work, and the CDK files come
+ * before them (a shared worker is ended by a file of another project, and a new one pays the
+ * import of aws-cdk-lib again).
  *
  * Within a project the files keep vitest's order (longer first by the last run's durations,
  * larger first without them), and each project's files stay together: a worker that shares its
@@ -41,13 +42,17 @@ export default class FileOrder extends BaseSequencer {
     const first = startFirst.flatMap((wanted) => sorted.filter((spec) => path(spec) === wanted));
     const rest = sorted.filter((spec) => !first.includes(spec));
     const inProject = (name: string) => rest.filter((spec) => spec.project.name === name);
-    const placedProjects = ['browser', beforeIntegration, afterIntegration];
-    // The integration files, and those of any project added later.
+    const placedProjects = [beforeIntegration, afterIntegration];
+    const isBrowserFile = (spec: TestSpecification) => path(spec).startsWith('test/browser/');
+    // The integration files (the browser files among them), and those of any project added later.
     const middle = rest.filter((spec) => !placedProjects.includes(spec.project.name));
     return [
       ...first,
       ...inProject(beforeIntegration),
-      ...spreadAmong(middle, inProject('browser')),
+      ...spreadAmong(
+        middle.filter((spec) => !isBrowserFile(spec)),
+        middle.filter(isBrowserFile),
+      ),
       ...inProject(afterIntegration),
     ];
   }
