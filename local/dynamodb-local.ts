@@ -43,7 +43,7 @@ export async function startDynamoDbLocal(
   if (path !== null) mkdirSync(path, { recursive: true });
   // sharedDb: one database whatever access key and region a client uses, so the app, the
   // table script and tests all see the same tables.
-  const child = withJvmOptions(LOCAL_JVM_OPTIONS, () =>
+  const child = withJavaEnvironment(() =>
     dynamoDbLocal.spawn({ port, path, sharedDb: true, stdio: 'pipe' }),
   );
   const output: string[] = [];
@@ -77,18 +77,31 @@ export async function startDynamoDbLocal(
 const LOCAL_JVM_OPTIONS = '-XX:TieredStopAtLevel=1';
 
 /**
- * Runs `start` with `options` added to `JDK_JAVA_OPTIONS`, the java launcher's own variable: the
- * package spawns java with this process's environment and takes no JVM arguments. The variable
- * is restored before returning (spawn reads the environment synchronously).
+ * Runs `start` with the java process's settings added to this process's environment, which the
+ * package spawns java with (it takes no JVM or program arguments), and restores the environment
+ * before returning (spawn reads it synchronously):
+ * - `JDK_JAVA_OPTIONS`, the java launcher's own variable, gets `LOCAL_JVM_OPTIONS`;
+ * - `DDB_LOCAL_TELEMETRY=0` turns off DynamoDB Local's telemetry (on by default since 2.x): a
+ *   local stack sends nothing to AWS, and each start is about 0.9 s and 0.9 CPU-seconds shorter
+ *   (ready in 1.6–1.8 s against 2.4–2.7 s, three starts each). A developer's own setting wins.
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocalTelemetry.html
  */
-function withJvmOptions<T>(options: string, start: () => T): T {
-  const before = process.env.JDK_JAVA_OPTIONS;
-  process.env.JDK_JAVA_OPTIONS = before ? `${before} ${options}` : options;
+function withJavaEnvironment<T>(start: () => T): T {
+  const before = {
+    JDK_JAVA_OPTIONS: process.env.JDK_JAVA_OPTIONS,
+    DDB_LOCAL_TELEMETRY: process.env.DDB_LOCAL_TELEMETRY,
+  };
+  process.env.JDK_JAVA_OPTIONS = before.JDK_JAVA_OPTIONS
+    ? `${before.JDK_JAVA_OPTIONS} ${LOCAL_JVM_OPTIONS}`
+    : LOCAL_JVM_OPTIONS;
+  process.env.DDB_LOCAL_TELEMETRY = before.DDB_LOCAL_TELEMETRY ?? '0';
   try {
     return start();
   } finally {
-    if (before === undefined) delete process.env.JDK_JAVA_OPTIONS;
-    else process.env.JDK_JAVA_OPTIONS = before;
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 }
 

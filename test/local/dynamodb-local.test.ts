@@ -51,8 +51,11 @@ describe('startDynamoDbLocal', () => {
     }
     // Two JVM starts: a few seconds on an idle machine, far more when the cores are shared.
   }, 120_000);
-  it('runs the JVM with the client compiler only, and leaves this process environment as it was', async () => {
-    const before = process.env.JDK_JAVA_OPTIONS;
+  it('runs the JVM with the client compiler only and no telemetry, and leaves this process environment as it was', async () => {
+    const before = {
+      JDK_JAVA_OPTIONS: process.env.JDK_JAVA_OPTIONS,
+      DDB_LOCAL_TELEMETRY: process.env.DDB_LOCAL_TELEMETRY,
+    };
     const local = await startDynamoDbLocal({ port: 0 });
     try {
       const port = new URL(local.endpoint).port;
@@ -66,7 +69,10 @@ describe('startDynamoDbLocal', () => {
       expect(environment.find((entry) => entry.startsWith('JDK_JAVA_OPTIONS='))).toContain(
         '-XX:TieredStopAtLevel=1',
       );
-      expect(process.env.JDK_JAVA_OPTIONS).toBe(before);
+      // A developer's own setting wins; otherwise telemetry is off.
+      expect(environment).toContain(`DDB_LOCAL_TELEMETRY=${before.DDB_LOCAL_TELEMETRY ?? '0'}`);
+      expect(process.env.JDK_JAVA_OPTIONS).toBe(before.JDK_JAVA_OPTIONS);
+      expect(process.env.DDB_LOCAL_TELEMETRY).toBe(before.DDB_LOCAL_TELEMETRY);
     } finally {
       await local.stop();
     }
