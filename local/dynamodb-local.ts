@@ -105,12 +105,19 @@ function withJavaEnvironment<T>(start: () => T): T {
   }
 }
 
+/** The PATH values on which a Java 17+ was found. */
+const javaFoundOnPaths = new Set<string>();
+
 export function assertJavaAvailable(): void {
+  // `java -version` starts a JVM (about 0.3 s): once per PATH, not before every DynamoDB Local.
+  const path = process.env.PATH ?? '';
+  if (javaFoundOnPaths.has(path)) return;
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) throw new Error(JAVA_REQUIRED_MESSAGE);
   // `java -version` prints e.g. `openjdk version "17.0.15"` or `java version "1.8.0_392"` on stderr.
   const major = Number(/version "(?:1\.)?(\d+)/.exec(probe.stderr)?.[1] ?? 0);
   if (major < 17) throw new Error(JAVA_REQUIRED_MESSAGE);
+  javaFoundOnPaths.add(path);
 }
 
 function findFreePort(): Promise<number> {

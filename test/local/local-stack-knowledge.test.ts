@@ -12,9 +12,12 @@ import type { LocalStack } from '../../local/start-local-stack.js';
 import { startTestStack } from '../support/start-test-stack.js';
 
 describe('local stack: knowledge capture pieces', () => {
+  // The settings and services the stack gives its function; no test here invokes it, so no
+  // execution environment is started ahead (each costs a Node process and the handler's init).
+  const noEnvironments = { provisionedEnvironments: 0 };
   let stack: LocalStack;
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack(noEnvironments);
   });
   afterAll(() => stack?.stop());
 
@@ -94,6 +97,7 @@ describe('local stack: knowledge capture pieces', () => {
 
   it('starts no S3 when S3_ENDPOINT names one, and passes the bucket settings through', async () => {
     const other = await startTestStack({
+      ...noEnvironments,
       environment: {
         DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
         S3_ENDPOINT: 'http://127.0.0.1:9',
@@ -113,7 +117,7 @@ describe('local stack: knowledge capture pieces', () => {
   });
 
   it('removes the temporary bucket folder on stop', async () => {
-    const other = await startTestStack();
+    const other = await startTestStack(noEnvironments);
     const root = other.s3?.root ?? '';
     await access(root);
     await other.stop();
