@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -76,5 +76,33 @@ describe('startDynamoDbLocal', () => {
     } finally {
       await local.stop();
     }
+  }, 60_000);
+
+  it('keeps the temporary files of the JVM in a folder of its own, removed when it stops', async () => {
+    const local = await startDynamoDbLocal({ port: 0 });
+    let javaTemp: string | undefined;
+    try {
+      const port = new URL(local.endpoint).port;
+      const pid = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .find((line) => line.includes('DynamoDBLocal.jar') && line.includes(`-port ${port}`))
+        ?.trim()
+        .split(/\s+/)[0];
+      const options = readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .find((entry) => entry.startsWith('JDK_JAVA_OPTIONS='));
+      javaTemp = /-Djava\.io\.tmpdir=(\S+)/.exec(options ?? '')?.[1];
+      expect(javaTemp?.startsWith(tmpdir())).toBe(true);
+      // sqlite4java unpacks its native library there when the first table is made.
+      const client = clientFor(local.endpoint);
+      await createTables(client, 'scratch-');
+      client.destroy();
+      expect(readdirSync(javaTemp as string).some((name) => name.includes('sqlite4java'))).toBe(
+        true,
+      );
+    } finally {
+      await local.stop();
+    }
+    expect(existsSync(javaTemp as string)).toBe(false);
   }, 60_000);
 });
