@@ -63,6 +63,8 @@ export default defineConfig({
           // of aws-cdk-lib — 134 s with a process per file, 65 s shared, same 154 tests.
           isolate: false,
           globalSetup: ['test/support/run-cache-global-setup.ts'],
+          // Synthesized apps land in the run's folder, removed at its end (see the file).
+          setupFiles: ['test/support/run-temp-dir-setup.ts'],
           // No asset bundling (CDK reads this context in every App, as the CLI passes it): the
           // tests read templates, and the functions' entries are stand-ins esbuild would bundle
           // only to be thrown away — 36 of the project's 94 CPU-seconds. The bundles `cdk deploy`
