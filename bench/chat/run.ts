@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { isAwsSdkPackage, measureBundle } from './measure-bundle.js';
+import { FIRST_QUERY_PEERS, measureFirstQuery } from './measure-first-query.js';
 import { measureModuleInit, TRACING_ON_ENVIRONMENT } from './measure-module-init.js';
 import { measurePipelineOverhead, type PipelineOverhead } from './measure-pipeline-overhead.js';
 import { measureTimeToFirstToken, TIMELINE_EVENTS } from './measure-time-to-first-token.js';
@@ -27,6 +28,7 @@ const FRAGMENTS_PER_STREAM = 100;
 const FRAGMENT_GAP_MS = 20;
 const TTFT_RUNS = 30;
 const INIT_SPAWNS = 10;
+const TARGET_FIRST_QUERY_MS = 5;
 const IDLE_WINDOW_MS = 2_000;
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
@@ -265,6 +267,35 @@ async function runColdStartBench(): Promise<void> {
       console.log(row('  fastest of the spawns', ms(Math.min(...figures.importMs)), '(info)'));
       console.log(row('  process start → imported', ms(median(figures.processMs)), '(info)'));
       first = false;
+    }
+
+    console.log(
+      `\n## Cold start: the first inquiry's retrieval query (glossary lookup), fresh process × ${INIT_SPAWNS} (median)`,
+    );
+    const firstQuery = await measureFirstQuery(INIT_SPAWNS);
+    const [scanName, regexName] = Object.keys(FIRST_QUERY_PEERS) as [string, string];
+    const scan = firstQuery.get(scanName);
+    const regex = firstQuery.get(regexName);
+    if (scan && regex) {
+      const scanFirst = median(scan.firstMs);
+      console.log(
+        row(
+          `first query, ${scanName}`,
+          ms(scanFirst),
+          `≤ ${TARGET_FIRST_QUERY_MS} ms`,
+          scanFirst <= TARGET_FIRST_QUERY_MS,
+        ),
+      );
+      console.log(row('  second query', ms(median(scan.secondMs)), '(info)'));
+      console.log(row(`first query, ${regexName}`, ms(median(regex.firstMs)), '(peer)'));
+      console.log(row('  second query', ms(median(regex.secondMs)), '(peer)'));
+      console.log(
+        row(
+          'first query, scan ÷ regular expressions',
+          `${(scanFirst / median(regex.firstMs)).toFixed(4)}×`,
+          '(info)',
+        ),
+      );
     }
   } catch (error) {
     console.error('chat benchmark (cold start part) could not finish:', error);
