@@ -69,7 +69,7 @@ import {
   rerankingModelRegions,
   settingsInContext,
 } from '../lib/config.js';
-import { stackOutputNames } from '../lib/service-desk-stack.js';
+import { stackOutputNames } from '../lib/deployed-stack-names.js';
 import { LOCAL_KNOWLEDGE_BUCKET } from '../local/bedrock/local-bedrock-defaults.js';
 import { startLocalBedrockServer } from '../local/bedrock/start-local-bedrock-server.js';
 import { readLocalStackEnvironment } from '../local/local-stack-environment.js';

@@ -29,6 +29,7 @@ import { RetentionSweeper } from './constructs/retention-sweeper.js';
 import { RateLimitWebAcl } from './constructs/waf.js';
 import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
 import { WebHosting } from './constructs/web-hosting.js';
+import { stackOutputNames } from './deployed-stack-names.js';
 import { readPersonalDataSettings } from './personal-data-settings.js';
 import { readTicketCategories } from './ticket-categories.js';
 
@@ -61,28 +62,6 @@ export interface ServiceDeskStackProps extends StackProps {
    */
   readonly webAclArn?: string;
 }
-
-/** The names of the stack outputs; the integration test reads them. */
-export const stackOutputNames = {
-  siteUrl: 'SiteUrl',
-  userPoolId: 'UserPoolId',
-  userPoolClientId: 'UserPoolClientId',
-  cognitoDomain: 'CognitoDomainUrl',
-  conversationsTable: 'ConversationsTableName',
-  turnsTable: 'TurnsTableName',
-  /** The insights aggregates (issue #28): `npm run insights` and `npm run eval -- --from-feedback` find them by it. */
-  insightsTable: 'InsightsTableName',
-  knowledgeBaseId: 'KnowledgeBaseId',
-  dataSourceId: 'DataSourceId',
-  documentBucket: 'TicketDocumentsBucket',
-  functionUrl: 'ApiFunctionUrl',
-  functionName: 'ApiFunctionName',
-  knowledgeEditorGroup: 'KnowledgeEditorGroup',
-  /** The Cognito group of service-desk leads, who may open the insights page. */
-  serviceDeskLeadGroup: 'ServiceDeskLeadGroup',
-  /** The `vectorStore` setting: what the acceptance suite and `npm run eval` report and search by. */
-  vectorStore: 'VectorStore',
-} as const;
 
 /**
  * The service-desk assistant: web app and API behind one CloudFront distribution, Cognito

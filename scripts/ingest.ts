@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-bedrock-agent';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { configKeys, parseServiceDeskConfig } from '../lib/config.js';
-import { stackOutputNames } from '../lib/service-desk-stack.js';
+import { stackOutputNames } from '../lib/deployed-stack-names.js';
 
 /**
  * `npm run ingest`: syncs the deployed Knowledge Base with the ticket documents in its bucket —

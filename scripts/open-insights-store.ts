@@ -7,7 +7,7 @@ import { createKnowledgeBaseTicketCatalog } from '../functions/adapters/bedrock/
 import { createDynamoDbInsightsStore } from '../functions/adapters/dynamodb/insights-store.js';
 import type { InsightsStore, TicketCatalog } from '../functions/insights/ports.js';
 import { issueIdOfDocumentName } from '../functions/knowledge/ticket-document.js';
-import { stackOutputNames } from '../lib/service-desk-stack.js';
+import { stackOutputNames } from '../lib/deployed-stack-names.js';
 import { LOCAL_KNOWLEDGE_BUCKET } from '../local/bedrock/local-bedrock-defaults.js';
 import { createTables } from '../local/create-tables.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local.js';

@@ -24,7 +24,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { TurnUsage } from '../functions/contract/conversations.js';
 import { estimateCostUsd } from '../functions/observability/model-prices.js';
-import { stackOutputNames } from '../lib/service-desk-stack.js';
+import { stackOutputNames } from '../lib/deployed-stack-names.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { readDeployedStack, requireOutput, SkipError } from './deployed-stack.js';
 

@@ -23,8 +23,9 @@ import {
   rerankStatements,
 } from '../bedrock-model-access.js';
 import { searchTypeOf, type VectorStore } from '../config.js';
+import { publishedTicketsKeyPrefix } from '../deployed-stack-names.js';
 import { resourceAsNagRendersIt } from '../nag-acknowledgements.js';
-import { type KnowledgeBaseReference, publishedTicketsKeyPrefix } from './knowledge-base.js';
+import type { KnowledgeBaseReference } from './knowledge-base.js';
 
 /** Environment variables the API function reads (functions/api/handler.ts). */
 export const apiEnvironmentNames = {

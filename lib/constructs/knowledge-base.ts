@@ -6,14 +6,12 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, type IDependable } from 'constructs';
 import { rerankStatements } from '../bedrock-model-access.js';
 import { type EmbeddingModelId, embeddingDimension } from '../config.js';
+import { ticketsKeyPrefix } from '../deployed-stack-names.js';
 import { acknowledgeAwsCustomResourceProvider } from '../nag-acknowledgements.js';
 import { KnowledgeBaseIngestionLogs } from './knowledge-base-ingestion-logs.js';
 import { OpenSearchVectorStore } from './opensearch-vector-store.js';
 import { S3VectorStore } from './s3-vector-store.js';
-import { TicketDocuments, ticketsKeyPrefix } from './ticket-documents.js';
-
-// Where other modules have always found them.
-export { publishedTicketsKeyPrefix, ticketsKeyPrefix } from './ticket-documents.js';
+import { TicketDocuments } from './ticket-documents.js';
 
 /** What the API function needs to know about a Knowledge Base, provisioned or reused. */
 export interface KnowledgeBaseReference {

@@ -5,25 +5,13 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import {
+  importedTicketsKeyPrefix,
+  publishedTicketsKeyPrefix,
+  ticketsKeyPrefix,
+} from '../deployed-stack-names.js';
 import { acknowledgeBucketDeploymentProvider } from '../nag-acknowledgements.js';
 import { hashTicketDocuments } from './hash-ticket-documents.js';
-
-/** Key prefix of the ticket documents in the document bucket: the data source's inclusion prefix. */
-export const ticketsKeyPrefix = 'tickets/';
-
-/**
- * Key prefix of the tickets staff publish from solved inquiries (knowledge capture). Inside
- * {@link ticketsKeyPrefix}, so the data source ingests them as it is; left alone by the
- * deployment's pruning (see `UploadTickets`), so a deploy keeps them.
- */
-export const publishedTicketsKeyPrefix = `${ticketsKeyPrefix}published/`;
-
-/**
- * Key prefix of the tickets `npm run import -- --upload` puts into the bucket, per source
- * (`tickets/imported/servicenow/INC0012345.md`): ingested like the seed tickets, and left alone by
- * the deployment's pruning as the published ones are (ADR 0018).
- */
-export const importedTicketsKeyPrefix = `${ticketsKeyPrefix}imported/`;
 
 /** `published/`: the published tickets' folder relative to {@link ticketsKeyPrefix}. */
 const publishedTicketsFolder = publishedTicketsKeyPrefix.slice(ticketsKeyPrefix.length);

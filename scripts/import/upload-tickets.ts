@@ -14,8 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
 import { ticketCategorySet } from '../../functions/contract/knowledge.js';
-import { importedTicketsKeyPrefix } from '../../lib/constructs/ticket-documents.js';
-import { stackOutputNames } from '../../lib/service-desk-stack.js';
+import { importedTicketsKeyPrefix, stackOutputNames } from '../../lib/deployed-stack-names.js';
 import { readDeployedStack, requireOutput } from '../deployed-stack.js';
 
 /**

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseServiceDeskConfig } from '../../lib/config.js';
 import { hashTicketDocuments } from '../../lib/constructs/hash-ticket-documents.js';
 import { KnowledgeBase } from '../../lib/constructs/knowledge-base.js';
-import { stackOutputNames } from '../../lib/service-desk-stack.js';
+import { stackOutputNames } from '../../lib/deployed-stack-names.js';
 import {
   type CfnJson,
   fixturePaths,

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stackOutputNames } from '../../lib/service-desk-stack.js';
+import { stackOutputNames } from '../../lib/deployed-stack-names.js';
 import {
   maskAssetHashes,
   renderArn,

@@ -13,8 +13,7 @@ import {
 import { S3Client } from '@aws-sdk/client-s3';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
 import { searchTypeOf } from '../../functions/adapters/bedrock/vector-store-search.js';
-import { publishedTicketsKeyPrefix } from '../../lib/constructs/knowledge-base.js';
-import { stackOutputNames } from '../../lib/service-desk-stack.js';
+import { publishedTicketsKeyPrefix, stackOutputNames } from '../../lib/deployed-stack-names.js';
 import {
   readDeployedStack,
   requireOutput,

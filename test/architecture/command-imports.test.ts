@@ -1,0 +1,111 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import ts from 'typescript-5';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The npm commands run by tsx (`npm start`, `npm run import`, `insights`, `eval`, …) load no
+ * CDK library when they start: aws-cdk-lib costs about a second of CPU to load, and the
+ * operator commands once paid it on every run — even for a mistyped flag — only to read a stack
+ * output's name (now in `lib/deployed-stack-names.ts`). A command that does need the CDK loads it
+ * with `import()` where it needs it. Runtime imports only: `import type` loads nothing.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CDK_PACKAGES = ['aws-cdk-lib', 'constructs', 'cdk-nag'];
+
+/** The TypeScript files package.json's scripts run with tsx. */
+function commandEntryPoints(): string[] {
+  const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return Object.values(scripts)
+    .flatMap((command) => [...command.matchAll(/\btsx (\S+\.ts)\b/g)].map((match) => match[1]))
+    .filter((file): file is string => file !== undefined);
+}
+
+/** The modules a file loads when it is loaded: static imports and re-exports that are not type-only. */
+function runtimeImports(source: string): string[] {
+  const file = ts.createSourceFile('module.ts', source, ts.ScriptTarget.Latest);
+  const specifiers: string[] = [];
+  for (const statement of file.statements) {
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      const bindings = clause?.namedBindings;
+      const onlyTypes =
+        clause?.isTypeOnly ||
+        (clause !== undefined &&
+          clause.name === undefined &&
+          bindings !== undefined &&
+          ts.isNamedImports(bindings) &&
+          bindings.elements.length > 0 &&
+          bindings.elements.every((element) => element.isTypeOnly));
+      if (!onlyTypes) specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      statement.moduleSpecifier &&
+      !statement.isTypeOnly
+    ) {
+      specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return specifiers;
+}
+
+/** Each CDK package an entry point loads, with the chain of files that loads it. */
+function cdkLoads(entry: string): string[] {
+  const parentOf = new Map<string, string | undefined>([[entry, undefined]]);
+  const pending = [entry];
+  const found: string[] = [];
+  for (let file = pending.shift(); file !== undefined; file = pending.shift()) {
+    for (const specifier of runtimeImports(readFileSync(file, 'utf8'))) {
+      if (specifier.startsWith('.')) {
+        const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+        if (existsSync(target) && !parentOf.has(target)) {
+          parentOf.set(target, file);
+          pending.push(target);
+        }
+      } else if (
+        CDK_PACKAGES.some((name) => specifier === name || specifier.startsWith(`${name}/`))
+      ) {
+        const chain = [specifier];
+        for (let at: string | undefined = file; at !== undefined; at = parentOf.get(at)) {
+          chain.push(relative(ROOT, at));
+        }
+        found.push(chain.join(' ← '));
+      }
+    }
+  }
+  return found;
+}
+
+describe('the npm commands run by tsx', () => {
+  it('load no CDK library when they start', () => {
+    const entries = commandEntryPoints();
+    // npm start, build, deploy, ingest, import, bench, eval, usage, insights, integ, screenshots.
+    expect(entries.length).toBeGreaterThanOrEqual(10);
+    expect(entries.flatMap((entry) => cdkLoads(resolve(ROOT, entry)))).toEqual([]);
+  });
+
+  it('counts what a file loads at run time, not what it imports for types', () => {
+    expect(
+      runtimeImports(
+        [
+          "import { App } from 'aws-cdk-lib';",
+          "import type { Stack } from 'aws-cdk-lib';",
+          "import { type Construct } from 'constructs';",
+          "import { type A, b } from './b.js';",
+          "export { c } from './c.js';",
+          "export type { D } from './d.js';",
+          "import './side-effect.js';",
+          "const lazy = await import('aws-cdk-lib/aws-s3');",
+        ].join('\n'),
+      ),
+    ).toEqual(['aws-cdk-lib', './b.js', './c.js', './side-effect.js']);
+  });
+
+  it('finds the CDK behind a chain of project files', () => {
+    // lib/service-desk-app.ts builds the stack: what the check must catch if a command imports it.
+    expect(cdkLoads(resolve(ROOT, 'lib/service-desk-app.ts')).length).toBeGreaterThan(0);
+  });
+});
