@@ -7,6 +7,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../local/create-tables.js';
 import { JAVA_REQUIRED_MESSAGE, startDynamoDbLocal } from '../../local/dynamodb-local.js';
 
+/** The environment (`NAME=value` entries) of the JVM serving `endpoint`, read from /proc. */
+function jvmEnvironmentOf(endpoint: string): string[] {
+  const port = new URL(endpoint).port;
+  const pid = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .find((line) => line.includes('DynamoDBLocal.jar') && line.includes(`-port ${port}`))
+    ?.trim()
+    .split(/\s+/)[0];
+  expect(pid).toBeDefined();
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+}
+
 describe('startDynamoDbLocal', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -58,14 +70,7 @@ describe('startDynamoDbLocal', () => {
     };
     const local = await startDynamoDbLocal({ port: 0 });
     try {
-      const port = new URL(local.endpoint).port;
-      const pid = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-        .split('\n')
-        .find((line) => line.includes('DynamoDBLocal.jar') && line.includes(`-port ${port}`))
-        ?.trim()
-        .split(/\s+/)[0];
-      expect(pid).toBeDefined();
-      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      const environment = jvmEnvironmentOf(local.endpoint);
       expect(environment.find((entry) => entry.startsWith('JDK_JAVA_OPTIONS='))).toContain(
         '-XX:TieredStopAtLevel=1',
       );
@@ -82,15 +87,9 @@ describe('startDynamoDbLocal', () => {
     const local = await startDynamoDbLocal({ port: 0 });
     let javaTemp: string | undefined;
     try {
-      const port = new URL(local.endpoint).port;
-      const pid = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-        .split('\n')
-        .find((line) => line.includes('DynamoDBLocal.jar') && line.includes(`-port ${port}`))
-        ?.trim()
-        .split(/\s+/)[0];
-      const options = readFileSync(`/proc/${pid}/environ`, 'utf8')
-        .split('\0')
-        .find((entry) => entry.startsWith('JDK_JAVA_OPTIONS='));
+      const options = jvmEnvironmentOf(local.endpoint).find((entry) =>
+        entry.startsWith('JDK_JAVA_OPTIONS='),
+      );
       javaTemp = /-Djava\.io\.tmpdir=(\S+)/.exec(options ?? '')?.[1];
       expect(javaTemp?.startsWith(tmpdir())).toBe(true);
       // sqlite4java unpacks its native library there when the first table is made.
