@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import ts from 'typescript-5';
 import { describe, expect, it } from 'vitest';
+import { followImports } from '../support/follow-imports.js';
 
 /**
  * The npm commands run by tsx (`npm start`, `npm run import`, `insights`, `eval`, …) load no
@@ -54,29 +55,13 @@ function runtimeImports(source: string): string[] {
 
 /** Each CDK package an entry point loads, with the chain of files that loads it. */
 function cdkLoads(entry: string): string[] {
-  const parentOf = new Map<string, string | undefined>([[entry, undefined]]);
-  const pending = [entry];
-  const found: string[] = [];
-  for (let file = pending.shift(); file !== undefined; file = pending.shift()) {
-    for (const specifier of runtimeImports(readFileSync(file, 'utf8'))) {
-      if (specifier.startsWith('.')) {
-        const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
-        if (existsSync(target) && !parentOf.has(target)) {
-          parentOf.set(target, file);
-          pending.push(target);
-        }
-      } else if (
-        CDK_PACKAGES.some((name) => specifier === name || specifier.startsWith(`${name}/`))
-      ) {
-        const chain = [specifier];
-        for (let at: string | undefined = file; at !== undefined; at = parentOf.get(at)) {
-          chain.push(relative(ROOT, at));
-        }
-        found.push(chain.join(' ← '));
-      }
-    }
-  }
-  return found;
+  return followImports([entry], runtimeImports)
+    .filter(({ specifier }) =>
+      CDK_PACKAGES.some((name) => specifier === name || specifier.startsWith(`${name}/`)),
+    )
+    .map(({ specifier, chain }) =>
+      [specifier, ...chain.map((file) => relative(ROOT, file))].join(' ← '),
+    );
 }
 
 describe('the npm commands run by tsx', () => {

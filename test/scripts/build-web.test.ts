@@ -1,54 +1,30 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isWebBuildStale, WEB_DIST, WEB_SOURCES } from '../../scripts/build-web.js';
+import { followImports } from '../support/follow-imports.js';
 
 const repository = resolve(import.meta.dirname, '../..');
 
-/** The file a relative import names: TypeScript sources are imported by their `.js` name. */
-function resolveImport(from: string, specifier: string): string {
-  const target = resolve(dirname(from), specifier);
-  if (existsSync(target)) return target;
-  for (const candidate of [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx')]) {
-    if (existsSync(candidate)) return candidate;
-  }
-  return target;
-}
-
 /**
- * Every file outside `web/` that the web app's bundle is built from: relative imports followed
- * from `web/src`, through the files outside it too.
+ * Every file outside `web/` that the web app's bundle is built from: relative imports (static and
+ * dynamic, as the bundler follows them) followed from `web/src`, through the files outside it too.
  */
 function importsOutsideWeb(): string[] {
   const web = join(repository, 'web');
-  const pending = readdirSync(join(web, 'src'), { withFileTypes: true, recursive: true })
+  const sources = readdirSync(join(web, 'src'), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
     .map((entry) => join(entry.parentPath, entry.name));
-  const seen = new Set(pending);
-  const outside = new Set<string>();
-  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(
-      /(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g,
-    )) {
-      const target = resolveImport(file, specifier as string);
-      if (!target.startsWith(`${web}/`)) outside.add(relative(repository, target));
-      if (!seen.has(target) && /\.tsx?$/.test(target)) {
-        seen.add(target);
-        pending.push(target);
-      }
-    }
-  }
-  return [...outside].sort();
+  const relativeImports = (source: string) =>
+    [...source.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map(
+      (match) => match[1] as string,
+    );
+  const outside = followImports(sources, relativeImports)
+    .map(({ target }) => target)
+    .filter((target): target is string => target !== undefined && !target.startsWith(`${web}/`))
+    .map((target) => relative(repository, target));
+  return [...new Set(outside)].sort();
 }
 
 describe('the web build staleness check of npm start', () => {
