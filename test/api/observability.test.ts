@@ -58,6 +58,19 @@ describe('observability of the API', () => {
   it('logs the request and the chat as JSON without text or user id, and publishes the chat metrics', async () => {
     const user = 'observed-user';
     let conversationId = '';
+    // About 300 ms of streaming (5-character fragments 20 ms apart), several heartbeat
+    // intervals: the offline responder alone can finish on an idle machine before the first
+    // heartbeat, and the count below would then be 0.
+    chat.bedrock.enqueueScript(
+      scriptedAnswer(
+        {
+          response_type: 'results',
+          general_advice: 'VPN クライアントを再起動してください。'.repeat(3),
+          results: [],
+        },
+        { size: 5, delayMs: 20 },
+      ),
+    );
     const lines = await stdoutLinesOf(async () => {
       const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user });
       expect(eventsNamed(response, 'result')).toHaveLength(1);
