@@ -23,6 +23,18 @@ const unitTests = [
   'test/eval/feedback-evaluation.test.ts',
 ];
 
+/**
+ * The 20-writer stress test runs first, with only the unit files beside it (pure code, one
+ * worker), and everything else after it. Its writers lose more rounds the busier the machine,
+ * and each lost round is a transaction in DynamoDB Local: beside the integration and browser
+ * files the test took 108–182 s and the shared JVM used 71–88 CPU-seconds a run; in the first
+ * group the test takes 44–47 s and the JVM 43–47, and a whole run 468–477 CPU-seconds instead
+ * of 553–584 (ADR 0016).
+ */
+const contentionTests = ['test/adapters/dynamodb/concurrent-appends.test.ts'];
+/** Vitest runs the groups one after another; a group's projects share its worker count. */
+const firstGroup = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
+
 /** What a file starting a local stack needs, once per project's run. */
 const stackSetups = [
   'test/support/dynamodb-local-global-setup.ts',
@@ -46,7 +58,20 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'contention',
+          include: contentionTests,
+          // The same DynamoDB Local as the integration files: vitest starts every project's
+          // global setups before the first group and tears them down after the last, and the
+          // second setup finds the first's endpoint in DYNAMODB_LOCAL_ENDPOINT.
+          globalSetup: ['test/support/dynamodb-local-global-setup.ts'],
+          ...firstGroup,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'unit',
+          ...firstGroup,
           include: unitTests,
           // Pure code shares one process per worker: with a process per file the project took
           // 73 s, shared 21 s, for the same 969 tests (ADR 0016). No unit file leaves a global
@@ -58,6 +83,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'cdk',
+          sequence: { groupOrder: 1 },
           include: ['test/cdk/**/*.test.ts'],
           // Synthesis only, no servers: one process per worker spares each file its own import
           // of aws-cdk-lib — 134 s with a process per file, 65 s shared, same 154 tests.
@@ -76,6 +102,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           // The browser files too (`npx vitest run test/browser` runs them alone): as a project
           // of their own, each ended a shared integration worker, whose successor imported the
           // stack's modules again — 27 test processes a run instead of 12, 211 CPU-seconds in
@@ -87,7 +114,13 @@ export default defineConfig({
           // load a module that reads its settings at load (a handler) fresh, after
           // `vi.resetModules()`, as a new execution environment would.
           isolate: false,
-          exclude: [...unitTests, 'test/cdk/**', 'test/integ/**', 'node_modules/**'],
+          exclude: [
+            ...unitTests,
+            ...contentionTests,
+            'test/cdk/**',
+            'test/integ/**',
+            'node_modules/**',
+          ],
           // DynamoDB Local is started once for the whole run (it needs Java); see the file for why.
           // The API handler is bundled once per run, for the execution environments of the test
           // stacks; the run cache holds the one web build of all browser files.

@@ -3,20 +3,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The run's longest files, started first so that none of them is the run's tail: the 20-writer
- * stress test, `npm start`'s signals and the two longest browser files (ADR 0016 has the
- * figures). A path no longer in the suite is skipped.
+ * stress test (first in the first group, see vitest.config.ts), then `npm start`'s signals and
+ * the longest browser file, which mostly wait, beside the CDK files, which compute (ADR 0016 has
+ * the figures). A path no longer in the suite is skipped.
  */
 const startFirst = [
   'test/adapters/dynamodb/concurrent-appends.test.ts',
-  'test/browser/chat-app.test.ts',
   'test/local/npm-start-signals.test.ts',
-  'test/browser/knowledge-capture.test.ts',
+  'test/browser/chat-app.test.ts',
 ];
 
 /**
  * After those, the CDK files (CPU-bound, up to half a minute each: at the end they were the run's
- * tail), then the integration files with the browser files among them, then the unit files, the
- * shortest, to fill the end.
+ * tail), then the integration files with the browser files among them. The unit files, the
+ * shortest, come last in whatever group they are in (today the first, after the stress test).
  */
 const beforeIntegration = 'cdk';
 const afterIntegration = 'unit';
@@ -35,6 +35,7 @@ const afterIntegration = 'unit';
  * process between files is kept only while the next file is of the same project.
  */
 export default class FileOrder extends BaseSequencer {
+  // Vitest calls this once per group (`sequence.groupOrder`), with that group's files.
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const root = sorted[0]?.project.config.root ?? process.cwd();
