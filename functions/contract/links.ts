@@ -134,7 +134,7 @@ export interface FoundLink {
 // (IDN), and format characters IDNA ignores — so nothing a browser reads as host is cut off.
 const HOST = String.raw`(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&*+=:@\p{L}\p{N}\p{M}\p{Cf}])`;
 /** Path, query and fragment: printable ASCII but space, quotes, `<`, `>` and the backtick. */
-const PATH = String.raw`[!#-&(-;=?-_a-~]`;
+const PATH = '[!#-&(-;=?-_a-~]';
 const SCHEME_URL = new RegExp(
   String.raw`([A-Za-z][A-Za-z0-9+.\-]*:\/\/)(${HOST}*)([/?#\\]${PATH}*)?`,
   'gu',
