@@ -34,12 +34,13 @@ const unitTests = [
 const contentionTests = ['test/adapters/dynamodb/concurrent-appends.test.ts'];
 /** Vitest runs the groups one after another; a group's projects share its worker count. */
 const firstGroup = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
+/** The rest of the run, with the run's worker count (`maxWorkers` below). */
+const secondGroup = { sequence: { groupOrder: 1 } };
 
+/** The run's one DynamoDB Local (it needs Java); see the file. */
+const dynamoDbLocalSetup = 'test/support/dynamodb-local-global-setup.ts';
 /** What a file starting a local stack needs, once per project's run. */
-const stackSetups = [
-  'test/support/dynamodb-local-global-setup.ts',
-  'test/support/api-handler-bundle-global-setup.ts',
-];
+const stackSetups = [dynamoDbLocalSetup, 'test/support/api-handler-bundle-global-setup.ts'];
 
 export default defineConfig({
   test: {
@@ -63,7 +64,7 @@ export default defineConfig({
           // The same DynamoDB Local as the integration files: vitest starts every project's
           // global setups before the first group and tears them down after the last, and the
           // second setup finds the first's endpoint in DYNAMODB_LOCAL_ENDPOINT.
-          globalSetup: ['test/support/dynamodb-local-global-setup.ts'],
+          globalSetup: [dynamoDbLocalSetup],
           ...firstGroup,
         },
       },
@@ -83,7 +84,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'cdk',
-          sequence: { groupOrder: 1 },
+          ...secondGroup,
           include: ['test/cdk/**/*.test.ts'],
           // Synthesis only, no servers: one process per worker spares each file its own import
           // of aws-cdk-lib — 134 s with a process per file, 65 s shared, same 154 tests.
@@ -102,7 +103,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          sequence: { groupOrder: 1 },
+          ...secondGroup,
           // The browser files too (`npx vitest run test/browser` runs them alone): as a project
           // of their own, each ended a shared integration worker, whose successor imported the
           // stack's modules again — 27 test processes a run instead of 12, 211 CPU-seconds in

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
-import { scriptedAnswer } from '../support/scripted-answer.js';
+import { scriptedAnswer, slowAnswer } from '../support/scripted-answer.js';
 
 // What operators see once it runs (observability issue): the function's stdout carries one JSON
 // line per request, one per finished chat, and one EMF metrics document per chat — the same lines
@@ -58,19 +58,9 @@ describe('observability of the API', () => {
   it('logs the request and the chat as JSON without text or user id, and publishes the chat metrics', async () => {
     const user = 'observed-user';
     let conversationId = '';
-    // About 300 ms of streaming (5-character fragments 20 ms apart), several heartbeat
-    // intervals: the offline responder alone can finish on an idle machine before the first
-    // heartbeat, and the count below would then be 0.
-    chat.bedrock.enqueueScript(
-      scriptedAnswer(
-        {
-          response_type: 'results',
-          general_advice: 'VPN クライアントを再起動してください。'.repeat(3),
-          results: [],
-        },
-        { size: 5, delayMs: 20 },
-      ),
-    );
+    // Over a second of streaming, many heartbeat intervals: the offline responder alone can
+    // finish on an idle machine before the first heartbeat, and the count below would be 0.
+    chat.bedrock.enqueueScript(slowAnswer());
     const lines = await stdoutLinesOf(async () => {
       const response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user });
       expect(eventsNamed(response, 'result')).toHaveLength(1);

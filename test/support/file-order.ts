@@ -2,16 +2,13 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The run's longest files, started first so that none of them is the run's tail: the 20-writer
- * stress test (first in the first group, see vitest.config.ts), then `npm start`'s signals and
- * the longest browser file, which mostly wait, beside the CDK files, which compute (ADR 0016 has
- * the figures). A path no longer in the suite is skipped.
+ * The run's longest files, started first so that none of them is the run's tail: `npm start`'s
+ * signals and the longest browser file, which mostly wait, beside the CDK files, which compute
+ * (ADR 0016 has the figures). The longest of all, the 20-writer stress test, has a group of its
+ * own (vitest.config.ts), where it comes before the unit files. A path no longer in the suite is
+ * skipped.
  */
-const startFirst = [
-  'test/adapters/dynamodb/concurrent-appends.test.ts',
-  'test/local/npm-start-signals.test.ts',
-  'test/browser/chat-app.test.ts',
-];
+const startFirst = ['test/local/npm-start-signals.test.ts', 'test/browser/chat-app.test.ts'];
 
 /**
  * After those, the CDK files (CPU-bound, up to half a minute each: at the end they were the run's
