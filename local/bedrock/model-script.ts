@@ -19,10 +19,11 @@ export type ModelScript =
       /** Milliseconds before the first event. @default 0 */
       readonly initialDelayMs?: number;
       /**
-       * Hold the stream after this many fragments until `until` settles, so a test can look at
-       * the mid-stream state for as long as it needs instead of racing a timed window.
+       * Hold the stream after a number of fragments until a promise settles, so a test can look
+       * at the mid-stream state for as long as it needs instead of racing a timed window. Several
+       * holds let it see the answer grow step by step.
        */
-      readonly pauseAfter?: StreamPause;
+      readonly pauseAfter?: StreamPause | readonly StreamPause[];
     };
 
 /** Where a scripted stream waits, and for what (see `pauseAfter`). */

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // Callbacks passed to page.evaluate/waitForFunction run in the browser.
 import { createHash } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { Answer } from '../../functions/contract/answer.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
@@ -20,6 +21,56 @@ import { longAnswer } from './support/scripted-answer.js';
 
 const { open, storedConversation, bedrock } = registerBrowserHarness();
 
+/** Fragment size of the scripted answers, as the offline responder's are about. */
+const FRAGMENT_CHARACTERS = 12;
+
+/** An answer to 「プリンターの設置依頼をしたい」 citing 1003 and 1029, the local index's first two for it. */
+const printerAnswer = {
+  response_type: 'results',
+  general_advice:
+    '部署のフロアにある複合機は、プリントサーバー prt01 から追加します。エクスプローラーでサーバー名を開き、使う複合機をダブルクリックすると、ドライバーが自動で入ります。一覧に出てこない場合は、異動後のアクセス権の反映を待ってから再度お試しください。',
+  results: [
+    {
+      issue_id: '1003',
+      subject: '3階複合機をPCに追加したい（プリンター設定依頼）',
+      summary: '異動後、フロアの複合機がプリンター一覧に出てこない。',
+      resolution: 'プリントサーバー prt01 から複合機を追加した。',
+    },
+    {
+      issue_id: '1029',
+      subject: 'Printer driver error 0x0000011b when adding network printer',
+      summary: 'プリンターの追加が 0x0000011b で失敗する。',
+      resolution: 'プリントサーバー側のドライバーを更新した。',
+    },
+  ],
+} satisfies Answer;
+
+/** A hold for a scripted stream after `fragments` fragments, and the way to end it. */
+function heldAfter(fragments: number) {
+  let release = () => {};
+  const until = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { pause: { fragments, until }, release };
+}
+
+/**
+ * Waits until the streaming answer shows more advice than `characters`, and returns how much it
+ * shows then.
+ */
+async function waitForStreamingAdvice(page: Page, characters: number): Promise<number> {
+  const handle = await page.waitForFunction(
+    (min) => {
+      const bubble = document.querySelector('.bubble--assistant');
+      const length = bubble?.querySelector('.bubble__answer')?.textContent?.length ?? 0;
+      return bubble?.getAttribute('data-status') === 'streaming' && length > min ? length : false;
+    },
+    characters,
+    { timeout: WAIT_MS },
+  );
+  return (await handle.jsonValue()) as number;
+}
+
 /** The next model call streams `answer` in 12-character fragments, at the harness's pace. */
 function streamAnswer(answer: Answer) {
   bedrock().enqueueScript({
@@ -32,10 +83,40 @@ describe('the chat web app against the local stack', () => {
   it('streams progress, growing advice and ticket cards one by one into one bubble, then the result', async () => {
     const { page } = await open('browser-flow');
     const samples = await startStreamRecording(page);
-    await ask(page, 'プリンターの設置依頼をしたい');
-    await page.locator('.bubble--assistant .progress-step--current').waitFor({ timeout: WAIT_MS });
-    await page.locator('.bubble--assistant .markdown-block').first().waitFor({ timeout: WAIT_MS });
-    await page.screenshot({ path: `${SCREENSHOTS}/answer-streaming.png` });
+    // Held twice inside the advice and once after the first card, so each mid-stream state is on
+    // screen until the test has seen it: at the offline responder's pace the whole answer could
+    // reach a loaded browser in two paints (CI saw two advice lengths where three were expected).
+    const json = JSON.stringify(printerAnswer);
+    const adviceStart = json.indexOf(printerAnswer.general_advice);
+    const firstCardEnd = json.indexOf('}', json.indexOf('"results"')) + 1;
+    const holds = [adviceStart + 20, adviceStart + 60, firstCardEnd].map((characters) =>
+      heldAfter(Math.ceil(characters / FRAGMENT_CHARACTERS)),
+    );
+    bedrock().enqueueScript({
+      kind: 'stream',
+      fragments: splitIntoFragments(json, [FRAGMENT_CHARACTERS]),
+      pauseAfter: holds.map(({ pause }) => pause),
+    });
+    try {
+      await ask(page, 'プリンターの設置依頼をしたい');
+      await page
+        .locator('.bubble--assistant .progress-step--current')
+        .waitFor({ timeout: WAIT_MS });
+      let shown = 0;
+      for (const [index, hold] of holds.entries()) {
+        shown = await waitForStreamingAdvice(page, shown);
+        if (index === 1) await page.screenshot({ path: `${SCREENSHOTS}/answer-streaming.png` });
+        if (index === 2) {
+          await page
+            .locator('.bubble--assistant .ticket-card')
+            .first()
+            .waitFor({ timeout: WAIT_MS });
+        }
+        hold.release();
+      }
+    } finally {
+      for (const hold of holds) hold.release();
+    }
     expect(await waitForAnswer(page, 1)).toBe('complete');
 
     const seen = await samples();
@@ -45,7 +126,7 @@ describe('the chat web app against the local stack', () => {
     expect(lengths.length).toBeGreaterThan(2); // the advice grew token by token
     expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
     const finalCards = await page.locator('.bubble--assistant .ticket-card').count();
-    expect(finalCards).toBeGreaterThan(0);
+    expect(finalCards).toBe(printerAnswer.results.length);
     expect(streaming.some((sample) => sample.cards > 0)).toBe(true); // cards arrived before the result
     const finalText =
       (await page.locator('.bubble--assistant .bubble__answer').textContent()) ?? '';

@@ -64,11 +64,11 @@ export function registerBrowserHarness(
         tablePrefix: `browser-${randomUUID().slice(0, 8)}-`,
       }),
       handlerBundle: inject('apiHandlerBundle'),
-      // Fast, but one fragment at a time, so the stream still grows visibly (chat-app checks
-      // it): at 15–30 ms the ten browser files took 447 s, at 4–8 ms 337 s (same load); alone,
-      // two runs each, 4–8 ms 105–127 s and 194–234 CPU-seconds, 1–2 ms 95–96 s and 174–177 —
-      // Chromium draws fewer frames of a shorter stream. Tests that need a window mid-stream
-      // script their own delay (`scriptedAnswer(…, { delayMs })`) or hold the stream.
+      // Fast, one fragment at a time: at 15–30 ms the ten browser files took 447 s, at 4–8 ms
+      // 337 s (same load); alone, two runs each, 4–8 ms 105–127 s and 194–234 CPU-seconds,
+      // 1–2 ms 95–96 s and 174–177 — Chromium draws fewer frames of a shorter stream. Tests that
+      // look at an answer mid-stream hold a scripted stream (`pauseAfter`; chat-app's growing
+      // advice) or script a delay.
       responderPacing: { minMs: 1, maxMs: 2 },
       functionEnvironment: {
         STOP_POLL_MS: '50',

@@ -136,6 +136,41 @@ describe('local Bedrock endpoint: ConverseStream', () => {
     expect(deltas).toEqual(['{"a', '":', '1', '}']);
   });
 
+  it('holds at each of several pauses in turn, releasing each only when its own promise settles', async () => {
+    const holds = [1, 3].map((fragments) => {
+      let resume = () => {};
+      const until = new Promise<void>((resolve) => {
+        resume = resolve;
+      });
+      return { fragments, until, resume };
+    });
+    fixture.server.enqueueScript({
+      kind: 'stream',
+      fragments: ['{"a', '":', '1', '}'],
+      delayMs: 0,
+      pauseAfter: holds.map(({ fragments, until }) => ({ fragments, until })),
+    });
+    const response = await fixture.runtime.send(converseInput('VPN'));
+    const deltas: string[] = [];
+    const releasedWhenSeen: number[] = [];
+    let released = 0;
+    for await (const event of response.stream ?? []) {
+      const input = event.contentBlockDelta?.delta?.toolUse?.input;
+      if (input === undefined) continue;
+      deltas.push(input);
+      releasedWhenSeen.push(released);
+      const hold = holds.find(({ fragments }) => fragments === deltas.length);
+      if (hold) {
+        setTimeout(() => {
+          released += 1;
+          hold.resume();
+        }, 50);
+      }
+    }
+    // Each delta after a hold arrives only once that hold's timer released it.
+    expect(releasedWhenSeen).toEqual([0, 1, 1, 2]);
+    expect(deltas).toEqual(['{"a', '":', '1', '}']);
+  });
   it('keeps serving after a client aborts mid-stream', async () => {
     const fragments = Array.from({ length: 200 }, (_, index) => `${index},`);
     fixture.server.enqueueScript({ kind: 'stream', fragments, delayMs: 20 });
