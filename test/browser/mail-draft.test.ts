@@ -2,7 +2,7 @@
 // Callbacks passed to page.evaluate/waitForFunction run in the browser.
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { scriptedAnswer } from '../support/scripted-answer.js';
+import { scriptedAnswer, streamHold } from '../support/scripted-answer.js';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
 import {
   ask,
@@ -112,15 +112,9 @@ describe('the e-mail draft in the web app', () => {
 
     // Held after 8 fragments until the test has seen the mid-stream state: a timed window
     // (fragments 60 ms apart) was missed when the machine was loaded.
-    let resumeStream = () => {};
-    const resumed = new Promise<void>((resolve) => {
-      resumeStream = resolve;
-    });
+    const hold = streamHold(8);
     bedrock().enqueueScript(
-      scriptedAnswer(
-        { mail_draft: numberedDraft },
-        { size: 4, pauseAfter: { fragments: 8, until: resumed } },
-      ),
+      scriptedAnswer({ mail_draft: numberedDraft }, { size: 4, pauseAfter: hold.pause }),
     );
     await pressWithKeyboard(draft.getByRole('button', { name: '手順を番号付きで' }));
     try {
@@ -145,7 +139,7 @@ describe('the e-mail draft in the web app', () => {
       expect(numberedDraft.startsWith(partial)).toBe(true);
       expect(partial.length).toBeLessThan(numberedDraft.length);
     } finally {
-      resumeStream();
+      hold.release();
     }
     await waitForCounter(draft, '4/4');
     await expect(body.textContent()).resolves.toBe(numberedDraft);

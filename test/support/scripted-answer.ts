@@ -1,4 +1,4 @@
-import type { ModelScript } from '../../local/bedrock/model-script.js';
+import type { ModelScript, StreamPause } from '../../local/bedrock/model-script.js';
 import { splitIntoFragments } from './split-into-fragments.js';
 
 /** A model stream that answers with `answer` as tool-input fragments of `size` characters. */
@@ -27,4 +27,20 @@ export function slowAnswer(): ModelScript {
     { response_type: 'results', general_advice: slowAdvice, results: [] },
     { size: 6, delayMs: 40 },
   );
+}
+
+/**
+ * A hold for a scripted stream after `fragments` fragments (`pauseAfter`), and its release: the
+ * test looks at the mid-stream state for as long as it needs instead of racing a timed window.
+ * Release it in a `finally`, or a failed check leaves the stream (and the stack's stop) waiting.
+ */
+export function streamHold(fragments: number): {
+  readonly pause: StreamPause;
+  readonly release: () => void;
+} {
+  let release = () => {};
+  const until = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { pause: { fragments, until }, release };
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamHold } from '../../support/scripted-answer.js';
 import {
   collectEvents,
   converseInput,
@@ -105,15 +106,12 @@ describe('local Bedrock endpoint: ConverseStream', () => {
   });
 
   it('holds a pauseAfter stream after N deltas until its promise settles, then finishes', async () => {
-    let resume = () => {};
-    const until = new Promise<void>((resolve) => {
-      resume = resolve;
-    });
+    const hold = streamHold(2);
     fixture.server.enqueueScript({
       kind: 'stream',
       fragments: ['{"a', '":', '1', '}'],
       delayMs: 0,
-      pauseAfter: { fragments: 2, until },
+      pauseAfter: hold.pause,
     });
     const response = await fixture.runtime.send(converseInput('VPN'));
     const deltas: string[] = [];
@@ -126,7 +124,7 @@ describe('local Bedrock endpoint: ConverseStream', () => {
       if (deltas.length === 2) {
         setTimeout(() => {
           released = true;
-          resume();
+          hold.release();
         }, 100);
       }
       if (deltas.length === 3) releasedBeforeThird = released;
@@ -137,18 +135,12 @@ describe('local Bedrock endpoint: ConverseStream', () => {
   });
 
   it('holds at each of several pauses in turn, releasing each only when its own promise settles', async () => {
-    const holds = [1, 3].map((fragments) => {
-      let resume = () => {};
-      const until = new Promise<void>((resolve) => {
-        resume = resolve;
-      });
-      return { fragments, until, resume };
-    });
+    const holds = [1, 3].map(streamHold);
     fixture.server.enqueueScript({
       kind: 'stream',
       fragments: ['{"a', '":', '1', '}'],
       delayMs: 0,
-      pauseAfter: holds.map(({ fragments, until }) => ({ fragments, until })),
+      pauseAfter: holds.map(({ pause }) => pause),
     });
     const response = await fixture.runtime.send(converseInput('VPN'));
     const deltas: string[] = [];
@@ -159,11 +151,11 @@ describe('local Bedrock endpoint: ConverseStream', () => {
       if (input === undefined) continue;
       deltas.push(input);
       releasedWhenSeen.push(released);
-      const hold = holds.find(({ fragments }) => fragments === deltas.length);
+      const hold = holds.find(({ pause }) => pause.fragments === deltas.length);
       if (hold) {
         setTimeout(() => {
           released += 1;
-          hold.resume();
+          hold.release();
         }, 50);
       }
     }
