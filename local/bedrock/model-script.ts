@@ -23,7 +23,7 @@ export type ModelScript =
        * at the mid-stream state for as long as it needs instead of racing a timed window. Several
        * holds let it see the answer grow step by step.
        */
-      readonly pauseAfter?: StreamPause | readonly StreamPause[];
+      readonly pauseAfter?: readonly StreamPause[];
     };
 
 /** Where a scripted stream waits, and for what (see `pauseAfter`). */

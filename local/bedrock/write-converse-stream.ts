@@ -13,8 +13,8 @@ export interface ConverseStreamPlan {
   /** Stop with a `modelStreamErrorException` after this many fragments. */
   readonly failAfter?: number;
   readonly initialDelayMs: number;
-  /** Hold after a pause's number of fragments until its promise settles. */
-  readonly pauseAfter?: StreamPause | readonly StreamPause[];
+  /** Hold after each pause's number of fragments until its promise settles. */
+  readonly pauseAfter?: readonly StreamPause[];
   /** Milliseconds to wait before fragment `index` (index ≥ 1). */
   readonly delayBeforeFragment: (index: number) => number;
   /** Input tokens neither read from nor written to the prompt cache. */
@@ -43,12 +43,6 @@ export async function writeConverseStream(
   onFragmentSent?: FragmentSentHook,
 ): Promise<void> {
   const startedAt = Date.now();
-  const pauses: readonly StreamPause[] =
-    plan.pauseAfter === undefined
-      ? []
-      : 'fragments' in plan.pauseAfter
-        ? [plan.pauseAfter]
-        : plan.pauseAfter;
   let clientGone = false;
   // Both protocols' responses are writable streams; their union hides the common overloads.
   const stream = response as NodeJS.WritableStream;
@@ -85,7 +79,7 @@ export async function writeConverseStream(
     }
     const fragment = plan.fragments[index];
     if (fragment === undefined) break;
-    const pause = pauses.find((candidate) => candidate.fragments === index);
+    const pause = plan.pauseAfter?.find((candidate) => candidate.fragments === index);
     if (pause) {
       await pause.until;
       if (clientGone) return;

@@ -20,7 +20,7 @@ describe('an answer in flight across a reload', () => {
     // Held mid-advice until the reloaded page has shown the answer as in flight: a timed window
     // (a stream of ten seconds) could close before a loaded browser is back.
     const hold = streamHold(10);
-    bedrock().enqueueScript(scriptedAnswer(answer, { size: 8, pauseAfter: hold.pause }));
+    bedrock().enqueueScript(scriptedAnswer(answer, { size: 8, pauseAfter: [hold.pause] }));
     try {
       await ask(page, 'Salesforceにログインできない');
       await waitForAdvice(page, 20);

@@ -1,7 +1,6 @@
 /// <reference lib="dom" />
 // Callbacks passed to page.evaluate/waitForFunction run in the browser.
 import { createHash } from 'node:crypto';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { Answer } from '../../functions/contract/answer.js';
 import { scriptedAnswer, streamHold } from '../support/scripted-answer.js';
@@ -21,7 +20,7 @@ import { longAnswer } from './support/scripted-answer.js';
 
 const { open, storedConversation, bedrock } = registerBrowserHarness();
 
-/** Fragment size of the scripted answers, as the offline responder's are about. */
+/** Fragment size of the scripted answers here, about the offline responder's. */
 const FRAGMENT_CHARACTERS = 12;
 
 /** An answer to 「プリンターの設置依頼をしたい」 citing 1003 and 1029, the local index's first two for it. */
@@ -45,28 +44,11 @@ const printerAnswer = {
   ],
 } satisfies Answer;
 
-/**
- * Waits until the streaming answer shows more advice than `characters`, and returns how much it
- * shows then.
- */
-async function waitForStreamingAdvice(page: Page, characters: number): Promise<number> {
-  const handle = await page.waitForFunction(
-    (min) => {
-      const bubble = document.querySelector('.bubble--assistant');
-      const length = bubble?.querySelector('.bubble__answer')?.textContent?.length ?? 0;
-      return bubble?.getAttribute('data-status') === 'streaming' && length > min ? length : false;
-    },
-    characters,
-    { timeout: WAIT_MS },
-  );
-  return (await handle.jsonValue()) as number;
-}
-
 /** The next model call streams `answer` in 12-character fragments, at the harness's pace. */
 function streamAnswer(answer: Answer) {
   bedrock().enqueueScript({
     kind: 'stream',
-    fragments: splitIntoFragments(JSON.stringify(answer), [12]),
+    fragments: splitIntoFragments(JSON.stringify(answer), [FRAGMENT_CHARACTERS]),
   });
 }
 
@@ -83,11 +65,12 @@ describe('the chat web app against the local stack', () => {
     const holds = [adviceStart + 20, adviceStart + 60, firstCardEnd].map((characters) =>
       streamHold(Math.ceil(characters / FRAGMENT_CHARACTERS)),
     );
-    bedrock().enqueueScript({
-      kind: 'stream',
-      fragments: splitIntoFragments(json, [FRAGMENT_CHARACTERS]),
-      pauseAfter: holds.map(({ pause }) => pause),
-    });
+    bedrock().enqueueScript(
+      scriptedAnswer(printerAnswer, {
+        size: FRAGMENT_CHARACTERS,
+        pauseAfter: holds.map(({ pause }) => pause),
+      }),
+    );
     try {
       await ask(page, 'プリンターの設置依頼をしたい');
       await page
@@ -95,7 +78,7 @@ describe('the chat web app against the local stack', () => {
         .waitFor({ timeout: WAIT_MS });
       let shown = 0;
       for (const [index, hold] of holds.entries()) {
-        shown = await waitForStreamingAdvice(page, shown);
+        shown = await waitForAdvice(page, shown); // held: still streaming
         if (index === 1) await page.screenshot({ path: `${SCREENSHOTS}/answer-streaming.png` });
         if (index === 2) {
           await page
@@ -301,7 +284,7 @@ describe('the chat web app against the local stack', () => {
     // Held mid-advice until the stop is pressed: the answer cannot finish first however slow the
     // machine is.
     const hold = streamHold(10);
-    bedrock().enqueueScript(scriptedAnswer(longAnswer(60), { size: 8, pauseAfter: hold.pause }));
+    bedrock().enqueueScript(scriptedAnswer(longAnswer(60), { size: 8, pauseAfter: [hold.pause] }));
     try {
       await ask(page, 'Salesforceにログインできない');
       await waitForAdvice(page, 20);
@@ -339,7 +322,7 @@ describe('the chat web app against the local stack', () => {
     // Held mid-advice while the user is in the other conversation, so the switch happens with the
     // stream surely in flight.
     const hold = streamHold(10);
-    bedrock().enqueueScript(scriptedAnswer(longAnswer(12), { size: 8, pauseAfter: hold.pause }));
+    bedrock().enqueueScript(scriptedAnswer(longAnswer(12), { size: 8, pauseAfter: [hold.pause] }));
     const printerPaneUntouched = async () => {
       expect(conversationIdOf(page)).toBe(first);
       await page

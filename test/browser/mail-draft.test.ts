@@ -114,7 +114,7 @@ describe('the e-mail draft in the web app', () => {
     // (fragments 60 ms apart) was missed when the machine was loaded.
     const hold = streamHold(8);
     bedrock().enqueueScript(
-      scriptedAnswer({ mail_draft: numberedDraft }, { size: 4, pauseAfter: hold.pause }),
+      scriptedAnswer({ mail_draft: numberedDraft }, { size: 4, pauseAfter: [hold.pause] }),
     );
     await pressWithKeyboard(draft.getByRole('button', { name: '手順を番号付きで' }));
     try {

@@ -32,15 +32,21 @@ export async function waitForAnswer(page: Page, count: number): Promise<string> 
   return (await bubble.getAttribute('data-status')) ?? '';
 }
 
-/** Waits until the first answer's advice shows more than `characters` characters (mid-stream). */
-export async function waitForAdvice(page: Page, characters: number): Promise<void> {
-  await page.waitForFunction(
-    (min) =>
-      (document.querySelector('.bubble--assistant .bubble__answer')?.textContent?.length ?? 0) >
-      min,
+/**
+ * Waits until the first answer's advice shows more than `characters` characters (mid-stream), and
+ * returns how many it shows then.
+ */
+export async function waitForAdvice(page: Page, characters: number): Promise<number> {
+  const shown = await page.waitForFunction(
+    (min) => {
+      const length =
+        document.querySelector('.bubble--assistant .bubble__answer')?.textContent?.length ?? 0;
+      return length > min ? length : false;
+    },
     characters,
     { timeout: WAIT_MS },
   );
+  return (await shown.jsonValue()) as number;
 }
 
 /** The open conversation id from the address bar (`?c=`). */

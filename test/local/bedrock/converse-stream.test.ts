@@ -111,7 +111,7 @@ describe('local Bedrock endpoint: ConverseStream', () => {
       kind: 'stream',
       fragments: ['{"a', '":', '1', '}'],
       delayMs: 0,
-      pauseAfter: hold.pause,
+      pauseAfter: [hold.pause],
     });
     const response = await fixture.runtime.send(converseInput('VPN'));
     const deltas: string[] = [];
@@ -163,6 +163,7 @@ describe('local Bedrock endpoint: ConverseStream', () => {
     expect(releasedWhenSeen).toEqual([0, 1, 1, 2]);
     expect(deltas).toEqual(['{"a', '":', '1', '}']);
   });
+
   it('keeps serving after a client aborts mid-stream', async () => {
     const fragments = Array.from({ length: 200 }, (_, index) => `${index},`);
     fixture.server.enqueueScript({ kind: 'stream', fragments, delayMs: 20 });
