@@ -10,7 +10,7 @@ import type {
   ToolDefinition,
   Turn,
 } from './ports.js';
-import { renderPromptMarkup } from './prompt-markup.js';
+import { answerLanguageElement, renderPromptMarkup } from './prompt-markup.js';
 import {
   archiveElement,
   buildSystemPrompt,
@@ -40,7 +40,8 @@ export interface ModelRequestInput {
  * (as reference text only) injected into the last user message before its inquiry.
  *
  * Every user message is markup (ADR 0015): what staff wrote is the content of an `inquiry`
- * element, the tickets and the archive are elements of their own, all text escaped, so nothing
+ * element, the answer language, the tickets and the archive are elements of their own, all text
+ * escaped, so nothing
  * a ticket, an earlier answer or staff wrote can add or close a section. An earlier message is
  * wrapped the same way every time it is sent, so the history prefix stays byte-identical from
  * turn to turn (prompt caching, ADR 0009).
@@ -58,6 +59,7 @@ export function buildModelRequest(input: ModelRequestInput): Omit<ChatModelReque
     );
   const archive = archiveElement(input.archive, input.language, input.archiveBudget);
   const sections = [
+    answerLanguageElement(input.language),
     ticketContextElement(input.tickets, input.language),
     ...(archive ? [archive] : []),
     inquiryElement(last.text),

@@ -25,6 +25,8 @@
  * ```
  */
 
+import { ANSWER_LANGUAGE_ELEMENT } from '../contract/prompt-data.js';
+
 /** A node of a prompt: text (unescaped) or an element. */
 export type PromptNode = string | PromptElement;
 
@@ -59,6 +61,15 @@ export function promptElement(
     if (!NAME.test(key)) throw new PromptMarkupError(`Not a markup name: ${JSON.stringify(key)}`);
   }
   return { name, attributes: Object.fromEntries(defined), children };
+}
+
+/**
+ * The answer language as data (`<answer_language>ja</answer_language>`), first in the user message
+ * of every model prompt: the system prompt asks for the language in words, this element carries it
+ * for a reader that does not read prose (the local offline responder).
+ */
+export function answerLanguageElement(language: 'ja' | 'en'): PromptElement {
+  return promptElement(ANSWER_LANGUAGE_ELEMENT, {}, [language]);
 }
 
 /**

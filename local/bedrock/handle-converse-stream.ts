@@ -2,7 +2,7 @@ import { readJsonBody, sendAwsError } from './aws-json-protocol.js';
 import type { LocalRequest, LocalResponse } from './listen-h2c-and-http1.js';
 import { OFFLINE_MODEL_PREFIX } from './local-bedrock-defaults.js';
 import type { ModelScript } from './model-script.js';
-import { OfflineRequestError } from './offline-responder/read-offline-prompt.js';
+import { OfflineRequestError } from './offline-responder/offline-request.js';
 import { OFFLINE_CHARS_PER_TOKEN, respondOffline } from './offline-responder/respond-offline.js';
 import { type LocalPromptCache, withoutCachePoints } from './prompt-cache.js';
 import type { ConverseWireRequest, RecordedConverseRequest } from './recorded-requests.js';

@@ -25,6 +25,10 @@ describe('buildModelRequest', () => {
       {
         role: 'user',
         text: [
+          '<answer_language>',
+          'ja',
+          '</answer_language>',
+          '',
           '<knowledge_base>',
           '<ticket issue_id="1001" subject="VPN" score="0.50">',
           '再接続で解決',
@@ -76,7 +80,9 @@ describe('buildModelRequest', () => {
         '</inquiry>',
       ].join('\n'),
     );
-    expect(text.indexOf('<knowledge_base>')).toBe(0);
+    expect(text.startsWith('<answer_language>\nja\n</answer_language>\n\n<knowledge_base>')).toBe(
+      true,
+    );
   });
 
   it('sends a regenerated question alone: the version it supersedes and its answer are not context', () => {

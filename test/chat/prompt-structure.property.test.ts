@@ -9,7 +9,8 @@ import {
   parsePromptMarkup,
   renderPromptMarkup,
 } from '../../functions/chat/prompt-markup.js';
-import { readOfflinePrompt } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
+import { readOfflineRequest } from '../../local/bedrock/offline-responder/offline-request.js';
+import { readOfflinePrompt as readPrompt } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import type { ConverseWireRequest } from '../../local/bedrock/recorded-requests.js';
 import { hostileMessage, hostileText } from './support/hostile-text-arbitraries.js';
 
@@ -82,6 +83,8 @@ function requestFor(input: HostileInput, archiveBudget = 1_000_000) {
     maxTokens: 1000,
   });
 }
+
+const readOfflinePrompt = (body: ConverseWireRequest) => readPrompt(readOfflineRequest(body));
 
 const toWire = (request: Omit<ChatModelRequest, 'signal'>): ConverseWireRequest => ({
   messages: request.messages.map((message) => ({
@@ -177,6 +180,7 @@ describe('the prompt structure under hostile text', () => {
           };
         });
         const expected: PromptNode[] = [
+          textElement('answer_language', input.language),
           {
             name: 'knowledge_base',
             attributes: {},
@@ -227,9 +231,10 @@ describe('the prompt structure under hostile text', () => {
   it('keeps the structure when the archive budget shrinks and drops entries', () => {
     fc.assert(
       fc.property(hostileInput, fc.integer({ min: 0, max: 1500 }), (input, budget) => {
-        const [knowledgeBase, ...rest] = parsePromptMarkup(
+        const [answerLanguage, knowledgeBase, ...rest] = parsePromptMarkup(
           requestFor(input, budget).messages.at(-1)?.text ?? '',
         );
+        expect(answerLanguage).toEqual(textElement('answer_language', input.language));
         expect(knowledgeBase).toMatchObject({ name: 'knowledge_base' });
         expect(rest.at(-1)).toEqual(textElement('inquiry', input.inquiry));
         const archive = rest.slice(0, -1);

@@ -29,7 +29,13 @@ describe('buildRefineRequest', () => {
     expect(request.messages).toHaveLength(1);
     const nodes = parsePromptMarkup(request.messages[0]?.text ?? '');
     const names = nodes.flatMap((node) => (typeof node === 'string' ? [] : [node.name]));
-    expect(names).toEqual(['refinement', 'inquiry', 'mail_draft', 'cited_tickets']);
+    expect(names).toEqual([
+      'answer_language',
+      'refinement',
+      'inquiry',
+      'mail_draft',
+      'cited_tickets',
+    ]);
     // The staff message's tags stayed text: one <staff> element, its text intact.
     const parts = readRefineRequest(request.messages[0]?.text ?? '');
     expect(parts).toEqual({

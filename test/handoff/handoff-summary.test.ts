@@ -66,6 +66,10 @@ describe('the hand-off transcript', () => {
       {
         role: 'user',
         text: [
+          '<answer_language>',
+          'ja',
+          '</answer_language>',
+          '',
           '<inquiry_outcome value="solved">',
           '</inquiry_outcome>',
           '',

@@ -53,6 +53,10 @@ describe('the inquiry transcript', () => {
     const transcript = inquiryTranscript(solvedConversation, 'B');
     expect(transcriptText(transcript, new Map([['1002', 'VPN']]))).toBe(
       [
+        '<answer_language>',
+        'ja',
+        '</answer_language>',
+        '',
         '<staff>',
         'VPNに接続できない',
         '</staff>',

@@ -4,7 +4,7 @@ import { formatIssueId } from '../../../functions/contract/ticket-references.js'
 import { segmentContentWords, tokenizeForSearch } from '../ticket-index/tokenize-for-search.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
 import type { KbTicketBlock, OfflinePrompt } from './read-offline-prompt.js';
-import type { SeededRandom } from './respond-offline.js';
+import type { SeededRandom } from './seeded-random.js';
 
 /** An inquiry with at most this many content words is "short" (e.g. 「ログインできない」, "VPN"). */
 const SHORT_INQUIRY_MAX_WORDS = 1;

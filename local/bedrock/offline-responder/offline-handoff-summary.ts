@@ -8,7 +8,7 @@ import {
   MAX_HANDOFF_ITEMS,
 } from '../../../functions/contract/handoff.js';
 import { HANDOFF_ELEMENTS } from '../../../functions/handoff/handoff-summary.js';
-import { isElement, promptElementsOf, textOf } from './read-offline-prompt.js';
+import { isElement, promptElementsOf, textOf } from './offline-request.js';
 
 /**
  * The offline model's answer to the forced `submit_handoff_summary` tool: the hand-off summary
@@ -117,7 +117,7 @@ const clip = (text: string, length: number) => {
  * an OS, device, application, network or version; `tried` each complete answer's to-do items,
  * then each cited ticket's resolution steps marked with its number; `told_requester` the first
  * sentences of the e-mail draft; `open_questions` from the outcome (an open clarification's own
- * question first). Fallback wording is in `language`, the language the system prompt asks for.
+ * question first). Fallback wording is in `language`, the request's answer language.
  */
 export function buildOfflineHandoffSummary(
   transcript: HandoffTranscriptParts,

@@ -1,13 +1,13 @@
 import type { Language } from '../../../functions/chat/inquiry-rules.js';
 import { REFINE_ELEMENTS } from '../../../functions/chat/refine-mail-draft.js';
 import { MAIL_DRAFT_STYLES, type MailDraftStyle } from '../../../functions/contract/mail-draft.js';
-import { isElement, promptElementsOf, textOf } from './read-offline-prompt.js';
+import { answerLanguageIn, isElement, promptElementsOf, textOf } from './offline-request.js';
 
 /**
  * The offline model's answer to the forced `submit_mail_draft` tool (ADR 0023): the draft
  * rewritten in the requested style by rules instead of a model, deterministically, from what the
- * request carries (`buildRefineRequest` in `functions/chat/refine-mail-draft.ts`): a
- * `<refinement style language>` element, the inquiry's `<staff>` messages, the `<mail_draft>`
+ * request carries (`buildRefineRequest` in `functions/chat/refine-mail-draft.ts`): the
+ * `<answer_language>`, a `<refinement style>` element, the inquiry's `<staff>` messages, the `<mail_draft>`
  * and the `<cited_tickets>` with each ticket's subject and resolution. Each style leaves a mark a
  * test can see:
  * - `shorter`: the draft's first lines up to half its length (at least its first line);
@@ -34,11 +34,10 @@ export function readRefineRequest(text: string): RefineRequestParts {
   const named = (name: string) => elements.find((element) => element.name === name);
   const refinement = named(REFINE_ELEMENTS.refinement);
   const style = MAIL_DRAFT_STYLES.find((candidate) => candidate === refinement?.attributes.style);
-  const language = refinement?.attributes.language === 'en' ? 'en' : 'ja';
   const draftElement = named(REFINE_ELEMENTS.draft);
   return {
     style: style ?? 'shorter',
-    language,
+    language: answerLanguageIn(elements) ?? 'ja',
     staff: (named(REFINE_ELEMENTS.inquiry)?.children ?? [])
       .filter(isElement)
       .map((element) => textOf(element).trim()),

@@ -1,4 +1,4 @@
-import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
+import { detectLanguage, type Language } from '../../../functions/chat/inquiry-rules.js';
 import {
   MAX_RESOLUTION_STEPS,
   MAX_STEP_LENGTH,
@@ -6,7 +6,7 @@ import {
 } from '../../../functions/contract/knowledge.js';
 import { TRANSCRIPT_ELEMENTS } from '../../../functions/knowledge/ticket-draft.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
-import { isElement, promptElementsOf, textOf } from './read-offline-prompt.js';
+import { isElement, promptElementsOf, textOf } from './offline-request.js';
 
 /**
  * The offline model's answer to the forced `submit_ticket_draft` tool: a Knowledge Base ticket
@@ -67,17 +67,20 @@ export function readDraftTranscript(text: string): DraftTranscript {
  * 80 characters; `category` the first cited ticket's if the tool allows it, else the allowed
  * category named earliest in the transcript, else `Software`; `inquiry` the staff messages;
  * `resolution` the to-do items (`- …`, `1. …`) of the last answer, else its first sentences.
- * Fallback wording is in the inquiry's language.
+ * Fallback wording is in `language`.
  *
  * @param allowedCategories the tool schema's `category` enum, the deployed tickets' set; empty
  *   (a deployment that knows none): the first cited ticket's category, else `Software`
+ * @param language the request's answer language; by default the inquiry's
  */
 export function buildOfflineTicketDraft(
   transcript: DraftTranscript,
   allowedCategories: readonly string[] = [],
+  language: Language = detectLanguage(
+    transcript.staff.join('\n\n') || transcript.assistant.join('\n'),
+  ),
 ): OfflineTicketDraft {
   const inquiry = transcript.staff.join('\n\n');
-  const language = detectLanguage(inquiry || transcript.assistant.join('\n'));
   const phrases = OFFLINE_PHRASES[language];
   return {
     subject: subjectOf(transcript.staff[0] ?? '') || phrases.draftSubject,

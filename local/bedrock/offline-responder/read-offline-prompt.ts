@@ -1,22 +1,11 @@
-import {
-  type PromptElement,
-  PromptMarkupError,
-  type PromptNode,
-  parsePromptMarkup,
-} from '../../../functions/chat/prompt-markup.js';
+import type { PromptElement } from '../../../functions/chat/prompt-markup.js';
 import { PROMPT_ELEMENTS, TICKET_ATTRIBUTES } from '../../../functions/chat/prompt-text.js';
-import type { ConverseWireRequest } from '../recorded-requests.js';
+import { isElement, type OfflineRequest, promptElementsOf, textOf } from './offline-request.js';
 
-/** What the offline responder knows: only what the ConverseStream request carries. */
+/** What the answer generator reads of a chat request: the inquiry, its tickets and archive. */
 export interface OfflinePrompt {
-  /** The forced tool (`toolChoice.tool`), else the only/first tool. */
-  readonly toolName: string;
-  readonly inputSchema: unknown;
-  readonly maxTokens?: number;
   /** The user's text in each user message of the working buffer, oldest first. */
   readonly inquiries: readonly string[];
-  /** The last user message's whole text (the draft tool reads its transcript elements). */
-  readonly lastUserText: string;
   /** Retrieved tickets from the last user message, one per issue id (chunks merged). */
   readonly tickets: readonly KbTicketBlock[];
   /** The archive entries of the last user message; absent without an `earlier_inquiries` element. */
@@ -28,54 +17,23 @@ export interface OfflinePrompt {
   readonly answeredClarification: boolean;
 }
 
-/** The request cannot be answered offline (e.g. no tool to call); sent as a ValidationException. */
-export class OfflineRequestError extends Error {
-  override readonly name = 'OfflineRequestError';
-}
-
 /**
- * Reads a ConverseStream request body the way the offline responder needs it: the tool to call,
- * and from the user messages (markup, `functions/chat/prompt-markup.ts`) the inquiries, the
- * Knowledge Base tickets and the archive. A user message without markup counts as inquiry text
- * as a whole.
- * @throws OfflineRequestError without a tool or without a user message
+ * Reads a chat request's user messages by their elements (`functions/chat/prompt-text.ts`): the
+ * inquiries, the Knowledge Base tickets and the archive. A user message without markup counts as
+ * inquiry text as a whole.
  */
-export function readOfflinePrompt(body: ConverseWireRequest): OfflinePrompt {
-  const tools = body.toolConfig?.tools ?? [];
-  const forced = body.toolConfig?.toolChoice?.tool?.name;
-  const tool = tools.find((candidate) => candidate.toolSpec?.name === forced) ?? tools[0];
-  const toolName = tool?.toolSpec?.name;
-  if (toolName === undefined) {
-    throw new OfflineRequestError(
-      'The offline responder answers through a tool: send toolConfig with the forced tool.',
-    );
-  }
-  const messages = body.messages ?? [];
-  const userTexts = messages
+export function readOfflinePrompt(request: OfflineRequest): OfflinePrompt {
+  const userMessages = request.messages
     .filter((message) => message.role === 'user')
-    .map((message) => messageText(message));
-  const userMessages = userTexts.map((text) => readPromptMessage(text));
+    .map((message) => readPromptMessage(message.text));
   const last = userMessages.at(-1);
-  if (last === undefined) throw new OfflineRequestError('There is no user message to answer.');
-
   return {
-    toolName,
-    inputSchema: tool?.toolSpec?.inputSchema?.json,
-    maxTokens: body.inferenceConfig?.maxTokens,
     inquiries: userMessages.map((message) => message.inquiry).filter((text) => text !== ''),
-    lastUserText: userTexts.at(-1) ?? '',
-    tickets: mergeChunks(last.tickets ?? []),
-    archive: last.archive,
-    answeredClarification: messages.some((message) => message.role === 'assistant'),
+    tickets: mergeChunks(last?.tickets ?? []),
+    archive: last?.archive,
+    answeredClarification: request.messages.some((message) => message.role === 'assistant'),
   };
 }
-
-const messageText = (message: NonNullable<ConverseWireRequest['messages']>[number]) =>
-  (message.content ?? [])
-    // A guarded block is text the model reads like any other.
-    .map((block) => block.text ?? block.guardContent?.text?.text ?? '')
-    .join('\n')
-    .trim();
 
 const mergeChunks = (tickets: readonly KbTicketBlock[]): KbTicketBlock[] => {
   const byId = new Map<string, KbTicketBlock>();
@@ -132,8 +90,7 @@ export interface PromptMessage {
  * sending plain text) or has no element is its own inquiry.
  */
 export function readPromptMessage(text: string): PromptMessage {
-  const nodes = parseOrUndefined(text);
-  const elements = (nodes ?? []).filter(isElement);
+  const elements = promptElementsOf(text);
   if (elements.length === 0) return { inquiry: text };
   const named = (name: string) => elements.find((element) => element.name === name);
   const knowledgeBase = named(PROMPT_ELEMENTS.knowledgeBase);
@@ -147,30 +104,6 @@ export function readPromptMessage(text: string): PromptMessage {
     ...(archive ? { archive: archive.children.filter(isElement).map(readArchiveEntry) } : {}),
   };
 }
-
-function parseOrUndefined(text: string): PromptNode[] | undefined {
-  try {
-    return parsePromptMarkup(text);
-  } catch (error) {
-    if (error instanceof PromptMarkupError) return undefined;
-    throw error;
-  }
-}
-
-/**
- * The top-level elements of a message in the prompt markup; none when it is not markup (a
- * hand-written request) — the offline modes then read the text itself.
- */
-export function promptElementsOf(text: string): PromptElement[] {
-  return (parseOrUndefined(text) ?? []).filter(isElement);
-}
-
-/** Whether a markup node is an element (not text). */
-export const isElement = (node: PromptNode): node is PromptElement => typeof node !== 'string';
-
-/** The text directly inside an element (nothing for a missing one). */
-export const textOf = (element: PromptElement | undefined) =>
-  (element?.children ?? []).filter((child) => typeof child === 'string').join('');
 
 function readTicket(element: PromptElement): KbTicketBlock {
   const score = Number.parseFloat(element.attributes[TICKET_ATTRIBUTES.score] ?? '');

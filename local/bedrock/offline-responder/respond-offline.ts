@@ -1,14 +1,8 @@
-import { createHash } from 'node:crypto';
-import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
-import { HANDOFF_TOOL_NAME } from '../../../functions/contract/handoff.js';
-import { DRAFT_TOOL_NAME } from '../../../functions/contract/knowledge.js';
-import { MAIL_DRAFT_TOOL_NAME } from '../../../functions/contract/mail-draft.js';
 import type { ConverseWireRequest } from '../recorded-requests.js';
-import { buildOfflineAnswer } from './offline-answers.js';
-import { buildOfflineHandoffSummary, readHandoffTranscript } from './offline-handoff-summary.js';
-import { buildOfflineMailDraft, readRefineRequest } from './offline-mail-draft.js';
-import { buildOfflineTicketDraft, readDraftTranscript } from './offline-ticket-draft.js';
-import { type OfflinePrompt, readOfflinePrompt } from './read-offline-prompt.js';
+import { OFFLINE_GENERATORS } from './offline-generators.js';
+import { type OfflineRequest, readOfflineRequest } from './offline-request.js';
+import { schemaShapedInput } from './schema-shaped-input.js';
+import { createSeededRandom, type SeededRandom } from './seeded-random.js';
 
 /** The offline responder's answer to one ConverseStream request, ready to stream. */
 export interface OfflineResponse {
@@ -20,16 +14,6 @@ export interface OfflineResponse {
   readonly outputTokens: number;
 }
 
-/** A deterministic pseudo-random source. */
-export interface SeededRandom {
-  /** Uniform in [0, 1). */
-  next(): number;
-  /** Uniform integer in [min, max]. */
-  integer(min: number, max: number): number;
-  /** One of `items`, which must not be empty. */
-  pick<T>(items: readonly T[]): T;
-}
-
 /** A rough token count for mixed Japanese/English text; only used for usage and maxTokens. */
 export const OFFLINE_CHARS_PER_TOKEN = 3;
 const CHARS_PER_TOKEN = OFFLINE_CHARS_PER_TOKEN;
@@ -38,41 +22,26 @@ const MIN_FRAGMENT_CHARS = 1;
 const MAX_FRAGMENT_CHARS = 24;
 
 /**
- * The offline model: answers a forced-tool ConverseStream request from what the request carries
- * (see `readOfflinePrompt`), in the inquiry's language, deterministically (seeded by the request
- * body without `inferenceConfig`). It asks back when the inquiry is short and the tickets disagree,
- * otherwise answers with results that cite only tickets present in the request
- * (`buildOfflineAnswer`). Asked for `submit_ticket_draft` (knowledge capture), it drafts a
- * ticket from the inquiry's transcript instead (`buildOfflineTicketDraft`); for
- * `submit_handoff_summary`, the inquiry's hand-off summary (`buildOfflineHandoffSummary`); for
- * `submit_mail_draft` it rewrites the e-mail draft in the requested style (`buildOfflineMailDraft`). If the answer exceeds `inferenceConfig.maxTokens` it is cut there and
- * stops with `max_tokens`, like a real model.
+ * The offline model: answers a forced-tool ConverseStream request by the tool's name — the
+ * generator registered for it in `OFFLINE_GENERATORS`, else an input shaped by the tool's schema
+ * — from the request's data: the messages and their markup elements, the answer language among
+ * them (`readOfflineRequest`). Never from the system prompt or any description, so rewording the
+ * instructions changes nothing here. Deterministic: seeded by the tool's name and the messages.
+ * The answer's keys follow the input schema; if it exceeds `inferenceConfig.maxTokens` it is cut
+ * there and stops with `max_tokens`, like a real model.
  * @throws OfflineRequestError when the request has no tool or no user message
  */
 export function respondOffline(body: ConverseWireRequest): OfflineResponse {
-  const prompt = readOfflinePrompt(body);
-  const serializedRequest = JSON.stringify(body);
-  // Seeded without inferenceConfig: a smaller maxTokens cuts the same answer short, as it would
-  // with a real model at temperature 0, instead of producing a different one.
-  const { inferenceConfig: _ignored, ...content } = body;
-  const random = createSeededRandom(JSON.stringify(content));
-  const answer =
-    prompt.toolName === DRAFT_TOOL_NAME
-      ? buildOfflineTicketDraft(
-          readDraftTranscript(prompt.lastUserText),
-          allowedCategories(prompt.inputSchema),
-        )
-      : prompt.toolName === HANDOFF_TOOL_NAME
-        ? buildOfflineHandoffSummary(
-            readHandoffTranscript(prompt.lastUserText),
-            requestedLanguage(body),
-          )
-        : prompt.toolName === MAIL_DRAFT_TOOL_NAME
-          ? buildOfflineMailDraft(readRefineRequest(prompt.lastUserText))
-          : buildOfflineAnswer(prompt, detectLanguage(prompt.inquiries.join('\n')), random);
-  const input = JSON.stringify(orderByInputSchema(answer, prompt.inputSchema));
+  const request = readOfflineRequest(body);
+  // Seeded by the data only: reworded instructions give the same answer, and a smaller maxTokens
+  // cuts the same answer short, as a real model at temperature 0 would.
+  const random = createSeededRandom(
+    JSON.stringify({ tool: request.toolName, messages: request.messages }),
+  );
+  const answer = generate(request, random);
+  const input = JSON.stringify(orderByInputSchema(answer, request.inputSchema));
 
-  const budget = (prompt.maxTokens ?? Number.POSITIVE_INFINITY) * CHARS_PER_TOKEN;
+  const budget = (request.maxTokens ?? Number.POSITIVE_INFINITY) * CHARS_PER_TOKEN;
   const fragments: string[] = [];
   let sent = 0;
   for (const fragment of splitIntoFragments(input, random)) {
@@ -84,31 +53,21 @@ export function respondOffline(body: ConverseWireRequest): OfflineResponse {
 
   return {
     toolUseId,
-    toolName: prompt.toolName,
+    toolName: request.toolName,
     fragments,
     stopReason: sent < input.length ? 'max_tokens' : 'tool_use',
-    inputTokens: Math.ceil(serializedRequest.length / CHARS_PER_TOKEN),
+    // A longer prompt costs more input tokens, as with a real model.
+    inputTokens: Math.ceil(JSON.stringify(body).length / CHARS_PER_TOKEN),
     outputTokens: Math.ceil(sent / CHARS_PER_TOKEN),
   };
 }
 
-/**
- * The language the system prompt asks for (`Write every text field in Japanese.`), as a model
- * would follow it; undefined when it names none (then the inquiry's language).
- */
-function requestedLanguage(body: ConverseWireRequest): 'ja' | 'en' | undefined {
-  const system = (body.system ?? []).map((block) => block.text ?? '').join('\n');
-  const named = /Write every text field in (Japanese|English)\b/.exec(system)?.[1];
-  return named === undefined ? undefined : named === 'Japanese' ? 'ja' : 'en';
-}
-
-/** The `category` enum of the draft tool's input schema, if it has one. */
-function allowedCategories(inputSchema: OfflinePrompt['inputSchema']): string[] | undefined {
-  const category = (inputSchema as { properties?: { category?: { enum?: unknown } } } | null)
-    ?.properties?.category?.enum;
-  return Array.isArray(category) && category.every((value) => typeof value === 'string')
-    ? category
-    : undefined;
+function generate(
+  request: OfflineRequest,
+  random: SeededRandom,
+): Readonly<Record<string, unknown>> {
+  const generator = OFFLINE_GENERATORS.get(request.toolName);
+  return generator ? generator(request, random) : schemaShapedInput(request);
 }
 
 /**
@@ -148,25 +107,4 @@ function splitIntoFragments(text: string, random: SeededRandom): string[] {
     start = end;
   }
   return fragments;
-}
-
-/**
- * mulberry32 seeded from the SHA-256 of `seed`: the same request body always yields the same
- * answer and the same fragment boundaries, so a failing test replays exactly.
- */
-function createSeededRandom(seed: string): SeededRandom {
-  let state = createHash('sha256').update(seed).digest().readUInt32LE(0);
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const integer = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  const pick = <T>(items: readonly T[]): T => {
-    if (items.length === 0) throw new RangeError('pick needs at least one item');
-    return items[integer(0, items.length - 1)] as T;
-  };
-  return { next, integer, pick };
 }

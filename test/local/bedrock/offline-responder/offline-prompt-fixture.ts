@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Language } from '../../../../functions/chat/inquiry-rules.js';
+import { detectLanguage, type Language } from '../../../../functions/chat/inquiry-rules.js';
 import { buildModelRequest } from '../../../../functions/chat/model-request.js';
 import { defaultChatConfig, type RetrievedTicket } from '../../../../functions/chat/ports.js';
 import { renderPromptMarkup } from '../../../../functions/chat/prompt-markup.js';
@@ -46,6 +46,7 @@ export function userMessage(options: {
   tickets?: readonly RetrievedTicket[];
   /** Earlier inquiries of the conversation, newest first, for the archive section. */
   archive?: readonly { question: string; advice?: string }[];
+  /** @default the inquiry's language, as the chat core decides it */
   language?: Language;
 }): string {
   const empty = options.inquiry === '';
@@ -57,7 +58,7 @@ export function userMessage(options: {
       ...inquiry,
     })),
     tickets: options.tickets ?? [TICKET_A, TICKET_B],
-    language: options.language ?? 'ja',
+    language: options.language ?? detectLanguage(options.inquiry),
     archiveBudget: defaultChatConfig.archiveBudget,
     maxTokens: defaultChatConfig.maxTokens,
   });
