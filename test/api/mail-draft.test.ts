@@ -235,7 +235,8 @@ describe('refining the mail draft', () => {
     const text = (stored?.version as { text?: string } | undefined)?.text ?? '';
     expect(text).toContain('Thank you for contacting the IT Service Desk.');
     const prompt = chat.bedrock.converseRequests.at(-1)?.body.messages?.[0]?.content?.[0]?.text;
-    expect(prompt).toContain('style="other_language" language="en"');
+    expect(prompt).toContain('<answer_language>\nen\n</answer_language>');
+    expect(prompt).toContain('<refinement style="other_language">');
     // basedOn 1 is the original: the edit is not what was refined.
     expect(prompt).not.toContain('短い版です。');
     expect(prompt).toContain((printer.result?.mail_draft ?? '').split('\n')[0]);
