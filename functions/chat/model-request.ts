@@ -41,10 +41,9 @@ export interface ModelRequestInput {
  *
  * Every user message is markup (ADR 0015): what staff wrote is the content of an `inquiry`
  * element, the answer language, the tickets and the archive are elements of their own, all text
- * escaped, so nothing
- * a ticket, an earlier answer or staff wrote can add or close a section. An earlier message is
- * wrapped the same way every time it is sent, so the history prefix stays byte-identical from
- * turn to turn (prompt caching, ADR 0009).
+ * escaped, so nothing a ticket, an earlier answer or staff wrote can add or close a section. An
+ * earlier message is wrapped the same way every time it is sent, so the history prefix stays
+ * byte-identical from turn to turn (prompt caching, ADR 0009).
  */
 export function buildModelRequest(input: ModelRequestInput): Omit<ChatModelRequest, 'signal'> {
   const flat = toAlternatingMessages(input.working.map(toFlatMessage));

@@ -206,9 +206,8 @@ export function draftScrubOptions(
 
 /**
  * The transcript as the model reads it: the answer language, the conversation, then the cited
- * tickets, each with its
- * category where `categories` knows it — markup whose text is escaped, so nothing staff, an
- * answer or a ticket subject says can add or close a section (ADR 0015).
+ * tickets, each with its category where `categories` knows it — markup whose text is escaped, so
+ * nothing staff, an answer or a ticket subject says can add or close a section (ADR 0015).
  */
 export function transcriptText(
   transcript: InquiryTranscript,
