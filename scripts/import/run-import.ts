@@ -11,7 +11,12 @@ import {
   renderTicketDocuments,
   ticketDocumentNames,
 } from '../../functions/knowledge/ticket-document.js';
-import { type ByteMeter, listExportFiles, totalBytes } from './export-files.js';
+import {
+  type ByteMeter,
+  listExportFiles,
+  type TextEncodingName,
+  totalBytes,
+} from './export-files.js';
 import {
   type ImportedRecord,
   MalformedRecordError,
@@ -24,7 +29,7 @@ import {
 } from './imported-ticket.js';
 import { readJiraExport } from './sources/jira.js';
 import { readServiceNowExport } from './sources/servicenow.js';
-import type { CommentPolicy } from './sources/source-options.js';
+import type { CommentPolicy, SourceOptions } from './sources/source-options.js';
 import { readTabularExport, type TabularMapping } from './sources/tabular.js';
 import { readZendeskExport } from './sources/zendesk.js';
 import { ManifestError, StagedTicketFolder } from './staged-ticket-folder.js';
@@ -86,6 +91,8 @@ export interface ImportOptions {
   readonly mapping?: TabularMapping;
   readonly restrictedWhen?: readonly string[];
   readonly comments?: CommentPolicy;
+  /** The encoding of CSV and JSON Lines files (`--encoding`); absent: detected per file. */
+  readonly encoding?: TextEncodingName;
   /** Patterns and dictionary for the scrub (`parseScrubSettings` of `--scrub-settings`). */
   readonly scrubSettings?: ScrubSettings;
   readonly dryRun?: boolean;
@@ -153,6 +160,11 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     );
   }
   if (!options.dryRun && !options.outDir) throw new ImportUsageError('--out <folder> is required');
+  if (options.encoding && (options.source === 'jira' || options.source === 'zendesk')) {
+    throw new ImportUsageError(
+      `--encoding is for CSV and JSON Lines files; a ${SOURCE_LABELS[options.source]} export is JSON, always UTF-8`,
+    );
+  }
   const extensions =
     options.source === 'csv'
       ? ['.csv']
@@ -165,8 +177,11 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     bytesRead: 0,
     total: totalBytes(listExportFiles(options.paths, extensions)),
   };
-  const comments = options.comments ?? DEFAULT_COMMENTS[options.source];
-  const items = readSource(options, comments, meter);
+  const sourceOptions: SourceOptions = {
+    comments: options.comments ?? DEFAULT_COMMENTS[options.source],
+    ...(options.encoding ? { encoding: options.encoding } : {}),
+  };
+  const items = readSource(options, sourceOptions, meter);
 
   let folder: StagedTicketFolder;
   try {
@@ -295,22 +310,23 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
 
 function readSource(
   options: ImportOptions,
-  comments: CommentPolicy,
+  sourceOptions: SourceOptions,
   meter: ByteMeter,
 ): AsyncIterable<SourceItem> {
   switch (options.source) {
     case 'servicenow':
-      return readServiceNowExport(options.paths, { comments }, meter);
+      return readServiceNowExport(options.paths, sourceOptions, meter);
     case 'jira':
-      return readJiraExport(options.paths, { comments }, meter);
+      return readJiraExport(options.paths, sourceOptions, meter);
     case 'zendesk':
-      return readZendeskExport(options.paths, { comments }, meter);
+      return readZendeskExport(options.paths, sourceOptions, meter);
     case 'csv':
     case 'jsonl':
       return readTabularExport(
         options.paths,
         options.source,
         options.mapping as TabularMapping,
+        sourceOptions,
         meter,
       );
   }
