@@ -137,6 +137,7 @@ function byteOrderMarkOf(file: string): FileEncoding | undefined {
 
 /** Whether the whole file decodes as `encoding` without an invalid byte. */
 function decodesAs(file: string, encoding: TextEncodingName): boolean {
+  if (encoding === 'utf-8') return isUtf8File(file);
   const decoder = new TextDecoder(encoding, { fatal: true });
   try {
     for (const chunk of readChunks(file)) decoder.decode(chunk, { stream: true });
@@ -146,6 +147,35 @@ function decodesAs(file: string, encoding: TextEncodingName): boolean {
     if (error instanceof TypeError) return false;
     throw error;
   }
+}
+
+/**
+ * Whether the whole file is valid UTF-8, by `isUtf8` (native, many times faster than decoding):
+ * each chunk is checked up to its last complete sequence, the bytes of a sequence cut by the
+ * chunk's end go with the next.
+ */
+function isUtf8File(file: string): boolean {
+  let carried = Buffer.alloc(0);
+  for (const chunk of readChunks(file)) {
+    const bytes = carried.length > 0 ? Buffer.concat([carried, chunk]) : chunk;
+    const end = completeSequencesEnd(bytes);
+    if (!isUtf8(bytes.subarray(0, end))) return false;
+    carried = Buffer.from(bytes.subarray(end));
+  }
+  return carried.length === 0;
+}
+
+/** Where the last complete UTF-8 sequence of `bytes` ends (a lead byte in the last three starts one). */
+function completeSequencesEnd(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back += 1) {
+    const byte = bytes[bytes.length - back] as number;
+    if (byte < 0x80) return bytes.length;
+    if (byte >= 0xc0) {
+      const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return length > back ? bytes.length - back : bytes.length;
+    }
+  }
+  return bytes.length;
 }
 
 /**

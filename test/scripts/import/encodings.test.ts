@@ -178,6 +178,32 @@ describe('Shift_JIS exports', () => {
   });
 });
 
+describe('detection across the 1 MB reads', () => {
+  it('finds UTF-8 valid when a character straddles a read, and invalid when a byte is cut off', () => {
+    const directory = temporaryDirectory();
+    const chunk = 1024 * 1024;
+    for (const offset of [1, 2, 3]) {
+      // "あ" (E3 81 82) and "😀" (F0 9F 98 80) starting `offset` bytes before a read's end.
+      for (const character of ['あ', '😀']) {
+        const file = join(directory, `straddle-${offset}-${character.length}.csv`);
+        const text = `${'a'.repeat(chunk - offset)}${character}\n`;
+        writeFileSync(file, text);
+        expect(encodingOfTextFile(file, undefined)).toBe('utf-8');
+        // The same bytes with the character's last byte missing are not UTF-8 (whether they
+        // happen to be Shift_JIS or nothing).
+        writeFileSync(file, Buffer.from(text).subarray(0, -2));
+        let detected: string;
+        try {
+          detected = encodingOfTextFile(file, undefined);
+        } catch (error) {
+          detected = (error as Error).message;
+        }
+        expect(detected).not.toBe('utf-8');
+      }
+    }
+  });
+});
+
 describe('a file in neither encoding', () => {
   it('is refused naming both encodings, having written nothing', async () => {
     const directory = temporaryDirectory();
