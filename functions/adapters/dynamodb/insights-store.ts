@@ -32,6 +32,7 @@ import type {
   InsightsScope,
   InsightsStore,
 } from '../../insights/ports.js';
+import { translateUnavailable } from './store-unavailable.js';
 
 /**
  * The `InsightsStore` on the `Insights` table (`insightsTable` in table-definitions.ts, ADR 0022).
@@ -176,7 +177,8 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
     return items.map(toCounterRow);
   }
 
-  return {
+  // An outage is a 503 like the conversation store's (the lead's page, a draft from a gap example).
+  return translateUnavailable<InsightsStore>({
     async recordChat(scope, insight) {
       const increments = chatIncrements(insight);
       await Promise.all(increments.map((increment) => apply(scope, increment)));
@@ -399,7 +401,7 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
         },
       );
     },
-  };
+  });
 
   /**
    * A gap example, if its topic has a slot left that day: the slot is taken by a conditional
