@@ -18,6 +18,7 @@ import {
   type ImportProgress,
   type ImportReport,
   ImportUsageError,
+  MAX_IMPORTED_TEXT,
   runImport,
   StrictImportError,
 } from './import/run-import.js';
@@ -269,6 +270,18 @@ function printReport(report: ImportReport, outDir: string | undefined): void {
   if (rules.length > 0) {
     console.log(`Restricted: ${report.restricted} ticket(s)`);
     for (const [rule, count] of rules) console.log(`  ${String(count).padStart(7)}  ${rule}`);
+  }
+  if (report.cutToSize.count > 0) {
+    console.log(
+      `Cut to size: ${report.cutToSize.count} ticket(s) over ${MAX_IMPORTED_TEXT.inquiry.toLocaleString('en-US')} characters of inquiry or ` +
+        `${MAX_IMPORTED_TEXT.resolution.toLocaleString('en-US')} of resolution, each ending in " …": ` +
+        `${report.cutToSize.ids.join(', ')}${report.cutToSize.count > report.cutToSize.ids.length ? ', …' : ''}`,
+    );
+  }
+  if (report.categoriesChanged > 0) {
+    console.log(
+      `Categories changed to letters, digits, spaces and - _ . / & ( ) + ・ : (or uncategorized): ${report.categoriesChanged} ticket(s).`,
+    );
   }
   const scrubbed = Object.entries(report.scrubbed).filter(([, count]) => count > 0);
   console.log(
