@@ -72,7 +72,8 @@ describe('DynamoDB unavailable', () => {
     const answerSeq = meta.userSeq + 1;
     const inquiryId = meta.inquiryId ?? id;
     const turn = `/api/conversations/${id}/turns/${answerSeq}`;
-    const GAP_EXAMPLE = `${id}-${answerSeq}`;
+    // A gap example id of the right form (opaque, 22 base64url characters).
+    const GAP_EXAMPLE = 'A'.repeat(22);
     const knowledge = {
       subject: 'VPNにつながらない',
       category: 'Network',
