@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -7,12 +7,18 @@ import {
   type ScrubSettings,
 } from '../functions/knowledge/personal-data-scrub.js';
 import { SkipError } from './deployed-stack.js';
-import { ExportFileError } from './import/export-files.js';
+import {
+  ExportFileError,
+  readUtf8TextFile,
+  TEXT_ENCODINGS,
+  type TextEncodingName,
+} from './import/export-files.js';
 import { SKIP_REASONS, SOURCE_NAMES, type SourceName } from './import/imported-ticket.js';
 import {
   type ImportProgress,
   type ImportReport,
   ImportUsageError,
+  MAX_IMPORTED_TEXT,
   runImport,
   StrictImportError,
 } from './import/run-import.js';
@@ -41,6 +47,9 @@ const USAGE = `usage: npm run import -- --from <${SOURCE_NAMES.join('|')}> <expo
   --restricted-when f=v       mark tickets whose field f has value v restricted (repeatable)
   --comments public|all|none  which comments become resolution steps (default: close notes for
                               servicenow, public agent comments for jira and zendesk)
+  --encoding utf-8|shift_jis  the encoding of CSV and JSON Lines files (default: UTF-8 when the
+                              file is valid UTF-8, else Shift_JIS when it is valid Shift_JIS;
+                              a byte-order mark decides first)
   --scrub-settings <file>     extra patterns and a name dictionary for the personal-data scrub
   --dry-run                   write nothing; print what would be written, changed and skipped
   --prune                     remove tickets this import wrote earlier that are no longer exported
@@ -127,6 +136,7 @@ function parseCommandLine(argv: readonly string[]) {
       mapping: { type: 'string' },
       'restricted-when': { type: 'string', multiple: true, default: [] },
       comments: { type: 'string' },
+      encoding: { type: 'string' },
       'scrub-settings': { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       prune: { type: 'boolean', default: false },
@@ -150,15 +160,22 @@ function parseCommandLine(argv: readonly string[]) {
   if (comments && !(COMMENT_POLICIES as readonly string[]).includes(comments)) {
     throw new Error(`--comments must be one of ${COMMENT_POLICIES.join(', ')}`);
   }
+  const encoding = values.encoding?.toLowerCase().replace(/^utf8$/, 'utf-8') as
+    | TextEncodingName
+    | undefined;
+  if (encoding && !(TEXT_ENCODINGS as readonly string[]).includes(encoding)) {
+    throw new Error(`--encoding must be one of ${TEXT_ENCODINGS.join(', ')}`);
+  }
   if (values.mapping && source !== 'csv' && source !== 'jsonl') {
     throw new Error('--mapping is for --from csv or jsonl');
   }
   const scrubSettingsFile = values['scrub-settings'];
   let scrubSettings: ScrubSettings | undefined;
   if (scrubSettingsFile) {
+    const text = readUtf8TextFile(`--scrub-settings ${scrubSettingsFile}`, scrubSettingsFile);
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(scrubSettingsFile, 'utf8'));
+      json = JSON.parse(text);
     } catch (error) {
       throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
     }
@@ -177,6 +194,7 @@ function parseCommandLine(argv: readonly string[]) {
       mapping: values.mapping ? readTabularMapping(values.mapping) : undefined,
       restrictedWhen: values['restricted-when'],
       comments,
+      encoding,
       scrubSettings,
       dryRun: values['dry-run'],
       prune: values.prune,
@@ -252,6 +270,18 @@ function printReport(report: ImportReport, outDir: string | undefined): void {
   if (rules.length > 0) {
     console.log(`Restricted: ${report.restricted} ticket(s)`);
     for (const [rule, count] of rules) console.log(`  ${String(count).padStart(7)}  ${rule}`);
+  }
+  if (report.cutToSize.count > 0) {
+    console.log(
+      `Cut to size: ${report.cutToSize.count} ticket(s) over ${MAX_IMPORTED_TEXT.inquiry.toLocaleString('en-US')} characters of inquiry or ` +
+        `${MAX_IMPORTED_TEXT.resolution.toLocaleString('en-US')} of resolution, each ending in " …": ` +
+        `${report.cutToSize.ids.join(', ')}${report.cutToSize.count > report.cutToSize.ids.length ? ', …' : ''}`,
+    );
+  }
+  if (report.categoriesChanged > 0) {
+    console.log(
+      `Categories changed to letters, digits, spaces and - _ . / & ( ) + ・ : (or uncategorized): ${report.categoriesChanged} ticket(s).`,
+    );
   }
   const scrubbed = Object.entries(report.scrubbed).filter(([, count]) => count > 0);
   console.log(

@@ -249,7 +249,10 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
   async function gapExampleInquiry(request: ApiRequest, exampleId: string): Promise<InquirySource> {
     const named = parseGapExampleId(exampleId);
     const scope = { tenantId: request.owner.tenantId };
-    const found = named && (await dependencies.gapExamples?.findGapExample(scope, named));
+    const found =
+      named === undefined
+        ? undefined
+        : await dependencies.gapExamples?.findGapExample(scope, named);
     if (!found?.solved)
       throw new HttpError('not_found', 'No solved knowledge-gap example with that id');
     return {

@@ -96,12 +96,12 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
       kind: 'version',
       version,
       maxVersions: MAX_MAIL_DRAFT_VERSIONS,
+      versionsSeen: answer.turn.mailDraftVersions?.length ?? 0,
     });
     return {
       seq: answer.turn.seq,
-      // Concurrent changes of one answer are each kept (the store appends atomically); this
-      // number is the one the loaded state gives it, which the detail confirms on reload.
-      number: answer.texts.length + 1,
+      // Assigned in the store's commit: concurrent versions of one answer never share a number.
+      number: updated.versionNumber,
       version,
       usage: mailDraftUsageOf({
         ...answer.turn,

@@ -164,14 +164,15 @@ export interface ConversationStore {
    * refinement) to `mailDraftVersions`, or counts an action (`copy` → `mailDraftCopies`,
    * `open_in_mail` → `mailDraftMailOpens`). `TurnNotFoundError` when `seq` is no answer turn;
    * `MailDraftFullError` when it already has `maxVersions` versions, decided in the commit, so two
-   * concurrent edits cannot both pass the limit. The version's text and checks are the caller's.
+   * concurrent edits cannot both pass the limit. A version's number is assigned in the same
+   * commit, so concurrent versions never share one. The version's text and checks are the caller's.
    */
   recordMailDraft(
     owner: Owner,
     conversationId: string,
     seq: number,
     change: MailDraftChange,
-  ): Promise<ConversationSummary>;
+  ): Promise<MailDraftRecorded>;
   /**
    * Records that an inquiry became the knowledge ticket `published.issueId`, in a versioned
    * commit (`version` bumps, `updatedAt` does not). At most one ticket per inquiry: a second
@@ -216,8 +217,19 @@ export type MailDraftChange =
       readonly version: MailDraftVersion;
       /** At most this many versions besides the original (`MAX_MAIL_DRAFT_VERSIONS`). */
       readonly maxVersions: number;
+      /**
+       * How many versions the caller saw stored: the store's first guess of the count it appends
+       * to (a store that finds more stored meanwhile counts again; the number is the store's).
+       */
+      readonly versionsSeen: number;
     }
   | { readonly kind: 'action'; readonly action: MailDraftAction };
+
+/**
+ * The conversation after a mail draft change and, for a version, its number as the ‹ › counter
+ * shows it (the original is 1, the first stored version 2): the count the commit appended to.
+ */
+export type MailDraftRecorded = ConversationSummary & { readonly versionNumber?: number };
 
 /**
  * Who a conversation belongs to. Always derived from the verified identity (Cognito token, or the

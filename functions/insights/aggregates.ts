@@ -1,5 +1,5 @@
+import { randomBytes } from 'node:crypto';
 import type { AnswerFeedback } from '../contract/conversations.js';
-import { ULID_SOURCE } from '../contract/ids.js';
 import type { GapReason } from '../contract/insights.js';
 import type { ChatInsight, FeedbackInsight, GapExampleSource, MailDraftInsight } from './ports.js';
 
@@ -86,29 +86,20 @@ export const answerKey = (conversationId: string, answerSeq: number): string =>
   `${conversationId}#${answerSeq}`;
 
 /**
- * A gap example's id on the wire (`draftFrom.exampleId`) and in the leads' draft routes: the
- * answer it belongs to as `<conversationId>-<seq>`, which needs no escaping in a URL path (the
- * store's `#` would be a fragment).
- * @example
- * gapExampleIdOf('01JCONV…#2'); // '01JCONV…-2'
+ * A gap example's id on the wire (`draftFrom.exampleId`) and in the leads' draft routes: 128
+ * random bits, base64url (22 characters), made when the example is stored. Opaque: unlike the
+ * answer's key it was once derived from, it tells nothing of the owner's conversation — not its
+ * id, nor the creation time a ULID carries. The store resolves it to its answer.
  */
-export const gapExampleIdOf = (answerKeyValue: string): string => {
-  const at = answerKeyValue.lastIndexOf('#');
-  return `${answerKeyValue.slice(0, at)}-${answerKeyValue.slice(at + 1)}`;
-};
+export const newGapExampleId = (): string => randomBytes(16).toString('base64url');
 
 /** A gap example id as a regular-expression source without anchors (the route table's parameter). */
-export const GAP_EXAMPLE_ID_SOURCE = `${ULID_SOURCE}-[1-9]\\d{0,8}`;
-const GAP_EXAMPLE_ID = new RegExp(`^(${ULID_SOURCE})-([1-9]\\d{0,8})$`);
+export const GAP_EXAMPLE_ID_SOURCE = '[A-Za-z0-9_-]{22}';
+const GAP_EXAMPLE_ID = new RegExp(`^${GAP_EXAMPLE_ID_SOURCE}$`);
 
-/** The answer a gap example id names, or undefined for anything else. */
-export function parseGapExampleId(
-  exampleId: string,
-): { readonly conversationId: string; readonly answerSeq: number } | undefined {
-  const matched = GAP_EXAMPLE_ID.exec(exampleId);
-  return matched
-    ? { conversationId: matched[1] as string, answerSeq: Number(matched[2]) }
-    : undefined;
+/** The id if it has a gap example id's form, else undefined. */
+export function parseGapExampleId(exampleId: string): string | undefined {
+  return GAP_EXAMPLE_ID.test(exampleId) ? exampleId : undefined;
 }
 
 /** What a finished chat adds to the counters (the gap example and retrieved set aside). */
@@ -358,6 +349,8 @@ export interface ExampleRow {
   readonly solved?: boolean;
   /** Where it came from (server-side only, never in the page's body); absent on older rows. */
   readonly source?: GapExampleSource;
+  /** Its opaque id (`newGapExampleId`); absent on rows stored before ids were opaque. */
+  readonly exampleId?: string;
 }
 
 /** A solved inquiry as stored: the answer it came from and the tickets marked as its solution. */

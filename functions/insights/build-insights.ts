@@ -11,7 +11,6 @@ import type {
 import {
   type CounterRow,
   GAP_ALREADY_COUNTED,
-  gapExampleIdOf,
   type InsightAggregates,
   MAIL_DRAFT_COUNTERS,
   TICKET_SUBJECT_LABEL,
@@ -253,12 +252,12 @@ function gapsOf(
     });
     examplesByTopic.set(row.topicKey, list);
   }
-  // A solved example of the group, newest first, to draft knowledge from: one whose source the
-  // store kept (an older row without it could not be resolved to its conversation).
+  // A solved example of the group, newest first, to draft knowledge from: one whose source and
+  // opaque id the store kept (an older row without them could not be resolved or named).
   const solvedByTopic = new Map<string, string>();
   for (const row of newestFirst) {
-    if (row.solved === true && row.source && !solvedByTopic.has(row.topicKey)) {
-      solvedByTopic.set(row.topicKey, gapExampleIdOf(row.id));
+    if (row.solved === true && row.source && row.exampleId && !solvedByTopic.has(row.topicKey)) {
+      solvedByTopic.set(row.topicKey, row.exampleId);
     }
   }
 

@@ -84,7 +84,7 @@ export interface GapExampleSource {
   readonly inquiryId: string;
 }
 
-/** A gap example as a lead's knowledge draft resolves it (`findGapExample`). */
+/** A gap example as a lead's knowledge draft resolves its opaque id (`findGapExample`). */
 export interface GapExampleOrigin extends GapExampleSource {
   readonly conversationId: string;
   readonly answerSeq: number;
@@ -165,14 +165,11 @@ export interface InsightsStore {
   forgetConversation(scope: InsightsScope, conversationId: string): Promise<void>;
   listSolvedInquiries(scope: InsightsScope): Promise<readonly SolvedInquiry[]>;
   /**
-   * The gap example of one answer with where it came from, for a lead's knowledge draft; undefined
-   * when there is none (never recorded, forgotten with its conversation, expired) or it was stored
-   * without its source (before sources were kept). One item read.
+   * The gap example an opaque id names (`draftFrom.exampleId`) with where it came from, for a
+   * lead's knowledge draft; undefined when there is none (never recorded, forgotten with its
+   * conversation, expired) or it was stored without its source (before sources were kept).
    */
-  findGapExample(
-    scope: InsightsScope,
-    example: { readonly conversationId: string; readonly answerSeq: number },
-  ): Promise<GapExampleOrigin | undefined>;
+  findGapExample(scope: InsightsScope, exampleId: string): Promise<GapExampleOrigin | undefined>;
   recordEvaluationRun(scope: InsightsScope, run: EvaluationRun): Promise<void>;
   /**
    * The page's body for the window ending today (UTC), read in O(days × topics) items. With

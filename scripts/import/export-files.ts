@@ -1,4 +1,13 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
@@ -7,6 +16,12 @@ import { join, relative } from 'node:path';
  * (cut from the bytes by {@link JsonPageSplitter}, each parsed by `JSON.parse`), the rows of an RFC 4180 CSV file and the lines of a JSON Lines
  * file. A ~500 MB page file is read 1 MB at a time ({@link readChunks}), so memory holds a chunk
  * and the records it completes, never the file.
+ *
+ * Text is decoded strictly: a byte sequence that is not valid in the file's encoding stops the
+ * import with a message naming the encoding ({@link encodingOfTextFile}), never a ticket of
+ * U+FFFD. CSV and JSON Lines files are UTF-8 when they are valid UTF-8, else Shift_JIS (CP932,
+ * what Excel on Japanese Windows writes) when they are valid Shift_JIS, or what `--encoding`
+ * names; a byte-order mark decides before either. JSON pages are UTF-8 (RFC 8259) and nothing else.
  */
 
 /** A problem with the export as a whole (a missing file, JSON that does not parse): nothing is written. */
@@ -63,6 +78,153 @@ function walk(directory: string): string[] {
 /** Bytes of `files` together: what the progress line's ETA is measured against. */
 export function totalBytes(files: readonly string[]): number {
   return files.reduce((sum, file) => sum + statSync(file).size, 0);
+}
+
+/** What `--encoding` may name: the encodings a CSV or JSON Lines export comes in. */
+export const TEXT_ENCODINGS = ['utf-8', 'shift_jis'] as const;
+export type TextEncodingName = (typeof TEXT_ENCODINGS)[number];
+
+/** How a text file is decoded: a name `--encoding` takes, or UTF-16 that its byte-order mark names. */
+export type FileEncoding = TextEncodingName | 'utf-16le' | 'utf-16be';
+
+/** The encodings' names as messages and the report write them. */
+export const ENCODING_LABELS: Readonly<Record<FileEncoding, string>> = {
+  'utf-8': 'UTF-8',
+  shift_jis: 'Shift_JIS',
+  'utf-16le': 'UTF-16LE',
+  'utf-16be': 'UTF-16BE',
+};
+
+/**
+ * How to decode a CSV or JSON Lines file. A byte-order mark decides first, as the WHATWG
+ * Encoding Standard's decode does (UTF-8 `EF BB BF`, as Excel's "CSV UTF-8" writes; UTF-16 `FF FE`
+ * or `FE FF`), even over `chosen`: the mark is in the bytes, the option is a guess about them.
+ * Otherwise `chosen` (`--encoding`); otherwise UTF-8 if the whole file is valid UTF-8, else
+ * Shift_JIS if the whole file is valid Shift_JIS. The check reads the file once more, without
+ * holding it. Shift_JIS text is almost never valid UTF-8 (its kana and kanji bytes are UTF-8
+ * continuation bytes without a lead), so the order decides nothing a person would notice. A file
+ * that is neither is refused, naming both.
+ */
+export function encodingOfTextFile(
+  file: string,
+  chosen: TextEncodingName | undefined,
+): FileEncoding {
+  const marked = byteOrderMarkOf(file);
+  if (marked) return marked;
+  if (chosen) return chosen;
+  if (decodesAs(file, 'utf-8')) return 'utf-8';
+  if (decodesAs(file, 'shift_jis')) return 'shift_jis';
+  throw new ExportFileError(
+    `${displayName(file)}: is neither UTF-8 nor Shift_JIS text; save it as "CSV UTF-8" ` +
+      'or name its encoding with --encoding utf-8|shift_jis',
+  );
+}
+
+function byteOrderMarkOf(file: string): FileEncoding | undefined {
+  const descriptor = openSync(file, 'r');
+  const head = Buffer.alloc(3);
+  let length: number;
+  try {
+    length = readSync(descriptor, head, 0, 3, 0);
+  } finally {
+    closeSync(descriptor);
+  }
+  if (length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
+  if (length >= 2 && head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (length >= 2 && head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
+/** Whether the whole file decodes as `encoding` without an invalid byte. */
+function decodesAs(file: string, encoding: TextEncodingName): boolean {
+  if (encoding === 'utf-8') return isUtf8File(file);
+  const decoder = new TextDecoder(encoding, { fatal: true });
+  try {
+    for (const chunk of readChunks(file)) decoder.decode(chunk, { stream: true });
+    decoder.decode();
+    return true;
+  } catch (error) {
+    if (error instanceof TypeError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Whether the whole file is valid UTF-8, by `isUtf8` (native, many times faster than decoding):
+ * each chunk is checked up to its last complete sequence, the bytes of a sequence cut by the
+ * chunk's end go with the next.
+ */
+function isUtf8File(file: string): boolean {
+  let carried = Buffer.alloc(0);
+  for (const chunk of readChunks(file)) {
+    const bytes = carried.length > 0 ? Buffer.concat([carried, chunk]) : chunk;
+    const end = completeSequencesEnd(bytes);
+    if (!isUtf8(bytes.subarray(0, end))) return false;
+    carried = Buffer.from(bytes.subarray(end));
+  }
+  return carried.length === 0;
+}
+
+/** Where the last complete UTF-8 sequence of `bytes` ends (a lead byte in the last three starts one). */
+function completeSequencesEnd(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back += 1) {
+    const byte = bytes[bytes.length - back] as number;
+    if (byte < 0x80) return bytes.length;
+    if (byte >= 0xc0) {
+      const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return length > back ? bytes.length - back : bytes.length;
+    }
+  }
+  return bytes.length;
+}
+
+/**
+ * A strict decoder of a file's text, chunk by chunk: an invalid byte is an `ExportFileError`
+ * naming the encoding and the line of the byte, not U+FFFD. The UTF-8 and UTF-16 byte-order
+ * mark is dropped.
+ */
+function strictDecoder(file: string, encoding: FileEncoding) {
+  const decoder = new TextDecoder(encoding, { fatal: true });
+  let lines = 0;
+  const newlinesIn = (text: string) => {
+    let count = 0;
+    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count += 1;
+    return count;
+  };
+  const decode = (chunk: Buffer | undefined): string => {
+    try {
+      const text = chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+      lines += newlinesIn(text);
+      return text;
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      // Where in the chunk: the same bytes decoded leniently, up to the first replacement.
+      const lenient = chunk ? new TextDecoder(encoding).decode(chunk) : '';
+      const invalidAt = lenient.indexOf('\uFFFD');
+      const line = lines + 1 + (invalidAt > 0 ? newlinesIn(lenient.slice(0, invalidAt)) : 0);
+      throw new ExportFileError(
+        `${displayName(file)}: is not valid ${ENCODING_LABELS[encoding]} text (line ${line}); ` +
+          'name its encoding with --encoding utf-8|shift_jis',
+      );
+    }
+  };
+  return { decode: (chunk: Buffer) => decode(chunk), end: () => decode(undefined) };
+}
+
+/**
+ * A small UTF-8 text file (a mapping, scrub settings), refused when it is not UTF-8 rather than
+ * read with U+FFFD in a column name or a pattern; a byte-order mark is dropped. `name` is how
+ * messages name it (`mapping mapping.json`).
+ */
+export function readUtf8TextFile(name: string, file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new ExportFileError(`${name}: ${(error as Error).message}`);
+  }
+  if (!isUtf8(bytes)) throw new ExportFileError(`${name}: is not UTF-8 text; save it as UTF-8`);
+  return bytes.toString('utf8').replace(/^\uFEFF/, '');
 }
 
 /** Bytes a reader takes from an export file at once. */
@@ -270,8 +432,7 @@ export class JsonPageSplitter {
       const state = this.#state;
       if (state === 'scanKey' || state === 'scanElement' || state === 'scanValue') {
         if (!this.#scan()) return;
-        const text =
-          this.#heldFrom >= 0 ? buffer.toString('utf8', this.#heldFrom, this.#position) : '';
+        const text = this.#heldFrom >= 0 ? utf8Text(buffer, this.#heldFrom, this.#position) : '';
         this.#heldFrom = -1;
         if (state === 'scanKey') {
           this.#key = parseScalar(text) as string;
@@ -431,6 +592,15 @@ export class JsonPageSplitter {
   }
 }
 
+/** Held bytes as text; JSON is UTF-8 (RFC 8259), so anything else is refused, not replaced. */
+function utf8Text(buffer: Buffer, from: number, to: number): string {
+  const bytes = buffer.subarray(from, to);
+  if (!isUtf8(bytes)) {
+    throw new JsonPageError('not UTF-8 text; a JSON export is UTF-8, convert the file to UTF-8');
+  }
+  return bytes.toString('utf8');
+}
+
 /** A key, or a top-level string, number or literal the import does not read, checked all the same. */
 function parseScalar(text: string): unknown {
   try {
@@ -443,10 +613,11 @@ function parseScalar(text: string): unknown {
 /** The rows of a JSON Lines file as records; a line that is not JSON is a malformed record, not fatal. */
 export async function* readJsonLinesRecords(
   file: string,
+  encoding: FileEncoding,
   meter?: ByteMeter,
 ): AsyncGenerator<ExportRecord | MalformedExportRecord> {
   let recordNumber = 0;
-  for await (const line of readLines(file, meter)) {
+  for await (const line of readLines(file, encoding, meter)) {
     if (line.trim() === '') continue;
     recordNumber += 1;
     try {
@@ -468,32 +639,38 @@ export interface MalformedExportRecord {
   readonly malformed: string;
 }
 
-async function* readLines(file: string, meter?: ByteMeter): AsyncGenerator<string> {
+async function* readLines(
+  file: string,
+  encoding: FileEncoding,
+  meter?: ByteMeter,
+): AsyncGenerator<string> {
   let rest = '';
-  const decoder = new TextDecoder('utf-8');
+  const decoder = strictDecoder(file, encoding);
   for (const chunk of readChunks(file, meter)) {
-    const text = rest + decoder.decode(chunk, { stream: true });
+    const text = rest + decoder.decode(chunk);
     const lines = text.split('\n');
     rest = lines.pop() ?? '';
     for (const line of lines) yield line.endsWith('\r') ? line.slice(0, -1) : line;
   }
-  rest += decoder.decode();
+  rest += decoder.end();
   if (rest !== '') yield rest;
 }
 
 /**
  * The rows of a CSV file (RFC 4180: comma-separated, fields in double quotes may hold commas,
- * line breaks and `""` for a quote; CRLF or LF line ends; a UTF-8 byte-order mark is dropped,
- * as ServiceNow and Excel write one) as objects keyed by the header row. A row with a different
- * number of fields than the header is a malformed record.
+ * line breaks and `""` for a quote; CRLF or LF line ends; a byte-order mark is dropped, as
+ * ServiceNow and Excel write one), decoded as `encoding` ({@link encodingOfTextFile}), as objects
+ * keyed by the header row. A row with a different number of fields than the header is a
+ * malformed record.
  */
 export async function* readCsvRecords(
   file: string,
+  encoding: FileEncoding,
   meter?: ByteMeter,
 ): AsyncGenerator<ExportRecord | MalformedExportRecord> {
   let header: string[] | undefined;
   let recordNumber = 0;
-  for await (const row of readCsvRows(file, meter)) {
+  for await (const row of readCsvRows(file, encoding, meter)) {
     if (!header) {
       header = row.map((name, index) => (index === 0 ? name.replace(/^\uFEFF/, '') : name).trim());
       continue;
@@ -518,13 +695,17 @@ export async function* readCsvRecords(
 }
 
 /** RFC 4180 rows, streamed: a quoted field may span chunks and lines. */
-export async function* readCsvRows(file: string, meter?: ByteMeter): AsyncGenerator<string[]> {
-  const decoder = new TextDecoder('utf-8');
+export async function* readCsvRows(
+  file: string,
+  encoding: FileEncoding,
+  meter?: ByteMeter,
+): AsyncGenerator<string[]> {
+  const decoder = strictDecoder(file, encoding);
   const parser = createCsvRowParser();
   for (const chunk of readChunks(file, meter)) {
-    yield* parser.push(decoder.decode(chunk, { stream: true }));
+    yield* parser.push(decoder.decode(chunk));
   }
-  yield* parser.push(decoder.decode());
+  yield* parser.push(decoder.end());
   const last = parser.end();
   if (last === 'unterminated') {
     throw new ExportFileError(`${displayName(file)}: a quoted field is never closed`);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_CATEGORY_LENGTH, sanitizeTicketCategory } from '../../functions/contract/knowledge.js';
 import {
   languageOf,
   type Person,
@@ -11,7 +12,12 @@ import {
   renderTicketDocuments,
   ticketDocumentNames,
 } from '../../functions/knowledge/ticket-document.js';
-import { type ByteMeter, listExportFiles, totalBytes } from './export-files.js';
+import {
+  type ByteMeter,
+  listExportFiles,
+  type TextEncodingName,
+  totalBytes,
+} from './export-files.js';
 import {
   type ImportedRecord,
   MalformedRecordError,
@@ -24,7 +30,7 @@ import {
 } from './imported-ticket.js';
 import { readJiraExport } from './sources/jira.js';
 import { readServiceNowExport } from './sources/servicenow.js';
-import type { CommentPolicy } from './sources/source-options.js';
+import type { CommentPolicy, SourceOptions } from './sources/source-options.js';
 import { readTabularExport, type TabularMapping } from './sources/tabular.js';
 import { readZendeskExport } from './sources/zendesk.js';
 import { ManifestError, StagedTicketFolder } from './staged-ticket-folder.js';
@@ -86,6 +92,8 @@ export interface ImportOptions {
   readonly mapping?: TabularMapping;
   readonly restrictedWhen?: readonly string[];
   readonly comments?: CommentPolicy;
+  /** The encoding of CSV and JSON Lines files (`--encoding`); absent: detected per file. */
+  readonly encoding?: TextEncodingName;
   /** Patterns and dictionary for the scrub (`parseScrubSettings` of `--scrub-settings`). */
   readonly scrubSettings?: ScrubSettings;
   readonly dryRun?: boolean;
@@ -121,6 +129,10 @@ export interface ImportReport {
   readonly restrictedByRule: Readonly<Record<string, number>>;
   /** Placeholders put in, per kind of personal data (counts only). */
   readonly scrubbed: Readonly<Record<string, number>>;
+  /** Tickets whose text was cut to {@link MAX_IMPORTED_TEXT}: how many, and the first 100 ids. */
+  readonly cutToSize: { readonly count: number; readonly ids: readonly string[] };
+  /** Tickets whose category was changed to fit the safe character set, or replaced by `uncategorized`. */
+  readonly categoriesChanged: number;
   /** Object names written (new or changed), for `--upload`. */
   readonly writtenNames: readonly string[];
   /** Object names removed by `--prune`. */
@@ -130,6 +142,21 @@ export interface ImportReport {
 }
 
 const MAX_LISTED_MALFORMED = 100;
+const MAX_LISTED_CUT = 100;
+
+/**
+ * The most text a ticket document keeps, in characters: its subject, its inquiry, and its
+ * resolution steps together. A 9 MB description (a pasted log, a mail thread) is no answer a
+ * retrieval can use and costs its embedding many times over; the report names each ticket cut.
+ */
+export const MAX_IMPORTED_TEXT = { subject: 200, inquiry: 20_000, resolution: 20_000 } as const;
+/**
+ * Text kept past a limit until after the scrub, so the scrub sees whole whatever the final cut
+ * goes through (a phone number, an e-mail address cut in half would no longer be recognised).
+ */
+const SCRUB_MARGIN = 1_000;
+/** A category none of whose characters fit the safe set. */
+const UNCATEGORIZED = 'uncategorized';
 /** Between a record's fields in its one scrub call. */
 const FIELD_SEPARATOR = '\n\u001e\n';
 
@@ -153,6 +180,11 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     );
   }
   if (!options.dryRun && !options.outDir) throw new ImportUsageError('--out <folder> is required');
+  if (options.encoding && (options.source === 'jira' || options.source === 'zendesk')) {
+    throw new ImportUsageError(
+      `--encoding is for CSV and JSON Lines files; a ${SOURCE_LABELS[options.source]} export is JSON, always UTF-8`,
+    );
+  }
   const extensions =
     options.source === 'csv'
       ? ['.csv']
@@ -165,8 +197,11 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     bytesRead: 0,
     total: totalBytes(listExportFiles(options.paths, extensions)),
   };
-  const comments = options.comments ?? DEFAULT_COMMENTS[options.source];
-  const items = readSource(options, comments, meter);
+  const sourceOptions: SourceOptions = {
+    comments: options.comments ?? DEFAULT_COMMENTS[options.source],
+    ...(options.encoding ? { encoding: options.encoding } : {}),
+  };
+  const items = readSource(options, sourceOptions, meter);
 
   let folder: StagedTicketFolder;
   try {
@@ -188,6 +223,8 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
   const malformed: MalformedRecord[] = [];
   const restrictedByRule = Object.fromEntries(rules.map((rule) => [rule.text, 0]));
   const scrubbed: Record<string, number> = {};
+  const cutToSize = { count: 0, ids: [] as string[] };
+  let categoriesChanged = 0;
   const tickets = { new: 0, changed: 0, unchanged: 0 };
   const writtenNames: string[] = [];
   let restricted = 0;
@@ -240,7 +277,19 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
         restrictedByRule[rule.text] = (restrictedByRule[rule.text] ?? 0) + 1;
       if (matchedRules.length > 0) restricted += 1;
 
-      const files = renderRecord(issueId, item.record, matchedRules.length > 0, options, scrubbed);
+      const rendered = renderRecord(
+        issueId,
+        item.record,
+        matchedRules.length > 0,
+        options,
+        scrubbed,
+      );
+      if (rendered.cut) {
+        cutToSize.count += 1;
+        if (cutToSize.ids.length < MAX_LISTED_CUT) cutToSize.ids.push(issueId);
+      }
+      if (rendered.categoryChanged) categoriesChanged += 1;
+      const { files } = rendered;
       const hash = createHash('sha256')
         .update(files.document)
         .update('\0')
@@ -281,6 +330,8 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       restricted,
       restrictedByRule,
       scrubbed,
+      cutToSize,
+      categoriesChanged,
       writtenNames,
       removedNames,
       ticketNames: Object.keys(next).flatMap((id) => {
@@ -295,22 +346,23 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
 
 function readSource(
   options: ImportOptions,
-  comments: CommentPolicy,
+  sourceOptions: SourceOptions,
   meter: ByteMeter,
 ): AsyncIterable<SourceItem> {
   switch (options.source) {
     case 'servicenow':
-      return readServiceNowExport(options.paths, { comments }, meter);
+      return readServiceNowExport(options.paths, sourceOptions, meter);
     case 'jira':
-      return readJiraExport(options.paths, { comments }, meter);
+      return readJiraExport(options.paths, sourceOptions, meter);
     case 'zendesk':
-      return readZendeskExport(options.paths, { comments }, meter);
+      return readZendeskExport(options.paths, sourceOptions, meter);
     case 'csv':
     case 'jsonl':
       return readTabularExport(
         options.paths,
         options.source,
         options.mapping as TabularMapping,
+        sourceOptions,
         meter,
       );
   }
@@ -335,14 +387,20 @@ function matchesRule(record: ImportedRecord, rule: RestrictionRule): boolean {
   return (values ?? []).some((value) => value.trim().toLowerCase() === rule.value);
 }
 
-/** Scrubs the record's text with its people and renders the ticket documents. */
+/**
+ * Scrubs the record's text with its people and renders the ticket documents, its text cut to
+ * {@link MAX_IMPORTED_TEXT} (`cut`) and its category to the safe character set (`categoryChanged`).
+ */
 function renderRecord(
   issueId: string,
-  record: ImportedRecord,
+  unbounded: ImportedRecord,
   restricted: boolean,
   options: ImportOptions,
   scrubbed: Record<string, number>,
 ) {
+  // Cut with a margin before the scrub (it need not read megabytes), to the limit after it.
+  const margin = bounded(unbounded, SCRUB_MARGIN, false);
+  const record = margin.record;
   const language = languageOf(`${record.subject}\n${record.inquiry}`);
   // The person fields, and whoever the text addresses by name (`山田さん`, `Mr. Brown`): a
   // display=false ServiceNow export has only sys_ids in its person fields.
@@ -377,22 +435,107 @@ function renderRecord(
   for (const [kind, count] of Object.entries(counts)) {
     if (count) scrubbed[kind] = (scrubbed[kind] ?? 0) + count;
   }
-  const [subject = '', category = '', inquiry = '', ...resolution] = scrubbedFields;
+  const [scrubbedSubject = '', scrubbedCategory = '', scrubbedInquiry = '', ...scrubbedSteps] =
+    scrubbedFields;
+  const fitted = bounded(
+    {
+      ...record,
+      subject: scrubbedSubject,
+      inquiry: scrubbedInquiry,
+      resolution: scrubbedSteps,
+    },
+    0,
+    true,
+  );
+  const { subject, inquiry, resolution } = fitted.record;
+  const category = safeCategory(scrubbedCategory.replace(/[\r\n]+/g, ' '));
   const source: ImportedTicketSource = {
     system: options.source,
     systemLabel: SOURCE_LABELS[options.source],
     openedOn: record.openedOn,
     resolvedOn: record.resolvedOn,
   };
-  return renderTicketDocuments(
+  const files = renderTicketDocuments(
     issueId,
     {
       subject: subject.replace(/[\r\n]+/g, ' '),
-      category: category.replace(/[\r\n]+/g, ' '),
+      category,
       inquiry,
       resolution: resolution.filter((step) => step.trim() !== ''),
       restricted,
     },
     source,
   );
+  return {
+    files,
+    cut: margin.cut || fitted.cut,
+    categoryChanged: category !== record.category.trim(),
+  };
+}
+
+/**
+ * The record with its subject, inquiry and resolution steps (together) within
+ * {@link MAX_IMPORTED_TEXT} plus `margin`; `marked` ends a cut text with ` …` at a line break or
+ * space near the limit, outside a `[placeholder]`.
+ */
+function bounded(
+  record: ImportedRecord,
+  margin: number,
+  marked: boolean,
+): { record: ImportedRecord; cut: boolean } {
+  let cut = false;
+  const within = (text: string, limit: number): string => {
+    if (text.length <= limit) return text;
+    cut = true;
+    return marked ? cutMarked(text, limit) : text.slice(0, limit);
+  };
+  const subject = within(record.subject, MAX_IMPORTED_TEXT.subject + margin);
+  const inquiry = within(record.inquiry, MAX_IMPORTED_TEXT.inquiry + margin);
+  let room = MAX_IMPORTED_TEXT.resolution + margin;
+  const resolution: string[] = [];
+  for (const step of record.resolution) {
+    if (room <= 0) {
+      cut = true;
+      break;
+    }
+    const kept = within(step, room);
+    resolution.push(kept);
+    room -= kept.length;
+  }
+  return { record: { ...record, subject, inquiry, resolution }, cut };
+}
+
+/** `text` cut to at most `limit` characters (the mark included), where a reader expects a cut. */
+function cutMarked(text: string, limit: number): string {
+  const mark = ' …';
+  let end = Math.max(0, limit - mark.length);
+  // Not between the halves of a surrogate pair.
+  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1] ?? '')) end -= 1;
+  // Not inside a placeholder the scrub put in (`[電話]`, `[email]`).
+  const open = text.lastIndexOf('[', end - 1);
+  if (open >= 0 && end - open < 24 && text.indexOf(']', open) >= end) end = open;
+  // At a line break in the last 200 characters, else a space, if there is one.
+  const near = (at: number) => at > 0 && at > end - 200;
+  const lineEnd = text.lastIndexOf('\n', end);
+  const space = text.lastIndexOf(' ', end);
+  if (near(lineEnd)) end = lineEnd;
+  else if (near(space)) end = space;
+  return `${text.slice(0, end).trimEnd()}${mark}`;
+}
+
+/**
+ * A source's category as a ticket may carry it (`sanitizeTicketCategory`, the knowledge form's
+ * rule): characters outside the set become spaces and what cannot start a category is dropped
+ * from its start — `Software > Office` → `Software Office`, `=HYPERLINK("…")` loses its `=` —
+ * and a category that still does not fit is `uncategorized`.
+ */
+function safeCategory(category: string): string {
+  const spaced = category
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{M}\p{N} _./&()+・:-]+/gu, ' ')
+    .replace(/^[^\p{L}\p{M}\p{N}]+/u, '')
+    .replace(/\s+/gu, ' ')
+    .trim();
+  const fitted = [...spaced].slice(0, MAX_CATEGORY_LENGTH).join('').trim();
+  return sanitizeTicketCategory(fitted) ?? UNCATEGORIZED;
 }

@@ -193,8 +193,8 @@ function renderGaps(gaps: readonly KnowledgeGap[]): string[] {
         'draft from',
       ],
       gaps.map((gap) => [
-        gap.category,
-        gap.terms.join(', '),
+        textCell(gap.category),
+        textCell(gap.terms.join(', ')),
         String(gap.count),
         String(gap.byReason.weak_retrieval ?? 0),
         String(gap.byReason.no_ticket_cited ?? 0),
@@ -231,8 +231,8 @@ function renderHelped(helped: Insights['helped']): string[] {
       : table(
           ['ticket', 'subject', 'solved', 'cited', 'cited in rated-down'],
           tickets.map((ticket) => [
-            `#${ticket.issueId}`,
-            ticket.subject ?? '',
+            textCell(`#${ticket.issueId}`),
+            textCell(ticket.subject ?? ''),
             String(ticket.solved),
             String(ticket.cited),
             String(ticket.citedInDownRated),
@@ -301,6 +301,17 @@ function percent(share: number): string {
 
 function milliseconds(value: number | undefined): string {
   return value === undefined ? '—' : `${Math.round(value)} ms`;
+}
+
+/**
+ * Text that came from tickets or inquiries (a category, a subject) as a cell: one line, a `|`
+ * escaped so it stays in its column, and a leading `=`, `+`, `-`, `@` or tab neutralised with
+ * `'` (OWASP's CSV-injection rule) — an imported `=HYPERLINK(…)` pasted into a spreadsheet
+ * stays text, not a formula.
+ */
+export function textCell(text: string): string {
+  const line = text.replace(/[\r\n]+/g, ' ').replaceAll('|', '\\|');
+  return /^[=+\-@\t]/.test(line) ? `'${line}` : line;
 }
 
 /** A markdown table whose columns are padded to the widest cell, as a terminal shows it. */

@@ -139,7 +139,9 @@ describe('a knowledge draft from a gap example', () => {
       'Windows 11 のノートPCで自宅からVPNにつながらない',
     );
     exampleId = gap?.draftFrom?.exampleId ?? '';
-    expect(exampleId).toBe(`${solved.conversationId}-${solved.result.seq}`);
+    // Opaque: not the conversation's id (nor the creation time its ULID carries).
+    expect(exampleId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(response.text).not.toContain(solved.conversationId);
     expect(response.text).not.toContain(STAFF);
     expect(response.text).not.toContain(solved.inquiryId);
   });
@@ -203,17 +205,23 @@ describe('a knowledge draft from a gap example', () => {
       const response = await chat.api.call('POST', draftPath(id), {}, { user: LEAD });
       return [response.status, errorOf(response.json)?.code];
     };
-    // Well-formed ids naming no example: another seq of the conversation, another conversation.
-    expect(await notFound(`${solved.conversationId}-99`)).toEqual([404, 'not_found']);
-    expect(await notFound(`${NO_CONVERSATION}-${solved.result.seq}`)).toEqual([404, 'not_found']);
-    // Ids of no such form name no route.
-    expect(await notFound(`${solved.conversationId}%232`)).toEqual([404, 'not_found']);
-    expect(await notFound('x-2')).toEqual([404, 'not_found']);
-    // A gap example whose inquiry nobody marked as solved.
-    expect(await notFound(`${earlier.conversationId}-${earlier.result.seq}`)).toEqual([
+    // Well-formed ids naming no example.
+    expect(await notFound('A'.repeat(22))).toEqual([404, 'not_found']);
+    expect(
+      await notFound(`${exampleId.slice(0, -1)}${exampleId.endsWith('A') ? 'B' : 'A'}`),
+    ).toEqual([404, 'not_found']);
+    // The conversation and answer no longer name an example, in any form.
+    expect(await notFound(`${solved.conversationId}-${solved.result.seq}`)).toEqual([
       404,
       'not_found',
     ]);
+    expect(await notFound(`${solved.conversationId}%232`)).toEqual([404, 'not_found']);
+    expect(await notFound(`${NO_CONVERSATION}-${solved.result.seq}`)).toEqual([404, 'not_found']);
+    expect(await notFound('x-2')).toEqual([404, 'not_found']);
+    // The gap example whose inquiry nobody marked as solved is offered no id at all.
+    const offered = (await draftableGap()).gaps.map((gap) => gap.draftFrom?.exampleId);
+    expect(offered).toEqual([exampleId]);
+    expect(earlier.result.seq).toBeGreaterThan(0);
     // Taken back by a later verdict: no longer solved. Marked again: offered again.
     await markSolved(STAFF, solved, []);
     expect(await notFound(exampleId)).toEqual([404, 'not_found']);
@@ -299,10 +307,12 @@ describe('a knowledge draft from a gap example', () => {
 
   it('is gone with the conversation: deleted, its example is no longer found', async () => {
     const other = await ask(STAFF, { message: 'Wi-Fiが頻繁に切れる、会議室だけ' });
+    const offeredBefore = (await draftableGap()).gaps.map((gap) => gap.draftFrom?.exampleId);
     await markSolved(STAFF, other, other.cited.slice(0, 1));
-    const otherId = `${other.conversationId}-${other.result.seq}`;
     const offered = (await draftableGap()).gaps.map((gap) => gap.draftFrom?.exampleId);
-    expect(offered).toContain(otherId);
+    // The id the page offers for the newly solved example.
+    const otherId = offered.find((id) => !offeredBefore.includes(id)) ?? '';
+    expect(otherId).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const removed = await chat.api.call(
       'DELETE',
       `/api/conversations/${other.conversationId}`,
@@ -333,7 +343,7 @@ describe('a lead who is not a knowledge editor', () => {
       },
       { store: createInMemoryConversationStore(), insights: store, documents },
     );
-    const id = `${NO_CONVERSATION}-2`;
+    const id = 'A'.repeat(22);
     for (const [path, body] of [
       [draftPath(id), {}],
       [publishPath(id), ticket],

@@ -216,6 +216,35 @@ describe('refining the mail draft', () => {
     expect(turn.result?.mail_draft).toBe(original);
   });
 
+  it('announces a different number for each of concurrent refinements, as the reload shows them', async () => {
+    const user = 'draft-racer';
+    const { conversationId, printer } = await twoInquiries(user);
+    // Both load the answer before either is stored: the number is the store's, not the load's.
+    const styles = ['shorter', 'polite', 'numbered_steps'] as const;
+    const refined = await Promise.all(
+      styles.map((style) =>
+        chat.api.call(
+          'POST',
+          draftPath(conversationId, printer.seq, '/refine'),
+          { style, basedOn: 1 },
+          { user },
+        ),
+      ),
+    );
+    const announced = refined.map((response) => {
+      const [stored] = eventsNamed(response, 'mail_draft_version') as {
+        number?: number;
+        version: { origin: string };
+      }[];
+      return { number: stored?.number, origin: stored?.version.origin };
+    });
+    expect(announced.map((stored) => stored.number).sort()).toEqual([2, 3, 4]);
+    const { turn } = await answerOf(user, conversationId, printer.seq);
+    for (const stored of announced) {
+      expect(turn.mailDraftVersions?.[(stored.number ?? 0) - 2]?.origin).toBe(stored.origin);
+    }
+  });
+
   it('refines the version named by basedOn, and into the other language', async () => {
     const user = 'draft-translator';
     const { conversationId, printer } = await twoInquiries(user);

@@ -13,6 +13,8 @@ import {
 
 const id = '01JZZZZZZZZZZZZZZZZZZZZZZZ';
 const inquiryId = '01JAAAAAAAAAAAAAAAAAAAAAAA';
+/** A gap example's opaque id: 22 base64url characters. */
+const exampleId = 'rsH_CTZbDBSrDIpKkxp-jA';
 
 /** Route groups whose handlers answer with the call they received, so a test reads which one ran. */
 function recordingGroups(): RouteGroups {
@@ -85,8 +87,8 @@ describe('the route table', () => {
     ['GET', '/api/me', ['me']],
     ['GET', '/api/insights', ['insights']],
     ['POST', '/api/knowledge', ['publish']],
-    ['POST', `/api/insights/gap-examples/${id}-2/knowledge-draft`, ['gap-draft', `${id}-2`]],
-    ['POST', `/api/insights/gap-examples/${id}-12/knowledge`, ['gap-publish', `${id}-12`]],
+    ['POST', `/api/insights/gap-examples/${exampleId}/knowledge-draft`, ['gap-draft', exampleId]],
+    ['POST', `/api/insights/gap-examples/${exampleId}/knowledge`, ['gap-publish', exampleId]],
     [
       'POST',
       `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`,
@@ -112,8 +114,8 @@ describe('the route table', () => {
     ['POST', '/api/me'],
     ['POST', '/api/insights'],
     ['GET', '/api/knowledge'],
-    ['GET', `/api/insights/gap-examples/${id}-2/knowledge-draft`],
-    ['PUT', `/api/insights/gap-examples/${id}-2/knowledge`],
+    ['GET', `/api/insights/gap-examples/${exampleId}/knowledge-draft`],
+    ['PUT', `/api/insights/gap-examples/${exampleId}/knowledge`],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/handoff`],
     ['GET', `/api/conversations/${id}/turns/1/feedback`],
@@ -147,9 +149,19 @@ describe('the route table', () => {
       'a gap example named with the store key’s #',
       `/api/insights/gap-examples/${id}%232/knowledge-draft`,
     ],
-    ['a gap example without its seq', `/api/insights/gap-examples/${id}/knowledge-draft`],
-    ['a gap example of seq 0', `/api/insights/gap-examples/${id}-0/knowledge`],
-    ['a gap example of no ULID', `/api/insights/gap-examples/x-2/knowledge`],
+    [
+      'a gap example named by its conversation and answer',
+      `/api/insights/gap-examples/${id}-2/knowledge-draft`,
+    ],
+    [
+      'a gap example id one character short',
+      `/api/insights/gap-examples/${exampleId.slice(1)}/knowledge`,
+    ],
+    [
+      'a gap example id with a character outside base64url',
+      `/api/insights/gap-examples/${exampleId.slice(1)}=/knowledge`,
+    ],
+    ['a gap example of no such form', `/api/insights/gap-examples/x-2/knowledge`],
   ])('answers 404 to %s, whatever the method', async (_name, path) => {
     for (const method of ['GET', 'POST']) {
       expect(await refusal(method, path), `${method} ${path}`).toEqual([404, 'not_found']);

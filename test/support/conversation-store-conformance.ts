@@ -245,14 +245,19 @@ export function describeConversationStore(
         kind: 'version',
         version: edit,
         maxVersions: 10,
+        versionsSeen: 0,
       });
       expect(first.version).toBe(3);
+      expect(first.versionNumber).toBe(2);
       expect(first.updatedAt).toBe(answer.conversation.updatedAt);
-      await store.recordMailDraft(owner, conversationId, 2, {
+      // A caller that saw none stored (loaded before the edit) still gets the next number.
+      const second = await store.recordMailDraft(owner, conversationId, 2, {
         kind: 'version',
         version: shorter,
         maxVersions: 10,
+        versionsSeen: 0,
       });
+      expect(second.versionNumber).toBe(3);
       await store.recordMailDraft(owner, conversationId, 2, { kind: 'action', action: 'copy' });
       await store.recordMailDraft(owner, conversationId, 2, { kind: 'action', action: 'copy' });
       const opened = await store.recordMailDraft(owner, conversationId, 2, {
@@ -271,6 +276,31 @@ export function describeConversationStore(
       expect(turns[0]?.mailDraftVersions).toBeUndefined();
     });
 
+    it('numbers concurrent mail draft versions uniquely, in the order they were stored', async () => {
+      const store = await createStore();
+      const owner = newOwner();
+      const { conversationId } = await answered(store, owner, 'Outlook');
+      // Five refinements that all loaded the answer before any was stored.
+      const stored = await Promise.all(
+        ['a', 'b', 'c', 'd', 'e'].map((text) =>
+          store.recordMailDraft(owner, conversationId, 2, {
+            kind: 'version',
+            version: { text, origin: 'shorter', createdAt: text },
+            maxVersions: 10,
+            versionsSeen: 0,
+          }),
+        ),
+      );
+      const numbers = stored.map((result) => result.versionNumber);
+      expect([...numbers].sort()).toEqual([2, 3, 4, 5, 6]);
+      // Each number is the version's place in the stored list (the original is 1).
+      const { turns } = await store.loadConversation(owner, conversationId);
+      const texts = turns[1]?.mailDraftVersions?.map((version) => version.text) ?? [];
+      stored.forEach((result, index) => {
+        expect(texts[(result.versionNumber ?? 0) - 2]).toBe(['a', 'b', 'c', 'd', 'e'][index]);
+      });
+    });
+
     it('refuses a mail draft version beyond the limit and on a turn that is no answer, without a version bump', async () => {
       const store = await createStore();
       const owner = newOwner();
@@ -279,6 +309,7 @@ export function describeConversationStore(
         kind: 'version' as const,
         version: { text, origin: 'edit' as const, createdAt: 'now' },
         maxVersions: 2,
+        versionsSeen: 0,
       });
       await store.recordMailDraft(owner, conversationId, 2, version('one'));
       await store.recordMailDraft(owner, conversationId, 2, version('two'));

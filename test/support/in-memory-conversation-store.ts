@@ -262,10 +262,12 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       const turn = stored.turns.find((candidate) => candidate.seq === seq);
       if (turn?.kind !== 'answer') throw new TurnNotFoundError(seq);
       let changed: Turn;
+      let versionNumber: number | undefined;
       if (change.kind === 'version') {
         const versions = turn.mailDraftVersions ?? [];
         if (versions.length >= change.maxVersions) throw new MailDraftFullError(change.maxVersions);
         changed = { ...turn, mailDraftVersions: [...versions, structuredClone(change.version)] };
+        versionNumber = versions.length + 2;
       } else if (change.action === 'copy') {
         changed = { ...turn, mailDraftCopies: (turn.mailDraftCopies ?? 0) + 1 };
       } else {
@@ -274,7 +276,10 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
       stored.turns[stored.turns.indexOf(turn)] = changed;
       // A version bump without moving `updatedAt`, as the DynamoDB store does.
       stored.summary = { ...stored.summary, version: stored.summary.version + 1 };
-      return structuredClone(stored.summary);
+      return {
+        ...structuredClone(stored.summary),
+        ...(versionNumber === undefined ? {} : { versionNumber }),
+      };
     },
 
     async recordPublishedKnowledge(owner, conversationId, published) {

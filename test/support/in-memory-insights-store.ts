@@ -13,6 +13,7 @@ import {
   type MailDraftAnswerState,
   mailDraftIncrements,
   mailDraftMarkOf,
+  newGapExampleId,
   type SolvedRow,
 } from '../../functions/insights/aggregates.js';
 import {
@@ -135,6 +136,7 @@ export function createInMemoryInsightsStore(): InsightsStore {
           item.counters.examples = (item.counters.examples ?? 0) + 1;
           tenant.examples.set(id, {
             id,
+            exampleId: newGapExampleId(),
             day: insight.day,
             topicKey: gap.topicKey,
             text: gap.example.text,
@@ -222,12 +224,18 @@ export function createInMemoryInsightsStore(): InsightsStore {
         .map((row) => ({ text: row.text, issueIds: [...row.issueIds], day: row.day }));
     },
 
-    async findGapExample(scope, example) {
-      const row = tenantOf(scope).examples.get(
-        answerKey(example.conversationId, example.answerSeq),
-      );
-      if (!row?.source) return undefined;
-      return { ...example, ...row.source, solved: row.solved === true };
+    async findGapExample(scope, exampleId) {
+      for (const [key, row] of tenantOf(scope).examples) {
+        if (row.exampleId !== exampleId || !row.source) continue;
+        const at = key.lastIndexOf('#');
+        return {
+          conversationId: key.slice(0, at),
+          answerSeq: Number(key.slice(at + 1)),
+          ...row.source,
+          solved: row.solved === true,
+        };
+      }
+      return undefined;
     },
 
     async recordEvaluationRun(scope, run) {

@@ -473,7 +473,9 @@ export function describeInsightsStore(
       expect(gap?.examples).toEqual([
         { text: 'VPNにつながらない', day: today, ownerHash: 'owner-a', solved: true },
       ]);
-      expect(gap?.draftFrom).toEqual({ exampleId: `${answer.conversationId}-2` });
+      // An opaque id: nothing of the owner's conversation (its id, the time its ULID carries).
+      expect(gap?.draftFrom?.exampleId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(JSON.stringify(gap)).not.toContain(answer.conversationId);
 
       // A newer verdict without a solution unmarks it; the solved one arriving again late does not
       // mark it again.
@@ -485,36 +487,61 @@ export function describeInsightsStore(
       expect(after?.draftFrom).toBeUndefined();
     });
 
-    it('finds a gap example with where it came from, solved as its latest verdict says, for a lead’s draft only', async () => {
+    it('finds a gap example by its opaque id, solved as its latest verdict says, for a lead’s draft only', async () => {
       const store = await createStore();
       const scope = newScope();
       const answer = gapChat('VPNにつながらない');
-      const named = { conversationId: answer.conversationId, answerSeq: answer.answerSeq };
+      const origin = { conversationId: answer.conversationId, answerSeq: answer.answerSeq };
       await store.recordChat(scope, answer);
-      expect(await store.findGapExample(scope, named)).toEqual({
-        ...named,
-        ...exampleSource,
-        solved: false,
-      });
+      // Not solved: no draft offered, so no id on the page.
+      expect((await store.readInsights(scope, 30, now)).gaps[0]?.draftFrom).toBeUndefined();
       await store.recordFeedback(
         scope,
         feedback(answer, verdict('up', 1, { helpfulTicketIds: ['INC-1'] })),
       );
-      expect((await store.findGapExample(scope, named))?.solved).toBe(true);
-      // The page's body names the example by id but never its owner or inquiry.
+      const exampleId = (await store.readInsights(scope, 30, now)).gaps[0]?.draftFrom?.exampleId;
+      expect(exampleId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      const named = exampleId ?? '';
+      expect(await store.findGapExample(scope, named)).toEqual({
+        ...origin,
+        ...exampleSource,
+        solved: true,
+      });
+      // The page's body names the example by id but never its owner, inquiry or conversation.
       const body = JSON.stringify(await store.readInsights(scope, 30, now));
-      expect(body).toContain(`${answer.conversationId}-2`);
+      expect(body).toContain(named);
+      expect(body).not.toContain(answer.conversationId);
       expect(body).not.toContain(exampleSource.ownerUserId);
       expect(body).not.toContain(exampleSource.inquiryId);
-      // Another tenant, another answer of the conversation: nothing.
+      // Another tenant, an id of the same form naming nothing: nothing.
       expect(await store.findGapExample(newScope(), named)).toBeUndefined();
-      expect(await store.findGapExample(scope, { ...named, answerSeq: 4 })).toBeUndefined();
+      expect(await store.findGapExample(scope, 'A'.repeat(22))).toBeUndefined();
       // Taken back: still found, no longer solved.
       await store.recordFeedback(scope, feedback(answer, verdict('up', 2)));
       expect((await store.findGapExample(scope, named))?.solved).toBe(false);
       // Forgotten with its conversation (the delete route, the retention sweeper): gone.
       await store.forgetConversation(scope, answer.conversationId);
       expect(await store.findGapExample(scope, named)).toBeUndefined();
+    });
+
+    it('gives each gap example its own id', async () => {
+      const store = await createStore();
+      const scope = newScope();
+      const answers = [gapChat('VPN 1'), gapChat('VPN 2')];
+      const ids: (string | undefined)[] = [];
+      for (const answer of answers) {
+        await store.recordChat(scope, { ...answer, citedIssueIds: ['INC-1'] });
+        await store.recordFeedback(
+          scope,
+          feedback(answer, verdict('up', 1, { helpfulTicketIds: ['INC-1'] })),
+        );
+        ids.push((await store.readInsights(scope, 30, now)).gaps[0]?.draftFrom?.exampleId);
+      }
+      expect(new Set(ids).size).toBe(2);
+      const found = await Promise.all(ids.map((id) => store.findGapExample(scope, id ?? '')));
+      expect(found.map((origin) => origin?.conversationId)).toEqual(
+        answers.map((answer) => answer.conversationId),
+      );
     });
 
     it('offers no draft from a solved example stored without its source', async () => {
@@ -536,12 +563,6 @@ export function describeInsightsStore(
       const [gap] = (await store.readInsights(scope, 30, now)).gaps;
       expect(gap?.examples.map((example) => example.solved)).toEqual([true]);
       expect(gap?.draftFrom).toBeUndefined();
-      expect(
-        await store.findGapExample(scope, {
-          conversationId: answer.conversationId,
-          answerSeq: answer.answerSeq,
-        }),
-      ).toBeUndefined();
     });
 
     it('forgets a conversation: its examples and solved inquiries go, the counts stay', async () => {

@@ -1,11 +1,17 @@
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  ConversationConflictError,
   ConversationNotFoundError,
   KnowledgeAlreadyPublishedError,
   MailDraftFullError,
   TurnNotFoundError,
 } from '../../chat/errors.js';
-import type { ConversationSummary, MailDraftChange, Owner } from '../../chat/ports.js';
+import type {
+  ConversationSummary,
+  MailDraftChange,
+  MailDraftRecorded,
+  Owner,
+} from '../../chat/ports.js';
 import type { AnswerFeedback } from '../../contract/conversations.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
 import {
@@ -133,13 +139,14 @@ const MAIL_DRAFT_COUNTERS = {
 } as const;
 
 /**
- * Changes an answer's mail draft (ADR 0023) in a versioned commit, as feedback does. The turn's
- * half is one expression DynamoDB applies atomically, so concurrent changes of the same answer
- * never lose one another: a version is appended with `list_append` on the condition that the list
- * is still shorter than `maxVersions` (the limit holds however many edits race); an action adds 1
- * to its counter. Both are conditioned on the turn being an answer; the turn as it was comes back
- * with a failed condition, telling a full draft (`MailDraftFullError`) from no answer turn
- * (`TurnNotFoundError`).
+ * Changes an answer's mail draft (ADR 0023) in a versioned commit, as feedback does. A version is
+ * appended with `list_append` on the condition that the list still holds the count this attempt
+ * numbers it after (and is shorter than `maxVersions`): the number is assigned in the commit, so
+ * two concurrent refinements never announce the same one, and the limit holds however many race.
+ * A count that moved comes back with the failed condition (the turn as it was) and the append is
+ * tried again after the new count. An action adds 1 to its counter. Both are conditioned on the
+ * turn being an answer; the turn as it was tells a full draft (`MailDraftFullError`) from no
+ * answer turn (`TurnNotFoundError`).
  */
 export async function recordMailDraft(
   context: StoreContext,
@@ -147,35 +154,64 @@ export async function recordMailDraft(
   conversationId: string,
   seq: number,
   change: MailDraftChange,
-): Promise<ConversationSummary> {
-  const turnUpdate: {
+): Promise<MailDraftRecorded> {
+  if (change.kind === 'action') {
+    return commitMailDraftChange(context, owner, conversationId, seq, change, {
+      UpdateExpression: 'ADD #counter :one',
+      ConditionExpression: '#kind = :answer',
+      ExpressionAttributeNames: { '#kind': 'kind', '#counter': MAIL_DRAFT_COUNTERS[change.action] },
+      ExpressionAttributeValues: { ':one': 1, ':answer': 'answer' },
+    });
+  }
+  let count = change.versionsSeen;
+  for (let attempt = 1; ; attempt++) {
+    if (count >= change.maxVersions) throw new MailDraftFullError(change.maxVersions);
+    try {
+      const summary = await commitMailDraftChange(context, owner, conversationId, seq, change, {
+        UpdateExpression: 'SET #versions = list_append(if_not_exists(#versions, :none), :added)',
+        ConditionExpression:
+          count === 0
+            ? '#kind = :answer AND (attribute_not_exists(#versions) OR size(#versions) = :count)'
+            : '#kind = :answer AND size(#versions) = :count',
+        ExpressionAttributeNames: { '#kind': 'kind', '#versions': 'mailDraftVersions' },
+        ExpressionAttributeValues: {
+          ':none': [],
+          ':added': [change.version],
+          ':answer': 'answer',
+          ':count': count,
+        },
+      });
+      // The original is 1; the versions stored before this one were `count`.
+      return { ...summary, versionNumber: count + 2 };
+    } catch (error) {
+      if (!(error instanceof VersionCountMoved) || attempt >= context.maxAttempts) {
+        throw error instanceof VersionCountMoved ? new ConversationConflictError() : error;
+      }
+      count = error.count;
+    }
+  }
+}
+
+/** The versions stored were not the count an append was numbered after (another was stored). */
+class VersionCountMoved extends Error {
+  constructor(readonly count: number) {
+    super(`the mail draft has ${count} versions`);
+  }
+}
+
+function commitMailDraftChange(
+  context: StoreContext,
+  owner: Owner,
+  conversationId: string,
+  seq: number,
+  change: MailDraftChange,
+  turnUpdate: {
     UpdateExpression: string;
     ConditionExpression: string;
     ExpressionAttributeNames: Record<string, string>;
     ExpressionAttributeValues: Record<string, unknown>;
-  } =
-    change.kind === 'version'
-      ? {
-          UpdateExpression: 'SET #versions = list_append(if_not_exists(#versions, :none), :added)',
-          ConditionExpression:
-            '#kind = :answer AND (attribute_not_exists(#versions) OR size(#versions) < :max)',
-          ExpressionAttributeNames: { '#kind': 'kind', '#versions': 'mailDraftVersions' },
-          ExpressionAttributeValues: {
-            ':none': [],
-            ':added': [change.version],
-            ':answer': 'answer',
-            ':max': change.maxVersions,
-          },
-        }
-      : {
-          UpdateExpression: 'ADD #counter :one',
-          ConditionExpression: '#kind = :answer',
-          ExpressionAttributeNames: {
-            '#kind': 'kind',
-            '#counter': MAIL_DRAFT_COUNTERS[change.action],
-          },
-          ExpressionAttributeValues: { ':one': 1, ':answer': 'answer' },
-        };
+  },
+): Promise<ConversationSummary> {
   return changeConversation(context, owner, conversationId, (_state, ownerId) => ({
     row: {},
     alsoWrite: [
@@ -190,9 +226,12 @@ export async function recordMailDraft(
     ],
     otherConditionFailed(error) {
       const turn = itemFromCancellation(error, 1);
-      return turn?.kind === 'answer' && change.kind === 'version'
+      if (turn?.kind !== 'answer') return new TurnNotFoundError(seq);
+      if (change.kind !== 'version') return new TurnNotFoundError(seq);
+      const stored = Array.isArray(turn.mailDraftVersions) ? turn.mailDraftVersions.length : 0;
+      return stored >= change.maxVersions
         ? new MailDraftFullError(change.maxVersions)
-        : new TurnNotFoundError(seq);
+        : new VersionCountMoved(stored);
     },
     turns: (turns) =>
       turns.map((turn) => (turn.seq === seq ? withMailDraftChange(turn, change) : turn)),

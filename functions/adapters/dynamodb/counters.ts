@@ -9,6 +9,7 @@ import type { Owner } from '../../chat/ports.js';
 import type { IssueNumbers } from '../../knowledge/ports.js';
 import { ownerIdOf } from './conversation-items.js';
 import type { StoreContext } from './store-context.js';
+import { translateUnavailable } from './store-unavailable.js';
 import { jitteredBackoff } from './versioned-commit.js';
 
 /** What an item of the Turns table beside the turns needs: the client and the table's name. */
@@ -71,7 +72,9 @@ export function createDailyBudget(
     }
   }
 
-  return {
+  // An outage is a 503 like the conversation store's: the chat is refused before anything is
+  // written, not failed as an internal error.
+  return translateUnavailable<DailyBudget>({
     reserve(owner, day, tokens, limit) {
       // The check and the reservation are one conditional write: two calls can never both see
       // the room that only one of them leaves. (`tokens` kept its name from when it counted
@@ -96,7 +99,7 @@ export function createDailyBudget(
         ExpressionAttributeValues: { ':tokens': tokens, ':expiresAt': expiresAt(day) },
       });
     },
-  };
+  });
 }
 
 type CounterUpdate = NonNullable<
@@ -119,7 +122,7 @@ function cancellationReasonOf(error: unknown): string | undefined {
  * that fails after taking a number leaves a gap, which costs nothing.
  */
 export function createIssueNumbers(context: TurnsTableContext, firstIssueId: number): IssueNumbers {
-  return {
+  return translateUnavailable<IssueNumbers>({
     async next(tenantId) {
       const response = await context.documents.send(
         new UpdateCommand({
@@ -135,5 +138,5 @@ export function createIssueNumbers(context: TurnsTableContext, firstIssueId: num
         throw new Error(`The issue-number counter returned ${String(response.Attributes?.issued)}`);
       return String(firstIssueId + issued - 1);
     },
-  };
+  });
 }

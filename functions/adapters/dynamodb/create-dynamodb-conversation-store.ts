@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../../chat/errors.js';
 import type { ConversationStore } from '../../chat/ports.js';
 import {
   appendAssistantTurn,
@@ -20,6 +19,7 @@ import {
 } from './change-conversation.js';
 import { getConversation, listConversations, loadConversation } from './read-conversations.js';
 import type { StoreContext, StoreHooks } from './store-context.js';
+import { translateUnavailable } from './store-unavailable.js';
 import type { ConversationTableNames } from './table-definitions.js';
 import { createTurnCache } from './turn-cache.js';
 import { type BackoffOptions, jitteredBackoff } from './versioned-commit.js';
@@ -97,54 +97,4 @@ export function createDynamoDbConversationStore(
     releaseGeneration: (owner, id, holder) => releaseGeneration(context, owner, id, holder),
     renewGeneration: (owner, renewal) => renewGeneration(context, owner, renewal),
   });
-}
-
-/** Service-side errors that say "not now" rather than "not like this" (after the SDK's own retries). */
-const UNAVAILABLE_ERROR_NAMES = new Set([
-  'InternalServerError',
-  'ServiceUnavailable',
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'LimitExceededException',
-  'TimeoutError',
-]);
-/** Node's socket and DNS errors: DynamoDB (or DynamoDB Local) is not reachable at all. */
-const NETWORK_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-
-function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const { code, $metadata } = error as { code?: unknown; $metadata?: { httpStatusCode?: number } };
-  return (
-    UNAVAILABLE_ERROR_NAMES.has(error.name) ||
-    (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) ||
-    ($metadata?.httpStatusCode ?? 0) >= 500
-  );
-}
-
-/**
- * Every operation of the store, with an unreachable or overloaded DynamoDB translated into
- * `StoreUnavailableError` (a retryable 503 for the API) — the only SDK errors translated here;
- * the rest propagate as they are and stay 500s.
- */
-function translateUnavailable(store: ConversationStore): ConversationStore {
-  const translate = (error: unknown): never => {
-    throw isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
-  };
-  return Object.fromEntries(
-    Object.entries(store).map(([name, operation]) => [
-      name,
-      (...args: unknown[]) =>
-        (operation as (...args: unknown[]) => Promise<unknown>)(...args).catch(translate),
-    ]),
-  ) as unknown as ConversationStore;
 }

@@ -22,6 +22,7 @@ import {
   type MailDraftAnswerState,
   mailDraftIncrements,
   mailDraftMarkOf,
+  newGapExampleId,
   type SolvedRow,
   TICKET_SUBJECT_LABEL,
 } from '../../insights/aggregates.js';
@@ -32,6 +33,7 @@ import type {
   InsightsScope,
   InsightsStore,
 } from '../../insights/ports.js';
+import { translateUnavailable } from './store-unavailable.js';
 
 /**
  * The `InsightsStore` on the `Insights` table (`insightsTable` in table-definitions.ts, ADR 0022).
@@ -51,6 +53,7 @@ import type {
  * | `<tenant>#example`     | `<conversationId>#<seq>`    | a gap example: scrubbed text, owner's hash, |
  * |                        |                             | its owner's user id and inquiry (the lead's |
  * |                        |                             | draft; never in the page's body)            |
+ * | `<tenant>#example-id`  | `<exampleId>`               | the answer an example's opaque id names     |
  * | `<tenant>#solved`      | `<conversationId>#<seq>`    | a solved inquiry: scrubbed text → tickets   |
  * | `<tenant>#eval`        | `latest`                    | the last feedback-eval run                  |
  *
@@ -176,7 +179,8 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
     return items.map(toCounterRow);
   }
 
-  return {
+  // An outage is a 503 like the conversation store's (the lead's page, a draft from a gap example).
+  return translateUnavailable<InsightsStore>({
     async recordChat(scope, insight) {
       const increments = chatIncrements(insight);
       await Promise.all(increments.map((increment) => apply(scope, increment)));
@@ -314,11 +318,22 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
           const partition = pk(scope, kind);
           const items = await queryAll(partition, { prefix });
           await Promise.all(
-            items.map((item) =>
+            items.flatMap((item) => [
               documents.send(
                 new DeleteCommand({ TableName: tableName, Key: { pk: partition, sk: item.sk } }),
               ),
-            ),
+              // An example's id goes with it: it names nothing any more.
+              ...(typeof item.exampleId === 'string'
+                ? [
+                    documents.send(
+                      new DeleteCommand({
+                        TableName: tableName,
+                        Key: { pk: pk(scope, 'example-id'), sk: item.exampleId },
+                      }),
+                    ),
+                  ]
+                : []),
+            ]),
           );
         }),
       );
@@ -331,21 +346,28 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
         .map((row) => ({ text: row.text, issueIds: row.issueIds, day: row.day }));
     },
 
-    async findGapExample(scope, example) {
+    async findGapExample(scope, exampleId) {
+      const named = await documents.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: { pk: pk(scope, 'example-id'), sk: exampleId },
+          ConsistentRead: true,
+        }),
+      );
+      const conversationId = named.Item?.conversationId;
+      const answerSeq = named.Item?.answerSeq;
+      if (typeof conversationId !== 'string' || typeof answerSeq !== 'number') return undefined;
       const found = await documents.send(
         new GetCommand({
           TableName: tableName,
-          Key: {
-            pk: pk(scope, 'example'),
-            sk: answerKey(example.conversationId, example.answerSeq),
-          },
+          Key: { pk: pk(scope, 'example'), sk: answerKey(conversationId, answerSeq) },
           // The solved flag follows the latest verdict, written a moment before the lead's click.
           ConsistentRead: true,
         }),
       );
       const row = found.Item ? toExampleRow(found.Item) : undefined;
-      if (!row?.source) return undefined;
-      return { ...example, ...row.source, solved: row.solved === true };
+      if (!row?.source || row.exampleId !== exampleId) return undefined;
+      return { conversationId, answerSeq, ...row.source, solved: row.solved === true };
     },
 
     async recordEvaluationRun(scope, run) {
@@ -399,7 +421,7 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
         },
       );
     },
-  };
+  });
 
   /**
    * A gap example, if its topic has a slot left that day: the slot is taken by a conditional
@@ -427,12 +449,27 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
       if ((error as Error).name === 'ConditionalCheckFailedException') return;
       throw error;
     }
+    // The id's item first: an example whose id resolves to nothing would offer a dead draft.
+    const exampleId = newGapExampleId();
+    await documents.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          pk: pk(scope, 'example-id'),
+          sk: exampleId,
+          conversationId: insight.conversationId,
+          answerSeq: insight.answerSeq,
+          expiresAt: textExpiry(),
+        },
+      }),
+    );
     await documents.send(
       new PutCommand({
         TableName: tableName,
         Item: {
           pk: pk(scope, 'example'),
           sk: id,
+          exampleId,
           day: insight.day,
           topicKey: gap.topicKey,
           text: gap.example.text,
@@ -520,7 +557,7 @@ export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOption
   }
 }
 
-type ItemKind = 'retrieved' | 'answer' | 'example' | 'solved' | 'eval';
+type ItemKind = 'retrieved' | 'answer' | 'example' | 'example-id' | 'solved' | 'eval';
 
 const KEY_ATTRIBUTES = new Set(['pk', 'sk', 'expiresAt']);
 const LABEL_ATTRIBUTES = new Set(['topicKey', 'category', 'terms', TICKET_SUBJECT_LABEL]);
@@ -551,6 +588,7 @@ function toExampleRow(item: Record<string, unknown>): ExampleRow {
     ...(typeof item.ownerUserId === 'string' && typeof item.inquiryId === 'string'
       ? { source: { ownerUserId: item.ownerUserId, inquiryId: item.inquiryId } }
       : {}),
+    ...(typeof item.exampleId === 'string' ? { exampleId: item.exampleId } : {}),
   };
 }
 

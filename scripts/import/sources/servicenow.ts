@@ -2,6 +2,7 @@ import type { Person } from '../../../functions/knowledge/personal-data-scrub.js
 import {
   type ByteMeter,
   type ExportRecord,
+  encodingOfTextFile,
   listExportFiles,
   type MalformedExportRecord,
   readCsvRecords,
@@ -219,7 +220,7 @@ export async function* readServiceNowExport(
     const records: AsyncIterable<ExportRecord | MalformedExportRecord> = file
       .toLowerCase()
       .endsWith('.csv')
-      ? readCsvRecords(file, meter)
+      ? readCsvRecords(file, encodingOfTextFile(file, options.encoding), meter)
       : readJsonPageRecords(file, ['result'], meter);
     for await (const item of records) {
       if ('malformed' in item) {

@@ -1,6 +1,9 @@
+import type { TextEncodingName } from '../export-files.js';
+
 /**
- * What a source reader is told besides its files: which comments make the resolution and,
- * for CSV and JSON Lines, the mapping from the export's columns to ticket fields.
+ * What a source reader is told besides its files: which comments make the resolution, how its
+ * CSV and JSON Lines files are encoded and, for CSV and JSON Lines, the mapping from the export's
+ * columns to ticket fields.
  */
 
 /**
@@ -15,4 +18,9 @@ export type CommentPolicy = (typeof COMMENT_POLICIES)[number];
 
 export interface SourceOptions {
   readonly comments: CommentPolicy;
+  /**
+   * The encoding of its CSV and JSON Lines files (`--encoding`); absent: each file's is detected
+   * (`encodingOfTextFile`). JSON pages are always UTF-8.
+   */
+  readonly encoding?: TextEncodingName;
 }

@@ -1,14 +1,16 @@
-import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import type { Person } from '../../../functions/knowledge/personal-data-scrub.js';
 import {
   type ByteMeter,
+  ENCODING_LABELS,
   ExportFileError,
   type ExportRecord,
+  encodingOfTextFile,
   listExportFiles,
   type MalformedExportRecord,
   readCsvRecords,
   readJsonLinesRecords,
+  readUtf8TextFile,
 } from '../export-files.js';
 import {
   dayOf,
@@ -19,6 +21,7 @@ import {
   stepsOf,
 } from '../imported-ticket.js';
 import { htmlToText } from '../staff-text.js';
+import type { SourceOptions } from './source-options.js';
 
 /**
  * Any other export — a CSV file (RFC 4180, header row) or JSON Lines (one object per line) —
@@ -84,9 +87,10 @@ export type TabularMapping = z.infer<typeof tabularMappingSchema>;
 
 /** Reads and validates a mapping file; every problem is named with its path in the file. */
 export function readTabularMapping(file: string): TabularMapping {
+  const text = readUtf8TextFile(`mapping ${file}`, file);
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (error) {
     throw new ExportFileError(`mapping ${file}: ${(error as Error).message}`);
   }
@@ -204,12 +208,16 @@ export async function* readTabularExport(
   paths: readonly string[],
   format: 'csv' | 'jsonl',
   mapping: TabularMapping,
+  options: Pick<SourceOptions, 'encoding'>,
   meter?: ByteMeter,
 ): AsyncGenerator<SourceItem> {
   const extensions = format === 'csv' ? ['.csv'] : ['.jsonl', '.ndjson'];
   for (const file of listExportFiles(paths, extensions)) {
+    const encoding = encodingOfTextFile(file, options.encoding);
     const records: AsyncIterable<ExportRecord | MalformedExportRecord> =
-      format === 'csv' ? readCsvRecords(file, meter) : readJsonLinesRecords(file, meter);
+      format === 'csv'
+        ? readCsvRecords(file, encoding, meter)
+        : readJsonLinesRecords(file, encoding, meter);
     let headerChecked = format !== 'csv';
     for await (const item of records) {
       if ('malformed' in item) {
@@ -222,7 +230,8 @@ export async function* readTabularExport(
         if (missing.length > 0) {
           throw new ExportFileError(
             `${item.file}: the mapping names ${missing.map((c) => JSON.stringify(c)).join(', ')}, ` +
-              `which the header does not have (it has ${header.map((c) => JSON.stringify(c)).join(', ')})`,
+              `which the header does not have (it has ${header.map((c) => JSON.stringify(c)).join(', ')}, ` +
+              `read as ${ENCODING_LABELS[encoding]})`,
           );
         }
         headerChecked = true;

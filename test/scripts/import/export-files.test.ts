@@ -82,7 +82,7 @@ describe('readCsvRecords', () => {
       file,
       '\uFEFF"number","short_description"\r\n"INC1","a"\r\n"INC2"\r\n"INC3","c"\r\n',
     );
-    const records = await collect(readCsvRecords(file));
+    const records = await collect(readCsvRecords(file, 'utf-8'));
     expect(
       records.map((record) => ('malformed' in record ? record.malformed : record.value)),
     ).toEqual([

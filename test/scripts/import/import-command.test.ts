@@ -33,7 +33,7 @@ describe('npm run import', () => {
   it('imports, refuses an unknown flag or a missing file, and says what to change', async () => {
     const out = join(directory, 'tickets');
     // In parallel: each start of tsx costs seconds on a loaded machine.
-    const [imported, unknown, missing] = await Promise.all([
+    const [imported, unknown, missing, shiftJis, badEncoding] = await Promise.all([
       importCommand(
         '--from',
         'zendesk',
@@ -45,6 +45,17 @@ describe('npm run import', () => {
       ),
       importCommand('--from', 'zendesk', 'x', '--otu', out),
       importCommand('--from', 'jira', 'exports/nowhere', '--out', join(directory, 'missing')),
+      importCommand(
+        '--from',
+        'csv',
+        'test/fixtures/import/csv-shift-jis/tickets.csv',
+        '--mapping',
+        'test/fixtures/import/csv-shift-jis/mapping.json',
+        '--encoding',
+        'shift_jis',
+        '--dry-run',
+      ),
+      importCommand('--from', 'csv', 'x.csv', '--encoding', 'latin1', '--dry-run'),
     ]);
     expect(imported.code).toBe(0);
     expect(imported.stdout).toContain('3 new, 0 changed');
@@ -62,6 +73,11 @@ describe('npm run import', () => {
     expect(missing.stderr).toContain('exports/nowhere: no such file or directory');
     expect(missing.stderr).toContain('Nothing was written.');
     expect(existsSync(join(directory, 'missing'))).toBe(false);
+
+    expect(shiftJis.code).toBe(0);
+    expect(shiftJis.stdout).toContain('1 new, 0 changed');
+    expect(badEncoding.code).toBe(2);
+    expect(badEncoding.stderr).toContain('--encoding must be one of utf-8, shift_jis');
   }, 120_000);
 });
 

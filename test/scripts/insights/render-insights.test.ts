@@ -221,6 +221,23 @@ describe('renderInsights', () => {
     expect(text).toContain('3 (2 people, 1 solved)');
   });
 
+  it('prints ticket and inquiry text as inert cells: no formula, no column break, one line', () => {
+    const sample = sampleInsights();
+    const [gap] = sample.gaps;
+    const [solved] = sample.helped.mostSolved;
+    const text = renderInsights({
+      ...sample,
+      gaps: gap ? [{ ...gap, category: '=HYPERLINK("https://evil.example","x")' }] : [],
+      helped: {
+        ...sample.helped,
+        mostSolved: solved ? [{ ...solved, subject: '@SUM(1+1)|cmd\n-2+3' }] : [],
+      },
+    });
+    expect(text).toContain(`| '=HYPERLINK("https://evil.example","x") |`);
+    expect(text).toContain(`| '@SUM(1+1)\\|cmd -2+3 `);
+    expect(text).not.toMatch(/\| [=+\-@]/);
+  });
+
   it('says what is missing instead of printing empty tables', () => {
     const empty = sampleInsights();
     const text = renderInsights({
