@@ -556,13 +556,19 @@ export function removeUnverifiedLinks(
     const unverified = findLinks(current).filter((link) => !isAllowedLink(link, allowed));
     if (unverified.length === 0) return { text: current, removed: [...removed] };
     for (const link of unverified) removed.add(link.link);
-    current = replaceLinks(current, unverified, placeholderFor(text));
+    current = replaceLinks(current, unverified, removedLinkPlaceholder(text));
   }
   // Never reached in practice; if it were, nothing unverified may stay.
-  return { text: placeholderFor(text), removed: [...removed] };
+  return { text: removedLinkPlaceholder(text), removed: [...removed] };
 }
 
-function placeholderFor(text: string): string {
+/**
+ * The placeholder for a link removed from `text`: Japanese when the text has Japanese in it.
+ *
+ * @example
+ * removedLinkPlaceholder('詳細は次を参照'); // '［リンク削除］'
+ */
+export function removedLinkPlaceholder(text: string): string {
   return /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(text)
     ? REMOVED_LINK_PLACEHOLDERS.ja
     : REMOVED_LINK_PLACEHOLDERS.en;

@@ -161,3 +161,42 @@ describe('selectHandoffPlaces', () => {
     expect([...places]).toEqual([['a2', 'A']]);
   });
 });
+
+describe('links in the hand-off summary (ADR 0013)', () => {
+  it('keeps the summary’s unverified_links beside its fields', () => {
+    const state = run([
+      event({
+        event: 'summary',
+        data: {
+          ...summary,
+          symptom: '［リンク削除］ を開くとエラー',
+          language: 'ja',
+          outcome: 'solved',
+          complete: true,
+          unverified_links: ['https://evil.example/ms'],
+        },
+      }),
+    ]);
+    expect(state.unverifiedLinks).toEqual(['https://evil.example/ms']);
+    expect(state.fields.symptom).toBe('［リンク削除］ を開くとエラー');
+  });
+
+  it('removes and lists every link of a summary the server never checked (the stream was cut)', () => {
+    const state = run([
+      event({
+        event: 'summary_text',
+        data: {
+          field: 'symptom',
+          content: 'https://evil.example/x と https://support.microsoft.com',
+        },
+      }),
+      { type: 'stream_ended' },
+    ]);
+    expect(state.fields.symptom).toBe('［リンク削除］ と ［リンク削除］');
+    expect(state.unverifiedLinks).toEqual([
+      'https://evil.example/x',
+      'https://support.microsoft.com',
+    ]);
+    expect(state.shortfall).toEqual({ kind: 'cut' });
+  });
+});
