@@ -55,6 +55,7 @@ export type HandoffSummaryAction =
       readonly fields: HandoffFields;
       readonly language: HandoffLanguage;
       readonly outcome?: HandoffOutcome;
+      readonly unverifiedLinks?: readonly string[];
     };
 
 export const EMPTY_HANDOFF_FIELDS: HandoffFields = {
@@ -135,6 +136,7 @@ export function handoffSummaryReducer(
         fields: action.fields,
         language: action.language,
         ...(action.outcome ? { outcome: action.outcome } : {}),
+        ...(action.unverifiedLinks ? { unverifiedLinks: action.unverifiedLinks } : {}),
       };
   }
 }
