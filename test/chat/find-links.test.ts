@@ -396,6 +396,16 @@ describe('removeUnverifiedLinks, for any text around the link', () => {
       ' ',
       'の',
       'mailto:',
+      // Issue 48: schemes without `//`, glue characters, markdown around an allowed text.
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'https:',
+      '|',
+      '」',
+      '、',
+      '[https://support.microsoft.com](',
+      '\n\n[r]: ',
+      '[x][r]',
     );
     fc.assert(
       fc.property(
