@@ -182,15 +182,6 @@ const GLUE = /[|()[\]{}'",;!*\\^]/u;
 /** Punctuation that ends a sentence, not a URL: trimmed from the end of a found link. */
 const TRAILING_PUNCTUATION = /[.,;:!?'*]+$/u;
 
-/** A span of the scanned text and what it claims from the bare-domain and address searches. */
-interface ScannedLink {
-  readonly start: number;
-  readonly end: number;
-  readonly link: string;
-  readonly domain?: string;
-  readonly scheme?: string;
-}
-
 /**
  * Every link in `text`, in order of their start (the longer first), with offsets into `text`
  * itself. A markdown link and the links written in its text are listed each; a `mailto:` link
@@ -203,7 +194,8 @@ interface ScannedLink {
 export function findLinks(text: string): FoundLink[] {
   const { normalized, offsets } = normalizeWithOffsets(text);
   const scan = normalized.replace(/(?<=[A-Za-z0-9])\u3002(?=[A-Za-z0-9])/gu, '.');
-  const scanned: ScannedLink[] = [];
+  /** Links with offsets into the scanned (NFKC) text, mapped back at the end. */
+  const scanned: FoundLink[] = [];
   /** Spans inside which a bare domain or address is part of a link already found. */
   const claimed: Array<{ start: number; end: number; unlessGlued: boolean }> = [];
   const isClaimed = (start: number) =>
