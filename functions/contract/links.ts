@@ -167,8 +167,19 @@ const HOST = String.raw`(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&*+=:@\p{L}\p{N}
 const PATH = '[!#-&(-;=?-_a-~]';
 /** A scheme name and its colon; the leftmost, longest one wherever one starts. */
 const SCHEME_START = /([A-Za-z][A-Za-z0-9+.-]*):/gu;
-const AUTHORITY_URL = new RegExp(String.raw`^([/\\]*)(${HOST}*)([/?#\\]${PATH}*)?`, 'u');
-const OPAQUE_BODY = new RegExp(`^${PATH}+`, 'u');
+/**
+ * How much of a URL is read: its authority, and its path, query and fragment, each at most this
+ * long. Every scheme in the text starts a link, so without a bound text of glued URLs
+ * (`https://https://…`) would be read to its end once per URL. What lies beyond is searched as
+ * text like the rest: a scheme, address or domain in it is a link of its own.
+ */
+const MAX_URL_PART = 2048;
+// Sticky: read from where a scheme's colon ends, without copying the rest of the text.
+const AUTHORITY_URL = new RegExp(
+  String.raw`([/\\]*)(${HOST}{0,${MAX_URL_PART}})([/?#\\]${PATH}{0,${MAX_URL_PART}})?`,
+  'uy',
+);
+const OPAQUE_BODY = new RegExp(`${PATH}{1,${MAX_URL_PART}}`, 'uy');
 const EMAIL = new RegExp(String.raw`(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@(${HOST}+)`, 'giu');
 const BARE_DOMAIN = new RegExp(
   String.raw`(?<![A-Za-z0-9])((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+([A-Za-z]{2,63}))(?![A-Za-z0-9_\-@])(\/${PATH}*)?`,
@@ -210,10 +221,9 @@ export function findLinks(text: string): FoundLink[] {
     const name = (match[1] ?? '').toLowerCase();
     const start = match.index;
     const bodyStart = start + match[0].length;
-    const rest = scan.slice(bodyStart);
     const special = SPECIAL_SCHEMES.has(name);
-    if (special || rest.startsWith('//')) {
-      const url = authorityUrl(rest, special);
+    if (special || scan.startsWith('//', bodyStart)) {
+      const url = authorityUrl(scan, bodyStart, special);
       if (url === undefined) continue;
       const written = `${match[0]}${url.text}`;
       const end = start + written.length;
@@ -227,7 +237,8 @@ export function findLinks(text: string): FoundLink[] {
       claimed.push({ start, end: bodyStart + url.authorityEnd, unlessGlued: false });
       claimed.push({ start: bodyStart + url.authorityEnd, end, unlessGlued: true });
     } else if (OPAQUE_SCHEMES.has(name)) {
-      const body = trimLinkEnd(OPAQUE_BODY.exec(rest)?.[0] ?? '');
+      OPAQUE_BODY.lastIndex = bodyStart;
+      const body = trimLinkEnd(OPAQUE_BODY.exec(scan)?.[0] ?? '');
       if (body === '') continue;
       const written = `${match[0]}${body}`;
       const end = start + written.length;
@@ -313,10 +324,12 @@ export function findLinks(text: string): FoundLink[] {
  * and no path (`http:// nothing`).
  */
 function authorityUrl(
-  rest: string,
+  scan: string,
+  from: number,
   special: boolean,
 ): { text: string; authorityEnd: number } | undefined {
-  const match = AUTHORITY_URL.exec(rest);
+  AUTHORITY_URL.lastIndex = from;
+  const match = AUTHORITY_URL.exec(scan);
   if (!match) return undefined;
   const [, slashes = '', written = '', writtenPath = ''] = match;
   if (!special && slashes.length < 2) return undefined;

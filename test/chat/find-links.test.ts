@@ -262,6 +262,13 @@ describe('the link policy, form by form', () => {
     ]);
   });
 
+  it('reads a URL beyond 2,048 characters no further, and still finds what is glued on after', () => {
+    const long = `https://support.microsoft.com/${'a'.repeat(3000)}|https://evil.example/x`;
+    expect(removeUnverifiedLinks(long, allowed).removed).toEqual(['https://evil.example/x']);
+    const glued = 'https://'.repeat(3000);
+    expect(findLinks(`${glued}evil.example`).at(-1)?.domain).toBe('evil.example');
+  });
+
   it('finds a link continued on a quoted line', () => {
     expect(
       removeUnverifiedLinks('> see [the\n> portal](https://evil.example/x)', allowed).text,
