@@ -253,6 +253,7 @@ export function createApi(
         dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
         modelId: config.MODEL_ID,
         remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
+        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
       },
       budget,
       heartbeatMs: config.HEARTBEAT_MS,

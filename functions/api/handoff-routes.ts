@@ -1,7 +1,8 @@
 import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
 import { InquiryNotFoundError } from '../chat/errors.js';
-import type { ChatModel, ConversationStore } from '../chat/ports.js';
+import type { ChatConfig, ChatModel, ConversationStore } from '../chat/ports.js';
 import { handoffRequestSchema } from '../contract/handoff.js';
+import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import {
   buildHandoffRequest,
   handoffTranscript,
@@ -16,6 +17,10 @@ const HANDOFF_MAX_TOKENS = 2048;
 export interface HandoffRouteDependencies extends ModelStreamDependencies {
   readonly store: ConversationStore;
   readonly model: ChatModel;
+  readonly config: Pick<
+    ChatConfig,
+    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
+  >;
 }
 
 /**
@@ -54,6 +59,7 @@ export function createHandoffRoute(dependencies: HandoffRouteDependencies) {
           request: handoffRequest,
           language,
           outcome: transcript.outcome,
+          allowedLinkDomains: dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS,
           signal,
           send,
         });

@@ -469,9 +469,10 @@ const TODO_ACTION_MAX = todoActionSchema.maxLength ?? 500;
 
 /**
  * Grounding for links: a link (URL or mail address, `functions/contract/links.ts`) whose domain
- * is not on the allow-list never reaches the requester — it is replaced by a placeholder in the
- * mail draft and the to-dos. The advice has already streamed and goes to staff only, so its links
- * stay and the web app shows them as unverified text. The clarification (question, options) and
+ * is not on the allow-list, or whose scheme is not `https:` or `mailto:`, never reaches the
+ * requester — it is replaced by a placeholder in the mail draft and the to-dos. The advice has
+ * already streamed and goes to staff only, so its links stay and the web app shows them as
+ * unverified text. The clarification (question, options) and
  * the ticket cards (subject, summary, resolution) are shown to staff too, as plain text the app
  * never makes clickable, so they stay as written and are only listed. All of them, as written,
  * each once, in order (advice, mail draft, to-dos, question, options, cards), are

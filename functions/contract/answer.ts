@@ -96,8 +96,9 @@ export const deliveredAnswerSchema = answerSchema.extend({
   unverified_references: z.array(z.string()).optional(),
   /**
    * Links (URLs and mail addresses, as `findLinks` in `links.ts` finds them) in `general_advice`,
-   * `mail_draft` or `todo_actions` whose domain is not on the deployment's allow-list
-   * (`allowedLinkDomains`): as written, each once, in order of appearance. They are already
+   * `mail_draft` or `todo_actions` that may not survive (`isAllowedLink`: a scheme other than
+   * `https:` or `mailto:`, or a domain not on the deployment's `allowedLinkDomains`): as written,
+   * each once, in order of appearance. They are already
    * replaced by a placeholder in the mail draft and the to-dos; the advice keeps them, and the web
    * app shows them as text marked unverified, never as links. Absent on answers stored before
    * links were checked: the web app then makes no link in their advice clickable.

@@ -78,12 +78,19 @@ export type HandoffSummary = z.infer<typeof handoffSummarySchema>;
 
 /**
  * The final `summary` event: the summary, its language and the inquiry's outcome; `complete`
- * false when the model stopped early (staff see what arrived and fill in the rest).
+ * false when the model stopped early (staff see what arrived and fill in the rest); its links
+ * checked as every text's that goes on from the page.
  */
 export const handoffSummaryEventSchema = handoffSummarySchema.extend({
   language: handoffLanguageSchema,
   outcome: handoffOutcomeSchema,
   complete: z.boolean(),
+  /**
+   * Links the summary's fields had outside the allow-list or with another scheme than `https:`
+   * or `mailto:`, as written, each once (`functions/contract/links.ts`): replaced by a placeholder
+   * in the fields, listed here so the panel shows them as the answer does. Absent when none.
+   */
+  unverified_links: z.array(z.string()).optional(),
 });
 export type HandoffSummaryEvent = z.infer<typeof handoffSummaryEventSchema>;
 

@@ -29,8 +29,8 @@ export const MAX_MAIL_DRAFT_LENGTH = 4000;
 
 /**
  * One stored version after the original, as `turns[].mailDraftVersions[]` returns it. The text
- * has had the same checks as the answer's draft: links outside the allow-list replaced by a
- * placeholder (listed in `unverified_links`), ticket numbers not among the answer's cited tickets
+ * has had the same checks as the answer's draft: links that may not survive (`isAllowedLink` in
+ * `links.ts`) replaced by a placeholder (listed in `unverified_links`), ticket numbers not among the answer's cited tickets
  * listed in `unverified_references`.
  */
 export const mailDraftVersionSchema = z.object({

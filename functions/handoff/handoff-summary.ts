@@ -16,7 +16,6 @@ import {
 } from '../chat/prompt-markup.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import {
-  HANDOFF_LIST_FIELDS,
   HANDOFF_TEXT_FIELDS,
   HANDOFF_TOOL_NAME,
   type HandoffLanguage,
@@ -26,6 +25,7 @@ import {
   MAX_HANDOFF_ITEMS,
   MAX_HANDOFF_TEXT_LENGTH,
 } from '../contract/handoff.js';
+import { removeUnverifiedLinks } from '../contract/links.js';
 import { streamToolInput } from '../tool-input/stream-tool-input.js';
 
 /**
@@ -237,6 +237,8 @@ export async function streamHandoffSummary(input: {
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly language: HandoffLanguage;
   readonly outcome: HandoffOutcome;
+  /** Links outside these domains are removed from the summary and listed (ADR 0013). */
+  readonly allowedLinkDomains: readonly string[];
   readonly signal: AbortSignal;
   readonly send: (event: ChatEvent) => void;
 }): Promise<HandoffOutcomeReport> {
@@ -254,9 +256,11 @@ export async function streamHandoffSummary(input: {
         input.send({ event: 'summary_text', data: { field: parsed.field, content: parsed.delta } });
       } else if (parsed.type === 'element' && parsed.index < MAX_HANDOFF_ITEMS) {
         arrived = true;
+        // An item is complete when it is sent: its links are checked as the summary's will be.
+        const { text } = removeUnverifiedLinks(parsed.value, input.allowedLinkDomains);
         input.send({
           event: 'summary_item',
-          data: { field: parsed.field, index: parsed.index, text: parsed.value },
+          data: { field: parsed.field, index: parsed.index, text },
         });
       }
     },
@@ -277,6 +281,7 @@ export async function streamHandoffSummary(input: {
   const summary = toHandoffSummaryEvent(final.value, {
     language: input.language,
     outcome: input.outcome,
+    allowedLinkDomains: input.allowedLinkDomains,
     finished:
       failure === undefined && !final.truncated && !final.error && stopReason !== 'max_tokens',
   });
@@ -289,15 +294,25 @@ export async function streamHandoffSummary(input: {
  * The model's tool input as the `summary` event: a field the model got wrong is empty rather
  * than refused (staff fill it in); items are trimmed, and empty or overlong ones dropped as the stream drops them, and
  * lists kept to {@link MAX_HANDOFF_ITEMS} — the same items the stream sent as `summary_item`.
+ * Links outside `allowedLinkDomains`, or with another scheme than `https:` or `mailto:`, are
+ * replaced by a placeholder and listed in `unverified_links`: staff copy the summary on to
+ * second line or a vendor, as they send the mail draft.
  */
 export function toHandoffSummaryEvent(
   value: unknown,
   options: {
     readonly language: HandoffLanguage;
     readonly outcome: HandoffOutcome;
+    readonly allowedLinkDomains: readonly string[];
     readonly finished: boolean;
   },
 ): HandoffSummaryEvent {
+  const unverified = new Set<string>();
+  const checked = (text: string) => {
+    const { text: cleaned, removed } = removeUnverifiedLinks(text, options.allowedLinkDomains);
+    for (const link of removed) unverified.add(link);
+    return cleaned;
+  };
   const fields = (typeof value === 'object' && value !== null ? value : {}) as Record<
     string,
     unknown
@@ -309,17 +324,21 @@ export function toHandoffSummaryEvent(
       const parsed = handoffItemSchema.safeParse(item);
       return parsed.success ? [parsed.data] : [];
     });
-  const lists = Object.fromEntries(
-    HANDOFF_LIST_FIELDS.map((field) => [field, items(fields[field])]),
-  ) as Record<(typeof HANDOFF_LIST_FIELDS)[number], string[]>;
+  // Checked in the order staff read the fields, so the links are listed in that order.
+  const symptom = checked(text(fields.symptom));
+  const environment = checked(text(fields.environment));
+  const tried = items(fields.tried).map(checked);
+  const toldRequester = checked(text(fields.told_requester));
+  const openQuestions = items(fields.open_questions).map(checked);
   return {
-    symptom: text(fields.symptom),
-    environment: text(fields.environment),
-    tried: lists.tried,
-    told_requester: text(fields.told_requester),
-    open_questions: lists.open_questions,
+    symptom,
+    environment,
+    tried,
+    told_requester: toldRequester,
+    open_questions: openQuestions,
     language: options.language,
     outcome: options.outcome,
     complete: options.finished,
+    ...(unverified.size > 0 ? { unverified_links: [...unverified] } : {}),
   };
 }

@@ -56,6 +56,10 @@ describe('bad input is refused before the first byte and writes nothing', () => 
       'empty_text',
       { message: '\u3164\u115f\u200e\u202e\u00ad \u3000' },
     ],
+    // Stored text is clean text (functions/contract/user-text.ts).
+    ['a bidi override', 'invalid_text', { message: '添付の invoice\u202Efdp.exe を開けない' }],
+    ['an ESC', 'invalid_text', { message: 'VPN \u001b[2J につながらない' }],
+    ['a NUL', 'invalid_text', { message: 'VPN\u0000につながらない' }],
   ])('refuses a message with %s (400 %s) without calling the model', async (_name, code, body) => {
     const user = `text-${Math.random().toString(36).slice(2, 8)}`;
     const calls = stack.bedrock.converseRequests.length;
@@ -72,6 +76,9 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['a lone surrogate', 'invalid_text', 'Printer \ud83d'],
     ['only zero-width characters', 'empty_text', '\u200b\u2060'],
     ['only NULs', 'empty_text', '\u0000'],
+    ['a bidi isolate', 'invalid_text', 'Printer \u2066x\u2069'],
+    ['a BEL', 'invalid_text', 'Printer\u0007'],
+    ['a DEL', 'invalid_text', 'Printer\u007f'],
   ])('refuses a title with %s (400 %s) and keeps the old one', async (_name, code, title) => {
     const user = `title-${Math.random().toString(36).slice(2, 8)}`;
     const created = await stack.postChat({ message: 'プリンターが印刷できない' }, { user });

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANDOFF_TOOL_NAME, handoffSummaryEventSchema } from '../../functions/contract/handoff.js';
+import {
+  HANDOFF_TOOL_NAME,
+  handoffSummaryEventSchema,
+  handoffSummaryText,
+} from '../../functions/contract/handoff.js';
 import type { RecordedConverseRequest } from '../../local/bedrock/recorded-requests.js';
 import { type ChatResponse, eventsNamed, postChat } from '../support/chat-client.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
@@ -211,6 +215,40 @@ describe('the hand-off summary', () => {
     expect(everythingSent(second.requests[0] as RecordedConverseRequest)).toContain(
       'status=\\"failed\\"',
     );
+  });
+
+  it('removes and lists links that may not go on, in the items as they stream and in the summary', async () => {
+    const user = 'handoff-links';
+    const asked = await ask(user, { message: 'Outlookでパスワードを再設定したい' });
+    chat.bedrock.enqueueScript(
+      scriptedAnswer({
+        symptom:
+          '[https://support.microsoft.com/ja-jp](https://evil.example/ms) を開くとエラーになる',
+        environment: 'Windows 11',
+        tried: ['javascript:alert(1) を実行', 'https://support.microsoft.com/ja-jp を確認'],
+        told_requester: 'https://support.microsoft.com)https://glued.evil.example/a を案内',
+        open_questions: ['<data:text/html,hi> は何か？'],
+      }),
+    );
+    const { response } = await handoff(user, asked.conversationId, asked.inquiryId);
+    expect(response.status).toBe(200);
+    const summary = summaryOf(response);
+    expect(summary).toMatchObject({
+      symptom: '［リンク削除］ を開くとエラーになる',
+      tried: ['［リンク削除］ を実行', 'https://support.microsoft.com/ja-jp を確認'],
+      told_requester: 'https://support.microsoft.com)［リンク削除］ を案内',
+      open_questions: ['［リンク削除］ は何か？'],
+      unverified_links: [
+        'https://evil.example/ms',
+        'javascript:alert(1)',
+        'https://glued.evil.example/a',
+        'data:text/html,hi',
+      ],
+    });
+    // The items streamed are the checked ones; the copied text carries none of the links.
+    expect(streamed(response).tried).toEqual(summary.tried);
+    expect(streamed(response).open_questions).toEqual(summary.open_questions);
+    expect(handoffSummaryText(summary, 'ja')).not.toMatch(/evil|javascript:|data:/u);
   });
 
   it('reserves the daily budget before the first byte and settles it to the tokens used', async () => {

@@ -195,6 +195,10 @@ describe('knowledge capture', () => {
       [{ ...valid, subject: 'two\nlines' }, 'subject'],
       [{ ...valid, subject: 'x'.repeat(201) }, 'subject'],
       [{ ...valid, inquiry: '\u200b' }, 'inquiry'],
+      // Stored text is clean text: a bidi override or a control character in any field.
+      [{ ...valid, subject: 'VPN \u202Egnp.exe' }, 'subject'],
+      [{ ...valid, inquiry: 'VPN\u0000に接続できない' }, 'inquiry'],
+      [{ ...valid, resolution: ['ok', 'run \u001b[2J'] }, 'resolution'],
       [{ ...valid, restricted: 'no' }, 'restricted'],
       [{ ...valid, extra: 1 }, 'extra'],
       [{ ...valid, inquiryId: 'nope' }, 'inquiryId'],

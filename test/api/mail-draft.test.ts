@@ -105,6 +105,14 @@ describe('editing the mail draft', () => {
     // As a chat message over its length: 413, the field named.
     ['text too long', { text: 'あ'.repeat(4001) }, 413, 'too_large', 'text'],
     ['an unknown field', { text: 'x', origin: 'polite' }, 400, 'bad_request', undefined],
+    // Stored text is clean text (functions/contract/user-text.ts): refused, never stored.
+    ['a bidi override', { text: 'invoice\u202Efdp.exe' }, 400, 'invalid_text', 'text'],
+    ['a bidi isolate', { text: 'see \u2067file\u2069' }, 400, 'invalid_text', 'text'],
+    ['a NUL', { text: 'Hello\u0000world' }, 400, 'invalid_text', 'text'],
+    ['an ESC', { text: 'Hello \u001b[31mred' }, 400, 'invalid_text', 'text'],
+    ['a BEL', { text: 'Hello\u0007' }, 400, 'invalid_text', 'text'],
+    ['a DEL', { text: 'Hello\u007f' }, 400, 'invalid_text', 'text'],
+    ['a lone carriage return', { text: 'Hello\rworld' }, 400, 'invalid_text', 'text'],
   ])('refuses %s with %i naming the field', async (_name, body, status, code, field) => {
     const user = `bad-edit-${code}-${field}`;
     const first = await postChat(chat.api, { message: 'Teamsの会議に入れません' }, { user });
@@ -112,6 +120,37 @@ describe('editing the mail draft', () => {
     const refused = await chat.api.call('PUT', draftPath(conversationId, 2), body, { user });
     expect(refused.status).toBe(status);
     expect(errorOf(refused)).toMatchObject({ code, ...(field ? { field } : {}) });
+  });
+
+  it('never stores a bidi override or a control character, and names it in the message', async () => {
+    const user = 'unclean-edit';
+    const first = await postChat(chat.api, { message: 'Teamsの会議に入れません' }, { user });
+    const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+    const refused = await chat.api.call(
+      'PUT',
+      draftPath(conversationId, 2),
+      { text: '請求書を添付します: invoice\u202Efdp.exe' },
+      { user },
+    );
+    expect(refused.status).toBe(400);
+    expect(errorOf(refused)).toEqual({
+      code: 'invalid_text',
+      field: 'text',
+      message:
+        'text: text must not contain control characters or bidirectional overrides (found U+202E)',
+    });
+    // Line breaks, tabs, CRLF and the implicit direction marks are text.
+    const kept = await chat.api.call(
+      'PUT',
+      draftPath(conversationId, 2),
+      { text: 'Hello\r\n\tworld \u200Fשלום\u200E' },
+      { user },
+    );
+    expect(kept.status).toBe(200);
+    const { turn } = await answerOf(user, conversationId, 2);
+    expect(turn.mailDraftVersions?.map((version) => version.text)).toEqual([
+      'Hello\r\n\tworld \u200Fשלום\u200E',
+    ]);
   });
 
   it('refuses a turn that is no answer, a missing turn and another owner’s conversation', async () => {
@@ -351,6 +390,78 @@ describe('refining the mail draft', () => {
     );
     expect([refine.status, errorOf(refine)?.code]).toEqual([409, 'mail_draft_full']);
     expect(chat.bedrock.converseRequests.length).toBe(calls);
+  });
+});
+
+describe('links in the draft, its edits and refinements (ADR 0013)', () => {
+  /** Each link form of issue 48; none may survive, each must be listed. */
+  const hostile = [
+    'Reset at [https://support.microsoft.com/ja-jp](https://evil.example/ms).',
+    'Glued: https://support.microsoft.com)https://glued.evil.example/a',
+    'Piped: https://support.microsoft.com|https://pipe.evil.example/b',
+    'Run javascript:alert(document.cookie) or data:text/html;base64,PHNjcmlwdD4=',
+    'Or https://support.microsoft.com@userinfo.evil.example/c and http://support.microsoft.com/d',
+    'Kept: https://support.microsoft.com/ja-jp',
+  ].join('\n');
+  const listed = [
+    'https://evil.example/ms',
+    'https://glued.evil.example/a',
+    'https://pipe.evil.example/b',
+    'javascript:alert(document.cookie)',
+    'data:text/html;base64,PHNjcmlwdD4=',
+    'https://support.microsoft.com@userinfo.evil.example/c',
+    'http://support.microsoft.com/d',
+  ];
+  const expectClean = (text: string | undefined) => {
+    expect(text).toContain('Kept: https://support.microsoft.com/ja-jp');
+    expect(text).not.toMatch(/evil|javascript:|data:|http:/u);
+    expect(text).toContain(REMOVED_LINK_PLACEHOLDERS.en);
+  };
+
+  it('removes and lists them in the answer’s draft and to-dos, an edit and a refinement', async () => {
+    const user = 'draft-link-forms';
+    chat.bedrock.enqueueScript(
+      scriptedAnswer({
+        response_type: 'results',
+        general_advice: 'See the draft.',
+        results: [],
+        mail_draft: hostile,
+        todo_actions: ['Send javascript:alert(1)', 'Open <https://evil.example/todo>'],
+      }),
+    );
+    const first = await postChat(chat.api, { message: 'Reset my password please' }, { user });
+    const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
+    const { turn } = await answerOf(user, conversationId, 2);
+    expectClean(turn.result?.mail_draft);
+    expect(turn.result?.todo_actions).toEqual(['Send [link removed]', 'Open [link removed]']);
+    expect(turn.result?.unverified_links).toEqual(
+      expect.arrayContaining([...listed, 'javascript:alert(1)', 'https://evil.example/todo']),
+    );
+
+    const edited = await chat.api.call(
+      'PUT',
+      draftPath(conversationId, 2),
+      { text: hostile },
+      { user },
+    );
+    const editVersion = (edited.json as { version: { text: string; unverified_links: string[] } })
+      .version;
+    expectClean(editVersion.text);
+    expect(editVersion.unverified_links).toEqual(listed);
+
+    chat.bedrock.enqueueScript(scriptedAnswer({ mail_draft: hostile }));
+    const refined = await chat.api.call(
+      'POST',
+      draftPath(conversationId, 2, '/refine'),
+      { style: 'polite' },
+      { user },
+    );
+    const [stored] = eventsNamed(refined, 'mail_draft_version');
+    const refinedVersion = stored?.version as { text: string; unverified_links: string[] };
+    expectClean(refinedVersion.text);
+    expect(refinedVersion.unverified_links).toEqual(listed);
+    const after = await answerOf(user, conversationId, 2);
+    for (const version of after.turn.mailDraftVersions ?? []) expectClean(version.text);
   });
 });
 

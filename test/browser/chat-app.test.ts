@@ -538,7 +538,7 @@ describe('the chat web app against the local stack', () => {
         'evil.example/reset',
       ]);
       await expect(marks.first().getAttribute('title')).resolves.toBe(
-        '許可されたドメインにないリンクです（未確認・クリックできません）',
+        '許可されていないリンクです（許可リスト外のドメイン、または https・mailto 以外。未確認・クリックできません）',
       );
       const allowed = answer.locator('a[href="https://support.microsoft.com/ja-jp"]');
       await expect(allowed.getAttribute('rel')).resolves.toBe('noopener noreferrer');

@@ -2,11 +2,12 @@
 // Callbacks passed to page.evaluate/waitForFunction run in the browser.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { scriptedAnswer } from '../support/scripted-answer.js';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
 import { ask, WAIT_MS, waitForAnswer } from './support/chat-actions.js';
 import { expectAccessible } from './support/expect-accessible.js';
 
-const { open } = registerBrowserHarness();
+const { open, bedrock } = registerBrowserHarness();
 
 /** The action and the dialog share the name (Japanese: the harness's browser language). */
 const HANDOFF = 'エスカレーション用サマリー';
@@ -116,6 +117,50 @@ describe('the hand-off summary in the web app', () => {
     await waitForEditableSummary(page);
     expect(requests).toHaveLength(2);
     await expect(environment.inputValue()).resolves.not.toContain('社外ネットワーク');
+  }, 120_000);
+
+  it('lists the links it removed, as the answer does, and copies none of them', async () => {
+    const { page, context } = await open('browser-handoff-links');
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: new URL(page.url()).origin,
+    });
+    await ask(page, 'Outlook のパスワードを再設定したい');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    bedrock().enqueueScript(
+      scriptedAnswer({
+        symptom:
+          '[https://support.microsoft.com/ja-jp](https://evil.example/ms) を開くとエラーになる',
+        environment: 'Windows 11',
+        tried: ['javascript:alert(1) を実行', 'https://support.microsoft.com/ja-jp を確認'],
+        told_requester: 'https://support.microsoft.com)https://glued.evil.example/a を案内',
+        open_questions: ['原因は？'],
+      }),
+    );
+    await page.getByRole('button', { name: HANDOFF }).click();
+    const dialog = page.getByRole('dialog', { name: HANDOFF });
+    await dialog.waitFor({ timeout: WAIT_MS });
+    await waitForEditableSummary(page);
+    await expect(dialog.getByRole('textbox', { name: '症状' }).inputValue()).resolves.toBe(
+      '［リンク削除］ を開くとエラーになる',
+    );
+    await expect(
+      dialog.locator('.unverified-links-notice .unverified-link').allTextContents(),
+    ).resolves.toEqual([
+      'https://evil.example/ms',
+      'javascript:alert(1)',
+      'https://glued.evil.example/a',
+    ]);
+    await page.screenshot({ path: `${SCREENSHOTS}/handoff-unverified-links.png` });
+    await expectAccessible(page, 'the hand-off summary with its removed links listed');
+
+    // A link staff type in that no page passes on is left out of the copy too.
+    const environment = dialog.getByRole('textbox', { name: '環境' });
+    await environment.fill('Windows 11 / data:text/html,hi');
+    await dialog.getByRole('button', { name: 'テキストとしてコピー' }).click();
+    await dialog.getByRole('button', { name: 'コピーしました' }).waitFor({ timeout: WAIT_MS });
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toContain('https://support.microsoft.com/ja-jp');
+    expect(copied).not.toMatch(/evil|javascript:|data:/u);
   }, 120_000);
 
   it('summarizes an unsolved inquiry whose clarification is still open', async () => {

@@ -232,6 +232,72 @@ describe('the e-mail draft in the web app', () => {
       .toEqual([1, 1]);
   }, 180_000);
 
+  it('flags links that may not go on in the draft and its versions, and leaves them out of the copy and the mailto: body', async () => {
+    const user = 'browser-mail-draft-links';
+    const { page } = await open(user);
+    const hostile =
+      'お問い合わせありがとうございます。\n手順は [https://support.microsoft.com/ja-jp](https://evil.example/ms) をご覧ください。\n' +
+      '補足: https://support.microsoft.com|https://pipe.evil.example/b と javascript:alert(1)\n' +
+      '公式: https://support.microsoft.com/ja-jp\nよろしくお願いいたします。';
+    bedrock().enqueueScript(answerWithDraft(hostile));
+    await ask(page, 'パスワードを再設定したい');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    const bubble = assistantBubbles(page).first();
+    const draft = draftOf(page);
+    const body = draft.locator('.mail-draft__body');
+    const listedUnder = async (scope: Locator) =>
+      scope.locator('.unverified-links-notice .unverified-link').allTextContents();
+    const expected = [
+      'https://evil.example/ms',
+      'https://pipe.evil.example/b',
+      'javascript:alert(1)',
+    ];
+
+    // The original: placeholders in the text, the links listed (as marked text) with the answer.
+    await expect(body.textContent()).resolves.not.toMatch(/evil|javascript:/u);
+    await expect(body.textContent()).resolves.toContain('［リンク削除］');
+    await expect(listedUnder(bubble)).resolves.toEqual(expected);
+    await expect(bubble.locator('a[href*="evil"], a[href^="javascript"]').count()).resolves.toBe(0);
+
+    // An edit with the same links: removed on the server, listed under the version in the draft.
+    await draft.getByRole('button', { name: 'メール下書きを編集' }).click();
+    await draft
+      .getByRole('textbox', { name: 'メール下書きを編集（Esc でキャンセル）' })
+      .fill(hostile);
+    await draft.getByRole('button', { name: '新しい版として保存' }).click();
+    await waitForCounter(draft, '2/2');
+    await expect(body.textContent()).resolves.not.toMatch(/evil|javascript:/u);
+    await expect(listedUnder(draft)).resolves.toEqual(expected);
+    await expect(
+      draft.locator('.unverified-links-notice .unverified-link').first().getAttribute('title'),
+    ).resolves.toContain('許可されていないリンク');
+    await page.screenshot({ path: `${SCREENSHOTS}/mail-draft-unverified-links.png` });
+    await expectAccessible(page, 'a mail draft version with its removed links listed');
+
+    // Copy and 「メールで開く」 carry the allowed link and none of the flagged ones.
+    await page.evaluate(() => {
+      Object.defineProperty(navigator, 'clipboard', {
+        configurable: true,
+        value: {
+          writeText: async (text: string) => {
+            (window as unknown as { copiedText: string }).copiedText = text;
+          },
+        },
+      });
+    });
+    await draft.getByRole('button', { name: 'コピー' }).click();
+    const copied = await page.evaluate(
+      () => (window as unknown as { copiedText?: string }).copiedText,
+    );
+    expect(copied).toContain('https://support.microsoft.com/ja-jp');
+    expect(copied).not.toMatch(/evil|javascript:/u);
+    const href =
+      (await draft.getByRole('link', { name: 'メールで開く' }).getAttribute('href')) ?? '';
+    const mailBody = new URL(href).searchParams.get('body') ?? '';
+    expect(mailBody).toContain('https://support.microsoft.com/ja-jp');
+    expect(mailBody).not.toMatch(/evil|javascript:/u);
+  }, 120_000);
+
   it('says to paste instead when the draft is too long for a mailto: link', async () => {
     const { page } = await open('browser-mail-draft-long');
     bedrock().enqueueScript(answerWithDraft(ORIGINAL_DRAFT));

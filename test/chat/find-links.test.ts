@@ -6,6 +6,7 @@ import {
   findUnverifiedLinks,
   hrefDomains,
   isAllowedDomain,
+  isAllowedLink,
   normalizeDomain,
   REMOVED_LINK_PLACEHOLDERS,
   removeUnverifiedLinks,
@@ -103,10 +104,175 @@ describe('findLinks', () => {
     expect(found(text)).toEqual(expected);
   });
 
-  it('reports the link as written, without mailto: or the markdown around it', () => {
+  it('reports a markdown link as its target, with its scheme, without the markdown around it', () => {
     expect(
       findLinks('[x](mailto:A@Evil.Example) <http://evil.example/a>').map((link) => link.link),
-    ).toEqual(['A@Evil.Example', 'http://evil.example/a']);
+    ).toEqual(['mailto:A@Evil.Example', 'http://evil.example/a']);
+  });
+});
+
+/**
+ * The forms of issue 48 and the ones beside them: each is removed (and listed) or kept, by its
+ * target, scheme and host — never by the text shown for it.
+ */
+describe('the link policy, form by form', () => {
+  const removedForm = (text: string, listed: string[]) => {
+    const { text: cleaned, removed } = removeUnverifiedLinks(text, allowed);
+    expect(removed).toEqual(listed);
+    expect(findUnverifiedLinks(cleaned, allowed)).toEqual([]);
+    return cleaned;
+  };
+  const en = REMOVED_LINK_PLACEHOLDERS.en;
+  const ja = REMOVED_LINK_PLACEHOLDERS.ja;
+
+  it.each<[string, string, string[]]>([
+    // A markdown link is its target: allowed text, evil target.
+    [
+      'See [https://support.microsoft.com/ja-jp](https://evil.example/ms) now',
+      `See ${en} now`,
+      ['https://evil.example/ms'],
+    ],
+    ['[Microsoft サポート](https://evil.example/ms)', ja, ['https://evil.example/ms']],
+    ['![logo](https://evil.example/pixel.png)', en, ['https://evil.example/pixel.png']],
+    // Autolinks.
+    ['Open <https://evil.example/x> now', `Open ${en} now`, ['https://evil.example/x']],
+    ['Open <javascript:alert(1)> now', `Open ${en} now`, ['javascript:alert(1)']],
+    // Reference-style links: the use and the definition.
+    [
+      'See [Microsoft][ms] now.\n\n[ms]: https://evil.example/ms',
+      `See ${en} now.\n\n${en}`,
+      ['https://evil.example/ms'],
+    ],
+    [
+      'See [ms] now.\n\n[ms]: <https://evil.example/ms> "Microsoft"',
+      `See ${en} now.\n\n${en}`,
+      ['https://evil.example/ms'],
+    ],
+    // URLs glued onto an allowed one.
+    [
+      'https://support.microsoft.com)https://evil.example/a',
+      `https://support.microsoft.com)${en}`,
+      ['https://evil.example/a'],
+    ],
+    [
+      'https://support.microsoft.com|https://evil.example/a',
+      `https://support.microsoft.com|${en}`,
+      ['https://evil.example/a'],
+    ],
+    [
+      '「https://support.microsoft.com」https://evil.example/a',
+      `「https://support.microsoft.com」${en}`,
+      ['https://evil.example/a'],
+    ],
+    [
+      'https://support.microsoft.com、https://evil.example/a',
+      `https://support.microsoft.com、${en}`,
+      ['https://evil.example/a'],
+    ],
+    // Glued inside an allowed URL's path: the glued one goes.
+    [
+      'https://support.microsoft.com/a|https://evil.example/b',
+      `https://support.microsoft.com/a|${en}`,
+      ['https://evil.example/b'],
+    ],
+    [
+      'https://support.microsoft.com/a|evil.example/b',
+      `https://support.microsoft.com/a|${en}`,
+      ['evil.example/b'],
+    ],
+    ['support.microsoft.com/a|evil.example/b', `support.microsoft.com/a|${en}`, ['evil.example/b']],
+    // Schemes that run code or carry a document, in any case or width.
+    [
+      'Click javascript:alert(document.cookie) now',
+      `Click ${en} now`,
+      ['javascript:alert(document.cookie)'],
+    ],
+    ['JAVASCRIPT:alert(1)', en, ['JAVASCRIPT:alert(1)']],
+    ['ｊａｖａｓｃｒｉｐｔ：alert(1)', en, ['ｊａｖａｓｃｒｉｐｔ：alert(1)']],
+    ['vbscript:msgbox(1)', en, ['vbscript:msgbox(1)']],
+    [
+      'data:text/html;base64,PHNjcmlwdD4= here',
+      `${en} here`,
+      ['data:text/html;base64,PHNjcmlwdD4='],
+    ],
+    ['[click](javascript:alert(1))', en, ['javascript:alert(1)']],
+    ['[click](JavaScript:alert(1))', en, ['JavaScript:alert(1)']],
+    // Only https: survives, even to an allowed host.
+    ['http://support.microsoft.com/x', en, ['http://support.microsoft.com/x']],
+    ['ftp://support.microsoft.com/x', en, ['ftp://support.microsoft.com/x']],
+    // A special scheme without slashes is still a URL to a browser.
+    ['https:evil.example/a', en, ['https:evil.example/a']],
+    ['https:\\\\evil.example/a', en, ['https:\\\\evil.example/a']],
+    ['HTTPS://EVIL.EXAMPLE/A', en, ['HTTPS://EVIL.EXAMPLE/A']],
+    // Hosts that only look allowed.
+    ['https://support.microsoft.com.evil.com/x', en, ['https://support.microsoft.com.evil.com/x']],
+    ['https://support.microsoft.com@evil.com/x', en, ['https://support.microsoft.com@evil.com/x']],
+    ['https://micrоsoft.com/x', en, ['https://micrоsoft.com/x']],
+    ['https://xn--micrsoft-qbh.com/x', en, ['https://xn--micrsoft-qbh.com/x']],
+    // mailto: survives only with every address allowed.
+    [
+      'mailto:help@microsoft.com?cc=x@evil.example',
+      en,
+      ['mailto:help@microsoft.com?cc=x@evil.example'],
+    ],
+    [
+      '[mail](mailto:a@microsoft.com,b%40evil.example)',
+      en,
+      ['mailto:a@microsoft.com,b%40evil.example'],
+    ],
+  ])('%s', (text, cleaned, listed) => {
+    expect(removedForm(text, listed)).toBe(cleaned);
+  });
+
+  it.each([
+    'https://support.microsoft.com/ja-jp',
+    'HTTPS://SUPPORT.MICROSOFT.COM/ja-jp',
+    '[Microsoft サポート](https://support.microsoft.com/ja-jp)',
+    '<https://support.microsoft.com/x>',
+    'See [kb][1].\n\n[1]: https://support.microsoft.com/kb',
+    'mailto:help@example.co.jp',
+    '[mail](mailto:help@example.co.jp)',
+    'help@example.co.jp',
+    'www.microsoft.com',
+    'https://例え.example.co.jp/x',
+  ])('keeps %s', (text) => {
+    expect(removeUnverifiedLinks(text, allowed)).toEqual({ text, removed: [] });
+  });
+
+  it('keeps sentence punctuation after a link out of it', () => {
+    expect(found('Open https://support.microsoft.com/a. Then https://evil.example/b, ok')).toEqual([
+      ['https://support.microsoft.com/a', 'support.microsoft.com'],
+      ['https://evil.example/b', 'evil.example'],
+    ]);
+    expect(removeUnverifiedLinks('(see https://evil.example/a).', allowed).text).toBe(
+      `(see ${en}).`,
+    );
+  });
+
+  it('judges the target of a link, not its text, and both when both are links', () => {
+    expect(
+      findLinks('[https://support.microsoft.com](https://evil.example)').map((link) => [
+        link.scheme,
+        link.domain,
+        isAllowedLink(link, allowed),
+      ]),
+    ).toEqual([
+      ['https:', 'evil.example', false],
+      ['https:', 'support.microsoft.com', true],
+    ]);
+  });
+
+  it('reads a URL beyond 2,048 characters no further, and still finds what is glued on after', () => {
+    const long = `https://support.microsoft.com/${'a'.repeat(3000)}|https://evil.example/x`;
+    expect(removeUnverifiedLinks(long, allowed).removed).toEqual(['https://evil.example/x']);
+    const glued = 'https://'.repeat(3000);
+    expect(findLinks(`${glued}evil.example`).at(-1)?.domain).toBe('evil.example');
+  });
+
+  it('finds a link continued on a quoted line', () => {
+    expect(
+      removeUnverifiedLinks('> see [the\n> portal](https://evil.example/x)', allowed).text,
+    ).toBe(`> see ${en}`);
   });
 });
 
@@ -237,6 +403,16 @@ describe('removeUnverifiedLinks, for any text around the link', () => {
       ' ',
       'の',
       'mailto:',
+      // Issue 48: schemes without `//`, glue characters, markdown around an allowed text.
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'https:',
+      '|',
+      '」',
+      '、',
+      '[https://support.microsoft.com](',
+      '\n\n[r]: ',
+      '[x][r]',
     );
     fc.assert(
       fc.property(

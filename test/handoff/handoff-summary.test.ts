@@ -21,6 +21,8 @@ import { clarification, results, scriptedModel, storedTurn } from '../support/ch
 
 /** The hand-off summary's core (ADR 0024): one inquiry's transcript, its request, its stream. */
 
+const allowedLinkDomains = ['example.co.jp', 'microsoft.com'];
+
 const conversation = [
   storedTurn(1, { inquiryId: 'A', text: 'プリンターで印刷できない SECRET-A' }),
   storedTurn(2, {
@@ -180,6 +182,7 @@ describe('streamHandoffSummary', () => {
         request: buildHandoffRequest(handoffTranscript(conversation, 'B'), 'ja', 2048),
         language: 'ja',
         outcome: 'solved',
+        allowedLinkDomains,
         signal: new AbortController().signal,
         send,
       });
@@ -223,6 +226,7 @@ describe('streamHandoffSummary', () => {
       request: buildHandoffRequest(handoffTranscript(conversation, 'B'), 'ja', 2048),
       language: 'ja',
       outcome: 'solved',
+      allowedLinkDomains,
       signal: new AbortController().signal,
       send,
     });
@@ -240,6 +244,7 @@ describe('streamHandoffSummary', () => {
       request: buildHandoffRequest(handoffTranscript(conversation, 'B'), 'ja', 2048),
       language: 'ja',
       outcome: 'solved',
+      allowedLinkDomains,
       signal: new AbortController().signal,
       send,
     });
@@ -261,7 +266,7 @@ describe('streamHandoffSummary', () => {
           tried: ['', ' a ', 7, 'x'.repeat(501)],
           open_questions: 'no',
         },
-        { language: 'en', outcome: 'no_results', finished: true },
+        { language: 'en', outcome: 'no_results', allowedLinkDomains, finished: true },
       ),
     ).toEqual({
       symptom: '',
@@ -273,6 +278,65 @@ describe('streamHandoffSummary', () => {
       outcome: 'no_results',
       complete: true,
     });
+  });
+});
+
+describe('links in the summary (ADR 0013)', () => {
+  const withLinks = {
+    symptom: 'See [https://support.microsoft.com/ja-jp](https://evil.example/ms) for the error',
+    environment: 'Windows 11, https://portal.example.co.jp/vpn',
+    tried: ['Opened javascript:alert(1)', 'Checked https://support.microsoft.com/kb'],
+    told_requester: 'Sent https://support.microsoft.com|https://evil.example/reset',
+    open_questions: ['Is http://support.microsoft.com/x safe?'],
+  };
+
+  it('replaces every link that may not survive by a placeholder and lists it, in the event and the items', async () => {
+    const { model } = scriptedModel({ kind: 'answer', answer: withLinks, fragmentSize: 5 });
+    const { events, send } = collect();
+    await streamHandoffSummary({
+      model,
+      request: buildHandoffRequest(handoffTranscript(conversation, 'B'), 'en', 2048),
+      language: 'en',
+      outcome: 'solved',
+      allowedLinkDomains,
+      signal: new AbortController().signal,
+      send,
+    });
+    const final = events.at(-1);
+    expect(final?.event).toBe('summary');
+    expect(final?.data).toMatchObject({
+      symptom: 'See [link removed] for the error',
+      environment: 'Windows 11, https://portal.example.co.jp/vpn',
+      tried: ['Opened [link removed]', 'Checked https://support.microsoft.com/kb'],
+      told_requester: 'Sent https://support.microsoft.com|[link removed]',
+      open_questions: ['Is [link removed] safe?'],
+      unverified_links: [
+        'https://evil.example/ms',
+        'javascript:alert(1)',
+        'https://evil.example/reset',
+        'http://support.microsoft.com/x',
+      ],
+    });
+    expect(
+      events.flatMap((event) => (event.event === 'summary_item' ? [event.data.text] : [])),
+    ).toEqual([
+      'Opened [link removed]',
+      'Checked https://support.microsoft.com/kb',
+      'Is [link removed] safe?',
+    ]);
+    // What staff copy carries no link the page flagged.
+    const copied = handoffSummaryText(final?.data as HandoffSummary, 'en');
+    expect(copied).not.toMatch(/evil|javascript:|http:/u);
+  });
+
+  it('has no unverified_links when every link may survive', () => {
+    const event = toHandoffSummaryEvent(summary, {
+      language: 'ja',
+      outcome: 'solved',
+      allowedLinkDomains,
+      finished: true,
+    });
+    expect(event).not.toHaveProperty('unverified_links');
   });
 });
 

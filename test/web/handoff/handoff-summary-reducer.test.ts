@@ -125,6 +125,7 @@ describe('the kept hand-off summary', () => {
       fields: { ...EMPTY_HANDOFF_FIELDS, symptom: 'VPN' },
       language: 'en' as const,
       outcome: 'solved' as const,
+      unverifiedLinks: ['https://evil.example/ms'],
     };
     keepHandoffSummary('C1', 'I1', kept, storage);
     expect(loadKeptHandoffSummary('C1', 'I1', storage)).toEqual(kept);
@@ -159,5 +160,56 @@ describe('selectHandoffPlaces', () => {
       answer('c1', undefined, 'complete'),
     ]);
     expect([...places]).toEqual([['a2', 'A']]);
+  });
+});
+
+describe('links in the hand-off summary (ADR 0013)', () => {
+  it('keeps the summary’s unverified_links beside its fields', () => {
+    const state = run([
+      event({
+        event: 'summary',
+        data: {
+          ...summary,
+          symptom: '［リンク削除］ を開くとエラー',
+          language: 'ja',
+          outcome: 'solved',
+          complete: true,
+          unverified_links: ['https://evil.example/ms'],
+        },
+      }),
+    ]);
+    expect(state.unverifiedLinks).toEqual(['https://evil.example/ms']);
+    expect(state.fields.symptom).toBe('［リンク削除］ を開くとエラー');
+  });
+
+  it('lists a kept summary’s removed links again after a reload', () => {
+    const state = run([
+      {
+        type: 'restore',
+        fields: EMPTY_HANDOFF_FIELDS,
+        language: 'ja',
+        unverifiedLinks: ['javascript:alert(1)'],
+      },
+    ]);
+    expect(state.unverifiedLinks).toEqual(['javascript:alert(1)']);
+  });
+
+  it('removes and lists every link of a summary the server never checked (the stream was cut)', () => {
+    const state = run([
+      event({
+        event: 'summary_text',
+        data: {
+          field: 'symptom',
+          content: 'https://evil.example/x と https://support.microsoft.com',
+        },
+      }),
+      { type: 'stream_ended' },
+    ]);
+    expect(state.fields.symptom).toBe('［リンク削除］ と ［リンク削除］');
+    expect(state.unverifiedLinks).toEqual([
+      'https://evil.example/x',
+      'https://support.microsoft.com',
+    ]);
+    expect(state.shortfall).toEqual({ kind: 'cut' });
   });
 });

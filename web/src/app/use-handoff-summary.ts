@@ -75,7 +75,7 @@ export function useHandoffSummary(
     return () => controller.abort();
   }, [api, conversationId, inquiryId, run]);
 
-  const { phase, fields, outcome } = state;
+  const { phase, fields, outcome, unverifiedLinks } = state;
   const summaryLanguage = state.language;
   useEffect(() => {
     // A summary that failed before anything arrived is not kept: a reload asks again.
@@ -84,8 +84,9 @@ export function useHandoffSummary(
       fields,
       language: summaryLanguage,
       ...(outcome ? { outcome } : {}),
+      ...(unverifiedLinks ? { unverifiedLinks } : {}),
     });
-  }, [conversationId, inquiryId, phase, fields, summaryLanguage, outcome]);
+  }, [conversationId, inquiryId, phase, fields, summaryLanguage, outcome, unverifiedLinks]);
 
   return { state, dispatch, regenerate: () => setRun((count) => count + 1) };
 }

@@ -15,6 +15,7 @@ import { StatusNotice } from './status-notice.js';
 import { StreamingMarkdown } from './streaming-markdown.js';
 import { TicketCards } from './ticket-cards.js';
 import { TodoChecklist } from './todo-checklist.js';
+import { UnverifiedLinksNotice } from './unverified-links-notice.js';
 
 interface AssistantBubbleViewProps {
   readonly bubble: AssistantBubble;
@@ -125,14 +126,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
         <MailDraft
           draft={result.mail_draft}
           marks={marks}
+          links={unverifiedLinks ?? []}
           seq={status === 'failed' ? undefined : seq}
           storedVersions={bubble.mailDraftVersions}
         />
       )}
-      {(result?.unverified_links?.length ?? 0) > 0 && (
-        <p className="status-notice status-notice--info unverified-links-notice">
-          {t('unverifiedLinksRemoved')}
-        </p>
+      {unverifiedLinks && (
+        <UnverifiedLinksNotice links={unverifiedLinks} message="unverifiedLinksRemoved" />
       )}
       {result?.todo_actions && result.todo_actions.length > 0 && (
         <TodoChecklist actions={result.todo_actions} />

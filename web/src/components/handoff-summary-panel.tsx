@@ -11,6 +11,8 @@ import { describeError } from '../errors/describe-error.js';
 import { summaryOfFields } from '../handoff/handoff-summary-reducer.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { MessageKey } from '../i18n/messages.js';
+import { withoutUnverifiedLinks } from '../markdown/unverified-links.js';
+import { UnverifiedLinksNotice } from './unverified-links-notice.js';
 import { useFocusAfterCommit } from './use-focus-after-commit.js';
 
 interface HandoffSummaryPanelProps {
@@ -69,8 +71,12 @@ export function HandoffSummaryPanel({
   const editable = phase === 'editing';
   const copy = async () => {
     try {
+      // Staff may have typed a link in: the copied text leaves out what the page would mark.
       await navigator.clipboard.writeText(
-        handoffSummaryText(summaryOfFields(fields), state.language),
+        withoutUnverifiedLinks(
+          handoffSummaryText(summaryOfFields(fields), state.language),
+          state.unverifiedLinks ?? [],
+        ),
       );
       setCopied('copied');
     } catch {
@@ -115,6 +121,9 @@ export function HandoffSummaryPanel({
         )}
         {state.outcome && state.outcome !== 'solved' && (
           <p className="status-notice">{t('handoffUnsolved')}</p>
+        )}
+        {state.unverifiedLinks && (
+          <UnverifiedLinksNotice links={state.unverifiedLinks} message="handoffLinksRemoved" />
         )}
 
         {HANDOFF_FIELDS.map((field, index) => {

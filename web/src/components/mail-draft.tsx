@@ -11,9 +11,15 @@ import { useI18n } from '../i18n/i18n-context.js';
 import type { MessageKey } from '../i18n/messages.js';
 import type { ReferenceMarks } from '../markdown/render-markdown.js';
 import {
+  splitUnverifiedLinks,
+  UNVERIFIED_LINK_CLASS,
+  withoutUnverifiedLinks,
+} from '../markdown/unverified-links.js';
+import {
   splitUnverifiedReferences,
   UNVERIFIED_REFERENCE_CLASS,
 } from '../markdown/unverified-references.js';
+import { UnverifiedLinksNotice } from './unverified-links-notice.js';
 
 /**
  * What an answer's e-mail draft needs beyond the answer (ADR 0023): the draft routes and which
@@ -66,7 +72,10 @@ interface ShownVersion {
   readonly text: string;
   readonly origin: MailDraftOrigin | 'original';
   readonly unverified?: readonly string[];
-  readonly linksRemoved?: boolean;
+  /** What the server listed for this text (`unverified_links`): marked, and never passed on. */
+  readonly links: readonly string[];
+  /** A version's own removed links, listed under it (the original's are listed with the answer). */
+  readonly linksRemoved?: readonly string[];
 }
 
 type Mode =
@@ -80,15 +89,20 @@ type Mode =
  * with one click, streamed into a new version; copied as plain text or opened in the mail client.
  * Each copy, open, edit and refinement is counted on the answer (counts, never text). Without a
  * stored answer (`seq`) or a conversation, it is the read-only draft with its copy button.
+ * Links are shown, copied and handed to the mail client by one rule (`unverified-links.ts`): a
+ * link the page marks never leaves it.
  */
 export function MailDraft({
   draft,
   marks,
+  links = [],
   seq,
   storedVersions,
 }: {
   readonly draft: string;
   readonly marks?: ReferenceMarks;
+  /** The answer's `unverified_links`: what the server found in the draft and beside it. */
+  readonly links?: readonly string[];
   /** The stored answer turn; absent while it streams or when it failed. */
   readonly seq?: number;
   readonly storedVersions?: readonly MailDraftVersion[];
@@ -103,12 +117,18 @@ export function MailDraft({
     if (storedVersions && storedVersions.length > versions.length) setVersions(storedVersions);
   }, [storedVersions, versions.length]);
   const shown: ShownVersion[] = [
-    { text: draft, origin: 'original', ...(marks ? { unverified: marks.unverified } : {}) },
+    {
+      text: draft,
+      origin: 'original',
+      links,
+      ...(marks ? { unverified: marks.unverified } : {}),
+    },
     ...versions.map((version) => ({
       text: version.text,
       origin: version.origin,
       ...(version.unverified_references ? { unverified: version.unverified_references } : {}),
-      linksRemoved: (version.unverified_links?.length ?? 0) > 0,
+      links: version.unverified_links ?? [],
+      linksRemoved: version.unverified_links ?? [],
     })),
   ];
   const [index, setIndex] = useState(shown.length - 1);
@@ -135,6 +155,8 @@ export function MailDraft({
   useEffect(() => () => refining.current?.abort(), []);
   const editorId = useId();
 
+  // What leaves the page (copy, the mail client): the text without a link the page marks.
+  const passedOn = withoutUnverifiedLinks(current.text, current.links);
   const count = (action: 'copy' | 'open_in_mail') => {
     if (!changeable) return;
     environment.api
@@ -158,7 +180,7 @@ export function MailDraft({
 
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(current.text);
+      await navigator.clipboard.writeText(passedOn);
       setCopied(true);
       setTimeout(() => setCopied(false), 2000);
       count('copy');
@@ -221,7 +243,7 @@ export function MailDraft({
   };
 
   const subject = t('mailDraftSubject', { title: environment?.title ?? t('mailDraft') });
-  const mailto = mailtoUrl(subject, current.text);
+  const mailto = mailtoUrl(subject, passedOn);
   const busy = mode.kind === 'refining';
   const otherLanguage = JAPANESE.test(current.text)
     ? t('mailDraftRefineToEnglish')
@@ -313,7 +335,7 @@ export function MailDraft({
         </pre>
       )}
       {current.linksRemoved && mode.kind === 'view' && (
-        <p className="status-notice status-notice--info">{t('mailDraftLinksRemoved')}</p>
+        <UnverifiedLinksNotice links={current.linksRemoved} message="mailDraftLinksRemoved" />
       )}
       {mode.kind !== 'edit' && (
         <div className="mail-draft__actions">
@@ -398,8 +420,39 @@ export function MailDraft({
   );
 }
 
-/** A version's text with its unverified ticket references marked on screen. */
+/**
+ * A version's text with the links it may not pass on marked as the advice marks them, and its
+ * unverified ticket references.
+ */
 function MarkedText({
+  text,
+  marks,
+  shown,
+}: {
+  readonly text: string;
+  readonly marks?: ReferenceMarks;
+  readonly shown: ShownVersion;
+}) {
+  const { t } = useI18n();
+  return (
+    <>
+      {splitUnverifiedLinks(text, shown.links).map((segment, index) =>
+        segment.unverified ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: segments of a fixed text
+          <span key={index} className={UNVERIFIED_LINK_CLASS} title={t('unverifiedLink')}>
+            {segment.text}
+          </span>
+        ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: segments of a fixed text
+          <ReferencesMarked key={index} text={segment.text} marks={marks} shown={shown} />
+        ),
+      )}
+    </>
+  );
+}
+
+/** Text with its unverified ticket references marked on screen. */
+function ReferencesMarked({
   text,
   marks,
   shown,

@@ -21,6 +21,8 @@ const keptSummarySchema = z.object({
   }),
   language: handoffLanguageSchema,
   outcome: handoffOutcomeSchema.optional(),
+  /** The links removed from the summary, listed again after a reload. */
+  unverifiedLinks: z.array(z.string()).readonly().optional(),
 });
 export type KeptHandoffSummary = z.infer<typeof keptSummarySchema>;
 

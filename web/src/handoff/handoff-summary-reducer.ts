@@ -6,6 +6,7 @@ import {
   type HandoffOutcome,
   type HandoffSummary,
 } from '../../../functions/contract/handoff.js';
+import { removeUnverifiedLinks } from '../../../functions/contract/links.js';
 import type { FailureCode } from '../api/api-error.js';
 
 /**
@@ -29,6 +30,11 @@ export interface HandoffSummaryState {
   /** The summary's language (the copied text's labels); the UI's until the summary names one. */
   readonly language: HandoffLanguage;
   readonly outcome?: HandoffOutcome;
+  /**
+   * Links removed from the fields (the summary's `unverified_links`, ADR 0013): listed in the
+   * panel; copying leaves them out.
+   */
+  readonly unverifiedLinks?: readonly string[];
   /** Why the summary may be unfinished: the model stopped early, the stream was cut, or failed. */
   readonly shortfall?:
     | { readonly kind: 'incomplete' }
@@ -49,6 +55,7 @@ export type HandoffSummaryAction =
       readonly fields: HandoffFields;
       readonly language: HandoffLanguage;
       readonly outcome?: HandoffOutcome;
+      readonly unverifiedLinks?: readonly string[];
     };
 
 export const EMPTY_HANDOFF_FIELDS: HandoffFields = {
@@ -107,10 +114,18 @@ export function handoffSummaryReducer(
     case 'stream_ended':
       // A stream that ended without its `summary` was cut off on the way.
       return state.phase === 'streaming'
-        ? { ...state, phase: 'editing', ...(state.shortfall ? {} : { shortfall: { kind: 'cut' } }) }
+        ? {
+            ...withoutUncheckedLinks(state),
+            phase: 'editing',
+            ...(state.shortfall ? {} : { shortfall: { kind: 'cut' } }),
+          }
         : state;
     case 'stream_failed':
-      return { ...state, phase: 'editing', shortfall: { kind: 'failed', failure: action.failure } };
+      return {
+        ...(state.phase === 'streaming' ? withoutUncheckedLinks(state) : state),
+        phase: 'editing',
+        shortfall: { kind: 'failed', failure: action.failure },
+      };
     case 'edit':
       return state.phase === 'editing'
         ? { ...state, fields: { ...state.fields, [action.field]: action.value } }
@@ -121,6 +136,7 @@ export function handoffSummaryReducer(
         fields: action.fields,
         language: action.language,
         ...(action.outcome ? { outcome: action.outcome } : {}),
+        ...(action.unverifiedLinks ? { unverifiedLinks: action.unverifiedLinks } : {}),
       };
   }
 }
@@ -142,7 +158,7 @@ function applyEvent(state: HandoffSummaryState, event: ChatEvent): HandoffSummar
       };
     }
     case 'summary': {
-      const { language, outcome, complete, ...summary } = event.data;
+      const { language, outcome, complete, unverified_links, ...summary } = event.data;
       return {
         phase: 'editing',
         // The whole summary replaces what streamed: it is the same text, checked by the server.
@@ -153,6 +169,7 @@ function applyEvent(state: HandoffSummaryState, event: ChatEvent): HandoffSummar
         }),
         language,
         outcome,
+        ...(unverified_links ? { unverifiedLinks: unverified_links } : {}),
         ...(complete ? {} : { shortfall: { kind: 'incomplete' } }),
       };
     }
@@ -162,4 +179,25 @@ function applyEvent(state: HandoffSummaryState, event: ChatEvent): HandoffSummar
     default:
       return state;
   }
+}
+
+/**
+ * The fields of a summary whose `summary` never came: streamed text the server has not checked.
+ * Fails closed — every link in them is removed and listed, as an unchecked link in the advice is
+ * never clickable — so what staff copy carries none of them.
+ */
+function withoutUncheckedLinks(state: HandoffSummaryState): HandoffSummaryState {
+  const removed = new Set<string>();
+  const fields = Object.fromEntries(
+    Object.entries(state.fields).map(([field, text]) => {
+      const checked = removeUnverifiedLinks(text, []);
+      for (const link of checked.removed) removed.add(link);
+      return [field, checked.text];
+    }),
+  ) as HandoffFields;
+  return {
+    ...state,
+    fields,
+    ...(removed.size > 0 ? { unverifiedLinks: [...removed] } : {}),
+  };
 }

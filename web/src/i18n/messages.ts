@@ -71,14 +71,15 @@ export const ja = {
   mailDraftTooLongForMail:
     'この下書きは長すぎてメールアプリに渡せません。「コピー」してメールに貼り付けてください。',
   mailDraftSubject: 'Re: {title}',
-  mailDraftLinksRemoved:
-    'この版には許可リスト外のドメインへのリンクがあったため、削除して置き換えました。',
+  mailDraftLinksRemoved: 'この版には許可されていないリンクがあったため、削除して置き換えました。',
   mailDraftFailed: '下書きを変更できませんでした: {reason}',
   todo: '対応すること',
   unverifiedReference: '取得したチケットに含まれていない番号です（未確認）',
-  unverifiedLink: '許可されたドメインにないリンクです（未確認・クリックできません）',
+  unverifiedLink:
+    '許可されていないリンクです（許可リスト外のドメイン、または https・mailto 以外。未確認・クリックできません）',
   unverifiedLinksRemoved:
-    'この回答には許可されたドメインにないリンクがあります。メール下書きと ToDo からは削除し、ほかの箇所ではクリックできない未確認のテキストとして表示しています。',
+    'この回答には許可されていないリンクがあります。メール下書きと ToDo からは削除し、ほかの箇所ではクリックできない未確認のテキストとして表示しています。',
+  unverifiedLinksList: '削除または未確認のリンク',
   statusTruncated: '回答が途中で途切れました。表示されているのは届いた部分までです。',
   statusStopped: '回答を停止しました。',
   statusFailed: '回答を作成できませんでした。',
@@ -176,6 +177,8 @@ export const ja = {
   handoffOnePerLine: '1 行に 1 項目',
   handoffCopy: 'テキストとしてコピー',
   handoffCopyBlocked: 'コピーできませんでした。欄の内容を選択してコピーしてください。',
+  handoffLinksRemoved:
+    'このサマリーには許可されていないリンクがあったため、削除して置き換えました。コピーするテキストにも含まれません。',
   handoffRegenerate: '作り直す',
   handoffClose: '閉じる',
   handoffIncomplete: 'サマリーが途中で終わりました。届いた内容は残してあります。',
@@ -255,13 +258,15 @@ export const en = {
     'This draft is too long to hand to the mail app. Use "Copy" and paste it into your e-mail.',
   mailDraftSubject: 'Re: {title}',
   mailDraftLinksRemoved:
-    'This version had links to domains outside the allow-list: they were removed and replaced.',
+    'This version had links that are not allowed: they were removed and replaced.',
   mailDraftFailed: 'The draft could not be changed: {reason}',
   todo: 'To do',
   unverifiedReference: 'Not among the retrieved tickets (not verified)',
-  unverifiedLink: 'Link to a domain outside the allow-list (not verified, not clickable)',
+  unverifiedLink:
+    'Link not allowed: a domain outside the allow-list, or not https or mailto (not verified, not clickable)',
   unverifiedLinksRemoved:
-    'This answer has links to domains outside the allow-list: they are removed from the mail draft and to-dos, and shown elsewhere as unverified text that cannot be clicked.',
+    'This answer has links that are not allowed: they are removed from the mail draft and to-dos, and shown elsewhere as unverified text that cannot be clicked.',
+  unverifiedLinksList: 'Removed or unverified links',
   statusTruncated: 'The answer was cut off. What is shown is the part that arrived.',
   statusStopped: 'The answer was stopped.',
   statusFailed: 'The answer could not be produced.',
@@ -358,6 +363,8 @@ export const en = {
   handoffOnePerLine: 'One item per line',
   handoffCopy: 'Copy as text',
   handoffCopyBlocked: 'Could not copy. Select the fields and copy them by hand.',
+  handoffLinksRemoved:
+    'This summary had links that are not allowed: they were removed and replaced, and the copied text leaves them out.',
   handoffRegenerate: 'Write again',
   handoffClose: 'Close',
   handoffIncomplete: 'The summary ended early; what arrived is kept.',
