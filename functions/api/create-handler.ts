@@ -15,7 +15,8 @@ import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/coun
 import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
-import type { DailyBudget } from '../chat/daily-budget.js';
+import { createChatRoute } from '../chat/chat-route.js';
+import { createConversationRoutes } from '../chat/conversation-routes.js';
 import type { Log } from '../chat/log.js';
 import {
   type ChatModel,
@@ -24,15 +25,17 @@ import {
   type Owner,
   type Retriever,
 } from '../chat/ports.js';
+import { createHandoffRoute } from '../handoff/handoff-routes.js';
+import { createInsightsRoutes } from '../insights/insights-routes.js';
 import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
 import { createInsightsRecorder } from '../insights/record-insights.js';
+import { createKnowledgeRoutes } from '../knowledge/knowledge-routes.js';
 import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
+import { createMailDraftRoutes } from '../mail-draft/mail-draft-routes.js';
+import type { DailyBudget } from '../model-call/daily-budget.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability, ownerHashOf } from '../observability/telemetry.js';
-import { createChatRoute } from './chat-route.js';
-import { createConversationRoutes } from './conversation-routes.js';
 import { type FunctionConfig, guardrailOf } from './function-config.js';
-import { createHandoffRoute } from './handoff-routes.js';
 import {
   type ApiRequest,
   type HttpResponse,
@@ -40,9 +43,6 @@ import {
   rawBodyOf,
   toErrorResponseBody,
 } from './http.js';
-import { createInsightsRoutes } from './insights-routes.js';
-import { createKnowledgeRoutes } from './knowledge-routes.js';
-import { createMailDraftRoutes } from './mail-draft-routes.js';
 import {
   type AccessTokenVerifier,
   createCognitoVerifier,

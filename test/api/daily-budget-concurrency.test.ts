@@ -2,13 +2,10 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDailyBudget } from '../../functions/adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../../functions/adapters/dynamodb/create-dynamodb-conversation-store.js';
-import { createChatRoute } from '../../functions/api/chat-route.js';
 import type { ApiRequest, HttpResponse } from '../../functions/api/http.js';
-import { createKnowledgeRoutes } from '../../functions/api/knowledge-routes.js';
-import type { DailyBudget } from '../../functions/chat/daily-budget.js';
-import { chatAdmissionBound, requestBound } from '../../functions/chat/daily-budget.js';
+import { createChatRoute } from '../../functions/chat/chat-route.js';
 import { ChatModelError } from '../../functions/chat/errors.js';
-import { tokensAtLeast } from '../../functions/chat/model-request.js';
+import { chatAdmissionBound } from '../../functions/chat/model-request.js';
 import {
   type ChatModel,
   type ChatModelRequest,
@@ -17,6 +14,9 @@ import {
   type ModelUsage,
   type Owner,
 } from '../../functions/chat/ports.js';
+import { createKnowledgeRoutes } from '../../functions/knowledge/knowledge-routes.js';
+import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
+import { requestBound, tokensAtLeast } from '../../functions/model-call/daily-budget.js';
 import { fakeRetriever, printer, results, vpn } from '../support/chat-core-harness.js';
 import { readCommittedTokens } from '../support/daily-budget-counter.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';

@@ -1,6 +1,6 @@
 import type { Language } from '../../../functions/chat/inquiry-rules.js';
-import { REFINE_ELEMENTS } from '../../../functions/chat/refine-mail-draft.js';
 import { MAIL_DRAFT_STYLES, type MailDraftStyle } from '../../../functions/contract/mail-draft.js';
+import { REFINE_ELEMENTS } from '../../../functions/mail-draft/refine-mail-draft.js';
 import { isElement, promptElementsOf, textOf } from './read-offline-prompt.js';
 
 /**

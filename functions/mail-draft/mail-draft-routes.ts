@@ -1,6 +1,12 @@
-import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from '../api/http.js';
 import { MailDraftFullError, RequestRefusedError, TurnNotFoundError } from '../chat/errors.js';
-import type { GenerationFailure } from '../chat/generate.js';
 import { currentVersions } from '../chat/inquiry-rules.js';
 import type {
   ChatConfig,
@@ -10,11 +16,6 @@ import type {
   Owner,
   Turn,
 } from '../chat/ports.js';
-import {
-  buildRefineRequest,
-  checkMailDraftText,
-  streamMailDraftRefinement,
-} from '../chat/refine-mail-draft.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import {
   MAX_MAIL_DRAFT_VERSIONS,
@@ -27,16 +28,18 @@ import {
   type StoredMailDraft,
 } from '../contract/mail-draft.js';
 import type { InsightsRecorder, MailDraftEvent } from '../insights/record-insights.js';
+import { requestBound } from '../model-call/daily-budget.js';
+import {
+  type ModelStreamDependencies,
+  modelStreamResponse,
+} from '../model-call/model-stream-response.js';
+import type { ModelCallFailure } from '../model-call/stream-forced-tool.js';
 import type { MailDraftReport } from '../observability/telemetry.js';
 import {
-  type ApiRequest,
-  HttpError,
-  type HttpResponse,
-  jsonResponse,
-  parseJsonBody,
-  validateBody,
-} from './http.js';
-import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
+  buildRefineRequest,
+  checkMailDraftText,
+  streamMailDraftRefinement,
+} from './refine-mail-draft.js';
 
 /** Output tokens of a refinement: an e-mail of at most 4,000 characters fits well within. */
 const REFINE_MAX_TOKENS = 4096;
@@ -197,9 +200,9 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
           failureMessage: 'The refinement failed. Please try again.',
           logMessage: 'mail draft refinement failed',
         },
-        async ({ signal, send, charge }) => {
+        async ({ signal, send, call }) => {
           let after: MailDraftUsage = mailDraftUsageOf(answer.turn);
-          let failure: GenerationFailure | undefined;
+          let failure: ModelCallFailure | undefined;
           let usage: { inputTokens: number; outputTokens: number } | undefined;
           try {
             const outcome = await streamMailDraftRefinement({
@@ -209,14 +212,12 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
               send,
             });
             usage = outcome.usage;
-            charge(
-              tokensToCharge({
-                request: refineRequest,
-                usage: outcome.usage,
-                ...(outcome.failure ? { failure: outcome.failure } : {}),
-                ...(outcome.partial ? { output: { mail_draft: outcome.partial } } : {}),
-              }),
-            );
+            call.ended({
+              request: refineRequest,
+              usage: outcome.usage,
+              ...(outcome.failure ? { failure: outcome.failure } : {}),
+              ...(outcome.partial ? { output: { mail_draft: outcome.partial } } : {}),
+            });
             failure = outcome.failure;
             if (outcome.text !== undefined) {
               const version: MailDraftVersion = {

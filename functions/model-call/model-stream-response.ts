@@ -1,46 +1,37 @@
-import {
-  type BudgetReservation,
-  type DailyBudget,
-  reserveWithinBudget,
-} from '../chat/daily-budget.js';
+import type { ApiRequest, HttpResponse } from '../api/http.js';
 import { type Log, silentLog } from '../chat/log.js';
 import type { ChatConfig } from '../chat/ports.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import { sseResponse } from '../sse/sse-response.js';
 import type { StreamPaddingOptions } from '../sse/stream-padding.js';
-import type { ApiRequest, HttpResponse } from './http.js';
+import { type ModelCall, type ModelCallContext, openModelCall } from './open-model-call.js';
 
 /**
  * The response of a route that streams one model call over SSE from one inquiry — the knowledge
  * draft (ADR 0011), the mail draft's refinement (ADR 0023), the hand-off summary (ADR 0024). One
- * lifecycle for the three: the daily budget reserved before the first byte (a 429 over it, ADR
- * 0012), a deadline from the invocation's remaining time, `meta` and `progress: generating`, the
- * route's own events, and the reservation settled to what the call cost before the body closes
- * (the invocation ends with it), also when the call throws.
+ * lifecycle for the three: the call opened before the first byte (its budget reserved, a 429
+ * over it, ADR 0012; its deadline), `meta` and `progress: generating`, the route's own events,
+ * and the reservation settled to what the call cost before the body closes (the invocation ends
+ * with it), also when the call throws.
  */
 
-/** What these routes take from their dependencies. */
-export interface ModelStreamDependencies {
+/** What these routes take from the route context. */
+export interface ModelStreamDependencies extends ModelCallContext {
   readonly config: Pick<ChatConfig, 'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs'>;
-  /** The daily token budget; undefined (or a limit of 0): no budget. */
-  readonly budget?: DailyBudget;
   readonly heartbeatMs: number;
   /** Padding of the stream, as the chat's (`STREAM_PADDING`). @default no padding */
   readonly padding?: StreamPaddingOptions;
-  readonly now: () => Date;
   /** Where failures are reported (the function's Powertools Logger). @default silentLog */
   readonly log?: Log;
 }
 
 /** What the route's own part of the stream gets. */
-export interface ModelStream {
+export interface ModelStream<E extends ChatEvent = ChatEvent> {
   /** Aborts at the invocation's deadline, less the reserve for closing the stream. */
   readonly signal: AbortSignal;
-  send(event: ChatEvent): void;
-  /** The tokens the call costs, as far as known: what the reservation settles to. */
-  charge(tokens: number): void;
-  /** The reservation, to resize once the prompt is complete (undefined: no budget). */
-  readonly reservation?: BudgetReservation;
+  send(event: E): void;
+  /** The call: `requestBuilt` once the prompt is complete, `ended` with what it cost. */
+  readonly call: Pick<ModelCall, 'requestBuilt' | 'ended'>;
 }
 
 export interface ModelStreamCall {
@@ -59,25 +50,22 @@ export interface ModelStreamCall {
 }
 
 /**
- * Reserves `call.bound` (throws `DailyBudgetExceededError` before any byte), then streams.
+ * Opens the call (throws `DailyBudgetExceededError` before any byte), then streams.
  * @example
  * return modelStreamResponse(request, dependencies, { bound, meta, failureMessage, logMessage },
- *   async ({ signal, send, charge }) => { const outcome = await streamIt(signal, send); charge(cost(outcome)); });
+ *   async ({ signal, send, call }) => { const outcome = await streamIt(signal, send); call.ended({ request, ...outcome }); });
  */
-export async function modelStreamResponse(
+export async function modelStreamResponse<E extends ChatEvent>(
   request: ApiRequest,
   dependencies: ModelStreamDependencies,
   call: ModelStreamCall,
-  produce: (stream: ModelStream) => Promise<void>,
+  produce: (stream: ModelStream<E>) => Promise<void>,
 ): Promise<HttpResponse> {
-  const reservation = await reserveWithinBudget(
+  const opened = await openModelCall(
     request.owner,
-    dependencies.now(),
-    call.bound,
+    { bound: call.bound, remainingTimeMs: request.remainingTimeMs },
     dependencies,
   );
-  const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
-  const signal = AbortSignal.timeout(Math.max(1000, budgetMs));
   return sseResponse(
     {
       heartbeatMs: dependencies.heartbeatMs,
@@ -86,23 +74,15 @@ export async function modelStreamResponse(
       logFailure: (error) => (dependencies.log ?? silentLog).error(call.logMessage, { error }),
     },
     async (sse) => {
-      let charged = 0;
       try {
         sse.send({
           event: 'meta',
           data: { ...call.meta, modelId: dependencies.config.modelId },
         });
         sse.send({ event: 'progress', data: { step: 'generating' } });
-        await produce({
-          signal,
-          send: (event) => sse.send(event),
-          charge: (tokens) => {
-            charged = tokens;
-          },
-          ...(reservation ? { reservation } : {}),
-        });
+        await produce({ signal: opened.deadline, send: (event) => sse.send(event), call: opened });
       } finally {
-        await reservation?.settle(charged);
+        await opened.settle();
       }
     },
   );

@@ -1,14 +1,13 @@
-import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
+import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
 import { InquiryNotFoundError } from '../chat/errors.js';
 import type { ChatModel, ConversationStore } from '../chat/ports.js';
 import { handoffRequestSchema } from '../contract/handoff.js';
+import { requestBound } from '../model-call/daily-budget.js';
 import {
-  buildHandoffRequest,
-  handoffTranscript,
-  streamHandoffSummary,
-} from '../handoff/handoff-summary.js';
-import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from './http.js';
-import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
+  type ModelStreamDependencies,
+  modelStreamResponse,
+} from '../model-call/model-stream-response.js';
+import { buildHandoffRequest, handoffTranscript, streamHandoffSummary } from './handoff-summary.js';
 
 /** Output tokens of a summary: five short fields; one that needs more has lost its way. */
 const HANDOFF_MAX_TOKENS = 2048;
@@ -48,7 +47,7 @@ export function createHandoffRoute(dependencies: HandoffRouteDependencies) {
         failureMessage: 'The summary failed. Please try again.',
         logMessage: 'hand-off summary failed',
       },
-      async ({ signal, send, charge }) => {
+      async ({ signal, send, call }) => {
         const outcome = await streamHandoffSummary({
           model: dependencies.model,
           request: handoffRequest,
@@ -57,14 +56,12 @@ export function createHandoffRoute(dependencies: HandoffRouteDependencies) {
           signal,
           send,
         });
-        charge(
-          tokensToCharge({
-            request: handoffRequest,
-            usage: outcome.usage,
-            ...(outcome.failure ? { failure: outcome.failure } : {}),
-            ...(outcome.summary ? { output: outcome.summary } : {}),
-          }),
-        );
+        call.ended({
+          request: handoffRequest,
+          usage: outcome.usage,
+          ...(outcome.failure ? { failure: outcome.failure } : {}),
+          ...(outcome.summary ? { output: outcome.summary } : {}),
+        });
       },
     );
   };

@@ -1,18 +1,22 @@
-import type { DailyBudget } from '../chat/daily-budget.js';
-import { type Log, silentLog } from '../chat/log.js';
+import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
+import type { ChatRequest } from '../contract/chat-request.js';
+import { chatRequestSchema } from '../contract/chat-request.js';
+import type { DailyBudget } from '../model-call/daily-budget.js';
+import { openModelCall } from '../model-call/open-model-call.js';
+import { sseResponse } from '../sse/sse-response.js';
+import type { StreamPaddingOptions } from '../sse/stream-padding.js';
+import { type Log, silentLog } from './log.js';
+import { chatAdmissionBound } from './model-request.js';
 import type {
   ChatConfig,
   ChatInsights,
   ChatModel,
   ChatTelemetry,
   ConversationStore,
+  Owner,
   Retriever,
-} from '../chat/ports.js';
-import { beginChat, streamChat } from '../chat/run-chat.js';
-import { chatRequestSchema } from '../contract/chat-request.js';
-import { sseResponse } from '../sse/sse-response.js';
-import type { StreamPaddingOptions } from '../sse/stream-padding.js';
-import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from './http.js';
+} from './ports.js';
+import { type AdmittedChat, beginChat, streamChat } from './run-chat.js';
 
 export interface ChatRouteDependencies {
   readonly store: ConversationStore;
@@ -34,19 +38,49 @@ export interface ChatRouteDependencies {
 }
 
 /**
- * `POST /api/chat`. Validation and the user turn's write happen before the first byte (so they
- * can still fail with a status); then the SSE body streams while the pipeline runs. The
- * invocation lasts until the body closes, which `streamChat` guarantees by never throwing.
+ * Admits a chat: its model call is opened first — the admission bound reserved before anything
+ * is written, so over the budget the chat is refused with 429 (ADR 0012), and the deadline set —
+ * then the chat begun (`beginChat`). A chat refused while beginning gives its reservation back:
+ * it will never call the model.
+ */
+export async function admitChat(
+  owner: Owner,
+  request: ChatRequest,
+  dependencies: Pick<
+    ChatRouteDependencies,
+    'store' | 'retriever' | 'config' | 'now' | 'budget' | 'log'
+  > & {
+    readonly remainingTimeMs: () => number;
+  },
+): Promise<AdmittedChat> {
+  const call = await openModelCall(
+    owner,
+    {
+      bound: chatAdmissionBound(request.message, dependencies.config),
+      remainingTimeMs: dependencies.remainingTimeMs,
+    },
+    dependencies,
+  );
+  try {
+    const begun = await beginChat(owner, request, { ...dependencies, deadline: call.deadline });
+    return { ...begun, call };
+  } catch (error) {
+    await call.settle();
+    throw error;
+  }
+}
+
+/**
+ * `POST /api/chat`. Validation, admission and the user turn's write happen before the first
+ * byte (so they can still fail with a status); then the SSE body streams while the pipeline
+ * runs. The invocation lasts until the body closes, which `streamChat` guarantees by never
+ * throwing.
  */
 export function createChatRoute(dependencies: ChatRouteDependencies) {
   return async (request: ApiRequest): Promise<HttpResponse> => {
     const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
-    // Retrieval must not outlive the function: leave the reserve for storing the outcome.
-    const budgetMs = request.remainingTimeMs() - dependencies.config.remainingTimeReserveMs;
-    const deadline = AbortSignal.timeout(Math.max(1000, budgetMs));
-    const begun = await beginChat(request.owner, chatRequest, {
+    const admitted = await admitChat(request.owner, chatRequest, {
       ...dependencies,
-      deadline,
       remainingTimeMs: request.remainingTimeMs,
     });
     const { telemetry } = dependencies;
@@ -66,7 +100,7 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
           (dependencies.log ?? silentLog).error('chat stream failed', { error }),
       },
       (sse) =>
-        streamChat(begun, (event) => sse.send(event), {
+        streamChat(admitted, (event) => sse.send(event), {
           ...dependencies,
           // The stream is the route's: it adds how many heartbeats the chat needed.
           telemetry: telemetry && {
@@ -74,7 +108,6 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
               telemetry.chatFinished({ ...report, heartbeatsSent: sse.heartbeatsSent }),
           },
           remainingTimeMs: request.remainingTimeMs,
-          deadline,
         }),
     );
   };

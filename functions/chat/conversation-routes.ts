@@ -1,7 +1,12 @@
 import type * as z from 'zod';
-import { InvalidCursorError, TurnNotFoundError } from '../chat/errors.js';
-import { currentVersions } from '../chat/inquiry-rules.js';
-import type { ConversationStore, Turn } from '../chat/ports.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from '../api/http.js';
 import {
   type AnswerFeedback,
   type ConversationDetail,
@@ -16,14 +21,9 @@ import {
 } from '../contract/conversations.js';
 import type { InsightsRecorder } from '../insights/record-insights.js';
 import type { FeedbackReport } from '../observability/telemetry.js';
-import {
-  type ApiRequest,
-  HttpError,
-  type HttpResponse,
-  jsonResponse,
-  parseJsonBody,
-  validateBody,
-} from './http.js';
+import { InvalidCursorError, TurnNotFoundError } from './errors.js';
+import { currentVersions } from './inquiry-rules.js';
+import type { ConversationStore, Turn } from './ports.js';
 
 /** The ETag of a conversation is its version: every change bumps it. */
 const etagOf = (version: number) => `"${version}"`;

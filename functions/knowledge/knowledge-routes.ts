@@ -1,4 +1,11 @@
-import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from '../api/http.js';
 import { silentLog } from '../chat/log.js';
 import type { ChatConfig, ChatModel, ConversationStore, Owner, Retriever } from '../chat/ports.js';
 import {
@@ -10,29 +17,25 @@ import {
 } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import { parseGapExampleId } from '../insights/aggregates.js';
+import { assertServiceDeskLead } from '../insights/insights-routes.js';
 import type { InsightsStore } from '../insights/ports.js';
-import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
-import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
-import { loadSolvedInquiry, publishTicket } from '../knowledge/publish-ticket.js';
-import { createTicketCategories } from '../knowledge/ticket-categories.js';
+import { requestBound } from '../model-call/daily-budget.js';
+import {
+  type ModelStreamDependencies,
+  modelStreamResponse,
+} from '../model-call/model-stream-response.js';
+import type { KnowledgeReport } from '../observability/telemetry.js';
+import type { ScrubSettings } from './personal-data-scrub.js';
+import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from './ports.js';
+import { loadSolvedInquiry, publishTicket } from './publish-ticket.js';
+import { createTicketCategories } from './ticket-categories.js';
 import {
   buildDraftRequest,
   categoriesOf,
   draftScrubOptions,
   inquiryTranscript,
   streamTicketDraft,
-} from '../knowledge/ticket-draft.js';
-import type { KnowledgeReport } from '../observability/telemetry.js';
-import {
-  type ApiRequest,
-  HttpError,
-  type HttpResponse,
-  jsonResponse,
-  parseJsonBody,
-  validateBody,
-} from './http.js';
-import { assertServiceDeskLead } from './insights-routes.js';
-import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
+} from './ticket-draft.js';
 
 type PublishRequestSchema = ReturnType<typeof publishKnowledgeRequestSchemaFor>;
 
@@ -150,7 +153,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         failureMessage: 'The draft failed. Please try again.',
         logMessage: 'knowledge draft failed',
       },
-      async ({ signal, send, charge, reservation }) => {
+      async ({ signal, send, call }) => {
         const cited = transcript.cited.map((ticket) => ticket.issueId);
         // The cited tickets' categories help the model pick one; without them it still drafts.
         const tickets =
@@ -165,7 +168,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           categoriesOf(tickets),
           ticketCategories,
         );
-        void reservation?.resize(requestBound(draftRequest));
+        call.requestBuilt(draftRequest);
         const outcome = await streamTicketDraft({
           model: dependencies.model,
           request: draftRequest,
@@ -179,14 +182,12 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
             request.owner,
           ),
         });
-        charge(
-          tokensToCharge({
-            request: draftRequest,
-            usage: outcome.usage,
-            ...(outcome.failure ? { failure: outcome.failure } : {}),
-            ...(outcome.draft ? { output: outcome.draft } : {}),
-          }),
-        );
+        call.ended({
+          request: draftRequest,
+          usage: outcome.usage,
+          ...(outcome.failure ? { failure: outcome.failure } : {}),
+          ...(outcome.draft ? { output: outcome.draft } : {}),
+        });
         dependencies.recorded?.({
           kind: 'draft',
           owner: request.owner,

@@ -1,6 +1,6 @@
+import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from '../api/http.js';
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
-import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
-import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from './http.js';
+import type { InsightsStore, TicketCatalog } from './ports.js';
 
 export interface InsightsRouteDependencies {
   /** The aggregates kept where events happen (ADR 0022); the route only reads them. */
