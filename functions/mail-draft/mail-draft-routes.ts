@@ -6,7 +6,7 @@ import {
   parseJsonBody,
   validateBody,
 } from '../api/http.js';
-import { MailDraftFullError, RequestRefusedError, TurnNotFoundError } from '../chat/errors.js';
+import { RequestRefusedError, TurnNotFoundError } from '../chat/errors.js';
 import { currentVersions } from '../chat/inquiry-rules.js';
 import type {
   ChatConfig,
@@ -28,6 +28,7 @@ import {
   type StoredMailDraft,
 } from '../contract/mail-draft.js';
 import type { InsightsRecorder, MailDraftEvent } from '../insights/record-insights.js';
+import { MailDraftFullError } from '../mail-draft/errors.js';
 import { requestBound } from '../model-call/daily-budget.js';
 import {
   type ModelStreamDependencies,

@@ -13,10 +13,7 @@ import {
   ConversationNotFoundError,
   DailyBudgetExceededError,
   InquiryNotFoundError,
-  InquiryNotSolvedError,
   InvalidCursorError,
-  KnowledgeAlreadyPublishedError,
-  KnowledgeStoreUnavailableError,
   NotLatestQuestionError,
   type RequestRefusedError,
   StoreUnavailableError,
@@ -32,6 +29,11 @@ import {
   STREAM_ERROR_CODES,
 } from '../../functions/contract/errors.js';
 import { publishKnowledgeRequestSchemaFor } from '../../functions/contract/knowledge.js';
+import {
+  InquiryNotSolvedError,
+  KnowledgeAlreadyPublishedError,
+  KnowledgeStoreUnavailableError,
+} from '../../functions/knowledge/errors.js';
 
 // The deployed categories are not the rule here: any safe category passes.
 const publishKnowledgeRequestSchema = publishKnowledgeRequestSchemaFor([]);

@@ -1,13 +1,10 @@
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  ConversationNotFoundError,
-  KnowledgeAlreadyPublishedError,
-  MailDraftFullError,
-  TurnNotFoundError,
-} from '../../chat/errors.js';
+import { ConversationNotFoundError, TurnNotFoundError } from '../../chat/errors.js';
 import type { ConversationSummary, MailDraftChange, Owner } from '../../chat/ports.js';
 import type { AnswerFeedback } from '../../contract/conversations.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
+import { KnowledgeAlreadyPublishedError } from '../../knowledge/errors.js';
+import { MailDraftFullError } from '../../mail-draft/errors.js';
 import {
   assertTitleFits,
   type ConversationItem,
