@@ -1,11 +1,9 @@
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
-import type { DailyBudget } from '../model-call/daily-budget.js';
 import { openModelCall } from '../model-call/open-model-call.js';
 import { sseResponse } from '../sse/sse-response.js';
-import type { StreamPaddingOptions } from '../sse/stream-padding.js';
-import { type Log, silentLog } from './log.js';
 import { chatAdmissionBound } from './model-request.js';
 import type {
   ChatConfig,
@@ -23,16 +21,7 @@ export interface ChatRouteDependencies {
   readonly retriever: Retriever;
   readonly model: ChatModel;
   readonly config: ChatConfig;
-  readonly heartbeatMs: number;
-  /** 0 coalesces `token` events without delay (the default); otherwise the batching delay in ms. */
-  readonly tokenBatchMs: number;
-  /** @default no padding */
-  readonly padding?: StreamPaddingOptions;
-  readonly now: () => Date;
   readonly telemetry?: ChatTelemetry;
-  readonly budget?: DailyBudget;
-  /** Where failures are reported (the function's Powertools Logger). @default silentLog */
-  readonly log?: Log;
   /** Service-desk insights of each finished chat (ADR 0022); nothing when absent. */
   readonly insights?: ChatInsights;
 }
@@ -46,12 +35,12 @@ export interface ChatRouteDependencies {
 export async function admitChat(
   owner: Owner,
   request: ChatRequest,
-  dependencies: Pick<
-    ChatRouteDependencies,
-    'store' | 'retriever' | 'config' | 'now' | 'budget' | 'log'
-  > & {
-    readonly remainingTimeMs: () => number;
-  },
+  dependencies: Pick<ChatRouteDependencies, 'store' | 'retriever' | 'config'> &
+    Pick<RouteContext, 'now' | 'budget'> & {
+      readonly remainingTimeMs: () => number;
+      /** Where a failed budget write is reported. */
+      readonly log?: RouteContext['log'];
+    },
 ): Promise<AdmittedChat> {
   const call = await openModelCall(
     owner,
@@ -76,32 +65,36 @@ export async function admitChat(
  * runs. The invocation lasts until the body closes, which `streamChat` guarantees by never
  * throwing.
  */
-export function createChatRoute(dependencies: ChatRouteDependencies) {
+export function createChatRoute(context: RouteContext, dependencies: ChatRouteDependencies) {
+  const { stream, log, now } = context;
   return async (request: ApiRequest): Promise<HttpResponse> => {
     const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
     const admitted = await admitChat(request.owner, chatRequest, {
       ...dependencies,
+      ...(context.budget ? { budget: context.budget } : {}),
+      now,
+      log,
       remainingTimeMs: request.remainingTimeMs,
     });
     const { telemetry } = dependencies;
     return sseResponse(
       {
-        heartbeatMs: dependencies.heartbeatMs,
-        tokenBatch:
-          dependencies.tokenBatchMs > 0 ? { maxDelayMs: dependencies.tokenBatchMs } : undefined,
-        padding: dependencies.padding,
+        heartbeatMs: stream.heartbeatMs,
+        tokenBatch: stream.tokenBatchMs > 0 ? { maxDelayMs: stream.tokenBatchMs } : undefined,
+        padding: stream.padding,
         // streamChat never throws by design; a bug must still end the stream, not the container.
         failureEvent: {
           code: 'internal',
           message: 'Something went wrong while answering. Please try again.',
           retryable: true,
         },
-        logFailure: (error) =>
-          (dependencies.log ?? silentLog).error('chat stream failed', { error }),
+        logFailure: (error) => log.error('chat stream failed', { error }),
       },
       (sse) =>
         streamChat(admitted, (event) => sse.send(event), {
           ...dependencies,
+          now,
+          log,
           // The stream is the route's: it adds how many heartbeats the chat needed.
           telemetry: telemetry && {
             chatFinished: (report) =>

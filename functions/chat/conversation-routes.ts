@@ -7,6 +7,7 @@ import {
   parseJsonBody,
   validateBody,
 } from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
 import {
   type AnswerFeedback,
   type ConversationDetail,
@@ -29,7 +30,6 @@ import type { ConversationStore, Turn } from './ports.js';
 const etagOf = (version: number) => `"${version}"`;
 
 export interface ConversationRouteOptions {
-  readonly now?: () => Date;
   readonly feedbackRecorded?: (report: FeedbackReport) => void;
   /** Service-desk insights of feedback and deletes (ADR 0022): bounded, never throwing. */
   readonly insights?: Pick<InsightsRecorder, 'feedbackRecorded' | 'conversationDeleted'>;
@@ -37,10 +37,11 @@ export interface ConversationRouteOptions {
 
 /** The conversation routes: list, get (ETag/304), rename, delete, stop, feedback on an answer. */
 export function createConversationRoutes(
+  context: Pick<RouteContext, 'now'>,
   store: ConversationStore,
   options: ConversationRouteOptions = {},
 ) {
-  const now = options.now ?? (() => new Date());
+  const { now } = context;
   return {
     async list(request: ApiRequest): Promise<HttpResponse> {
       const query = listConversationsQuerySchema.safeParse(request.query);

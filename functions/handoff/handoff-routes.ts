@@ -1,18 +1,16 @@
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
 import { InquiryNotFoundError } from '../chat/errors.js';
 import type { ChatModel, ConversationStore } from '../chat/ports.js';
 import { handoffRequestSchema } from '../contract/handoff.js';
 import { requestBound } from '../model-call/daily-budget.js';
-import {
-  type ModelStreamDependencies,
-  modelStreamResponse,
-} from '../model-call/model-stream-response.js';
+import { modelStreamResponse } from '../model-call/model-stream-response.js';
 import { buildHandoffRequest, handoffTranscript, streamHandoffSummary } from './handoff-summary.js';
 
 /** Output tokens of a summary: five short fields; one that needs more has lost its way. */
 const HANDOFF_MAX_TOKENS = 2048;
 
-export interface HandoffRouteDependencies extends ModelStreamDependencies {
+export interface HandoffRouteDependencies {
   readonly store: ConversationStore;
   readonly model: ChatModel;
 }
@@ -23,7 +21,7 @@ export interface HandoffRouteDependencies extends ModelStreamDependencies {
  * for one of their own inquiries; the daily budget is reserved before the first byte and
  * settled before the stream ends. Nothing is stored: the web app keeps the edited summary.
  */
-export function createHandoffRoute(dependencies: HandoffRouteDependencies) {
+export function createHandoffRoute(context: RouteContext, dependencies: HandoffRouteDependencies) {
   const { store } = dependencies;
   return async function handoff(
     request: ApiRequest,
@@ -40,7 +38,7 @@ export function createHandoffRoute(dependencies: HandoffRouteDependencies) {
     // The prompt is known before the first byte, so the reservation is exact (ADR 0012).
     return modelStreamResponse(
       request,
-      dependencies,
+      context,
       {
         bound: requestBound(handoffRequest),
         meta: { conversationId, inquiryId, version: conversation.version },

@@ -6,7 +6,7 @@ import {
   parseJsonBody,
   validateBody,
 } from '../api/http.js';
-import { silentLog } from '../chat/log.js';
+import type { RouteContext } from '../api/route-context.js';
 import type { ChatConfig, ChatModel, ConversationStore, Owner, Retriever } from '../chat/ports.js';
 import {
   type Caller,
@@ -20,10 +20,7 @@ import { parseGapExampleId } from '../insights/aggregates.js';
 import { assertServiceDeskLead } from '../insights/insights-routes.js';
 import type { InsightsStore } from '../insights/ports.js';
 import { requestBound } from '../model-call/daily-budget.js';
-import {
-  type ModelStreamDependencies,
-  modelStreamResponse,
-} from '../model-call/model-stream-response.js';
+import { modelStreamResponse } from '../model-call/model-stream-response.js';
 import type { KnowledgeReport } from '../observability/telemetry.js';
 import type { ScrubSettings } from './personal-data-scrub.js';
 import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from './ports.js';
@@ -51,7 +48,7 @@ const DRAFT_MAX_TOKENS = 2048;
 /** Room a cited ticket's category takes in the draft prompt (`[Category] `, in UTF-8 bytes). */
 const CATEGORY_ALLOWANCE_TOKENS = 64;
 
-export interface KnowledgeRouteDependencies extends ModelStreamDependencies {
+export interface KnowledgeRouteDependencies {
   readonly store: ConversationStore;
   readonly retriever: Retriever;
   readonly model: ChatModel;
@@ -59,10 +56,7 @@ export interface KnowledgeRouteDependencies extends ModelStreamDependencies {
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers: IssueNumbers;
   readonly syncBacklog: SyncBacklog;
-  readonly config: Pick<
-    ChatConfig,
-    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
-  > & {
+  readonly config: Pick<ChatConfig, 'allowedLinkDomains'> & {
     /**
      * The deployed tickets' categories (`TICKET_CATEGORIES`, ADR 0020): the draft tool's enum and
      * what a published ticket may take. @default none known: any safe category
@@ -87,17 +81,17 @@ export interface KnowledgeRouteDependencies extends ModelStreamDependencies {
  * its owner's conversation server-side. Drafting and publishing are for knowledge editors only,
  * and both are refused with 501 where capture is not configured.
  */
-export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) {
+export function createKnowledgeRoutes(
+  context: RouteContext,
+  dependencies: KnowledgeRouteDependencies,
+) {
   const { store } = dependencies;
   const categories = createTicketCategories({
     deployed: dependencies.config.ticketCategories ?? [],
     documents: dependencies.documents,
-    now: dependencies.now,
+    now: context.now,
     onReadFailed: (error) =>
-      (dependencies.log ?? silentLog).warn(
-        'uploaded ticket categories unreadable; the deployed set stays',
-        { error },
-      ),
+      context.log.warn('uploaded ticket categories unreadable; the deployed set stays', { error }),
   });
   // One schema per category set: the set changes at most once per refresh.
   let publishSchema: { for: readonly string[]; schema: PublishRequestSchema } | undefined;
@@ -142,7 +136,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
     // categories are looked up after it: until then each holds room for one.
     return modelStreamResponse(
       request,
-      dependencies,
+      context,
       {
         bound:
           requestBound(
@@ -217,9 +211,9 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         documents,
         issueNumbers: dependencies.issueNumbers,
         syncBacklog: dependencies.syncBacklog,
-        now: dependencies.now,
+        now: context.now,
         ...(dependencies.scrubSettings ? { scrubSettings: dependencies.scrubSettings } : {}),
-        ...(dependencies.log ? { log: dependencies.log } : {}),
+        log: context.log,
       },
       request.owner,
     );

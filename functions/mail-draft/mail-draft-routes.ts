@@ -6,6 +6,7 @@ import {
   parseJsonBody,
   validateBody,
 } from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
 import { RequestRefusedError, TurnNotFoundError } from '../chat/errors.js';
 import { currentVersions } from '../chat/inquiry-rules.js';
 import type {
@@ -28,14 +29,11 @@ import {
   type StoredMailDraft,
 } from '../contract/mail-draft.js';
 import type { InsightsRecorder, MailDraftEvent } from '../insights/record-insights.js';
-import { MailDraftFullError } from '../mail-draft/errors.js';
 import { requestBound } from '../model-call/daily-budget.js';
-import {
-  type ModelStreamDependencies,
-  modelStreamResponse,
-} from '../model-call/model-stream-response.js';
+import { modelStreamResponse } from '../model-call/model-stream-response.js';
 import type { ModelCallFailure } from '../model-call/stream-forced-tool.js';
 import type { MailDraftReport } from '../observability/telemetry.js';
+import { MailDraftFullError } from './errors.js';
 import {
   buildRefineRequest,
   checkMailDraftText,
@@ -45,13 +43,10 @@ import {
 /** Output tokens of a refinement: an e-mail of at most 4,000 characters fits well within. */
 const REFINE_MAX_TOKENS = 4096;
 
-export interface MailDraftRouteDependencies extends ModelStreamDependencies {
+export interface MailDraftRouteDependencies {
   readonly store: ConversationStore;
   readonly model: ChatModel;
-  readonly config: Pick<
-    ChatConfig,
-    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
-  >;
+  readonly config: Pick<ChatConfig, 'allowedLinkDomains'>;
   /** Told of every action on a draft (logs and metrics). */
   readonly recorded?: (report: MailDraftReport) => void;
   /**
@@ -78,7 +73,10 @@ interface DraftedAnswer {
  * draft, its inquiry's messages and that answer's cited tickets, and is charged to the daily
  * budget like an answer.
  */
-export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) {
+export function createMailDraftRoutes(
+  context: RouteContext,
+  dependencies: MailDraftRouteDependencies,
+) {
   const { store } = dependencies;
   const allowedLinkDomains = dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS;
 
@@ -153,7 +151,7 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
       const version: MailDraftVersion = {
         ...check(answer, body.text),
         origin: 'edit',
-        createdAt: dependencies.now().toISOString(),
+        createdAt: context.now().toISOString(),
       };
       const stored = await storeVersion(request, conversationId, answer, version);
       report(request, conversationId, answer, { action: 'edit', after: stored.usage });
@@ -190,7 +188,7 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
       // Reserved before the first byte: 429 over the budget (ADR 0012).
       return modelStreamResponse(
         request,
-        dependencies,
+        context,
         {
           bound: requestBound(refineRequest),
           meta: {
@@ -224,7 +222,7 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
               const version: MailDraftVersion = {
                 ...check(answer, outcome.text),
                 origin: body.style,
-                createdAt: dependencies.now().toISOString(),
+                createdAt: context.now().toISOString(),
               };
               try {
                 const stored = await storeVersion(request, conversationId, answer, version);

@@ -1,10 +1,8 @@
 import type { ApiRequest, HttpResponse } from '../api/http.js';
-import { type Log, silentLog } from '../chat/log.js';
-import type { ChatConfig } from '../chat/ports.js';
+import type { RouteContext } from '../api/route-context.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import { sseResponse } from '../sse/sse-response.js';
-import type { StreamPaddingOptions } from '../sse/stream-padding.js';
-import { type ModelCall, type ModelCallContext, openModelCall } from './open-model-call.js';
+import { type ModelCall, openModelCall } from './open-model-call.js';
 
 /**
  * The response of a route that streams one model call over SSE from one inquiry — the knowledge
@@ -14,16 +12,6 @@ import { type ModelCall, type ModelCallContext, openModelCall } from './open-mod
  * and the reservation settled to what the call cost before the body closes (the invocation ends
  * with it), also when the call throws.
  */
-
-/** What these routes take from the route context. */
-export interface ModelStreamDependencies extends ModelCallContext {
-  readonly config: Pick<ChatConfig, 'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs'>;
-  readonly heartbeatMs: number;
-  /** Padding of the stream, as the chat's (`STREAM_PADDING`). @default no padding */
-  readonly padding?: StreamPaddingOptions;
-  /** Where failures are reported (the function's Powertools Logger). @default silentLog */
-  readonly log?: Log;
-}
 
 /** What the route's own part of the stream gets. */
 export interface ModelStream<E extends ChatEvent = ChatEvent> {
@@ -52,32 +40,32 @@ export interface ModelStreamCall {
 /**
  * Opens the call (throws `DailyBudgetExceededError` before any byte), then streams.
  * @example
- * return modelStreamResponse(request, dependencies, { bound, meta, failureMessage, logMessage },
+ * return modelStreamResponse(request, context, { bound, meta, failureMessage, logMessage },
  *   async ({ signal, send, call }) => { const outcome = await streamIt(signal, send); call.ended({ request, ...outcome }); });
  */
 export async function modelStreamResponse<E extends ChatEvent>(
   request: ApiRequest,
-  dependencies: ModelStreamDependencies,
+  context: RouteContext,
   call: ModelStreamCall,
   produce: (stream: ModelStream<E>) => Promise<void>,
 ): Promise<HttpResponse> {
   const opened = await openModelCall(
     request.owner,
     { bound: call.bound, remainingTimeMs: request.remainingTimeMs },
-    dependencies,
+    context,
   );
   return sseResponse(
     {
-      heartbeatMs: dependencies.heartbeatMs,
-      padding: dependencies.padding,
+      heartbeatMs: context.stream.heartbeatMs,
+      padding: context.stream.padding,
       failureEvent: { code: 'internal', message: call.failureMessage, retryable: true },
-      logFailure: (error) => (dependencies.log ?? silentLog).error(call.logMessage, { error }),
+      logFailure: (error) => context.log.error(call.logMessage, { error }),
     },
     async (sse) => {
       try {
         sse.send({
           event: 'meta',
-          data: { ...call.meta, modelId: dependencies.config.modelId },
+          data: { ...call.meta, modelId: context.config.modelId },
         });
         sse.send({ event: 'progress', data: { step: 'generating' } });
         await produce({ signal: opened.deadline, send: (event) => sse.send(event), call: opened });

@@ -156,12 +156,14 @@ describe('GET /api/insights', () => {
     const listing = new Promise<readonly string[]>((resolve) => {
       finish = resolve;
     });
-    const read = createInsightsRoutes({
-      insights,
-      now: () => now,
-      catalog: { issueIds: () => listing },
-      catalogWaitMs: 20,
-    }).read;
+    const read = createInsightsRoutes(
+      { now: () => now },
+      {
+        insights,
+        catalog: { issueIds: () => listing },
+        catalogWaitMs: 20,
+      },
+    ).read;
     const lead = {
       method: 'GET',
       path: '/api/insights',
