@@ -1,5 +1,6 @@
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
+import type { ChatEvent } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
 import { openModelCall } from '../model-call/open-model-call.js';
@@ -77,7 +78,7 @@ export function createChatRoute(context: RouteContext, dependencies: ChatRouteDe
       remainingTimeMs: request.remainingTimeMs,
     });
     const { telemetry } = dependencies;
-    return sseResponse(
+    return sseResponse<ChatEvent>(
       {
         heartbeatMs: stream.heartbeatMs,
         tokenBatch: stream.tokenBatchMs > 0 ? { maxDelayMs: stream.tokenBatchMs } : undefined,

@@ -176,7 +176,10 @@ export interface GenerateAnswerInput {
    */
   readonly allowedLinkDomains?: readonly string[];
   readonly send: (event: ChatEvent) => void;
-  /** Aborted by a stop request or the time budget; `stopReason()` tells which happened. */
+  /**
+   * Aborted by a stop request or the time budget; the answer is then `stopped`, and
+   * `generateWithStop` (which owns the signal) turns a timeout into a failure.
+   */
   readonly signal: AbortSignal;
   /** Where a stream failure that is no model error, and grounding drops, are reported. @default silentLog */
   readonly log?: Log;

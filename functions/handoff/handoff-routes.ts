@@ -2,6 +2,7 @@ import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from 
 import type { RouteContext } from '../api/route-context.js';
 import { InquiryNotFoundError } from '../chat/errors.js';
 import type { ChatModel, ConversationStore } from '../chat/ports.js';
+import type { HandoffStreamEvent } from '../contract/chat-events.js';
 import { handoffRequestSchema } from '../contract/handoff.js';
 import { requestBound } from '../model-call/daily-budget.js';
 import { modelStreamResponse } from '../model-call/model-stream-response.js';
@@ -36,7 +37,7 @@ export function createHandoffRoute(context: RouteContext, dependencies: HandoffR
     const language = body.language ?? transcript.language;
     const handoffRequest = buildHandoffRequest(transcript, language, HANDOFF_MAX_TOKENS);
     // The prompt is known before the first byte, so the reservation is exact (ADR 0012).
-    return modelStreamResponse(
+    return modelStreamResponse<HandoffStreamEvent>(
       request,
       context,
       {

@@ -8,7 +8,7 @@ import type {
   Turn,
 } from '../chat/ports.js';
 import { type PromptElement, promptElement, renderPromptMarkup } from '../chat/prompt-markup.js';
-import type { ChatEvent } from '../contract/chat-events.js';
+import type { HandoffStreamEvent } from '../contract/chat-events.js';
 import {
   HANDOFF_LIST_FIELDS,
   HANDOFF_TEXT_FIELDS,
@@ -227,7 +227,7 @@ export async function streamHandoffSummary(input: {
   readonly language: HandoffLanguage;
   readonly outcome: HandoffOutcome;
   readonly signal: AbortSignal;
-  readonly send: (event: ChatEvent) => void;
+  readonly send: (event: HandoffStreamEvent) => void;
 }): Promise<HandoffOutcomeReport> {
   let arrived = false;
   const streamed = await streamForcedTool({

@@ -8,6 +8,7 @@ import {
 } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
 import type { ChatConfig, ChatModel, ConversationStore, Owner, Retriever } from '../chat/ports.js';
+import type { KnowledgeDraftStreamEvent } from '../contract/chat-events.js';
 import {
   type Caller,
   findUnverifiedTicketLinks,
@@ -134,7 +135,7 @@ export function createKnowledgeRoutes(
     const transcript = inquiryTranscript(turns, inquiryId);
     // Reserved before the first byte (429 over the budget, ADR 0012). The cited tickets'
     // categories are looked up after it: until then each holds room for one.
-    return modelStreamResponse(
+    return modelStreamResponse<KnowledgeDraftStreamEvent>(
       request,
       context,
       {

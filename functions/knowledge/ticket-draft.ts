@@ -10,7 +10,7 @@ import type {
   Turn,
 } from '../chat/ports.js';
 import { type PromptElement, promptElement, renderPromptMarkup } from '../chat/prompt-markup.js';
-import type { ChatEvent } from '../contract/chat-events.js';
+import type { KnowledgeDraftStreamEvent } from '../contract/chat-events.js';
 import {
   DRAFT_TOOL_NAME,
   MAX_CATEGORY_LENGTH,
@@ -269,7 +269,7 @@ export async function streamTicketDraft(input: {
   readonly model: ChatModel;
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly signal: AbortSignal;
-  readonly send: (event: ChatEvent) => void;
+  readonly send: (event: KnowledgeDraftStreamEvent) => void;
   /** The deployed tickets' categories (the draft's category must be one). @default none known */
   readonly ticketCategories?: readonly string[];
   /** Who and what to scrub: {@link draftScrubOptions}. */

@@ -17,6 +17,7 @@ import type {
   Owner,
   Turn,
 } from '../chat/ports.js';
+import type { MailDraftRefineStreamEvent } from '../contract/chat-events.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import {
   MAX_MAIL_DRAFT_VERSIONS,
@@ -186,7 +187,7 @@ export function createMailDraftRoutes(
         REFINE_MAX_TOKENS,
       );
       // Reserved before the first byte: 429 over the budget (ADR 0012).
-      return modelStreamResponse(
+      return modelStreamResponse<MailDraftRefineStreamEvent>(
         request,
         context,
         {

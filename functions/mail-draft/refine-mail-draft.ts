@@ -3,7 +3,7 @@ import { detectLanguage, type Language } from '../chat/inquiry-rules.js';
 import type { ChatModel, ChatModelRequest, ModelUsage, ToolDefinition } from '../chat/ports.js';
 import { promptElement, renderPromptMarkup } from '../chat/prompt-markup.js';
 import type { TicketResult } from '../contract/answer.js';
-import type { ChatEvent } from '../contract/chat-events.js';
+import type { MailDraftRefineStreamEvent } from '../contract/chat-events.js';
 import { removeUnverifiedLinks } from '../contract/links.js';
 import {
   MAIL_DRAFT_TOOL_NAME,
@@ -159,7 +159,7 @@ export async function streamMailDraftRefinement(input: {
   readonly model: ChatModel;
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly signal: AbortSignal;
-  readonly send: (event: ChatEvent) => void;
+  readonly send: (event: MailDraftRefineStreamEvent) => void;
 }): Promise<RefinementOutcome> {
   let partial = '';
   const streamed = await streamForcedTool({

@@ -1,6 +1,6 @@
 import type { ApiRequest, HttpResponse } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
-import type { ChatEvent } from '../contract/chat-events.js';
+import type { StreamEvent } from '../contract/chat-events.js';
 import { sseResponse } from '../sse/sse-response.js';
 import { type ModelCall, openModelCall } from './open-model-call.js';
 
@@ -14,7 +14,7 @@ import { type ModelCall, openModelCall } from './open-model-call.js';
  */
 
 /** What the route's own part of the stream gets. */
-export interface ModelStream<E extends ChatEvent = ChatEvent> {
+export interface ModelStream<E extends StreamEvent> {
   /** Aborts at the invocation's deadline, less the reserve for closing the stream. */
   readonly signal: AbortSignal;
   send(event: E): void;
@@ -43,7 +43,7 @@ export interface ModelStreamCall {
  * return modelStreamResponse(request, context, { bound, meta, failureMessage, logMessage },
  *   async ({ signal, send, call }) => { const outcome = await streamIt(signal, send); call.ended({ request, ...outcome }); });
  */
-export async function modelStreamResponse<E extends ChatEvent>(
+export async function modelStreamResponse<E extends StreamEvent>(
   request: ApiRequest,
   context: RouteContext,
   call: ModelStreamCall,
@@ -54,7 +54,7 @@ export async function modelStreamResponse<E extends ChatEvent>(
     { bound: call.bound, remainingTimeMs: request.remainingTimeMs },
     context,
   );
-  return sseResponse(
+  return sseResponse<StreamEvent>(
     {
       heartbeatMs: context.stream.heartbeatMs,
       padding: context.stream.padding,

@@ -3,7 +3,7 @@ import { admitChat } from '../../functions/chat/chat-route.js';
 import { AnswerInProgressError } from '../../functions/chat/errors.js';
 import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
 import { streamChat } from '../../functions/chat/run-chat.js';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
 
@@ -102,7 +102,7 @@ describe('a stop names the answer it stops', () => {
       { conversationId, message: 'Salesforce' },
       laterDependencies,
     );
-    const events: ChatEvent[] = [];
+    const events: StreamEvent[] = [];
     const streaming = streamChat(later, (event) => events.push(event), laterDependencies);
     await gated.streaming;
     // The stop for the first answer lands while the later one streams.
@@ -144,7 +144,7 @@ describe('the generation claim is a lease', () => {
       dependencies,
     );
     expect(retry.duplicate).toBe(true);
-    const events: ChatEvent[] = [];
+    const events: StreamEvent[] = [];
     await streamChat(retry, (event) => events.push(event), dependencies);
 
     expect(named(events, 'error')).toEqual([]);
@@ -164,12 +164,12 @@ describe('the generation claim is a lease', () => {
     const message = { message: 'プリンター', clientMessageId: 'renewing-0001' };
     const first = await admitChat(alice, message, dependencies);
     const conversationId = first.conversation.conversationId;
-    const firstEvents: ChatEvent[] = [];
+    const firstEvents: StreamEvent[] = [];
     const answering = streamChat(first, (event) => firstEvents.push(event), dependencies);
     await gated.streaming;
 
     const retry = await admitChat(alice, { ...message, conversationId }, dependencies);
-    const retryEvents: ChatEvent[] = [];
+    const retryEvents: StreamEvent[] = [];
     const waiting = streamChat(retry, (event) => retryEvents.push(event), dependencies);
     // Three lease periods pass while the first copy renews; the retry must still be waiting.
     const claimedUntil = first.generation?.until.getTime() ?? 0;

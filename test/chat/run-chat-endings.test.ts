@@ -5,7 +5,7 @@ import type { ChatModelRequest } from '../../functions/chat/ports.js';
 import { renderPromptMarkup } from '../../functions/chat/prompt-markup.js';
 import { inquiryElement } from '../../functions/chat/prompt-text.js';
 import { streamChat } from '../../functions/chat/run-chat.js';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import {
   alice,
   clarification,
@@ -40,7 +40,7 @@ describe('streamChat endings', () => {
       { ...body, conversationId: first.conversation.conversationId },
       retryDependencies,
     );
-    const retryEvents: ChatEvent[] = [];
+    const retryEvents: StreamEvent[] = [];
     await streamChat(retry, (event) => retryEvents.push(event), retryDependencies);
     firstRemaining = 0;
     await firstStream;
@@ -93,7 +93,7 @@ describe('streamChat endings', () => {
     const { model } = scriptedModel({ kind: 'hang' });
     const { store, dependencies } = harness({ model });
     const begun = await admitChat(alice, { message: 'プリンター' }, dependencies);
-    const events: ChatEvent[] = [];
+    const events: StreamEvent[] = [];
     const streaming = streamChat(begun, (event) => events.push(event), dependencies);
     await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
     await streaming;

@@ -20,7 +20,7 @@ import {
   TurnNotFoundError,
   TurnTooLargeError,
 } from '../../functions/chat/errors.js';
-import { chatEventSchemas } from '../../functions/contract/chat-events.js';
+import { streamEventSchemas } from '../../functions/contract/chat-events.js';
 import { chatRequestSchema } from '../../functions/contract/chat-request.js';
 import {
   ERROR_CODES,
@@ -181,12 +181,14 @@ describe('a validation error', () => {
 describe('the SSE error event', () => {
   it('carries a stream code of the contract', () => {
     for (const code of STREAM_ERROR_CODES) {
-      expect(chatEventSchemas.error.parse({ code, message: 'm', retryable: true }).code).toBe(code);
+      expect(streamEventSchemas.error.parse({ code, message: 'm', retryable: true }).code).toBe(
+        code,
+      );
     }
   });
 
   it('refuses a code nobody declared, so the server cannot send one', () => {
     const undeclared = { code: 'model_error', message: 'm', retryable: true };
-    expect(chatEventSchemas.error.safeParse(undeclared).success).toBe(false);
+    expect(streamEventSchemas.error.safeParse(undeclared).success).toBe(false);
   });
 });
