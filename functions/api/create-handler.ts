@@ -99,11 +99,18 @@ export function createApi(
   };
   const table = createRouteTable({
     chat: createChatRoute(context, {
-      ...{ store, retriever, model, config: chatConfig, telemetry: observability.telemetry },
+      store,
+      retriever,
+      model,
+      config: chatConfig,
+      telemetry: observability.telemetry,
       ...withInsights,
     }),
     knowledge: createKnowledgeRoutes(context, {
-      ...{ store, retriever, model, issueNumbers: adapters.issueNumbers },
+      store,
+      retriever,
+      model,
+      issueNumbers: adapters.issueNumbers,
       ...(adapters.documents ? { documents: adapters.documents } : {}),
       syncBacklog: adapters.syncBacklog,
       config: { allowedLinkDomains, ticketCategories: config.TICKET_CATEGORIES },
@@ -126,7 +133,9 @@ export function createApi(
     }),
     handoff: createHandoffRoute(context, { store, model }),
     mailDrafts: createMailDraftRoutes(context, {
-      ...{ store, model, config: { allowedLinkDomains } },
+      store,
+      model,
+      config: { allowedLinkDomains },
       recorded: (report) => observability.mailDraftRecorded(report),
       ...withInsights,
     }),
