@@ -11,6 +11,8 @@ const unitTests = [
   'test/observability/**/*.test.ts',
   'test/knowledge/**/*.test.ts',
   'test/handoff/**/*.test.ts',
+  'test/mail-draft/**/*.test.ts',
+  'test/model-call/**/*.test.ts',
   'test/insights/**/*.test.ts',
   'test/contract/**/*.test.ts',
   // The route table alone, no adapters (the rules through the whole API: test/api/bad-input).

@@ -20,7 +20,7 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { createSseStream } from '../../functions/sse/sse-stream.js';
 import type { StreamPaddingOptions } from '../../functions/sse/stream-padding.js';
 import { createToolInputParser } from '../../functions/tool-input/tool-input-parser.js';
@@ -48,7 +48,7 @@ interface AnswerFigures {
   readonly reads: number;
 }
 
-function ticketEvent(issueId: string): ChatEvent {
+function ticketEvent(issueId: string): StreamEvent {
   return {
     event: 'ticket',
     data: {
@@ -61,7 +61,7 @@ function ticketEvent(issueId: string): ChatEvent {
 }
 
 async function streamAnswer(
-  send: (event: ChatEvent) => void,
+  send: (event: StreamEvent) => void,
   fragments: readonly string[],
   payloadText: string,
 ): Promise<void> {

@@ -1,12 +1,12 @@
+import type { createChatRoute } from '../chat/chat-route.js';
+import type { createConversationRoutes } from '../chat/conversation-routes.js';
 import { ULID_SOURCE } from '../contract/ids.js';
+import type { createHandoffRoute } from '../handoff/handoff-routes.js';
 import { GAP_EXAMPLE_ID_SOURCE } from '../insights/aggregates.js';
-import type { createChatRoute } from './chat-route.js';
-import type { createConversationRoutes } from './conversation-routes.js';
-import type { createHandoffRoute } from './handoff-routes.js';
+import type { createInsightsRoutes } from '../insights/insights-routes.js';
+import type { createKnowledgeRoutes } from '../knowledge/knowledge-routes.js';
+import type { createMailDraftRoutes } from '../mail-draft/mail-draft-routes.js';
 import { type ApiRequest, HttpError, type HttpResponse } from './http.js';
-import type { createInsightsRoutes } from './insights-routes.js';
-import type { createKnowledgeRoutes } from './knowledge-routes.js';
-import type { createMailDraftRoutes } from './mail-draft-routes.js';
 
 /**
  * The API's routes as one table: each entry's method and path template drive dispatch, and the

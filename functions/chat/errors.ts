@@ -1,10 +1,11 @@
 import type { RequestErrorCode, StreamErrorCode } from '../contract/errors.js';
 
 /**
- * Every error the core (chat, knowledge) and its adapters raise on purpose, in one place: what
- * went wrong, in the core's words, with a code from the wire contract (`contract/errors.ts`) and
- * no HTTP status — the API chooses that (`functions/api/http.ts`). After the first byte the chat
- * turns failures into `error` events instead.
+ * The errors the chat and the conversation store raise on purpose, and the base every feature's
+ * refusals extend (`knowledge/errors.ts`, `mail-draft/errors.ts`): what went wrong, in the
+ * core's words, with a code from the wire contract (`contract/errors.ts`) and no HTTP status —
+ * the API chooses that (`functions/api/http.ts`). After the first byte a stream turns failures
+ * into `error` events instead.
  */
 
 /**
@@ -31,15 +32,6 @@ export class TurnNotFoundError extends RequestRefusedError {
   constructor(seq: number, what = 'answer') {
     super(`This conversation has no ${what} numbered ${seq}`);
     this.name = 'TurnNotFoundError';
-  }
-}
-
-/** The inquiry already became a ticket; the conflict names it so the page can link to it. */
-export class KnowledgeAlreadyPublishedError extends RequestRefusedError {
-  readonly code = 'already_published' as const;
-  constructor(readonly issueId: string) {
-    super(`This inquiry was already published as ticket #${issueId}`);
-    this.name = 'KnowledgeAlreadyPublishedError';
   }
 }
 
@@ -163,35 +155,5 @@ export class InquiryNotFoundError extends RequestRefusedError {
   constructor() {
     super('No such inquiry in this conversation');
     this.name = 'InquiryNotFoundError';
-  }
-}
-
-export class InquiryNotSolvedError extends RequestRefusedError {
-  readonly code = 'inquiry_not_solved' as const;
-  constructor() {
-    super(
-      'Only a solved inquiry can become knowledge: its last answer must be complete results ' +
-        '(not a clarification, an answer in progress, or a failed or stopped answer)',
-    );
-    this.name = 'InquiryNotSolvedError';
-  }
-}
-
-/** The document bucket refused a write: nothing was recorded; trying again is safe. */
-export class KnowledgeStoreUnavailableError extends RequestRefusedError {
-  readonly code = 'knowledge_store_unavailable' as const;
-  /** What `Retry-After` tells the client. */
-  readonly retryAfterSeconds = 5;
-  constructor(options?: { cause?: unknown }) {
-    super('The Knowledge Base documents could not be written. Please try again.', options);
-    this.name = 'KnowledgeStoreUnavailableError';
-  }
-}
-
-/** An answer's mail draft already has its maximum of versions (ADR 0023). */
-export class MailDraftFullError extends RequestRefusedError {
-  readonly code = 'mail_draft_full' as const;
-  constructor(maxVersions: number) {
-    super(`This answer's mail draft already has ${maxVersions} versions besides the original`);
   }
 }

@@ -9,7 +9,6 @@ import {
   todoActionSchema,
 } from '../contract/answer.js';
 import type { ChatEvent } from '../contract/chat-events.js';
-import type { StreamErrorCode } from '../contract/errors.js';
 import {
   DEFAULT_VENDOR_LINK_DOMAINS,
   findUnverifiedLinks,
@@ -20,9 +19,14 @@ import {
   findTicketReferences,
   resolveIssueId,
 } from '../contract/ticket-references.js';
-import { streamToolInput } from '../tool-input/stream-tool-input.js';
+import {
+  type EndingCause,
+  endingOf,
+  type ModelCallFailure,
+  streamForcedTool,
+} from '../model-call/stream-forced-tool.js';
 import type { ToolInputInvalidElementEvent } from '../tool-input/tool-input-parser.js';
-import { ChatModelError, type ChatModelErrorCode } from './errors.js';
+import { ChatModelError } from './errors.js';
 import { type Log, silentLog } from './log.js';
 import type {
   ChatConfig,
@@ -129,12 +133,6 @@ export type GenerationStatus = 'complete' | 'truncated' | 'stopped' | 'failed';
  */
 export type Truncation = 'max_tokens' | 'malformed_output' | 'interrupted';
 
-export interface GenerationFailure {
-  readonly code: StreamErrorCode;
-  readonly message: string;
-  readonly retryable: boolean;
-}
-
 export interface GenerationOutcome {
   readonly status: GenerationStatus;
   /** The validated answer (partial when truncated, stopped or failed). */
@@ -149,7 +147,7 @@ export interface GenerationOutcome {
   /** Set when `status` is `truncated`. */
   readonly truncation?: Truncation;
   /** Set when `status` is `failed`: what the `error` event says. */
-  readonly failure?: GenerationFailure;
+  readonly failure?: ModelCallFailure;
   /** Tokens as the model reported them (absent when the stream ended before its usage event). */
   readonly usage?: ModelUsage;
   /** What the generation took, from the model call on (`performance.now()` milliseconds). */
@@ -178,24 +176,14 @@ export interface GenerateAnswerInput {
    */
   readonly allowedLinkDomains?: readonly string[];
   readonly send: (event: ChatEvent) => void;
-  /** Aborted by a stop request or the time budget; `stopReason()` tells which happened. */
+  /**
+   * Aborted by a stop request or the time budget; the answer is then `stopped`, and
+   * `generateWithStop` (which owns the signal) turns a timeout into a failure.
+   */
   readonly signal: AbortSignal;
   /** Where a stream failure that is no model error, and grounding drops, are reported. @default silentLog */
   readonly log?: Log;
 }
-
-const GUARDRAIL_INTERVENED: GenerationFailure = {
-  code: 'guardrail_intervened',
-  message:
-    'The content safety filter (Bedrock Guardrail) blocked this answer. Rephrase the inquiry, or check the tickets it would cite.',
-  retryable: false,
-};
-
-const MALFORMED_OUTPUT: GenerationFailure = {
-  code: 'invalid_model_output',
-  message: 'The AI model returned an answer that could not be read. Please try again.',
-  retryable: true,
-};
 
 /**
  * Streams the model's tool input through the incremental parser: advice deltas become `token`
@@ -218,13 +206,14 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   let firstTokenAt: number | undefined;
   let firstTicketAt: number | undefined;
 
-  const streamed = await streamToolInput({
-    events: input.model.stream({ ...input.request, signal: input.signal }),
+  const streamed = await streamForcedTool({
+    model: input.model,
+    request: input.request,
+    signal: input.signal,
     parser: {
       textFields: ['general_advice'],
       arrayFields: { results: modelTicketResultSchema, todo_actions: todoActionSchema },
     },
-    signal: input.signal,
     onEvent: (parsed) => {
       if (parsed.type === 'text' && parsed.field === 'general_advice') {
         input.send({ event: 'token', data: { content: parsed.delta } });
@@ -249,7 +238,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
       }
     },
   });
-  const { final, stopReason, usage, streamError, malformed, fragments } = streamed;
+  const { final, usage, streamError, fragments } = streamed;
   // A model failure the adapter translated is expected; anything else is a bug to look at,
   // even when staff keep a truncated answer.
   if (streamError && !(streamError.error instanceof ChatModelError)) {
@@ -286,74 +275,39 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
     ticketsCited: tickets.length,
     ticketsDropped: dropped.counts(),
   });
-  const brokeOff = (truncation: Truncation, failure: GenerationFailure) =>
-    adviceStreamed ? outcome('truncated', { truncation }) : outcome('failed', { failure });
-
-  if (stopReason === 'guardrail_intervened') {
-    // The guardrail judged the tickets, the inquiry or the answer unsafe: nothing of this answer
-    // is kept (in async mode some advice may have streamed before it was blocked), and asking
-    // again gives the same verdict.
+  const ending = endingOf(
+    streamed,
+    { arrived: fragments > 0, kept: adviceStreamed },
+    { noun: 'answer' },
+  );
+  if (ending.status === 'complete') return outcome('complete');
+  if (ending.cause === 'guardrail') {
+    // Nothing of a blocked answer is kept (in async mode some advice may have streamed before
+    // it was blocked).
     return {
-      ...outcome('failed', { failure: GUARDRAIL_INTERVENED }),
+      ...outcome('failed', { failure: ending.failure }),
       answer: { response_type: 'results', general_advice: '' },
       unverifiedReferenceCount: 0,
       unverifiedLinkCount: 0,
       ticketsCited: 0,
     };
   }
-  if (streamError) return brokeOff('interrupted', toFailure(streamError.error));
-  if (malformed) return brokeOff('malformed_output', MALFORMED_OUTPUT);
-  if (input.signal.aborted) return outcome('stopped');
-  if (stopReason === undefined) {
-    // Bedrock always ends with messageStop; a stream that just ends was cut off.
-    return brokeOff('interrupted', {
-      code: 'model_stream_failed',
-      message: 'The answer was interrupted. Please try again.',
-      retryable: true,
-    });
-  }
-  if (fragments === 0) {
-    // The model ended without calling the tool (e.g. a refusal or a content filter).
-    return outcome('failed', {
-      failure: {
-        code: 'empty_model_output',
-        message: 'The model returned no answer. Please try again.',
-        retryable: true,
-      },
-    });
-  }
-  if (final.error) return brokeOff('malformed_output', MALFORMED_OUTPUT);
-  if (stopReason === 'max_tokens' || final.truncated) {
-    return brokeOff(stopReason === 'max_tokens' ? 'max_tokens' : 'interrupted', {
-      code: 'model_output_truncated',
-      message: 'The answer was cut off before any of it arrived. Please try again.',
-      retryable: true,
-    });
-  }
-  return outcome('complete');
+  // A stop request or the time budget: what streamed is kept (`generateWithStop` tells which).
+  if (ending.cause === 'aborted') return outcome('stopped');
+  return ending.status === 'partial'
+    ? outcome('truncated', { truncation: TRUNCATIONS[ending.cause] })
+    : outcome('failed', { failure: ending.failure });
 }
 
-/** A model error as the `error` event describes it to staff. */
-export function toFailure(error: unknown): GenerationFailure {
-  if (error instanceof ChatModelError) {
-    const messages = {
-      model_throttled: 'The AI model is busy right now. Please try again in a moment.',
-      model_unavailable: 'The AI model is temporarily unavailable. Please try again.',
-      model_stream_failed: 'The answer was interrupted. Please try again.',
-      model_rejected: 'The AI model rejected the request.',
-    } as const satisfies Record<ChatModelErrorCode, string>;
-    return {
-      code: error.code,
-      message: messages[error.code],
-      retryable: error.retryable,
-    };
-  }
-  return {
-    code: 'internal',
-    message: 'Something went wrong while generating the answer.',
-    retryable: true,
-  };
-}
+/** Why an answer that broke off after its advice streamed is `truncated`. */
+const TRUNCATIONS: Record<Exclude<EndingCause, 'guardrail' | 'aborted'>, Truncation> = {
+  stream_error: 'interrupted',
+  malformed: 'malformed_output',
+  cut_off: 'interrupted',
+  empty: 'interrupted',
+  max_tokens: 'max_tokens',
+  truncated: 'interrupted',
+};
 
 export type StopCause = 'requested' | 'timeout';
 

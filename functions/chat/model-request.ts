@@ -1,8 +1,10 @@
-import * as z from 'zod';
 import { ANSWER_TOOL_NAME, type Answer, answerSchema } from '../contract/answer.js';
+import { requestBound, tokensAtLeast, tokensAtMost } from '../model-call/daily-budget.js';
+import { defineForcedTool } from '../model-call/forced-tool.js';
 import type { ArchivedInquiry, Language } from './inquiry-rules.js';
 import type {
   CacheCheckpoints,
+  ChatConfig,
   ChatMessage,
   ChatModelRequest,
   PromptCachePolicy,
@@ -111,23 +113,6 @@ function placeCacheCheckpoints(
 }
 
 /**
- * A low estimate of the tokens of `text` for the models we cache with: 4 ASCII characters per
- * token (English prose; JSON, like the tool schema, needs more tokens) and 1.5 other characters
- * per token (Japanese needs about one token per character). It stays under the real count for
- * this prompt's mix, so a checkpoint is not placed on a prefix that is too short to be cached.
- * (Claude also reads a tool-use system prompt of a few hundred tokens that is not counted here.)
- */
-export function tokensAtLeast(text: string): number {
-  let ascii = 0;
-  let other = 0;
-  for (const character of text) {
-    if (character.charCodeAt(0) < 0x80) ascii += 1;
-    else other += 1;
-  }
-  return Math.floor(ascii / 4 + other / 1.5);
-}
-
-/**
  * What history may carry into a model request: flat `(role, text)` pairs with roles user and
  * assistant only. Anything else becomes `user`, so a stored turn can never smuggle a system
  * prompt or a tool result into the request.
@@ -194,16 +179,45 @@ export function toAlternatingMessages(messages: readonly ChatMessage[]): ChatMes
  * The forced tool, its JSON Schema generated from the zod schema so validation and the model's
  * contract cannot drift. Computed once: the same object (and bytes) for every request.
  */
-export const answerTool: ToolDefinition = Object.freeze({
+export const answerTool: ToolDefinition = defineForcedTool({
   name: ANSWER_TOOL_NAME,
   description: 'Submit the structured answer for the service-desk staff member.',
-  inputSchema: withoutSchemaKeyword(z.toJSONSchema(answerSchema, { target: 'draft-7' })),
+  input: answerSchema,
 });
 
 /** The tool definitions as the model reads them (name, description, schema), lower bound. */
 const answerToolTokens = tokensAtLeast(JSON.stringify(answerTool));
 
-function withoutSchemaKeyword(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = schema;
-  return rest;
+/**
+ * What a chat reserves at admission, before its prompt is known (the user turn is not written
+ * yet, nothing is retrieved): the bound of a request of the longest system prompt, the answer
+ * tool and the message, plus room for what retrieval and history add — the archive at its
+ * character budget (3 UTF-8 bytes per UTF-16 unit at most), a share per retrieved ticket (the
+ * sample tickets are under 2.1 KB; Bedrock's default chunk is 300 tokens) and for the inquiry's
+ * earlier turns (a clarification and its choice are under 2 KB). Once the request is built the
+ * reservation is resized to its bound; only a prompt larger than this leaves a window (retrieval,
+ * a second or so) in which concurrent calls see less than it will hold.
+ */
+export function chatAdmissionBound(
+  message: string,
+  config: Pick<ChatConfig, 'maxTokens' | 'archiveBudget' | 'numberOfResults'>,
+): number {
+  const bare = requestBound({
+    system: longestSystemPrompt,
+    messages: [{ role: 'user', text: message }],
+    tool: answerTool,
+    maxTokens: config.maxTokens,
+  });
+  return (
+    bare +
+    config.archiveBudget * 3 +
+    config.numberOfResults * TICKET_ALLOWANCE_TOKENS +
+    HISTORY_ALLOWANCE_TOKENS
+  );
 }
+
+const TICKET_ALLOWANCE_TOKENS = 2500;
+const HISTORY_ALLOWANCE_TOKENS = 4000;
+const longestSystemPrompt = [buildSystemPrompt('ja'), buildSystemPrompt('en')].reduce(
+  (longest, prompt) => (tokensAtMost(prompt) > tokensAtMost(longest) ? prompt : longest),
+);

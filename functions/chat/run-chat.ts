@@ -1,13 +1,6 @@
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
-import {
-  type BudgetReservation,
-  chatAdmissionBound,
-  type DailyBudget,
-  requestBound,
-  reserveWithinBudget,
-  tokensToCharge,
-} from './daily-budget.js';
+import type { ModelCall } from '../model-call/open-model-call.js';
 import { ClientMessageIdReusedError, StoreUnavailableError } from './errors.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import { keepGenerationLease, leaseFrom } from './generation-lease.js';
@@ -62,8 +55,16 @@ export interface BegunChat extends AppendResult {
    * so grounding can say why it dropped a card citing one.
    */
   readonly restrictedIssueIds?: Set<string>;
-  /** This chat's hold on the daily budget (with one): settled when the chat ends. */
-  readonly reservation?: BudgetReservation;
+}
+
+/**
+ * A begun chat with its model call, opened at admission (`admitChat` in `chat-route.ts`) before
+ * anything was written: its deadline aborts retrieval and fetching when the function's time is
+ * nearly up; it holds the request's bound once the request is built, and is charged what the
+ * model used.
+ */
+export interface AdmittedChat extends BegunChat {
+  readonly call: Pick<ModelCall, 'deadline' | 'requestBuilt' | 'ended' | 'settle'>;
 }
 
 /**
@@ -89,22 +90,11 @@ export async function beginChat(
     deadline?: AbortSignal;
     /** The function's remaining time: the generation lease never runs past it. */
     remainingTimeMs?: () => number;
-    /** The per-user daily token budget (with `config.dailyTokenBudget` > 0). */
-    budget?: DailyBudget;
-    /** Where a failed budget write is reported. @default silentLog */
-    log?: Log;
   },
 ): Promise<BegunChat> {
   const startedAtMs = performance.now();
   const now = dependencies.now();
   const startedAt = now.toISOString();
-  // Before anything is written: over the budget the chat is refused with 429 (ADR 0012).
-  const reservation = await reserveWithinBudget(
-    owner,
-    now,
-    chatAdmissionBound(request.message, dependencies.config),
-    dependencies,
-  );
   const restrictedIssueIds = new Set<string>();
   const earlySearch = request.conversationId
     ? undefined
@@ -118,22 +108,15 @@ export async function beginChat(
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
   const generation = leaseFrom(now, dependencies.config, dependencies.remainingTimeMs);
-  let appended: AppendResult;
-  try {
-    appended = await dependencies.store.appendUserTurn(owner, {
-      conversationId: request.conversationId,
-      text: request.message,
-      clientMessageId: request.clientMessageId,
-      inquiry: request.inquiry,
-      ...(request.supersedes !== undefined ? { supersedes: request.supersedes } : {}),
-      generation,
-    });
-    if (appended.duplicate) assertSameMessage(request, appended);
-  } catch (error) {
-    // Refused before the first byte: this request will never call the model.
-    await reservation?.settle(0);
-    throw error;
-  }
+  const appended = await dependencies.store.appendUserTurn(owner, {
+    conversationId: request.conversationId,
+    text: request.message,
+    clientMessageId: request.clientMessageId,
+    inquiry: request.inquiry,
+    ...(request.supersedes !== undefined ? { supersedes: request.supersedes } : {}),
+    generation,
+  });
+  if (appended.duplicate) assertSameMessage(request, appended);
   return {
     ...appended,
     owner,
@@ -142,7 +125,6 @@ export async function beginChat(
     earlySearch,
     generation,
     restrictedIssueIds,
-    ...(reservation ? { reservation } : {}),
   };
 }
 
@@ -169,8 +151,6 @@ export interface StreamChatDependencies {
   readonly model: ChatModel;
   readonly config: ChatConfig;
   readonly remainingTimeMs: () => number;
-  /** Aborts retrieval and fetching when the function's time is nearly up. */
-  readonly deadline?: AbortSignal;
   /** Told how each chat ended (metrics, the request log); nothing when absent. */
   readonly telemetry?: ChatTelemetry;
   /** The clock of generation leases. @default () => new Date() */
@@ -189,7 +169,7 @@ const PREVIEW_LENGTH = 160;
  * any failure ends in one `error` event and a stored `failed` turn.
  */
 export async function streamChat(
-  begun: BegunChat,
+  begun: AdmittedChat,
   send: (event: ChatEvent) => void,
   dependencies: StreamChatDependencies,
 ): Promise<void> {
@@ -274,7 +254,7 @@ export async function streamChat(
     const early = turn.kind === 'question' ? begun.earlySearch : undefined;
     const retrievalStartedAt = early ? begun.startedAtMs : performance.now();
     const similar = await (early ??
-      retrieveTickets(retriever, inquiryText, config, dependencies.deadline, restricted));
+      retrieveTickets(retriever, inquiryText, config, begun.call.deadline, restricted));
     measured.retrievalMs = performance.now() - retrievalStartedAt;
     measured.ticketsRetrieved = similar.length;
     measured.retrieved = similar;
@@ -284,7 +264,7 @@ export async function streamChat(
     const referenced = await fetchReferencedTickets(
       retriever,
       references,
-      dependencies.deadline,
+      begun.call.deadline,
       restricted,
     );
     const tickets = uniqueTickets([...referenced, ...similar]);
@@ -302,8 +282,7 @@ export async function streamChat(
       maxTokens: config.maxTokens,
       ...(config.promptCache ? { promptCache: config.promptCache } : {}),
     });
-    // Written beside the model call, not before it: the reservation serializes its own writes.
-    void begun.reservation?.resize(requestBound(request));
+    begun.call.requestBuilt(request);
     measured.generationStartedAt = performance.now();
     const outcome = await generateWithStop(
       { ...begun, restrictedIssueIds: restricted },
@@ -314,7 +293,7 @@ export async function streamChat(
     );
     const answer = { ...outcome.answer, source_chunks_count: similar.length };
     measured.outcome = outcome;
-    measured.tokensCharged = tokensToCharge({
+    begun.call.ended({
       request,
       usage: outcome.usage,
       ...(outcome.failure ? { failure: outcome.failure } : {}),
@@ -369,7 +348,7 @@ export async function streamChat(
         .catch((error: unknown) => log.error('could not release the generation claim', { error }));
     }
     // What the model used, or nothing when it was never called (a replay, a failure before it).
-    await begun.reservation?.settle(measured.tokensCharged ?? 0);
+    await begun.call.settle();
     const report = reportOf(begun, config.modelId, measured, restricted);
     dependencies.telemetry?.chatFinished(report);
     // After the answer's last event: the insights write (bounded, never throwing) only holds
@@ -383,8 +362,6 @@ export async function streamChat(
 /** What one chat measured on its way, for the stored usage and the report. */
 interface Measured {
   outcome?: GenerationOutcome;
-  /** What the model call is charged to the daily budget (`tokensToCharge`); unset without one. */
-  tokensCharged?: number;
   /** Settled by replaying the earlier copy's answer. */
   replayed?: boolean;
   retrievalMs?: number;

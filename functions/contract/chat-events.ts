@@ -6,8 +6,11 @@ import { ticketDraftEventSchema } from './knowledge.js';
 import { storedMailDraftSchema } from './mail-draft.js';
 
 /**
- * The SSE contract between the API function and the web app: one zod schema per event name.
- * Both sides import this file; TypeScript types are derived from it.
+ * The SSE contract between the API function and the web app: one zod schema per event name, and
+ * each stream's own set of them — the chat, the knowledge draft, the mail draft's refinement,
+ * the hand-off summary — so a route that sends another stream's event fails the typecheck, and
+ * a page reading one stream ignores the others'. `meta`, `progress` and `error` are every
+ * stream's. Both sides import this file; TypeScript types are derived from it.
  */
 export const progressStepSchema = z.enum(['analyzing', 'retrieving', 'fetching', 'generating']);
 export type ProgressStep = z.infer<typeof progressStepSchema>;
@@ -28,7 +31,8 @@ export const kbChunkSchema = z.object({
 });
 export type KbChunk = z.infer<typeof kbChunkSchema>;
 
-export const chatEventSchemas = {
+/** What every stream sends: its ids first, its progress, and its last event when it fails. */
+const sharedEventSchemas = {
   meta: z.object({
     conversationId: z.string(),
     inquiryId: z.string(),
@@ -42,6 +46,13 @@ export const chatEventSchemas = {
     userSeq: z.number().int().optional(),
   }),
   progress: z.object({ step: progressStepSchema }),
+  /** The stream's last event when it fails; the code is from the error contract (`errors.ts`). */
+  error: streamErrorSchema,
+} as const;
+
+/** `POST /api/chat`: the answer. */
+export const chatEventSchemas = {
+  ...sharedEventSchemas,
   kb_query: z.object({ query: z.string() }),
   kb_chunks: z.object({ chunks: z.array(kbChunkSchema) }),
   token: z.object({ content: z.string() }),
@@ -53,37 +64,65 @@ export const chatEventSchemas = {
     seq: z.number().int(),
     status: z.enum(['complete', 'truncated', 'stopped']),
   }),
-  /**
-   * Knowledge capture's draft stream (`…/inquiries/{inquiryId}/knowledge-draft`): text of the
-   * draft's `subject` or `inquiry` as it arrives, each resolution step when it is complete, then
-   * the whole draft. The chat stream never sends these.
-   */
+} as const;
+
+/**
+ * Knowledge capture's draft stream (`…/inquiries/{inquiryId}/knowledge-draft`): text of the
+ * draft's `subject` or `inquiry` as it arrives, each resolution step when it is complete, then
+ * the whole draft.
+ */
+export const knowledgeDraftEventSchemas = {
+  ...sharedEventSchemas,
   draft_text: z.object({ field: z.enum(['subject', 'inquiry']), content: z.string() }),
   draft_step: z.object({ index: z.number().int().min(0), text: z.string() }),
   draft: ticketDraftEventSchema,
-  /**
-   * The hand-off summary's stream (`…/inquiries/{inquiryId}/handoff`, ADR 0024): `summary_text`,
-   * `summary_item`, then `summary`. The chat stream never sends these.
-   */
-  ...handoffEventSchemas,
-  /**
-   * The mail draft's refine stream (`…/turns/{seq}/mail-draft/refine`, ADR 0023): the refined
-   * text as it arrives (a preview: the links and references are checked once it is complete),
-   * then the version as stored. The chat stream never sends these.
-   */
-  mail_draft_token: z.object({ content: z.string() }),
-  mail_draft_version: storedMailDraftSchema,
-  /** The stream's last event when it fails; the code is from the error contract (`errors.ts`). */
-  error: streamErrorSchema,
 } as const;
 
-export type ChatEventName = keyof typeof chatEventSchemas;
-export type ChatEventData<N extends ChatEventName> = z.infer<(typeof chatEventSchemas)[N]>;
-/** A decoded event as a discriminated union: `{ event: 'token', data: { content } }`. */
-export type ChatEvent = {
-  [N in ChatEventName]: { event: N; data: ChatEventData<N> };
-}[ChatEventName];
+/**
+ * The hand-off summary's stream (`…/inquiries/{inquiryId}/handoff`, ADR 0024): `summary_text`,
+ * `summary_item`, then `summary`.
+ */
+export const handoffStreamEventSchemas = {
+  ...sharedEventSchemas,
+  ...handoffEventSchemas,
+} as const;
 
-export function isChatEventName(name: string): name is ChatEventName {
-  return Object.hasOwn(chatEventSchemas, name);
+/**
+ * The mail draft's refine stream (`…/turns/{seq}/mail-draft/refine`, ADR 0023): the refined text
+ * as it arrives (a preview: the links and references are checked once it is complete), then the
+ * version as stored.
+ */
+export const mailDraftRefineEventSchemas = {
+  ...sharedEventSchemas,
+  mail_draft_token: z.object({ content: z.string() }),
+  mail_draft_version: storedMailDraftSchema,
+} as const;
+
+/** Every stream's events: what the SSE encoder validates against. */
+export const streamEventSchemas = {
+  ...chatEventSchemas,
+  ...knowledgeDraftEventSchemas,
+  ...handoffStreamEventSchemas,
+  ...mailDraftRefineEventSchemas,
+} as const;
+
+/** A stream's set of event schemas, by event name. */
+export type EventSchemas = Readonly<Record<string, z.ZodType>>;
+
+/** A decoded event of `S` as a discriminated union: `{ event: 'token', data: { content } }`. */
+export type EventOf<S extends EventSchemas> = {
+  [N in keyof S & string]: { event: N; data: z.infer<S[N]> };
+}[keyof S & string];
+
+export type ChatEvent = EventOf<typeof chatEventSchemas>;
+export type KnowledgeDraftStreamEvent = EventOf<typeof knowledgeDraftEventSchemas>;
+export type HandoffStreamEvent = EventOf<typeof handoffStreamEventSchemas>;
+export type MailDraftRefineStreamEvent = EventOf<typeof mailDraftRefineEventSchemas>;
+/** Any stream's event. */
+export type StreamEvent = EventOf<typeof streamEventSchemas>;
+export type StreamEventName = keyof typeof streamEventSchemas;
+export type StreamEventData<N extends StreamEventName> = z.infer<(typeof streamEventSchemas)[N]>;
+
+export function isStreamEventName(name: string): name is StreamEventName {
+  return Object.hasOwn(streamEventSchemas, name);
 }

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { type GenerationFailure, toFailure } from '../chat/generate.js';
 import { currentVersions, detectLanguage } from '../chat/inquiry-rules.js';
 import type {
   ChatModel,
@@ -14,7 +13,7 @@ import {
   promptElement,
   renderPromptMarkup,
 } from '../chat/prompt-markup.js';
-import type { ChatEvent } from '../contract/chat-events.js';
+import type { HandoffStreamEvent } from '../contract/chat-events.js';
 import {
   HANDOFF_TEXT_FIELDS,
   HANDOFF_TOOL_NAME,
@@ -26,7 +25,12 @@ import {
   MAX_HANDOFF_TEXT_LENGTH,
 } from '../contract/handoff.js';
 import { removeUnverifiedLinks } from '../contract/links.js';
-import { streamToolInput } from '../tool-input/stream-tool-input.js';
+import { defineForcedTool } from '../model-call/forced-tool.js';
+import {
+  endingOf,
+  type ModelCallFailure,
+  streamForcedTool,
+} from '../model-call/stream-forced-tool.js';
 
 /**
  * The hand-off summary (ADR 0024): one inquiry — its own current turns and the tickets its
@@ -61,16 +65,11 @@ const handoffToolInputSchema = z.object({
 });
 
 /** The forced hand-off tool. */
-export const HANDOFF_TOOL: ToolDefinition = (() => {
-  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(handoffToolInputSchema, {
-    target: 'draft-7',
-  });
-  return Object.freeze({
-    name: HANDOFF_TOOL_NAME,
-    description: 'Submit the hand-off summary of the inquiry for escalation.',
-    inputSchema,
-  });
-})();
+export const HANDOFF_TOOL: ToolDefinition = defineForcedTool({
+  name: HANDOFF_TOOL_NAME,
+  description: 'Submit the hand-off summary of the inquiry for escalation.',
+  input: handoffToolInputSchema,
+});
 
 /**
  * The elements of the transcript message (ADR 0015). The offline responder
@@ -222,7 +221,7 @@ export function buildHandoffRequest(
 export interface HandoffOutcomeReport {
   /** Undefined when nothing arrived (then `failure` says why). */
   readonly summary?: HandoffSummaryEvent;
-  readonly failure?: GenerationFailure;
+  readonly failure?: ModelCallFailure;
   readonly usage?: ModelUsage;
 }
 
@@ -240,16 +239,15 @@ export async function streamHandoffSummary(input: {
   /** Links outside these domains are removed from the summary and listed (ADR 0013). */
   readonly allowedLinkDomains: readonly string[];
   readonly signal: AbortSignal;
-  readonly send: (event: ChatEvent) => void;
+  readonly send: (event: HandoffStreamEvent) => void;
 }): Promise<HandoffOutcomeReport> {
   let arrived = false;
-  const streamed = await streamToolInput({
-    events: input.model.stream({ ...input.request, signal: input.signal }),
+  const streamed = await streamForcedTool({
+    ...input,
     parser: {
       textFields: HANDOFF_TEXT_FIELDS,
       arrayFields: { tried: handoffItemSchema, open_questions: handoffItemSchema },
     },
-    signal: input.signal,
     onEvent: (parsed) => {
       if (parsed.type === 'text' && parsed.delta !== '') {
         arrived = true;
@@ -265,29 +263,25 @@ export async function streamHandoffSummary(input: {
       }
     },
   });
-  const { final, usage, stopReason } = streamed;
-  const failure: GenerationFailure | undefined = streamed.aborted
-    ? { code: 'timeout', message: 'The summary took too long. Please try again.', retryable: true }
-    : streamed.streamError && toFailure(streamed.streamError.error);
-  if (!arrived) {
-    const reason = failure ?? {
-      code: 'empty_model_output',
-      message: 'The model returned no summary. Please try again.',
-      retryable: true,
-    };
-    input.send({ event: 'error', data: reason });
-    return { failure: reason, ...(usage ? { usage } : {}) };
+  const { final, usage } = streamed;
+  const usageField = usage ? { usage } : {};
+  const ending = endingOf(streamed, { arrived, kept: arrived }, { noun: 'summary' });
+  if (ending.status === 'failed') {
+    input.send({ event: 'error', data: ending.failure });
+    return { failure: ending.failure, ...usageField };
   }
   const summary = toHandoffSummaryEvent(final.value, {
     language: input.language,
     outcome: input.outcome,
     allowedLinkDomains: input.allowedLinkDomains,
-    finished:
-      failure === undefined && !final.truncated && !final.error && stopReason !== 'max_tokens',
+    finished: ending.status === 'complete',
   });
   input.send({ event: 'summary', data: summary });
+  // A summary that merely broke off is shown as incomplete; one cut short from outside also
+  // says why.
+  const failure = ending.status === 'partial' && ending.interrupted ? ending.failure : undefined;
   if (failure) input.send({ event: 'error', data: failure });
-  return { summary, ...(failure ? { failure } : {}), ...(usage ? { usage } : {}) };
+  return { summary, ...(failure ? { failure } : {}), ...usageField };
 }
 
 /**

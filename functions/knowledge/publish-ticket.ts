@@ -1,8 +1,5 @@
 import {
   InquiryNotFoundError,
-  InquiryNotSolvedError,
-  KnowledgeAlreadyPublishedError,
-  KnowledgeStoreUnavailableError,
   RequestRefusedError,
   StoreUnavailableError,
 } from '../chat/errors.js';
@@ -13,6 +10,11 @@ import {
   type PublishKnowledgeRequest,
   type PublishKnowledgeResponse,
 } from '../contract/knowledge.js';
+import {
+  InquiryNotSolvedError,
+  KnowledgeAlreadyPublishedError,
+  KnowledgeStoreUnavailableError,
+} from '../knowledge/errors.js';
 import type { ScrubSettings } from './personal-data-scrub.js';
 import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from './ports.js';
 import { renderTicketDocuments, type TicketDocumentFiles } from './ticket-document.js';

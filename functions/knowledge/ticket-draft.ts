@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { type GenerationFailure, toFailure } from '../chat/generate.js';
 import { currentVersions, detectLanguage, type Language } from '../chat/inquiry-rules.js';
 import type {
   ChatModel,
@@ -16,7 +15,7 @@ import {
   promptElement,
   renderPromptMarkup,
 } from '../chat/prompt-markup.js';
-import type { ChatEvent } from '../contract/chat-events.js';
+import type { KnowledgeDraftStreamEvent } from '../contract/chat-events.js';
 import {
   DRAFT_TOOL_NAME,
   MAX_CATEGORY_LENGTH,
@@ -26,7 +25,12 @@ import {
   type TicketDraftEvent,
   ticketDraftSchemaFor,
 } from '../contract/knowledge.js';
-import { streamToolInput } from '../tool-input/stream-tool-input.js';
+import { defineForcedTool } from '../model-call/forced-tool.js';
+import {
+  endingOf,
+  type ModelCallFailure,
+  streamForcedTool,
+} from '../model-call/stream-forced-tool.js';
 import {
   type Person,
   peopleNamedIn,
@@ -76,14 +80,10 @@ const draftToolInputSchemaFor = (categories: readonly string[]) =>
  * set of `ticketCategorySet`; empty: none known).
  */
 export function draftToolFor(categories: readonly string[]): ToolDefinition {
-  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(
-    draftToolInputSchemaFor(categories),
-    { target: 'draft-7' },
-  );
-  return Object.freeze({
+  return defineForcedTool({
     name: DRAFT_TOOL_NAME,
     description: 'Submit the knowledge ticket drafted from the solved inquiry.',
-    inputSchema,
+    input: draftToolInputSchemaFor(categories),
   });
 }
 
@@ -255,7 +255,7 @@ export interface DraftOutcome {
   readonly draft?: TicketDraftEvent;
   /** Personal data replaced in the draft the editor saw, per kind. */
   readonly scrubbed: Readonly<Record<string, number>>;
-  readonly failure?: GenerationFailure;
+  readonly failure?: ModelCallFailure;
   readonly usage?: ModelUsage;
 }
 
@@ -275,7 +275,7 @@ export async function streamTicketDraft(input: {
   readonly model: ChatModel;
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly signal: AbortSignal;
-  readonly send: (event: ChatEvent) => void;
+  readonly send: (event: KnowledgeDraftStreamEvent) => void;
   /** The deployed tickets' categories (the draft's category must be one). @default none known */
   readonly ticketCategories?: readonly string[];
   /** Who and what to scrub: {@link draftScrubOptions}. */
@@ -292,10 +292,11 @@ export async function streamTicketDraft(input: {
     input.send({ event: 'draft_text', data: { field, content: scrubbed(text) } });
   };
   let arrived = false;
-  const streamed = await streamToolInput({
-    events: input.model.stream({ ...input.request, signal: input.signal }),
-    parser: { textFields: ['subject', 'inquiry'], arrayFields: { resolution: stepSchema } },
+  const streamed = await streamForcedTool({
+    model: input.model,
+    request: input.request,
     signal: input.signal,
+    parser: { textFields: ['subject', 'inquiry'], arrayFields: { resolution: stepSchema } },
     onEvent: (parsed) => {
       if (parsed.type === 'text' && parsed.delta !== '') {
         arrived = true;
@@ -313,34 +314,34 @@ export async function streamTicketDraft(input: {
     },
   });
   sendHeldField();
-  const { final, usage, stopReason } = streamed;
-  const failure: GenerationFailure | undefined = streamed.aborted
-    ? { code: 'draft_stopped', message: 'The draft was stopped.', retryable: true }
-    : streamed.streamError && toFailure(streamed.streamError.error);
-  if (!arrived) {
-    const reason = failure ?? {
-      code: 'empty_model_output',
-      message: 'The model returned no draft. Please try again.',
-      retryable: true,
-    };
-    input.send({ event: 'error', data: reason });
-    return { failure: reason, scrubbed: {}, ...(usage ? { usage } : {}) };
+  const { final, usage } = streamed;
+  const usageField = usage ? { usage } : {};
+  const ending = endingOf(
+    streamed,
+    { arrived, kept: arrived },
+    { noun: 'draft', abortedCode: 'draft_stopped' },
+  );
+  if (ending.status === 'failed') {
+    input.send({ event: 'error', data: ending.failure });
+    return { failure: ending.failure, scrubbed: {}, ...usageField };
   }
   const { draft, counts } = scrubDraft(
     toDraftEvent(final.value, {
       categories: input.ticketCategories ?? [],
-      finished:
-        failure === undefined && !final.truncated && !final.error && stopReason !== 'max_tokens',
+      finished: ending.status === 'complete',
     }),
     input.scrub,
   );
   input.send({ event: 'draft', data: draft });
+  // A draft that merely broke off is shown as incomplete; one cut short from outside also says
+  // why.
+  const failure = ending.status === 'partial' && ending.interrupted ? ending.failure : undefined;
   if (failure) input.send({ event: 'error', data: failure });
   return {
     draft,
     scrubbed: counts,
     ...(failure ? { failure } : {}),
-    ...(usage ? { usage } : {}),
+    ...usageField,
   };
 }
 

@@ -1,4 +1,4 @@
-import { type ChatEvent, chatEventSchemas } from '../contract/chat-events.js';
+import { type StreamEvent, streamEventSchemas } from '../contract/chat-events.js';
 
 /**
  * Event names this server may write: a letter, then letters, digits, `_`, `-` or `.`. The SSE
@@ -42,7 +42,7 @@ export function encodeComment(text = ''): string {
   return `${frame}\n`;
 }
 
-/** The chat event does not match its schema in `chatEventSchemas`: a bug in the sender. */
+/** The chat event does not match its schema in `streamEventSchemas`: a bug in the sender. */
 export class ChatEventValidationError extends Error {
   override readonly name = 'ChatEventValidationError';
 }
@@ -69,9 +69,9 @@ const validateByDefault =
  * encodeChatEvent({ event: 'token', data: { content: 'Hi' } });
  * // 'event: token\ndata: {"content":"Hi"}\n\n'
  */
-export function encodeChatEvent(event: ChatEvent, options: EncodeChatEventOptions = {}): string {
+export function encodeChatEvent(event: StreamEvent, options: EncodeChatEventOptions = {}): string {
   if (options.validate ?? validateByDefault) {
-    const schema = chatEventSchemas[event.event];
+    const schema = streamEventSchemas[event.event];
     const outcome = schema?.safeParse(event.data);
     if (outcome === undefined || !outcome.success) {
       const detail = outcome?.error.issues.map((issue) => issue.message).join('; ') ?? 'unknown';

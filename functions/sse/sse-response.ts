@@ -1,4 +1,4 @@
-import type { ChatEvent, ChatEventData } from '../contract/chat-events.js';
+import type { StreamEvent, StreamEventData } from '../contract/chat-events.js';
 import {
   createSseStream,
   SSE_RESPONSE_HEADERS,
@@ -19,7 +19,7 @@ export interface SseResponseOptions extends SseStreamOptions {
    * Sent when the producer throws and no `result` or `error` went out yet, so the page is told
    * the stream failed instead of seeing it end mid-answer.
    */
-  readonly failureEvent: ChatEventData<'error'>;
+  readonly failureEvent: StreamEventData<'error'>;
   /** Where a producer's failure is reported (a bug: producers handle their own endings). */
   readonly logFailure: (error: unknown) => void;
 }
@@ -30,8 +30,10 @@ export interface SseResponseOptions extends SseStreamOptions {
  * happens the body ends — after one `error` event if `produce` threw before a final event. The
  * status is 200 and frozen from here (HOUSE_STYLE "Errors"); the body itself never rejects. The
  * invocation lasts until the body closes, so everything `produce` must finish (a budget
- * settlement) it awaits before it returns. Both streaming routes (`POST /api/chat`, the
- * knowledge draft) answer this way.
+ * settlement) it awaits before it returns. Every stream answers this way: `POST /api/chat`
+ * (`chat/chat-route.ts`) and the one-call streams (`model-call/model-stream-response.ts`). `E` is
+ * the stream's own event union (`contract/chat-events.ts`): another stream's event does not
+ * typecheck.
  *
  * @example
  * return sseResponse(
@@ -39,18 +41,18 @@ export interface SseResponseOptions extends SseStreamOptions {
  *   (sse) => streamChat(begun, (event) => sse.send(event), dependencies),
  * );
  */
-export function sseResponse(
+export function sseResponse<E extends StreamEvent>(
   options: SseResponseOptions,
-  produce: (sse: SseStream) => Promise<void>,
+  produce: (sse: SseStream<E>) => Promise<void>,
 ): SseResponse {
   const { failureEvent, logFailure, ...streamOptions } = options;
   const sse = createSseStream(streamOptions);
   let ended = false;
-  const send = (event: ChatEvent) => {
+  const send = (event: StreamEvent) => {
     if (event.event === 'result' || event.event === 'error') ended = true;
     return sse.send(event);
   };
-  const writer: SseStream = {
+  const writer: SseStream<E> = {
     stream: sse.stream,
     send,
     comment: (text) => sse.comment(text),

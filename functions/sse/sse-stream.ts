@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../contract/chat-events.js';
+import type { StreamEvent } from '../contract/chat-events.js';
 import { encodeChatEvent, encodeComment } from './sse-encoding.js';
 import {
   createStreamPadding,
@@ -52,12 +52,12 @@ export interface SseStreamOptions {
   readonly padding?: StreamPaddingOptions;
 }
 
-/** An SSE response body and the only ways to write to it. */
-export interface SseStream {
+/** An SSE response body and the only ways to write to it; `E`: the events of its stream. */
+export interface SseStream<E extends StreamEvent = StreamEvent> {
   /** The response body; hand it to the Lambda streaming response (middy streamify). */
   readonly stream: ReadableStream<Uint8Array>;
-  /** Writes one chat event (a batched `token` may follow later). False once the stream is closed. */
-  send(event: ChatEvent): boolean;
+  /** Writes one event (a batched `token` may follow later). False once the stream is closed. */
+  send(event: E): boolean;
   /** Writes an SSE comment (`: text`). Returns false once the stream is closed. */
   comment(text?: string): boolean;
   /** Stops the heartbeat and ends the body. Idempotent. */

@@ -57,8 +57,8 @@ export interface StreamToolInputOptions<
  * are kept. Reading ends when the stream does, when `signal` aborts, or at the first syntax
  * error — nothing after invalid JSON can be trusted (the parser ignores it anyway), and staff
  * should not wait for the rest of a broken answer. Never throws: a stream that fails is
- * `streamError` (or `aborted`), and the caller decides what each ending means. Answers
- * (`chat/generate.ts`) and knowledge drafts (`knowledge/ticket-draft.ts`) both stream this way.
+ * `streamError` (or `aborted`). Every model call streams this way through
+ * `model-call/stream-forced-tool.ts`, whose `endingOf` decides what each ending means.
  *
  * @example
  * const streamed = await streamToolInput({

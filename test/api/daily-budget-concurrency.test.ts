@@ -2,13 +2,12 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDailyBudget } from '../../functions/adapters/dynamodb/counters.js';
 import { createDynamoDbConversationStore } from '../../functions/adapters/dynamodb/create-dynamodb-conversation-store.js';
-import { createChatRoute } from '../../functions/api/chat-route.js';
 import type { ApiRequest, HttpResponse } from '../../functions/api/http.js';
-import { createKnowledgeRoutes } from '../../functions/api/knowledge-routes.js';
-import type { DailyBudget } from '../../functions/chat/daily-budget.js';
-import { chatAdmissionBound, requestBound } from '../../functions/chat/daily-budget.js';
+import type { RouteContext } from '../../functions/api/route-context.js';
+import { createChatRoute } from '../../functions/chat/chat-route.js';
 import { ChatModelError } from '../../functions/chat/errors.js';
-import { tokensAtLeast } from '../../functions/chat/model-request.js';
+import { silentLog } from '../../functions/chat/log.js';
+import { chatAdmissionBound } from '../../functions/chat/model-request.js';
 import {
   type ChatModel,
   type ChatModelRequest,
@@ -17,6 +16,9 @@ import {
   type ModelUsage,
   type Owner,
 } from '../../functions/chat/ports.js';
+import { createKnowledgeRoutes } from '../../functions/knowledge/knowledge-routes.js';
+import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
+import { requestBound, tokensAtLeast } from '../../functions/model-call/daily-budget.js';
 import { fakeRetriever, printer, results, vpn } from '../support/chat-core-harness.js';
 import { readCommittedTokens } from '../support/daily-budget-counter.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
@@ -153,16 +155,23 @@ const chatConfig = (dailyTokenBudget: number) => ({
   dailyTokenBudget,
 });
 
+/** The route context `createApi` builds, with this file's budget. */
+function routeContext(dailyTokenBudget: number, dailyBudget: DailyBudget): RouteContext {
+  return {
+    log: silentLog,
+    now: () => new Date(),
+    budget: dailyBudget,
+    config: { dailyTokenBudget, modelId: 'test.model', remainingTimeReserveMs: 20_000 },
+    stream: { heartbeatMs: 60_000, tokenBatchMs: 0 },
+  };
+}
+
 function chatRoute(model: ChatModel, dailyTokenBudget: number, chatBudget = budget) {
-  return createChatRoute({
+  return createChatRoute(routeContext(dailyTokenBudget, chatBudget), {
     store,
     retriever: fakeRetriever([printer, vpn]).retriever,
     model,
     config: chatConfig(dailyTokenBudget),
-    heartbeatMs: 60_000,
-    tokenBatchMs: 0,
-    now: () => new Date(),
-    budget: chatBudget,
   });
 }
 
@@ -239,7 +248,7 @@ async function solvedInquiry(owner: Owner): Promise<{ conversationId: string; in
 }
 
 function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number, draftBudget = budget) {
-  return createKnowledgeRoutes({
+  return createKnowledgeRoutes(routeContext(dailyTokenBudget, draftBudget), {
     store,
     retriever: fakeRetriever([printer, vpn]).retriever,
     model,
@@ -255,10 +264,7 @@ function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number, draftBudget
       read: async () => undefined,
       clear: async () => undefined,
     },
-    config: { dailyTokenBudget, modelId: 'test.model', remainingTimeReserveMs: 20_000 },
-    budget: draftBudget,
-    heartbeatMs: 60_000,
-    now: () => new Date(),
+    config: {},
   });
 }
 

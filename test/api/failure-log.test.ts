@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DailyBudget } from '../../functions/chat/daily-budget.js';
+import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
 

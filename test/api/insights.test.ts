@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRequest } from '../../functions/api/http.js';
-import { createInsightsRoutes } from '../../functions/api/insights-routes.js';
 import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
 import { callerSchema } from '../../functions/contract/knowledge.js';
+import { createInsightsRoutes } from '../../functions/insights/insights-routes.js';
 import type { ChatInsight, InsightsStore, TicketCatalog } from '../../functions/insights/ports.js';
 import { eventsNamed } from '../support/chat-client.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
@@ -156,12 +156,14 @@ describe('GET /api/insights', () => {
     const listing = new Promise<readonly string[]>((resolve) => {
       finish = resolve;
     });
-    const read = createInsightsRoutes({
-      insights,
-      now: () => now,
-      catalog: { issueIds: () => listing },
-      catalogWaitMs: 20,
-    }).read;
+    const read = createInsightsRoutes(
+      { now: () => now },
+      {
+        insights,
+        catalog: { issueIds: () => listing },
+        catalogWaitMs: 20,
+      },
+    ).read;
     const lead = {
       method: 'GET',
       path: '/api/insights',

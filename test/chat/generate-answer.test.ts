@@ -3,7 +3,7 @@ import { ChatModelError } from '../../functions/chat/errors.js';
 import { generateAnswer } from '../../functions/chat/generate.js';
 import { answerTool } from '../../functions/chat/model-request.js';
 import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 
 const modelOf = (events: ChatModelEvent[]): ChatModel => ({
   async *stream() {
@@ -18,7 +18,7 @@ const request = {
 };
 
 async function run(events: ChatModelEvent[], allowed = ['1001']) {
-  const sent: ChatEvent[] = [];
+  const sent: StreamEvent[] = [];
   const outcome = await generateAnswer({
     model: modelOf(events),
     request,
@@ -72,7 +72,7 @@ describe('generateAnswer', () => {
   });
 
   it('removes links outside the allow-list from the mail draft and to-dos and lists every one', async () => {
-    const sent: ChatEvent[] = [];
+    const sent: StreamEvent[] = [];
     const outcome = await generateAnswer({
       model: modelOf([
         fragment(
@@ -267,7 +267,7 @@ describe('generateAnswer', () => {
         throw new ChatModelError('model_stream_failed', true);
       },
     };
-    const sent: ChatEvent[] = [];
+    const sent: StreamEvent[] = [];
     const outcome = await generateAnswer({
       model,
       request,
@@ -338,7 +338,7 @@ describe('generateAnswer', () => {
 
   it('is stopped when its signal aborts', async () => {
     const controller = new AbortController();
-    const sent: ChatEvent[] = [];
+    const sent: StreamEvent[] = [];
     const model: ChatModel = {
       async *stream() {
         yield fragment('{"general_advice":"first');

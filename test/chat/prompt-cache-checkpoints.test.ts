@@ -3,11 +3,7 @@ import {
   promptCachePolicyFor,
   withPromptCacheSupport,
 } from '../../functions/adapters/bedrock/prompt-cache-support.js';
-import {
-  answerTool,
-  buildModelRequest,
-  tokensAtLeast,
-} from '../../functions/chat/model-request.js';
+import { answerTool, buildModelRequest } from '../../functions/chat/model-request.js';
 import type {
   ChatModel,
   ChatModelEvent,
@@ -16,6 +12,7 @@ import type {
   Turn,
 } from '../../functions/chat/ports.js';
 import { buildSystemPrompt } from '../../functions/chat/prompt-text.js';
+import { tokensAtLeast } from '../../functions/model-call/daily-budget.js';
 import {
   alice,
   clarification as clarificationAnswer,

@@ -1,14 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
+import { admitChat } from '../../functions/chat/chat-route.js';
+import { ChatModelError } from '../../functions/chat/errors.js';
+import { chatAdmissionBound } from '../../functions/chat/model-request.js';
+import type { ChatModel, ChatModelRequest, ModelUsage } from '../../functions/chat/ports.js';
+import { streamChat } from '../../functions/chat/run-chat.js';
 import {
-  chatAdmissionBound,
   type DailyBudget,
   requestBound,
+  tokensAtLeast,
   tokensAtMost,
-} from '../../functions/chat/daily-budget.js';
-import { ChatModelError } from '../../functions/chat/errors.js';
-import { tokensAtLeast } from '../../functions/chat/model-request.js';
-import type { ChatModel, ChatModelRequest, ModelUsage } from '../../functions/chat/ports.js';
-import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
+} from '../../functions/model-call/daily-budget.js';
 import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
 
@@ -68,7 +69,7 @@ describe('the daily budget of a chat', () => {
     const daily = recordingBudget();
     const { model, requests } = scriptedModel({ kind: 'hang' });
     const { store, dependencies } = harness({ model, config, budget: daily.budget, now: clock });
-    const begun = await beginChat(alice, { message: 'プリンター' }, dependencies);
+    const begun = await admitChat(alice, { message: 'プリンター' }, dependencies);
     const streaming = streamChat(begun, () => undefined, dependencies);
     await vi.waitFor(() => expect(requests).toHaveLength(1));
     await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { admitChat } from '../../functions/chat/chat-route.js';
 import { AnswerInProgressError } from '../../functions/chat/errors.js';
 import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
-import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import { streamChat } from '../../functions/chat/run-chat.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
 
@@ -51,14 +52,14 @@ describe('an answer in flight marks its conversation, whoever sent it', () => {
   it('refuses a regenerate while the answer to a message without clientMessageId is written', async () => {
     const gated = gatedModel('再起動してください。');
     const { store, dependencies } = harness({ model: gated.model });
-    const begun = await beginChat(alice, { message: 'プリンター' }, dependencies);
+    const begun = await admitChat(alice, { message: 'プリンター' }, dependencies);
     const conversationId = begun.conversation.conversationId;
     const streaming = streamChat(begun, () => undefined, dependencies);
     await gated.streaming;
 
     expect((await store.getConversation(alice, conversationId)).answering?.seq).toBe(1);
     await expect(
-      beginChat(
+      admitChat(
         alice,
         { conversationId, message: 'プリンター', supersedes: begun.turn.seq },
         dependencies,
@@ -84,7 +85,7 @@ describe('a stop names the answer it stops', () => {
     const gated = gatedModel('Salesforceのパスワードをリセットしてください。');
     const { model: quick } = scriptedModel({ kind: 'answer', answer: results('最初の回答', []) });
     const { store, dependencies } = harness({ model: quick });
-    const first = await beginChat(alice, { message: 'プリンター' }, dependencies);
+    const first = await admitChat(alice, { message: 'プリンター' }, dependencies);
     await streamChat(first, () => undefined, dependencies);
     const conversationId = first.conversation.conversationId;
 
@@ -96,12 +97,12 @@ describe('a stop names the answer it stops', () => {
       return requested;
     };
     const laterDependencies = { ...dependencies, model: gated.model };
-    const later = await beginChat(
+    const later = await admitChat(
       alice,
       { conversationId, message: 'Salesforce' },
       laterDependencies,
     );
-    const events: ChatEvent[] = [];
+    const events: StreamEvent[] = [];
     const streaming = streamChat(later, (event) => events.push(event), laterDependencies);
     await gated.streaming;
     // The stop for the first answer lands while the later one streams.
@@ -135,15 +136,15 @@ describe('the generation claim is a lease', () => {
     });
     const message = { message: 'プリンター', clientMessageId: 'crashed-0001' };
     // The first copy stored its message and claimed the answer, then died: no stream, no release.
-    const crashed = await beginChat(alice, message, dependencies);
+    const crashed = await admitChat(alice, message, dependencies);
 
-    const retry = await beginChat(
+    const retry = await admitChat(
       alice,
       { ...message, conversationId: crashed.conversation.conversationId },
       dependencies,
     );
     expect(retry.duplicate).toBe(true);
-    const events: ChatEvent[] = [];
+    const events: StreamEvent[] = [];
     await streamChat(retry, (event) => events.push(event), dependencies);
 
     expect(named(events, 'error')).toEqual([]);
@@ -161,14 +162,14 @@ describe('the generation claim is a lease', () => {
       return renew(owner, renewal);
     };
     const message = { message: 'プリンター', clientMessageId: 'renewing-0001' };
-    const first = await beginChat(alice, message, dependencies);
+    const first = await admitChat(alice, message, dependencies);
     const conversationId = first.conversation.conversationId;
-    const firstEvents: ChatEvent[] = [];
+    const firstEvents: StreamEvent[] = [];
     const answering = streamChat(first, (event) => firstEvents.push(event), dependencies);
     await gated.streaming;
 
-    const retry = await beginChat(alice, { ...message, conversationId }, dependencies);
-    const retryEvents: ChatEvent[] = [];
+    const retry = await admitChat(alice, { ...message, conversationId }, dependencies);
+    const retryEvents: StreamEvent[] = [];
     const waiting = streamChat(retry, (event) => retryEvents.push(event), dependencies);
     // Three lease periods pass while the first copy renews; the retry must still be waiting.
     const claimedUntil = first.generation?.until.getTime() ?? 0;

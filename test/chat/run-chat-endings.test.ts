@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { admitChat } from '../../functions/chat/chat-route.js';
 import { ChatModelError } from '../../functions/chat/errors.js';
 import type { ChatModelRequest } from '../../functions/chat/ports.js';
 import { renderPromptMarkup } from '../../functions/chat/prompt-markup.js';
 import { inquiryElement } from '../../functions/chat/prompt-text.js';
-import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import { streamChat } from '../../functions/chat/run-chat.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import {
   alice,
   clarification,
@@ -28,18 +29,18 @@ describe('streamChat endings', () => {
     let firstRemaining = 60_000;
     const { dependencies } = harness({ model, remainingTimeMs: () => firstRemaining });
     const body = { message: 'プリンター', clientMessageId: 'still-busy-01' };
-    const first = await beginChat(alice, body, dependencies);
+    const first = await admitChat(alice, body, dependencies);
     const firstStream = streamChat(first, () => undefined, dependencies);
 
     // The retry's function has 100 ms left beyond its reserve: it waits, then gives up.
     const retryEnd = Date.now() + dependencies.config.remainingTimeReserveMs + 100;
     const retryDependencies = { ...dependencies, remainingTimeMs: () => retryEnd - Date.now() };
-    const retry = await beginChat(
+    const retry = await admitChat(
       alice,
       { ...body, conversationId: first.conversation.conversationId },
       retryDependencies,
     );
-    const retryEvents: ChatEvent[] = [];
+    const retryEvents: StreamEvent[] = [];
     await streamChat(retry, (event) => retryEvents.push(event), retryDependencies);
     firstRemaining = 0;
     await firstStream;
@@ -91,8 +92,8 @@ describe('streamChat endings', () => {
   it('stops when staff press stop: the partial answer is kept as stopped and the inquiry closes', async () => {
     const { model } = scriptedModel({ kind: 'hang' });
     const { store, dependencies } = harness({ model });
-    const begun = await beginChat(alice, { message: 'プリンター' }, dependencies);
-    const events: ChatEvent[] = [];
+    const begun = await admitChat(alice, { message: 'プリンター' }, dependencies);
+    const events: StreamEvent[] = [];
     const streaming = streamChat(begun, (event) => events.push(event), dependencies);
     await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
     await streaming;
@@ -147,7 +148,7 @@ describe('streamChat endings', () => {
         { kind: 'answer', answer: results('Salesforceのパスワードをリセット。', ['1002']) },
       );
       const { chat, store, kb, dependencies } = harness({ model });
-      const begun = await beginChat(alice, { message: q1 }, dependencies);
+      const begun = await admitChat(alice, { message: q1 }, dependencies);
       const streaming = streamChat(begun, () => undefined, dependencies);
       await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
       await streaming;

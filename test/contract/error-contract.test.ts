@@ -13,17 +13,14 @@ import {
   ConversationNotFoundError,
   DailyBudgetExceededError,
   InquiryNotFoundError,
-  InquiryNotSolvedError,
   InvalidCursorError,
-  KnowledgeAlreadyPublishedError,
-  KnowledgeStoreUnavailableError,
   NotLatestQuestionError,
   type RequestRefusedError,
   StoreUnavailableError,
   TurnNotFoundError,
   TurnTooLargeError,
 } from '../../functions/chat/errors.js';
-import { chatEventSchemas } from '../../functions/contract/chat-events.js';
+import { streamEventSchemas } from '../../functions/contract/chat-events.js';
 import { chatRequestSchema } from '../../functions/contract/chat-request.js';
 import {
   ERROR_CODES,
@@ -32,6 +29,11 @@ import {
   STREAM_ERROR_CODES,
 } from '../../functions/contract/errors.js';
 import { publishKnowledgeRequestSchemaFor } from '../../functions/contract/knowledge.js';
+import {
+  InquiryNotSolvedError,
+  KnowledgeAlreadyPublishedError,
+  KnowledgeStoreUnavailableError,
+} from '../../functions/knowledge/errors.js';
 
 // The deployed categories are not the rule here: any safe category passes.
 const publishKnowledgeRequestSchema = publishKnowledgeRequestSchemaFor([]);
@@ -179,12 +181,14 @@ describe('a validation error', () => {
 describe('the SSE error event', () => {
   it('carries a stream code of the contract', () => {
     for (const code of STREAM_ERROR_CODES) {
-      expect(chatEventSchemas.error.parse({ code, message: 'm', retryable: true }).code).toBe(code);
+      expect(streamEventSchemas.error.parse({ code, message: 'm', retryable: true }).code).toBe(
+        code,
+      );
     }
   });
 
   it('refuses a code nobody declared, so the server cannot send one', () => {
     const undeclared = { code: 'model_error', message: 'm', retryable: true };
-    expect(chatEventSchemas.error.safeParse(undeclared).success).toBe(false);
+    expect(streamEventSchemas.error.safeParse(undeclared).success).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChatModelError } from '../../functions/chat/errors.js';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import {
   HANDOFF_TOOL_NAME,
   type HandoffSummary,
@@ -56,8 +56,8 @@ const summary: HandoffSummary = {
 };
 
 const collect = () => {
-  const events: ChatEvent[] = [];
-  return { events, send: (event: ChatEvent) => events.push(event) };
+  const events: StreamEvent[] = [];
+  return { events, send: (event: StreamEvent) => events.push(event) };
 };
 
 describe('the hand-off transcript', () => {

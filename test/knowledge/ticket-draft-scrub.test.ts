@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import {
   buildDraftRequest,
   draftScrubOptions,
@@ -54,7 +54,7 @@ const LEAKS = ['佐藤', '090-1234-5678', 'sato.k@', 'Yamada', 'yamada', 'Summer
 async function streamLeakyDraft(fragmentSize: number) {
   const transcript = inquiryTranscript(conversation, 'A');
   const { model } = scriptedModel({ kind: 'answer', answer: leakyDraft, fragmentSize });
-  const events: ChatEvent[] = [];
+  const events: StreamEvent[] = [];
   const outcome = await streamTicketDraft({
     model,
     request: buildDraftRequest(transcript, 2048),
@@ -101,7 +101,7 @@ describe('the streamed draft', () => {
     const json = JSON.stringify(leakyDraft);
     const cut = json.slice(0, json.indexOf('sato.k@') + 'sato.k@example.co.jp'.length);
     const { model } = scriptedModel({ kind: 'raw', fragments: [cut.slice(0, 40), cut.slice(40)] });
-    const events: ChatEvent[] = [];
+    const events: StreamEvent[] = [];
     await streamTicketDraft({
       model,
       request: buildDraftRequest(transcript, 2048),

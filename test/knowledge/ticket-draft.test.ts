@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatModel } from '../../functions/chat/ports.js';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { DRAFT_TOOL_NAME } from '../../functions/contract/knowledge.js';
 import {
   buildDraftRequest,
@@ -114,7 +114,7 @@ describe('the inquiry transcript', () => {
 
 /** Streams a draft of inquiry B from `model`; returns the events sent and the outcome. */
 async function streamDraftOf(model: ChatModel) {
-  const events: ChatEvent[] = [];
+  const events: StreamEvent[] = [];
   const transcript = inquiryTranscript(solvedConversation, 'B');
   const outcome = await streamTicketDraft({
     model,
@@ -177,7 +177,7 @@ describe('streaming the draft', () => {
 
   it('is a retryable draft_stopped error when its signal aborts', async () => {
     const controller = new AbortController();
-    const events: ChatEvent[] = [];
+    const events: StreamEvent[] = [];
     const model: ChatModel = {
       async *stream() {
         yield { type: 'tool_input', fragment: '{"subject":"VPN' };

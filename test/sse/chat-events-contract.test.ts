@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatEventSchemas } from '../../functions/contract/chat-events.js';
+import { streamEventSchemas } from '../../functions/contract/chat-events.js';
 import { turnSchema } from '../../functions/contract/conversations.js';
 
 const answer = { response_type: 'results', general_advice: 'まず再起動してください。' } as const;
@@ -7,17 +7,17 @@ const answer = { response_type: 'results', general_advice: 'まず再起動し�
 describe('the chat event contract', () => {
   it('names the ticket number issue_id in kb_chunks, as in ticket and result', () => {
     const chunk = { issue_id: '1001', subject: 'VPN', score: 0.8, preview: '再接続で解決' };
-    expect(chatEventSchemas.kb_chunks.parse({ chunks: [chunk] })).toEqual({ chunks: [chunk] });
+    expect(streamEventSchemas.kb_chunks.parse({ chunks: [chunk] })).toEqual({ chunks: [chunk] });
     const { issue_id, ...camel } = chunk;
     expect(
-      chatEventSchemas.kb_chunks.safeParse({ chunks: [{ ...camel, issueId: issue_id }] }),
+      streamEventSchemas.kb_chunks.safeParse({ chunks: [{ ...camel, issueId: issue_id }] }),
     ).toMatchObject({ success: false });
-    expect(Object.keys(chatEventSchemas.ticket.shape)).toContain('issue_id');
+    expect(Object.keys(streamEventSchemas.ticket.shape)).toContain('issue_id');
   });
 
   it('carries source_chunks_count in result (the web app parses with this schema, dropping unknown keys)', () => {
     const data = { ...answer, source_chunks_count: 3, conversationId: 'C1', version: 2, seq: 2 };
-    expect(chatEventSchemas.result.parse({ ...data, status: 'complete' })).toMatchObject({
+    expect(streamEventSchemas.result.parse({ ...data, status: 'complete' })).toMatchObject({
       source_chunks_count: 3,
     });
   });
@@ -30,11 +30,11 @@ describe('the chat event contract', () => {
       version: 2,
       seq: 2,
     };
-    expect(chatEventSchemas.result.parse({ ...data, status: 'truncated' })).toMatchObject({
+    expect(streamEventSchemas.result.parse({ ...data, status: 'truncated' })).toMatchObject({
       unverified_references: ['4242'],
     });
     expect(
-      chatEventSchemas.result.safeParse({ ...data, unverified_references: '4242' }),
+      streamEventSchemas.result.safeParse({ ...data, unverified_references: '4242' }),
     ).toMatchObject({ success: false });
   });
 

@@ -1,22 +1,22 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import { type StreamEvent, streamEventSchemas } from '../../functions/contract/chat-events.js';
 import { encodeChatEvent, encodeComment } from '../../functions/sse/sse-encoding.js';
-import { readChatStream } from '../../web/src/chat/read-chat-stream.js';
+import { readEventStream } from '../../web/src/chat/read-chat-stream.js';
 import { encodeUtf8, fakeFetch } from '../support/fake-fetch.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
 import { chatEvent } from './support/chat-event-arbitraries.js';
 
 /** What an independent, widely used SSE parser makes of the same text. */
-function decodeWithEventsourceParser(text: string): ChatEvent[] {
+function decodeWithEventsourceParser(text: string): StreamEvent[] {
   const messages: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => messages.push(message) });
   parser.feed(text);
   return messages.map((message) => ({
     event: message.event ?? 'message',
     data: JSON.parse(message.data),
-  })) as ChatEvent[];
+  })) as StreamEvent[];
 }
 
 describe('SSE round trip', () => {
@@ -30,9 +30,10 @@ describe('SSE round trip', () => {
           const text = events
             .map((event) => encodeChatEvent(event) + (withHeartbeats ? encodeComment('ping') : ''))
             .join('');
-          const decoded: ChatEvent[] = [];
+          const decoded: StreamEvent[] = [];
           const { fetch } = fakeFetch(splitIntoFragments(encodeUtf8(text), sizes));
-          await readChatStream({
+          await readEventStream({
+            events: streamEventSchemas,
             url: '/api/chat',
             body: {},
             fetch,

@@ -1,13 +1,13 @@
 import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { createSseStream } from '../../functions/sse/sse-stream.js';
 import { trickyText } from '../support/answer-arbitraries.js';
 
 const decoder = new TextDecoder();
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-const token = (content: string): ChatEvent => ({ event: 'token', data: { content } });
+const token = (content: string): StreamEvent => ({ event: 'token', data: { content } });
 const frames = (chunk: Uint8Array | undefined) =>
   decoder.decode(chunk).split('\n\n').filter(Boolean);
 

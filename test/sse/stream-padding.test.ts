@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { encodeComment, encodeSseEvent } from '../../functions/sse/sse-encoding.js';
 import { createSseStream, type SseStreamOptions } from '../../functions/sse/sse-stream.js';
 import {
@@ -10,7 +10,7 @@ import {
 } from '../../functions/sse/stream-padding.js';
 
 const decoder = new TextDecoder();
-const token = (content: string): ChatEvent => ({ event: 'token', data: { content } });
+const token = (content: string): StreamEvent => ({ event: 'token', data: { content } });
 
 async function readChunks(stream: ReadableStream<Uint8Array>): Promise<string[]> {
   const chunks: string[] = [];

@@ -1,4 +1,4 @@
-import type { DailyBudget } from '../../functions/chat/daily-budget.js';
+import { admitChat } from '../../functions/chat/chat-route.js';
 import type {
   ChatModel,
   ChatModelEvent,
@@ -9,9 +9,10 @@ import type {
   Turn,
 } from '../../functions/chat/ports.js';
 import { type ChatConfig, defaultChatConfig } from '../../functions/chat/ports.js';
-import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
+import { streamChat } from '../../functions/chat/run-chat.js';
 import type { Answer } from '../../functions/contract/answer.js';
-import type { ChatEvent } from '../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
+import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
 import { splitIntoFragments } from './split-into-fragments.js';
 
@@ -170,15 +171,15 @@ export function harness(options: {
     message: string,
     extra: { conversationId?: string; clientMessageId?: string; inquiry?: 'continue' | 'new' } = {},
   ) {
-    const begun = await beginChat(alice, { message, ...extra }, dependencies);
-    const events: ChatEvent[] = [];
+    const begun = await admitChat(alice, { message, ...extra }, dependencies);
+    const events: StreamEvent[] = [];
     await streamChat(begun, (event) => events.push(event), dependencies);
     return { begun, events, conversationId: begun.conversation.conversationId };
   }
   return { chat, store, kb, dependencies };
 }
 
-export const named = <N extends ChatEvent['event']>(events: readonly ChatEvent[], name: N) =>
-  events.filter((event): event is Extract<ChatEvent, { event: N }> => event.event === name);
+export const named = <N extends StreamEvent['event']>(events: readonly StreamEvent[], name: N) =>
+  events.filter((event): event is Extract<StreamEvent, { event: N }> => event.event === name);
 export const lastUserText = (request: ChatModelRequest | undefined) =>
   request?.messages.at(-1)?.text ?? '';

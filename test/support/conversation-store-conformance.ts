@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   ConversationNotFoundError,
   InvalidCursorError,
-  KnowledgeAlreadyPublishedError,
-  MailDraftFullError,
   TurnNotFoundError,
 } from '../../functions/chat/errors.js';
 import type { ConversationStore, Owner } from '../../functions/chat/ports.js';
 import { isUlid } from '../../functions/contract/ids.js';
+import { KnowledgeAlreadyPublishedError } from '../../functions/knowledge/errors.js';
+import { MailDraftFullError } from '../../functions/mail-draft/errors.js';
 
 /**
  * The `ConversationStore` behaviours every implementation must show, as one suite run against

@@ -6,8 +6,6 @@ import {
 import {
   ConversationNotFoundError,
   InvalidCursorError,
-  KnowledgeAlreadyPublishedError,
-  MailDraftFullError,
   TurnNotFoundError,
 } from '../../functions/chat/errors.js';
 import {
@@ -24,6 +22,8 @@ import {
   ownerKey,
   type Turn,
 } from '../../functions/chat/ports.js';
+import { KnowledgeAlreadyPublishedError } from '../../functions/knowledge/errors.js';
+import { MailDraftFullError } from '../../functions/mail-draft/errors.js';
 
 interface StoredConversation {
   summary: ConversationSummary;

@@ -1,6 +1,6 @@
-import type { DailyBudget } from '../../functions/chat/daily-budget.js';
 import type { Owner } from '../../functions/chat/ports.js';
 import { ownerKey } from '../../functions/chat/ports.js';
+import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 
 /**
  * The daily budget in memory, for core tests: the DynamoDB adapter's rules (a reservation is

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { vi } from 'vitest';
-import { createApi, type HandlerOverrides } from '../../functions/api/create-handler.js';
+import type { HandlerOverrides } from '../../functions/api/aws-adapters.js';
+import { createApi } from '../../functions/api/create-handler.js';
 import { readFunctionConfig } from '../../functions/api/function-config.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import {

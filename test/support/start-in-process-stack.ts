@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, vi } from 'vitest';
-import type { HandlerOverrides } from '../../functions/api/create-handler.js';
+import type { HandlerOverrides } from '../../functions/api/aws-adapters.js';
 import {
   type ConversationDetail,
   conversationDetailSchema,

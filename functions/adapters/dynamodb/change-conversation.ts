@@ -2,8 +2,6 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aw
 import {
   ConversationConflictError,
   ConversationNotFoundError,
-  KnowledgeAlreadyPublishedError,
-  MailDraftFullError,
   TurnNotFoundError,
 } from '../../chat/errors.js';
 import type {
@@ -14,6 +12,8 @@ import type {
 } from '../../chat/ports.js';
 import type { AnswerFeedback } from '../../contract/conversations.js';
 import type { PublishedKnowledge } from '../../contract/knowledge.js';
+import { KnowledgeAlreadyPublishedError } from '../../knowledge/errors.js';
+import { MailDraftFullError } from '../../mail-draft/errors.js';
 import {
   assertTitleFits,
   type ConversationItem,

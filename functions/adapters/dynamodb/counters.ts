@@ -4,9 +4,9 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DailyBudget } from '../../chat/daily-budget.js';
 import type { Owner } from '../../chat/ports.js';
 import type { IssueNumbers } from '../../knowledge/ports.js';
+import type { DailyBudget } from '../../model-call/daily-budget.js';
 import { ownerIdOf } from './conversation-items.js';
 import type { StoreContext } from './store-context.js';
 import { translateUnavailable } from './store-unavailable.js';

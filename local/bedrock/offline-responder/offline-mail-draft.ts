@@ -1,12 +1,12 @@
 import type { Language } from '../../../functions/chat/inquiry-rules.js';
-import { REFINE_ELEMENTS } from '../../../functions/chat/refine-mail-draft.js';
 import { MAIL_DRAFT_STYLES, type MailDraftStyle } from '../../../functions/contract/mail-draft.js';
+import { REFINE_ELEMENTS } from '../../../functions/mail-draft/refine-mail-draft.js';
 import { answerLanguageIn, isElement, promptElementsOf, textOf } from './offline-request.js';
 
 /**
  * The offline model's answer to the forced `submit_mail_draft` tool (ADR 0023): the draft
  * rewritten in the requested style by rules instead of a model, deterministically, from what the
- * request carries (`buildRefineRequest` in `functions/chat/refine-mail-draft.ts`): the
+ * request carries (`buildRefineRequest` in `functions/mail-draft/refine-mail-draft.ts`): the
  * `<answer_language>`, a `<refinement style>` element, the inquiry's `<staff>` messages, the `<mail_draft>`
  * and the `<cited_tickets>` with each ticket's subject and resolution. Each style leaves a mark a
  * test can see:

@@ -1,8 +1,8 @@
 import { DynamoDBDocumentClient, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDailyBudget } from '../../../functions/adapters/dynamodb/counters.js';
-import type { DailyBudget } from '../../../functions/chat/daily-budget.js';
 import type { Owner } from '../../../functions/chat/ports.js';
+import type { DailyBudget } from '../../../functions/model-call/daily-budget.js';
 import { readCommittedTokens } from '../../support/daily-budget-counter.js';
 import {
   createTestClient,

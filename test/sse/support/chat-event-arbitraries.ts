@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../../functions/contract/chat-events.js';
 import { trickyText } from '../../support/answer-arbitraries.js';
 
 /** Text for SSE payloads: everything, including CR, LF, U+2028 and astral characters. */
@@ -14,8 +14,8 @@ const ticket = fc.record({
 });
 const nonEmpty = trickyText(20).filter((value) => value.length > 0 && value.length <= 200);
 
-/** One valid event of every kind in `chatEventSchemas`. */
-export const chatEvent: fc.Arbitrary<ChatEvent> = fc.oneof(
+/** One valid event of every kind in `streamEventSchemas`. */
+export const chatEvent: fc.Arbitrary<StreamEvent> = fc.oneof(
   fc.record({
     event: fc.constant('meta' as const),
     data: fc.record({ conversationId: id, inquiryId: id, version, modelId: fc.string() }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../../functions/contract/chat-events.js';
 import { encodeChatEvent } from '../../../functions/sse/sse-encoding.js';
 import { ApiError } from '../../../web/src/api/api-error.js';
 import { createKnowledgeApi } from '../../../web/src/api/create-knowledge-api.js';
@@ -17,7 +17,7 @@ const json = (status: number, body: unknown) =>
 
 describe('createKnowledgeApi', () => {
   it('streams the draft of one inquiry from its knowledge-draft route', async () => {
-    const events: ChatEvent[] = [
+    const events: StreamEvent[] = [
       { event: 'progress', data: { step: 'generating' } },
       { event: 'draft_text', data: { field: 'subject', content: 'VPN' } },
       { event: 'draft_step', data: { index: 0, text: '再起動' } },
@@ -25,7 +25,7 @@ describe('createKnowledgeApi', () => {
     const { fetch, requests } = fakeFetch(
       events.map((event) => encodeUtf8(encodeChatEvent(event))),
     );
-    const seen: ChatEvent[] = [];
+    const seen: StreamEvent[] = [];
     await createKnowledgeApi('/api', fetch).draft(CONVERSATION, INQUIRY, {
       signal: new AbortController().signal,
       onEvent: (event) => seen.push(event),

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { StreamEvent } from '../../../functions/contract/chat-events.js';
 import { encodeChatEvent } from '../../../functions/sse/sse-encoding.js';
 import { ApiError } from '../../../web/src/api/api-error.js';
 import { type InvalidChatEvent, readChatStream } from '../../../web/src/chat/read-chat-stream.js';
 import { encodeUtf8, fakeFetch } from '../../support/fake-fetch.js';
 
 async function read(chunks: readonly string[], init?: Parameters<typeof fakeFetch>[1]) {
-  const events: ChatEvent[] = [];
+  const events: StreamEvent[] = [];
   const invalid: InvalidChatEvent[] = [];
   const { fetch, requests } = fakeFetch(chunks.map(encodeUtf8), init);
   await readChatStream({
@@ -20,7 +20,7 @@ async function read(chunks: readonly string[], init?: Parameters<typeof fakeFetc
   return { events, invalid, requests };
 }
 
-const token = (content: string): ChatEvent => ({ event: 'token', data: { content } });
+const token = (content: string): StreamEvent => ({ event: 'token', data: { content } });
 
 describe('readChatStream', () => {
   it('POSTs the body as JSON and delivers validated events in order', async () => {
@@ -56,7 +56,7 @@ describe('readChatStream', () => {
     const frame = '\ufeffevent: token\r\ndata: {"content":"接続😀"}\r\n\r\n';
     const bytes = encodeUtf8(frame);
     for (let cut = 1; cut < bytes.length; cut++) {
-      const events: ChatEvent[] = [];
+      const events: StreamEvent[] = [];
       const { fetch } = fakeFetch([bytes.slice(0, cut), bytes.slice(cut)]);
       await readChatStream({ url: '/', body: {}, fetch, onEvent: (event) => events.push(event) });
       expect(events).toEqual([token('接続😀')]);
@@ -96,7 +96,7 @@ describe('readChatStream', () => {
 
   it('stops reading and rejects with the abort reason when the signal aborts', async () => {
     const controller = new AbortController();
-    const events: ChatEvent[] = [];
+    const events: StreamEvent[] = [];
     const { fetch } = fakeFetch([encodeUtf8(encodeChatEvent(token('first')))], { hold: true });
     const reading = readChatStream({
       url: '/',

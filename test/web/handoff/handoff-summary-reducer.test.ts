@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { HandoffStreamEvent } from '../../../functions/contract/chat-events.js';
 import {
   keepHandoffSummary,
   loadKeptHandoffSummary,
@@ -15,7 +15,10 @@ import {
 import type { Bubble } from '../../../web/src/state/bubble.js';
 import { selectHandoffPlaces } from '../../../web/src/state/select-inquiry-action-places.js';
 
-const event = (chatEvent: ChatEvent): HandoffSummaryAction => ({ type: 'event', event: chatEvent });
+const event = (chatEvent: HandoffStreamEvent): HandoffSummaryAction => ({
+  type: 'event',
+  event: chatEvent,
+});
 const run = (actions: readonly HandoffSummaryAction[], from = initialHandoffSummaryState('ja')) =>
   actions.reduce<HandoffSummaryState>(handoffSummaryReducer, from);
 

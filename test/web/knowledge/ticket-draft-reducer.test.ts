@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { KnowledgeDraftStreamEvent } from '../../../functions/contract/chat-events.js';
 import {
   initialTicketDraftState,
   type TicketDraftAction,
@@ -15,7 +15,7 @@ const step = (index: number, stepText: string): TicketDraftAction => ({
   type: 'event',
   event: { event: 'draft_step', data: { index, text: stepText } },
 });
-const draft = (fields: Partial<Extract<ChatEvent, { event: 'draft' }>['data']>) =>
+const draft = (fields: Partial<Extract<KnowledgeDraftStreamEvent, { event: 'draft' }>['data']>) =>
   ({
     type: 'event',
     event: {

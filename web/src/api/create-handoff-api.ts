@@ -1,4 +1,7 @@
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import {
+  type HandoffStreamEvent,
+  handoffStreamEventSchemas,
+} from '../../../functions/contract/chat-events.js';
 import type { HandoffRequest } from '../../../functions/contract/handoff.js';
 import { readApiEventStream } from '../chat/read-chat-stream.js';
 
@@ -16,7 +19,7 @@ export interface HandoffApi {
     options: {
       readonly body: HandoffRequest;
       readonly signal: AbortSignal;
-      readonly onEvent: (event: ChatEvent) => void;
+      readonly onEvent: (event: HandoffStreamEvent) => void;
     },
   ): Promise<void>;
 }
@@ -26,6 +29,7 @@ export function createHandoffApi(apiBase: string, apiFetch: typeof fetch): Hando
     async summarize(conversationId, inquiryId, { body, signal, onEvent }) {
       const path = `/conversations/${encodeURIComponent(conversationId)}/inquiries/${encodeURIComponent(inquiryId)}/handoff`;
       await readApiEventStream({
+        events: handoffStreamEventSchemas,
         url: `${apiBase}${path}`,
         body,
         signal,

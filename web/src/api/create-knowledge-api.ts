@@ -1,4 +1,7 @@
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import {
+  type KnowledgeDraftStreamEvent,
+  knowledgeDraftEventSchemas,
+} from '../../../functions/contract/chat-events.js';
 import {
   type Caller,
   callerSchema,
@@ -29,7 +32,10 @@ export interface KnowledgeApi {
   draft(
     conversationId: string,
     inquiryId: string,
-    options: { readonly signal: AbortSignal; readonly onEvent: (event: ChatEvent) => void },
+    options: {
+      readonly signal: AbortSignal;
+      readonly onEvent: (event: KnowledgeDraftStreamEvent) => void;
+    },
   ): Promise<void>;
   /** `POST /api/knowledge`: publishes the ticket; `201 { issueId, ingestion }`. */
   publish(request: PublishKnowledgeRequest): Promise<PublishKnowledgeResponse>;
@@ -55,6 +61,7 @@ export function createKnowledgeApi(apiBase: string, apiFetch: typeof fetch): Kno
       const path = `/conversations/${encodeURIComponent(conversationId)}/inquiries/${encodeURIComponent(inquiryId)}/knowledge-draft`;
       // An empty JSON body, so the edge sees a hashed body like every other POST.
       await readApiEventStream({
+        events: knowledgeDraftEventSchemas,
         url: `${apiBase}${path}`,
         body: {},
         signal,

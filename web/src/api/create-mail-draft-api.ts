@@ -1,4 +1,7 @@
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import {
+  type MailDraftRefineStreamEvent,
+  mailDraftRefineEventSchemas,
+} from '../../../functions/contract/chat-events.js';
 import {
   type MailDraftActionRequest,
   type MailDraftRefineRequest,
@@ -25,7 +28,10 @@ export interface MailDraftApi {
     conversationId: string,
     seq: number,
     body: MailDraftRefineRequest,
-    options: { readonly signal: AbortSignal; readonly onEvent: (event: ChatEvent) => void },
+    options: {
+      readonly signal: AbortSignal;
+      readonly onEvent: (event: MailDraftRefineStreamEvent) => void;
+    },
   ): Promise<void>;
   /** `POST …/turns/{seq}/mail-draft/actions`: counts a copy or an open in the mail client. */
   action(
@@ -52,6 +58,7 @@ export function createMailDraftApi(apiBase: string, apiFetch: typeof fetch): Mai
       send(pathOf(conversationId, seq, '/actions'), 'POST', body),
     async refine(conversationId, seq, body, { signal, onEvent }) {
       await readApiEventStream({
+        events: mailDraftRefineEventSchemas,
         url: pathOf(conversationId, seq, '/refine'),
         body,
         signal,

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useReducer } from 'react';
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { KnowledgeDraftStreamEvent } from '../../../functions/contract/chat-events.js';
 import type { PublishKnowledgeResponse } from '../../../functions/contract/knowledge.js';
 import { ApiError } from '../api/api-error.js';
 import {
@@ -20,7 +20,7 @@ export interface TicketDraftTarget {
   /** Streams the draft into `onEvent`; rejects with `ApiError` when refused before the stream. */
   draft(options: {
     readonly signal: AbortSignal;
-    readonly onEvent: (event: ChatEvent) => void;
+    readonly onEvent: (event: KnowledgeDraftStreamEvent) => void;
   }): Promise<void>;
   /** Publishes the validated ticket: `201 { issueId, ingestion, … }`, else an `ApiError`. */
   publish(ticket: ValidTicketDraft): Promise<PublishKnowledgeResponse>;

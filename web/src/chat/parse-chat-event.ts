@@ -1,33 +1,33 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import {
-  type ChatEvent,
-  chatEventSchemas,
-  isChatEventName,
-} from '../../../functions/contract/chat-events.js';
+import type { EventOf, EventSchemas } from '../../../functions/contract/chat-events.js';
 
-/** A chat event whose data was not JSON or did not match its schema. */
+/** A stream event whose data was not JSON or did not match its schema. */
 export interface InvalidChatEvent {
   event: string;
   data: string;
   reason: string;
 }
 
-/** Outcome of {@link parseChatEvent}: a valid event, an invalid one, or `ignored` (unknown name). */
-export type ParsedChatEvent =
-  | { kind: 'event'; event: ChatEvent }
+/** Outcome of {@link parseStreamEvent}: a valid event, an invalid one, or `ignored`. */
+export type ParsedStreamEvent<E> =
+  | { kind: 'event'; event: E }
   | { kind: 'invalid'; invalid: InvalidChatEvent }
   | { kind: 'ignored' };
 
 /**
- * Turns one SSE message into a typed chat event, validated by the shared `chatEventSchemas`.
- * Unknown event names are ignored, so a newer server can add events without breaking older pages.
+ * Turns one SSE message into a typed event of the stream being read, validated by its schemas
+ * (`contract/chat-events.ts`: `chatEventSchemas`, `knowledgeDraftEventSchemas`, …). A name the
+ * stream does not have is ignored — another stream's event, or one a newer server added — so the
+ * reader only ever sees its own union.
  */
-export function parseChatEvent(
+export function parseStreamEvent<S extends EventSchemas>(
   message: Pick<EventSourceMessage, 'event' | 'data'>,
-): ParsedChatEvent {
-  // No `event:` field means the spec's default type, `message`: never a chat event.
+  schemas: S,
+): ParsedStreamEvent<EventOf<S>> {
+  // No `event:` field means the spec's default type, `message`: never a stream event.
   const name = message.event ?? 'message';
-  if (!isChatEventName(name)) return { kind: 'ignored' };
+  const schema = Object.hasOwn(schemas, name) ? schemas[name] : undefined;
+  if (schema === undefined) return { kind: 'ignored' };
   let json: unknown;
   try {
     json = JSON.parse(message.data);
@@ -37,12 +37,12 @@ export function parseChatEvent(
       invalid: { event: name, data: message.data, reason: 'data is not JSON' },
     };
   }
-  const outcome = chatEventSchemas[name].safeParse(json);
+  const outcome = schema.safeParse(json);
   if (!outcome.success) {
     const reason = outcome.error.issues
       .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
       .join('; ');
     return { kind: 'invalid', invalid: { event: name, data: message.data, reason } };
   }
-  return { kind: 'event', event: { event: name, data: outcome.data } as ChatEvent };
+  return { kind: 'event', event: { event: name, data: outcome.data } as EventOf<S> };
 }

@@ -1,12 +1,19 @@
 import { createParser } from 'eventsource-parser';
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import {
+  type ChatEvent,
+  chatEventSchemas,
+  type EventOf,
+  type EventSchemas,
+} from '../../../functions/contract/chat-events.js';
 import { ApiError } from '../api/api-error.js';
-import { type InvalidChatEvent, parseChatEvent } from './parse-chat-event.js';
+import { type InvalidChatEvent, parseStreamEvent } from './parse-chat-event.js';
 
 export type { InvalidChatEvent } from './parse-chat-event.js';
 
-/** Options of {@link readChatStream}. */
-export interface ReadChatStreamOptions {
+/** Options of {@link readEventStream}: `S` is the stream's event schemas. */
+export interface ReadEventStreamOptions<S extends EventSchemas> {
+  /** The stream's events (`chatEventSchemas`, `knowledgeDraftEventSchemas`, …); others are ignored. */
+  events: S;
   /** The chat endpoint, e.g. '/api/chat'. */
   url: string | URL;
   /** The request body; sent as JSON. */
@@ -17,8 +24,8 @@ export interface ReadChatStreamOptions {
   signal?: AbortSignal;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
-  /** Each valid chat event, in stream order. */
-  onEvent(event: ChatEvent): void;
+  /** Each valid event of the stream, in stream order. */
+  onEvent(event: EventOf<S>): void;
   /** An event with a known name whose data is invalid; it is skipped. */
   onInvalidEvent?(invalid: InvalidChatEvent): void;
 }
@@ -32,7 +39,9 @@ export interface ReadChatStreamOptions {
  * @example
  * await readChatStream({ url: '/api/chat', body: { message }, signal, onEvent: (e) => dispatch(e) });
  */
-export async function readChatStream(options: ReadChatStreamOptions): Promise<void> {
+export async function readEventStream<S extends EventSchemas>(
+  options: ReadEventStreamOptions<S>,
+): Promise<void> {
   const { signal } = options;
   const fetchImplementation = options.fetch ?? globalThis.fetch;
   const response = await fetchImplementation(options.url, {
@@ -60,7 +69,7 @@ export async function readChatStream(options: ReadChatStreamOptions): Promise<vo
   // chunks, one BOM, comments); an event still open when the stream ends is never dispatched.
   const parser = createParser({
     onEvent(message) {
-      const parsed = parseChatEvent(message);
+      const parsed = parseStreamEvent(message, options.events);
       if (parsed.kind === 'event') options.onEvent(parsed.event);
       else if (parsed.kind === 'invalid') options.onInvalidEvent?.(parsed.invalid);
     },
@@ -85,17 +94,25 @@ export async function readChatStream(options: ReadChatStreamOptions): Promise<vo
   }
 }
 
+/** Options of {@link readChatStream}: the chat stream's events. */
+export type ReadChatStreamOptions = Omit<ReadEventStreamOptions<typeof chatEventSchemas>, 'events'>;
+
+/** {@link readEventStream} of `POST /api/chat`: its events are the chat's ({@link ChatEvent}). */
+export function readChatStream(options: ReadChatStreamOptions): Promise<void> {
+  return readEventStream({ ...options, events: chatEventSchemas });
+}
+
 /**
- * {@link readChatStream} for the streaming routes besides the chat (knowledge draft, mail-draft
+ * {@link readEventStream} for the streaming routes besides the chat (knowledge draft, mail-draft
  * refine, hand-off summary), whose callers handle one error type: any failure but the abort —
  * a refusal, or a network error before or during the stream — is an {@link ApiError} (a network
  * failure as status 0, `network`); an abort rejects with the signal's reason.
  */
-export async function readApiEventStream(
-  options: ReadChatStreamOptions & { readonly signal: AbortSignal },
+export async function readApiEventStream<S extends EventSchemas>(
+  options: ReadEventStreamOptions<S> & { readonly signal: AbortSignal },
 ): Promise<void> {
   try {
-    await readChatStream(options);
+    await readEventStream(options);
   } catch (error) {
     if (options.signal.aborted || error instanceof ApiError) throw error;
     throw new ApiError(0, 'network', String(error), { cause: error });

@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { HandoffStreamEvent } from '../../../functions/contract/chat-events.js';
 import {
   HANDOFF_LIST_FIELDS,
   type HandoffField,
@@ -45,7 +45,7 @@ export interface HandoffSummaryState {
 export type HandoffSummaryAction =
   /** A new summary is asked for: the fields empty again, streaming. */
   | { readonly type: 'start'; readonly language: HandoffLanguage }
-  | { readonly type: 'event'; readonly event: ChatEvent }
+  | { readonly type: 'event'; readonly event: HandoffStreamEvent }
   | { readonly type: 'stream_ended' }
   | { readonly type: 'stream_failed'; readonly failure: HandoffFailure }
   | { readonly type: 'edit'; readonly field: HandoffField; readonly value: string }
@@ -141,7 +141,7 @@ export function handoffSummaryReducer(
   }
 }
 
-function applyEvent(state: HandoffSummaryState, event: ChatEvent): HandoffSummaryState {
+function applyEvent(state: HandoffSummaryState, event: HandoffStreamEvent): HandoffSummaryState {
   switch (event.event) {
     case 'summary_text': {
       const { field, content } = event.data;

@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useMemo, useRef, useState } from 'react';
+import { knowledgeDraftEventSchemas } from '../../../functions/contract/chat-events.js';
 import {
   type Caller,
   type PublishKnowledgeResponse,
@@ -121,6 +122,7 @@ function GapDraftPanel({
     // An empty JSON body, so the edge sees a hashed body like every other POST.
     ({ signal, onEvent }) =>
       readApiEventStream({
+        events: knowledgeDraftEventSchemas,
         url: `${path}/knowledge-draft`,
         body: {},
         signal,

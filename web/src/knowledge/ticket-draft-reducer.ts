@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../../../functions/contract/chat-events.js';
+import type { KnowledgeDraftStreamEvent } from '../../../functions/contract/chat-events.js';
 import type { StreamError } from '../../../functions/contract/errors.js';
 import type { FailureCode } from '../api/api-error.js';
 
@@ -53,7 +53,7 @@ type ScalarField = 'subject' | 'category' | 'inquiry' | 'restricted';
 
 export type TicketDraftAction =
   /** One validated event of the draft stream. */
-  | { readonly type: 'event'; readonly event: ChatEvent }
+  | { readonly type: 'event'; readonly event: KnowledgeDraftStreamEvent }
   /** The draft request was refused, or the connection failed before the stream ended. */
   | { readonly type: 'stream_failed'; readonly failure: DraftFailure }
   /** The stream ended; without a `draft` or `error` event before it, it was cut off. */
@@ -105,7 +105,10 @@ export function ticketDraftReducer(
   }
 }
 
-function applyDraftEvent(state: TicketDraftState, event: ChatEvent): TicketDraftState {
+function applyDraftEvent(
+  state: TicketDraftState,
+  event: KnowledgeDraftStreamEvent,
+): TicketDraftState {
   const { fields } = state;
   switch (event.event) {
     case 'draft_text': {

@@ -46,16 +46,5 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
         status: 'failed',
         error: event.data,
       };
-    // The knowledge draft's and the hand-off summary's own events never arrive on a chat stream; a chat bubble ignores them.
-    case 'draft_text':
-    case 'draft_step':
-    case 'draft':
-    case 'summary_text':
-    case 'summary_item':
-    case 'summary':
-    // Nor do the mail draft's refine events (ADR 0023), which its own component reads.
-    case 'mail_draft_token':
-    case 'mail_draft_version':
-      return bubble;
   }
 }

@@ -7,7 +7,6 @@ import { createBedrockChatModel } from '../../../../functions/adapters/bedrock/b
 import { detectLanguage } from '../../../../functions/chat/inquiry-rules.js';
 import { buildModelRequest } from '../../../../functions/chat/model-request.js';
 import { type ChatModelRequest, defaultChatConfig } from '../../../../functions/chat/ports.js';
-import { buildRefineRequest } from '../../../../functions/chat/refine-mail-draft.js';
 import { MAIL_DRAFT_STYLES } from '../../../../functions/contract/mail-draft.js';
 import {
   buildHandoffRequest,
@@ -17,6 +16,7 @@ import {
   buildDraftRequest,
   inquiryTranscript,
 } from '../../../../functions/knowledge/ticket-draft.js';
+import { buildRefineRequest } from '../../../../functions/mail-draft/refine-mail-draft.js';
 import { readTicketCategories } from '../../../../lib/ticket-categories.js';
 import type { ConverseWireRequest } from '../../../../local/bedrock/recorded-requests.js';
 import { clarification, results, storedTurn } from '../../../support/chat-core-harness.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answerTool } from '../../../../functions/chat/model-request.js';
-import { MAIL_DRAFT_TOOL } from '../../../../functions/chat/refine-mail-draft.js';
 import type { HandoffSummary } from '../../../../functions/contract/handoff.js';
 import {
   buildHandoffRequest,
@@ -9,6 +8,7 @@ import {
   handoffTranscript,
 } from '../../../../functions/handoff/handoff-summary.js';
 import { draftToolFor } from '../../../../functions/knowledge/ticket-draft.js';
+import { MAIL_DRAFT_TOOL } from '../../../../functions/mail-draft/refine-mail-draft.js';
 import { OFFLINE_GENERATORS } from '../../../../local/bedrock/offline-responder/offline-generators.js';
 import { respondOffline } from '../../../../local/bedrock/offline-responder/respond-offline.js';
 import type { ConverseWireRequest } from '../../../../local/bedrock/recorded-requests.js';

@@ -1,6 +1,13 @@
-import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
-import { MailDraftFullError, RequestRefusedError, TurnNotFoundError } from '../chat/errors.js';
-import type { GenerationFailure } from '../chat/generate.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
+import { RequestRefusedError, TurnNotFoundError } from '../chat/errors.js';
 import { currentVersions } from '../chat/inquiry-rules.js';
 import type {
   ChatConfig,
@@ -10,11 +17,7 @@ import type {
   Owner,
   Turn,
 } from '../chat/ports.js';
-import {
-  buildRefineRequest,
-  checkMailDraftText,
-  streamMailDraftRefinement,
-} from '../chat/refine-mail-draft.js';
+import type { MailDraftRefineStreamEvent } from '../contract/chat-events.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import {
   MAX_MAIL_DRAFT_VERSIONS,
@@ -27,27 +30,24 @@ import {
   type StoredMailDraft,
 } from '../contract/mail-draft.js';
 import type { InsightsRecorder, MailDraftEvent } from '../insights/record-insights.js';
+import { requestBound } from '../model-call/daily-budget.js';
+import { modelStreamResponse } from '../model-call/model-stream-response.js';
+import type { ModelCallFailure } from '../model-call/stream-forced-tool.js';
 import type { MailDraftReport } from '../observability/telemetry.js';
+import { MailDraftFullError } from './errors.js';
 import {
-  type ApiRequest,
-  HttpError,
-  type HttpResponse,
-  jsonResponse,
-  parseJsonBody,
-  validateBody,
-} from './http.js';
-import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
+  buildRefineRequest,
+  checkMailDraftText,
+  streamMailDraftRefinement,
+} from './refine-mail-draft.js';
 
 /** Output tokens of a refinement: an e-mail of at most 4,000 characters fits well within. */
 const REFINE_MAX_TOKENS = 4096;
 
-export interface MailDraftRouteDependencies extends ModelStreamDependencies {
+export interface MailDraftRouteDependencies {
   readonly store: ConversationStore;
   readonly model: ChatModel;
-  readonly config: Pick<
-    ChatConfig,
-    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
-  >;
+  readonly config: Pick<ChatConfig, 'allowedLinkDomains'>;
   /** Told of every action on a draft (logs and metrics). */
   readonly recorded?: (report: MailDraftReport) => void;
   /**
@@ -74,7 +74,10 @@ interface DraftedAnswer {
  * draft, its inquiry's messages and that answer's cited tickets, and is charged to the daily
  * budget like an answer.
  */
-export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) {
+export function createMailDraftRoutes(
+  context: RouteContext,
+  dependencies: MailDraftRouteDependencies,
+) {
   const { store } = dependencies;
   const allowedLinkDomains = dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS;
 
@@ -149,7 +152,7 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
       const version: MailDraftVersion = {
         ...check(answer, body.text),
         origin: 'edit',
-        createdAt: dependencies.now().toISOString(),
+        createdAt: context.now().toISOString(),
       };
       const stored = await storeVersion(request, conversationId, answer, version);
       report(request, conversationId, answer, { action: 'edit', after: stored.usage });
@@ -184,9 +187,9 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
         REFINE_MAX_TOKENS,
       );
       // Reserved before the first byte: 429 over the budget (ADR 0012).
-      return modelStreamResponse(
+      return modelStreamResponse<MailDraftRefineStreamEvent>(
         request,
-        dependencies,
+        context,
         {
           bound: requestBound(refineRequest),
           meta: {
@@ -197,9 +200,9 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
           failureMessage: 'The refinement failed. Please try again.',
           logMessage: 'mail draft refinement failed',
         },
-        async ({ signal, send, charge }) => {
+        async ({ signal, send, call }) => {
           let after: MailDraftUsage = mailDraftUsageOf(answer.turn);
-          let failure: GenerationFailure | undefined;
+          let failure: ModelCallFailure | undefined;
           let usage: { inputTokens: number; outputTokens: number } | undefined;
           try {
             const outcome = await streamMailDraftRefinement({
@@ -209,20 +212,18 @@ export function createMailDraftRoutes(dependencies: MailDraftRouteDependencies) 
               send,
             });
             usage = outcome.usage;
-            charge(
-              tokensToCharge({
-                request: refineRequest,
-                usage: outcome.usage,
-                ...(outcome.failure ? { failure: outcome.failure } : {}),
-                ...(outcome.partial ? { output: { mail_draft: outcome.partial } } : {}),
-              }),
-            );
+            call.ended({
+              request: refineRequest,
+              usage: outcome.usage,
+              ...(outcome.failure ? { failure: outcome.failure } : {}),
+              ...(outcome.partial ? { output: { mail_draft: outcome.partial } } : {}),
+            });
             failure = outcome.failure;
             if (outcome.text !== undefined) {
               const version: MailDraftVersion = {
                 ...check(answer, outcome.text),
                 origin: body.style,
-                createdAt: dependencies.now().toISOString(),
+                createdAt: context.now().toISOString(),
               };
               try {
                 const stored = await storeVersion(request, conversationId, answer, version);

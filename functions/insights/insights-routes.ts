@@ -1,11 +1,11 @@
+import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
-import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
-import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from './http.js';
+import type { InsightsStore, TicketCatalog } from './ports.js';
 
 export interface InsightsRouteDependencies {
   /** The aggregates kept where events happen (ADR 0022); the route only reads them. */
   readonly insights: Pick<InsightsStore, 'readInsights'>;
-  readonly now: () => Date;
   /** Whether this deployment keeps gap examples (`INSIGHTS_EXAMPLES`). @default true */
   readonly examplesKept?: boolean;
   /**
@@ -53,7 +53,10 @@ export function assertServiceDeskLead(request: ApiRequest): void {
  * by no cache (`private, no-store`): neither CloudFront nor the browser keeps a copy that the
  * next person at a shared desk could see.
  */
-export function createInsightsRoutes(dependencies: InsightsRouteDependencies) {
+export function createInsightsRoutes(
+  context: Pick<RouteContext, 'now'>,
+  dependencies: InsightsRouteDependencies,
+) {
   return {
     async read(request: ApiRequest): Promise<HttpResponse> {
       // Before the window: a non-lead learns nothing, not even which windows exist.
@@ -71,7 +74,7 @@ export function createInsightsRoutes(dependencies: InsightsRouteDependencies) {
       const insights = await dependencies.insights.readInsights(
         { tenantId: request.owner.tenantId },
         days.data,
-        dependencies.now(),
+        context.now(),
         catalog === undefined ? {} : { catalog },
       );
       // Parsed on the way out: the contract's objects drop any key they do not declare, so

@@ -1,6 +1,14 @@
-import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
-import { silentLog } from '../chat/log.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
 import type { ChatConfig, ChatModel, ConversationStore, Owner, Retriever } from '../chat/ports.js';
+import type { KnowledgeDraftStreamEvent } from '../contract/chat-events.js';
 import {
   type Caller,
   findUnverifiedTicketLinks,
@@ -10,29 +18,22 @@ import {
 } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
 import { parseGapExampleId } from '../insights/aggregates.js';
+import { assertServiceDeskLead } from '../insights/insights-routes.js';
 import type { InsightsStore } from '../insights/ports.js';
-import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
-import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
-import { loadSolvedInquiry, publishTicket } from '../knowledge/publish-ticket.js';
-import { createTicketCategories } from '../knowledge/ticket-categories.js';
+import { requestBound } from '../model-call/daily-budget.js';
+import { modelStreamResponse } from '../model-call/model-stream-response.js';
+import type { KnowledgeReport } from '../observability/telemetry.js';
+import type { ScrubSettings } from './personal-data-scrub.js';
+import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from './ports.js';
+import { loadSolvedInquiry, publishTicket } from './publish-ticket.js';
+import { createTicketCategories } from './ticket-categories.js';
 import {
   buildDraftRequest,
   categoriesOf,
   draftScrubOptions,
   inquiryTranscript,
   streamTicketDraft,
-} from '../knowledge/ticket-draft.js';
-import type { KnowledgeReport } from '../observability/telemetry.js';
-import {
-  type ApiRequest,
-  HttpError,
-  type HttpResponse,
-  jsonResponse,
-  parseJsonBody,
-  validateBody,
-} from './http.js';
-import { assertServiceDeskLead } from './insights-routes.js';
-import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
+} from './ticket-draft.js';
 
 type PublishRequestSchema = ReturnType<typeof publishKnowledgeRequestSchemaFor>;
 
@@ -48,7 +49,7 @@ const DRAFT_MAX_TOKENS = 2048;
 /** Room a cited ticket's category takes in the draft prompt (`[Category] `, in UTF-8 bytes). */
 const CATEGORY_ALLOWANCE_TOKENS = 64;
 
-export interface KnowledgeRouteDependencies extends ModelStreamDependencies {
+export interface KnowledgeRouteDependencies {
   readonly store: ConversationStore;
   readonly retriever: Retriever;
   readonly model: ChatModel;
@@ -56,10 +57,7 @@ export interface KnowledgeRouteDependencies extends ModelStreamDependencies {
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers: IssueNumbers;
   readonly syncBacklog: SyncBacklog;
-  readonly config: Pick<
-    ChatConfig,
-    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
-  > & {
+  readonly config: Pick<ChatConfig, 'allowedLinkDomains'> & {
     /**
      * The deployed tickets' categories (`TICKET_CATEGORIES`, ADR 0020): the draft tool's enum and
      * what a published ticket may take. @default none known: any safe category
@@ -84,17 +82,17 @@ export interface KnowledgeRouteDependencies extends ModelStreamDependencies {
  * its owner's conversation server-side. Drafting and publishing are for knowledge editors only,
  * and both are refused with 501 where capture is not configured.
  */
-export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) {
+export function createKnowledgeRoutes(
+  context: RouteContext,
+  dependencies: KnowledgeRouteDependencies,
+) {
   const { store } = dependencies;
   const categories = createTicketCategories({
     deployed: dependencies.config.ticketCategories ?? [],
     documents: dependencies.documents,
-    now: dependencies.now,
+    now: context.now,
     onReadFailed: (error) =>
-      (dependencies.log ?? silentLog).warn(
-        'uploaded ticket categories unreadable; the deployed set stays',
-        { error },
-      ),
+      context.log.warn('uploaded ticket categories unreadable; the deployed set stays', { error }),
   });
   // One schema per category set: the set changes at most once per refresh.
   let publishSchema: { for: readonly string[]; schema: PublishRequestSchema } | undefined;
@@ -137,9 +135,9 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
     const transcript = inquiryTranscript(turns, inquiryId);
     // Reserved before the first byte (429 over the budget, ADR 0012). The cited tickets'
     // categories are looked up after it: until then each holds room for one.
-    return modelStreamResponse(
+    return modelStreamResponse<KnowledgeDraftStreamEvent>(
       request,
-      dependencies,
+      context,
       {
         bound:
           requestBound(
@@ -150,7 +148,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         failureMessage: 'The draft failed. Please try again.',
         logMessage: 'knowledge draft failed',
       },
-      async ({ signal, send, charge, reservation }) => {
+      async ({ signal, send, call }) => {
         const cited = transcript.cited.map((ticket) => ticket.issueId);
         // The cited tickets' categories help the model pick one; without them it still drafts.
         const tickets =
@@ -165,7 +163,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           categoriesOf(tickets),
           ticketCategories,
         );
-        void reservation?.resize(requestBound(draftRequest));
+        call.requestBuilt(draftRequest);
         const outcome = await streamTicketDraft({
           model: dependencies.model,
           request: draftRequest,
@@ -179,14 +177,12 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
             request.owner,
           ),
         });
-        charge(
-          tokensToCharge({
-            request: draftRequest,
-            usage: outcome.usage,
-            ...(outcome.failure ? { failure: outcome.failure } : {}),
-            ...(outcome.draft ? { output: outcome.draft } : {}),
-          }),
-        );
+        call.ended({
+          request: draftRequest,
+          usage: outcome.usage,
+          ...(outcome.failure ? { failure: outcome.failure } : {}),
+          ...(outcome.draft ? { output: outcome.draft } : {}),
+        });
         dependencies.recorded?.({
           kind: 'draft',
           owner: request.owner,
@@ -216,9 +212,9 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         documents,
         issueNumbers: dependencies.issueNumbers,
         syncBacklog: dependencies.syncBacklog,
-        now: dependencies.now,
+        now: context.now,
         ...(dependencies.scrubSettings ? { scrubSettings: dependencies.scrubSettings } : {}),
-        ...(dependencies.log ? { log: dependencies.log } : {}),
+        log: context.log,
       },
       request.owner,
     );

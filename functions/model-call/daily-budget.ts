@@ -1,9 +1,7 @@
-import { DailyBudgetExceededError } from './errors.js';
-import type { GenerationFailure } from './generate.js';
-import { type Log, silentLog } from './log.js';
-import { answerTool, tokensAtLeast } from './model-request.js';
-import type { ChatConfig, ChatModelRequest, ModelUsage, Owner } from './ports.js';
-import { buildSystemPrompt } from './prompt-text.js';
+import { DailyBudgetExceededError } from '../chat/errors.js';
+import { type Log, silentLog } from '../chat/log.js';
+import type { ChatConfig, ChatModelRequest, ModelUsage, Owner } from '../chat/ports.js';
+import type { ModelCallFailure } from './stream-forced-tool.js';
 
 /**
  * The daily token budget's rules (ADR 0012): a model call reserves the most it can cost before
@@ -14,9 +12,9 @@ import { buildSystemPrompt } from './prompt-text.js';
  * the count back under: at most one call over the limit, however many run at once.
  *
  * One module for the budget: its port (`DailyBudget`; `adapters/dynamodb/counters.ts` implements
- * it), the reservation and the bounds, used by chats (`run-chat.ts`) and knowledge drafts
- * (`api/knowledge-routes.ts`) alike. Its refusal, `DailyBudgetExceededError`, stays with the
- * core's other errors in `errors.ts`.
+ * it), the reservation, the bounds and the charge, used through `open-model-call.ts` by every
+ * model call. Its refusal, `DailyBudgetExceededError`, stays with the other refusals in
+ * `chat/errors.ts`.
  */
 
 /**
@@ -135,40 +133,6 @@ export function requestBound(request: Omit<ChatModelRequest, 'signal'>): number 
 }
 
 /**
- * What a chat reserves at admission, before its prompt is known (the user turn is not written
- * yet, nothing is retrieved): the bound of a request of the longest system prompt, the answer
- * tool and the message, plus room for what retrieval and history add — the archive at its
- * character budget (3 UTF-8 bytes per UTF-16 unit at most), a share per retrieved ticket (the
- * sample tickets are under 2.1 KB; Bedrock's default chunk is 300 tokens) and for the inquiry's
- * earlier turns (a clarification and its choice are under 2 KB). Once the request is built the
- * reservation is resized to its bound; only a prompt larger than this leaves a window (retrieval,
- * a second or so) in which concurrent calls see less than it will hold.
- */
-export function chatAdmissionBound(
-  message: string,
-  config: Pick<ChatConfig, 'maxTokens' | 'archiveBudget' | 'numberOfResults'>,
-): number {
-  const bare = requestBound({
-    system: longestSystemPrompt,
-    messages: [{ role: 'user', text: message }],
-    tool: answerTool,
-    maxTokens: config.maxTokens,
-  });
-  return (
-    bare +
-    config.archiveBudget * 3 +
-    config.numberOfResults * TICKET_ALLOWANCE_TOKENS +
-    HISTORY_ALLOWANCE_TOKENS
-  );
-}
-
-const TICKET_ALLOWANCE_TOKENS = 2500;
-const HISTORY_ALLOWANCE_TOKENS = 4000;
-const longestSystemPrompt = [buildSystemPrompt('ja'), buildSystemPrompt('en')].reduce(
-  (longest, prompt) => (tokensAtMost(prompt) > tokensAtMost(longest) ? prompt : longest),
-);
-
-/**
  * What a finished model call is charged: every token the model reported, cached or not, so
  * prompt caching lowers the bill but not how far a budget goes (ADR 0009). A call that ended
  * without a report (stopped, cut off by the time budget, a stream that broke off or ended before
@@ -181,7 +145,7 @@ export function tokensToCharge(call: {
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly usage?: ModelUsage;
   /** How the call failed, if it did (`toFailure`). */
-  readonly failure?: Pick<GenerationFailure, 'code'>;
+  readonly failure?: Pick<ModelCallFailure, 'code'>;
   /** What the model wrote before the call ended, as parsed (JSON-serializable); absent: nothing. */
   readonly output?: unknown;
 }): number {
@@ -233,4 +197,21 @@ export function tokensAtMost(text: string): number {
     bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
   }
   return bytes;
+}
+
+/**
+ * A low estimate of the tokens of `text` for the models we cache with: 4 ASCII characters per
+ * token (English prose; JSON, like the tool schema, needs more tokens) and 1.5 other characters
+ * per token (Japanese needs about one token per character). It stays under the real count for
+ * this prompt's mix, so a checkpoint is not placed on a prefix that is too short to be cached.
+ * (Claude also reads a tool-use system prompt of a few hundred tokens that is not counted here.)
+ */
+export function tokensAtLeast(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (const character of text) {
+    if (character.charCodeAt(0) < 0x80) ascii += 1;
+    else other += 1;
+  }
+  return Math.floor(ascii / 4 + other / 1.5);
 }

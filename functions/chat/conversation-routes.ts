@@ -1,7 +1,13 @@
 import type * as z from 'zod';
-import { InvalidCursorError, TurnNotFoundError } from '../chat/errors.js';
-import { currentVersions } from '../chat/inquiry-rules.js';
-import type { ConversationStore, Turn } from '../chat/ports.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  jsonResponse,
+  parseJsonBody,
+  validateBody,
+} from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
 import {
   type AnswerFeedback,
   type ConversationDetail,
@@ -16,20 +22,14 @@ import {
 } from '../contract/conversations.js';
 import type { InsightsRecorder } from '../insights/record-insights.js';
 import type { FeedbackReport } from '../observability/telemetry.js';
-import {
-  type ApiRequest,
-  HttpError,
-  type HttpResponse,
-  jsonResponse,
-  parseJsonBody,
-  validateBody,
-} from './http.js';
+import { InvalidCursorError, TurnNotFoundError } from './errors.js';
+import { currentVersions } from './inquiry-rules.js';
+import type { ConversationStore, Turn } from './ports.js';
 
 /** The ETag of a conversation is its version: every change bumps it. */
 const etagOf = (version: number) => `"${version}"`;
 
 export interface ConversationRouteOptions {
-  readonly now?: () => Date;
   readonly feedbackRecorded?: (report: FeedbackReport) => void;
   /** Service-desk insights of feedback and deletes (ADR 0022): bounded, never throwing. */
   readonly insights?: Pick<InsightsRecorder, 'feedbackRecorded' | 'conversationDeleted'>;
@@ -37,10 +37,11 @@ export interface ConversationRouteOptions {
 
 /** The conversation routes: list, get (ETag/304), rename, delete, stop, feedback on an answer. */
 export function createConversationRoutes(
+  context: Pick<RouteContext, 'now'>,
   store: ConversationStore,
   options: ConversationRouteOptions = {},
 ) {
-  const now = options.now ?? (() => new Date());
+  const { now } = context;
   return {
     async list(request: ApiRequest): Promise<HttpResponse> {
       const query = listConversationsQuerySchema.safeParse(request.query);

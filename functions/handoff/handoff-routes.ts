@@ -1,26 +1,20 @@
-import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
+import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
+import type { RouteContext } from '../api/route-context.js';
 import { InquiryNotFoundError } from '../chat/errors.js';
-import type { ChatConfig, ChatModel, ConversationStore } from '../chat/ports.js';
+import type { ChatModel, ConversationStore } from '../chat/ports.js';
+import type { HandoffStreamEvent } from '../contract/chat-events.js';
 import { handoffRequestSchema } from '../contract/handoff.js';
-import { DEFAULT_VENDOR_LINK_DOMAINS } from '../contract/links.js';
-import {
-  buildHandoffRequest,
-  handoffTranscript,
-  streamHandoffSummary,
-} from '../handoff/handoff-summary.js';
-import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from './http.js';
-import { type ModelStreamDependencies, modelStreamResponse } from './model-stream-response.js';
+import { requestBound } from '../model-call/daily-budget.js';
+import { modelStreamResponse } from '../model-call/model-stream-response.js';
+import { buildHandoffRequest, handoffTranscript, streamHandoffSummary } from './handoff-summary.js';
 
 /** Output tokens of a summary: five short fields; one that needs more has lost its way. */
 const HANDOFF_MAX_TOKENS = 2048;
 
-export interface HandoffRouteDependencies extends ModelStreamDependencies {
+export interface HandoffRouteDependencies {
   readonly store: ConversationStore;
   readonly model: ChatModel;
-  readonly config: Pick<
-    ChatConfig,
-    'dailyTokenBudget' | 'modelId' | 'remainingTimeReserveMs' | 'allowedLinkDomains'
-  >;
+  readonly config: { readonly allowedLinkDomains: readonly string[] };
 }
 
 /**
@@ -29,7 +23,7 @@ export interface HandoffRouteDependencies extends ModelStreamDependencies {
  * for one of their own inquiries; the daily budget is reserved before the first byte and
  * settled before the stream ends. Nothing is stored: the web app keeps the edited summary.
  */
-export function createHandoffRoute(dependencies: HandoffRouteDependencies) {
+export function createHandoffRoute(context: RouteContext, dependencies: HandoffRouteDependencies) {
   const { store } = dependencies;
   return async function handoff(
     request: ApiRequest,
@@ -44,33 +38,31 @@ export function createHandoffRoute(dependencies: HandoffRouteDependencies) {
     const language = body.language ?? transcript.language;
     const handoffRequest = buildHandoffRequest(transcript, language, HANDOFF_MAX_TOKENS);
     // The prompt is known before the first byte, so the reservation is exact (ADR 0012).
-    return modelStreamResponse(
+    return modelStreamResponse<HandoffStreamEvent>(
       request,
-      dependencies,
+      context,
       {
         bound: requestBound(handoffRequest),
         meta: { conversationId, inquiryId, version: conversation.version },
         failureMessage: 'The summary failed. Please try again.',
         logMessage: 'hand-off summary failed',
       },
-      async ({ signal, send, charge }) => {
+      async ({ signal, send, call }) => {
         const outcome = await streamHandoffSummary({
           model: dependencies.model,
           request: handoffRequest,
           language,
           outcome: transcript.outcome,
-          allowedLinkDomains: dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS,
+          allowedLinkDomains: dependencies.config.allowedLinkDomains,
           signal,
           send,
         });
-        charge(
-          tokensToCharge({
-            request: handoffRequest,
-            usage: outcome.usage,
-            ...(outcome.failure ? { failure: outcome.failure } : {}),
-            ...(outcome.summary ? { output: outcome.summary } : {}),
-          }),
-        );
+        call.ended({
+          request: handoffRequest,
+          usage: outcome.usage,
+          ...(outcome.failure ? { failure: outcome.failure } : {}),
+          ...(outcome.summary ? { output: outcome.summary } : {}),
+        });
       },
     );
   };

@@ -1,6 +1,9 @@
 import * as z from 'zod';
+import { detectLanguage, type Language } from '../chat/inquiry-rules.js';
+import type { ChatModel, ChatModelRequest, ModelUsage, ToolDefinition } from '../chat/ports.js';
+import { answerLanguageElement, promptElement, renderPromptMarkup } from '../chat/prompt-markup.js';
 import type { TicketResult } from '../contract/answer.js';
-import type { ChatEvent } from '../contract/chat-events.js';
+import type { MailDraftRefineStreamEvent } from '../contract/chat-events.js';
 import { removeUnverifiedLinks } from '../contract/links.js';
 import {
   MAIL_DRAFT_TOOL_NAME,
@@ -9,11 +12,12 @@ import {
   type MailDraftVersion,
 } from '../contract/mail-draft.js';
 import { findTicketReferences, resolveIssueId } from '../contract/ticket-references.js';
-import { streamToolInput } from '../tool-input/stream-tool-input.js';
-import { type GenerationFailure, toFailure } from './generate.js';
-import { detectLanguage, type Language } from './inquiry-rules.js';
-import type { ChatModel, ChatModelRequest, ModelUsage, ToolDefinition } from './ports.js';
-import { answerLanguageElement, promptElement, renderPromptMarkup } from './prompt-markup.js';
+import { defineForcedTool } from '../model-call/forced-tool.js';
+import {
+  endingOf,
+  type ModelCallFailure,
+  streamForcedTool,
+} from '../model-call/stream-forced-tool.js';
 
 /**
  * Refining an answer's e-mail draft with one click (ADR 0023): the model rewrites the draft in
@@ -57,15 +61,10 @@ const toolInputSchema = z.object({
 });
 
 /** The forced refine tool. */
-export const MAIL_DRAFT_TOOL: ToolDefinition = Object.freeze({
+export const MAIL_DRAFT_TOOL: ToolDefinition = defineForcedTool({
   name: MAIL_DRAFT_TOOL_NAME,
   description: 'Submit the rewritten e-mail draft.',
-  inputSchema: (() => {
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(toolInputSchema, {
-      target: 'draft-7',
-    });
-    return schema;
-  })(),
+  input: toolInputSchema,
 });
 
 const LANGUAGE_NAMES: Record<Language, string> = { ja: 'Japanese', en: 'English' };
@@ -147,7 +146,7 @@ export interface RefinementOutcome {
   readonly text?: string;
   /** What arrived, for charging the budget (also when it broke off). */
   readonly partial: string;
-  readonly failure?: GenerationFailure;
+  readonly failure?: ModelCallFailure;
   readonly usage?: ModelUsage;
 }
 
@@ -161,45 +160,27 @@ export async function streamMailDraftRefinement(input: {
   readonly model: ChatModel;
   readonly request: Omit<ChatModelRequest, 'signal'>;
   readonly signal: AbortSignal;
-  readonly send: (event: ChatEvent) => void;
+  readonly send: (event: MailDraftRefineStreamEvent) => void;
 }): Promise<RefinementOutcome> {
   let partial = '';
-  const streamed = await streamToolInput({
-    events: input.model.stream({ ...input.request, signal: input.signal }),
+  const streamed = await streamForcedTool({
+    ...input,
     parser: { textFields: ['mail_draft'], arrayFields: {} },
-    signal: input.signal,
     onEvent: (parsed) => {
       if (parsed.type !== 'text' || parsed.delta === '') return;
       partial += parsed.delta;
       input.send({ event: 'mail_draft_token', data: { content: parsed.delta } });
     },
   });
-  const { final, usage, stopReason } = streamed;
+  const { final, usage } = streamed;
   const usageField = usage ? { usage } : {};
-  const failed = (failure: GenerationFailure): RefinementOutcome => ({
-    partial,
-    failure,
-    ...usageField,
-  });
-  if (streamed.aborted)
-    return failed({
-      code: 'timeout',
-      message: 'The refinement took too long and was stopped.',
-      retryable: true,
-    });
-  if (streamed.streamError) return failed(toFailure(streamed.streamError.error));
-  if (partial.trim() === '')
-    return failed({
-      code: 'empty_model_output',
-      message: 'The model returned no draft. Please try again.',
-      retryable: true,
-    });
-  if (final.truncated || final.error || stopReason === 'max_tokens')
-    return failed({
-      code: 'model_output_truncated',
-      message: 'The refined draft broke off. Please try again.',
-      retryable: true,
-    });
+  // A draft that broke off is no e-mail to send: nothing of it is kept.
+  const ending = endingOf(
+    streamed,
+    { arrived: partial.trim() !== '', kept: false },
+    { noun: 'refined draft' },
+  );
+  if (ending.status !== 'complete') return { partial, failure: ending.failure, ...usageField };
   const value = final.value as { mail_draft?: unknown } | undefined;
   const text = typeof value?.mail_draft === 'string' ? value.mail_draft.trim() : partial.trim();
   return { text, partial, ...usageField };

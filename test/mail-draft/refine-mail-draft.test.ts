@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parsePromptMarkup } from '../../functions/chat/prompt-markup.js';
-import {
-  buildRefineRequest,
-  checkMailDraftText,
-  refinementLanguage,
-} from '../../functions/chat/refine-mail-draft.js';
 import { REMOVED_LINK_PLACEHOLDERS } from '../../functions/contract/links.js';
 import {
   MAIL_DRAFT_TOOL_NAME,
   MAX_MAIL_DRAFT_LENGTH,
 } from '../../functions/contract/mail-draft.js';
+import {
+  buildRefineRequest,
+  checkMailDraftText,
+  refinementLanguage,
+} from '../../functions/mail-draft/refine-mail-draft.js';
 import {
   buildOfflineMailDraft,
   readRefineRequest,

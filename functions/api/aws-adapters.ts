@@ -1,0 +1,123 @@
+import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
+import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
+import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
+import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
+import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
+import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
+import type { Log } from '../chat/log.js';
+import type { ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
+import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
+import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
+import type { DailyBudget } from '../model-call/daily-budget.js';
+import type { Tracing } from '../observability/tracing.js';
+import { type FunctionConfig, guardrailOf } from './function-config.js';
+import { knowledgeDocumentsFor, ticketCatalogFor } from './on-demand-adapters.js';
+import type { AccessTokenVerifier } from './resolve-owner.js';
+
+/** Replacements for tests; production passes none and gets the AWS adapters. */
+export interface HandlerOverrides {
+  readonly store?: ConversationStore;
+  readonly budget?: DailyBudget;
+  readonly retriever?: Retriever;
+  readonly model?: ChatModel;
+  readonly verifier?: AccessTokenVerifier;
+  readonly documents?: KnowledgeDocuments;
+  readonly issueNumbers?: IssueNumbers;
+  /** The insights aggregates; production: the DynamoDB store when INSIGHTS_TABLE is set. */
+  readonly insights?: InsightsStore;
+  /** The Knowledge Base's ticket set; production: its data source's listing, when it has one. */
+  readonly catalog?: TicketCatalog;
+  readonly now?: () => Date;
+}
+
+/** The function's adapters, each created once per container (or its test replacement). */
+export interface AwsAdapters {
+  readonly store: ConversationStore;
+  readonly budget: DailyBudget;
+  readonly retriever: Retriever;
+  readonly model: ChatModel;
+  /** Undefined without `INSIGHTS_TABLE`. */
+  readonly insightsStore?: InsightsStore;
+  /** Undefined without a document bucket and data source (capture answers 501). */
+  readonly documents?: KnowledgeDocuments;
+  readonly issueNumbers: IssueNumbers;
+  readonly syncBacklog: SyncBacklog;
+  /** Undefined without a data source id to list. */
+  readonly catalog?: TicketCatalog;
+}
+
+/**
+ * The AWS clients and the adapters over them, traced: DynamoDB, Bedrock Runtime and Agent
+ * Runtime now; the S3 and Bedrock Agent ones on first use (`on-demand-adapters.ts`).
+ */
+export function createAwsAdapters(
+  config: FunctionConfig,
+  overrides: HandlerOverrides,
+  tracing: Pick<Tracing, 'captureClient' | 'traceChatModel'>,
+  log: Log,
+): AwsAdapters {
+  const region = config.AWS_REGION;
+  const capture = <Client extends object>(client: Client) => tracing.captureClient(client);
+  const documents = DynamoDBDocumentClient.from(
+    capture(new DynamoDBClient({ region, endpoint: config.DYNAMODB_ENDPOINT })),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+  const tables = { conversations: config.CONVERSATIONS_TABLE, turns: config.TURNS_TABLE };
+  const retentionDays = config.RETENTION_DAYS;
+  const insightsTable = config.INSIGHTS_TABLE;
+  const knowledgeDocuments = overrides.documents ?? knowledgeDocumentsFor(config, tracing);
+  const catalog = overrides.catalog ?? ticketCatalogFor(config, tracing, log);
+  const insightsStore =
+    overrides.insights ??
+    (insightsTable
+      ? createDynamoDbInsightsStore({ documents, tableName: insightsTable, retentionDays })
+      : undefined);
+  return {
+    store:
+      overrides.store ??
+      createDynamoDbConversationStore({
+        client: documents,
+        tables,
+        retentionDays,
+        cacheMaxBytes: config.TURN_CACHE_MAX_BYTES,
+      }),
+    budget: overrides.budget ?? createDailyBudget({ documents, tables }),
+    retriever:
+      overrides.retriever ??
+      createKnowledgeBaseRetriever({
+        client: capture(
+          new BedrockAgentRuntimeClient({
+            region,
+            endpoint: config.BEDROCK_AGENT_RUNTIME_ENDPOINT,
+          }),
+        ),
+        knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+        vectorStore: config.VECTOR_STORE,
+        searchType: config.SEARCH_TYPE,
+        rerankingModelArn: config.RERANKING_MODEL_ARN,
+      }),
+    model:
+      overrides.model ??
+      tracing.traceChatModel(
+        createBedrockChatModel({
+          client: capture(
+            new BedrockRuntimeClient({ region, endpoint: config.BEDROCK_RUNTIME_ENDPOINT }),
+          ),
+          modelId: config.MODEL_ID,
+          fineGrainedToolStreaming: config.FINE_GRAINED_TOOL_STREAMING,
+          guardrail: guardrailOf(config),
+        }),
+      ),
+    ...(insightsStore ? { insightsStore } : {}),
+    ...(knowledgeDocuments ? { documents: knowledgeDocuments } : {}),
+    issueNumbers:
+      overrides.issueNumbers ??
+      createIssueNumbers({ documents, tables }, config.KNOWLEDGE_FIRST_ISSUE_ID),
+    syncBacklog: createSyncBacklog({ documents, tables }),
+    ...(catalog ? { catalog } : {}),
+  };
+}

@@ -1,0 +1,90 @@
+import type { Log } from '../chat/log.js';
+import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
+import type { KnowledgeDocuments } from '../knowledge/ports.js';
+import type { FunctionConfig } from './function-config.js';
+
+/**
+ * The adapters only a publish or a lead's insights read needs, loaded on their first use: the S3
+ * and Bedrock Agent clients stay out of the chat's cold start (bench/chat: module init).
+ */
+
+/**
+ * The document bucket and data source of knowledge capture, when the deployment has them,
+ * loaded on first use: the S3 and Bedrock Agent clients are a fifth of the bundle and only a
+ * publish needs them, so no cold start evaluates them (bench/chat: module init).
+ */
+export function knowledgeDocumentsFor(
+  config: FunctionConfig,
+  tracing: { captureClient<Client extends object>(client: Client): Client },
+): KnowledgeDocuments | undefined {
+  const bucket = config.KNOWLEDGE_BUCKET;
+  const dataSourceId = config.KNOWLEDGE_DATA_SOURCE_ID;
+  if (!bucket || !dataSourceId) return undefined;
+  let loaded: Promise<KnowledgeDocuments> | undefined;
+  const load = () => {
+    loaded ??= import('../adapters/bedrock/knowledge-base-documents.js').then((adapter) =>
+      adapter.createKnowledgeBaseDocumentsWithClients(
+        {
+          region: config.AWS_REGION,
+          s3Endpoint: config.S3_ENDPOINT,
+          agentEndpoint: config.BEDROCK_AGENT_ENDPOINT,
+          capture: (client) => tracing.captureClient(client),
+        },
+        {
+          bucket,
+          keyPrefix: config.KNOWLEDGE_KEY_PREFIX,
+          knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+          dataSourceId,
+        },
+      ),
+    );
+    return loaded;
+  };
+  return {
+    write: async (files) => (await load()).write(files),
+    remove: async (names) => (await load()).remove(names),
+    startSync: async () => (await load()).startSync(),
+    uploadedCategories: async () => (await load()).uploadedCategories(),
+  };
+}
+
+/**
+ * The Knowledge Base's ticket catalog (issue #28), when the function knows its data source
+ * (`KNOWLEDGE_DATA_SOURCE_ID`: a stack that created the Knowledge Base or was given its data
+ * source); an existing Knowledge Base without one has none. Loaded on a lead's first insights read,
+ * like the capture adapter: no cold start evaluates the Bedrock Agent client for it. The adapter
+ * caches one listing per instance for 15 minutes.
+ */
+export function ticketCatalogFor(
+  config: FunctionConfig,
+  tracing: { captureClient<Client extends object>(client: Client): Client },
+  log: Log,
+): TicketCatalog | undefined {
+  const dataSourceId = config.KNOWLEDGE_DATA_SOURCE_ID;
+  if (!dataSourceId) return undefined;
+  let loaded: Promise<TicketCatalog> | undefined;
+  return {
+    issueIds: async () => {
+      loaded ??= import('../adapters/bedrock/knowledge-base-ticket-catalog.js').then((adapter) =>
+        adapter.createKnowledgeBaseTicketCatalogWithClient(
+          {
+            region: config.AWS_REGION,
+            agentEndpoint: config.BEDROCK_AGENT_ENDPOINT,
+            capture: (client) => tracing.captureClient(client),
+          },
+          { knowledgeBaseId: config.KNOWLEDGE_BASE_ID, dataSourceId, log },
+        ),
+      );
+      return (await loaded).issueIds();
+    },
+  };
+}
+
+/**
+ * A function without `INSIGHTS_TABLE` (a deployment older than the table) has no figures to
+ * show: a lead's read is a 500 with the reason in the log, not an empty page that would look
+ * like a quiet month.
+ */
+export const withoutInsightsStore: Pick<InsightsStore, 'readInsights'> = {
+  readInsights: () => Promise.reject(new Error('INSIGHTS_TABLE is not set: no insights store')),
+};
