@@ -55,6 +55,18 @@ function propertiesOf(template: Template, type: string): [string, CfnJson][] {
   ]);
 }
 
+/**
+ * The stack's customer key (`kmsKey`): the one key besides the alarm topic's own, which the
+ * topic had before this setting existed.
+ */
+function customerKey(template: Template): [string, CfnJson] {
+  const keys = Object.entries(template.findResources('AWS::KMS::Key')).filter(
+    ([id]) => !id.startsWith('MonitoringTopicKey'),
+  );
+  expect(keys).toHaveLength(1);
+  return keys[0] as [string, CfnJson];
+}
+
 function apiEnvironment(template: Template): Record<string, string> {
   const api = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
     id.startsWith('ApiFunction'),
@@ -148,7 +160,7 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
     const arns = bedrockArns(template);
     expect(arns.length).toBeGreaterThan(0);
     for (const arn of arns) {
-      const region = arn.split(':')[3];
+      const region = /:bedrock:([^:]*):/.exec(arn)?.[1];
       expect(japan, arn).toContain(region);
     }
     // The profile's two destinations, named (not `bedrock:*`).
@@ -161,7 +173,7 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
   });
 
   it('puts one rotating customer key on every table, bucket, vector store and log group (the access-log bucket keeps SSE-S3, which S3 log delivery requires)', () => {
-    const [keyId, key] = onlyResource(template, 'AWS::KMS::Key');
+    const [keyId, key] = customerKey(template);
     expect(key.Properties.EnableKeyRotation).toBe(true);
     expect(key.DeletionPolicy).toBe('Retain');
     const keyArn = `<${keyId.replace(/[0-9A-F]{8}$/, '')}.Arn>`;
@@ -201,7 +213,7 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
   });
 
   it('lets the services use the key only on behalf of this account, and CloudWatch Logs only for its log groups', () => {
-    const [, key] = onlyResource(template, 'AWS::KMS::Key');
+    const [, key] = customerKey(template);
     const statements = key.Properties.KeyPolicy.Statement as CfnJson[];
     const viaServices = statements.find(
       (statement) => statement.Sid === 'UseThroughDataServicesOfThisAccount',
@@ -397,9 +409,7 @@ describe('ServiceDeskStack on S3 Vectors with kmsKey create, WAF and access logs
   });
 
   it('encrypts the vector bucket with the customer key', () => {
-    const [keyId] = Object.entries(template.findResources('AWS::KMS::Key')).find(([, key]) =>
-      key.Properties.Description?.includes('tables, buckets'),
-    ) ?? [''];
+    const [keyId] = customerKey(template);
     const [, vectors] = onlyResource(template, 'AWS::S3Vectors::VectorBucket');
     expect(vectors.Properties.EncryptionConfiguration.SseType).toBe('aws:kms');
     expect(renderArn(vectors.Properties.EncryptionConfiguration.KmsKeyArn)).toBe(
