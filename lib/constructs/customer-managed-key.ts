@@ -37,7 +37,8 @@ export interface CustomerManagedKeyProps {
  * keys do (any principal of this account, only through DynamoDB, S3, S3 Vectors and OpenSearch
  * Serverless), so IAM on the resources stays the one gate and no grant needs a KMS statement;
  * plus the service principals that write or read without a caller (CloudWatch Logs for the log
- * groups, CloudFront for the web assets, Bedrock for the invocation logs).
+ * groups, CloudFront for the web assets, Bedrock for the invocation logs, S3 Vectors' background
+ * indexing).
  *
  * Exempt: buckets that receive S3 server access logs, which S3 delivers only to SSE-S3 buckets
  * (S3 user guide, "Enabling Amazon S3 server access logging").
@@ -98,6 +99,20 @@ export class CustomerManagedKey extends Construct {
             'kms:ViaService': ['dynamodb', 's3', 's3vectors', 'aoss'].map(
               (service) => `${service}.${region}.amazonaws.com`,
             ),
+          },
+        },
+      }),
+      new iam.PolicyStatement({
+        // S3 Vectors indexes the vectors in the background as its own service principal
+        // (S3 user guide, "Data protection and encryption in S3 Vectors").
+        sid: 'S3VectorsIndexesThisAccountsBuckets',
+        principals: [new iam.ServicePrincipal('indexing.s3vectors.amazonaws.com')],
+        actions: ['kms:Decrypt'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': account },
+          ArnLike: {
+            'aws:SourceArn': `arn:${Aws.PARTITION}:s3vectors:${region}:${account}:bucket/*`,
           },
         },
       }),

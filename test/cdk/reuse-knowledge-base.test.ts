@@ -143,6 +143,7 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
         expect(resource.DeletionPolicy, type).toBe('Delete');
       }
     }
-    template.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
+    // The web assets and the access logs.
+    template.resourceCountIs('Custom::S3AutoDeleteObjects', 2);
   });
 });

@@ -166,8 +166,8 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
     // The profile's two destinations, named (not `bedrock:*`).
     expect(arns).toEqual(
       expect.arrayContaining([
-        'arn:aws:bedrock:ap-northeast-1::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
-        'arn:aws:bedrock:ap-northeast-3::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+        'arn:<AWS::Partition>:bedrock:ap-northeast-1::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+        'arn:<AWS::Partition>:bedrock:ap-northeast-3::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
       ]),
     );
   });
