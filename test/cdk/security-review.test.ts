@@ -230,7 +230,7 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
     );
     expect(logsStatement?.Principal).toEqual({ Service: 'logs.ap-northeast-1.amazonaws.com' });
     expect(renderArn(logsStatement?.Condition.ArnLike['kms:EncryptionContext:aws:logs:arn'])).toBe(
-      'arn:aws:logs:ap-northeast-1:123456789012:log-group:*',
+      'arn:<AWS::Partition>:logs:ap-northeast-1:123456789012:log-group:*',
     );
   });
 
