@@ -255,7 +255,7 @@ export class ServiceDeskStack extends Stack {
     auth.allowSignInFrom(web.siteUrl);
     this.distributionId = web.distribution.distributionId;
 
-    new OperationsMonitoring(this, 'Monitoring', {
+    const monitoring = new OperationsMonitoring(this, 'Monitoring', {
       apiFunction: api.function,
       conversationsTable: tables.conversations,
       turnsTable: tables.turns,
@@ -266,7 +266,10 @@ export class ServiceDeskStack extends Stack {
       ttftAlarmMs: config.ttftAlarmMs,
     });
     if (config.modelInvocationLogging === MODEL_INVOCATION_LOGGING_OPT_IN) {
-      new ModelInvocationLogging(this, 'ModelInvocationLogging', {
+      // Under Monitoring/ModelInvocation, where it was created before it moved to S3: the custom
+      // resource keeps its logical id, so an existing stack updates the account's setting instead
+      // of creating it anew and then deleting the old resource (whose Delete turned logging off).
+      new ModelInvocationLogging(monitoring, 'ModelInvocation', {
         key: customerKey?.key,
         retentionDays: config.accessLogRetentionDays,
         accessLogs,

@@ -61,7 +61,9 @@ export class ModelInvocationLogging extends Construct {
         }),
       );
     }
-    this.bucket = new s3.Bucket(this, 'Logs', {
+    // Not `Logs`: that logical id was the log group of earlier versions, and CloudFormation cannot
+    // change a resource's type in place.
+    this.bucket = new s3.Bucket(this, 'Bucket', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       encryption: s3.BucketEncryption.KMS,
       encryptionKey: key,

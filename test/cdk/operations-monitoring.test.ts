@@ -423,14 +423,20 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
       service: 'Bedrock',
       parameters: {
         loggingConfig: {
-          s3Config: { bucketName: '<ModelInvocationLoggingLogs>' },
+          s3Config: { bucketName: '<MonitoringModelInvocationBucket>' },
           textDataDeliveryEnabled: true,
         },
       },
     });
     expect(logging.Properties.Delete).toBeUndefined();
+    // The logical id it had as a log-group setting, so an existing stack updates it in place
+    // (a replaced resource's Delete would run after the new one's Put).
+    const [loggingId] = Object.entries(template.findResources('Custom::AWS')).find(
+      ([, resource]) => resource === logging,
+    ) ?? [''];
+    expect(loggingId).toMatch(/^MonitoringModelInvocationLogging[0-9A-F]{8}$/);
     const keys = Object.entries(template.findResources('AWS::KMS::Key')).filter(([id]) =>
-      id.startsWith('ModelInvocationLogging'),
+      id.startsWith('MonitoringModelInvocation'),
     );
     expect(keys).toHaveLength(1);
     expect(keys[0]?.[1].Properties.EnableKeyRotation).toBe(true);

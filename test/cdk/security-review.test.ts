@@ -277,12 +277,12 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
     expect(logging.Properties.Delete).toBeUndefined();
     const create = JSON.parse(renderArn(logging.Properties.Create));
     expect(create.parameters.loggingConfig).toMatchObject({
-      s3Config: { bucketName: expect.stringMatching(/^<ModelInvocationLoggingLogs/) },
+      s3Config: { bucketName: expect.stringMatching(/^<MonitoringModelInvocationBucket/) },
       textDataDeliveryEnabled: true,
     });
     expect(create.parameters.loggingConfig.cloudWatchConfig).toBeUndefined();
     const [, bucket] = Object.entries(template.findResources('AWS::S3::Bucket')).find(([id]) =>
-      id.startsWith('ModelInvocationLoggingLogs'),
+      id.startsWith('MonitoringModelInvocationBucket'),
     ) ?? [undefined, undefined];
     expect(bucket?.DeletionPolicy).toBe('Retain');
     expect(bucket?.UpdateReplacePolicy).toBe('Retain');
