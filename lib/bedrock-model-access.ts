@@ -11,6 +11,25 @@ export function inferenceProfilePrefix(modelId: string): string | undefined {
   return inferenceProfilePrefixes.includes(head) && modelId.includes('.') ? head : undefined;
 }
 
+/**
+ * The destination regions of the geographic profiles whose destinations AWS fixes: a `jp.`
+ * profile runs in Tokyo and Osaka only (Bedrock user guide, "Supported Regions and models for
+ * inference profiles"; `dataResidency: jp` relies on it). Other profiles route to regions AWS
+ * extends over time.
+ */
+export const fixedProfileDestinations: Readonly<Record<string, readonly string[]>> = {
+  jp: ['ap-northeast-1', 'ap-northeast-3'],
+};
+
+/**
+ * Whether the grant for `modelId` names the foundation model in any region (`bedrock:*::…`):
+ * inference profiles whose destinations AWS may extend. A `jp.` profile names its two regions.
+ */
+export function grantsModelInAnyRegion(modelId: string): boolean {
+  const prefix = inferenceProfilePrefix(modelId);
+  return prefix !== undefined && fixedProfileDestinations[prefix] === undefined;
+}
+
 /** The foundation model behind a model or inference-profile id. */
 export function foundationModelId(modelId: string): string {
   const prefix = inferenceProfilePrefix(modelId);
@@ -29,6 +48,8 @@ export function foundationModelId(modelId: string): string {
  *   list would break with AccessDenied when AWS adds a destination; the condition keeps the
  *   grant as narrow as a list would (this model, through this profile only).
  *   https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html
+ * - A profile with fixed destinations ({@link fixedProfileDestinations}, `jp.…`): the foundation
+ *   model in exactly those regions, through this profile only — no region outside them.
  */
 export function modelInvokeStatements(
   scope: IConstruct,
@@ -45,6 +66,20 @@ export function modelInvokeStatements(
     ];
   }
   const profileArn = `arn:${Aws.PARTITION}:bedrock:${stack.region}:${stack.account}:inference-profile/${modelId}`;
+  const destinations = fixedProfileDestinations[inferenceProfilePrefix(modelId) ?? ''];
+  if (destinations) {
+    return [
+      new iam.PolicyStatement({ actions: [...actions], resources: [profileArn] }),
+      new iam.PolicyStatement({
+        actions: [...actions],
+        resources: destinations.map(
+          (region) =>
+            `arn:${Aws.PARTITION}:bedrock:${region}::foundation-model/${foundationModelId(modelId)}`,
+        ),
+        conditions: { ArnLike: { 'bedrock:InferenceProfileArn': profileArn } },
+      }),
+    ];
+  }
   return [
     new iam.PolicyStatement({ actions: [...actions], resources: [profileArn] }),
     new iam.PolicyStatement({

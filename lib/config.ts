@@ -68,6 +68,38 @@ const embeddingModelIds = Object.keys(embeddingModelDimensions) as [
 export const defaultModelId = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
 /**
+ * Where inquiries may be processed and data kept (`dataResidency`): `none` lets the chat model run
+ * wherever its inference profile routes; `jp` keeps everything in Japan (docs/deploy.md, "Data
+ * residency"). Each entry names the regions the stack may be in, the chat model it uses when
+ * `modelId` is unset, and the regions every Bedrock permission is scoped to.
+ */
+export const dataResidencyRules = {
+  jp: {
+    /** Tokyo and Osaka: the destination regions of every `jp.` inference profile. */
+    regions: ['ap-northeast-1', 'ap-northeast-3'],
+    /** The Japan cross-Region inference profile of the default model (Claude Sonnet 4.5). */
+    defaultModelId: 'jp.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    /** The only inference-profile prefix whose requests stay in these regions. */
+    inferenceProfilePrefix: 'jp',
+  },
+} as const;
+
+export const DATA_RESIDENCIES = ['none', 'jp'] as const;
+export type DataResidency = (typeof DATA_RESIDENCIES)[number];
+
+/**
+ * The Japanese regions that offer each embedding model in-region (Bedrock Knowledge Bases'
+ * "Supported models for vector embeddings", December 2026: Tokyo offers all four; Osaka is not
+ * listed for any of them). `dataResidency: jp` refuses an embedding model outside this table.
+ */
+export const embeddingModelJapanRegions = {
+  'amazon.titan-embed-text-v2:0': ['ap-northeast-1'],
+  'amazon.titan-embed-text-v1': ['ap-northeast-1'],
+  'cohere.embed-multilingual-v3': ['ap-northeast-1'],
+  'cohere.embed-english-v3': ['ap-northeast-1'],
+} as const satisfies Record<string, readonly string[]>;
+
+/**
  * The reranker models Bedrock Knowledge Base `Retrieve` can use, with the regions that offer each
  * (https://docs.aws.amazon.com/bedrock/latest/userguide/rerank-supported.html, December 2026):
  * Amazon Rerank 1.0 is not offered in us-east-1; Cohere Rerank 3.5 is.
@@ -136,6 +168,12 @@ const modelPricesSetting = z.preprocess(
   ),
 );
 
+/** An IPv4 or IPv6 CIDR range, as WAF IP sets take them. */
+const cidrPattern = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+:[0-9a-f:]*\/\d{1,3})$/i;
+
+/** The value of `modelInvocationLogging` that turns it on: it names what it does. */
+export const MODEL_INVOCATION_LOGGING_OPT_IN = 'replace-account-setting';
+
 const domainPattern = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 
@@ -160,7 +198,17 @@ export const serviceDeskConfigSchema = z
       .string()
       .regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/)
       .default('us-east-1'),
-    /** Bedrock model id or (cross-Region) inference profile id used by ConverseStream. */
+    /**
+     * Keep data and inference in one country ({@link dataResidencyRules}): `jp` requires
+     * ap-northeast-1 or ap-northeast-3, uses the `jp.` inference profile, scopes every Bedrock
+     * permission to the Japanese regions and refuses a model or feature not offered there.
+     * `none`: the model runs where its profile routes (the default `global.` profile: anywhere).
+     */
+    dataResidency: z.enum(DATA_RESIDENCIES).default('none'),
+    /**
+     * Bedrock model id or (cross-Region) inference profile id used by ConverseStream. Unset:
+     * {@link defaultModelId}, or the residency's own profile (`jp.…` with `dataResidency: jp`).
+     */
     modelId: z
       .string()
       .regex(/^[a-z0-9-]+(\.[\w.:-]+)+$/)
@@ -273,7 +321,9 @@ export const serviceDeskConfigSchema = z
      * Most API invocations that may run at once (Lambda reserved concurrency): a ceiling on
      * model spend and table load if a client loops. Each open answer holds one for 30–90 s, so
      * 20 serves ~100 active staff. It is taken from the account's unreserved pool, which must
-     * keep 10: an account whose concurrency quota is 10 (new accounts) must use 0. 0 = no cap.
+     * keep 10: an account whose concurrency quota is 10 (new accounts) must use 0. 0 = no cap,
+     * the default for that reason: WAF (`enableWaf`, on by default) is the default throttle, and
+     * docs/deploy.md's security checklist asks for a value here once the quota allows it.
      */
     apiReservedConcurrency: integerSetting.min(0).max(10_000).default(0),
     /** CloudWatch Logs retention of the functions. */
@@ -304,8 +354,12 @@ export const serviceDeskConfigSchema = z
      * detectors only.
      */
     personalDataSettings: z.string().trim().min(1).optional(),
-    /** Attach a WAF web ACL (rate limit per IP) to the distribution. */
-    enableWaf: booleanSetting.default(false),
+    /**
+     * Attach a WAF web ACL to the distribution: a rate limit per IP, AWS managed rules (common,
+     * known bad inputs, IP reputation) and, with `wafAllowedIpRanges`, a corporate allow list.
+     * On by default: the throttle in front of the API function (≈ $10/month, docs/deploy.md).
+     */
+    enableWaf: booleanSetting.default(true),
     /** Use this CLOUDFRONT-scope web ACL (us-east-1) instead of creating one. Implies WAF on. */
     webAclArn: z
       .string()
@@ -313,6 +367,44 @@ export const serviceDeskConfigSchema = z
       .optional(),
     /** Requests per client IP per 5 minutes before WAF blocks it (a page load is ~5 requests). */
     wafRateLimit: integerSetting.min(10).max(2_000_000_000).default(1000),
+    /**
+     * IPv4/IPv6 CIDR ranges (the corporate network, VPN egress) WAF lets through; every other
+     * address is blocked. Empty: any address (still rate-limited and filtered).
+     */
+    wafAllowedIpRanges: listSetting.pipe(z.array(z.string().regex(cidrPattern))).default([]),
+    /**
+     * The site's own host name (`assist.example.co.jp`), served with `certificateArn` and
+     * TLSv1.2_2021 as the minimum protocol. Unset: the distribution's `*.cloudfront.net` name,
+     * whose certificate lets CloudFront accept TLS 1.0 and 1.1 (docs/deploy.md).
+     */
+    domainName: z.string().toLowerCase().regex(domainPattern).optional(),
+    /** The ACM certificate for `domainName`; CloudFront takes certificates from us-east-1 only. */
+    certificateArn: z
+      .string()
+      .regex(
+        /^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]+$/,
+        'must be an ACM certificate ARN in us-east-1 (CloudFront reads certificates only there)',
+      )
+      .optional(),
+    /**
+     * CloudFront standard logs and S3 server access logs of the buckets, to a log bucket that
+     * keeps them `accessLogRetentionDays`.
+     */
+    accessLogs: booleanSetting.default(true),
+    /** Days the log bucket keeps access logs. */
+    accessLogRetentionDays: integerSetting.min(1).max(3653).default(365),
+    /**
+     * Customer-managed KMS encryption of every table, bucket, vector store and log group: ''
+     * (AWS-owned/AWS-managed keys), `create` (one key of this stack, rotated yearly) or the ARN of
+     * an existing key in the stack's region (its key policy must allow what docs/deploy.md lists).
+     */
+    kmsKey: z
+      .string()
+      .regex(
+        /^$|^create$|^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]+$/,
+        "'' (AWS-managed keys), 'create', or the ARN of a KMS key",
+      )
+      .default(''),
     /** OpenSearch Serverless standby replicas: doubles the OCU floor (≈$350/month). */
     standbyReplicas: booleanSetting.default(false),
     /** Cognito hosted-domain prefix; unique per region. Default: stack name + stack id suffix. */
@@ -337,10 +429,15 @@ export const serviceDeskConfigSchema = z
     /** Alarm when the p90 time to first token stays above this many milliseconds. */
     ttftAlarmMs: integerSetting.min(1000).max(300_000).default(15_000),
     /**
-     * Bedrock model invocation logging (prompts and completions) to a log group of this stack.
-     * Account- and region-wide: it replaces the account's setting, and deleting the stack turns it off.
+     * Bedrock model invocation logging (prompts and completions) to an S3 bucket of this stack,
+     * encrypted with a customer key. The setting is per account and region, so turning it on
+     * replaces whatever the account had: it takes `replace-account-setting` (after checking
+     * `aws bedrock get-model-invocation-logging-configuration`), and `true` is refused. Deleting
+     * the stack leaves the setting and the bucket in place (docs/deploy.md, "Audit").
      */
-    modelInvocationLogging: booleanSetting.default(false),
+    modelInvocationLogging: z
+      .union([booleanSetting, z.literal(MODEL_INVOCATION_LOGGING_OPT_IN)])
+      .default(false),
     /**
      * AWS X-Ray active tracing of the API function: each request, with its Retrieve,
      * ConverseStream and DynamoDB calls, as a trace (Powertools Tracer). X-Ray bills per trace.
@@ -409,6 +506,41 @@ export const serviceDeskConfigSchema = z
           : "guardrailVersion belongs to an existing guardrail; with 'create' the stack publishes its own version",
       });
     }
+    if (config.modelInvocationLogging === true) {
+      context.addIssue({
+        code: 'custom',
+        path: ['modelInvocationLogging'],
+        message:
+          `Bedrock invocation logging is one setting per account and region: turning it on replaces ` +
+          `the one ${config.region} has. Check it (aws bedrock get-model-invocation-logging-configuration ` +
+          `--region ${config.region}), then set modelInvocationLogging=${MODEL_INVOCATION_LOGGING_OPT_IN}`,
+      });
+    }
+    if (Boolean(config.domainName) !== Boolean(config.certificateArn)) {
+      context.addIssue({
+        code: 'custom',
+        path: [config.domainName ? 'certificateArn' : 'domainName'],
+        message:
+          'a custom domain needs both domainName and certificateArn (an ACM certificate in ' +
+          'us-east-1 that covers the name); set both, or neither for the *.cloudfront.net name',
+      });
+    }
+    if (config.wafAllowedIpRanges.length > 0 && !config.enableWaf && !config.webAclArn) {
+      context.addIssue({
+        code: 'custom',
+        path: ['wafAllowedIpRanges'],
+        message: 'wafAllowedIpRanges is enforced by the WAF web ACL; enableWaf is false',
+      });
+    }
+    const keyRegion = /^arn:[^:]+:kms:([^:]+):/.exec(config.kmsKey)?.[1];
+    if (keyRegion && keyRegion !== config.region) {
+      context.addIssue({
+        code: 'custom',
+        path: ['kmsKey'],
+        message: `the key must be in the stack's region (${config.region}), not ${keyRegion}: KMS keys do not cross regions`,
+      });
+    }
+    if (config.dataResidency === 'jp') checkJapanResidency(config, context);
     if (config.rerankingModelId === '') return;
     const regions: readonly string[] = rerankingModelRegions[config.rerankingModelId];
     if (!regions.includes(config.region)) {
@@ -423,6 +555,62 @@ export const serviceDeskConfigSchema = z
 export type ServiceDeskConfig = z.infer<typeof serviceDeskConfigSchema>;
 
 /**
+ * `dataResidency: jp`: the region, the chat model's profile, the embedding model and a reused
+ * Knowledge Base must all keep data in Japan; each problem names the setting to change.
+ */
+function checkJapanResidency(config: ServiceDeskConfig, context: z.RefinementCtx): void {
+  const rules = dataResidencyRules.jp;
+  const regions: readonly string[] = rules.regions;
+  if (!regions.includes(config.region)) {
+    context.addIssue({
+      code: 'custom',
+      path: ['dataResidency'],
+      message: `dataResidency=jp keeps data and inference in Japan: region must be ${regions.join(' or ')}, not ${config.region}`,
+    });
+  }
+  const prefix = config.modelId.split('.')[0];
+  const knownProfilePrefixes = ['global', 'us', 'us-gov', 'eu', 'apac', 'au', 'ca'];
+  if (knownProfilePrefixes.includes(prefix ?? '')) {
+    context.addIssue({
+      code: 'custom',
+      path: ['modelId'],
+      message: `dataResidency=jp: ${config.modelId} is a '${prefix}.' inference profile, which routes inquiries outside Japan; use a '${rules.inferenceProfilePrefix}.' profile (leave modelId unset for ${rules.defaultModelId}) or an in-region model id`,
+    });
+  }
+  const embeddingRegions: readonly string[] = embeddingModelJapanRegions[config.embeddingModelId];
+  // Outside Japan the region issue above says it all.
+  const inJapan = regions.includes(config.region);
+  if (inJapan && !config.existingKnowledgeBaseId && !embeddingRegions.includes(config.region)) {
+    context.addIssue({
+      code: 'custom',
+      path: ['embeddingModelId'],
+      message: `dataResidency=jp: ${config.embeddingModelId} is not offered in ${config.region}${embeddingRegions.length ? ` (in Japan: ${embeddingRegions.join(', ')})` : ''}; choose another embeddingModelId or region`,
+    });
+  }
+  if (
+    config.guardrail.startsWith('arn:') &&
+    !regions.some((region) => config.guardrail.includes(`:${region}:`))
+  ) {
+    context.addIssue({
+      code: 'custom',
+      path: ['guardrail'],
+      message: 'dataResidency=jp: the guardrail must be in a Japanese region',
+    });
+  }
+}
+
+/**
+ * Settings whose default depends on another setting, filled in before validation: with
+ * `dataResidency: jp` and no `modelId`, the Japan profile of the default model.
+ */
+function withDependentDefaults(context: Record<string, unknown>): Record<string, unknown> {
+  if (context.dataResidency === 'jp' && context.modelId === undefined) {
+    return { ...context, modelId: dataResidencyRules.jp.defaultModelId };
+  }
+  return context;
+}
+
+/**
  * Parses the CDK context into a typed config, with an error that names every bad key; a key
  * that is not a setting is named with the closest setting (a misspelled `vectorstore` would
  * otherwise deploy the default silently).
@@ -431,7 +619,7 @@ export type ServiceDeskConfig = z.infer<typeof serviceDeskConfigSchema>;
  * const config = parseServiceDeskConfig(settingsInContext(app.node.getAllContext()));
  */
 export function parseServiceDeskConfig(context: Record<string, unknown>): ServiceDeskConfig {
-  const parsed = serviceDeskConfigSchema.safeParse(context);
+  const parsed = serviceDeskConfigSchema.safeParse(withDependentDefaults(context));
   if (!parsed.success) {
     const problems = parsed.error.issues
       .flatMap((issue) =>

@@ -11,6 +11,8 @@ export const stackOutputNames = {
   siteUrl: 'SiteUrl',
   userPoolId: 'UserPoolId',
   userPoolClientId: 'UserPoolClientId',
+  /** The acceptance suite's Cognito client (ADMIN_USER_PASSWORD_AUTH), not the staff's. */
+  acceptanceTestClientId: 'AcceptanceTestClientId',
   cognitoDomain: 'CognitoDomainUrl',
   conversationsTable: 'ConversationsTableName',
   turnsTable: 'TurnsTableName',

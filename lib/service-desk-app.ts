@@ -7,6 +7,7 @@ import {
   cloudFront5xxAlarmOptions,
   cloudFrontMetricsRegion,
 } from './constructs/alarm-topic.js';
+import { webAclSettings } from './constructs/waf.js';
 import { type ServiceDeskPaths, ServiceDeskStack } from './service-desk-stack.js';
 import { WafStack } from './waf-stack.js';
 
@@ -35,7 +36,7 @@ export function addServiceDeskStacks(
     ? new WafStack(app, `${config.stackName}-Waf`, {
         env: { account, region: 'us-east-1' },
         crossRegionReferences: true,
-        requestsPerFiveMinutes: config.wafRateLimit,
+        ...webAclSettings(config),
         description: `CloudFront WAF web ACL for ${config.stackName}`,
       })
     : undefined;

@@ -12,7 +12,12 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
-import { linkDomainsOf, type ServiceDeskConfig } from './config.js';
+import {
+  linkDomainsOf,
+  MODEL_INVOCATION_LOGGING_OPT_IN,
+  type ServiceDeskConfig,
+} from './config.js';
+import { AccessLogBucket } from './constructs/access-log-bucket.js';
 import {
   ApiFunction,
   type KnowledgeCaptureTarget,
@@ -20,13 +25,15 @@ import {
 } from './constructs/api-function.js';
 import { Auth, knowledgeEditorGroupName, serviceDeskLeadGroupName } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
+import { CustomerManagedKey } from './constructs/customer-managed-key.js';
 import { KnowledgeBase, type KnowledgeBaseReference } from './constructs/knowledge-base.js';
 import type { KnowledgeBaseIngestionLogs } from './constructs/knowledge-base-ingestion-logs.js';
 import { KnowledgeSyncCatchUp } from './constructs/knowledge-sync-catch-up.js';
 import { ModelGuardrail } from './constructs/model-guardrail.js';
+import { ModelInvocationLogging } from './constructs/model-invocation-logging.js';
 import { OperationsMonitoring } from './constructs/operations-monitoring.js';
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
-import { RateLimitWebAcl } from './constructs/waf.js';
+import { RateLimitWebAcl, webAclSettings } from './constructs/waf.js';
 import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
 import { WebHosting } from './constructs/web-hosting.js';
 import { stackOutputNames } from './deployed-stack-names.js';
@@ -85,6 +92,22 @@ export class ServiceDeskStack extends Stack {
     });
     Aspects.of(this).add(new ProviderFunctionLogs(providerLogGroup));
 
+    // Audit and keys (docs/deploy.md, "Security review"): the access-log bucket stays on SSE-S3,
+    // the one encryption S3 delivers server access logs to; everything else takes the key.
+    const accessLogs = config.accessLogs
+      ? new AccessLogBucket(this, 'AccessLogs', {
+          retentionDays: config.accessLogRetentionDays,
+          removalPolicy,
+        })
+      : undefined;
+    const customerKey =
+      config.kmsKey === ''
+        ? undefined
+        : new CustomerManagedKey(this, 'CustomerKey', {
+            keyArn: config.kmsKey === 'create' ? undefined : config.kmsKey,
+          });
+    customerKey?.encryptEveryResourceOf(this, { except: accessLogs ? [accessLogs] : [] });
+
     const tables = new ConversationTables(this, 'ConversationTables', { removalPolicy });
     new RetentionSweeper(this, 'RetentionSweeper', {
       entry: paths.retentionEntry,
@@ -127,6 +150,7 @@ export class ServiceDeskStack extends Stack {
           ...config.collectionAdminRoleArns,
         ],
         removalPolicy,
+        accessLogs,
         providerLogGroup,
         logRetention,
       });
@@ -176,7 +200,8 @@ export class ServiceDeskStack extends Stack {
           ? undefined
           : readPersonalDataSettings(config.personalDataSettings),
       userPoolId: auth.userPool.userPoolId,
-      userPoolClientId: auth.userPoolClientId,
+      // Tokens of both clients are accepted (the function reads a comma-separated list).
+      userPoolClientId: `${auth.userPoolClientId},${auth.acceptanceTestClientId}`,
       serviceDeskLeadGroupName,
       retentionDays: config.retentionDays,
       numberOfResults: config.numberOfResults,
@@ -206,9 +231,7 @@ export class ServiceDeskStack extends Stack {
 
     let webAclArn = props.webAclArn ?? config.webAclArn;
     if (!webAclArn && config.enableWaf) {
-      webAclArn = new RateLimitWebAcl(this, 'WebAcl', {
-        requestsPerFiveMinutes: config.wafRateLimit,
-      }).webAclArn;
+      webAclArn = new RateLimitWebAcl(this, 'WebAcl', webAclSettings(config)).webAclArn;
     }
 
     const web = new WebHosting(this, 'Web', {
@@ -221,13 +244,18 @@ export class ServiceDeskStack extends Stack {
         userPoolId: auth.userPool.userPoolId,
       },
       webAclArn,
+      customDomain:
+        config.domainName && config.certificateArn
+          ? { domainName: config.domainName, certificateArn: config.certificateArn }
+          : undefined,
+      accessLogs,
       removalPolicy,
       providerLogGroup,
     });
     auth.allowSignInFrom(web.siteUrl);
     this.distributionId = web.distribution.distributionId;
 
-    new OperationsMonitoring(this, 'Monitoring', {
+    const monitoring = new OperationsMonitoring(this, 'Monitoring', {
       apiFunction: api.function,
       conversationsTable: tables.conversations,
       turnsTable: tables.turns,
@@ -236,15 +264,24 @@ export class ServiceDeskStack extends Stack {
       knowledgeSyncCatchUp: knowledgeSyncCatchUp?.function,
       alarmEmail: config.alarmEmail,
       ttftAlarmMs: config.ttftAlarmMs,
-      modelInvocationLogging: config.modelInvocationLogging,
-      logRetention,
-      logRemovalPolicy: removalPolicy,
     });
+    if (config.modelInvocationLogging === MODEL_INVOCATION_LOGGING_OPT_IN) {
+      // Under Monitoring/ModelInvocation, where it was created before it moved to S3: the custom
+      // resource keeps its logical id, so an existing stack updates the account's setting instead
+      // of creating it anew and then deleting the old resource (whose Delete turned logging off).
+      new ModelInvocationLogging(monitoring, 'ModelInvocation', {
+        key: customerKey?.key,
+        retentionDays: config.accessLogRetentionDays,
+        accessLogs,
+        providerLogGroup,
+      });
+    }
 
     const outputs: Record<string, string> = {
       [stackOutputNames.siteUrl]: web.siteUrl,
       [stackOutputNames.userPoolId]: auth.userPool.userPoolId,
       [stackOutputNames.userPoolClientId]: auth.userPoolClientId,
+      [stackOutputNames.acceptanceTestClientId]: auth.acceptanceTestClientId,
       [stackOutputNames.cognitoDomain]: auth.domainUrl,
       [stackOutputNames.conversationsTable]: tables.conversations.tableName,
       [stackOutputNames.turnsTable]: tables.turns.tableName,

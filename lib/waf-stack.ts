@@ -1,10 +1,8 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { RateLimitWebAcl } from './constructs/waf.js';
+import { RateLimitWebAcl, type RateLimitWebAclProps } from './constructs/waf.js';
 
-export interface WafStackProps extends StackProps {
-  readonly requestsPerFiveMinutes: number;
-}
+export interface WafStackProps extends StackProps, RateLimitWebAclProps {}
 
 /**
  * The CloudFront web ACL for a service-desk stack outside us-east-1 (CLOUDFRONT-scope web ACLs
@@ -17,6 +15,8 @@ export class WafStack extends Stack {
     super(scope, id, props);
     this.webAclArn = new RateLimitWebAcl(this, 'WebAcl', {
       requestsPerFiveMinutes: props.requestsPerFiveMinutes,
+      allowedIpRanges: props.allowedIpRanges,
+      sampledRequests: props.sampledRequests,
     }).webAclArn;
   }
 }

@@ -97,7 +97,15 @@ export function createOwnerResolver(options: IdentityOptions): ResolveOwner {
   };
 }
 
-/** The production verifier; created once per container so the JWKS cache is reused. */
-export function createCognitoVerifier(userPoolId: string, clientId: string): AccessTokenVerifier {
+/**
+ * The production verifier; created once per container so the JWKS cache is reused. `clientIds`
+ * is the comma-separated list of app clients whose tokens are accepted: the staff's web client
+ * and the acceptance suite's (lib/constructs/auth.ts).
+ */
+export function createCognitoVerifier(userPoolId: string, clientIds: string): AccessTokenVerifier {
+  const clientId = clientIds
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   return CognitoJwtVerifier.create({ userPoolId, clientId, tokenUse: 'access' });
 }

@@ -17,7 +17,7 @@ import {
 } from '../../functions/sse/stream-padding.js';
 import {
   foundationModelId,
-  inferenceProfilePrefix,
+  grantsModelInAnyRegion,
   modelInvokeStatements,
   rerankingModelArn,
   rerankStatements,
@@ -483,7 +483,7 @@ export class ApiFunction extends Construct {
           : ''),
     });
 
-    if (inferenceProfilePrefix(props.modelId)) {
+    if (grantsModelInAnyRegion(props.modelId)) {
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${foundationModelId(props.modelId)}]`,
         reason:

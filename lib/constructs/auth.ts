@@ -63,6 +63,12 @@ export class Auth extends Construct {
   /** OIDC issuer: `https://cognito-idp.<region>.amazonaws.com/<pool id>` */
   readonly authority: string;
   readonly userPoolClientId: string;
+  /**
+   * The acceptance suite's client (test/integ/aws-target.ts): ADMIN_USER_PASSWORD_AUTH only,
+   * which needs IAM credentials with cognito-idp:AdminInitiateAuth, no hosted UI, no OAuth. The
+   * staff's web client offers SRP and the hosted UI alone.
+   */
+  readonly acceptanceTestClientId: string;
   /** {@link knowledgeEditorGroupName}: administrators add staff who may publish knowledge. */
   readonly knowledgeEditorGroup: cognito.CfnUserPoolGroup;
   /** {@link serviceDeskLeadGroupName}: administrators add the leads who may see insights. */
@@ -153,6 +159,20 @@ export class Auth extends Construct {
       authSessionValidity: settings.AuthSessionValidity,
     });
     this.userPoolClientId = this.client.ref;
+    this.acceptanceTestClientId = new cognito.CfnUserPoolClient(this, 'AcceptanceTestClient', {
+      userPoolId: this.userPool.userPoolId,
+      clientName: 'acceptance-tests',
+      generateSecret: false,
+      explicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      supportedIdentityProviders: ['COGNITO'],
+      allowedOAuthFlowsUserPoolClient: false,
+      preventUserExistenceErrors: 'ENABLED',
+      enableTokenRevocation: true,
+      accessTokenValidity: 60,
+      idTokenValidity: 60,
+      refreshTokenValidity: 1,
+      tokenValidityUnits: { accessToken: 'minutes', idToken: 'minutes', refreshToken: 'hours' },
+    }).ref;
 
     // Membership is managed by administrators (docs/deploy.md, "Knowledge capture"); a user gets
     // the claim with the next tokens, i.e. after signing in again.
@@ -248,13 +268,8 @@ export class Auth extends Construct {
  */
 const webClientSettings = {
   ClientName: 'web',
-  // SRP for the hosted UI; ADMIN_USER_PASSWORD_AUTH for the integration test (it needs IAM
-  // credentials with cognito-idp:AdminInitiateAuth, so it is no public sign-in path).
-  ExplicitAuthFlows: [
-    'ALLOW_USER_SRP_AUTH',
-    'ALLOW_REFRESH_TOKEN_AUTH',
-    'ALLOW_ADMIN_USER_PASSWORD_AUTH',
-  ],
+  // SRP for the hosted UI; the acceptance suite signs in through a client of its own.
+  ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
   SupportedIdentityProviders: ['COGNITO'],
   AllowedOAuthFlowsUserPoolClient: true,
   AllowedOAuthFlows: ['code'],

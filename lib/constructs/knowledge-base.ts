@@ -8,6 +8,7 @@ import { rerankStatements } from '../bedrock-model-access.js';
 import { type EmbeddingModelId, embeddingDimension } from '../config.js';
 import { ticketsKeyPrefix } from '../deployed-stack-names.js';
 import { acknowledgeAwsCustomResourceProvider } from '../nag-acknowledgements.js';
+import type { AccessLogBucket } from './access-log-bucket.js';
 import { KnowledgeBaseIngestionLogs } from './knowledge-base-ingestion-logs.js';
 import { OpenSearchVectorStore } from './opensearch-vector-store.js';
 import { S3VectorStore } from './s3-vector-store.js';
@@ -83,6 +84,8 @@ export interface KnowledgeBaseProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /** Where the document bucket's server access logs go. @default not logged */
+  readonly accessLogs?: AccessLogBucket;
   /**
    * Log group of the provider functions (BucketDeployment, AwsCustomResource); the index
    * function of OpenSearch Serverless has its own.
@@ -138,6 +141,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     const documents = new TicketDocuments(this, 'Documents', {
       ticketsPath: props.ticketsPath,
       removalPolicy,
+      accessLogs: props.accessLogs,
       providerLogGroup: props.providerLogGroup,
     });
     this.documentBucket = documents.bucket;
@@ -188,10 +192,9 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
         new iam.PolicyStatement({
           sid: 'ListTicketDocuments',
           actions: ['s3:ListBucket'],
-          // No s3:prefix condition: the bucket holds only the tickets, and the policy AWS documents
-          // for Knowledge Base roles has none — a connector listing without the prefix must not
-          // fail ingestion silently.
           resources: [this.documentBucket.bucketArn],
+          // The data source lists under its inclusion prefix only (tickets/).
+          conditions: { StringLike: { 's3:prefix': [`${ticketsKeyPrefix}*`] } },
         }),
         new iam.PolicyStatement({
           sid: 'ReadTicketDocuments',
@@ -285,9 +288,9 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
       // One ticket is one short document: keeping it whole makes each retrieval result one
       // distinct ticket with its own metadata, instead of fragments that compete for the top N.
       vectorIngestionConfiguration: { chunkingConfiguration: { chunkingStrategy: 'NONE' } },
-      // RETAIN: on stack deletion the vector store goes too, so deleting vectors one by one first
-      // only adds a failure mode.
-      dataDeletionPolicy: 'RETAIN',
+      // DELETE: a data source that goes (replaced, or removed) takes its vectors with it, so no
+      // chunk of a ticket outlives the source it came from.
+      dataDeletionPolicy: 'DELETE',
     });
     this.dataSourceId = dataSource.attrDataSourceId;
 

@@ -1,9 +1,8 @@
-import { Duration, type RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import {
@@ -20,7 +19,6 @@ import {
   cloudFront5xxErrorRate,
   cloudFrontMetricsRegion,
 } from './alarm-topic.js';
-import { ModelInvocationLogging } from './model-invocation-logging.js';
 
 /** The DynamoDB operations the API function and the retention sweeper call (SystemErrors). */
 const tableOperations = [
@@ -57,31 +55,18 @@ export interface OperationsMonitoringProps {
   readonly alarmEmail?: string;
   /** Alarm when the p90 time to first token stays above this many milliseconds. @default 15000 */
   readonly ttftAlarmMs?: number;
-  /**
-   * Turn on Bedrock model invocation logging (prompts and completions) to a log group of this
-   * stack. Account- and region-wide: it replaces any configuration already set there.
-   * @default false
-   */
-  readonly modelInvocationLogging?: boolean;
-  /** Retention of the model invocation log group. @default logs.RetentionDays.ONE_MONTH */
-  readonly logRetention?: logs.RetentionDays;
-  /** @default RemovalPolicy.RETAIN */
-  readonly logRemovalPolicy?: RemovalPolicy;
 }
 
 /**
  * Operations monitoring: one SNS topic every alarm notifies, the alarms (API function, CloudFront,
  * Bedrock through the chat metrics, DynamoDB, time to first token), one dashboard of the chat
- * metrics (functions/observability/metric-catalog.ts), and optional Bedrock model invocation
- * logging.
+ * metrics (functions/observability/metric-catalog.ts).
  */
 export class OperationsMonitoring extends Construct {
   readonly topic: sns.Topic;
   readonly dashboard: cloudwatch.Dashboard;
   /** Every alarm, by a short name (the construct id). */
   readonly alarms: Record<string, cloudwatch.Alarm> = {};
-  /** Present only with `modelInvocationLogging`. */
-  readonly modelInvocationLogGroup?: logs.LogGroup;
 
   private readonly alarmTopic: AlarmTopic;
 
@@ -226,13 +211,6 @@ export class OperationsMonitoring extends Construct {
     }
 
     this.dashboard = this.createDashboard(props, distribution5xx);
-
-    if (props.modelInvocationLogging) {
-      this.modelInvocationLogGroup = new ModelInvocationLogging(this, 'ModelInvocation', {
-        logRetention: props.logRetention,
-        logRemovalPolicy: props.logRemovalPolicy,
-      }).logGroup;
-    }
   }
 
   private addAlarm(id: string, options: AlarmOptions): void {

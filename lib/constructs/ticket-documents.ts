@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
@@ -11,6 +11,7 @@ import {
   ticketsKeyPrefix,
 } from '../deployed-stack-names.js';
 import { acknowledgeBucketDeploymentProvider } from '../nag-acknowledgements.js';
+import type { AccessLogBucket } from './access-log-bucket.js';
 import { hashTicketDocuments } from './hash-ticket-documents.js';
 
 /** `published/`: the published tickets' folder relative to {@link ticketsKeyPrefix}. */
@@ -23,6 +24,13 @@ export interface TicketDocumentsProps {
   readonly ticketsPath: string;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /** Where the bucket's server access logs go. @default not logged */
+  readonly accessLogs?: AccessLogBucket;
+  /**
+   * Days a deleted or overwritten ticket stays recoverable as a noncurrent version.
+   * @default 90
+   */
+  readonly noncurrentVersionDays?: number;
   /** Log group of the BucketDeployment provider. @default a CDK-managed group */
   readonly providerLogGroup?: logs.ILogGroup;
 }
@@ -59,8 +67,18 @@ export class TicketDocuments extends Construct {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
+      // A ticket deleted by a deploy's pruning, or overwritten by a publish, stays recoverable.
+      versioned: true,
+      lifecycleRules: [
+        {
+          id: 'ExpireOldTicketVersions',
+          noncurrentVersionExpiration: Duration.days(props.noncurrentVersionDays ?? 90),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
       removalPolicy,
       autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
+      ...props.accessLogs?.forBucket('ticket-documents'),
     });
     this.upload = new s3deploy.BucketDeployment(this, 'UploadTickets', {
       sources: [s3deploy.Source.asset(props.ticketsPath)],
@@ -80,13 +98,13 @@ export class TicketDocuments extends Construct {
       logGroup: props.providerLogGroup,
     });
     acknowledgeBucketDeploymentProvider(this, this.bucket);
-    Validations.of(this.bucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        "Holds copies of the repository's ticket documents, written by the deployment, and " +
-        'the tickets editors publish (tickets/published/, written by the API function; each ' +
-        'names its source and author hash in its metadata); read only by Bedrock. Enable ' +
-        'CloudTrail S3 data events if object access must be audited.',
-    });
+    if (!props.accessLogs) {
+      Validations.of(this.bucket).acknowledge({
+        id: 'AwsSolutions-S1',
+        reason:
+          'accessLogs is off for this deployment (it is on by default); CloudTrail S3 data ' +
+          'events record object access where the company enables them (docs/deploy.md, Audit).',
+      });
+    }
   }
 }

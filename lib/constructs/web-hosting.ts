@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Aws, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -15,6 +16,7 @@ import {
   REFERRER_POLICY,
   STRICT_TRANSPORT_SECURITY,
 } from '../security-headers.js';
+import { type AccessLogBucket, accessLogPrefixes } from './access-log-bucket.js';
 
 /** The Cognito settings the web app reads from `/config.json`. */
 export interface WebAuthSettings {
@@ -43,6 +45,17 @@ export interface WebHostingProps {
    * @default no WAF
    */
   readonly webAclArn?: string;
+  /**
+   * The site's own name and its ACM certificate (us-east-1), served with TLSv1.2_2021 as the
+   * minimum protocol.
+   * @default the distribution's `*.cloudfront.net` name
+   */
+  readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
+  /**
+   * Where CloudFront standard logs and the assets bucket's server access logs go.
+   * @default no access logs
+   */
+  readonly accessLogs?: AccessLogBucket;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
   /**
@@ -80,6 +93,7 @@ export class WebHosting extends Construct {
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy,
       autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
+      ...props.accessLogs?.forBucket('web-assets'),
     });
 
     const cognitoIdp = `https://cognito-idp.${stack.region}.amazonaws.com`;
@@ -134,6 +148,24 @@ export class WebHosting extends Construct {
       defaultRootObject: 'index.html',
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       webAclId: props.webAclArn,
+      ...(props.customDomain
+        ? {
+            domainNames: [props.customDomain.domainName],
+            certificate: acm.Certificate.fromCertificateArn(
+              this,
+              'Certificate',
+              props.customDomain.certificateArn,
+            ),
+            minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {}),
+      ...(props.accessLogs
+        ? {
+            enableLogging: true,
+            logBucket: props.accessLogs.bucket,
+            logFilePrefix: accessLogPrefixes.cloudFront,
+          }
+        : {}),
       defaultBehavior: {
         origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket, {
           originAccessControl: new cloudfront.S3OriginAccessControl(this, 'WebOriginAccess', {
@@ -173,7 +205,7 @@ export class WebHosting extends Construct {
     // CDK 2.276 grants CloudFront both lambda:InvokeFunctionUrl and lambda:InvokeFunction
     // (invokedViaFunctionUrl) for the origin; function URLs created since October 2025 need both.
     // test/cdk asserts the two permissions, so an upgrade that drops one fails the build.
-    this.siteUrl = `https://${this.distribution.distributionDomainName}/`;
+    this.siteUrl = `https://${props.customDomain?.domainName ?? this.distribution.distributionDomainName}/`;
 
     new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [
@@ -203,17 +235,21 @@ export class WebHosting extends Construct {
     });
     acknowledgeBucketDeploymentProvider(this, this.bucket);
 
-    Validations.of(this.bucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        'Holds only the public build of the web app, served through CloudFront; object ' +
-        'access logs would record nothing but CloudFront itself.',
-    });
+    if (!props.accessLogs) {
+      Validations.of(this.bucket).acknowledge({
+        id: 'AwsSolutions-S1',
+        reason:
+          'accessLogs is off for this deployment. The bucket holds only the public build of the ' +
+          'web app, read by CloudFront alone.',
+      });
+    }
     Validations.of(this.distribution).acknowledge(
       ...[
         {
           id: 'AwsSolutions-CFR1',
-          reason: 'Staff work from several countries; access is controlled by Cognito sign-in.',
+          reason:
+            'Staff work from several countries; a corporate network restriction is the WAF ' +
+            'allow list (wafAllowedIpRanges), which works on addresses rather than countries.',
         },
         ...(props.webAclArn
           ? []
@@ -221,22 +257,30 @@ export class WebHosting extends Construct {
               {
                 id: 'AwsSolutions-CFR2',
                 reason:
-                  'WAF is optional (enableWaf, ≈$6/month + requests); every API call needs a valid ' +
-                  'Cognito token and an IAM-signed origin request.',
+                  'enableWaf is off for this deployment (it is on by default); every API call still ' +
+                  'needs a valid Cognito token and an IAM-signed origin request.',
               },
             ]),
-        {
-          id: 'AwsSolutions-CFR3',
-          reason:
-            'Standard access logs need a log bucket with ACLs; the function logs every API call ' +
-            'to CloudWatch, and the static assets are not sensitive.',
-        },
-        {
-          id: 'AwsSolutions-CFR4',
-          reason:
-            'The default *.cloudfront.net certificate cannot pin a minimum TLS version; attach a ' +
-            'custom domain and certificate (TLSv1.2_2021) for production use.',
-        },
+        ...(props.accessLogs
+          ? []
+          : [
+              {
+                id: 'AwsSolutions-CFR3',
+                reason:
+                  'accessLogs is off for this deployment (it is on by default); the function ' +
+                  'still logs every API call to CloudWatch.',
+              },
+            ]),
+        ...(props.customDomain
+          ? []
+          : [
+              {
+                id: 'AwsSolutions-CFR4',
+                reason:
+                  'No custom domain: the default *.cloudfront.net certificate cannot pin a minimum ' +
+                  'TLS version. Set domainName and certificateArn for TLSv1.2_2021.',
+              },
+            ]),
       ],
     );
   }

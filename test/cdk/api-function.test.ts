@@ -16,7 +16,7 @@ import {
   type SynthesizedServiceDesk,
   synthesizeServiceDesk,
 } from './synthesize.js';
-import { logicalIdOf } from './template-queries.js';
+import { logicalIdOf, userPoolClientIdOf } from './template-queries.js';
 
 // One concern of the default stack per file; each file synthesizes it once.
 describe('ServiceDeskStack (default config): API function', () => {
@@ -83,7 +83,17 @@ describe('ServiceDeskStack (default config): API function', () => {
             MODEL_ID: synthesized.config.modelId,
             AUTH_MODE: 'cognito',
             COGNITO_USER_POOL_ID: { Ref: logicalIdOf(template, 'AWS::Cognito::UserPool') },
-            COGNITO_CLIENT_ID: { Ref: logicalIdOf(template, 'AWS::Cognito::UserPoolClient') },
+            // The staff's web client and the acceptance suite's.
+            COGNITO_CLIENT_ID: {
+              'Fn::Join': [
+                '',
+                [
+                  { Ref: userPoolClientIdOf(template, 'web') },
+                  ',',
+                  { Ref: userPoolClientIdOf(template, 'acceptance-tests') },
+                ],
+              ],
+            },
             RETENTION_DAYS: '90',
             NUMBER_OF_RESULTS: '8',
             // No padding until the acceptance suite shows the front end holds writes back.

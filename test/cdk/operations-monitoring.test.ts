@@ -351,11 +351,12 @@ describe('ServiceDeskStack (default config): operations monitoring', () => {
         renderArn(resource.Properties.Create).includes('ModelInvocationLogging'),
       ),
     ).toEqual([]);
-    const monitoringIds = [
+    const loggingIds = [
+      ...Object.keys(template.findResources('AWS::S3::Bucket')),
       ...Object.keys(template.findResources('AWS::Logs::LogGroup')),
       ...Object.keys(template.findResources('AWS::IAM::Role')),
-    ].filter((id) => id.startsWith('MonitoringModelInvocation'));
-    expect(monitoringIds).toEqual([]);
+    ].filter((id) => id.includes('ModelInvocation'));
+    expect(loggingIds).toEqual([]);
   });
 });
 
@@ -369,7 +370,7 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
     synthesized = synthesizeServiceDesk({
       alarmEmail: 'ops@example.com',
       ttftAlarmMs: '20000',
-      modelInvocationLogging: 'true',
+      modelInvocationLogging: 'replace-account-setting',
       tracing: 'true',
       region: 'eu-west-1',
       // The KB-less variant, so the AwsCustomResource provider exists only for the logging call.
@@ -415,38 +416,40 @@ describe('ServiceDeskStack in eu-west-1 (alarmEmail, ttftAlarmMs, modelInvocatio
     expect(alarm(template, 'TimeToFirstToken').Threshold).toBe(20_000);
   });
 
-  it('points Bedrock model invocation logging at its own log group, and removes it on delete', () => {
+  it('points Bedrock model invocation logging at its own bucket under a rotating key of its own, and leaves the setting on delete', () => {
     const logging = sdkCallResource(template, 'PutModelInvocationLoggingConfiguration');
     const create = JSON.parse(renderArn(logging.Properties.Create));
     expect(create).toMatchObject({
       service: 'Bedrock',
       parameters: {
         loggingConfig: {
-          cloudWatchConfig: {
-            logGroupName: '<MonitoringModelInvocationLogs>',
-            roleArn: '<MonitoringModelInvocationLoggingRole.Arn>',
-          },
+          s3Config: { bucketName: '<MonitoringModelInvocationBucket>' },
           textDataDeliveryEnabled: true,
         },
       },
     });
-    expect(JSON.parse(renderArn(logging.Properties.Delete))).toMatchObject({
-      service: 'Bedrock',
-      action: 'DeleteModelInvocationLoggingConfiguration',
-    });
-    template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: {
-        Statement: [
-          Match.objectLike({
-            Principal: { Service: 'bedrock.amazonaws.com' },
-            Condition: {
-              StringEquals: { 'aws:SourceAccount': '123456789012' },
-              ArnLike: { 'aws:SourceArn': Match.anyValue() },
-            },
-          }),
-        ],
-      },
-    });
+    expect(logging.Properties.Delete).toBeUndefined();
+    // The logical id it had as a log-group setting, so an existing stack updates it in place
+    // (a replaced resource's Delete would run after the new one's Put).
+    const [loggingId] = Object.entries(template.findResources('Custom::AWS')).find(
+      ([, resource]) => resource === logging,
+    ) ?? [''];
+    expect(loggingId).toMatch(/^MonitoringModelInvocationLogging[0-9A-F]{8}$/);
+    const keys = Object.entries(template.findResources('AWS::KMS::Key')).filter(([id]) =>
+      id.startsWith('MonitoringModelInvocation'),
+    );
+    expect(keys).toHaveLength(1);
+    expect(keys[0]?.[1].Properties.EnableKeyRotation).toBe(true);
+    expect(keys[0]?.[1].Properties.KeyPolicy.Statement).toContainEqual(
+      expect.objectContaining({
+        Principal: { Service: 'bedrock.amazonaws.com' },
+        Action: 'kms:GenerateDataKey',
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': '123456789012' },
+          ArnLike: { 'aws:SourceArn': expect.anything() },
+        },
+      }),
+    );
   });
 
   it("has no ingestion log or alarm for a reused Knowledge Base (not this stack's to log)", () => {

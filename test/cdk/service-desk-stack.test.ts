@@ -1,4 +1,4 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stackOutputNames } from '../../lib/deployed-stack-names.js';
 import {
@@ -89,13 +89,13 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
       });
     });
 
-    it('has a public SPA client: code flow, no secret, admin password auth for the integration test', () => {
+    it('has a public SPA client: code flow, no secret, SRP only (the integration test has its own client)', () => {
       template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
         GenerateSecret: false,
         AllowedOAuthFlows: ['code'],
         AllowedOAuthFlowsUserPoolClient: true,
         AllowedOAuthScopes: ['openid', 'email', 'profile'],
-        ExplicitAuthFlows: Match.arrayWith(['ALLOW_ADMIN_USER_PASSWORD_AUTH']),
+        ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
       });
     });
 

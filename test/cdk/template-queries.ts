@@ -46,3 +46,12 @@ export function logRetentionByFunction(template: Template): Record<string, numbe
   }
   return result;
 }
+
+/** The logical id of the Cognito client named `clientName` (`web`, `acceptance-tests`). */
+export function userPoolClientIdOf(template: Template, clientName: string): string {
+  const matches = Object.entries(template.findResources('AWS::Cognito::UserPoolClient')).filter(
+    ([, client]) => client.Properties.ClientName === clientName,
+  );
+  expect(matches, clientName).toHaveLength(1);
+  return (matches[0] as [string, CfnJson])[0];
+}

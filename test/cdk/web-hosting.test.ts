@@ -13,6 +13,7 @@ import {
   cachingDisabled,
   logicalIdOf,
   onlyResource,
+  userPoolClientIdOf,
 } from './template-queries.js';
 
 // One concern of the default stack per file; each file synthesizes it once.
@@ -183,7 +184,7 @@ describe('ServiceDeskStack (default config): web hosting', () => {
       expect(markers).toEqual(
         expect.arrayContaining([
           { Ref: logicalIdOf(template, 'AWS::Cognito::UserPool') },
-          { Ref: logicalIdOf(template, 'AWS::Cognito::UserPoolClient') },
+          { Ref: userPoolClientIdOf(template, 'web') },
           {
             'Fn::GetAtt': [logicalIdOf(template, 'AWS::CloudFront::Distribution'), 'DomainName'],
           },
@@ -195,7 +196,8 @@ describe('ServiceDeskStack (default config): web hosting', () => {
   describe('S3', () => {
     it('keeps every bucket private, encrypted and SSL-only', () => {
       const buckets = template.findResources('AWS::S3::Bucket');
-      expect(Object.keys(buckets)).toHaveLength(2);
+      // Web assets, ticket documents, access logs.
+      expect(Object.keys(buckets)).toHaveLength(3);
       for (const bucket of Object.values(buckets)) {
         expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
           BlockPublicAcls: true,
@@ -210,7 +212,7 @@ describe('ServiceDeskStack (default config): web hosting', () => {
         });
       }
       const policies = Object.values(template.findResources('AWS::S3::BucketPolicy'));
-      expect(policies).toHaveLength(2);
+      expect(policies).toHaveLength(3);
       for (const policy of policies) {
         expect(policy.Properties.PolicyDocument.Statement).toEqual(
           expect.arrayContaining([

@@ -18,7 +18,10 @@ async function createManager(config: CognitoConfig) {
     post_logout_redirect_uri: config.logoutUri,
     response_type: 'code',
     scope: 'openid email profile',
-    userStore: new WebStorageStateStore({ store: window.localStorage }),
+    // The tab's sessionStorage: tokens (the 12-hour refresh token included) end with the tab
+    // instead of staying on the device, and no other tab's script shares them. A new tab signs
+    // in again through the hosted UI's session cookie, without a password while it lasts.
+    userStore: new WebStorageStateStore({ store: window.sessionStorage }),
     automaticSilentRenew: true,
   });
 }
