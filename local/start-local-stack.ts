@@ -110,7 +110,7 @@ export interface LocalServices {
  * Everything of the local stack but the function: DynamoDB Local (or the configured endpoint)
  * with its tables, the local S3 and Bedrock endpoints, and the function's environment pointing
  * at them. `startLocalStack` runs the bundled handler on top; the in-process API tests call the
- * API with the same environment (test/support/start-in-process-stack.ts).
+ * API with the same environment (`startInProcessApi` in test/support/in-process-api.ts).
  */
 export async function startLocalServices(
   options: Omit<

@@ -1,9 +1,12 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import {
   type CustomResourceEvent,
   createSignedCollectionRequest,
   createVectorIndexResourceHandler,
 } from './vector-index-resource.js';
+
+const logger = new Logger({ serviceName: 'service-desk-opensearch-index' });
 
 /**
  * Lambda entry of `Custom::OpenSearchVectorIndex` (lib/constructs/opensearch-vector-store.ts):
@@ -21,13 +24,12 @@ export const handler = async (event: CustomResourceEvent, context: Context): Pro
   const handle = createVectorIndexResourceHandler({
     request,
     remainingMs: () => context.getRemainingTimeInMillis(),
+    log: (message) => logger.info(message),
   });
-  console.log(
-    JSON.stringify({
-      requestType: event.RequestType,
-      indexName: event.ResourceProperties.IndexName,
-      physicalResourceId: event.PhysicalResourceId,
-    }),
-  );
+  logger.info('vector index custom resource', {
+    requestType: event.RequestType,
+    indexName: event.ResourceProperties.IndexName,
+    physicalResourceId: event.PhysicalResourceId,
+  });
   await handle(event);
 };

@@ -62,8 +62,8 @@ export interface VectorIndexResourceOptions {
   readonly requiredSuccesses?: number;
   /** Delay between probes. @default 5_000 */
   readonly probeIntervalMs?: number;
-  /** One line per attempt, for the provider's log group. @default console.log */
-  readonly log?: (message: string) => void;
+  /** One line per attempt, for the provider's log group (the handler's Powertools Logger). */
+  readonly log: (message: string) => void;
 }
 
 /** Raised when the collection answers with something retrying will not fix. */
@@ -76,7 +76,7 @@ export class VectorIndexError extends Error {
 
 /** The handler of the custom resource, with its HTTP calls and clock passed in. */
 export function createVectorIndexResourceHandler(options: VectorIndexResourceOptions) {
-  const log = options.log ?? ((message: string) => console.log(message));
+  const { log } = options;
   const reserveMs = options.reserveMs ?? 15_000;
   const timeLeft = () => options.remainingMs() - reserveMs;
 

@@ -1,3 +1,4 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
@@ -13,6 +14,7 @@ const environment = z
   })
   .parse(process.env);
 
+const logger = new Logger({ serviceName: 'service-desk-retention' });
 const client = new DynamoDBClient({ endpoint: environment.DYNAMODB_ENDPOINT });
 const insights =
   environment.INSIGHTS_TABLE &&
@@ -31,5 +33,6 @@ const insights =
 export const handler = createExpiredConversationSweeper({
   client,
   turnsTable: environment.TURNS_TABLE,
+  log: { error: (message, fields) => logger.error(message, { ...fields }) },
   ...(insights ? { insights } : {}),
 });

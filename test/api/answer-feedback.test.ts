@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsNamed } from '../support/chat-client.js';
-import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
+import { type InProcessApiOnLocalServices, startInProcessApi } from '../support/in-process-api.js';
 
 /**
  * `POST /api/conversations/{id}/turns/{seq}/feedback` through the API in process on DynamoDB Local
@@ -8,9 +8,9 @@ import { type InProcessStack, startInProcessStack } from '../support/start-in-pr
  * the version bump that keeps caches honest, and owner isolation.
  */
 
-let stack: InProcessStack;
+let stack: InProcessApiOnLocalServices;
 beforeAll(async () => {
-  stack = await startInProcessStack();
+  stack = await startInProcessApi({ store: 'dynamodb' });
 });
 afterAll(() => stack?.stop());
 
@@ -28,7 +28,7 @@ interface Detail {
 }
 
 async function answeredConversation(user: string, message: string) {
-  const response = await stack.postChat({ message }, { user });
+  const response = await postChat(stack.api, { message }, { user });
   const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
   const detail = await readDetail(user, conversationId);
   const answer = detail.turns.find((turn) => turn.role === 'assistant');
@@ -37,7 +37,7 @@ async function answeredConversation(user: string, message: string) {
 }
 
 async function readDetail(user: string, conversationId: string): Promise<Detail> {
-  return (await stack.fetchConversation(conversationId, user)) as Detail;
+  return (await fetchConversation(stack.api, conversationId, user)) as Detail;
 }
 
 const feedbackPath = (conversationId: string, seq: number) =>
@@ -56,7 +56,8 @@ describe('feedback on an answer', () => {
     const cited = answer.result?.results?.map((ticket) => ticket.issue_id) ?? [];
     expect(cited.length).toBeGreaterThan(0);
 
-    const first = await stack.call(
+    const first = await callApi(
+      stack.api,
       'POST',
       feedbackPath(conversationId, answer.seq),
       { rating: 'up', helpfulTicketIds: [cited[0]] },
@@ -77,7 +78,8 @@ describe('feedback on an answer', () => {
       updatedAt: expect.any(String),
     });
 
-    const second = await stack.call(
+    const second = await callApi(
+      stack.api,
       'POST',
       feedbackPath(conversationId, answer.seq),
       { rating: 'down', reason: 'incomplete', comment: '  手順が一つ足りない  ' },
@@ -106,7 +108,7 @@ describe('feedback on an answer', () => {
       'VPNに接続できません。エラー809が出ます',
     );
     const post = (seq: number, body: unknown) =>
-      stack.call('POST', feedbackPath(conversationId, seq), body, { user });
+      callApi(stack.api, 'POST', feedbackPath(conversationId, seq), body, { user });
 
     const uncited = await post(answer.seq, { rating: 'up', helpfulTicketIds: ['99999999'] });
     expect([uncited.status, errorCodeOf(uncited.json)]).toEqual([400, 'ticket_not_cited']);
@@ -143,21 +145,24 @@ describe('feedback on an answer', () => {
       'feedback-owner',
       'Teamsの会議で相手の声が聞こえない',
     );
-    const foreign = await stack.call(
+    const foreign = await callApi(
+      stack.api,
       'POST',
       feedbackPath(conversationId, answer.seq),
       { rating: 'down', reason: 'wrong' },
       { user: 'feedback-stranger' },
     );
     expect(foreign.status).toBe(404);
-    const zeroSeq = await stack.call(
+    const zeroSeq = await callApi(
+      stack.api,
       'POST',
       feedbackPath(conversationId, 0),
       { rating: 'up' },
       { user: 'feedback-owner' },
     );
     expect(zeroSeq.status).toBe(404);
-    const wrongMethod = await stack.call(
+    const wrongMethod = await callApi(
+      stack.api,
       'GET',
       feedbackPath(conversationId, answer.seq),
       undefined,

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
 // A page loaded while an answer is being generated (a reload, another tab) learns it from
 // `GET /api/conversations/{id}` (`answering`): the API in process with the DynamoDB store, whose
 // marker carries the generation lease that `answering` reports.
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({ store: 'dynamodb' });
+  chat = await startInProcessApi({ store: 'dynamodb' });
 });
 afterAll(() => chat?.stop());
 

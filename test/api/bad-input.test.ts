@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodySchema } from '../../functions/contract/errors.js';
-import { type ChatResponse, eventsNamed } from '../support/chat-client.js';
+import { type ChatResponse, callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessApiOnLocalServices, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
-import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
 
 // Every refusal is the API's own rule (routing, body parsing, validation, identity, ownership),
 // so the API runs in process on DynamoDB Local and the local Bedrock endpoint: no runtime client,
-// no Function URL front (test/support/start-in-process-stack.ts, ADR 0016).
+// no Function URL front (`startInProcessApi` on the local stack's services, ADR 0016).
 
-let stack: InProcessStack;
+let stack: InProcessApiOnLocalServices;
 beforeAll(async () => {
-  stack = await startInProcessStack();
+  stack = await startInProcessApi({ store: 'dynamodb' });
 });
 afterAll(() => stack?.stop());
 
@@ -18,7 +18,7 @@ const encodeCursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toSt
 
 const conversationsOf = async (user: string) =>
   (
-    (await stack.call('GET', '/api/conversations', undefined, { user })).json as {
+    (await callApi(stack.api, 'GET', '/api/conversations', undefined, { user })).json as {
       items: unknown[];
     }
   ).items;
@@ -35,7 +35,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['a body over 64 KiB', 413, { message: 'hi', clientMessageId: 'x'.repeat(70_000) }],
   ])('%s → %i', async (_name, status, body) => {
     const user = `bad-${status}-${Math.random().toString(36).slice(2, 8)}`;
-    const response = await stack.postChat(body, { user });
+    const response = await postChat(stack.api, body, { user });
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toContain('application/json');
     expect(response.json).toMatchObject({
@@ -63,7 +63,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
   ])('refuses a message with %s (400 %s) without calling the model', async (_name, code, body) => {
     const user = `text-${Math.random().toString(36).slice(2, 8)}`;
     const calls = stack.bedrock.converseRequests.length;
-    const response = await stack.postChat(body, { user });
+    const response = await postChat(stack.api, body, { user });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({
       error: { code, message: expect.stringMatching(/^message: /), field: 'message' },
@@ -81,22 +81,26 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['a DEL', 'invalid_text', 'Printer\u007f'],
   ])('refuses a title with %s (400 %s) and keeps the old one', async (_name, code, title) => {
     const user = `title-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await stack.postChat({ message: 'プリンターが印刷できない' }, { user });
+    const created = await postChat(stack.api, { message: 'プリンターが印刷できない' }, { user });
     const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
     const path = `/api/conversations/${conversationId}`;
-    const before = await stack.call('GET', path, undefined, { user });
-    const response = await stack.call('PATCH', path, { title }, { user });
+    const before = await callApi(stack.api, 'GET', path, undefined, { user });
+    const response = await callApi(stack.api, 'PATCH', path, { title }, { user });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({
       error: { code, message: expect.stringMatching(/^title: /), field: 'title' },
     });
-    const after = await stack.call('GET', path, undefined, { user });
+    const after = await callApi(stack.api, 'GET', path, undefined, { user });
     expect(after.json).toEqual(before.json);
   });
 
   it('still accepts text with emoji (surrogate pairs) and joiners between visible characters', async () => {
     const user = `emoji-${Math.random().toString(36).slice(2, 8)}`;
-    const response = await stack.postChat({ message: '👩\u200d💻 のPCが起動しない' }, { user });
+    const response = await postChat(
+      stack.api,
+      { message: '👩\u200d💻 のPCが起動しない' },
+      { user },
+    );
     expect(response.status).toBe(200);
     expect(await conversationsOf(user)).toHaveLength(1);
   });
@@ -119,7 +123,8 @@ describe('bad input is refused before the first byte and writes nothing', () => 
       }),
     ],
   ])('answers 400 for a list cursor that is %s', async (_name, cursor) => {
-    const response = await stack.call(
+    const response = await callApi(
+      stack.api,
       'GET',
       `/api/conversations?cursor=${encodeURIComponent(cursor)}`,
       undefined,
@@ -137,7 +142,7 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['no content type', undefined],
   ])('answers 415 to a chat body sent as %s and writes nothing', async (_name, contentType) => {
     const user = `ctype-${Math.random().toString(36).slice(2, 8)}`;
-    const response = await stack.postChat(JSON.stringify({ message: 'hi' }), {
+    const response = await postChat(stack.api, JSON.stringify({ message: 'hi' }), {
       user,
       // An undefined header is left out of the event: no content type at all.
       headers: { 'content-type': contentType as string },
@@ -154,15 +159,15 @@ describe('bad input is refused before the first byte and writes nothing', () => 
 
   it('answers 415 to a rename sent as text/plain and keeps the title', async () => {
     const user = `ctype-rename-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await stack.postChat({ message: 'VPNにつながらない' }, { user });
+    const created = await postChat(stack.api, { message: 'VPNにつながらない' }, { user });
     const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
     const path = `/api/conversations/${conversationId}`;
-    const response = await stack.call('PATCH', path, JSON.stringify({ title: 'pwned' }), {
+    const response = await callApi(stack.api, 'PATCH', path, JSON.stringify({ title: 'pwned' }), {
       user,
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
     });
     expect(response.status).toBe(415);
-    const after = await stack.call('GET', path, undefined, { user });
+    const after = await callApi(stack.api, 'GET', path, undefined, { user });
     expect((after.json as { title: string }).title).toBe('VPNにつながらない');
   });
 
@@ -178,7 +183,8 @@ describe('bad input is refused before the first byte and writes nothing', () => 
       ),
     );
     let stop: ChatResponse | undefined;
-    const chat = await stack.postChat(
+    const chat = await postChat(
+      stack.api,
       { message: 'VPNにつながらない' },
       {
         user,
@@ -188,7 +194,8 @@ describe('bad input is refused before the first byte and writes nothing', () => 
             conversationId: string;
             userSeq: number;
           };
-          stop = await stack.call(
+          stop = await callApi(
+            stack.api,
             'POST',
             `/api/conversations/${conversationId}/stop`,
             JSON.stringify({ userSeq }),
@@ -214,12 +221,18 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     ['a turn not stored yet', 404, 'turn_not_found', { userSeq: 3 }],
   ])('refuses a stop with %s (%i %s)', async (_name, status, code, body) => {
     const user = `bad-stop-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await stack.postChat({ message: 'プリンターが動かない' }, { user });
+    const created = await postChat(stack.api, { message: 'プリンターが動かない' }, { user });
     const { conversationId } = eventsNamed(created, 'meta')[0] as { conversationId: string };
-    const response = await stack.call('POST', `/api/conversations/${conversationId}/stop`, body, {
-      user,
-      headers: { 'content-type': 'application/json' },
-    });
+    const response = await callApi(
+      stack.api,
+      'POST',
+      `/api/conversations/${conversationId}/stop`,
+      body,
+      {
+        user,
+        headers: { 'content-type': 'application/json' },
+      },
+    );
     expect(response.status).toBe(status);
     expect(response.json).toMatchObject({ error: { code, message: expect.any(String) } });
   });
@@ -229,7 +242,8 @@ describe('bad input is refused before the first byte and writes nothing', () => 
     'application/json; charset=utf-8',
     'Application/JSON;Charset=UTF-8',
   ])('accepts a chat body sent as %s', async (contentType) => {
-    const response = await stack.postChat(
+    const response = await postChat(
+      stack.api,
       { message: 'VPNにつながらない' },
       { user: 'ctype-ok', headers: { 'content-type': contentType } },
     );
@@ -237,7 +251,8 @@ describe('bad input is refused before the first byte and writes nothing', () => 
   });
 
   it('answers 404 for a conversation that does not exist', async () => {
-    const response = await stack.postChat(
+    const response = await postChat(
+      stack.api,
       { conversationId: '01JZZZZZZZZZZZZZZZZZZZZZZZ', message: 'hi' },
       { user: 'nobody' },
     );
@@ -248,33 +263,53 @@ describe('bad input is refused before the first byte and writes nothing', () => 
   });
 
   it("answers 404 for another user's conversation and leaves it unchanged", async () => {
-    const owner = await stack.postChat({ message: 'プリンターが印刷できない' }, { user: 'alice' });
+    const owner = await postChat(
+      stack.api,
+      { message: 'プリンターが印刷できない' },
+      { user: 'alice' },
+    );
     const { conversationId } = eventsNamed(owner, 'meta')[0] as { conversationId: string };
-    const before = await stack.call('GET', `/api/conversations/${conversationId}`, undefined, {
-      user: 'alice',
-    });
+    const before = await callApi(
+      stack.api,
+      'GET',
+      `/api/conversations/${conversationId}`,
+      undefined,
+      {
+        user: 'alice',
+      },
+    );
 
-    const intruder = await stack.postChat({ conversationId, message: 'hi' }, { user: 'mallory' });
+    const intruder = await postChat(
+      stack.api,
+      { conversationId, message: 'hi' },
+      { user: 'mallory' },
+    );
     expect(intruder.status).toBe(404);
     expect(intruder.json).toEqual({
       error: { code: 'not_found', message: 'Conversation not found' },
     });
 
-    const after = await stack.call('GET', `/api/conversations/${conversationId}`, undefined, {
-      user: 'alice',
-    });
+    const after = await callApi(
+      stack.api,
+      'GET',
+      `/api/conversations/${conversationId}`,
+      undefined,
+      {
+        user: 'alice',
+      },
+    );
     expect(after.json).toEqual(before.json);
     expect(await conversationsOf('mallory')).toEqual([]);
   });
 
   it('rejects a malformed dev identity', async () => {
-    const response = await stack.postChat({ message: 'hi' }, { user: 'bad user/..' });
+    const response = await postChat(stack.api, { message: 'hi' }, { user: 'bad user/..' });
     expect(response.status).toBe(401);
   });
 
   it('answers 404 for unknown routes and 405 for wrong methods', async () => {
-    expect((await stack.call('GET', '/api/nope')).status).toBe(404);
-    expect((await stack.call('GET', '/api/chat')).status).toBe(405);
-    expect((await stack.call('PUT', '/api/conversations')).status).toBe(405);
+    expect((await callApi(stack.api, 'GET', '/api/nope')).status).toBe(404);
+    expect((await callApi(stack.api, 'GET', '/api/chat')).status).toBe(405);
+    expect((await callApi(stack.api, 'PUT', '/api/conversations')).status).toBe(405);
   });
 });

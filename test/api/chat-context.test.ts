@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRetrievalQuery } from '../../functions/chat/retrieval.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi();
+  chat = await startInProcessApi();
 });
 afterAll(() => chat?.stop());
 

@@ -7,13 +7,13 @@ import {
   type StopTarget,
   stopOnFirstToken,
 } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({ functionEnvironment: { HEARTBEAT_MS: '40' } });
+  chat = await startInProcessApi({ functionEnvironment: { HEARTBEAT_MS: '40' } });
 });
 afterAll(() => chat?.stop());
 

@@ -7,12 +7,12 @@ import {
   postChat,
   stopOnFirstToken,
 } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi();
+  chat = await startInProcessApi();
 });
 afterAll(() => chat?.stop());
 

@@ -6,7 +6,7 @@ import {
   fetchConversation,
   postChat,
 } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 
 /**
  * Regenerate and edit (ADR 0010) through the API in process: the function's wiring, the in-memory
@@ -14,9 +14,9 @@ import { type InProcessChatApi, startInProcessChatApi } from '../support/in-proc
  * the model got.
  */
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi();
+  chat = await startInProcessApi();
 });
 afterAll(() => chat?.stop());
 

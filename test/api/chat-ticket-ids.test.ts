@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RetrievedTicket, Retriever } from '../../functions/chat/ports.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
 const card = (issue_id: unknown) => ({ issue_id, subject: 's', summary: 'm', resolution: 'r' });
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
   // The grounding lines are the function logger's (INFO): the harness's default is SILENT.
-  chat = await startInProcessChatApi({
+  chat = await startInProcessApi({
     functionEnvironment: { LOG_LEVEL: 'INFO' },
     overrides: { retriever },
   });

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 import { leakingRetriever, openTicket as open } from './handlers/leaking-retriever.js';
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
   // The API with a retriever that ignores its filter and leaks a restricted ticket.
-  chat = await startInProcessChatApi({ overrides: { retriever: leakingRetriever } });
+  chat = await startInProcessApi({ overrides: { retriever: leakingRetriever } });
 });
 afterAll(() => chat?.stop());
 

@@ -1,7 +1,7 @@
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type ChatCallOptions, eventsNamed } from '../support/chat-client.js';
+import { type ChatCallOptions, callApi, eventsNamed } from '../support/chat-client.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
 import { createInProcessApi } from '../support/in-process-api.js';
@@ -64,7 +64,7 @@ afterAll(async () => {
 });
 
 const postChat = (body: unknown, options: ChatCallOptions) =>
-  api.call('POST', '/api/chat', body, options);
+  callApi(api, 'POST', '/api/chat', body, options);
 
 const withToken = (token: string) => ({ headers: { 'x-auth-token': token } });
 
@@ -95,7 +95,13 @@ describe('cloud mode identity', () => {
     const response = await postChat({ message: 'hi' }, options);
     expect(response.status).toBe(401);
     expect(response.json).toMatchObject({ error: { code: 'unauthorized' } });
-    const list = await api.call('GET', '/api/conversations', undefined, withToken(accessToken()));
+    const list = await callApi(
+      api,
+      'GET',
+      '/api/conversations',
+      undefined,
+      withToken(accessToken()),
+    );
     expect(list.json).toEqual({ items: [] });
   });
 
@@ -105,9 +111,16 @@ describe('cloud mode identity', () => {
     expect(response.status).toBe(200);
     expect(eventsNamed(response, 'meta')).toHaveLength(1);
     expect(response.events.at(-1)?.event).toBe('error');
-    const mine = await api.call('GET', '/api/conversations', undefined, withToken(accessToken()));
+    const mine = await callApi(
+      api,
+      'GET',
+      '/api/conversations',
+      undefined,
+      withToken(accessToken()),
+    );
     expect((mine.json as { items: unknown[] }).items).toHaveLength(1);
-    const theirs = await api.call(
+    const theirs = await callApi(
+      api,
       'GET',
       '/api/conversations',
       undefined,
@@ -121,16 +134,16 @@ describe('cloud mode roles', () => {
   it('makes a member of service-desk-leads a lead, and nobody else', async () => {
     const lead = withToken(accessToken({ 'cognito:groups': ['service-desk-leads'] }));
     const editor = withToken(accessToken({ 'cognito:groups': ['knowledge-editors'] }));
-    const me = await api.call('GET', '/api/me', undefined, lead);
+    const me = await callApi(api, 'GET', '/api/me', undefined, lead);
     expect(me.json).toMatchObject({ canViewInsights: true, canPublishKnowledge: false });
-    expect((await api.call('GET', '/api/insights', undefined, lead)).status).toBe(200);
+    expect((await callApi(api, 'GET', '/api/insights', undefined, lead)).status).toBe(200);
     for (const caller of [editor, withToken(accessToken())]) {
-      const refused = await api.call('GET', '/api/insights', undefined, caller);
+      const refused = await callApi(api, 'GET', '/api/insights', undefined, caller);
       expect(refused.status).toBe(403);
       expect((refused.json as { error: { code: string } }).error.code).toBe(
         'not_a_service_desk_lead',
       );
-      expect((await api.call('GET', '/api/me', undefined, caller)).json).toMatchObject({
+      expect((await callApi(api, 'GET', '/api/me', undefined, caller)).json).toMatchObject({
         canViewInsights: false,
       });
     }

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsNamed } from '../support/chat-client.js';
-import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
+import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessApiOnLocalServices, startInProcessApi } from '../support/in-process-api.js';
 
-let stack: InProcessStack;
+let stack: InProcessApiOnLocalServices;
 beforeAll(async () => {
-  stack = await startInProcessStack();
+  stack = await startInProcessApi({ store: 'dynamodb' });
 });
 afterAll(() => stack?.stop());
 
 async function newConversation(user: string, message: string): Promise<string> {
-  const response = await stack.postChat({ message }, { user });
+  const response = await postChat(stack.api, { message }, { user });
   return eventsNamed(response, 'meta')[0]?.conversationId as string;
 }
 
@@ -18,7 +18,7 @@ describe('conversation routes', () => {
     const user = 'lister';
     const older = await newConversation(user, 'VPNにつながらない');
     const newer = await newConversation(user, 'Teamsで音が出ない');
-    const first = await stack.call('GET', '/api/conversations?limit=1', undefined, {
+    const first = await callApi(stack.api, 'GET', '/api/conversations?limit=1', undefined, {
       user,
     });
     const page = first.json as {
@@ -28,7 +28,8 @@ describe('conversation routes', () => {
     expect(page.items.map((item) => item.conversationId)).toEqual([newer]);
     expect(page.items[0]?.title).toBe('Teamsで音が出ない');
     const cursor = encodeURIComponent(page.nextCursor ?? '');
-    const second = await stack.call(
+    const second = await callApi(
+      stack.api,
       'GET',
       `/api/conversations?limit=1&cursor=${cursor}`,
       undefined,
@@ -44,7 +45,7 @@ describe('conversation routes', () => {
   it('returns the turns with an ETag and answers 304 until the conversation changes', async () => {
     const user = 'etag';
     const id = await newConversation(user, 'プリンターが印刷できない');
-    const full = await stack.call('GET', `/api/conversations/${id}`, undefined, { user });
+    const full = await callApi(stack.api, 'GET', `/api/conversations/${id}`, undefined, { user });
     expect(full.status).toBe(200);
     const body = full.json as {
       version: number;
@@ -56,20 +57,21 @@ describe('conversation routes', () => {
     ]);
     const etag = full.headers.get('etag') ?? '';
     expect(etag).toBe(`"${body.version}"`);
-    const cached = await stack.call('GET', `/api/conversations/${id}`, undefined, {
+    const cached = await callApi(stack.api, 'GET', `/api/conversations/${id}`, undefined, {
       user,
       headers: { 'if-none-match': etag },
     });
     expect(cached.status).toBe(304);
 
-    const renamed = await stack.call(
+    const renamed = await callApi(
+      stack.api,
       'PATCH',
       `/api/conversations/${id}`,
       { title: 'プリンター（3F）' },
       { user },
     );
     expect(renamed.status).toBe(200);
-    const changed = await stack.call('GET', `/api/conversations/${id}`, undefined, {
+    const changed = await callApi(stack.api, 'GET', `/api/conversations/${id}`, undefined, {
       user,
       headers: { 'if-none-match': etag },
     });
@@ -80,12 +82,13 @@ describe('conversation routes', () => {
 
   it('returns the caller’s clientMessageId and stores the answer’s model id, so a reloaded page can retry and label offline answers', async () => {
     const user = 'reloader';
-    const chat = await stack.postChat(
+    const chat = await postChat(
+      stack.api,
       { message: 'Zoomの音が出ない', clientMessageId: 'client-message-0001' },
       { user },
     );
     const id = eventsNamed(chat, 'meta')[0]?.conversationId as string;
-    const detail = await stack.call('GET', `/api/conversations/${id}`, undefined, { user });
+    const detail = await callApi(stack.api, 'GET', `/api/conversations/${id}`, undefined, { user });
     const turns = (
       detail.json as { turns: { role: string; clientMessageId?: string; modelId?: string }[] }
     ).turns;
@@ -98,7 +101,8 @@ describe('conversation routes', () => {
 
   it('refuses an empty title', async () => {
     const id = await newConversation('renamer', 'Wi-Fiが遅い');
-    const response = await stack.call(
+    const response = await callApi(
+      stack.api,
       'PATCH',
       `/api/conversations/${id}`,
       { title: '  ' },
@@ -111,18 +115,18 @@ describe('conversation routes', () => {
     const user = 'deleter';
     const id = await newConversation(user, 'Outlookが起動しない');
     expect(
-      (await stack.call('DELETE', `/api/conversations/${id}`, undefined, { user })).status,
+      (await callApi(stack.api, 'DELETE', `/api/conversations/${id}`, undefined, { user })).status,
     ).toBe(204);
-    expect((await stack.call('GET', `/api/conversations/${id}`, undefined, { user })).status).toBe(
-      404,
-    );
-    const list = await stack.call('GET', '/api/conversations', undefined, { user });
+    expect(
+      (await callApi(stack.api, 'GET', `/api/conversations/${id}`, undefined, { user })).status,
+    ).toBe(404);
+    const list = await callApi(stack.api, 'GET', '/api/conversations', undefined, { user });
     expect((list.json as { items: unknown[] }).items).toEqual([]);
   });
 
   it('treats every route on another user’s conversation as not found and changes nothing', async () => {
     const id = await newConversation('owner', 'Boxにログインできない');
-    const before = await stack.call('GET', `/api/conversations/${id}`, undefined, {
+    const before = await callApi(stack.api, 'GET', `/api/conversations/${id}`, undefined, {
       user: 'owner',
     });
     for (const [method, path, body] of [
@@ -131,10 +135,10 @@ describe('conversation routes', () => {
       ['DELETE', `/api/conversations/${id}`, undefined],
       ['POST', `/api/conversations/${id}/stop`, { userSeq: 1 }],
     ] as const) {
-      const response = await stack.call(method, path, body, { user: 'intruder' });
+      const response = await callApi(stack.api, method, path, body, { user: 'intruder' });
       expect(response.status, `${method} ${path}`).toBe(404);
     }
-    const after = await stack.call('GET', `/api/conversations/${id}`, undefined, {
+    const after = await callApi(stack.api, 'GET', `/api/conversations/${id}`, undefined, {
       user: 'owner',
     });
     expect(after.json).toEqual(before.json);

@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsNamed } from '../support/chat-client.js';
-import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
+import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { type InProcessApiOnLocalServices, startInProcessApi } from '../support/in-process-api.js';
 
 // Sidebar search (`GET /api/conversations?q=`) through the API in process (ADR 0016): DynamoDB Local filters
 // the caller's own rows by title and message text.
 
-let stack: InProcessStack;
+let stack: InProcessApiOnLocalServices;
 beforeAll(async () => {
-  stack = await startInProcessStack();
+  stack = await startInProcessApi({ store: 'dynamodb' });
 });
 afterAll(() => stack?.stop());
 
 async function chat(user: string, message: string, conversationId?: string): Promise<string> {
-  const response = await stack.postChat(
+  const response = await postChat(
+    stack.api,
     { message, ...(conversationId ? { conversationId } : {}) },
     { user },
   );
@@ -20,7 +21,8 @@ async function chat(user: string, message: string, conversationId?: string): Pro
 }
 
 async function search(user: string, query: string, extra = '') {
-  const response = await stack.call(
+  const response = await callApi(
+    stack.api,
     'GET',
     `/api/conversations?q=${encodeURIComponent(query)}${extra}`,
     undefined,
@@ -84,7 +86,8 @@ describe('searching the sidebar', () => {
   });
 
   it('finds a conversation by its new title after a rename', async () => {
-    const renamed = await stack.call(
+    const renamed = await callApi(
+      stack.api,
       'PATCH',
       `/api/conversations/${ids.printer}`,
       { title: '3F 複合機の件' },

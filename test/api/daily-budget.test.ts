@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 
 // The spend guard (observability issue): a per-user daily token budget, enforced by a conditional
 // DynamoDB counter before anything is written or a model is called.
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
   // One answer of the offline responder uses a few thousand tokens: the second chat is over.
   // The function's own budget and store on DynamoDB Local: the counter's condition is the rule.
-  chat = await startInProcessChatApi({
+  chat = await startInProcessApi({
     store: 'dynamodb',
     functionEnvironment: { DAILY_TOKEN_BUDGET: '1000' },
   });

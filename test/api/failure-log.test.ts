@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 
 /** A budget counter that admits every chat and whose every later write fails. */
 const failingBudget: DailyBudget = {
@@ -37,9 +37,9 @@ async function logLinesOf(action: () => Promise<unknown>): Promise<Record<string
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({
+  chat = await startInProcessApi({
     functionEnvironment: { LOG_LEVEL: 'INFO', DAILY_TOKEN_BUDGET: '1000000' },
     overrides: { budget: failingBudget },
   });

@@ -4,15 +4,15 @@ import { DRAFT_TOOL_NAME } from '../../functions/contract/knowledge.js';
 import type { InsightsStore } from '../../functions/insights/ports.js';
 import { authorHash } from '../../functions/knowledge/ticket-document.js';
 import type { RecordedConverseRequest } from '../../local/bedrock/recorded-requests.js';
-import { eventsNamed, postChat } from '../support/chat-client.js';
+import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
 import { createInMemoryKnowledgeDocuments } from '../support/in-memory-knowledge-documents.js';
 import {
   createInProcessApi,
-  type InProcessChatApi,
-  startInProcessChatApi,
+  type InProcessApi,
+  startInProcessApi,
 } from '../support/in-process-api.js';
 
 /**
@@ -31,9 +31,9 @@ const insights = createInMemoryInsightsStore();
 const { documents, written } = createInMemoryKnowledgeDocuments();
 let nextIssueId = 900_500;
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({
+  chat = await startInProcessApi({
     // Every retrieval counts as weak, so every inquiry is a gap with its example.
     functionEnvironment: {
       INSIGHTS_GAP_SCORE: '1',
@@ -74,7 +74,8 @@ async function markSolved(
   answer: { conversationId: string; result: { seq: number } },
   helpfulTicketIds: string[],
 ) {
-  const response = await chat.api.call(
+  const response = await callApi(
+    chat.api,
     'POST',
     `/api/conversations/${answer.conversationId}/turns/${answer.result.seq}/feedback`,
     { rating: 'up', ...(helpfulTicketIds.length ? { helpfulTicketIds } : {}) },
@@ -85,7 +86,7 @@ async function markSolved(
 
 /** The lead's page, and the one gap that offers a draft. */
 async function draftableGap() {
-  const response = await chat.api.call('GET', '/api/insights', undefined, { user: LEAD });
+  const response = await callApi(chat.api, 'GET', '/api/insights', undefined, { user: LEAD });
   expect(response.status).toBe(200);
   const body = insightsSchema.parse(response.json);
   return { response, gaps: body.gaps.filter((gap) => gap.draftFrom !== undefined) };
@@ -152,7 +153,7 @@ describe('a knowledge draft from a gap example', () => {
     const leadBefore = budget.committed(lead, today());
     const staffBefore = budget.committed(staff, today());
     const { response, requests } = await withModelRequests(() =>
-      chat.api.call('POST', draftPath(exampleId), {}, { user: LEAD }),
+      callApi(chat.api, 'POST', draftPath(exampleId), {}, { user: LEAD }),
     );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
@@ -188,13 +189,15 @@ describe('a knowledge draft from a gap example', () => {
     const calls = chat.bedrock.converseRequests.length;
     for (const path of [draftPath(exampleId), publishPath(exampleId)]) {
       const body = path.endsWith('draft') ? {} : ticket;
-      const refused = await chat.api.call('POST', path, body, { user: STAFF });
+      const refused = await callApi(chat.api, 'POST', path, body, { user: STAFF });
       expect(refused.status, path).toBe(403);
       expect(errorOf(refused.json)?.code).toBe('not_a_service_desk_lead');
     }
-    const insightsRefusal = await chat.api.call('GET', '/api/insights', undefined, { user: STAFF });
+    const insightsRefusal = await callApi(chat.api, 'GET', '/api/insights', undefined, {
+      user: STAFF,
+    });
     expect(insightsRefusal.json).toEqual(
-      (await chat.api.call('POST', draftPath(exampleId), {}, { user: STAFF })).json,
+      (await callApi(chat.api, 'POST', draftPath(exampleId), {}, { user: STAFF })).json,
     );
     expect(chat.bedrock.converseRequests.length).toBe(calls);
   });
@@ -202,7 +205,7 @@ describe('a knowledge draft from a gap example', () => {
   it('answers 404 for an example that does not exist, is not a gap example or is no longer solved', async () => {
     const calls = chat.bedrock.converseRequests.length;
     const notFound = async (id: string) => {
-      const response = await chat.api.call('POST', draftPath(id), {}, { user: LEAD });
+      const response = await callApi(chat.api, 'POST', draftPath(id), {}, { user: LEAD });
       return [response.status, errorOf(response.json)?.code];
     };
     // Well-formed ids naming no example.
@@ -232,7 +235,8 @@ describe('a knowledge draft from a gap example', () => {
   });
 
   it('publishes the edited draft with the staff route’s checks, on the asker’s conversation, with the lead as author', async () => {
-    const withIds = await chat.api.call(
+    const withIds = await callApi(
+      chat.api,
       'POST',
       publishPath(exampleId),
       { ...ticket, conversationId: solved.conversationId, inquiryId: solved.inquiryId },
@@ -240,7 +244,8 @@ describe('a knowledge draft from a gap example', () => {
     );
     // The example names the inquiry; a body naming one is refused, not obeyed.
     expect(withIds.status).toBe(400);
-    const badCategory = await chat.api.call(
+    const badCategory = await callApi(
+      chat.api,
       'POST',
       publishPath(exampleId),
       { ...ticket, resolution: [] },
@@ -250,7 +255,8 @@ describe('a knowledge draft from a gap example', () => {
     expect(errorOf(badCategory.json)?.field).toBe('resolution');
     expect(written.size).toBe(0);
 
-    const published = await chat.api.call(
+    const published = await callApi(
+      chat.api,
       'POST',
       publishPath(exampleId),
       { ...ticket, inquiry: `${ticket.inquiry} Reported by ${STAFF} to ${LEAD}.` },
@@ -278,7 +284,8 @@ describe('a knowledge draft from a gap example', () => {
     expect(everything).not.toContain(LEAD);
 
     // Recorded on the asker's conversation: staff see "published as #N" under their inquiry.
-    const detail = await chat.api.call(
+    const detail = await callApi(
+      chat.api,
       'GET',
       `/api/conversations/${solved.conversationId}`,
       undefined,
@@ -299,7 +306,7 @@ describe('a knowledge draft from a gap example', () => {
       [publishPath(exampleId), ticket],
       [draftPath(exampleId), {}],
     ] as const) {
-      const again = await chat.api.call('POST', path, body, { user: LEAD });
+      const again = await callApi(chat.api, 'POST', path, body, { user: LEAD });
       expect(again.status, path).toBe(409);
       expect(errorOf(again.json)).toMatchObject({ code: 'already_published', issueId });
     }
@@ -313,14 +320,15 @@ describe('a knowledge draft from a gap example', () => {
     // The id the page offers for the newly solved example.
     const otherId = offered.find((id) => !offeredBefore.includes(id)) ?? '';
     expect(otherId).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    const removed = await chat.api.call(
+    const removed = await callApi(
+      chat.api,
       'DELETE',
       `/api/conversations/${other.conversationId}`,
       undefined,
       { user: STAFF },
     );
     expect(removed.status).toBe(204);
-    const response = await chat.api.call('POST', draftPath(otherId), {}, { user: LEAD });
+    const response = await callApi(chat.api, 'POST', draftPath(otherId), {}, { user: LEAD });
     expect(response.status).toBe(404);
     expect((await draftableGap()).gaps.map((gap) => gap.draftFrom?.exampleId)).not.toContain(
       otherId,
@@ -348,7 +356,7 @@ describe('a lead who is not a knowledge editor', () => {
       [draftPath(id), {}],
       [publishPath(id), ticket],
     ] as const) {
-      const refused = await api.call('POST', path, body, { user: LEAD });
+      const refused = await callApi(api, 'POST', path, body, { user: LEAD });
       expect(refused.status, path).toBe(403);
       expect(errorOf(refused.json)?.code).toBe('not_a_knowledge_editor');
     }

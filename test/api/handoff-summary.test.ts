@@ -5,9 +5,9 @@ import {
   handoffSummaryText,
 } from '../../functions/contract/handoff.js';
 import type { RecordedConverseRequest } from '../../local/bedrock/recorded-requests.js';
-import { type ChatResponse, eventsNamed, postChat } from '../support/chat-client.js';
+import { type ChatResponse, callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
 /**
@@ -18,9 +18,9 @@ import { scriptedAnswer } from '../support/scripted-answer.js';
 
 const DAILY_LIMIT = 5_000_000;
 const budget = createInMemoryDailyBudget();
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({
+  chat = await startInProcessApi({
     functionEnvironment: { DAILY_TOKEN_BUDGET: String(DAILY_LIMIT) },
     overrides: { budget: budget.budget },
   });
@@ -44,7 +44,7 @@ async function handoff(
   body: unknown = {},
 ) {
   const before = chat.bedrock.converseRequests.length;
-  const response = await chat.api.call('POST', handoffPath(conversationId, inquiryId), body, {
+  const response = await callApi(chat.api, 'POST', handoffPath(conversationId, inquiryId), body, {
     user,
   });
   const requests = chat.bedrock.converseRequests.slice(before);
@@ -292,7 +292,7 @@ describe('the hand-off summary', () => {
       options: { user?: string; headers?: Record<string, string> } = {},
       at = path,
     ) => {
-      const response = await chat.api.call('POST', at, body, { user, ...options });
+      const response = await callApi(chat.api, 'POST', at, body, { user, ...options });
       return [response.status, response.json];
     };
     expect(await refusal({ language: 'fr' })).toEqual([

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsSchema } from '../../functions/contract/insights.js';
 import type { InsightsStore } from '../../functions/insights/ports.js';
-import { eventsNamed, postChat } from '../support/chat-client.js';
+import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 
 /**
  * The insights aggregates recorded where events happen (ADR 0022), through the API in process
@@ -14,9 +14,9 @@ import { type InProcessChatApi, startInProcessChatApi } from '../support/in-proc
 
 const insights = createInMemoryInsightsStore();
 const scope = { tenantId: 'local' };
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({ overrides: { insights } });
+  chat = await startInProcessApi({ overrides: { insights } });
 });
 afterAll(() => chat?.stop());
 
@@ -38,7 +38,8 @@ const draftCall = (
   rest: '' | '/refine' | '/actions',
   body: unknown,
 ) =>
-  chat.api.call(
+  callApi(
+    chat.api,
     method,
     `/api/conversations/${answer.conversationId}/turns/${answer.seq}/mail-draft${rest}`,
     body,
@@ -46,7 +47,7 @@ const draftCall = (
   );
 
 const feedback = (user: string, conversationId: string, seq: number, body: unknown) =>
-  chat.api.call('POST', `/api/conversations/${conversationId}/turns/${seq}/feedback`, body, {
+  callApi(chat.api, 'POST', `/api/conversations/${conversationId}/turns/${seq}/feedback`, body, {
     user,
   });
 
@@ -101,7 +102,7 @@ describe('insights recorded by the API', () => {
   it("counts what staff did with an answer's draft: accepted and changed once, every action, the rates on GET /api/insights", async () => {
     const user = 'insights-drafts';
     const replies = async () => {
-      const response = await chat.api.call('GET', '/api/insights?days=30', undefined, { user });
+      const response = await callApi(chat.api, 'GET', '/api/insights?days=30', undefined, { user });
       expect(response.status).toBe(200);
       return insightsSchema.parse(response.json).replies.totals;
     };
@@ -182,7 +183,8 @@ describe('insights recorded by the API', () => {
     expect(gapOf(body)?.byReason).toMatchObject({ weak_retrieval: 1, rated_down: 1 });
     expect(gapOf(body)?.count).toBe(countBefore);
 
-    const removed = await chat.api.call(
+    const removed = await callApi(
+      chat.api,
       'DELETE',
       `/api/conversations/${answer.conversationId}`,
       undefined,
@@ -203,9 +205,9 @@ describe('an insights store that fails', () => {
     recordFeedback: () => Promise.reject(new Error('the insights table is unavailable')),
     recordMailDraft: () => Promise.reject(new Error('the insights table is unavailable')),
   };
-  let broken: InProcessChatApi;
+  let broken: InProcessApi;
   beforeAll(async () => {
-    broken = await startInProcessChatApi({ overrides: { insights: failing } });
+    broken = await startInProcessApi({ overrides: { insights: failing } });
   });
   afterAll(() => broken?.stop());
 
@@ -213,14 +215,16 @@ describe('an insights store that fails', () => {
     const response = await postChat(broken.api, { message: 'VPNにつながらない' }, { user: 'b' });
     const result = eventsNamed(response, 'result')[0] as { conversationId: string; seq: number };
     expect(result).toBeDefined();
-    const rated = await broken.api.call(
+    const rated = await callApi(
+      broken.api,
       'POST',
       `/api/conversations/${result.conversationId}/turns/${result.seq}/feedback`,
       { rating: 'up' },
       { user: 'b' },
     );
     expect(rated.status).toBe(200);
-    const copied = await broken.api.call(
+    const copied = await callApi(
+      broken.api,
       'POST',
       `/api/conversations/${result.conversationId}/turns/${result.seq}/mail-draft/actions`,
       { action: 'copy' },

@@ -4,11 +4,14 @@ import { type Insights, insightsSchema } from '../../functions/contract/insights
 import { callerSchema } from '../../functions/contract/knowledge.js';
 import { createInsightsRoutes } from '../../functions/insights/insights-routes.js';
 import type { ChatInsight, InsightsStore, TicketCatalog } from '../../functions/insights/ports.js';
-import { eventsNamed } from '../support/chat-client.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
-import { createInProcessApi } from '../support/in-process-api.js';
-import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
+import {
+  createInProcessApi,
+  type InProcessApiOnLocalServices,
+  startInProcessApi,
+} from '../support/in-process-api.js';
 
 /**
  * `GET /api/insights` in process (ADR 0016): who may read it, which windows, how it is cached,
@@ -73,7 +76,7 @@ const gapChat = (conversationId: string, text: string, ownerHash: string): ChatI
 describe('GET /api/insights', () => {
   it('answers a lead with the window of figures, never stored by a cache', async () => {
     const api = apiWith();
-    const response = await api.call('GET', '/api/insights', undefined, { user: 'lead' });
+    const response = await callApi(api, 'GET', '/api/insights', undefined, { user: 'lead' });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('private, no-store');
     const body = insightsSchema.parse(response.json);
@@ -83,7 +86,7 @@ describe('GET /api/insights', () => {
     expect(body.activity.perDay.at(-1)?.day).toBe('2026-12-02');
     expect(body.examplesKept).toBe(true);
 
-    const ninety = await api.call('GET', '/api/insights?days=90', undefined, { user: 'lead' });
+    const ninety = await callApi(api, 'GET', '/api/insights?days=90', undefined, { user: 'lead' });
     expect(ninety.status).toBe(200);
     expect(insightsSchema.parse(ninety.json).activity.perDay).toHaveLength(90);
   });
@@ -98,7 +101,7 @@ describe('GET /api/insights', () => {
       { tenantId: 'another-tenant' },
       gapChat('01JCONVERSATION0000000002', 'よそのテナントの問い合わせ', 'ffff0000'),
     );
-    const response = await apiWith({}, insights).call('GET', '/api/insights', undefined, {
+    const response = await callApi(apiWith({}, insights), 'GET', '/api/insights', undefined, {
       user: 'lead',
     });
     const body = insightsSchema.parse(response.json);
@@ -117,7 +120,8 @@ describe('GET /api/insights', () => {
   });
 
   it('says when the deployment keeps no gap examples (INSIGHTS_EXAMPLES=false)', async () => {
-    const response = await apiWith({ INSIGHTS_EXAMPLES: 'false' }).call(
+    const response = await callApi(
+      apiWith({ INSIGHTS_EXAMPLES: 'false' }),
       'GET',
       '/api/insights',
       undefined,
@@ -139,9 +143,15 @@ describe('GET /api/insights', () => {
         return ['1003', '1002', '1001'];
       },
     };
-    const response = await apiWith({}, insights, catalog).call('GET', '/api/insights', undefined, {
-      user: 'lead',
-    });
+    const response = await callApi(
+      apiWith({}, insights, catalog),
+      'GET',
+      '/api/insights',
+      undefined,
+      {
+        user: 'lead',
+      },
+    );
     expect(insightsSchema.parse(response.json).helped.neverRetrieved).toEqual({
       count: 2,
       total: 3,
@@ -190,7 +200,7 @@ describe('GET /api/insights', () => {
     );
     const unlisted: TicketCatalog = { issueIds: async () => undefined };
     for (const api of [apiWith({}, insights), apiWith({}, insights, unlisted)]) {
-      const response = await api.call('GET', '/api/insights', undefined, { user: 'lead' });
+      const response = await callApi(api, 'GET', '/api/insights', undefined, { user: 'lead' });
       expect(response.status).toBe(200);
       expect(insightsSchema.parse(response.json).helped.neverRetrieved).toEqual({
         count: 0,
@@ -222,7 +232,7 @@ describe('GET /api/insights', () => {
         return withExtras as Insights;
       },
     };
-    const response = await apiWith({}, leaky).call('GET', '/api/insights', undefined, {
+    const response = await callApi(apiWith({}, leaky), 'GET', '/api/insights', undefined, {
       user: 'lead',
     });
     expect(response.status).toBe(200);
@@ -237,7 +247,7 @@ describe('GET /api/insights', () => {
     ['an empty value', '?days='],
     ['a fraction', '?days=30.5'],
   ])('refuses %s as the window with 400 naming days', async (_name, query) => {
-    const response = await apiWith().call('GET', `/api/insights${query}`, undefined, {
+    const response = await callApi(apiWith(), 'GET', `/api/insights${query}`, undefined, {
       user: 'lead',
     });
     expect(response.status).toBe(400);
@@ -245,7 +255,7 @@ describe('GET /api/insights', () => {
   });
 
   it('refuses POST with 405', async () => {
-    const response = await apiWith().call('POST', '/api/insights', {}, { user: 'lead' });
+    const response = await callApi(apiWith(), 'POST', '/api/insights', {}, { user: 'lead' });
     expect(response.status).toBe(405);
   });
 });
@@ -256,38 +266,41 @@ describe('service-desk leads', () => {
   it('refuses staff who are not listed with 403, before looking at the window', async () => {
     const api = apiWith(settings);
     for (const path of ['/api/insights', '/api/insights?days=7']) {
-      const response = await api.call('GET', path, undefined, { user: 'staff' });
+      const response = await callApi(api, 'GET', path, undefined, { user: 'staff' });
       expect(response.status, path).toBe(403);
       expect(errorOf(response.json)?.code).toBe('not_a_service_desk_lead');
     }
-    const lead = await api.call('GET', '/api/insights', undefined, { user: 'lead-two' });
+    const lead = await callApi(api, 'GET', '/api/insights', undefined, { user: 'lead-two' });
     expect(lead.status).toBe(200);
   });
 
   it('tells the web app who is a lead in GET /api/me', async () => {
     const api = apiWith(settings);
     const staff = callerSchema.parse(
-      (await api.call('GET', '/api/me', undefined, { user: 'staff' })).json,
+      (await callApi(api, 'GET', '/api/me', undefined, { user: 'staff' })).json,
     );
     const lead = callerSchema.parse(
-      (await api.call('GET', '/api/me', undefined, { user: 'lead-one' })).json,
+      (await callApi(api, 'GET', '/api/me', undefined, { user: 'lead-one' })).json,
     );
     expect(staff.canViewInsights).toBe(false);
     expect(lead.canViewInsights).toBe(true);
   });
 
   it('makes every dev user a lead while SERVICE_DESK_LEADS is unset', async () => {
-    const me = await apiWith().call('GET', '/api/me', undefined, { user: 'anyone' });
+    const me = await callApi(apiWith(), 'GET', '/api/me', undefined, { user: 'anyone' });
     expect(callerSchema.parse(me.json).canViewInsights).toBe(true);
   });
 });
 
 describe('insights from real use, on the local stack (DynamoDB Local, local Bedrock)', () => {
-  let stack: InProcessStack;
+  let stack: InProcessApiOnLocalServices;
   beforeAll(async () => {
     // Every retrieval counts as weak (best score under 1), so each inquiry is a gap with its
     // example whatever the local index scores: the test is about the path, not the threshold.
-    stack = await startInProcessStack({ functionEnvironment: { INSIGHTS_GAP_SCORE: '1' } });
+    stack = await startInProcessApi({
+      store: 'dynamodb',
+      functionEnvironment: { INSIGHTS_GAP_SCORE: '1' },
+    });
   });
   afterAll(() => stack?.stop());
 
@@ -296,7 +309,8 @@ describe('insights from real use, on the local stack (DynamoDB Local, local Bedr
     const solved = await answeredThroughApi(stack, user, 'プリンターの設置依頼をしたい');
     const issueId = solved.citedIssueIds[0] ?? '';
     expect(issueId).not.toBe('');
-    const up = await stack.call(
+    const up = await callApi(
+      stack.api,
       'POST',
       `/api/conversations/${solved.conversationId}/turns/${solved.seq}/feedback`,
       { rating: 'up', helpfulTicketIds: [issueId] },
@@ -304,7 +318,8 @@ describe('insights from real use, on the local stack (DynamoDB Local, local Bedr
     );
     expect(up.status).toBe(200);
     const gap = await answeredThroughApi(stack, user, '会議室のプロジェクターが映らない');
-    const down = await stack.call(
+    const down = await callApi(
+      stack.api,
       'POST',
       `/api/conversations/${gap.conversationId}/turns/${gap.seq}/feedback`,
       { rating: 'down', reason: 'irrelevant_tickets' },
@@ -312,7 +327,9 @@ describe('insights from real use, on the local stack (DynamoDB Local, local Bedr
     );
     expect(down.status).toBe(200);
 
-    const response = await stack.call('GET', '/api/insights', undefined, { user: 'a-lead' });
+    const response = await callApi(stack.api, 'GET', '/api/insights', undefined, {
+      user: 'a-lead',
+    });
     expect(response.status).toBe(200);
     const body = insightsSchema.parse(response.json);
     expect(body.activity.totals).toMatchObject({ chats: 2, answers: 2, ratedUp: 1, ratedDown: 1 });
@@ -336,10 +353,14 @@ describe('insights from real use, on the local stack (DynamoDB Local, local Bedr
 });
 
 /** Posts a chat and returns the stored answer's conversation, seq and cited tickets. */
-async function answeredThroughApi(stack: InProcessStack, user: string, message: string) {
-  const response = await stack.postChat({ message }, { user });
+async function answeredThroughApi(
+  stack: InProcessApiOnLocalServices,
+  user: string,
+  message: string,
+) {
+  const response = await postChat(stack.api, { message }, { user });
   const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
-  const detail = await stack.fetchConversation(conversationId, user);
+  const detail = await fetchConversation(stack.api, conversationId, user);
   const answer = detail.turns.find((turn) => turn.kind === 'answer');
   if (!answer) throw new Error(`no answer stored for "${message}"`);
   const cited =

@@ -3,7 +3,7 @@ import {
   type LocalBedrockServer,
   startLocalBedrockServer,
 } from '../../local/bedrock/start-local-bedrock-server.js';
-import { eventsNamed } from '../support/chat-client.js';
+import { callApi, eventsNamed } from '../support/chat-client.js';
 import { fakeRetriever, vpn } from '../support/chat-core-harness.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
@@ -61,7 +61,7 @@ const inquiry =
 const LEAKS = ['佐藤', 'E123456', 'sato.k', '０９０', '1234', '鈴木', 'yamada'];
 
 async function solvedInquiry() {
-  const chat = await api.call('POST', '/api/chat', { message: inquiry }, { user: editor });
+  const chat = await callApi(api, 'POST', '/api/chat', { message: inquiry }, { user: editor });
   const [meta] = eventsNamed(chat, 'meta');
   expect(eventsNamed(chat, 'result')[0]).toMatchObject({ status: 'complete' });
   return { conversationId: meta?.conversationId as string, inquiryId: meta?.inquiryId as string };
@@ -70,7 +70,8 @@ async function solvedInquiry() {
 describe('knowledge capture removes personal data', () => {
   it('streams a draft with placeholders instead of the inquiry’s names, numbers and addresses', async () => {
     const { conversationId, inquiryId } = await solvedInquiry();
-    const drafted = await api.call(
+    const drafted = await callApi(
+      api,
       'POST',
       `/api/conversations/${conversationId}/inquiries/${inquiryId}/knowledge-draft`,
       {},
@@ -92,7 +93,8 @@ describe('knowledge capture removes personal data', () => {
 
   it('scrubs the published ticket again: a name the editor typed back is removed before it is written', async () => {
     const { conversationId, inquiryId } = await solvedInquiry();
-    const published = await api.call(
+    const published = await callApi(
+      api,
       'POST',
       '/api/knowledge',
       {

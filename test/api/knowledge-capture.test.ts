@@ -9,8 +9,8 @@ import { ticketCategorySet } from '../../functions/contract/knowledge.js';
 import { readTicketCategories } from '../../lib/ticket-categories.js';
 import { LOCAL_DATA_SOURCE_ID } from '../../local/bedrock/local-bedrock-defaults.js';
 import { uploadedCategoriesKey } from '../../scripts/import/upload-tickets.js';
-import { eventsNamed } from '../support/chat-client.js';
-import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
+import { type InProcessApiOnLocalServices, startInProcessApi } from '../support/in-process-api.js';
 
 /**
  * Knowledge capture through the API in process (ADR 0016) on the local stack's services —
@@ -20,16 +20,16 @@ import { type InProcessStack, startInProcessStack } from '../support/start-in-pr
  * retrieving and citing the new ticket; restricted tickets never retrieved; every refusal.
  */
 
-let stack: InProcessStack;
+let stack: InProcessApiOnLocalServices;
 beforeAll(async () => {
-  stack = await startInProcessStack();
+  stack = await startInProcessApi({ store: 'dynamodb' });
 });
 afterAll(() => stack?.stop());
 
 const errorOf = (json: unknown) => (json as { error?: { code?: string; issueId?: string } }).error;
 
 async function solvedInquiry(user: string, message: string, on = stack) {
-  const response = await on.postChat({ message }, { user });
+  const response = await postChat(on.api, { message }, { user });
   const [meta] = eventsNamed(response, 'meta');
   const [result] = eventsNamed(response, 'result');
   expect(result?.response_type).toBe('results');
@@ -56,7 +56,7 @@ const quokka = {
 describe('knowledge capture', () => {
   it('drafts from the solved inquiry, publishes, and the next question retrieves and cites the ticket', async () => {
     const user = 'knowledge-editor';
-    const me = await stack.call('GET', '/api/me', undefined, { user });
+    const me = await callApi(stack.api, 'GET', '/api/me', undefined, { user });
     expect(me.json).toEqual({
       userId: user,
       canPublishKnowledge: true,
@@ -70,7 +70,13 @@ describe('knowledge capture', () => {
       user,
       'プリンターで名札を印刷すると白紙で出てきます',
     );
-    const drafted = await stack.call('POST', draftPath(conversationId, inquiryId), {}, { user });
+    const drafted = await callApi(
+      stack.api,
+      'POST',
+      draftPath(conversationId, inquiryId),
+      {},
+      { user },
+    );
     expect(drafted.status).toBe(200);
     expect(drafted.events[0]?.event).toBe('meta');
     const subjectText = eventsNamed(drafted, 'draft_text')
@@ -85,7 +91,8 @@ describe('knowledge capture', () => {
     expect(steps.map((step) => step.text)).toEqual(draft?.resolution);
     expect(drafted.events.at(-1)?.event).toBe('draft');
 
-    const published = await stack.call(
+    const published = await callApi(
+      stack.api,
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId, ...quokka },
@@ -122,7 +129,7 @@ describe('knowledge capture', () => {
     });
     expect(JSON.stringify(sidecar)).not.toContain(user);
 
-    const detail = await stack.fetchConversation(conversationId, user);
+    const detail = await fetchConversation(stack.api, conversationId, user);
     expect(detail.knowledge).toEqual([
       {
         inquiryId,
@@ -133,7 +140,8 @@ describe('knowledge capture', () => {
       },
     ]);
 
-    const again = await stack.call(
+    const again = await callApi(
+      stack.api,
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId, ...quokka },
@@ -143,7 +151,8 @@ describe('knowledge capture', () => {
     expect(errorOf(again.json)).toMatchObject({ code: 'already_published', issueId });
 
     // Another staff member, a new conversation: the ticket is retrieved and cited at once.
-    const asked = await stack.postChat(
+    const asked = await postChat(
+      stack.api,
       { message: 'The Quokka badge printer prints blank badges again' },
       { user: 'another-staff-member' },
     );
@@ -157,7 +166,8 @@ describe('knowledge capture', () => {
   it('never retrieves a restricted published ticket', async () => {
     const user = 'restricted-editor';
     const { conversationId, inquiryId } = await solvedInquiry(user, 'VPNに接続できません');
-    const published = await stack.call(
+    const published = await callApi(
+      stack.api,
       'POST',
       '/api/knowledge',
       {
@@ -174,7 +184,7 @@ describe('knowledge capture', () => {
     expect(published.status).toBe(201);
     const { issueId } = published.json as { issueId: string };
     for (const message of ['Wombat token for the VPN was lost', `#${issueId} の件`]) {
-      const asked = await stack.postChat({ message }, { user });
+      const asked = await postChat(stack.api, { message }, { user });
       const chunks = (eventsNamed(asked, 'kb_chunks')[0]?.chunks ?? []) as { issue_id: string }[];
       const ids = chunks.map((chunk) => chunk.issue_id);
       expect(ids).not.toContain(issueId);
@@ -186,7 +196,7 @@ describe('knowledge capture', () => {
     const user = 'careful-editor';
     const { conversationId, inquiryId } = await solvedInquiry(user, 'Teamsで相手の声が聞こえない');
     const publish = (body: unknown, caller = user) =>
-      stack.call('POST', '/api/knowledge', body, { user: caller });
+      callApi(stack.api, 'POST', '/api/knowledge', body, { user: caller });
     const valid = { conversationId, inquiryId, ...quokka };
     const cases: [unknown, string][] = [
       [{ ...valid, category: 'Printers' }, 'category'],
@@ -209,7 +219,7 @@ describe('knowledge capture', () => {
       expect(response.status, field).toBeLessThan(500);
       expect(JSON.stringify(response.json), field).toContain(field);
     }
-    const plain = await stack.call('POST', '/api/knowledge', 'x', {
+    const plain = await callApi(stack.api, 'POST', '/api/knowledge', 'x', {
       user,
       headers: { 'content-type': 'text/plain' },
     });
@@ -221,7 +231,7 @@ describe('knowledge capture', () => {
     ).toMatchObject({ error: { code: 'inquiry_not_found' } });
 
     // A clarification awaiting its reply is no solved inquiry.
-    const vague = await stack.postChat({ message: 'ログインできない' }, { user });
+    const vague = await postChat(stack.api, { message: 'ログインできない' }, { user });
     const [vagueMeta] = eventsNamed(vague, 'meta');
     expect(eventsNamed(vague, 'result')[0]?.response_type).toBe('clarification');
     const unsolved = {
@@ -230,7 +240,8 @@ describe('knowledge capture', () => {
       inquiryId: vagueMeta?.inquiryId,
     };
     expect(errorOf((await publish(unsolved)).json)?.code).toBe('inquiry_not_solved');
-    const draft = await stack.call(
+    const draft = await callApi(
+      stack.api,
       'POST',
       draftPath(unsolved.conversationId as string, unsolved.inquiryId as string),
       {},
@@ -239,7 +250,7 @@ describe('knowledge capture', () => {
     expect(draft.status).toBe(409);
 
     // Nothing of the above was recorded.
-    expect((await stack.fetchConversation(conversationId, user)).knowledge).toBeUndefined();
+    expect((await fetchConversation(stack.api, conversationId, user)).knowledge).toBeUndefined();
   });
 });
 
@@ -250,7 +261,8 @@ describe('knowledge capture: links in a published ticket', () => {
       editor,
       'Numbatルーターに接続できません',
     );
-    const published = await stack.call(
+    const published = await callApi(
+      stack.api,
       'POST',
       '/api/knowledge',
       {
@@ -275,7 +287,8 @@ describe('knowledge capture: links in a published ticket', () => {
     // Another staff member asks; the offline responder copies the ticket's steps into the
     // advice, the mail draft and the to-dos.
     const user = 'link-requester';
-    const response = await stack.postChat(
+    const response = await postChat(
+      stack.api,
       { message: 'Numbatルーターのパスワードをリセットしたい' },
       { user },
     );
@@ -293,16 +306,16 @@ describe('knowledge capture: links in a published ticket', () => {
     expect(JSON.stringify(result?.todo_actions)).not.toContain('evil.example');
     expect(result?.unverified_links).toEqual(['http://evil.example/reset']);
     const [meta] = eventsNamed(response, 'meta');
-    const stored = await stack.fetchConversation(meta?.conversationId as string, user);
+    const stored = await fetchConversation(stack.api, meta?.conversationId as string, user);
     const answer = stored.turns.at(-1) as { result?: { mail_draft?: string } };
     expect(answer.result?.mail_draft).not.toContain('evil.example');
   });
 });
 
 describe('categories of tickets uploaded after the deploy', () => {
-  let uploaded: InProcessStack;
+  let uploaded: InProcessApiOnLocalServices;
   beforeAll(async () => {
-    uploaded = await startInProcessStack();
+    uploaded = await startInProcessApi({ store: 'dynamodb' });
     // What `npm run import -- --from servicenow … --upload` leaves beside the tickets.
     const s3 = new S3Client({
       endpoint: uploaded.functionEnvironment.S3_ENDPOINT,
@@ -322,7 +335,7 @@ describe('categories of tickets uploaded after the deploy', () => {
 
   it('reach the form and the publish check without a deploy', async () => {
     const user = 'editor-of-imports';
-    const me = await uploaded.call('GET', '/api/me', undefined, { user });
+    const me = await callApi(uploaded.api, 'GET', '/api/me', undefined, { user });
     const categories = (me.json as { ticketCategories: string[] }).ticketCategories;
     // The uploaded source adds `inquiry`; its `network` is the sample tickets' `Network`.
     expect(categories).toEqual(
@@ -336,14 +349,16 @@ describe('categories of tickets uploaded after the deploy', () => {
       'プリンターで名札を印刷すると白紙で出てきます',
       uploaded,
     );
-    const published = await uploaded.call(
+    const published = await callApi(
+      uploaded.api,
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId, ...quokka, category: 'inquiry' },
       { user },
     );
     expect(published.status).toBe(201);
-    const refused = await uploaded.call(
+    const refused = await callApi(
+      uploaded.api,
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId, ...quokka, category: 'not-a-category' },
@@ -354,36 +369,39 @@ describe('categories of tickets uploaded after the deploy', () => {
 });
 
 describe('knowledge editors', () => {
-  let editorsOnly: InProcessStack;
+  let editorsOnly: InProcessApiOnLocalServices;
   beforeAll(async () => {
-    editorsOnly = await startInProcessStack({
+    editorsOnly = await startInProcessApi({
+      store: 'dynamodb',
       functionEnvironment: { KNOWLEDGE_EDITORS: 'editor-one, editor-two' },
     });
   });
   afterAll(() => editorsOnly?.stop());
 
   it('lets only the listed dev users draft and publish', async () => {
-    const me = await editorsOnly.call('GET', '/api/me', undefined, { user: 'staff' });
+    const me = await callApi(editorsOnly.api, 'GET', '/api/me', undefined, { user: 'staff' });
     expect(me.json).toEqual({ userId: 'staff', canPublishKnowledge: false, canViewInsights: true });
-    const asked = await editorsOnly.postChat(
+    const asked = await postChat(
+      editorsOnly.api,
       { message: 'プリンターが紙詰まりする' },
       { user: 'staff' },
     );
     const [meta] = eventsNamed(asked, 'meta');
     const body = { conversationId: meta?.conversationId, inquiryId: meta?.inquiryId, ...quokka };
-    const refused = await editorsOnly.call('POST', '/api/knowledge', body, {
+    const refused = await callApi(editorsOnly.api, 'POST', '/api/knowledge', body, {
       user: 'staff',
     });
     expect(refused.status).toBe(403);
     expect(errorOf(refused.json)?.code).toBe('not_a_knowledge_editor');
-    const draft = await editorsOnly.call(
+    const draft = await callApi(
+      editorsOnly.api,
       'POST',
       draftPath(meta?.conversationId as string, meta?.inquiryId as string),
       {},
       { user: 'staff' },
     );
     expect(draft.status).toBe(403);
-    const editor = await editorsOnly.call('GET', '/api/me', undefined, {
+    const editor = await callApi(editorsOnly.api, 'GET', '/api/me', undefined, {
       user: 'editor-two',
     });
     expect(editor.json).toEqual({
@@ -406,11 +424,12 @@ const closedPort = () =>
   });
 
 describe('a sync that cannot start when the ticket is published', () => {
-  let busy: InProcessStack;
+  let busy: InProcessApiOnLocalServices;
   beforeAll(async () => {
     // The function's Bedrock Agent endpoint refuses every StartIngestionJob; retrieval and the
     // model still answer from the local Bedrock endpoint.
-    busy = await startInProcessStack({
+    busy = await startInProcessApi({
+      store: 'dynamodb',
       functionEnvironment: { BEDROCK_AGENT_ENDPOINT: `http://127.0.0.1:${await closedPort()}` },
     });
   });
@@ -426,7 +445,8 @@ describe('a sync that cannot start when the ticket is published', () => {
       'プリンターで名札が白紙で出る',
       busy,
     );
-    const published = await busy.call(
+    const published = await callApi(
+      busy.api,
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId, ...quokka, subject: 'Quokka badges print blank after a sync' },
@@ -448,7 +468,7 @@ describe('a sync that cannot start when the ticket is published', () => {
     });
     expect(await syncBacklog.read()).toEqual({ pendingSince: expect.any(String), marks: 1 });
     const retrievedFor = async (message: string) => {
-      const asked = await busy.postChat({ message }, { user: 'another-staff-member' });
+      const asked = await postChat(busy.api, { message }, { user: 'another-staff-member' });
       const chunks = eventsNamed(asked, 'kb_chunks')[0]?.chunks as { issue_id: string }[];
       return chunks.map((chunk) => chunk.issue_id);
     };
@@ -479,9 +499,10 @@ describe('a sync that cannot start when the ticket is published', () => {
 });
 
 describe('a document bucket that cannot be reached', () => {
-  let unreachable: InProcessStack;
+  let unreachable: InProcessApiOnLocalServices;
   beforeAll(async () => {
-    unreachable = await startInProcessStack({
+    unreachable = await startInProcessApi({
+      store: 'dynamodb',
       environment: {
         DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
         S3_ENDPOINT: `http://127.0.0.1:${await closedPort()}`,
@@ -494,10 +515,15 @@ describe('a document bucket that cannot be reached', () => {
 
   it('answers 503 knowledge_store_unavailable and records nothing', async () => {
     const user = 'editor-without-bucket';
-    const asked = await unreachable.postChat({ message: 'プリンターで印刷できません' }, { user });
+    const asked = await postChat(
+      unreachable.api,
+      { message: 'プリンターで印刷できません' },
+      { user },
+    );
     const [meta] = eventsNamed(asked, 'meta');
     const conversationId = meta?.conversationId as string;
-    const response = await unreachable.call(
+    const response = await callApi(
+      unreachable.api,
       'POST',
       '/api/knowledge',
       { conversationId, inquiryId: meta?.inquiryId, ...quokka },
@@ -506,7 +532,7 @@ describe('a document bucket that cannot be reached', () => {
     expect(response.status).toBe(503);
     expect(errorOf(response.json)?.code).toBe('knowledge_store_unavailable');
     expect(response.headers.get('retry-after')).toBe('5');
-    const detail = await unreachable.fetchConversation(conversationId, user);
+    const detail = await fetchConversation(unreachable.api, conversationId, user);
     expect(detail.knowledge).toBeUndefined();
   });
 });

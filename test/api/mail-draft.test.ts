@@ -7,12 +7,13 @@ import {
 } from '../../functions/contract/mail-draft.js';
 import {
   type ChatResponse,
+  callApi,
   eventsNamed,
   fetchConversation,
   postChat,
 } from '../support/chat-client.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
 /**
@@ -24,9 +25,9 @@ import { scriptedAnswer } from '../support/scripted-answer.js';
  */
 
 const budget = createInMemoryDailyBudget();
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({
+  chat = await startInProcessApi({
     functionEnvironment: { DAILY_TOKEN_BUDGET: '5000000' },
     overrides: { budget: budget.budget },
   });
@@ -73,7 +74,8 @@ describe('editing the mail draft', () => {
     const { conversationId, printer, detail } = await twoInquiries(user);
     const cited = printer.result?.results?.[0]?.issue_id as string;
     const text = `お世話になっております。\n手順は https://evil.example/reset をご覧ください。#${cited} と #424242 が参考です。`;
-    const edited = await chat.api.call(
+    const edited = await callApi(
+      chat.api,
       'PUT',
       draftPath(conversationId, printer.seq),
       { text },
@@ -117,7 +119,7 @@ describe('editing the mail draft', () => {
     const user = `bad-edit-${code}-${field}`;
     const first = await postChat(chat.api, { message: 'Teamsの会議に入れません' }, { user });
     const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
-    const refused = await chat.api.call('PUT', draftPath(conversationId, 2), body, { user });
+    const refused = await callApi(chat.api, 'PUT', draftPath(conversationId, 2), body, { user });
     expect(refused.status).toBe(status);
     expect(errorOf(refused)).toMatchObject({ code, ...(field ? { field } : {}) });
   });
@@ -158,15 +160,16 @@ describe('editing the mail draft', () => {
     const first = await postChat(chat.api, { message: 'Outlookが起動しません' }, { user });
     const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
     const body = { text: 'よろしくお願いします' };
-    const question = await chat.api.call('PUT', draftPath(conversationId, 1), body, { user });
+    const question = await callApi(chat.api, 'PUT', draftPath(conversationId, 1), body, { user });
     expect([question.status, errorOf(question)?.code]).toEqual([400, 'not_an_answer']);
-    const missing = await chat.api.call('PUT', draftPath(conversationId, 9), body, { user });
+    const missing = await callApi(chat.api, 'PUT', draftPath(conversationId, 9), body, { user });
     expect([missing.status, errorOf(missing)?.code]).toEqual([404, 'turn_not_found']);
-    const stranger = await chat.api.call('PUT', draftPath(conversationId, 2), body, {
+    const stranger = await callApi(chat.api, 'PUT', draftPath(conversationId, 2), body, {
       user: 'stranger',
     });
     expect([stranger.status, errorOf(stranger)?.code]).toEqual([404, 'not_found']);
-    const refine = await chat.api.call(
+    const refine = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, 2, '/refine'),
       { style: 'rude' },
@@ -184,7 +187,8 @@ describe('refining the mail draft', () => {
     const retrievals = chat.bedrock.retrieveRequests.length;
     const spentBefore = budget.committed({ tenantId: 'local', userId: user }, today());
 
-    const refined = await chat.api.call(
+    const refined = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
       { style: 'shorter' },
@@ -236,7 +240,8 @@ describe('refining the mail draft', () => {
     expect(spentAfter - spentBefore).toBeLessThan(20_000);
 
     // A second refinement starts from the latest version; both survive a reload.
-    const numbered = await chat.api.call(
+    const numbered = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
       { style: 'numbered_steps' },
@@ -287,13 +292,15 @@ describe('refining the mail draft', () => {
   it('refines the version named by basedOn, and into the other language', async () => {
     const user = 'draft-translator';
     const { conversationId, printer } = await twoInquiries(user);
-    await chat.api.call(
+    await callApi(
+      chat.api,
       'PUT',
       draftPath(conversationId, printer.seq),
       { text: '短い版です。' },
       { user },
     );
-    const english = await chat.api.call(
+    const english = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
       { style: 'other_language', basedOn: 1 },
@@ -308,7 +315,8 @@ describe('refining the mail draft', () => {
     // basedOn 1 is the original: the edit is not what was refined.
     expect(prompt).not.toContain('短い版です。');
     expect(prompt).toContain((printer.result?.mail_draft ?? '').split('\n')[0]);
-    const beyond = await chat.api.call(
+    const beyond = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
       { style: 'polite', basedOn: 5 },
@@ -325,7 +333,8 @@ describe('refining the mail draft', () => {
         mail_draft: 'Please see http://phish.example/login and ticket #777777. Regards',
       }),
     );
-    const refined = await chat.api.call(
+    const refined = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
       { style: 'polite' },
@@ -348,7 +357,8 @@ describe('refining the mail draft', () => {
         { failAfter: 4 },
       ),
     );
-    const failed = await chat.api.call(
+    const failed = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
       { style: 'shorter' },
@@ -366,7 +376,8 @@ describe('refining the mail draft', () => {
     const user = 'draft-full';
     const { conversationId, printer } = await twoInquiries(user);
     for (let index = 0; index < MAX_MAIL_DRAFT_VERSIONS; index++) {
-      const edited = await chat.api.call(
+      const edited = await callApi(
+        chat.api,
         'PUT',
         draftPath(conversationId, printer.seq),
         { text: `版 ${index}` },
@@ -375,14 +386,16 @@ describe('refining the mail draft', () => {
       expect(edited.status).toBe(200);
     }
     const calls = chat.bedrock.converseRequests.length;
-    const edit = await chat.api.call(
+    const edit = await callApi(
+      chat.api,
       'PUT',
       draftPath(conversationId, printer.seq),
       { text: 'もう一つ' },
       { user },
     );
     expect([edit.status, errorOf(edit)?.code]).toEqual([409, 'mail_draft_full']);
-    const refine = await chat.api.call(
+    const refine = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
       { style: 'shorter' },
@@ -471,16 +484,22 @@ describe('counting what staff did with the draft', () => {
     const first = await postChat(chat.api, { message: 'Excelが固まります' }, { user });
     const conversationId = eventsNamed(first, 'meta')[0]?.conversationId as string;
     const actions = draftPath(conversationId, 2, '/actions');
-    const copied = await chat.api.call('POST', actions, { action: 'copy' }, { user });
+    const copied = await callApi(chat.api, 'POST', actions, { action: 'copy' }, { user });
     expect(copied.json).toMatchObject({ seq: 2, usage: { copies: 1, mailOpens: 0 } });
-    await chat.api.call('POST', actions, { action: 'copy', version: 1 }, { user });
-    const opened = await chat.api.call('POST', actions, { action: 'open_in_mail' }, { user });
+    await callApi(chat.api, 'POST', actions, { action: 'copy', version: 1 }, { user });
+    const opened = await callApi(chat.api, 'POST', actions, { action: 'open_in_mail' }, { user });
     expect(opened.json).toMatchObject({ usage: { copies: 2, mailOpens: 1, edits: 0 } });
     const { turn } = await answerOf(user, conversationId, 2);
     expect(turn).toMatchObject({ mailDraftCopies: 2, mailDraftMailOpens: 1 });
-    const bad = await chat.api.call('POST', actions, { action: 'print' }, { user });
+    const bad = await callApi(chat.api, 'POST', actions, { action: 'print' }, { user });
     expect([bad.status, errorOf(bad)?.field]).toEqual([400, 'action']);
-    const beyond = await chat.api.call('POST', actions, { action: 'copy', version: 2 }, { user });
+    const beyond = await callApi(
+      chat.api,
+      'POST',
+      actions,
+      { action: 'copy', version: 2 },
+      { user },
+    );
     expect([beyond.status, errorOf(beyond)?.field]).toEqual([400, 'version']);
   });
 });
@@ -491,7 +510,8 @@ describe('the daily budget', () => {
     const { conversationId, printer } = await twoInquiries(user);
     await budget.budget.adjust({ tenantId: 'local', userId: user }, today(), 5_000_000);
     const calls = chat.bedrock.converseRequests.length;
-    const refused = await chat.api.call(
+    const refused = await callApi(
+      chat.api,
       'POST',
       draftPath(conversationId, printer.seq, '/refine'),
       { style: 'polite' },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer, slowAnswer } from '../support/scripted-answer.js';
 
 // What operators see once it runs (observability issue): the function's stdout carries one JSON
@@ -9,13 +9,12 @@ import { scriptedAnswer, slowAnswer } from '../support/scripted-answer.js';
 // write to this process's stdout), with the DynamoDB store and a local document bucket for the
 // knowledge lines.
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({
+  chat = await startInProcessApi({
     // Heartbeats every 40 ms, so even a quick chat carries some and the count can be checked.
     functionEnvironment: { LOG_LEVEL: 'INFO', METRICS: 'true', HEARTBEAT_MS: '40' },
     store: 'dynamodb',
-    knowledgeDocuments: true,
   });
 });
 afterAll(() => chat?.stop());
@@ -284,7 +283,7 @@ describe('observability of the API', () => {
     expect(emfOf(again)).toMatchObject({ MailDraftMailOpens: 1, MailDraftAnswersAccepted: 0 });
 
     const refined = await stdoutLinesOf(
-      () => chat.api.call('POST', `${path}/refine`, { style: 'polite' }, { user }),
+      () => callApi(chat.api, 'POST', `${path}/refine`, { style: 'polite' }, { user }),
       ['mail draft', 'metrics'],
     );
     expect(refined.find((line) => line.message === 'mail draft')).toMatchObject({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConverseWireRequest } from '../../local/bedrock/recorded-requests.js';
 import { eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
 // Prompt caching through the API in process (ADR 0009): the function's cache checkpoints reach the
@@ -9,13 +9,13 @@ import { scriptedAnswer } from '../support/scripted-answer.js';
 // them, and the counts come back in the usage event, the stored turn, the chat log line and the
 // EMF metrics. With PROMPT_CACHING=off nothing of it is sent.
 
-let cached: InProcessChatApi;
-let uncached: InProcessChatApi;
+let cached: InProcessApi;
+let uncached: InProcessApi;
 beforeAll(async () => {
   const functionEnvironment = { LOG_LEVEL: 'INFO', METRICS: 'true' };
   [cached, uncached] = await Promise.all([
-    startInProcessChatApi({ functionEnvironment }),
-    startInProcessChatApi({
+    startInProcessApi({ functionEnvironment }),
+    startInProcessApi({
       functionEnvironment: { ...functionEnvironment, PROMPT_CACHING: 'off' },
     }),
   ]);
@@ -40,7 +40,7 @@ interface StoredTurn {
 }
 
 /** Three turns of one inquiry (two clarifications, then results), with stdout captured. */
-async function runInquiry(api: InProcessChatApi, user: string) {
+async function runInquiry(api: InProcessApi, user: string) {
   api.bedrock.enqueueScript(clarify('社内と社外のどちらからですか'));
   api.bedrock.enqueueScript(clarify('どの端末ですか'));
   api.bedrock.enqueueScript(

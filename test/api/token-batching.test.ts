@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsNamed, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
-let chat: InProcessChatApi;
+let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({ functionEnvironment: { TOKEN_BATCH_MS: '40' } });
+  chat = await startInProcessApi({ functionEnvironment: { TOKEN_BATCH_MS: '40' } });
 });
 afterAll(() => chat?.stop());
 

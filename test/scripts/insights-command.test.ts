@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
-import { eventsNamed } from '../support/chat-client.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
-import { type InProcessStack, startInProcessStack } from '../support/start-in-process-stack.js';
+import { type InProcessApiOnLocalServices, startInProcessApi } from '../support/in-process-api.js';
 
 /**
  * `npm run insights` against a local stack (issue #28): real chats through the API in process
@@ -17,7 +17,7 @@ import { type InProcessStack, startInProcessStack } from '../support/start-in-pr
  * (test/scripts/insights/).
  */
 
-let stack: InProcessStack;
+let stack: InProcessApiOnLocalServices;
 let tables: TestTables;
 /** The command's DATA_DIR: empty, so its local catalog is data/tickets alone (no published ones). */
 const dataDir = mkdtempSync(join(tmpdir(), 'insights-cli-data-'));
@@ -26,7 +26,8 @@ const SAMPLE_TICKETS = 171;
 beforeAll(async () => {
   // The stack's insights table named here, so the command is pointed at the table the API writes.
   tables = await createTestTables('insights-cli');
-  stack = await startInProcessStack({
+  stack = await startInProcessApi({
+    store: 'dynamodb',
     functionEnvironment: { INSIGHTS_TABLE: tables.tables.insights },
   });
 });
@@ -64,10 +65,10 @@ function insightsCommand(args: readonly string[]) {
 }
 
 async function chat(user: string, message: string) {
-  const response = await stack.postChat({ message }, { user });
+  const response = await postChat(stack.api, { message }, { user });
   expect(response.status).toBe(200);
   const conversationId = eventsNamed(response, 'meta')[0]?.conversationId as string;
-  const detail = await stack.fetchConversation(conversationId, user);
+  const detail = await fetchConversation(stack.api, conversationId, user);
   const answer = detail.turns.find((turn) => turn.role === 'assistant');
   if (!answer) throw new Error('the chat stored no assistant turn');
   const cited = answer.result?.results?.map((ticket) => ticket.issue_id) ?? [];
@@ -86,7 +87,8 @@ async function feedback(
   answered: { conversationId: string; seq: number },
   body: unknown,
 ) {
-  const response = await stack.call(
+  const response = await callApi(
+    stack.api,
     'POST',
     `/api/conversations/${answered.conversationId}/turns/${answered.seq}/feedback`,
     body,
@@ -113,7 +115,8 @@ describe('npm run insights against the local stack', () => {
     expect(printer.hasDraft).toBe(true);
     const draftPath = `/api/conversations/${printer.conversationId}/turns/${printer.seq}/mail-draft`;
     for (const action of ['copy', 'copy']) {
-      const copied = await stack.call(
+      const copied = await callApi(
+        stack.api,
         'POST',
         `${draftPath}/actions`,
         { action },
@@ -123,7 +126,8 @@ describe('npm run insights against the local stack', () => {
       );
       expect(copied.status).toBe(200);
     }
-    const edited = await stack.call(
+    const edited = await callApi(
+      stack.api,
       'PUT',
       draftPath,
       { text: '修正した返信です。' },

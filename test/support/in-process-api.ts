@@ -1,15 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { vi } from 'vitest';
+import { inject, vi } from 'vitest';
 import type { HandlerOverrides } from '../../functions/api/aws-adapters.js';
 import { createApi } from '../../functions/api/create-handler.js';
 import { readFunctionConfig } from '../../functions/api/function-config.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import {
-  LOCAL_KNOWLEDGE_BUCKET,
   OFFLINE_MODEL_FUNCTION_SETTINGS,
   OFFLINE_MODEL_ID,
 } from '../../local/bedrock/local-bedrock-defaults.js';
@@ -19,16 +16,17 @@ import {
   startLocalBedrockServer,
 } from '../../local/bedrock/start-local-bedrock-server.js';
 import { toFunctionUrlEvent } from '../../local/function-url/function-url-event.js';
-import { startLocalS3Server } from '../../local/s3/start-local-s3-server.js';
+import type { LocalS3Server } from '../../local/s3/start-local-s3-server.js';
+import { startLocalServices } from '../../local/start-local-stack.js';
 import {
   type ApiCaller,
   type ChatCallOptions,
   type ChatResponse,
   readApiResponse,
 } from './chat-client.js';
-import { createTestTables } from './dynamodb-test-tables.js';
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
 import { createInMemoryDailyBudget } from './in-memory-daily-budget.js';
+import { TEST_FUNCTION_SETTINGS } from './test-function-settings.js';
 
 /**
  * The API function's own routing, adapters and error handling called in process — no runtime
@@ -114,79 +112,139 @@ function lambdaContext(awsRequestId: string): Context {
   } as Context;
 }
 
-/** Options for {@link startInProcessChatApi}. */
-export interface InProcessChatApiOptions {
+/** Options for {@link startInProcessApi}. */
+export interface InProcessApiOptions {
   /**
-   * Function settings over the test defaults below, as `startTestStack`'s `functionEnvironment`
-   * (e.g. `{ DAILY_TOKEN_BUDGET: '1000' }`).
+   * Function settings over the test settings (`TEST_FUNCTION_SETTINGS`), as `startTestStack`'s
+   * `functionEnvironment` (e.g. `{ DAILY_TOKEN_BUDGET: '1000' }`).
    */
   readonly functionEnvironment?: Record<string, string>;
   /**
-   * `'memory'`: the in-memory conversation store and daily budget. `'dynamodb'`: the function's
-   * own DynamoDB adapters on fresh tables of the run's DynamoDB Local, for rules that live in
-   * the store's conditions. @default 'memory'
+   * `'memory'`: the in-memory conversation store and daily budget beside the local Bedrock
+   * endpoint, nothing else. `'dynamodb'`: the local stack's own services (`startLocalServices`,
+   * as `npm start` and `startTestStack` have them) — tables of its own on the run's DynamoDB
+   * Local, the local S3 with knowledge capture's bucket, the local Bedrock endpoint indexing its
+   * published folder — for rules that live in the store's conditions or in knowledge capture.
+   * @default 'memory'
    */
   readonly store?: 'memory' | 'dynamodb';
   /**
-   * Knowledge capture's documents too: a local S3 bucket whose published folder the local
-   * Bedrock endpoint indexes, as `startLocalStack` has it (`KNOWLEDGE_BUCKET`). Needs
-   * `store: 'dynamodb'` (ticket numbers and the sync backlog live there). @default false
+   * The local stack's own environment variables (`DYNAMODB_ENDPOINT`, `S3_ENDPOINT`, …), as
+   * `npm start` reads them; only with `store: 'dynamodb'`. @default the run's DynamoDB Local
    */
-  readonly knowledgeDocuments?: boolean;
+  readonly environment?: Record<string, string | undefined>;
   /** Options for the local Bedrock endpoint (pacing is off unless given). */
   readonly bedrockOptions?: LocalBedrockServerOptions;
-  /** Adapter replacements beside the store, e.g. a fixed retriever. */
+  /** Adapter replacements, as `createHandler`'s overrides (a fixed retriever, a verifier). */
   readonly overrides?: HandlerOverrides;
 }
 
-/** What {@link startInProcessChatApi} started. */
-export interface InProcessChatApi {
-  /** Pass it where the chat-client helpers take a base URL (`postChat(chat.api, …)`). */
+/** What {@link startInProcessApi} started. */
+export interface InProcessApi {
+  /** Pass it where the chat-client helpers take a target (`postChat(chat.api, …)`). */
   readonly api: ApiCaller;
   /** The local Bedrock endpoint the function's model and retriever adapters call. */
   readonly bedrock: LocalBedrockServer;
   /** The function's settings (environment variables) the API was built from. */
   readonly functionEnvironment: Readonly<Record<string, string>>;
-  /** Closes the Bedrock endpoint, deletes DynamoDB tables, restores the environment. */
+  /** Closes what was started, deletes DynamoDB tables, restores the environment. */
   stop(): Promise<void>;
 }
 
+/** The in-process API on the local stack's services (`store: 'dynamodb'`). */
+export interface InProcessApiOnLocalServices extends InProcessApi {
+  /** The local S3 of knowledge capture, unless `S3_ENDPOINT` names another. */
+  readonly s3?: LocalS3Server;
+  readonly dynamoDbEndpoint: string;
+}
+
 /**
- * The chat API in process with the parts a chat rule needs and nothing else: the function's own
- * wiring (`createApi`) with its real Bedrock model and Knowledge Base adapters talking to an
- * in-process local Bedrock endpoint (the offline responder, scripts, recorded requests), and the
- * in-memory store or DynamoDB Local. The settings are `startTestStack`'s, so a test moved here
- * from the stack sees the same function: short heartbeat and stop poll, no budget, no metrics.
- * What it leaves out — the runtime client, the Function URL front, execution environments — is
- * what the remaining stack tests are for.
+ * The API in process with the parts a rule needs and nothing else: the function's own wiring
+ * (`createApi`) with its real Bedrock model and Knowledge Base adapters talking to an in-process
+ * local Bedrock endpoint (the offline responder, scripts, recorded requests), and the in-memory
+ * store or the local stack's services (`store`). The settings are `startTestStack`'s
+ * (`TEST_FUNCTION_SETTINGS`), so a test moved here from the stack sees the same function. What
+ * it leaves out — the runtime client, the Function URL front, execution environments — is what
+ * the remaining stack tests are for. Calls go through the chat-client helpers.
  * @example
- * const chat = await startInProcessChatApi({ functionEnvironment: { TOKEN_BATCH_MS: '40' } });
+ * const chat = await startInProcessApi({ functionEnvironment: { TOKEN_BATCH_MS: '40' } });
  * const response = await postChat(chat.api, { message: 'VPN' }, { user: 'alice' });
  * await chat.stop();
  */
-export async function startInProcessChatApi(
-  options: InProcessChatApiOptions = {},
-): Promise<InProcessChatApi> {
-  // The SDK's default credential chain, as in the function; the local endpoints check no signature.
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const s3 = options.knowledgeDocuments ? await startKnowledgeBucket(cleanups) : undefined;
+export async function startInProcessApi(
+  options: InProcessApiOptions & { readonly store: 'dynamodb' },
+): Promise<InProcessApiOnLocalServices>;
+export async function startInProcessApi(options?: InProcessApiOptions): Promise<InProcessApi>;
+export async function startInProcessApi(
+  options: InProcessApiOptions = {},
+): Promise<InProcessApi | InProcessApiOnLocalServices> {
+  const started =
+    options.store === 'dynamodb'
+      ? await startLocalServicesForApi(options)
+      : await startBedrockForApi(options);
+  const { functionEnvironment } = started;
+  // The SDK clients in process read their credentials from this process's environment, as the
+  // function's read them from its own; the local endpoints check no signature.
+  vi.stubEnv('AWS_ACCESS_KEY_ID', functionEnvironment.AWS_ACCESS_KEY_ID ?? 'local');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', functionEnvironment.AWS_SECRET_ACCESS_KEY ?? 'local');
+  const api = createInProcessApi(
+    { ...functionEnvironment },
+    {
+      ...(options.store === 'dynamodb'
+        ? {}
+        : { store: createInMemoryConversationStore(), budget: createInMemoryDailyBudget().budget }),
+      ...options.overrides,
+    },
+  );
+  return {
+    ...started,
+    api,
+    async stop() {
+      await started.stop();
+      vi.unstubAllEnvs();
+    },
+  };
+}
+
+/** The local stack's services, on the run's DynamoDB Local, with tables of their own. */
+async function startLocalServicesForApi(
+  options: InProcessApiOptions,
+): Promise<Omit<InProcessApiOnLocalServices, 'api'>> {
+  const endpoint = inject('dynamoDbEndpoint');
+  if (!endpoint) throw new Error(inject('dynamoDbLocalError') ?? 'DynamoDB Local is not running');
+  const services = await startLocalServices({
+    responderPacing: { minMs: 0, maxMs: 0 },
+    tablePrefix: `inproc-${randomUUID().slice(0, 8)}-`,
+    log: () => undefined,
+    bedrockOptions: options.bedrockOptions,
+    environment: { DYNAMODB_ENDPOINT: endpoint, ...options.environment },
+    functionEnvironment: { ...TEST_FUNCTION_SETTINGS, ...options.functionEnvironment },
+  });
+  const { bedrock } = services;
+  if (!bedrock) {
+    await services.stop();
+    throw new Error('expected the local Bedrock endpoint');
+  }
+  return {
+    bedrock,
+    s3: services.s3,
+    dynamoDbEndpoint: services.dynamoDbEndpoint,
+    functionEnvironment: services.functionEnvironment,
+    stop: () => services.stop(),
+  };
+}
+
+/** The local Bedrock endpoint alone, and the function's settings pointing at it. */
+async function startBedrockForApi(
+  options: InProcessApiOptions,
+): Promise<Omit<InProcessApi, 'api'>> {
+  if (options.environment) {
+    throw new Error("the local stack's environment needs store: 'dynamodb'");
+  }
   const bedrock = await startLocalBedrockServer({
     pacing: { minMs: 0, maxMs: 0 },
-    ...(s3 && {
-      publishedDir: join(
-        s3.server.root,
-        LOCAL_KNOWLEDGE_BUCKET,
-        ...KNOWLEDGE_KEY_PREFIX.split('/'),
-      ),
-      publishedUriPrefix: `s3://${LOCAL_KNOWLEDGE_BUCKET}/${KNOWLEDGE_KEY_PREFIX}`,
-    }),
     ...options.bedrockOptions,
   });
-  cleanups.push(() => bedrock.close());
-  const tables = options.store === 'dynamodb' ? await createTestTables('in-process') : undefined;
-  if (tables) cleanups.push(() => tables.dispose());
   const functionEnvironment: Record<string, string> = {
     TENANT_ID: 'local',
     AWS_REGION: 'local',
@@ -197,54 +255,8 @@ export async function startInProcessChatApi(
     BEDROCK_AGENT_RUNTIME_ENDPOINT: bedrock.agentRuntimeEndpoint,
     BEDROCK_AGENT_ENDPOINT: bedrock.agentEndpoint,
     ALLOWED_LINK_DOMAINS: ['example.co.jp', ...DEFAULT_VENDOR_LINK_DOMAINS].join(','),
-    ...(s3
-      ? {
-          S3_ENDPOINT: s3.server.endpoint,
-          KNOWLEDGE_BUCKET: LOCAL_KNOWLEDGE_BUCKET,
-          KNOWLEDGE_DATA_SOURCE_ID: bedrock.dataSourceId,
-          KNOWLEDGE_KEY_PREFIX,
-        }
-      : {}),
-    ...(tables
-      ? {
-          DYNAMODB_ENDPOINT: tables.endpoint,
-          CONVERSATIONS_TABLE: tables.tables.conversations,
-          TURNS_TABLE: tables.tables.turns,
-        }
-      : {}),
-    // As startTestStack: failure paths finish quickly, tests run many chats per user.
-    HEARTBEAT_MS: '10000',
-    STOP_POLL_MS: '50',
-    LOG_LEVEL: 'SILENT',
-    DAILY_TOKEN_BUDGET: '0',
-    METRICS: 'false',
+    ...TEST_FUNCTION_SETTINGS,
     ...options.functionEnvironment,
   };
-  const api = createInProcessApi(functionEnvironment, {
-    ...(tables
-      ? {}
-      : { store: createInMemoryConversationStore(), budget: createInMemoryDailyBudget().budget }),
-    ...options.overrides,
-  });
-  return {
-    api,
-    bedrock,
-    functionEnvironment,
-    async stop() {
-      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-      vi.unstubAllEnvs();
-    },
-  };
-}
-
-/** Where publishing writes tickets in the bucket, as in `startLocalStack`. */
-const KNOWLEDGE_KEY_PREFIX = 'tickets/published/';
-
-/** The local S3 with the Knowledge Base's document bucket, in a temporary folder. */
-async function startKnowledgeBucket(cleanups: (() => Promise<unknown>)[]) {
-  const root = await mkdtemp(join(tmpdir(), 'in-process-s3-'));
-  cleanups.push(() => rm(root, { recursive: true, force: true }));
-  const server = await startLocalS3Server({ root, buckets: [LOCAL_KNOWLEDGE_BUCKET] });
-  cleanups.push(() => server.close());
-  return { server };
+  return { bedrock, functionEnvironment, stop: () => bedrock.close() };
 }

@@ -5,12 +5,13 @@ import {
   type LocalStackOptions,
   startLocalStack,
 } from '../../local/start-local-stack.js';
+import { TEST_FUNCTION_SETTINGS } from './test-function-settings.js';
 
 /**
  * The local stack for end-to-end tests: the run's shared DynamoDB Local with tables of its own,
  * the run's handler bundle in execution environments running the real runtime client (two
  * provisioned, more created on demand), the local Bedrock endpoint without pacing, a random
- * port, short heartbeat and stop-poll intervals so failure paths finish quickly.
+ * port, and the test function settings (`TEST_FUNCTION_SETTINGS`).
  */
 export async function startTestStack(
   options: Partial<LocalStackOptions> = {},
@@ -29,17 +30,7 @@ export async function startTestStack(
     environment: { DYNAMODB_ENDPOINT: endpoint },
     log: () => undefined,
     ...options,
-    functionEnvironment: {
-      HEARTBEAT_MS: '10000',
-      STOP_POLL_MS: '50',
-      // The request and chat lines and the EMF metrics are checked in observability.test.ts;
-      // elsewhere they would only bury the test output.
-      LOG_LEVEL: 'SILENT',
-      // Tests run many chats per user; daily-budget.test.ts sets its own.
-      DAILY_TOKEN_BUDGET: '0',
-      METRICS: 'false',
-      ...options.functionEnvironment,
-    },
+    functionEnvironment: { ...TEST_FUNCTION_SETTINGS, ...options.functionEnvironment },
   });
   if (!stack.bedrock) throw new Error('expected the local Bedrock endpoint');
   return stack as LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };

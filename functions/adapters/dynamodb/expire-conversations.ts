@@ -2,6 +2,7 @@ import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Log } from '../../chat/log.js';
 import type { InsightsStore } from '../../insights/ports.js';
 import { deleteConversationTurns, type TurnsContext } from './change-conversation.js';
 import { isConversationId } from './conversation-items.js';
@@ -29,6 +30,8 @@ export interface ExpiredConversationSweeperOptions {
   readonly insights?: Pick<InsightsStore, 'forgetConversation'>;
   /** Backoff between rounds of unprocessed batch deletes. @default { baseDelayMs: 10, maxDelayMs: 500 } */
   readonly backoff?: BackoffOptions;
+  /** Where a record that could not be swept is reported (the function's Powertools Logger). */
+  readonly log: Pick<Log, 'error'>;
 }
 
 /** The key of a conversation whose row TTL removed. */
@@ -70,6 +73,7 @@ export function expiredConversationOf(record: DynamoDBRecord): ExpiredConversati
  * export const handler = createExpiredConversationSweeper({
  *   client: new DynamoDBClient({}),
  *   turnsTable: process.env.TURNS_TABLE!,
+ *   log: { error: (message, fields) => logger.error(message, { ...fields }) },
  * });
  */
 export function createExpiredConversationSweeper(options: ExpiredConversationSweeperOptions) {
@@ -93,7 +97,7 @@ export function createExpiredConversationSweeper(options: ExpiredConversationSwe
         const tenantId = expired.ownerId.slice(0, expired.ownerId.indexOf('#'));
         await options.insights?.forgetConversation({ tenantId }, expired.conversationId);
       } catch (error) {
-        console.error('Sweeping an expired conversation failed', {
+        options.log.error('Sweeping an expired conversation failed', {
           conversationId: expired.conversationId,
           sequenceNumber: record.dynamodb?.SequenceNumber,
           error,

@@ -6,7 +6,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createExpiredConversationSweeper,
   expiredConversationOf,
@@ -49,6 +49,13 @@ function streamRecord(
 }
 
 const ttl = { type: 'Service', principalId: 'dynamodb.amazonaws.com' };
+
+/** The sweeper's log where nothing should fail: a line there fails the sweep, and so the test. */
+const failOnLog = {
+  error: (message: string) => {
+    throw new Error(`unexpected log line: ${message}`);
+  },
+};
 
 describe('retention per conversation', () => {
   let t: TestTables;
@@ -208,6 +215,7 @@ describe('retention per conversation', () => {
       const sweep = createExpiredConversationSweeper({
         client: t.client,
         turnsTable: t.tables.turns,
+        log: failOnLog,
       });
       const response = await sweep({
         Records: [streamRecord('REMOVE', { ownerId: 'acme#expired', conversationId }, '100', ttl)],
@@ -265,6 +273,7 @@ describe('retention per conversation', () => {
         client: t.client,
         turnsTable: t.tables.turns,
         insights,
+        log: failOnLog,
       });
       const response = await sweep({
         Records: [
@@ -302,16 +311,18 @@ describe('retention per conversation', () => {
       const sweep = createExpiredConversationSweeper({
         client: t.client,
         turnsTable: t.tables.turns,
+        log: failOnLog,
       });
       expect(await sweep({ Records: records })).toEqual({ batchItemFailures: [] });
       expect(await turnKeysOf(`acme#ignored#${conversation.conversationId}`)).toEqual([1]);
     });
 
     it('reports the first record it could not sweep, so Lambda retries from there', async () => {
-      const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const logged: { message: string; fields?: Record<string, unknown> }[] = [];
       const sweep = createExpiredConversationSweeper({
         client: t.client,
         turnsTable: `${t.tables.turns}-missing`,
+        log: { error: (message, fields) => logged.push({ message, fields }) },
       });
       const key = (n: number) => ({
         ownerId: 'acme#failing',
@@ -325,8 +336,12 @@ describe('retention per conversation', () => {
         ],
       });
       expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '11' }] });
-      expect(logged).toHaveBeenCalledOnce();
-      logged.mockRestore();
+      expect(logged).toEqual([
+        {
+          message: 'Sweeping an expired conversation failed',
+          fields: expect.objectContaining({ sequenceNumber: '11' }),
+        },
+      ]);
     });
   });
 });

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type InvocationOutcome, RuntimeApi } from '../../../local/lambda/runtime-api.js';
 
 // The Runtime API as a runtime client sees it, spoken to with plain node:http the way
@@ -78,7 +78,11 @@ describe('local Runtime API', () => {
       answered = true;
       return response;
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The poll has reached the API and is held there: answering it now would have been its chance.
+    await vi.waitFor(() => expect(api?.polling).toBe(true), { interval: 5 });
+    // A round trip on another connection after the poll was taken: an answer written with it
+    // would have arrived by now.
+    expect((await call(endpoint, 'GET', `${PREFIX}/unknown`)).status).toBe(404);
     expect(answered).toBe(false);
     const outcome = api.invoke(invocation('req-1'));
     const received = await next;

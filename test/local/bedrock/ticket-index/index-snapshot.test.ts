@@ -1,17 +1,18 @@
-import { cp, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   loadTicketDocuments,
   openKnowledgeBaseDataSource,
 } from '../../../../local/bedrock/knowledge-base-data-source.js';
 import {
+  fileSignatureOf,
   type IndexSnapshot,
   RACY_MARGIN_MS,
   readIndexSnapshot,
   type SnapshotDocument,
+  trustsSignatureOf,
   writeIndexSnapshot,
   writeIndexSnapshotInBackground,
 } from '../../../../local/bedrock/ticket-index/index-snapshot.js';
@@ -32,13 +33,27 @@ const QUERIES = [
 const answersOf = (index: TicketIndex) =>
   QUERIES.map((text) => index.search({ text, numberOfResults: 8, filter: NOT_RESTRICTED }));
 const SNAPSHOT = 'ticket-index-snapshot.bin';
-/** One ticket folder per test, all copied before one wait past the racy margin. */
+/** One ticket folder per test, all copied before one wait until the racy margin has passed. */
 const FOLDERS = 7;
+
+/** Whether a scan begun now would trust the signature of every file under `directories`. */
+async function allTrustedNow(directories: readonly string[]): Promise<boolean> {
+  const scannedAtMs = Date.now();
+  for (const directory of directories) {
+    const entries = await readdir(directory, { recursive: true, withFileTypes: true });
+    for (const entry of entries.filter((found) => found.isFile())) {
+      const signature = fileSignatureOf(await stat(join(entry.parentPath, entry.name)));
+      if (!trustsSignatureOf(signature, scannedAtMs)) return false;
+    }
+  }
+  return true;
+}
 
 /**
  * The snapshot trusts a file's signature only when its last change lies more than the racy
- * margin before the scan: the folders are copied, then the test waits that long once, so the
- * files are "old" as a desk's ticket history is, and each test changes what it changes now.
+ * margin before the scan: the folders are copied, then the test waits once until the snapshot's
+ * own rule trusts every copied file, so the files are "old" as a desk's ticket history is, and
+ * each test changes what it changes now.
  */
 describe('openKnowledgeBaseDataSource with an index snapshot', () => {
   let root: string;
@@ -67,7 +82,13 @@ describe('openKnowledgeBaseDataSource with an index snapshot', () => {
     for (let test = 0; test < FOLDERS; test += 1) {
       await cp('data/tickets', folderOf(test).tickets, { recursive: true });
     }
-    await sleep(RACY_MARGIN_MS + 200);
+    const copied = Array.from({ length: FOLDERS }, (_, test) => folderOf(test).tickets);
+    await vi.waitFor(
+      async () => {
+        if (!(await allTrustedNow(copied))) throw new Error('a copied file is still too recent');
+      },
+      { timeout: RACY_MARGIN_MS * 10, interval: 100 },
+    );
   }, 60_000);
   afterAll(() => rm(root, { recursive: true, force: true }));
 
