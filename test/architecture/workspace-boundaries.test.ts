@@ -38,7 +38,7 @@ const STILL_IMPORTED: Readonly<Record<string, string>> = {
     "the offline responder parses the prompt's data elements (until it answers from the tool alone)",
   'functions/chat/prompt-text.ts':
     "the offline responder reads the chat prompt's element and ticket attribute names",
-  'functions/chat/refine-mail-draft.ts':
+  'functions/mail-draft/refine-mail-draft.ts':
     "the offline responder reads the mail-draft prompt's element names",
   'functions/handoff/handoff-summary.ts':
     "the offline responder reads the hand-off prompt's element names",
