@@ -20,8 +20,6 @@ export interface ChatRouteDependencies {
   readonly model: ChatModel;
   readonly config: ChatConfig;
   readonly heartbeatMs: number;
-  /** 0 coalesces `token` events without delay (the default); otherwise the batching delay in ms. */
-  readonly tokenBatchMs: number;
   /** @default no padding */
   readonly padding?: StreamPaddingOptions;
   readonly now: () => Date;
@@ -53,8 +51,6 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
     return sseResponse(
       {
         heartbeatMs: dependencies.heartbeatMs,
-        tokenBatch:
-          dependencies.tokenBatchMs > 0 ? { maxDelayMs: dependencies.tokenBatchMs } : undefined,
         padding: dependencies.padding,
         // streamChat never throws by design; a bug must still end the stream, not the container.
         failureEvent: {

@@ -11,8 +11,15 @@ import {
   promptCachePolicyFor,
   withPromptCacheSupport,
 } from '../adapters/bedrock/prompt-cache-support.js';
-import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
-import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
+import {
+  createDailyBudget,
+  createIssueNumbers,
+  FIRST_PUBLISHED_ISSUE_ID,
+} from '../adapters/dynamodb/counters.js';
+import {
+  createDynamoDbConversationStore,
+  TURN_CACHE_MAX_BYTES,
+} from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
 import type { DailyBudget } from '../chat/daily-budget.js';
@@ -29,9 +36,9 @@ import { createInsightsRecorder } from '../insights/record-insights.js';
 import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability, ownerHashOf } from '../observability/telemetry.js';
+import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
-import { type FunctionConfig, guardrailOf } from './function-config.js';
 import { createHandoffRoute } from './handoff-routes.js';
 import {
   type ApiRequest,
@@ -64,7 +71,28 @@ export interface HandlerOverrides {
   /** The Knowledge Base's ticket set; production: its data source's listing, when it has one. */
   readonly catalog?: TicketCatalog;
   readonly now?: () => Date;
+  /** Shorter intervals for tests (a stop noticed sooner, a crashed claim taken over sooner). */
+  readonly timings?: Partial<ApiTimings>;
 }
+
+/**
+ * How often the API's streams and generations check in: fixed in production (no deployment
+ * varies them); the in-process harnesses and the test handler entry shorten them.
+ */
+export interface ApiTimings {
+  /** A `: ping` comment after this much silence, so fronts and proxies keep the stream open. */
+  readonly heartbeatMs: number;
+  /** How often a generation asks whether its answer was stopped. */
+  readonly stopPollMs: number;
+  /** How long a generation claim lasts without renewal (ADR 0003). */
+  readonly generationLeaseMs: number;
+}
+
+export const API_TIMINGS: ApiTimings = {
+  heartbeatMs: 10_000,
+  stopPollMs: defaultChatConfig.stopPollMs,
+  generationLeaseMs: defaultChatConfig.generationLeaseMs,
+};
 
 /**
  * Wiring only: the API (`createApi`) under middy in response-streaming mode, which writes the
@@ -85,36 +113,41 @@ export function createApi(
   config: FunctionConfig,
   overrides: HandlerOverrides = {},
 ): (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResponse> {
-  const region = config.AWS_REGION;
+  const region = config.endpoints.region;
+  const now = overrides.now ?? (() => new Date());
+  const timings = { ...API_TIMINGS, ...overrides.timings };
   const observability = createObservability({
-    logLevel: config.LOG_LEVEL,
-    metrics: config.METRICS,
-    tracing: config.POWERTOOLS_TRACE_ENABLED,
-    prices: withPrices(config.MODEL_PRICES),
-    modelId: config.MODEL_ID,
+    logLevel: config.observability.logLevel,
+    metrics: config.observability.metrics,
+    tracing: config.observability.tracing,
+    prices: withPrices(config.model.prices),
+    modelId: config.model.id,
   });
   const { tracing } = observability;
   const documents = DynamoDBDocumentClient.from(
-    tracing.captureClient(new DynamoDBClient({ region, endpoint: config.DYNAMODB_ENDPOINT })),
+    tracing.captureClient(new DynamoDBClient({ region, endpoint: config.endpoints.dynamoDb })),
     { marshallOptions: { removeUndefinedValues: true } },
   );
-  const tables = { conversations: config.CONVERSATIONS_TABLE, turns: config.TURNS_TABLE };
+  const tables = {
+    conversations: config.storage.conversationsTable,
+    turns: config.storage.turnsTable,
+  };
   const store =
     overrides.store ??
     createDynamoDbConversationStore({
       client: documents,
       tables,
-      retentionDays: config.RETENTION_DAYS,
-      cacheMaxBytes: config.TURN_CACHE_MAX_BYTES,
+      retentionDays: config.storage.retentionDays,
+      cacheMaxBytes: TURN_CACHE_MAX_BYTES,
     });
   const budget = overrides.budget ?? createDailyBudget({ documents, tables });
   const insightsStore =
     overrides.insights ??
-    (config.INSIGHTS_TABLE
+    (config.insights.table
       ? createDynamoDbInsightsStore({
           documents,
-          tableName: config.INSIGHTS_TABLE,
-          retentionDays: config.RETENTION_DAYS,
+          tableName: config.insights.table,
+          retentionDays: config.storage.retentionDays,
         })
       : undefined);
   const insights =
@@ -122,57 +155,53 @@ export function createApi(
     createInsightsRecorder({
       store: insightsStore,
       estimateCostUsd: (report) => observability.estimateCostUsd(report),
-      gapScoreThreshold: config.INSIGHTS_GAP_SCORE,
-      examples: config.INSIGHTS_EXAMPLES,
-      scrubSettings: config.PERSONAL_DATA_SETTINGS,
+      gapScoreThreshold: config.insights.gapScore,
+      examples: config.insights.examples,
+      scrubSettings: config.knowledge.personalDataSettings,
       ownerHash: ownerHashOf,
       log: observability.log,
       writeFailed: (operation) => observability.insightsWriteFailed(operation),
-      ...(overrides.now ? { now: overrides.now } : {}),
+      now,
     });
   const retriever =
     overrides.retriever ??
     createKnowledgeBaseRetriever({
       client: tracing.captureClient(
-        new BedrockAgentRuntimeClient({ region, endpoint: config.BEDROCK_AGENT_RUNTIME_ENDPOINT }),
+        new BedrockAgentRuntimeClient({ region, endpoint: config.endpoints.bedrockAgentRuntime }),
       ),
-      knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
-      vectorStore: config.VECTOR_STORE,
-      searchType: config.SEARCH_TYPE,
-      rerankingModelArn: config.RERANKING_MODEL_ARN,
+      knowledgeBaseId: config.knowledgeBase.id,
+      vectorStore: config.knowledgeBase.vectorStore,
+      searchType: config.knowledgeBase.searchType,
+      rerankingModelArn: config.knowledgeBase.rerankingModelArn,
     });
   const model =
     overrides.model ??
     tracing.traceChatModel(
       createBedrockChatModel({
         client: tracing.captureClient(
-          new BedrockRuntimeClient({ region, endpoint: config.BEDROCK_RUNTIME_ENDPOINT }),
+          new BedrockRuntimeClient({ region, endpoint: config.endpoints.bedrockRuntime }),
         ),
-        modelId: config.MODEL_ID,
-        fineGrainedToolStreaming: config.FINE_GRAINED_TOOL_STREAMING,
-        guardrail: guardrailOf(config),
+        modelId: config.model.id,
+        guardrail: guardrailOf(config.model),
       }),
     );
   const catalog = overrides.catalog ?? ticketCatalogFor(config, tracing, observability.log);
   const resolveOwner = createOwnerResolver(
-    config.AUTH_MODE === 'local'
+    config.auth.mode === 'local'
       ? {
           mode: 'local',
-          tenantId: config.TENANT_ID,
-          knowledgeEditors: config.KNOWLEDGE_EDITORS,
-          serviceDeskLeads: config.SERVICE_DESK_LEADS,
+          tenantId: config.auth.tenantId,
+          knowledgeEditors: config.auth.knowledgeEditors,
+          serviceDeskLeads: config.auth.serviceDeskLeads,
         }
       : {
           mode: 'cognito',
-          tenantId: config.TENANT_ID,
-          knowledgeEditorGroup: config.KNOWLEDGE_EDITOR_GROUP,
-          serviceDeskLeadGroup: config.SERVICE_DESK_LEAD_GROUP,
+          tenantId: config.auth.tenantId,
+          knowledgeEditorGroup: config.auth.knowledgeEditorGroup,
+          serviceDeskLeadGroup: config.auth.serviceDeskLeadGroup,
           verifier:
             overrides.verifier ??
-            createCognitoVerifier(
-              config.COGNITO_USER_POOL_ID ?? '',
-              config.COGNITO_CLIENT_ID ?? '',
-            ),
+            createCognitoVerifier(config.auth.userPoolId ?? '', config.auth.clientId ?? ''),
         },
   );
   const table = createRouteTable({
@@ -184,26 +213,23 @@ export function createApi(
       retriever,
       model,
       ...(insights ? { insights } : {}),
-      heartbeatMs: config.HEARTBEAT_MS,
-      tokenBatchMs: config.TOKEN_BATCH_MS,
-      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
-      now: overrides.now ?? (() => new Date()),
+      heartbeatMs: timings.heartbeatMs,
+      padding: { mode: config.stream.padding, bytes: config.stream.paddingBytes },
+      now,
       config: {
         ...defaultChatConfig,
-        numberOfResults: config.NUMBER_OF_RESULTS,
-        dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
-        queryExpansion: config.QUERY_EXPANSION,
-        maxTokens: config.MAX_TOKENS,
-        archiveBudget: config.ARCHIVE_BUDGET_CHARS,
-        stopPollMs: config.STOP_POLL_MS,
-        generationLeaseMs: config.GENERATION_LEASE_MS,
-        modelId: config.MODEL_ID,
+        numberOfResults: config.chat.numberOfResults,
+        dailyTokenBudget: config.model.dailyTokenBudget,
+        queryExpansion: config.chat.queryExpansion,
+        stopPollMs: timings.stopPollMs,
+        generationLeaseMs: timings.generationLeaseMs,
+        modelId: config.model.id,
         promptCache: promptCachePolicyFor(
-          config.MODEL_ID,
-          config.PROMPT_CACHING,
-          withPromptCacheSupport(config.PROMPT_CACHE_MODELS),
+          config.model.id,
+          config.model.promptCaching,
+          withPromptCacheSupport(config.model.promptCacheModels),
         ),
-        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
+        allowedLinkDomains: config.chat.allowedLinkDomains,
       },
     }),
     knowledge: createKnowledgeRoutes({
@@ -213,20 +239,20 @@ export function createApi(
       documents: overrides.documents ?? knowledgeDocumentsFor(config, tracing),
       issueNumbers:
         overrides.issueNumbers ??
-        createIssueNumbers({ documents, tables }, config.KNOWLEDGE_FIRST_ISSUE_ID),
+        createIssueNumbers({ documents, tables }, FIRST_PUBLISHED_ISSUE_ID),
       syncBacklog: createSyncBacklog({ documents, tables }),
       config: {
-        dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
-        modelId: config.MODEL_ID,
+        dailyTokenBudget: config.model.dailyTokenBudget,
+        modelId: config.model.id,
         remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
-        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
-        ticketCategories: config.TICKET_CATEGORIES,
+        allowedLinkDomains: config.chat.allowedLinkDomains,
+        ticketCategories: config.knowledge.ticketCategories,
       },
       budget,
-      heartbeatMs: config.HEARTBEAT_MS,
-      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
-      now: overrides.now ?? (() => new Date()),
-      scrubSettings: config.PERSONAL_DATA_SETTINGS,
+      heartbeatMs: timings.heartbeatMs,
+      padding: { mode: config.stream.padding, bytes: config.stream.paddingBytes },
+      now,
+      scrubSettings: config.knowledge.personalDataSettings,
       recorded: (report) => {
         observability.knowledgeRecorded(report);
         // Not awaited: the route's report is synchronous; the recorder bounds and logs itself.
@@ -236,43 +262,43 @@ export function createApi(
       ...(insightsStore ? { gapExamples: insightsStore } : {}),
     }),
     conversations: createConversationRoutes(store, {
-      now: overrides.now,
+      now,
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
       ...(insights ? { insights } : {}),
     }),
     insights: createInsightsRoutes({
       insights: insightsStore ?? withoutInsightsStore,
-      now: overrides.now ?? (() => new Date()),
-      examplesKept: config.INSIGHTS_EXAMPLES,
+      now,
+      examplesKept: config.insights.examples,
       ...(catalog ? { catalog } : {}),
     }),
     handoff: createHandoffRoute({
       store,
       model,
       config: {
-        dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
-        modelId: config.MODEL_ID,
+        dailyTokenBudget: config.model.dailyTokenBudget,
+        modelId: config.model.id,
         remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
       },
       budget,
-      heartbeatMs: config.HEARTBEAT_MS,
-      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
-      now: overrides.now ?? (() => new Date()),
+      heartbeatMs: timings.heartbeatMs,
+      padding: { mode: config.stream.padding, bytes: config.stream.paddingBytes },
+      now,
       log: observability.log,
     }),
     mailDrafts: createMailDraftRoutes({
       store,
       model,
       config: {
-        dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
-        modelId: config.MODEL_ID,
+        dailyTokenBudget: config.model.dailyTokenBudget,
+        modelId: config.model.id,
         remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
-        allowedLinkDomains: config.ALLOWED_LINK_DOMAINS,
+        allowedLinkDomains: config.chat.allowedLinkDomains,
       },
       budget,
-      heartbeatMs: config.HEARTBEAT_MS,
-      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
-      now: overrides.now ?? (() => new Date()),
+      heartbeatMs: timings.heartbeatMs,
+      padding: { mode: config.stream.padding, bytes: config.stream.paddingBytes },
+      now,
       recorded: (report) => observability.mailDraftRecorded(report),
       ...(insights ? { insights } : {}),
       log: observability.log,
@@ -340,23 +366,23 @@ function knowledgeDocumentsFor(
   config: FunctionConfig,
   tracing: { captureClient<Client extends object>(client: Client): Client },
 ): KnowledgeDocuments | undefined {
-  const bucket = config.KNOWLEDGE_BUCKET;
-  const dataSourceId = config.KNOWLEDGE_DATA_SOURCE_ID;
+  const bucket = config.knowledge.bucket;
+  const dataSourceId = config.knowledge.dataSourceId;
   if (!bucket || !dataSourceId) return undefined;
   let loaded: Promise<KnowledgeDocuments> | undefined;
   const load = () => {
     loaded ??= import('../adapters/bedrock/knowledge-base-documents.js').then((adapter) =>
       adapter.createKnowledgeBaseDocumentsWithClients(
         {
-          region: config.AWS_REGION,
-          s3Endpoint: config.S3_ENDPOINT,
-          agentEndpoint: config.BEDROCK_AGENT_ENDPOINT,
+          region: config.endpoints.region,
+          s3Endpoint: config.endpoints.s3,
+          agentEndpoint: config.endpoints.bedrockAgent,
           capture: (client) => tracing.captureClient(client),
         },
         {
           bucket,
-          keyPrefix: config.KNOWLEDGE_KEY_PREFIX,
-          knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+          keyPrefix: config.knowledge.keyPrefix,
+          knowledgeBaseId: config.knowledgeBase.id,
           dataSourceId,
         },
       ),
@@ -383,7 +409,7 @@ function ticketCatalogFor(
   tracing: { captureClient<Client extends object>(client: Client): Client },
   log: Log,
 ): TicketCatalog | undefined {
-  const dataSourceId = config.KNOWLEDGE_DATA_SOURCE_ID;
+  const dataSourceId = config.knowledge.dataSourceId;
   if (!dataSourceId) return undefined;
   let loaded: Promise<TicketCatalog> | undefined;
   return {
@@ -391,11 +417,11 @@ function ticketCatalogFor(
       loaded ??= import('../adapters/bedrock/knowledge-base-ticket-catalog.js').then((adapter) =>
         adapter.createKnowledgeBaseTicketCatalogWithClient(
           {
-            region: config.AWS_REGION,
-            agentEndpoint: config.BEDROCK_AGENT_ENDPOINT,
+            region: config.endpoints.region,
+            agentEndpoint: config.endpoints.bedrockAgent,
             capture: (client) => tracing.captureClient(client),
           },
-          { knowledgeBaseId: config.KNOWLEDGE_BASE_ID, dataSourceId, log },
+          { knowledgeBaseId: config.knowledgeBase.id, dataSourceId, log },
         ),
       );
       return (await loaded).issueIds();

@@ -13,7 +13,7 @@ import { splitIntoFragments } from '../support/split-into-fragments.js';
 
 let chat: InProcessChatApi;
 beforeAll(async () => {
-  chat = await startInProcessChatApi({ functionEnvironment: { HEARTBEAT_MS: '40' } });
+  chat = await startInProcessChatApi({ overrides: { timings: { heartbeatMs: 40 } } });
 });
 afterAll(() => chat?.stop());
 

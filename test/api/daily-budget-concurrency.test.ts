@@ -149,6 +149,7 @@ const committedTokens = (owner: Owner) =>
 const chatConfig = (dailyTokenBudget: number) => ({
   ...defaultChatConfig,
   modelId: 'test.model',
+  numberOfResults: 8,
   queryExpansion: false,
   dailyTokenBudget,
 });
@@ -160,7 +161,6 @@ function chatRoute(model: ChatModel, dailyTokenBudget: number, chatBudget = budg
     model,
     config: chatConfig(dailyTokenBudget),
     heartbeatMs: 60_000,
-    tokenBatchMs: 0,
     now: () => new Date(),
     budget: chatBudget,
   });

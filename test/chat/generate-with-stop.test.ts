@@ -43,6 +43,9 @@ function run(options: { stoppedSeqs: readonly number[]; remainingMs: number | ((
       config: {
         ...defaultChatConfig,
         modelId: 'test-model',
+        numberOfResults: 8,
+        dailyTokenBudget: 0,
+        queryExpansion: true,
         stopPollMs: 5,
         remainingTimeReserveMs: 1000,
       },

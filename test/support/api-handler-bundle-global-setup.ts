@@ -4,17 +4,25 @@ import { ensureApiHandlerBundle } from '../../scripts/bundle-api-handler.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The bundled API handler every test stack's execution environments load. */
+    /** The bundled test API handler every test stack's execution environments load. */
     apiHandlerBundle: string;
   }
 }
+
+/** The production handler with the timings a test asks for (test-api-handler.ts). */
+export const TEST_API_HANDLER_ENTRY = 'test/support/test-api-handler.ts';
 
 /**
  * vitest globalSetup: bundles the API handler once per run (and only when a source it was built
  * from changed since the last run), so each test stack starts processes, not esbuild.
  */
 export default async function setup(project: TestProject): Promise<void> {
-  const outfile = resolve('.data/test-build/api/handler.mjs');
-  await ensureApiHandlerBundle({ outfile, target: 'node20', minify: false });
+  const outfile = resolve('.data/test-build/api/test-api-handler.mjs');
+  await ensureApiHandlerBundle({
+    entry: TEST_API_HANDLER_ENTRY,
+    outfile,
+    target: 'node20',
+    minify: false,
+  });
   project.provide('apiHandlerBundle', outfile);
 }

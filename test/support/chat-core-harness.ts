@@ -149,6 +149,9 @@ export function harness(options: {
   const config: ChatConfig = {
     ...defaultChatConfig,
     modelId: 'test.model',
+    numberOfResults: 8,
+    // No budget unless a test gives one.
+    dailyTokenBudget: 0,
     stopPollMs: 5,
     // Context assembly is checked on the inquiry text itself; the expansion has its own tests
     // (retrieval.test.ts) and one below.

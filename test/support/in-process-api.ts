@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { vi } from 'vitest';
 import { createApi, type HandlerOverrides } from '../../functions/api/create-handler.js';
-import { readFunctionConfig } from '../../functions/api/function-config.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
+import { readFunctionConfig } from '../../functions/settings/function-settings.js';
 import {
   LOCAL_KNOWLEDGE_BUCKET,
   OFFLINE_MODEL_FUNCTION_SETTINGS,
@@ -28,12 +28,14 @@ import {
 import { createTestTables } from './dynamodb-test-tables.js';
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
 import { createInMemoryDailyBudget } from './in-memory-daily-budget.js';
+import { TEST_TIMINGS } from './test-timings.js';
 
 /**
  * The API function's own routing, adapters and error handling called in process — no runtime
  * client, no Function URL front, no child processes — for rules that only the API shows. The
  * settings are the function's environment variables (`readFunctionConfig`), so a test exercises
- * the same wiring a deployment does; `overrides` replace adapters as in the test handlers.
+ * the same wiring a deployment does; `overrides` replace adapters as in the test handlers, and
+ * the timings are the tests' (`TEST_TIMINGS`) unless `overrides.timings` says otherwise.
  * @example
  * const api = createInProcessApi({ MODEL_ID: 'offline.x', BEDROCK_RUNTIME_ENDPOINT: url });
  * const response = await api.call('POST', '/api/chat', { message: 'VPN' }, { user: 'alice' });
@@ -52,7 +54,7 @@ export function createInProcessApi(
       LOG_LEVEL: 'WARN',
       ...environment,
     }),
-    overrides,
+    { ...overrides, timings: { ...TEST_TIMINGS, ...overrides.timings } },
   );
   let requests = 0;
   return {
@@ -134,7 +136,7 @@ export interface InProcessChatApiOptions {
   readonly knowledgeDocuments?: boolean;
   /** Options for the local Bedrock endpoint (pacing is off unless given). */
   readonly bedrockOptions?: LocalBedrockServerOptions;
-  /** Adapter replacements beside the store, e.g. a fixed retriever. */
+  /** Adapter replacements beside the store, e.g. a fixed retriever, or shorter `timings`. */
   readonly overrides?: HandlerOverrides;
 }
 
@@ -155,11 +157,11 @@ export interface InProcessChatApi {
  * wiring (`createApi`) with its real Bedrock model and Knowledge Base adapters talking to an
  * in-process local Bedrock endpoint (the offline responder, scripts, recorded requests), and the
  * in-memory store or DynamoDB Local. The settings are `startTestStack`'s, so a test moved here
- * from the stack sees the same function: short heartbeat and stop poll, no budget, no metrics.
+ * from the stack sees the same function: short stop poll, no budget, no metrics.
  * What it leaves out — the runtime client, the Function URL front, execution environments — is
  * what the remaining stack tests are for.
  * @example
- * const chat = await startInProcessChatApi({ functionEnvironment: { TOKEN_BATCH_MS: '40' } });
+ * const chat = await startInProcessChatApi({ overrides: { timings: { heartbeatMs: 40 } } });
  * const response = await postChat(chat.api, { message: 'VPN' }, { user: 'alice' });
  * await chat.stop();
  */
@@ -211,9 +213,7 @@ export async function startInProcessChatApi(
           TURNS_TABLE: tables.tables.turns,
         }
       : {}),
-    // As startTestStack: failure paths finish quickly, tests run many chats per user.
-    HEARTBEAT_MS: '10000',
-    STOP_POLL_MS: '50',
+    // As startTestStack: tests run many chats per user.
     LOG_LEVEL: 'SILENT',
     DAILY_TOKEN_BUDGET: '0',
     METRICS: 'false',

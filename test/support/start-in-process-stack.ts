@@ -58,8 +58,6 @@ export async function startInProcessStack(
     ...options,
     environment: { DYNAMODB_ENDPOINT: endpoint, ...options.environment },
     functionEnvironment: {
-      HEARTBEAT_MS: '10000',
-      STOP_POLL_MS: '50',
       LOG_LEVEL: 'SILENT',
       DAILY_TOKEN_BUDGET: '0',
       METRICS: 'false',

@@ -1,20 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
+import type { ApiTimings } from '../../functions/api/create-handler.js';
 import {
   type LocalStack,
   type LocalStackOptions,
   startLocalStack,
 } from '../../local/start-local-stack.js';
+import { TEST_TIMINGS, testTimingsEnvironment } from './test-timings.js';
 
 /**
  * The local stack for end-to-end tests: the run's shared DynamoDB Local with tables of its own,
  * the run's handler bundle in execution environments running the real runtime client (two
  * provisioned, more created on demand), the local Bedrock endpoint without pacing, a random
- * port, short heartbeat and stop-poll intervals so failure paths finish quickly.
+ * port, the tests' short stop poll (`TEST_TIMINGS`) so failure paths finish quickly.
  */
 export async function startTestStack(
-  options: Partial<LocalStackOptions> = {},
+  options: Partial<LocalStackOptions> & {
+    /** Timings over the tests' (`TEST_TIMINGS`), e.g. a short generation lease. */
+    readonly timings?: Partial<ApiTimings>;
+  } = {},
 ): Promise<LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> }> {
+  const { timings, ...stackOptions } = options;
   const endpoint = inject('dynamoDbEndpoint');
   if (!endpoint) throw new Error(inject('dynamoDbLocalError') ?? 'DynamoDB Local is not running');
   const stack = await startLocalStack({
@@ -28,10 +34,9 @@ export async function startTestStack(
     provisionedEnvironments: 2,
     environment: { DYNAMODB_ENDPOINT: endpoint },
     log: () => undefined,
-    ...options,
+    ...stackOptions,
     functionEnvironment: {
-      HEARTBEAT_MS: '10000',
-      STOP_POLL_MS: '50',
+      ...testTimingsEnvironment({ ...TEST_TIMINGS, ...timings }),
       // The request and chat lines and the EMF metrics are checked in observability.test.ts;
       // elsewhere they would only bury the test output.
       LOG_LEVEL: 'SILENT',

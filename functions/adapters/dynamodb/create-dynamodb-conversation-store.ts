@@ -24,6 +24,9 @@ import type { ConversationTableNames } from './table-definitions.js';
 import { createTurnCache } from './turn-cache.js';
 import { type BackoffOptions, jitteredBackoff } from './versioned-commit.js';
 
+/** The per-container history cache the API function gives its store, in (estimated) bytes. */
+export const TURN_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
 export interface DynamoDbConversationStoreOptions {
   /** Created once per container and shared; a plain client is wrapped in a document client. */
   readonly client: DynamoDBClient | DynamoDBDocumentClient;
