@@ -1,5 +1,5 @@
 import type { DailyBudget } from '../chat/daily-budget.js';
-import { type Log, silentLog } from '../chat/log.js';
+import type { Log } from '../chat/log.js';
 import type {
   ChatConfig,
   ChatInsights,
@@ -25,8 +25,8 @@ export interface ChatRouteDependencies {
   readonly now: () => Date;
   readonly telemetry?: ChatTelemetry;
   readonly budget?: DailyBudget;
-  /** Where failures are reported (the function's Powertools Logger). @default silentLog */
-  readonly log?: Log;
+  /** Where failures are reported (the function's Powertools Logger). */
+  readonly log: Log;
   /** Service-desk insights of each finished chat (ADR 0022); nothing when absent. */
   readonly insights?: ChatInsights;
 }
@@ -58,8 +58,7 @@ export function createChatRoute(dependencies: ChatRouteDependencies) {
           message: 'Something went wrong while answering. Please try again.',
           retryable: true,
         },
-        logFailure: (error) =>
-          (dependencies.log ?? silentLog).error('chat stream failed', { error }),
+        logFailure: (error) => dependencies.log.error('chat stream failed', { error }),
       },
       (sse) =>
         streamChat(begun, (event) => sse.send(event), {

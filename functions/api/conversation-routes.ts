@@ -29,7 +29,7 @@ import {
 const etagOf = (version: number) => `"${version}"`;
 
 export interface ConversationRouteOptions {
-  readonly now?: () => Date;
+  readonly now: () => Date;
   readonly feedbackRecorded?: (report: FeedbackReport) => void;
   /** Service-desk insights of feedback and deletes (ADR 0022): bounded, never throwing. */
   readonly insights?: Pick<InsightsRecorder, 'feedbackRecorded' | 'conversationDeleted'>;
@@ -38,9 +38,9 @@ export interface ConversationRouteOptions {
 /** The conversation routes: list, get (ETag/304), rename, delete, stop, feedback on an answer. */
 export function createConversationRoutes(
   store: ConversationStore,
-  options: ConversationRouteOptions = {},
+  options: ConversationRouteOptions,
 ) {
-  const now = options.now ?? (() => new Date());
+  const { now } = options;
   return {
     async list(request: ApiRequest): Promise<HttpResponse> {
       const query = listConversationsQuerySchema.safeParse(request.query);

@@ -37,6 +37,7 @@ import type { IssueNumbers, KnowledgeDocuments } from '../knowledge/ports.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability, ownerHashOf } from '../observability/telemetry.js';
 import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
+import { API_TIMINGS, type ApiTimings } from './api-timings.js';
 import { createChatRoute } from './chat-route.js';
 import { createConversationRoutes } from './conversation-routes.js';
 import { createHandoffRoute } from './handoff-routes.js';
@@ -74,25 +75,6 @@ export interface HandlerOverrides {
   /** Shorter intervals for tests (a stop noticed sooner, a crashed claim taken over sooner). */
   readonly timings?: Partial<ApiTimings>;
 }
-
-/**
- * How often the API's streams and generations check in: fixed in production (no deployment
- * varies them); the in-process harnesses and the test handler entry shorten them.
- */
-export interface ApiTimings {
-  /** A `: ping` comment after this much silence, so fronts and proxies keep the stream open. */
-  readonly heartbeatMs: number;
-  /** How often a generation asks whether its answer was stopped. */
-  readonly stopPollMs: number;
-  /** How long a generation claim lasts without renewal (ADR 0003). */
-  readonly generationLeaseMs: number;
-}
-
-export const API_TIMINGS: ApiTimings = {
-  heartbeatMs: 10_000,
-  stopPollMs: defaultChatConfig.stopPollMs,
-  generationLeaseMs: defaultChatConfig.generationLeaseMs,
-};
 
 /**
  * Wiring only: the API (`createApi`) under middy in response-streaming mode, which writes the
@@ -139,6 +121,7 @@ export function createApi(
       tables,
       retentionDays: config.storage.retentionDays,
       cacheMaxBytes: TURN_CACHE_MAX_BYTES,
+      now,
     });
   const budget = overrides.budget ?? createDailyBudget({ documents, tables });
   const insightsStore =
@@ -148,6 +131,7 @@ export function createApi(
           documents,
           tableName: config.insights.table,
           retentionDays: config.storage.retentionDays,
+          now,
         })
       : undefined);
   const insights =

@@ -1,5 +1,4 @@
 import { requestBound, tokensToCharge } from '../chat/daily-budget.js';
-import { silentLog } from '../chat/log.js';
 import type { ChatConfig, ChatModel, ConversationStore, Owner, Retriever } from '../chat/ports.js';
 import {
   type Caller,
@@ -91,10 +90,9 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
     documents: dependencies.documents,
     now: dependencies.now,
     onReadFailed: (error) =>
-      (dependencies.log ?? silentLog).warn(
-        'uploaded ticket categories unreadable; the deployed set stays',
-        { error },
-      ),
+      dependencies.log.warn('uploaded ticket categories unreadable; the deployed set stays', {
+        error,
+      }),
   });
   // One schema per category set: the set changes at most once per refresh.
   let publishSchema: { for: readonly string[]; schema: PublishRequestSchema } | undefined;
@@ -218,7 +216,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
         syncBacklog: dependencies.syncBacklog,
         now: dependencies.now,
         ...(dependencies.scrubSettings ? { scrubSettings: dependencies.scrubSettings } : {}),
-        ...(dependencies.log ? { log: dependencies.log } : {}),
+        log: dependencies.log,
       },
       request.owner,
     );

@@ -3,7 +3,7 @@ import {
   type DailyBudget,
   reserveWithinBudget,
 } from '../chat/daily-budget.js';
-import { type Log, silentLog } from '../chat/log.js';
+import type { Log } from '../chat/log.js';
 import type { ChatConfig } from '../chat/ports.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import { sseResponse } from '../sse/sse-response.js';
@@ -28,8 +28,8 @@ export interface ModelStreamDependencies {
   /** Padding of the stream, as the chat's (`STREAM_PADDING`). @default no padding */
   readonly padding?: StreamPaddingOptions;
   readonly now: () => Date;
-  /** Where failures are reported (the function's Powertools Logger). @default silentLog */
-  readonly log?: Log;
+  /** Where failures are reported (the function's Powertools Logger). */
+  readonly log: Log;
 }
 
 /** What the route's own part of the stream gets. */
@@ -83,7 +83,7 @@ export async function modelStreamResponse(
       heartbeatMs: dependencies.heartbeatMs,
       padding: dependencies.padding,
       failureEvent: { code: 'internal', message: call.failureMessage, retryable: true },
-      logFailure: (error) => (dependencies.log ?? silentLog).error(call.logMessage, { error }),
+      logFailure: (error) => dependencies.log.error(call.logMessage, { error }),
     },
     async (sse) => {
       let charged = 0;

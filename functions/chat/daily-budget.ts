@@ -1,6 +1,6 @@
 import { DailyBudgetExceededError } from './errors.js';
 import type { GenerationFailure } from './generate.js';
-import { type Log, silentLog } from './log.js';
+import type { Log } from './log.js';
 import { answerTool, tokensAtLeast } from './model-request.js';
 import type { ChatConfig, ChatModelRequest, ModelUsage, Owner } from './ports.js';
 import { buildSystemPrompt } from './prompt-text.js';
@@ -62,8 +62,8 @@ export async function reserveWithinBudget(
   dependencies: {
     config: Pick<ChatConfig, 'dailyTokenBudget'>;
     budget?: DailyBudget;
-    /** Where a failed counter write is reported. @default silentLog */
-    log?: Log;
+    /** Where a failed counter write is reported. */
+    log: Log;
   },
 ): Promise<BudgetReservation | undefined> {
   const limit = dependencies.config.dailyTokenBudget;
@@ -72,7 +72,7 @@ export async function reserveWithinBudget(
   // The reservation's day is the day it was made: a call running past midnight settles there.
   const day = now.toISOString().slice(0, 10);
   if (await budget.reserve(owner, day, bound, limit)) {
-    return createReservation(budget, owner, day, bound, dependencies.log ?? silentLog);
+    return createReservation(budget, owner, day, bound, dependencies.log);
   }
   const resetsAt = new Date(`${day}T00:00:00.000Z`);
   resetsAt.setUTCDate(resetsAt.getUTCDate() + 1);

@@ -23,7 +23,7 @@ import {
 import { streamToolInput } from '../tool-input/stream-tool-input.js';
 import type { ToolInputInvalidElementEvent } from '../tool-input/tool-input-parser.js';
 import { ChatModelError, type ChatModelErrorCode } from './errors.js';
-import { type Log, silentLog } from './log.js';
+import type { Log } from './log.js';
 import type {
   ChatConfig,
   ChatModel,
@@ -59,8 +59,8 @@ export interface GenerateWithStopDependencies {
   readonly model: ChatModel;
   readonly config: ChatConfig;
   readonly remainingTimeMs: () => number;
-  /** Where failures and grounding drops are reported. @default silentLog */
-  readonly log?: Log;
+  /** Where failures and grounding drops are reported. */
+  readonly log: Log;
 }
 
 /**
@@ -180,8 +180,8 @@ export interface GenerateAnswerInput {
   readonly send: (event: ChatEvent) => void;
   /** Aborted by a stop request or the time budget; `stopReason()` tells which happened. */
   readonly signal: AbortSignal;
-  /** Where a stream failure that is no model error, and grounding drops, are reported. @default silentLog */
-  readonly log?: Log;
+  /** Where a stream failure that is no model error, and grounding drops, are reported. */
+  readonly log: Log;
 }
 
 const GUARDRAIL_INTERVENED: GenerationFailure = {
@@ -212,7 +212,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const tickets: TicketResult[] = [];
   const seen = new Set<string>();
   const dropped = new DroppedTickets();
-  const log = input.log ?? silentLog;
+  const { log } = input;
   let adviceStreamed = false;
   const startedAt = performance.now();
   let firstTokenAt: number | undefined;

@@ -20,6 +20,7 @@ import {
 import { fakeRetriever, printer, results, vpn } from '../support/chat-core-harness.js';
 import { readCommittedTokens } from '../support/daily-budget-counter.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
+import { silentLog } from '../support/silent-log.js';
 
 // Issue #24: the daily budget must hold under concurrency. Twenty requests of one user at once,
 // in process through the routes, with the real DynamoDB store and budget on DynamoDB Local —
@@ -49,6 +50,7 @@ beforeAll(async () => {
     tables: t.tables,
     retentionDays: 30,
     cacheMaxBytes: 1024 * 1024,
+    now: () => new Date(),
   });
   budget = createDailyBudget({ documents, tables: t.tables });
 });
@@ -162,6 +164,7 @@ function chatRoute(model: ChatModel, dailyTokenBudget: number, chatBudget = budg
     config: chatConfig(dailyTokenBudget),
     heartbeatMs: 60_000,
     now: () => new Date(),
+    log: silentLog,
     budget: chatBudget,
   });
 }
@@ -243,6 +246,7 @@ function knowledgeRoutes(model: ChatModel, dailyTokenBudget: number, draftBudget
     store,
     retriever: fakeRetriever([printer, vpn]).retriever,
     model,
+    log: silentLog,
     documents: {
       write: async () => undefined,
       remove: async () => undefined,

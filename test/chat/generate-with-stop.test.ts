@@ -8,6 +8,7 @@ import {
   defaultChatConfig,
 } from '../../functions/chat/ports.js';
 import type { BegunChat } from '../../functions/chat/run-chat.js';
+import { silentLog } from '../support/silent-log.js';
 
 const begun = {
   owner: { tenantId: 't', userId: 'u' },
@@ -40,6 +41,7 @@ function run(options: { stoppedSeqs: readonly number[]; remainingMs: number | ((
     {
       store,
       model: slowModel,
+      log: silentLog,
       config: {
         ...defaultChatConfig,
         modelId: 'test-model',

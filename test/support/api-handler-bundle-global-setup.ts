@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureApiHandlerBundle } from '../../scripts/bundle-api-handler.js';
+import { TEST_API_HANDLER_ENTRY } from './test-timings.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -8,9 +9,6 @@ declare module 'vitest' {
     apiHandlerBundle: string;
   }
 }
-
-/** The production handler with the timings a test asks for (test-api-handler.ts). */
-export const TEST_API_HANDLER_ENTRY = 'test/support/test-api-handler.ts';
 
 /**
  * vitest globalSetup: bundles the API handler once per run (and only when a source it was built

@@ -13,6 +13,7 @@ import { beginChat, streamChat } from '../../functions/chat/run-chat.js';
 import type { Answer } from '../../functions/contract/answer.js';
 import type { ChatEvent } from '../../functions/contract/chat-events.js';
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
+import { silentLog } from './silent-log.js';
 import { splitIntoFragments } from './split-into-fragments.js';
 
 /**
@@ -164,6 +165,7 @@ export function harness(options: {
     model: options.model,
     config,
     now: options.now ?? (() => new Date()),
+    log: silentLog,
     remainingTimeMs: options.remainingTimeMs ?? (() => 60_000),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),

@@ -1,4 +1,4 @@
-import type { ApiTimings } from '../../functions/api/create-handler.js';
+import type { ApiTimings } from '../../functions/api/api-timings.js';
 
 /**
  * The intervals every test harness shortens: a stopped answer is noticed within 50 ms instead of
@@ -6,6 +6,9 @@ import type { ApiTimings } from '../../functions/api/create-handler.js';
  * their production values unless a test sets its own (`timings`).
  */
 export const TEST_TIMINGS: Partial<ApiTimings> = { stopPollMs: 50 };
+
+/** The production handler with the timings a test asks for (test-api-handler.ts). */
+export const TEST_API_HANDLER_ENTRY = 'test/support/test-api-handler.ts';
 
 /**
  * The variable the test handler entry (`test-api-handler.ts`) reads its timings from, for the
