@@ -37,7 +37,7 @@ export interface LocalStackEnvironment {
   readonly ticketsDir: string;
   readonly region: string;
   /**
-   * The function's own settings (`functions/api/function-config.ts`) set in this environment,
+   * The function's own settings (`functions/settings/function-settings.ts`) set in this environment,
    * passed to the function as they are: `DAILY_TOKEN_BUDGET=2000 npm start`. Those the local
    * stack derives itself (above: endpoints, ids, bucket; and tables, auth) are not among them.
    */

@@ -26,7 +26,7 @@ import {
 } from './local-stack-environment.js';
 import { type LocalS3Server, startLocalS3Server } from './s3/start-local-s3-server.js';
 
-/** The function's default `KNOWLEDGE_KEY_PREFIX` (functions/api/function-config.ts). */
+/** The function's default `KNOWLEDGE_KEY_PREFIX` (functions/settings/function-settings.ts). */
 const DEFAULT_KNOWLEDGE_KEY_PREFIX = 'tickets/published/';
 
 export interface LocalStackOptions {
