@@ -167,9 +167,16 @@ describe('ServiceDeskStack (default config): API function', () => {
       expect(config.chat.queryExpansion).toBe(
         functionSettings.chat.queryExpansion.deployed?.default,
       );
+      // Written back from what it read: the same text for every variable the stack wrote (the
+      // function's defaults for the rest) — but RERANKING_MODEL_ARN, which the stack writes empty
+      // (no reranker) and the function reads as unset.
+      expect(environment.RERANKING_MODEL_ARN).toBe('');
+      expect(config.knowledgeBase.rerankingModelArn).toBeUndefined();
       expect(functionEnvironment(config)).toMatchObject(
         Object.fromEntries(
-          Object.entries(environment).filter(([name]) => functionVariables.includes(name)),
+          Object.entries(environment).filter(
+            ([name]) => functionVariables.includes(name) && name !== 'RERANKING_MODEL_ARN',
+          ),
         ),
       );
     });
