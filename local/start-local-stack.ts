@@ -67,8 +67,8 @@ export interface LocalStackOptions {
   /** X-Ray active tracing: sampled trace headers (the tracing test). @default false */
   readonly activeTracing?: boolean;
   /**
-   * Extra function environment (e.g. `HEARTBEAT_MS`, `STOP_POLL_MS` in tests); wins over the
-   * function settings `environment` holds.
+   * Extra function environment (e.g. `LOG_LEVEL`, or the test handler entry's timings); wins
+   * over the function settings `environment` holds.
    */
   readonly functionEnvironment?: Record<string, string>;
   /**

@@ -49,7 +49,7 @@ const CALL_TIMEOUT_MS = 330_000;
 /**
  * Long enough to stream for well over a minute (heartbeats every 10 s over ≥ 60 s need ≥ 70 s):
  * many causes, each with steps, for two platforms, plus a long mail and to-do list. An answer
- * that reaches MAX_TOKENS ends `truncated`, which the check accepts.
+ * that reaches its output-token limit ends `truncated`, which the check accepts.
  */
 const LONG_MESSAGE =
   'VPNに接続できない問題について、考えられる原因を少なくとも12個挙げ、原因ごとに見出しを付けて、' +
