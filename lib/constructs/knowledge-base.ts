@@ -1,4 +1,4 @@
-import { Aws, aws_bedrock as bedrock, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, aws_bedrock as bedrock, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
