@@ -62,7 +62,7 @@ import {
 } from '../functions/adapters/bedrock/vector-store-search.js';
 import type { Retriever } from '../functions/chat/ports.js';
 import { toRetrievalQuery } from '../functions/chat/retrieval.js';
-import { DEFAULT_GAP_SCORE_THRESHOLD } from '../functions/insights/record-insights.js';
+import { functionSettings } from '../functions/settings/function-settings.js';
 import {
   parseServiceDeskConfig,
   type RerankingModelId,
@@ -268,7 +268,7 @@ function singleMode(
 /** `npm start`'s gap threshold: INSIGHTS_GAP_SCORE as the local function reads it, else the default. */
 function localGapThreshold(): number {
   const text = process.env.INSIGHTS_GAP_SCORE;
-  if (text === undefined || text === '') return DEFAULT_GAP_SCORE_THRESHOLD;
+  if (text === undefined || text === '') return functionSettings.insights.gapScore.default;
   const value = Number(text);
   if (!Number.isFinite(value) || value < 0 || value > 1) {
     throw new UsageError(`INSIGHTS_GAP_SCORE must be a score from 0 to 1, not ${text}`);

@@ -5,13 +5,10 @@ import {
   type VectorStore,
 } from '../functions/adapters/bedrock/vector-store-search.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
-import { DEFAULT_GAP_SCORE_THRESHOLD } from '../functions/insights/record-insights.js';
 import type { ModelPrice } from '../functions/observability/model-prices.js';
-import {
-  DEFAULT_PADDING_BYTES,
-  MIN_PADDING_BYTES,
-  STREAM_PADDING_MODES,
-} from '../functions/sse/stream-padding.js';
+import { functionSettings } from '../functions/settings/function-settings.js';
+import { stackDefaultOf } from '../functions/settings/setting.js';
+import { MIN_PADDING_BYTES, STREAM_PADDING_MODES } from '../functions/sse/stream-padding.js';
 
 /**
  * Output dimension of each supported embedding model. The vector index is created with this
@@ -153,18 +150,22 @@ const modelPriceSchema = z
   .strict() satisfies z.ZodType<ModelPrice>;
 
 // cdk.json gives an object; `-c modelPrices='{…}'` gives its JSON text.
-const modelPricesSetting = z.preprocess(
-  (value) => {
+const jsonSetting = <Schema extends z.ZodType>(schema: Schema) =>
+  z.preprocess((value) => {
     if (typeof value !== 'string') return value;
     try {
       return JSON.parse(value);
     } catch {
       return value;
     }
-  },
+  }, schema);
+const bedrockModelId = z.string().regex(/^[a-z0-9-]+(\.[\w.:-]+)+$/, 'must be a Bedrock model id');
+const modelPricesSetting = jsonSetting(z.record(bedrockModelId, modelPriceSchema));
+/** Prompt-cache support per model id (functions/adapters/bedrock/prompt-cache-support.ts). */
+const promptCacheModelsSetting = jsonSetting(
   z.record(
-    z.string().regex(/^[a-z0-9-]+(\.[\w.:-]+)+$/, 'must be a Bedrock model id'),
-    modelPriceSchema,
+    bedrockModelId,
+    z.object({ minimumTokens: z.number().int().min(0), cacheTools: z.boolean() }).strict(),
   ),
 );
 
@@ -173,6 +174,9 @@ const cidrPattern = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+:[0-9a-f:]*\/\d{
 
 /** The value of `modelInvocationLogging` that turns it on: it names what it does. */
 export const MODEL_INVOCATION_LOGGING_OPT_IN = 'replace-account-setting';
+
+/** The function's settings (functions/settings/function-settings.ts): their defaults are the stack's. */
+const { chat, insights, knowledgeBase, model, storage, stream } = functionSettings;
 
 const domainPattern = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
@@ -218,14 +222,20 @@ export const serviceDeskConfigSchema = z
      * definitions, the system prompt and an inquiry's history where the model supports it
      * (functions/adapters/bedrock/prompt-cache-support.ts); `off` never.
      */
-    promptCaching: z.enum(['auto', 'off']).default('auto'),
+    promptCaching: z.enum(['auto', 'off']).default(stackDefaultOf(model.promptCaching)),
+    /**
+     * Prompt-cache support that adds to or overrides the function's built-in table (ADR 0009),
+     * keyed by model id: `{ "<model id>": { "minimumTokens": 1024, "cacheTools": true } }` — for a
+     * model Bedrock gained prompt caching for after this release, without waiting for one.
+     */
+    promptCacheModels: promptCacheModelsSetting.default({}),
     embeddingModelId: z.enum(embeddingModelIds).default('amazon.titan-embed-text-v2:0'),
     /**
      * The Knowledge Base's vector store ({@link VECTOR_STORES}): what this stack provisions, or,
      * with `existingKnowledgeBaseId`, the store that Knowledge Base uses, which decides the
      * search type (HYBRID only on OpenSearch Serverless; others reject it).
      */
-    vectorStore: z.enum(VECTOR_STORES).default('opensearch-serverless'),
+    vectorStore: z.enum(VECTOR_STORES).default(stackDefaultOf(knowledgeBase.vectorStore)),
     /**
      * Prices per million tokens (USD) that add to or override the built-in table
      * (functions/observability/model-prices.ts), keyed by foundation-model id, for the
@@ -252,13 +262,13 @@ export const serviceDeskConfigSchema = z
       .regex(/^[0-9A-Z]{10}$/)
       .optional(),
     /** Tickets requested from `Retrieve` per inquiry. */
-    numberOfResults: integerSetting.min(1).max(100).default(8),
+    numberOfResults: integerSetting.min(1).max(100).default(stackDefaultOf(chat.numberOfResults)),
     /**
      * Expand each retrieval query with the bilingual IT glossary (other-language words for what
-     * the inquiry mentions). Measured on the local keyword index (`npm run eval`); off here until
-     * `npm run eval -- --target aws` shows it helps the deployed hybrid search too.
+     * the inquiry mentions). Its default differs from the function's, for the reason its setting
+     * gives (`functionSettings.chat.queryExpansion.deployed`).
      */
-    queryExpansion: booleanSetting.default(false),
+    queryExpansion: booleanSetting.default(stackDefaultOf(chat.queryExpansion)),
     /**
      * Rerank the retrieved chunks with this Bedrock reranker model ('' = off): `Retrieve` fetches
      * more candidates and the model reorders them down to `numberOfResults`. Only where the
@@ -287,36 +297,36 @@ export const serviceDeskConfigSchema = z
      * A conversation, with all its turns, expires (DynamoDB TTL on its row; the retention sweeper
      * deletes the turns) this many days after its last activity.
      */
-    retentionDays: integerSetting.min(1).max(3650).default(90),
+    retentionDays: integerSetting.min(1).max(3650).default(stackDefaultOf(storage.retentionDays)),
     /**
      * Keep knowledge-gap examples — the inquiry's text, scrubbed of personal data, owner as a
      * hash — for leads on the insights page (ADR 0022). Off: gaps are counts only.
      */
-    insightsExamples: booleanSetting.default(true),
+    insightsExamples: booleanSetting.default(stackDefaultOf(insights.examples)),
     /**
      * The best retrieval score under which an answered inquiry counts as a knowledge gap
      * (`weak_retrieval`, ADR 0022). Scores are the Knowledge Base's own: calibrate with
      * `npm run eval -- --from-feedback --target aws`, which prints how many solved inquiries fall
      * under it.
      */
-    insightsGapScore: z.coerce.number().min(0).max(1).default(DEFAULT_GAP_SCORE_THRESHOLD),
+    insightsGapScore: z.coerce.number().min(0).max(1).default(stackDefaultOf(insights.gapScore)),
     /**
      * Input + output tokens one staff member may spend per UTC day: each model call reserves the
      * most it can cost on a DynamoDB counter and settles to what it used (ADR 0012); over it: 429
      * until midnight UTC. 0 = no budget.
      */
-    dailyTokenBudget: integerSetting.min(0).default(2_000_000),
+    dailyTokenBudget: integerSetting.min(0).default(stackDefaultOf(model.dailyTokenBudget)),
     /**
      * Padding comments that push small writes through the Function URL front end if it holds
      * them back (functions/sse/stream-padding.ts): `off`, `after-pause` or `every-flush`. Choose
      * from `npm run test:integ` (token arrival spread, heartbeat arrival); docs/deploy.md.
      */
-    streamPadding: z.enum(STREAM_PADDING_MODES).default('off'),
+    streamPadding: z.enum(STREAM_PADDING_MODES).default(stackDefaultOf(stream.padding)),
     /** Bytes of one padding comment (16 KiB: where the runtime-client reports saw a flush). */
     streamPaddingBytes: integerSetting
       .min(MIN_PADDING_BYTES)
       .max(1024 * 1024)
-      .default(DEFAULT_PADDING_BYTES),
+      .default(stackDefaultOf(stream.paddingBytes)),
     /**
      * Most API invocations that may run at once (Lambda reserved concurrency): a ceiling on
      * model spend and table load if a client loops. Each open answer holds one for 30–90 s, so

@@ -12,6 +12,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
+import type { ScrubSettings } from '../functions/knowledge/personal-data-scrub.js';
 import {
   linkDomainsOf,
   MODEL_INVOCATION_LOGGING_OPT_IN,
@@ -177,43 +178,53 @@ export class ServiceDeskStack extends Stack {
     const guardrail = modelGuardrailOf(this, config);
     const api = new ApiFunction(this, 'Api', {
       entry: paths.apiEntry,
+      settings: {
+        model: {
+          id: config.modelId,
+          dailyTokenBudget: config.dailyTokenBudget,
+          prices: config.modelPrices,
+          promptCaching: config.promptCaching,
+          promptCacheModels: config.promptCacheModels,
+        },
+        chat: {
+          numberOfResults: config.numberOfResults,
+          queryExpansion: config.queryExpansion,
+          allowedLinkDomains: linkDomainsOf(config),
+        },
+        stream: { padding: config.streamPadding, paddingBytes: config.streamPaddingBytes },
+        storage: { retentionDays: config.retentionDays },
+        insights: { examples: config.insightsExamples, gapScore: config.insightsGapScore },
+        knowledgeBase: { vectorStore: config.vectorStore },
+        knowledge: {
+          // The categories of the tickets this stack deploys; a reused Knowledge Base's are unknown.
+          ticketCategories: config.existingKnowledgeBaseId
+            ? []
+            : readTicketCategories(paths.ticketsPath),
+          // Checked and made compact JSON by readPersonalDataSettings, written back as it is.
+          personalDataSettings:
+            config.personalDataSettings === undefined
+              ? undefined
+              : (JSON.parse(
+                  readPersonalDataSettings(config.personalDataSettings),
+                ) as ScrubSettings),
+        },
+        auth: { serviceDeskLeadGroup: serviceDeskLeadGroupName },
+        observability: { tracing: config.tracing },
+      },
       conversationsTable: tables.conversations,
       turnsTable: tables.turns,
       insightsTable: tables.insights,
-      insightsExamples: config.insightsExamples,
-      insightsGapScore: config.insightsGapScore,
       indexArns: tables.indexArns,
       knowledgeBase,
       knowledgeCapture: publishTo && {
         ...publishTo,
         editorGroupName: knowledgeEditorGroupName,
       },
-      modelId: config.modelId,
-      vectorStore: config.vectorStore,
-      modelPrices: config.modelPrices,
-      // The categories of the tickets this stack deploys; a reused Knowledge Base's are unknown.
-      ticketCategories: config.existingKnowledgeBaseId
-        ? undefined
-        : readTicketCategories(paths.ticketsPath),
-      personalDataSettings:
-        config.personalDataSettings === undefined
-          ? undefined
-          : readPersonalDataSettings(config.personalDataSettings),
       userPoolId: auth.userPool.userPoolId,
       // Tokens of both clients are accepted (the function reads a comma-separated list).
       userPoolClientId: `${auth.userPoolClientId},${auth.acceptanceTestClientId}`,
-      serviceDeskLeadGroupName,
-      retentionDays: config.retentionDays,
-      numberOfResults: config.numberOfResults,
-      queryExpansion: config.queryExpansion,
       rerankingModelId: config.rerankingModelId || undefined,
-      dailyTokenBudget: config.dailyTokenBudget,
-      streamPadding: config.streamPadding,
-      streamPaddingBytes: config.streamPaddingBytes,
-      promptCaching: config.promptCaching,
-      allowedLinkDomains: linkDomainsOf(config),
       guardrail,
-      tracing: config.tracing,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
       logRemovalPolicy: removalPolicy,

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { functionConfigSchema } from '../functions/api/function-config.js';
+import { functionVariables } from '../functions/settings/function-settings.js';
 import { LOCAL_KNOWLEDGE_BASE_ID, OFFLINE_MODEL_ID } from './bedrock/local-bedrock-defaults.js';
 
 /** Environment of `npm start`, every piece replaceable by setting its variable. */
@@ -37,7 +37,7 @@ export interface LocalStackEnvironment {
   readonly ticketsDir: string;
   readonly region: string;
   /**
-   * The function's own settings (`functions/api/function-config.ts`) set in this environment,
+   * The function's own settings (`functions/settings/function-settings.ts`) set in this environment,
    * passed to the function as they are: `DAILY_TOKEN_BUDGET=2000 npm start`. Those the local
    * stack derives itself (above: endpoints, ids, bucket; and tables, auth) are not among them.
    */
@@ -75,7 +75,7 @@ const SETTINGS_OF_THE_LOCAL_STACK: ReadonlySet<string> = new Set([
  * Every variable the function's config schema reads, except the local stack's own: the list
  * follows the schema, so a setting added there can be tried with `npm start` at once.
  */
-const PASSED_THROUGH_SETTINGS = Object.keys(functionConfigSchema.shape).filter(
+const PASSED_THROUGH_SETTINGS = functionVariables.filter(
   (name) => !SETTINGS_OF_THE_LOCAL_STACK.has(name),
 );
 

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { readFunctionConfig } from '../functions/api/function-config.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
+import { readFunctionConfig } from '../functions/settings/function-settings.js';
 import { readTicketCategories } from '../lib/ticket-categories.js';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
 import {
@@ -26,7 +26,7 @@ import {
 } from './local-stack-environment.js';
 import { type LocalS3Server, startLocalS3Server } from './s3/start-local-s3-server.js';
 
-/** The function's default `KNOWLEDGE_KEY_PREFIX` (functions/api/function-config.ts). */
+/** The function's default `KNOWLEDGE_KEY_PREFIX` (functions/settings/function-settings.ts). */
 const DEFAULT_KNOWLEDGE_KEY_PREFIX = 'tickets/published/';
 
 export interface LocalStackOptions {
@@ -67,8 +67,8 @@ export interface LocalStackOptions {
   /** X-Ray active tracing: sampled trace headers (the tracing test). @default false */
   readonly activeTracing?: boolean;
   /**
-   * Extra function environment (e.g. `HEARTBEAT_MS`, `STOP_POLL_MS` in tests); wins over the
-   * function settings `environment` holds.
+   * Extra function environment (e.g. `LOG_LEVEL`, or the test handler entry's timings); wins
+   * over the function settings `environment` holds.
    */
   readonly functionEnvironment?: Record<string, string>;
   /**

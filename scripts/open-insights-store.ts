@@ -138,6 +138,7 @@ export function createInsightsStoreOn(client: DynamoDBClient, tableName: string)
     documents: DynamoDBDocumentClient.from(client),
     tableName,
     retentionDays: Number(context.retentionDays ?? 90),
+    now: () => new Date(),
   });
 }
 

@@ -13,7 +13,7 @@
  *
  * Time is scaled down 10× so a run takes ~1 s: pauses of 150 ms stand for 1.5 s, and the padding
  * pause threshold is 100 ms for the default 1000 ms. Heartbeats are counted apart: a padded
- * heartbeat is `bytes + 8`, one every HEARTBEAT_MS (10 s) however long the answer.
+ * heartbeat is `bytes + 8`, one every heartbeat interval (10 s, `API_TIMINGS.heartbeatMs`) however long the answer.
  */
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';

@@ -23,6 +23,7 @@ export function createStore(
     tables,
     retentionDays: 30,
     cacheMaxBytes: 64 * 1024 * 1024,
+    now: () => new Date(),
     maxAttempts,
     backoff: maxAttempts > 10 ? { baseDelayMs: 20, maxDelayMs: 400 } : {},
   });

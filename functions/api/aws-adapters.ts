@@ -4,8 +4,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
-import { createDailyBudget, createIssueNumbers } from '../adapters/dynamodb/counters.js';
-import { createDynamoDbConversationStore } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
+import {
+  createDailyBudget,
+  createIssueNumbers,
+  FIRST_PUBLISHED_ISSUE_ID,
+} from '../adapters/dynamodb/counters.js';
+import {
+  createDynamoDbConversationStore,
+  TURN_CACHE_MAX_BYTES,
+} from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
 import type { Log } from '../chat/log.js';
@@ -14,7 +21,8 @@ import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
 import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
 import type { DailyBudget } from '../model-call/daily-budget.js';
 import type { Tracing } from '../observability/tracing.js';
-import { type FunctionConfig, guardrailOf } from './function-config.js';
+import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
+import type { ApiTimings } from './api-timings.js';
 import { knowledgeDocumentsFor, ticketCatalogFor } from './on-demand-adapters.js';
 import type { AccessTokenVerifier } from './resolve-owner.js';
 
@@ -32,6 +40,8 @@ export interface HandlerOverrides {
   /** The Knowledge Base's ticket set; production: its data source's listing, when it has one. */
   readonly catalog?: TicketCatalog;
   readonly now?: () => Date;
+  /** Shorter intervals for tests (a stop noticed sooner, a crashed claim taken over sooner). */
+  readonly timings?: Partial<ApiTimings>;
 }
 
 /** The function's adapters, each created once per container (or its test replacement). */
@@ -59,22 +69,26 @@ export function createAwsAdapters(
   overrides: HandlerOverrides,
   tracing: Pick<Tracing, 'captureClient' | 'traceChatModel'>,
   log: Log,
+  now: () => Date,
 ): AwsAdapters {
-  const region = config.AWS_REGION;
+  const region = config.endpoints.region;
   const capture = <Client extends object>(client: Client) => tracing.captureClient(client);
   const documents = DynamoDBDocumentClient.from(
-    capture(new DynamoDBClient({ region, endpoint: config.DYNAMODB_ENDPOINT })),
+    capture(new DynamoDBClient({ region, endpoint: config.endpoints.dynamoDb })),
     { marshallOptions: { removeUndefinedValues: true } },
   );
-  const tables = { conversations: config.CONVERSATIONS_TABLE, turns: config.TURNS_TABLE };
-  const retentionDays = config.RETENTION_DAYS;
-  const insightsTable = config.INSIGHTS_TABLE;
+  const tables = {
+    conversations: config.storage.conversationsTable,
+    turns: config.storage.turnsTable,
+  };
+  const retentionDays = config.storage.retentionDays;
+  const insightsTable = config.insights.table;
   const knowledgeDocuments = overrides.documents ?? knowledgeDocumentsFor(config, tracing);
   const catalog = overrides.catalog ?? ticketCatalogFor(config, tracing, log);
   const insightsStore =
     overrides.insights ??
     (insightsTable
-      ? createDynamoDbInsightsStore({ documents, tableName: insightsTable, retentionDays })
+      ? createDynamoDbInsightsStore({ documents, tableName: insightsTable, retentionDays, now })
       : undefined);
   return {
     store:
@@ -83,7 +97,8 @@ export function createAwsAdapters(
         client: documents,
         tables,
         retentionDays,
-        cacheMaxBytes: config.TURN_CACHE_MAX_BYTES,
+        cacheMaxBytes: TURN_CACHE_MAX_BYTES,
+        now,
       }),
     budget: overrides.budget ?? createDailyBudget({ documents, tables }),
     retriever:
@@ -92,31 +107,29 @@ export function createAwsAdapters(
         client: capture(
           new BedrockAgentRuntimeClient({
             region,
-            endpoint: config.BEDROCK_AGENT_RUNTIME_ENDPOINT,
+            endpoint: config.endpoints.bedrockAgentRuntime,
           }),
         ),
-        knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
-        vectorStore: config.VECTOR_STORE,
-        searchType: config.SEARCH_TYPE,
-        rerankingModelArn: config.RERANKING_MODEL_ARN,
+        knowledgeBaseId: config.knowledgeBase.id,
+        vectorStore: config.knowledgeBase.vectorStore,
+        searchType: config.knowledgeBase.searchType,
+        rerankingModelArn: config.knowledgeBase.rerankingModelArn,
       }),
     model:
       overrides.model ??
       tracing.traceChatModel(
         createBedrockChatModel({
           client: capture(
-            new BedrockRuntimeClient({ region, endpoint: config.BEDROCK_RUNTIME_ENDPOINT }),
+            new BedrockRuntimeClient({ region, endpoint: config.endpoints.bedrockRuntime }),
           ),
-          modelId: config.MODEL_ID,
-          fineGrainedToolStreaming: config.FINE_GRAINED_TOOL_STREAMING,
-          guardrail: guardrailOf(config),
+          modelId: config.model.id,
+          guardrail: guardrailOf(config.model),
         }),
       ),
     ...(insightsStore ? { insightsStore } : {}),
     ...(knowledgeDocuments ? { documents: knowledgeDocuments } : {}),
     issueNumbers:
-      overrides.issueNumbers ??
-      createIssueNumbers({ documents, tables }, config.KNOWLEDGE_FIRST_ISSUE_ID),
+      overrides.issueNumbers ?? createIssueNumbers({ documents, tables }, FIRST_PUBLISHED_ISSUE_ID),
     syncBacklog: createSyncBacklog({ documents, tables }),
     ...(catalog ? { catalog } : {}),
   };

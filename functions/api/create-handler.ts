@@ -15,8 +15,9 @@ import { createKnowledgeRoutes } from '../knowledge/knowledge-routes.js';
 import { createMailDraftRoutes } from '../mail-draft/mail-draft-routes.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability, ownerHashOf } from '../observability/telemetry.js';
+import type { FunctionConfig } from '../settings/function-settings.js';
+import { API_TIMINGS } from './api-timings.js';
 import { createAwsAdapters, type HandlerOverrides } from './aws-adapters.js';
-import type { FunctionConfig } from './function-config.js';
 import type { HttpResponse } from './http.js';
 import { withoutInsightsStore } from './on-demand-adapters.js';
 import { createCognitoVerifier, createOwnerResolver } from './resolve-owner.js';
@@ -42,28 +43,29 @@ export function createApi(
   overrides: HandlerOverrides = {},
 ): (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResponse> {
   const observability = createObservability({
-    logLevel: config.LOG_LEVEL,
-    metrics: config.METRICS,
-    tracing: config.POWERTOOLS_TRACE_ENABLED,
-    prices: withPrices(config.MODEL_PRICES),
-    modelId: config.MODEL_ID,
+    logLevel: config.observability.logLevel,
+    metrics: config.observability.metrics,
+    tracing: config.observability.tracing,
+    prices: withPrices(config.model.prices),
+    modelId: config.model.id,
   });
   const { tracing, log } = observability;
-  const adapters = createAwsAdapters(config, overrides, tracing, log);
+  const timings = { ...API_TIMINGS, ...overrides.timings };
+  const now = overrides.now ?? (() => new Date());
+  const adapters = createAwsAdapters(config, overrides, tracing, log, now);
   const { store, model, retriever, insightsStore } = adapters;
   const context: RouteContext = {
     log,
-    now: overrides.now ?? (() => new Date()),
+    now,
     budget: adapters.budget,
     config: {
-      dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
-      modelId: config.MODEL_ID,
+      dailyTokenBudget: config.model.dailyTokenBudget,
+      modelId: config.model.id,
       remainingTimeReserveMs: defaultChatConfig.remainingTimeReserveMs,
     },
     stream: {
-      heartbeatMs: config.HEARTBEAT_MS,
-      tokenBatchMs: config.TOKEN_BATCH_MS,
-      padding: { mode: config.STREAM_PADDING, bytes: config.STREAM_PADDING_BYTES },
+      heartbeatMs: timings.heartbeatMs,
+      padding: { mode: config.stream.padding, bytes: config.stream.paddingBytes },
     },
   };
   const insights =
@@ -71,29 +73,27 @@ export function createApi(
     createInsightsRecorder({
       store: insightsStore,
       estimateCostUsd: (report) => observability.estimateCostUsd(report),
-      gapScoreThreshold: config.INSIGHTS_GAP_SCORE,
-      examples: config.INSIGHTS_EXAMPLES,
-      scrubSettings: config.PERSONAL_DATA_SETTINGS,
+      gapScoreThreshold: config.insights.gapScore,
+      examples: config.insights.examples,
+      scrubSettings: config.knowledge.personalDataSettings,
       ownerHash: ownerHashOf,
       log,
       writeFailed: (operation) => observability.insightsWriteFailed(operation),
       now: context.now,
     });
   const withInsights = insights ? { insights } : {};
-  const allowedLinkDomains = config.ALLOWED_LINK_DOMAINS;
+  const allowedLinkDomains = config.chat.allowedLinkDomains;
   const chatConfig = {
     ...defaultChatConfig,
     ...context.config,
-    numberOfResults: config.NUMBER_OF_RESULTS,
-    queryExpansion: config.QUERY_EXPANSION,
-    maxTokens: config.MAX_TOKENS,
-    archiveBudget: config.ARCHIVE_BUDGET_CHARS,
-    stopPollMs: config.STOP_POLL_MS,
-    generationLeaseMs: config.GENERATION_LEASE_MS,
+    numberOfResults: config.chat.numberOfResults,
+    queryExpansion: config.chat.queryExpansion,
+    stopPollMs: timings.stopPollMs,
+    generationLeaseMs: timings.generationLeaseMs,
     promptCache: promptCachePolicyFor(
-      config.MODEL_ID,
-      config.PROMPT_CACHING,
-      withPromptCacheSupport(config.PROMPT_CACHE_MODELS),
+      config.model.id,
+      config.model.promptCaching,
+      withPromptCacheSupport(config.model.promptCacheModels),
     ),
     allowedLinkDomains,
   };
@@ -113,8 +113,8 @@ export function createApi(
       issueNumbers: adapters.issueNumbers,
       ...(adapters.documents ? { documents: adapters.documents } : {}),
       syncBacklog: adapters.syncBacklog,
-      config: { allowedLinkDomains, ticketCategories: config.TICKET_CATEGORIES },
-      scrubSettings: config.PERSONAL_DATA_SETTINGS,
+      config: { allowedLinkDomains, ticketCategories: config.knowledge.ticketCategories },
+      scrubSettings: config.knowledge.personalDataSettings,
       recorded: (report) => {
         observability.knowledgeRecorded(report);
         // Not awaited: the route's report is synchronous; the recorder bounds and logs itself.
@@ -128,7 +128,7 @@ export function createApi(
     }),
     insights: createInsightsRoutes(context, {
       insights: insightsStore ?? withoutInsightsStore,
-      examplesKept: config.INSIGHTS_EXAMPLES,
+      examplesKept: config.insights.examples,
       ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
     }),
     handoff: createHandoffRoute(context, { store, model, config: { allowedLinkDomains } }),
@@ -141,24 +141,21 @@ export function createApi(
     }),
   });
   const resolveOwner = createOwnerResolver(
-    config.AUTH_MODE === 'local'
+    config.auth.mode === 'local'
       ? {
           mode: 'local',
-          tenantId: config.TENANT_ID,
-          knowledgeEditors: config.KNOWLEDGE_EDITORS,
-          serviceDeskLeads: config.SERVICE_DESK_LEADS,
+          tenantId: config.auth.tenantId,
+          knowledgeEditors: config.auth.knowledgeEditors,
+          serviceDeskLeads: config.auth.serviceDeskLeads,
         }
       : {
           mode: 'cognito',
-          tenantId: config.TENANT_ID,
-          knowledgeEditorGroup: config.KNOWLEDGE_EDITOR_GROUP,
-          serviceDeskLeadGroup: config.SERVICE_DESK_LEAD_GROUP,
+          tenantId: config.auth.tenantId,
+          knowledgeEditorGroup: config.auth.knowledgeEditorGroup,
+          serviceDeskLeadGroup: config.auth.serviceDeskLeadGroup,
           verifier:
             overrides.verifier ??
-            createCognitoVerifier(
-              config.COGNITO_USER_POOL_ID ?? '',
-              config.COGNITO_CLIENT_ID ?? '',
-            ),
+            createCognitoVerifier(config.auth.userPoolId ?? '', config.auth.clientId ?? ''),
         },
   );
   return createRequestServer({ table, resolveOwner, observability });

@@ -1,7 +1,7 @@
 import type { Log } from '../chat/log.js';
 import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
 import type { KnowledgeDocuments } from '../knowledge/ports.js';
-import type { FunctionConfig } from './function-config.js';
+import type { FunctionConfig } from '../settings/function-settings.js';
 
 /**
  * The adapters only a publish or a lead's insights read needs, loaded on their first use: the S3
@@ -17,23 +17,23 @@ export function knowledgeDocumentsFor(
   config: FunctionConfig,
   tracing: { captureClient<Client extends object>(client: Client): Client },
 ): KnowledgeDocuments | undefined {
-  const bucket = config.KNOWLEDGE_BUCKET;
-  const dataSourceId = config.KNOWLEDGE_DATA_SOURCE_ID;
+  const bucket = config.knowledge.bucket;
+  const dataSourceId = config.knowledge.dataSourceId;
   if (!bucket || !dataSourceId) return undefined;
   let loaded: Promise<KnowledgeDocuments> | undefined;
   const load = () => {
     loaded ??= import('../adapters/bedrock/knowledge-base-documents.js').then((adapter) =>
       adapter.createKnowledgeBaseDocumentsWithClients(
         {
-          region: config.AWS_REGION,
-          s3Endpoint: config.S3_ENDPOINT,
-          agentEndpoint: config.BEDROCK_AGENT_ENDPOINT,
+          region: config.endpoints.region,
+          s3Endpoint: config.endpoints.s3,
+          agentEndpoint: config.endpoints.bedrockAgent,
           capture: (client) => tracing.captureClient(client),
         },
         {
           bucket,
-          keyPrefix: config.KNOWLEDGE_KEY_PREFIX,
-          knowledgeBaseId: config.KNOWLEDGE_BASE_ID,
+          keyPrefix: config.knowledge.keyPrefix,
+          knowledgeBaseId: config.knowledgeBase.id,
           dataSourceId,
         },
       ),
@@ -60,7 +60,7 @@ export function ticketCatalogFor(
   tracing: { captureClient<Client extends object>(client: Client): Client },
   log: Log,
 ): TicketCatalog | undefined {
-  const dataSourceId = config.KNOWLEDGE_DATA_SOURCE_ID;
+  const dataSourceId = config.knowledge.dataSourceId;
   if (!dataSourceId) return undefined;
   let loaded: Promise<TicketCatalog> | undefined;
   return {
@@ -68,11 +68,11 @@ export function ticketCatalogFor(
       loaded ??= import('../adapters/bedrock/knowledge-base-ticket-catalog.js').then((adapter) =>
         adapter.createKnowledgeBaseTicketCatalogWithClient(
           {
-            region: config.AWS_REGION,
-            agentEndpoint: config.BEDROCK_AGENT_ENDPOINT,
+            region: config.endpoints.region,
+            agentEndpoint: config.endpoints.bedrockAgent,
             capture: (client) => tracing.captureClient(client),
           },
-          { knowledgeBaseId: config.KNOWLEDGE_BASE_ID, dataSourceId, log },
+          { knowledgeBaseId: config.knowledgeBase.id, dataSourceId, log },
         ),
       );
       return (await loaded).issueIds();

@@ -19,8 +19,6 @@ export interface RouteContext extends ModelCallContext {
 export interface StreamOptions {
   /** How often a comment keeps a silent stream open. */
   readonly heartbeatMs: number;
-  /** 0 coalesces `token` events without delay; otherwise the batching delay in ms. */
-  readonly tokenBatchMs: number;
   /** Padding of the streams (`STREAM_PADDING`). @default no padding */
   readonly padding?: StreamPaddingOptions;
 }

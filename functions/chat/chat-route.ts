@@ -40,7 +40,7 @@ export async function admitChat(
     Pick<RouteContext, 'now' | 'budget'> & {
       readonly remainingTimeMs: () => number;
       /** Where a failed budget write is reported. */
-      readonly log?: RouteContext['log'];
+      readonly log: RouteContext['log'];
     },
 ): Promise<AdmittedChat> {
   const call = await openModelCall(
@@ -81,7 +81,6 @@ export function createChatRoute(context: RouteContext, dependencies: ChatRouteDe
     return sseResponse<ChatEvent>(
       {
         heartbeatMs: stream.heartbeatMs,
-        tokenBatch: stream.tokenBatchMs > 0 ? { maxDelayMs: stream.tokenBatchMs } : undefined,
         padding: stream.padding,
         // streamChat never throws by design; a bug must still end the stream, not the container.
         failureEvent: {

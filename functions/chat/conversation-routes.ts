@@ -39,7 +39,7 @@ export interface ConversationRouteOptions {
 export function createConversationRoutes(
   context: Pick<RouteContext, 'now'>,
   store: ConversationStore,
-  options: ConversationRouteOptions = {},
+  options: ConversationRouteOptions,
 ) {
   const { now } = context;
   return {

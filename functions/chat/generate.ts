@@ -27,7 +27,7 @@ import {
 } from '../model-call/stream-forced-tool.js';
 import type { ToolInputInvalidElementEvent } from '../tool-input/tool-input-parser.js';
 import { ChatModelError } from './errors.js';
-import { type Log, silentLog } from './log.js';
+import type { Log } from './log.js';
 import type {
   ChatConfig,
   ChatModel,
@@ -63,8 +63,8 @@ export interface GenerateWithStopDependencies {
   readonly model: ChatModel;
   readonly config: ChatConfig;
   readonly remainingTimeMs: () => number;
-  /** Where failures and grounding drops are reported. @default silentLog */
-  readonly log?: Log;
+  /** Where failures and grounding drops are reported. */
+  readonly log: Log;
 }
 
 /**
@@ -181,8 +181,8 @@ export interface GenerateAnswerInput {
    * `generateWithStop` (which owns the signal) turns a timeout into a failure.
    */
   readonly signal: AbortSignal;
-  /** Where a stream failure that is no model error, and grounding drops, are reported. @default silentLog */
-  readonly log?: Log;
+  /** Where a stream failure that is no model error, and grounding drops, are reported. */
+  readonly log: Log;
 }
 
 /**
@@ -200,7 +200,7 @@ export async function generateAnswer(input: GenerateAnswerInput): Promise<Genera
   const tickets: TicketResult[] = [];
   const seen = new Set<string>();
   const dropped = new DroppedTickets();
-  const log = input.log ?? silentLog;
+  const { log } = input;
   let adviceStreamed = false;
   const startedAt = performance.now();
   let firstTokenAt: number | undefined;

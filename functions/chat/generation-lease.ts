@@ -1,4 +1,4 @@
-import { type Log, silentLog } from './log.js';
+import type { Log } from './log.js';
 import type {
   ChatConfig,
   ConversationStore,
@@ -23,8 +23,8 @@ export interface GenerationLeaseOptions {
   /** Never renew past the function's end: a lease must not outlive its holder. */
   readonly remainingTimeMs: () => number;
   readonly now: () => Date;
-  /** Where a failed renewal is reported. @default silentLog */
-  readonly log?: Log;
+  /** Where a failed renewal is reported. */
+  readonly log: Log;
 }
 
 /**
@@ -45,7 +45,7 @@ export function keepGenerationLease(options: GenerationLeaseOptions): { stop(): 
         until: new Date(options.now().getTime() + leaseMs),
       })
       .catch((error: unknown) =>
-        (options.log ?? silentLog).error('could not renew the generation lease', { error }),
+        options.log.error('could not renew the generation lease', { error }),
       )
       .finally(() => {
         renewing = false;

@@ -4,8 +4,8 @@ export type LogFields = Readonly<Record<string, unknown>>;
 /**
  * The core's logging port: what an operator should look at (a failed write it recovered from, a
  * bug, a grounding drop), as one structured line. The API passes one that writes Powertools
- * Logger JSON lines (`functions/observability/telemetry.ts`), so the core imports no AWS code;
- * without one nothing is written.
+ * Logger JSON lines (`functions/observability/telemetry.ts`), so the core imports no AWS code.
+ * Every function that reports takes one (tests pass `silentLog` from test/support).
  *
  * @example
  * dependencies.log?.error('could not renew the generation lease', { error });
@@ -15,10 +15,3 @@ export interface Log {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
 }
-
-/** A {@link Log} that writes nothing: the default where no log is passed. */
-export const silentLog: Log = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};

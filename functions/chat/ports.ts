@@ -351,30 +351,33 @@ export interface Retriever {
   ): Promise<RetrievedTicket[]>;
 }
 
-/** Tunables of the chat pipeline; the handler fills them from the environment. */
+/**
+ * Tunables of the chat pipeline: the deployment's settings (`functions/settings/`, where their
+ * defaults are), and the constants of {@link defaultChatConfig}.
+ */
 export interface ChatConfig {
-  /** Chunks asked from the Knowledge Base per inquiry. @default 8 */
+  /** Chunks asked from the Knowledge Base per inquiry (`NUMBER_OF_RESULTS`). */
   readonly numberOfResults: number;
-  /** Input + output tokens one user may spend per UTC day; 0 turns the budget off. @default 0 */
+  /** Input + output tokens one user may spend per UTC day; 0 turns the budget off (`DAILY_TOKEN_BUDGET`). */
   readonly dailyTokenBudget: number;
   /**
    * Expand the retrieval query with the bilingual IT glossary (`retrieval.ts`), so a
-   * question in one language finds tickets in the other. Measured by `npm run eval`. @default true
+   * question in one language finds tickets in the other (`QUERY_EXPANSION`).
    */
   readonly queryExpansion: boolean;
-  /** Output tokens the model may spend on one answer; beyond them it is truncated. @default 8192 */
+  /** Output tokens the model may spend on one answer; beyond them it is truncated. */
   readonly maxTokens: number;
-  /** Characters the archive section may use. @default 3000 */
+  /** Characters the archive section may use. */
   readonly archiveBudget: number;
-  /** How often generation asks whether its answer was stopped. @default 1000 */
+  /** How often generation asks whether its answer was stopped. */
   readonly stopPollMs: number;
   /**
    * How long a generation claim (and the `answering` mark) lasts without renewal; the holder
    * renews it every third of this while it generates, so a crashed holder's claim passes to a
-   * retry after about this long (`GENERATION_LEASE_MS`). @default 30_000
+   * retry after about this long.
    */
   readonly generationLeaseMs: number;
-  /** Stop generating when less than this much of the function's time remains. @default 20_000 */
+  /** Stop generating when less than this much of the function's time remains. */
   readonly remainingTimeReserveMs: number;
   /** The model answers come from; sent in `meta` and stored with each assistant turn. */
   readonly modelId: string;
@@ -388,11 +391,15 @@ export interface ChatConfig {
   readonly allowedLinkDomains?: readonly string[];
 }
 
-/** Every tunable but the model, which has no sensible default. */
-export const defaultChatConfig: Omit<ChatConfig, 'modelId'> = {
-  numberOfResults: 8,
-  dailyTokenBudget: 0,
-  queryExpansion: true,
+/**
+ * The chat's constants: no deployment varies them (tests shorten the stop poll and the lease
+ * through the API's `timings`). Advice, cards, mail draft and to-dos of a long answer fit in
+ * 8192 output tokens.
+ */
+export const defaultChatConfig: Omit<
+  ChatConfig,
+  'modelId' | 'numberOfResults' | 'dailyTokenBudget' | 'queryExpansion'
+> = {
   maxTokens: 8192,
   archiveBudget: 3000,
   stopPollMs: 1000,

@@ -2,7 +2,7 @@ import type { ChatEvent } from '../contract/chat-events.js';
 import { ConversationNotFoundError, StoreUnavailableError } from './errors.js';
 import type { GenerationOutcome } from './generate.js';
 import { leaseFrom } from './generation-lease.js';
-import { type Log, silentLog } from './log.js';
+import type { Log } from './log.js';
 import type {
   AppendResult,
   ChatConfig,
@@ -42,8 +42,8 @@ export async function recordAnswer(
   store: ConversationStore,
   send: (event: ChatEvent) => void,
   modelId: string,
-  usage?: TurnUsage,
-  log: Log = silentLog,
+  usage: TurnUsage | undefined,
+  log: Log,
 ): Promise<number | undefined> {
   const { answer, status } = outcome;
   const isResults = answer.response_type === 'results';
@@ -145,7 +145,7 @@ export async function attachToEarlierCopy(
     readonly store: ConversationStore;
     readonly config: ChatConfig;
     readonly remainingTimeMs: () => number;
-    readonly now?: () => Date;
+    readonly now: () => Date;
   },
 ): Promise<Attachment> {
   const { store, config } = dependencies;
@@ -162,7 +162,7 @@ export async function attachToEarlierCopy(
     // A fresh lease from now: the one asked for before the first byte may have lapsed while
     // this request waited.
     const claim = leaseFrom(
-      (dependencies.now ?? (() => new Date()))(),
+      dependencies.now(),
       config,
       dependencies.remainingTimeMs,
       generation.holder,

@@ -10,7 +10,7 @@ import {
   parseTicketReferences,
   splitInquiries,
 } from './inquiry-rules.js';
-import { type Log, silentLog } from './log.js';
+import type { Log } from './log.js';
 import { buildModelRequest } from './model-request.js';
 import type {
   AppendResult,
@@ -153,10 +153,10 @@ export interface StreamChatDependencies {
   readonly remainingTimeMs: () => number;
   /** Told how each chat ended (metrics, the request log); nothing when absent. */
   readonly telemetry?: ChatTelemetry;
-  /** The clock of generation leases. @default () => new Date() */
-  readonly now?: () => Date;
-  /** Where failures the chat recovers from are reported (never message text). @default silentLog */
-  readonly log?: Log;
+  /** The clock of generation leases. */
+  readonly now: () => Date;
+  /** Where failures the chat recovers from are reported (never message text). */
+  readonly log: Log;
   /** Told each finished chat with its inquiry's text (service-desk insights); nothing when absent. */
   readonly insights?: ChatInsights;
 }
@@ -174,7 +174,7 @@ export async function streamChat(
   dependencies: StreamChatDependencies,
 ): Promise<void> {
   const { store, retriever, config } = dependencies;
-  const log = dependencies.log ?? silentLog;
+  const { log } = dependencies;
   const { owner, conversation, turn } = begun;
   const restricted = begun.restrictedIssueIds ?? new Set<string>();
   // Read after the user turn committed (consistently), so it always contains that turn. A
@@ -206,7 +206,7 @@ export async function streamChat(
       },
       leaseMs: config.generationLeaseMs,
       remainingTimeMs: dependencies.remainingTimeMs,
-      now: dependencies.now ?? (() => new Date()),
+      now: dependencies.now,
       log,
     });
   };

@@ -20,9 +20,6 @@ import type { ChatInsight, InsightsStore } from './ports.js';
  * chat, the feedback, the publish, the draft's action and the delete stand as they are.
  */
 
-/** Best retrieval score under which an inquiry's retrieval counts as weak. @default 0.4 */
-export const DEFAULT_GAP_SCORE_THRESHOLD = 0.4;
-
 /** How long an event may wait for its insights write. @default 1000 */
 export const DEFAULT_INSIGHTS_TIMEOUT_MS = 1000;
 
@@ -30,10 +27,10 @@ export interface InsightsRecorderOptions {
   readonly store: InsightsStore;
   /** The chat's estimated cost in USD, from the same price table as the metrics; undefined: no price. */
   readonly estimateCostUsd: (report: ChatReport) => number | undefined;
-  /** @default DEFAULT_GAP_SCORE_THRESHOLD */
-  readonly gapScoreThreshold?: number;
-  /** Keep gap examples (scrubbed inquiry text) for leads; the `insightsExamples` setting. @default true */
-  readonly examples?: boolean;
+  /** Best retrieval score under which an inquiry's retrieval counts as weak (`INSIGHTS_GAP_SCORE`). */
+  readonly gapScoreThreshold: number;
+  /** Keep gap examples (scrubbed inquiry text) for leads (`INSIGHTS_EXAMPLES`). */
+  readonly examples: boolean;
   /** The deployment's personal-data settings (ADR 0019). */
   readonly scrubSettings?: ScrubSettings;
   /** The owner as logs name it (a short hash, never the user id). */
@@ -41,8 +38,7 @@ export interface InsightsRecorderOptions {
   readonly log: Log;
   /** Counts a failed write (the metric); the log line is written either way. */
   readonly writeFailed?: (operation: string) => void;
-  /** @default () => new Date() */
-  readonly now?: () => Date;
+  readonly now: () => Date;
   /** @default DEFAULT_INSIGHTS_TIMEOUT_MS */
   readonly timeoutMs?: number;
 }
@@ -93,10 +89,8 @@ export function gapReasonOf(
 }
 
 export function createInsightsRecorder(options: InsightsRecorderOptions): InsightsRecorder {
-  const now = options.now ?? (() => new Date());
-  const threshold = options.gapScoreThreshold ?? DEFAULT_GAP_SCORE_THRESHOLD;
+  const { now, examples, gapScoreThreshold: threshold } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_INSIGHTS_TIMEOUT_MS;
-  const examples = options.examples ?? true;
   const dayOf = (date: Date) => date.toISOString().slice(0, 10);
   const scrubbed = (owner: Owner, text: string) =>
     scrubPersonalData(text, {

@@ -3,7 +3,7 @@ import {
   RequestRefusedError,
   StoreUnavailableError,
 } from '../chat/errors.js';
-import { type Log, silentLog } from '../chat/log.js';
+import type { Log } from '../chat/log.js';
 import type { ConversationStore, Owner } from '../chat/ports.js';
 import {
   isSolvedInquiry,
@@ -37,8 +37,8 @@ export interface PublishDependencies {
   readonly now: () => Date;
   /** The deployment's scrub settings (patterns, dictionary, keep); default none. */
   readonly scrubSettings?: ScrubSettings;
-  /** Where failures after the ticket is stored (its sync, a clean-up) are reported. @default silentLog */
-  readonly log?: Log;
+  /** Where failures after the ticket is stored (its sync, a clean-up) are reported. */
+  readonly log: Log;
 }
 
 /**
@@ -97,7 +97,7 @@ export async function publishTicket(
   try {
     await documents.write(files);
   } catch (error) {
-    await removeQuietly(documents, files, dependencies.log ?? silentLog);
+    await removeQuietly(documents, files, dependencies.log);
     throw new KnowledgeStoreUnavailableError({ cause: error });
   }
 
@@ -113,8 +113,7 @@ export async function publishTicket(
     // Refused for certain (published meanwhile by another tab, conversation deleted): the
     // documents must go. An unknown outcome (store unavailable) leaves them — the record may
     // exist, and a ticket without a record is still a correct ticket — so it is owed a sync.
-    if (isDefiniteRefusal(error))
-      await removeQuietly(documents, files, dependencies.log ?? silentLog);
+    if (isDefiniteRefusal(error)) await removeQuietly(documents, files, dependencies.log);
     else await oweSync(dependencies, publishedAt);
     throw error;
   }
@@ -124,10 +123,7 @@ export async function publishTicket(
     ingestion = await documents.startSync();
   } catch (error) {
     // The ticket is stored and recorded; failing the publish now would invite a duplicate.
-    (dependencies.log ?? silentLog).error(
-      'could not start the Knowledge Base sync after a publish',
-      { error },
-    );
+    dependencies.log.error('could not start the Knowledge Base sync after a publish', { error });
     ingestion = 'pending';
   }
   if (ingestion === 'pending') await oweSync(dependencies, publishedAt);
@@ -141,9 +137,7 @@ export async function publishTicket(
 async function oweSync(dependencies: PublishDependencies, at: Date): Promise<void> {
   await dependencies.syncBacklog
     .markPending(at)
-    .catch((error: unknown) =>
-      (dependencies.log ?? silentLog).error('could not note the owed sync', { error }),
-    );
+    .catch((error: unknown) => dependencies.log.error('could not note the owed sync', { error }));
 }
 
 /**

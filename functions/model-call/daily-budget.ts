@@ -1,5 +1,5 @@
 import { DailyBudgetExceededError } from '../chat/errors.js';
-import { type Log, silentLog } from '../chat/log.js';
+import type { Log } from '../chat/log.js';
 import type { ChatConfig, ChatModelRequest, ModelUsage, Owner } from '../chat/ports.js';
 import type { ModelCallFailure } from './stream-forced-tool.js';
 
@@ -60,8 +60,8 @@ export async function reserveWithinBudget(
   dependencies: {
     config: Pick<ChatConfig, 'dailyTokenBudget'>;
     budget?: DailyBudget;
-    /** Where a failed counter write is reported. @default silentLog */
-    log?: Log;
+    /** Where a failed counter write is reported. */
+    log: Log;
   },
 ): Promise<BudgetReservation | undefined> {
   const limit = dependencies.config.dailyTokenBudget;
@@ -70,7 +70,7 @@ export async function reserveWithinBudget(
   // The reservation's day is the day it was made: a call running past midnight settles there.
   const day = now.toISOString().slice(0, 10);
   if (await budget.reserve(owner, day, bound, limit)) {
-    return createReservation(budget, owner, day, bound, dependencies.log ?? silentLog);
+    return createReservation(budget, owner, day, bound, dependencies.log);
   }
   const resetsAt = new Date(`${day}T00:00:00.000Z`);
   resetsAt.setUTCDate(resetsAt.getUTCDate() + 1);

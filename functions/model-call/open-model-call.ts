@@ -23,7 +23,7 @@ export interface ModelCallContext {
   readonly budget?: DailyBudget;
   readonly now: () => Date;
   /** Where a failed budget write is reported. */
-  readonly log?: Log;
+  readonly log: Log;
 }
 
 /** What a call's cost is judged from once it ended. */

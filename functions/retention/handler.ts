@@ -23,6 +23,7 @@ const insights =
     tableName: environment.INSIGHTS_TABLE,
     // Only forgetConversation runs here, which writes nothing that expires.
     retentionDays: 1,
+    now: () => new Date(),
   });
 
 /**

@@ -39,12 +39,6 @@ export interface SseStreamOptions {
    */
   readonly coalesceTokens?: boolean;
   /**
-   * Additionally hold `token` text by size and time (see {@link createTokenBatcher}): fewer,
-   * larger events at the cost of up to `maxDelayMs` of delay. Replaces `coalesceTokens` when set.
-   * @default undefined (off)
-   */
-  readonly tokenBatch?: TokenBatchOptions;
-  /**
    * Padding comments after writes, for a front end that holds small writes back (see
    * `stream-padding.ts`).
    * @default { mode: 'off' } (byte-identical to no padding)
@@ -56,7 +50,7 @@ export interface SseStreamOptions {
 export interface SseStream<E extends StreamEvent = StreamEvent> {
   /** The response body; hand it to the Lambda streaming response (middy streamify). */
   readonly stream: ReadableStream<Uint8Array>;
-  /** Writes one event (a batched `token` may follow later). False once the stream is closed. */
+  /** Writes one event (a coalesced `token` may follow later). False once the stream is closed. */
   send(event: E): boolean;
   /** Writes an SSE comment (`: text`). Returns false once the stream is closed. */
   comment(text?: string): boolean;
@@ -109,11 +103,7 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
 
   const writeToken = (content: string) =>
     write(encodeChatEvent({ event: 'token', data: { content } }));
-  const batcher =
-    options.tokenBatch === undefined
-      ? undefined
-      : createTokenBatcher({ ...options.tokenBatch, send: writeToken });
-  const coalesce = batcher === undefined && (options.coalesceTokens ?? true);
+  const coalesce = options.coalesceTokens ?? true;
 
   // Coalescing state: text not yet written, and whether a token was written (or text held) in
   // the current turn of the event loop. Fragments decoded from one network read all arrive in
@@ -153,7 +143,6 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     closed = true;
     pending = '';
     clearInterval(heartbeat);
-    batcher?.close(); // only clears its timer: nothing can be written any more
   }
 
   function write(text: string, kind: WriteKind = 'event'): boolean {
@@ -170,12 +159,10 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     send(event) {
       if (closed) return false;
       if (event.event === 'token') {
-        if (batcher !== undefined) batcher.add(event.data.content);
-        else if (coalesce) sendToken(event.data.content);
+        if (coalesce) sendToken(event.data.content);
         else return write(encodeChatEvent(event));
         return true;
       }
-      batcher?.flush();
       flushPending();
       return write(encodeChatEvent(event));
     },
@@ -185,7 +172,6 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     },
     close() {
       if (closed) return;
-      batcher?.close();
       flushPending();
       stop();
       controller.close();
@@ -199,70 +185,5 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     get paddingBytes() {
       return padding.bytesAdded;
     },
-  };
-}
-
-/** Options of {@link createTokenBatcher}. */
-export interface TokenBatchOptions {
-  /**
-   * Send as soon as this many UTF-16 units are pending. Each SSE event costs ~35 bytes of
-   * framing, so 80 keeps the wire at ≤ 1.5 bytes per advice byte even for ASCII text.
-   * @default 80
-   */
-  readonly minChars?: number;
-  /**
-   * Send what is pending at the latest this long after it arrived, so text never waits for more.
-   * @default 50
-   */
-  readonly maxDelayMs?: number;
-}
-
-/** Collects advice deltas into fewer, larger `token` events. */
-export interface TokenBatcher {
-  add(content: string): void;
-  /** Sends what is pending now (before any other event, to keep the order). */
-  flush(): void;
-  /** Flushes and stops the timer. */
-  close(): void;
-}
-
-/**
- * Batches streamed text by size and by time: the per-event framing dominates the wire when
- * upstream fragments are a few characters each, while a 50 ms delay is not visible to a reader.
- *
- * @example
- * const batcher = createTokenBatcher({ send: (content) => sse.send({ event: 'token', data: { content } }) });
- */
-export function createTokenBatcher(
-  options: TokenBatchOptions & { readonly send: (content: string) => void },
-): TokenBatcher {
-  const minChars = options.minChars ?? 80;
-  const maxDelayMs = options.maxDelayMs ?? 50;
-  let pending = '';
-  let timer: ReturnType<typeof setTimeout> | undefined;
-
-  function flush(): void {
-    if (timer !== undefined) {
-      clearTimeout(timer);
-      timer = undefined;
-    }
-    if (pending === '') return;
-    const content = pending;
-    pending = '';
-    options.send(content);
-  }
-
-  return {
-    add(content) {
-      if (content === '') return;
-      pending += content;
-      if (pending.length >= minChars) flush();
-      else if (timer === undefined) {
-        timer = setTimeout(flush, maxDelayMs);
-        (timer as { unref?: () => void }).unref?.();
-      }
-    },
-    flush,
-    close: flush,
   };
 }

@@ -1,20 +1,18 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
-import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
-import { DEFAULT_GAP_SCORE_THRESHOLD } from '../../functions/insights/record-insights.js';
-import type { ModelPrice } from '../../functions/observability/model-prices.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
-  DEFAULT_PADDING_BYTES,
-  type StreamPaddingMode,
-} from '../../functions/sse/stream-padding.js';
+  type FunctionSettingValues,
+  functionEnvironment,
+  mergeSettingValues,
+} from '../../functions/settings/function-settings.js';
 import {
   foundationModelId,
   grantsModelInAnyRegion,
@@ -22,59 +20,11 @@ import {
   rerankingModelArn,
   rerankStatements,
 } from '../bedrock-model-access.js';
-import { searchTypeOf, type VectorStore } from '../config.js';
+import { searchTypeOf } from '../config.js';
 import { publishedTicketsKeyPrefix } from '../deployed-stack-names.js';
 import { resourceAsNagRendersIt } from '../nag-acknowledgements.js';
+import { createAppFunction, nodeFunctionBundling } from './app-function.js';
 import type { KnowledgeBaseReference } from './knowledge-base.js';
-
-/** Environment variables the API function reads (functions/api/handler.ts). */
-export const apiEnvironmentNames = {
-  conversationsTable: 'CONVERSATIONS_TABLE',
-  turnsTable: 'TURNS_TABLE',
-  insightsTable: 'INSIGHTS_TABLE',
-  insightsExamples: 'INSIGHTS_EXAMPLES',
-  insightsGapScore: 'INSIGHTS_GAP_SCORE',
-  knowledgeBaseId: 'KNOWLEDGE_BASE_ID',
-  modelId: 'MODEL_ID',
-  authMode: 'AUTH_MODE',
-  userPoolId: 'COGNITO_USER_POOL_ID',
-  clientId: 'COGNITO_CLIENT_ID',
-  retentionDays: 'RETENTION_DAYS',
-  numberOfResults: 'NUMBER_OF_RESULTS',
-  queryExpansion: 'QUERY_EXPANSION',
-  rerankingModelArn: 'RERANKING_MODEL_ARN',
-  dailyTokenBudget: 'DAILY_TOKEN_BUDGET',
-  streamPadding: 'STREAM_PADDING',
-  streamPaddingBytes: 'STREAM_PADDING_BYTES',
-  promptCaching: 'PROMPT_CACHING',
-  allowedLinkDomains: 'ALLOWED_LINK_DOMAINS',
-  tracing: 'POWERTOOLS_TRACE_ENABLED',
-  guardrailIdentifier: 'GUARDRAIL_IDENTIFIER',
-  guardrailVersion: 'GUARDRAIL_VERSION',
-  knowledgeBucket: 'KNOWLEDGE_BUCKET',
-  knowledgeDataSourceId: 'KNOWLEDGE_DATA_SOURCE_ID',
-  knowledgeKeyPrefix: 'KNOWLEDGE_KEY_PREFIX',
-  knowledgeEditorGroup: 'KNOWLEDGE_EDITOR_GROUP',
-  serviceDeskLeadGroup: 'SERVICE_DESK_LEAD_GROUP',
-  vectorStore: 'VECTOR_STORE',
-  searchType: 'SEARCH_TYPE',
-  modelPrices: 'MODEL_PRICES',
-  ticketCategories: 'TICKET_CATEGORIES',
-  personalDataSettings: 'PERSONAL_DATA_SETTINGS',
-} as const;
-
-type ApiEnvironmentName = (typeof apiEnvironmentNames)[keyof typeof apiEnvironmentNames];
-/** Set only when knowledge capture is on: without KNOWLEDGE_BUCKET the function answers 501. */
-type KnowledgeCaptureEnvironmentName = (typeof apiEnvironmentNames)[
-  | 'knowledgeBucket'
-  | 'knowledgeDataSourceId'
-  | 'knowledgeKeyPrefix'
-  | 'knowledgeEditorGroup'];
-type GuardrailEnvironmentName = (typeof apiEnvironmentNames)[
-  | 'guardrailIdentifier'
-  | 'guardrailVersion'];
-/** Set only when the deployment has a `personalDataSettings` file. */
-type OptionalEnvironmentName = (typeof apiEnvironmentNames)['personalDataSettings'];
 
 /** The Bedrock Guardrail every model call goes through (ADR 0013). */
 export interface ModelGuardrailTarget {
@@ -99,103 +49,22 @@ export interface KnowledgeCaptureTarget {
   readonly editorGroupName: string;
 }
 
-/**
- * How every function of this app is bundled (the API and the retention sweeper): one ESM file
- * built by esbuild from node_modules, SDK included.
- */
-export const nodeFunctionBundling: nodejs.BundlingOptions = {
-  // esbuild from node_modules: synthesis works offline and without Docker.
-  forceDockerBundling: false,
-  format: nodejs.OutputFormat.ESM,
-  target: 'node22',
-  platform: 'node',
-  mainFields: ['module', 'main'],
-  minify: true,
-  sourceMap: true,
-  sourceMapMode: nodejs.SourceMapMode.DEFAULT,
-  // Line mappings for stack traces without shipping the sources (a 4 MB map otherwise).
-  sourcesContent: false,
-  // Bundle the pinned SDK clients: the same versions as the tests and the local stack,
-  // rather than whatever the runtime ships.
-  bundleAwsSDK: true,
-  // CommonJS dependencies inside an ESM bundle call require(); give them one.
-  banner:
-    "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  logLevel: nodejs.LogLevel.ERROR,
-};
-
-export interface AppFunctionOptions {
-  /** The handler module. */
-  readonly entry: string;
-  /** The role's description: what the function is for. */
-  readonly description: string;
-  readonly memorySize: number;
-  readonly timeout: Duration;
-  readonly environment: Readonly<Record<string, string>>;
-  /** @default logs.RetentionDays.ONE_MONTH */
-  readonly logRetention?: logs.RetentionDays;
-  /** @default RemovalPolicy.RETAIN */
-  readonly logRemovalPolicy?: RemovalPolicy;
-  /** Further settings of this function (tracing, reserved concurrency, retries, bundling). */
-  readonly functionProps?: Partial<nodejs.NodejsFunctionProps>;
-}
-
-/**
- * A function of this app, created in `scope` as `Logs`, `Role` and `Function`: its own log group
- * with a retention, an explicit role that may write to that group only (instead of the
- * AWSLambdaBasicExecutionRole managed policy, which may write to any), Node.js 22 on Graviton
- * (~20% cheaper per GB-second; nothing native in the bundles), bundled by `nodeFunctionBundling`
- * with source maps on. The caller grants the rest to `role`.
- */
-export function createAppFunction(scope: Construct, options: AppFunctionOptions) {
-  const logGroup = new logs.LogGroup(scope, 'Logs', {
-    retention: options.logRetention ?? logs.RetentionDays.ONE_MONTH,
-    removalPolicy: options.logRemovalPolicy ?? RemovalPolicy.RETAIN,
-  });
-  const role = new iam.Role(scope, 'Role', {
-    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-    description: options.description,
-  });
-  logGroup.grantWrite(role);
-  const fn = new nodejs.NodejsFunction(scope, 'Function', {
-    entry: options.entry,
-    handler: 'handler',
-    runtime: lambda.Runtime.NODEJS_22_X,
-    architecture: lambda.Architecture.ARM_64,
-    memorySize: options.memorySize,
-    timeout: options.timeout,
-    role,
-    logGroup,
-    environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
-    bundling: nodeFunctionBundling,
-    ...options.functionProps,
-  });
-  Validations.of(fn).acknowledge({
-    id: 'AwsSolutions-L1',
-    reason:
-      'Node.js 22 is pinned on purpose: the bundles target node22 and the local stack and ' +
-      'tests run the same major version. Move to a newer runtime in one reviewed change.',
-  });
-  return { function: fn, role, logGroup };
-}
-
 export interface ApiFunctionProps {
   /** The handler module, e.g. `functions/api/handler.ts`. */
   readonly entry: string;
+  /**
+   * The function's settings the deployment decides (functions/settings/function-settings.ts),
+   * written to its environment as they are; a setting left out takes the function's default.
+   * The construct adds what the resources below decide: table names, the Knowledge Base and its
+   * search type, the reranker's ARN, the guardrail, Cognito ids, knowledge capture's bucket.
+   * `model.id` is required (the role may invoke that model); `observability.tracing` also turns
+   * on X-Ray active tracing.
+   */
+  readonly settings: FunctionSettingValues & { readonly model: { readonly id: string } };
   readonly conversationsTable: dynamodb.ITable;
   readonly turnsTable: dynamodb.ITable;
   /** Service-desk insights' aggregates (ADR 0022): the function reads and writes its items. */
   readonly insightsTable: dynamodb.ITable;
-  /**
-   * Keep gap examples (scrubbed inquiry text, leads only) on the insights page
-   * (`insightsExamples`). @default true
-   */
-  readonly insightsExamples?: boolean;
-  /**
-   * The best retrieval score under which an answer counts as a knowledge gap
-   * (`insightsGapScore`). @default DEFAULT_GAP_SCORE_THRESHOLD (0.4)
-   */
-  readonly insightsGapScore?: number;
   /** `${tableArn}/index/${name}` of the indexes the function queries. */
   readonly indexArns: readonly string[];
   readonly knowledgeBase: KnowledgeBaseReference;
@@ -205,70 +74,20 @@ export interface ApiFunctionProps {
    * @default off — no KNOWLEDGE_* settings and no permissions; publishing answers 501
    */
   readonly knowledgeCapture?: KnowledgeCaptureTarget;
-  /** Model or inference-profile id for ConverseStream. */
-  readonly modelId: string;
-  /**
-   * The Knowledge Base's vector store: the function searches HYBRID on OpenSearch Serverless,
-   * SEMANTIC elsewhere, with the filters the store supports.
-   * @default 'opensearch-serverless'
-   */
-  readonly vectorStore?: VectorStore;
-  /**
-   * The deployed tickets' categories (`readTicketCategories` of the ticket folder, at synth; ADR
-   * 0020): knowledge capture's choices. Bounded by `ticketCategorySet` (≤ 50 × 40 characters), so
-   * the variable stays far below Lambda's 4 KB for all variables.
-   * @default none known — a published ticket takes any safe category
-   */
-  readonly ticketCategories?: readonly string[];
-  /**
-   * Knowledge capture's personal-data scrub settings as compact JSON (`readPersonalDataSettings`
-   * of the `personalDataSettings` file, at synth; ADR 0019).
-   * @default the built-in detectors only
-   */
-  readonly personalDataSettings?: string;
-  /** Prices that add to or override the function's table (`modelPrices`). @default none */
-  readonly modelPrices?: Readonly<Record<string, ModelPrice>>;
   readonly userPoolId: string;
   readonly userPoolClientId: string;
-  /** The Cognito group whose members may read the insights page (`cognito:groups` claim). */
-  readonly serviceDeskLeadGroupName: string;
-  /** Days until a conversation expires (TTL), counted from its last change. */
-  readonly retentionDays: number;
-  /** Tickets requested per Retrieve call. */
-  readonly numberOfResults: number;
-  /** Expand retrieval queries with the bilingual glossary. @default false */
-  readonly queryExpansion?: boolean;
   /**
    * Rerank retrieved chunks with this Bedrock reranker model (`amazon.rerank-v1:0`,
    * `cohere.rerank-v3-5:0`); the function gets its ARN and the permissions to use it.
    * @default no reranking
    */
   readonly rerankingModelId?: string;
-  /** Tokens per user per UTC day; 0 = no budget. @default 2_000_000 */
-  readonly dailyTokenBudget?: number;
-  /** Padding comments after writes (functions/sse/stream-padding.ts). @default 'off' */
-  readonly streamPadding?: StreamPaddingMode;
-  /** Bytes of one padding comment. @default DEFAULT_PADDING_BYTES (16 KiB) */
-  readonly streamPaddingBytes?: number;
-  /** Prompt caching where the model supports it (`auto`) or never (`off`). @default 'auto' */
-  readonly promptCaching?: 'auto' | 'off';
-  /**
-   * Domains links in answers may point to, subdomains included (functions/contract/links.ts).
-   * @default DEFAULT_VENDOR_LINK_DOMAINS (the function's own default)
-   */
-  readonly allowedLinkDomains?: readonly string[];
   /**
    * A Bedrock Guardrail on every model call (prompt-attack filter over the retrieved tickets and
    * the inquiry; ADR 0013); the role may apply it.
    * @default none
    */
   readonly guardrail?: ModelGuardrailTarget;
-  /**
-   * AWS X-Ray active tracing, and the function's Powertools Tracer on: requests, Retrieve,
-   * ConverseStream and DynamoDB calls as subsegments (functions/observability/tracing.ts).
-   * @default false
-   */
-  readonly tracing?: boolean;
   /**
    * Longer than the longest answer: generation of a full `results` answer takes ~30–90 s, and a
    * timed-out stream loses its final `result` event.
@@ -302,67 +121,43 @@ export class ApiFunction extends Construct {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
     const capture = props.knowledgeCapture;
-    const environment: Record<
-      Exclude<
-        ApiEnvironmentName,
-        KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName | OptionalEnvironmentName
-      >,
-      string
-    > &
-      Partial<
-        Record<
-          KnowledgeCaptureEnvironmentName | GuardrailEnvironmentName | OptionalEnvironmentName,
-          string
-        >
-      > = {
-      [apiEnvironmentNames.conversationsTable]: props.conversationsTable.tableName,
-      [apiEnvironmentNames.turnsTable]: props.turnsTable.tableName,
-      [apiEnvironmentNames.insightsTable]: props.insightsTable.tableName,
-      [apiEnvironmentNames.insightsExamples]: String(props.insightsExamples ?? true),
-      [apiEnvironmentNames.insightsGapScore]: String(
-        props.insightsGapScore ?? DEFAULT_GAP_SCORE_THRESHOLD,
-      ),
-      [apiEnvironmentNames.knowledgeBaseId]: props.knowledgeBase.knowledgeBaseId,
-      [apiEnvironmentNames.modelId]: props.modelId,
-      [apiEnvironmentNames.authMode]: 'cognito',
-      [apiEnvironmentNames.userPoolId]: props.userPoolId,
-      [apiEnvironmentNames.clientId]: props.userPoolClientId,
-      [apiEnvironmentNames.serviceDeskLeadGroup]: props.serviceDeskLeadGroupName,
-      [apiEnvironmentNames.retentionDays]: String(props.retentionDays),
-      [apiEnvironmentNames.numberOfResults]: String(props.numberOfResults),
-      [apiEnvironmentNames.queryExpansion]: String(props.queryExpansion ?? false),
-      // Empty: no reranking (the function reads an empty value as unset).
-      [apiEnvironmentNames.rerankingModelArn]: props.rerankingModelId
-        ? rerankingModelArn(this, props.rerankingModelId)
-        : '',
-      [apiEnvironmentNames.dailyTokenBudget]: String(props.dailyTokenBudget ?? 2_000_000),
-      [apiEnvironmentNames.streamPadding]: props.streamPadding ?? 'off',
-      [apiEnvironmentNames.streamPaddingBytes]: String(
-        props.streamPaddingBytes ?? DEFAULT_PADDING_BYTES,
-      ),
-      [apiEnvironmentNames.promptCaching]: props.promptCaching ?? 'auto',
-      [apiEnvironmentNames.allowedLinkDomains]: (
-        props.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS
-      ).join(','),
-      [apiEnvironmentNames.tracing]: String(props.tracing ?? false),
-      ...(props.guardrail && {
-        [apiEnvironmentNames.guardrailIdentifier]: props.guardrail.identifier,
-        [apiEnvironmentNames.guardrailVersion]: props.guardrail.version,
+    const modelId = props.settings.model.id;
+    const tracing = props.settings.observability?.tracing ?? false;
+    const vectorStore = props.settings.knowledgeBase?.vectorStore ?? 'opensearch-serverless';
+    const environment = functionEnvironment(
+      mergeSettingValues(props.settings, {
+        auth: {
+          mode: 'cognito',
+          userPoolId: props.userPoolId,
+          clientId: props.userPoolClientId,
+          ...(capture && { knowledgeEditorGroup: capture.editorGroupName }),
+        },
+        storage: {
+          conversationsTable: props.conversationsTable.tableName,
+          turnsTable: props.turnsTable.tableName,
+        },
+        insights: { table: props.insightsTable.tableName },
+        knowledgeBase: {
+          id: props.knowledgeBase.knowledgeBaseId,
+          vectorStore,
+          searchType: searchTypeOf(vectorStore),
+          // Empty: no reranking (the function reads an empty value as unset).
+          rerankingModelArn: props.rerankingModelId
+            ? rerankingModelArn(this, props.rerankingModelId)
+            : '',
+        },
+        model: {
+          guardrailIdentifier: props.guardrail?.identifier,
+          guardrailVersion: props.guardrail?.version,
+        },
+        knowledge: capture && {
+          bucket: capture.documentBucket.bucketName,
+          dataSourceId: capture.dataSourceId,
+          keyPrefix: publishedTicketsKeyPrefix,
+        },
+        observability: { tracing },
       }),
-      [apiEnvironmentNames.vectorStore]: props.vectorStore ?? 'opensearch-serverless',
-      [apiEnvironmentNames.searchType]: searchTypeOf(props.vectorStore ?? 'opensearch-serverless'),
-      [apiEnvironmentNames.modelPrices]: JSON.stringify(props.modelPrices ?? {}),
-      [apiEnvironmentNames.ticketCategories]: JSON.stringify(props.ticketCategories ?? []),
-      ...(props.personalDataSettings !== undefined && {
-        [apiEnvironmentNames.personalDataSettings]: props.personalDataSettings,
-      }),
-      ...(capture && {
-        [apiEnvironmentNames.knowledgeBucket]: capture.documentBucket.bucketName,
-        [apiEnvironmentNames.knowledgeDataSourceId]: capture.dataSourceId,
-        [apiEnvironmentNames.knowledgeKeyPrefix]: publishedTicketsKeyPrefix,
-        [apiEnvironmentNames.knowledgeEditorGroup]: capture.editorGroupName,
-      }),
-    };
+    );
 
     const created = createAppFunction(this, {
       entry: props.entry,
@@ -376,9 +171,9 @@ export class ApiFunction extends Construct {
       functionProps: {
         reservedConcurrentExecutions: props.reservedConcurrency || undefined,
         // ACTIVE also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
-        tracing: props.tracing ? lambda.Tracing.ACTIVE : undefined,
+        tracing: tracing ? lambda.Tracing.ACTIVE : undefined,
         // Without tracing the bundle leaves the X-Ray SDK out: less to parse at every cold start.
-        bundling: props.tracing
+        bundling: tracing
           ? nodeFunctionBundling
           : { ...nodeFunctionBundling, define: { ...TRACER_OMITTED_DEFINE } },
       },
@@ -440,7 +235,7 @@ export class ApiFunction extends Construct {
       }
     }
     if (capture) this.allowPublishing(capture, props.knowledgeBase);
-    for (const statement of modelInvokeStatements(this, props.modelId, [
+    for (const statement of modelInvokeStatements(this, modelId, [
       'bedrock:InvokeModelWithResponseStream',
     ])) {
       this.role.addToPolicy(statement);
@@ -478,14 +273,14 @@ export class ApiFunction extends Construct {
           ? ' bedrock:Rerank has no resource type (AWS documents it on *); the model it may ' +
             'invoke is scoped by the separate InvokeModel grant on the reranker ARN.'
           : '') +
-        (props.tracing
+        (tracing
           ? ' X-Ray PutTraceSegments and PutTelemetryRecords (active tracing) take no resource.'
           : ''),
     });
 
-    if (grantsModelInAnyRegion(props.modelId)) {
+    if (grantsModelInAnyRegion(modelId)) {
       Validations.of(this.role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${foundationModelId(props.modelId)}]`,
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${foundationModelId(modelId)}]`,
         reason:
           'Cross-Region inference: the inference profile routes to regions AWS may extend; the ' +
           'grant is for this one model and only through this profile (bedrock:InferenceProfileArn).',

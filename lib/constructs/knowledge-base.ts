@@ -1,15 +1,17 @@
-import { Aws, aws_bedrock as bedrock, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import { Aws, aws_bedrock as bedrock, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, type IDependable } from 'constructs';
-import { rerankStatements } from '../bedrock-model-access.js';
 import { type EmbeddingModelId, embeddingDimension } from '../config.js';
 import { ticketsKeyPrefix } from '../deployed-stack-names.js';
-import { acknowledgeAwsCustomResourceProvider } from '../nag-acknowledgements.js';
 import type { AccessLogBucket } from './access-log-bucket.js';
+import { startIngestionOnChange } from './knowledge-base-ingestion.js';
 import { KnowledgeBaseIngestionLogs } from './knowledge-base-ingestion-logs.js';
+import {
+  createKnowledgeBaseServiceRole,
+  grantKnowledgeBaseServiceRole,
+} from './knowledge-base-service-role.js';
 import { OpenSearchVectorStore } from './opensearch-vector-store.js';
 import { S3VectorStore } from './s3-vector-store.js';
 import { TicketDocuments } from './ticket-documents.js';
@@ -35,10 +37,6 @@ export interface KnowledgeBaseVectorStore {
   /** The search type the store supports best: HYBRID needs OpenSearch Serverless. */
   readonly searchType: 'HYBRID' | 'SEMANTIC';
 }
-
-const RERANK_ON_ANY_RESOURCE =
-  ' bedrock:Rerank has no resource type (AWS documents it on *); the model it may invoke is ' +
-  'scoped by the separate InvokeModel grant on the reranker ARN.';
 
 export interface KnowledgeBaseProps {
   /**
@@ -148,16 +146,7 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     this.documentsHash = documents.documentsHash;
     const dimension = embeddingDimension(props.embeddingModelId);
 
-    // --- the Knowledge Base's service role ------------------------------------------------
-    const role = new iam.Role(this, 'ServiceRole', {
-      assumedBy: new iam.ServicePrincipal('bedrock.amazonaws.com').withConditions({
-        StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-        ArnLike: {
-          'aws:SourceArn': stack.formatArn({ service: 'bedrock', resource: 'knowledge-base/*' }),
-        },
-      }),
-      description: 'Bedrock Knowledge Base: embed the ticket documents into the vector store',
-    });
+    const role = createKnowledgeBaseServiceRole(this);
 
     // --- the vector store -----------------------------------------------------------------
     const store =
@@ -180,64 +169,12 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     this.vectorIndexName = store.indexName;
 
     const embeddingModelArn = `arn:${Aws.PARTITION}:bedrock:${stack.region}::foundation-model/${props.embeddingModelId}`;
-    const rolePolicy = new iam.Policy(this, 'ServiceRolePolicy', {
-      roles: [role],
-      statements: [
-        new iam.PolicyStatement({
-          sid: 'EmbedDocumentsAndQueries',
-          actions: ['bedrock:InvokeModel'],
-          resources: [embeddingModelArn],
-        }),
-        ...store.serviceRoleStatements,
-        new iam.PolicyStatement({
-          sid: 'ListTicketDocuments',
-          actions: ['s3:ListBucket'],
-          resources: [this.documentBucket.bucketArn],
-          // The data source lists under its inclusion prefix only (tickets/).
-          conditions: { StringLike: { 's3:prefix': [`${ticketsKeyPrefix}*`] } },
-        }),
-        new iam.PolicyStatement({
-          sid: 'ReadTicketDocuments',
-          actions: ['s3:GetObject'],
-          resources: [this.documentBucket.arnForObjects(`${ticketsKeyPrefix}*`)],
-        }),
-      ],
-    });
-    if (props.rerankingModelId) {
-      rolePolicy.addStatements(...rerankStatements(this, props.rerankingModelId));
-    }
-    const isThirdParty = (modelId: string | undefined) =>
-      modelId !== undefined && !modelId.startsWith('amazon.');
-    if (isThirdParty(props.embeddingModelId) || isThirdParty(props.rerankingModelId)) {
-      // A third-party model (Cohere embedding or reranker) is a Marketplace product: Bedrock
-      // subscribes to it on the first call, as this role (see the API function's
-      // SubscribeToModelOnFirstUse).
-      rolePolicy.addStatements(
-        new iam.PolicyStatement({
-          sid: 'SubscribeToModelOnFirstUse',
-          actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
-          resources: ['*'],
-          conditions: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
-        }),
-      );
-      Validations.of(rolePolicy).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'AWS Marketplace subscriptions have no resource ARN; Subscribe and ViewSubscriptions ' +
-          'only, and only when Bedrock makes the call (aws:CalledViaLast).' +
-          (props.rerankingModelId ? RERANK_ON_ANY_RESOURCE : ''),
-      });
-    } else if (props.rerankingModelId) {
-      Validations.of(rolePolicy).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: RERANK_ON_ANY_RESOURCE.trim(),
-      });
-    }
-    Validations.of(rolePolicy).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.documentBucket.node.defaultChild as s3.CfnBucket)}.Arn>/${ticketsKeyPrefix}*]`,
-      reason:
-        'Bedrock reads every ticket document under tickets/ (names unknown at synth time); ' +
-        'the grant is read-only and limited to that prefix of this bucket.',
+    const rolePolicy = grantKnowledgeBaseServiceRole(this, role, {
+      embeddingModelId: props.embeddingModelId,
+      embeddingModelArn,
+      vectorStoreStatements: store.serviceRoleStatements,
+      documentBucket: this.documentBucket,
+      rerankingModelId: props.rerankingModelId,
     });
 
     const knowledgeBase = new bedrock.CfnKnowledgeBase(this, 'Resource', {
@@ -294,36 +231,13 @@ export class KnowledgeBase extends Construct implements KnowledgeBaseReference {
     });
     this.dataSourceId = dataSource.attrDataSourceId;
 
-    // --- ingestion ------------------------------------------------------------------------
-    // The physical id is the documents' hash: a changed document changes the resource, which
-    // CloudFormation treats as a replacement and so calls StartIngestionJob again. The job is
-    // asynchronous (the deploy does not wait for it) and one runs per data source at a time.
-    const startIngestion: cr.AwsSdkCall = {
-      service: 'bedrock-agent',
-      action: 'startIngestionJob',
-      parameters: {
-        knowledgeBaseId: this.knowledgeBaseId,
-        dataSourceId: this.dataSourceId,
-        description: `Deployed documents ${this.documentsHash.slice(0, 16)}`,
-      },
-      physicalResourceId: cr.PhysicalResourceId.of(`tickets-${this.documentsHash}`),
-      // A job already running (an earlier deploy's, or `npm run ingest`) is not a deploy failure,
-      // and must not fail a rollback, which calls this again with the old properties. The
-      // running job may predate the new documents: `npm run ingest` (run by `npm run deploy`)
-      // reports it and starts the sync that picks them up.
-      ignoreErrorCodesMatching: 'ConflictException',
-    };
-    // No onDelete: deleting the resource calls nothing, so it cannot fail.
-    const ingestion = new cr.AwsCustomResource(this, 'StartIngestionJob', {
-      onCreate: startIngestion,
-      onUpdate: startIngestion,
-      policy: cr.AwsCustomResourcePolicy.fromSdkCalls({ resources: [this.knowledgeBaseArn] }),
-      // The Lambda runtime's bundled SDK has bedrock-agent; installing one at deploy time would
-      // need npm and the internet from the provider function.
-      installLatestAwsSdk: false,
-      logGroup: props.providerLogGroup,
+    startIngestionOnChange(this, {
+      knowledgeBaseId: this.knowledgeBaseId,
+      knowledgeBaseArn: this.knowledgeBaseArn,
+      dataSourceId: this.dataSourceId,
+      documentsHash: this.documentsHash,
+      after: [documents.upload, dataSource],
+      providerLogGroup: props.providerLogGroup,
     });
-    ingestion.node.addDependency(documents.upload, dataSource);
-    acknowledgeAwsCustomResourceProvider(this);
   }
 }

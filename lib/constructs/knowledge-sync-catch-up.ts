@@ -7,7 +7,7 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { syncBacklogKey } from '../../functions/adapters/dynamodb/table-definitions.js';
-import { createAppFunction } from './api-function.js';
+import { createAppFunction } from './app-function.js';
 import type { KnowledgeBaseReference } from './knowledge-base.js';
 
 export interface KnowledgeSyncCatchUpProps {

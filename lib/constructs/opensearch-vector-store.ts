@@ -11,7 +11,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { VectorIndexProperties } from '../../functions/opensearch-index/vector-index-resource.js';
 import { type EmbeddingModelId, embeddingDimension } from '../config.js';
-import { createAppFunction } from './api-function.js';
+import { createAppFunction } from './app-function.js';
 import type { KnowledgeBaseVectorStore } from './knowledge-base.js';
 import { vectorCollectionAccessRules } from './vector-collection-access-rules.js';
 

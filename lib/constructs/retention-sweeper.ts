@@ -8,7 +8,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ttlDeletionIdentity } from '../../functions/adapters/dynamodb/table-definitions.js';
-import { createAppFunction } from './api-function.js';
+import { createAppFunction } from './app-function.js';
 
 export interface RetentionSweeperProps {
   /** The handler module, e.g. `functions/retention/handler.ts`. */

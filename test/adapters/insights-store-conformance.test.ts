@@ -18,6 +18,7 @@ describeInsightsStore('the DynamoDB store on DynamoDB Local', async () =>
     documents: DynamoDBDocumentClient.from(t.client),
     tableName: t.tables.insights,
     retentionDays: 90,
+    now: () => new Date(),
   }),
 );
 describeInsightsStore('the in-memory store', async () => createInMemoryInsightsStore());

@@ -15,7 +15,7 @@ let stack: Stack;
 /** Short enough for a test to wait out, long enough for a loaded machine to renew in time. */
 const leaseMs = 3000;
 beforeAll(async () => {
-  stack = await startTestStack({ functionEnvironment: { GENERATION_LEASE_MS: String(leaseMs) } });
+  stack = await startTestStack({ timings: { generationLeaseMs: leaseMs } });
 });
 afterAll(() => stack?.stop());
 

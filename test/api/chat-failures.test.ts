@@ -13,7 +13,7 @@ import { splitIntoFragments } from '../support/split-into-fragments.js';
 
 let chat: InProcessApi;
 beforeAll(async () => {
-  chat = await startInProcessApi({ functionEnvironment: { HEARTBEAT_MS: '40' } });
+  chat = await startInProcessApi({ overrides: { timings: { heartbeatMs: 40 } } });
 });
 afterAll(() => chat?.stop());
 

@@ -6,7 +6,6 @@ import type { ApiRequest, HttpResponse } from '../../functions/api/http.js';
 import type { RouteContext } from '../../functions/api/route-context.js';
 import { createChatRoute } from '../../functions/chat/chat-route.js';
 import { ChatModelError } from '../../functions/chat/errors.js';
-import { silentLog } from '../../functions/chat/log.js';
 import { chatAdmissionBound } from '../../functions/chat/model-request.js';
 import {
   type ChatModel,
@@ -22,6 +21,7 @@ import { requestBound, tokensAtLeast } from '../../functions/model-call/daily-bu
 import { fakeRetriever, printer, results, vpn } from '../support/chat-core-harness.js';
 import { readCommittedTokens } from '../support/daily-budget-counter.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
+import { silentLog } from '../support/silent-log.js';
 
 // Issue #24: the daily budget must hold under concurrency. Twenty requests of one user at once,
 // in process through the routes, with the real DynamoDB store and budget on DynamoDB Local —
@@ -51,6 +51,7 @@ beforeAll(async () => {
     tables: t.tables,
     retentionDays: 30,
     cacheMaxBytes: 1024 * 1024,
+    now: () => new Date(),
   });
   budget = createDailyBudget({ documents, tables: t.tables });
 });
@@ -151,6 +152,7 @@ const committedTokens = (owner: Owner) =>
 const chatConfig = (dailyTokenBudget: number) => ({
   ...defaultChatConfig,
   modelId: 'test.model',
+  numberOfResults: 8,
   queryExpansion: false,
   dailyTokenBudget,
 });
@@ -162,7 +164,7 @@ function routeContext(dailyTokenBudget: number, dailyBudget: DailyBudget): Route
     now: () => new Date(),
     budget: dailyBudget,
     config: { dailyTokenBudget, modelId: 'test.model', remainingTimeReserveMs: 20_000 },
-    stream: { heartbeatMs: 60_000, tokenBatchMs: 0 },
+    stream: { heartbeatMs: 60_000 },
   };
 }
 

@@ -13,7 +13,8 @@ let chat: InProcessApi;
 beforeAll(async () => {
   chat = await startInProcessApi({
     // Heartbeats every 40 ms, so even a quick chat carries some and the count can be checked.
-    functionEnvironment: { LOG_LEVEL: 'INFO', METRICS: 'true', HEARTBEAT_MS: '40' },
+    functionEnvironment: { LOG_LEVEL: 'INFO', METRICS: 'true' },
+    overrides: { timings: { heartbeatMs: 40 } },
     store: 'dynamodb',
   });
 });

@@ -5,7 +5,7 @@ import { scriptedAnswer } from '../support/scripted-answer.js';
 
 let chat: InProcessApi;
 beforeAll(async () => {
-  // The function's defaults: no TOKEN_BATCH_MS.
+  // The function's defaults.
   chat = await startInProcessApi();
 });
 afterAll(() => chat?.stop());

@@ -7,6 +7,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { conversationsTable } from '../../functions/adapters/dynamodb/table-definitions.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import {
+  functionEnvironment,
+  functionSettings,
+  functionVariables,
+  readFunctionConfig,
+} from '../../functions/settings/function-settings.js';
+import {
   MAX_PERSONAL_DATA_SETTINGS_BYTES,
   readPersonalDataSettings,
 } from '../../lib/personal-data-settings.js';
@@ -106,6 +112,83 @@ describe('ServiceDeskStack (default config): API function', () => {
           },
         },
       });
+    });
+
+    it('writes only variables the settings schema reads, and leaves unset only those named here', () => {
+      const [api] = Object.values(
+        template.findResources('AWS::Lambda::Function', {
+          Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+        }),
+      );
+      const written = Object.keys(api?.Properties.Environment.Variables ?? {}).filter(
+        (name) => !['NODE_ENV', 'NODE_OPTIONS'].includes(name),
+      );
+      expect(written.filter((name) => !functionVariables.includes(name))).toEqual([]);
+      // Each setting the stack leaves to the function's default (or that only the local stack
+      // sets), so a new setting is a decision here, not a silent gap.
+      expect(functionVariables.filter((name) => !written.includes(name)).sort()).toEqual([
+        'AWS_REGION', // the Lambda runtime sets it
+        'BEDROCK_AGENT_ENDPOINT',
+        'BEDROCK_AGENT_RUNTIME_ENDPOINT',
+        'BEDROCK_RUNTIME_ENDPOINT',
+        'DYNAMODB_ENDPOINT',
+        'GUARDRAIL_IDENTIFIER', // only with a guardrail
+        'GUARDRAIL_VERSION',
+        'KNOWLEDGE_EDITORS', // local dev users
+        'LOG_LEVEL',
+        'METRICS',
+        'PERSONAL_DATA_SETTINGS', // only with a personalDataSettings file
+        'S3_ENDPOINT',
+        'SERVICE_DESK_LEADS', // local dev users
+        'TENANT_ID',
+      ]);
+    });
+
+    it('writes an environment the function reads back as the settings the stack decided', () => {
+      const [api] = Object.values(
+        template.findResources('AWS::Lambda::Function', {
+          Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+        }),
+      );
+      // Resource names are CloudFormation references at synth; any text stands in for them.
+      const environment = Object.fromEntries(
+        Object.entries(api?.Properties.Environment.Variables as Record<string, unknown>).map(
+          ([name, value]) => [name, typeof value === 'string' ? value : `<${name}>`],
+        ),
+      );
+      const config = readFunctionConfig(environment);
+      expect(config).toMatchObject({
+        model: {
+          id: synthesized.config.modelId,
+          dailyTokenBudget: synthesized.config.dailyTokenBudget,
+          promptCaching: synthesized.config.promptCaching,
+        },
+        chat: {
+          numberOfResults: synthesized.config.numberOfResults,
+          queryExpansion: synthesized.config.queryExpansion,
+        },
+        insights: { gapScore: synthesized.config.insightsGapScore, examples: true },
+        storage: { retentionDays: synthesized.config.retentionDays },
+        observability: { tracing: false },
+      });
+      // The stack's defaults are the function's, but for the one that says why it differs.
+      expect(config.model.dailyTokenBudget).toBe(functionSettings.model.dailyTokenBudget.default);
+      expect(config.insights.gapScore).toBe(functionSettings.insights.gapScore.default);
+      expect(config.chat.queryExpansion).toBe(
+        functionSettings.chat.queryExpansion.deployed?.default,
+      );
+      // Written back from what it read: the same text for every variable the stack wrote (the
+      // function's defaults for the rest) — but RERANKING_MODEL_ARN, which the stack writes empty
+      // (no reranker) and the function reads as unset.
+      expect(environment.RERANKING_MODEL_ARN).toBe('');
+      expect(config.knowledgeBase.rerankingModelArn).toBeUndefined();
+      expect(functionEnvironment(config)).toMatchObject(
+        Object.fromEntries(
+          Object.entries(environment).filter(
+            ([name]) => functionVariables.includes(name) && name !== 'RERANKING_MODEL_ARN',
+          ),
+        ),
+      );
     });
 
     it('may touch only the three tables, the Conversations index, the KB, published tickets, uploaded categories and the model', () => {

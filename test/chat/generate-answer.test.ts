@@ -4,6 +4,7 @@ import { generateAnswer } from '../../functions/chat/generate.js';
 import { answerTool } from '../../functions/chat/model-request.js';
 import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
 import type { StreamEvent } from '../../functions/contract/chat-events.js';
+import { silentLog } from '../support/silent-log.js';
 
 const modelOf = (events: ChatModelEvent[]): ChatModel => ({
   async *stream() {
@@ -25,6 +26,7 @@ async function run(events: ChatModelEvent[], allowed = ['1001']) {
     allowedIssueIds: new Set(allowed),
     send: (event) => sent.push(event),
     signal: new AbortController().signal,
+    log: silentLog,
   });
   return { outcome, sent };
 }
@@ -93,6 +95,7 @@ describe('generateAnswer', () => {
       allowedLinkDomains: ['example.co.jp', 'microsoft.com'],
       send: (event) => sent.push(event),
       signal: new AbortController().signal,
+      log: silentLog,
     });
     expect(outcome.status).toBe('complete');
     expect(outcome.answer.mail_draft).toBe(
@@ -274,6 +277,7 @@ describe('generateAnswer', () => {
       allowedIssueIds: new Set(['1001']),
       send: (event) => sent.push(event),
       signal: new AbortController().signal,
+      log: silentLog,
     });
     expect(outcome).toMatchObject({
       status: 'truncated',
@@ -296,6 +300,7 @@ describe('generateAnswer', () => {
       allowedIssueIds: new Set(),
       send: () => undefined,
       signal: new AbortController().signal,
+      log: silentLog,
     });
     expect(outcome).toMatchObject({
       status: 'failed',
@@ -353,6 +358,7 @@ describe('generateAnswer', () => {
       allowedIssueIds: new Set(),
       send: (event) => sent.push(event),
       signal: controller.signal,
+      log: silentLog,
     });
     expect(outcome).toMatchObject({ status: 'stopped', answer: { general_advice: 'first' } });
     expect(sent).toEqual([{ event: 'token', data: { content: 'first' } }]);

@@ -8,6 +8,7 @@ import {
   defaultChatConfig,
 } from '../../functions/chat/ports.js';
 import type { BegunChat } from '../../functions/chat/run-chat.js';
+import { silentLog } from '../support/silent-log.js';
 
 const begun = {
   owner: { tenantId: 't', userId: 'u' },
@@ -40,9 +41,13 @@ function run(options: { stoppedSeqs: readonly number[]; remainingMs: number | ((
     {
       store,
       model: slowModel,
+      log: silentLog,
       config: {
         ...defaultChatConfig,
         modelId: 'test-model',
+        numberOfResults: 8,
+        dailyTokenBudget: 0,
+        queryExpansion: true,
         stopPollMs: 5,
         remainingTimeReserveMs: 1000,
       },

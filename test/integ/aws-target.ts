@@ -13,6 +13,7 @@ import {
 import { S3Client } from '@aws-sdk/client-s3';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
 import { searchTypeOf } from '../../functions/adapters/bedrock/vector-store-search.js';
+import { API_TIMINGS } from '../../functions/api/api-timings.js';
 import { publishedTicketsKeyPrefix, stackOutputNames } from '../../lib/deployed-stack-names.js';
 import {
   readDeployedStack,
@@ -38,8 +39,8 @@ import { createPublishedTicketRemoval } from './published-ticket-removal.js';
  * published ticket may take to become retrievable; default 600).
  */
 
-/** The function's HEARTBEAT_MS default; the stack does not change it. */
-const DEPLOYED_HEARTBEAT_MS = 10_000;
+/** The function's heartbeat interval: a constant no deployment changes. */
+const DEPLOYED_HEARTBEAT_MS = API_TIMINGS.heartbeatMs;
 /** CloudFront's longest origin read timeout without a quota increase. */
 const ORIGIN_READ_TIMEOUT_SPAN_MS = 60_000;
 /** Above the function's own 5-minute timeout: the function ends the stream first. */
@@ -48,7 +49,7 @@ const CALL_TIMEOUT_MS = 330_000;
 /**
  * Long enough to stream for well over a minute (heartbeats every 10 s over ≥ 60 s need ≥ 70 s):
  * many causes, each with steps, for two platforms, plus a long mail and to-do list. An answer
- * that reaches MAX_TOKENS ends `truncated`, which the check accepts.
+ * that reaches its output-token limit ends `truncated`, which the check accepts.
  */
 const LONG_MESSAGE =
   'VPNに接続できない問題について、考えられる原因を少なくとも12個挙げ、原因ごとに見出しを付けて、' +

@@ -14,7 +14,7 @@ export interface IntegTarget {
   readonly label: string;
   /** Calls `/api/<path>` as the suite's user, exactly as the web app does on this target. */
   readonly api: ApiCaller;
-  /** The function's heartbeat interval (HEARTBEAT_MS). */
+  /** The function's heartbeat interval (`API_TIMINGS.heartbeatMs`, or the test entry's). */
   readonly heartbeatMs: number;
   /**
    * The long-answer check: the chat to send, and how long heartbeats must be seen arriving.

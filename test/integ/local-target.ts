@@ -3,9 +3,17 @@ import { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { S3Client } from '@aws-sdk/client-s3';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
+import { API_TIMINGS } from '../../functions/api/api-timings.js';
 import { DEV_USER_HEADER } from '../../functions/api/resolve-owner.js';
 import type { Answer } from '../../functions/contract/answer.js';
+import { readFunctionConfig } from '../../functions/settings/function-settings.js';
 import { type LocalStack, startLocalStack } from '../../local/start-local-stack.js';
+import { bundleTestHandler } from '../support/bundle-test-handler.js';
+import {
+  readTestTimings,
+  TEST_API_HANDLER_ENTRY,
+  testTimingsEnvironment,
+} from '../support/test-timings.js';
 import type { IntegTarget } from './integ-target.js';
 import { createPublishedTicketRemoval } from './published-ticket-removal.js';
 
@@ -34,8 +42,8 @@ const LOCAL_SILENT_HEARTBEATS = 8;
 
 /** The function environment the suite expects of a local stack it starts. */
 export const localTargetFunctionEnvironment: Readonly<Record<string, string>> = {
-  HEARTBEAT_MS: String(LOCAL_HEARTBEAT_MS),
-  STOP_POLL_MS: '50',
+  // Read by the test handler entry only (test/support/test-api-handler.ts), which the suite runs.
+  ...testTimingsEnvironment({ heartbeatMs: LOCAL_HEARTBEAT_MS, stopPollMs: 50 }),
   LOG_LEVEL: 'SILENT',
   METRICS: 'false',
   // The suite runs a few dozen chats as one user.
@@ -45,10 +53,14 @@ export const localTargetFunctionEnvironment: Readonly<Record<string, string>> = 
 /** Per-fragment delay of the offline responder: a few ms, so an answer spans many reads. */
 export const localTargetPacing = { minMs: 1, maxMs: 4 } as const;
 
-/** Starts a local stack (its own in-memory DynamoDB Local, or DYNAMODB_ENDPOINT) for `--local`. */
-export function startLocalTargetStack(): Promise<LocalStack> {
+/**
+ * Starts a local stack (its own in-memory DynamoDB Local, or DYNAMODB_ENDPOINT) for `--local`,
+ * running the test handler entry: the production handler with the short heartbeat above.
+ */
+export async function startLocalTargetStack(): Promise<LocalStack> {
   return startLocalStack({
     port: 0,
+    handlerBundle: await bundleTestHandler(TEST_API_HANDLER_ENTRY),
     responderPacing: localTargetPacing,
     tablePrefix: `integ-${randomUUID().slice(0, 8)}-`,
     functionEnvironment: { ...localTargetFunctionEnvironment },
@@ -69,7 +81,7 @@ const longAnswerScript: Answer = {
 
 export function openLocalTarget(stack: LocalStack): IntegTarget {
   const environment = stack.functionEnvironment;
-  const heartbeatMs = Number(environment.HEARTBEAT_MS ?? 10_000);
+  const heartbeatMs = readTestTimings(environment).heartbeatMs ?? API_TIMINGS.heartbeatMs;
   const user = `integ-${randomUUID()}`;
   const { bedrock } = stack;
   const text = JSON.stringify(longAnswerScript);
@@ -121,8 +133,8 @@ export function openLocalTarget(stack: LocalStack): IntegTarget {
     // The local Knowledge Base plays OpenSearch Serverless (the default store).
     vectorStore: 'opensearch-serverless',
     retrieverLabel: `Knowledge Base ${environment.KNOWLEDGE_BASE_ID} (${environment.BEDROCK_AGENT_RUNTIME_ENDPOINT ?? 'Amazon Bedrock'})`,
-    // The function's default (functions/api/function-config.ts) unless the stack set it.
-    queryExpansion: (environment.QUERY_EXPANSION ?? 'true') === 'true',
+    // As the function reads it: the stack's setting, else the function's default.
+    queryExpansion: readFunctionConfig(environment).chat.queryExpansion,
     ...localKnowledge(environment),
     notApplicable: {
       'function-url-unsigned':

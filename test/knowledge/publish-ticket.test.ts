@@ -15,6 +15,7 @@ import {
 import type { TicketDocumentFiles } from '../../functions/knowledge/ticket-document.js';
 import { alice, results } from '../support/chat-core-harness.js';
 import { createInMemoryConversationStore } from '../support/in-memory-conversation-store.js';
+import { silentLog } from '../support/silent-log.js';
 
 /**
  * The publish protocol: the order of its writes, and that every failure leaves either a whole
@@ -106,7 +107,14 @@ const dependenciesOf = (
   store: ConversationStore,
   documents: KnowledgeDocuments,
   syncBacklog: SyncBacklog = recordingBacklog().backlog,
-): PublishDependencies => ({ store, documents, issueNumbers: counter(), syncBacklog, now });
+): PublishDependencies => ({
+  store,
+  documents,
+  issueNumbers: counter(),
+  syncBacklog,
+  now,
+  log: silentLog,
+});
 
 /** Publishes `draft` for the inquiry as alice, with a fresh counter. */
 const publishDraft = (

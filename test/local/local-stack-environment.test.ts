@@ -8,7 +8,7 @@ describe('readLocalStackEnvironment', () => {
   it("passes the function's own settings through as they are", () => {
     const settings = {
       DAILY_TOKEN_BUDGET: '2000',
-      MAX_TOKENS: '4096',
+      NUMBER_OF_RESULTS: '4',
       LOG_LEVEL: 'DEBUG',
       METRICS: 'false',
       PROMPT_CACHING: 'off',
@@ -17,7 +17,8 @@ describe('readLocalStackEnvironment', () => {
     };
     const { functionSettings } = readLocalStackEnvironment({
       ...settings,
-      // Not the function's: a shell's variables stay out of its environment.
+      // Not the function's: a shell's variables, and a knob that is a constant now, stay out.
+      MAX_TOKENS: '4096',
       HOME: '/home/someone',
       EDITOR: 'vi',
     });

@@ -3,7 +3,7 @@ import { BedrockAgentClient, StartIngestionJobCommand } from '@aws-sdk/client-be
 import { BedrockAgentRuntimeClient, RetrieveCommand } from '@aws-sdk/client-bedrock-agent-runtime';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readFunctionConfig } from '../../functions/api/function-config.js';
+import { readFunctionConfig } from '../../functions/settings/function-settings.js';
 import {
   LOCAL_DATA_SOURCE_ID,
   LOCAL_KNOWLEDGE_BUCKET,
@@ -24,46 +24,47 @@ describe('local stack: knowledge capture pieces', () => {
   it('gives the function a local bucket, data source and endpoints it accepts', () => {
     const config = readFunctionConfig(stack.functionEnvironment);
     expect(config).toMatchObject({
-      KNOWLEDGE_BUCKET: LOCAL_KNOWLEDGE_BUCKET,
-      KNOWLEDGE_DATA_SOURCE_ID: LOCAL_DATA_SOURCE_ID,
-      KNOWLEDGE_KEY_PREFIX: 'tickets/published/',
-      S3_ENDPOINT: stack.s3?.endpoint,
-      BEDROCK_AGENT_ENDPOINT: stack.bedrock?.agentEndpoint,
+      knowledge: {
+        bucket: LOCAL_KNOWLEDGE_BUCKET,
+        dataSourceId: LOCAL_DATA_SOURCE_ID,
+        keyPrefix: 'tickets/published/',
+      },
+      endpoints: { s3: stack.s3?.endpoint, bedrockAgent: stack.bedrock?.agentEndpoint },
     });
   });
 
   it('connects a publish through its settings to the next retrieval, as the function would', async () => {
-    const environment = readFunctionConfig(stack.functionEnvironment);
+    const config = readFunctionConfig(stack.functionEnvironment);
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-    const region = environment.AWS_REGION;
+    const region = config.endpoints.region;
     const s3 = new S3Client({
-      endpoint: environment.S3_ENDPOINT,
+      endpoint: config.endpoints.s3,
       forcePathStyle: true,
       region,
       credentials,
     });
     const agent = new BedrockAgentClient({
-      endpoint: environment.BEDROCK_AGENT_ENDPOINT,
+      endpoint: config.endpoints.bedrockAgent,
       region,
       credentials,
     });
     const agentRuntime = new BedrockAgentRuntimeClient({
-      endpoint: environment.BEDROCK_AGENT_RUNTIME_ENDPOINT,
+      endpoint: config.endpoints.bedrockAgentRuntime,
       region,
       credentials,
     });
     try {
-      const key = `${environment.KNOWLEDGE_KEY_PREFIX}900101.md`;
+      const key = `${config.knowledge.keyPrefix}900101.md`;
       await s3.send(
         new PutObjectCommand({
-          Bucket: environment.KNOWLEDGE_BUCKET,
+          Bucket: config.knowledge.bucket,
           Key: key,
           Body: '# Wisteriaprinter jams\n\nThe Wisteriaprinter jams on A3 paper.\n',
         }),
       );
       await s3.send(
         new PutObjectCommand({
-          Bucket: environment.KNOWLEDGE_BUCKET,
+          Bucket: config.knowledge.bucket,
           Key: `${key}.metadata.json`,
           Body: JSON.stringify({
             metadataAttributes: {
@@ -76,14 +77,14 @@ describe('local stack: knowledge capture pieces', () => {
       );
       const { ingestionJob } = await agent.send(
         new StartIngestionJobCommand({
-          knowledgeBaseId: environment.KNOWLEDGE_BASE_ID,
-          dataSourceId: environment.KNOWLEDGE_DATA_SOURCE_ID,
+          knowledgeBaseId: config.knowledgeBase.id,
+          dataSourceId: config.knowledge.dataSourceId,
         }),
       );
       expect(ingestionJob?.statistics?.numberOfNewDocumentsIndexed).toBe(1);
       const { retrievalResults } = await agentRuntime.send(
         new RetrieveCommand({
-          knowledgeBaseId: environment.KNOWLEDGE_BASE_ID,
+          knowledgeBaseId: config.knowledgeBase.id,
           retrievalQuery: { text: 'Wisteriaprinter' },
         }),
       );

@@ -7,6 +7,7 @@ import { openModelCall } from '../../functions/model-call/open-model-call.js';
 import { endingOf } from '../../functions/model-call/stream-forced-tool.js';
 import type { ToolInputStreamOutcome } from '../../functions/tool-input/stream-tool-input.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
+import { silentLog } from '../support/silent-log.js';
 
 // The one model-call module: a forced tool from its schema, the ending table every stream ends
 // by, and the call's deadline, reservation and charge.
@@ -149,6 +150,7 @@ describe('openModelCall', () => {
     config: { dailyTokenBudget: 1_000_000, remainingTimeReserveMs: 20_000 },
     budget,
     now,
+    log: silentLog,
   });
 
   it('reserves the bound, holds the request’s once built, and settles to the charge', async () => {

@@ -56,37 +56,6 @@ describe('createSseStream', () => {
     sse.close();
     expect(await readAll(sse.stream)).toBe(': mark\n\n: ping\n\n');
   });
-
-  it('batches tokens by size and time when asked, keeping the event order', async () => {
-    const sse = createSseStream({ tokenBatch: { minChars: 5, maxDelayMs: 50 } });
-    const token = (content: string) => sse.send({ event: 'token', data: { content } });
-    token('ab');
-    token('cde'); // 5 chars: sent at once
-    token('f');
-    vi.advanceTimersByTime(49);
-    token('g');
-    vi.advanceTimersByTime(1); // 50 ms after 'f' arrived
-    token('h');
-    sse.send({ event: 'progress', data: { step: 'generating' } }); // sends 'h' first
-    token('i');
-    sse.close(); // sends 'i'
-    const frames = (await readAll(sse.stream)).split('\n\n').filter(Boolean);
-    expect(frames).toEqual([
-      'event: token\ndata: {"content":"abcde"}',
-      'event: token\ndata: {"content":"fg"}',
-      'event: token\ndata: {"content":"h"}',
-      'event: progress\ndata: {"step":"generating"}',
-      'event: token\ndata: {"content":"i"}',
-    ]);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it('drops pending batched text when the consumer cancels', async () => {
-    const sse = createSseStream({ tokenBatch: { minChars: 100 } });
-    sse.send({ event: 'token', data: { content: 'pending' } });
-    await sse.stream.cancel();
-    expect(vi.getTimerCount()).toBe(0);
-  });
 });
 
 describe('SSE_RESPONSE_HEADERS', () => {

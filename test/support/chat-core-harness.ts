@@ -14,6 +14,7 @@ import type { Answer } from '../../functions/contract/answer.js';
 import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
+import { silentLog } from './silent-log.js';
 import { splitIntoFragments } from './split-into-fragments.js';
 
 /**
@@ -150,6 +151,9 @@ export function harness(options: {
   const config: ChatConfig = {
     ...defaultChatConfig,
     modelId: 'test.model',
+    numberOfResults: 8,
+    // No budget unless a test gives one.
+    dailyTokenBudget: 0,
     stopPollMs: 5,
     // Context assembly is checked on the inquiry text itself; the expansion has its own tests
     // (retrieval.test.ts) and one below.
@@ -162,6 +166,7 @@ export function harness(options: {
     model: options.model,
     config,
     now: options.now ?? (() => new Date()),
+    log: silentLog,
     remainingTimeMs: options.remainingTimeMs ?? (() => 60_000),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),

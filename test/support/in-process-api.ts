@@ -4,8 +4,8 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { inject, vi } from 'vitest';
 import type { HandlerOverrides } from '../../functions/api/aws-adapters.js';
 import { createApi } from '../../functions/api/create-handler.js';
-import { readFunctionConfig } from '../../functions/api/function-config.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
+import { readFunctionConfig } from '../../functions/settings/function-settings.js';
 import {
   OFFLINE_MODEL_FUNCTION_SETTINGS,
   OFFLINE_MODEL_ID,
@@ -27,12 +27,14 @@ import {
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
 import { createInMemoryDailyBudget } from './in-memory-daily-budget.js';
 import { TEST_FUNCTION_SETTINGS } from './test-function-settings.js';
+import { TEST_TIMINGS } from './test-timings.js';
 
 /**
  * The API function's own routing, adapters and error handling called in process — no runtime
  * client, no Function URL front, no child processes — for rules that only the API shows. The
  * settings are the function's environment variables (`readFunctionConfig`), so a test exercises
- * the same wiring a deployment does; `overrides` replace adapters as in the test handlers.
+ * the same wiring a deployment does; `overrides` replace adapters as in the test handlers, and
+ * the timings are the tests' (`TEST_TIMINGS`) unless `overrides.timings` says otherwise.
  * @example
  * const api = createInProcessApi({ MODEL_ID: 'offline.x', BEDROCK_RUNTIME_ENDPOINT: url });
  * const response = await api.call('POST', '/api/chat', { message: 'VPN' }, { user: 'alice' });
@@ -51,7 +53,7 @@ export function createInProcessApi(
       LOG_LEVEL: 'WARN',
       ...environment,
     }),
-    overrides,
+    { ...overrides, timings: { ...TEST_TIMINGS, ...overrides.timings } },
   );
   let requests = 0;
   return {
@@ -135,7 +137,7 @@ export interface InProcessApiOptions {
   readonly environment?: Record<string, string | undefined>;
   /** Options for the local Bedrock endpoint (pacing is off unless given). */
   readonly bedrockOptions?: LocalBedrockServerOptions;
-  /** Adapter replacements, as `createHandler`'s overrides (a fixed retriever, a verifier). */
+  /** Adapter replacements, as `createHandler`'s overrides (a fixed retriever, a verifier), or shorter `timings`. */
   readonly overrides?: HandlerOverrides;
 }
 
@@ -167,7 +169,7 @@ export interface InProcessApiOnLocalServices extends InProcessApi {
  * it leaves out — the runtime client, the Function URL front, execution environments — is what
  * the remaining stack tests are for. Calls go through the chat-client helpers.
  * @example
- * const chat = await startInProcessApi({ functionEnvironment: { TOKEN_BATCH_MS: '40' } });
+ * const chat = await startInProcessApi({ overrides: { timings: { heartbeatMs: 40 } } });
  * const response = await postChat(chat.api, { message: 'VPN' }, { user: 'alice' });
  * await chat.stop();
  */

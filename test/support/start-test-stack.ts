@@ -1,21 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
+import type { ApiTimings } from '../../functions/api/api-timings.js';
 import {
   type LocalStack,
   type LocalStackOptions,
   startLocalStack,
 } from '../../local/start-local-stack.js';
 import { TEST_FUNCTION_SETTINGS } from './test-function-settings.js';
+import { TEST_TIMINGS, testTimingsEnvironment } from './test-timings.js';
 
 /**
  * The local stack for end-to-end tests: the run's shared DynamoDB Local with tables of its own,
  * the run's handler bundle in execution environments running the real runtime client (two
  * provisioned, more created on demand), the local Bedrock endpoint without pacing, a random
- * port, and the test function settings (`TEST_FUNCTION_SETTINGS`).
+ * port, the test function settings (`TEST_FUNCTION_SETTINGS`) and the tests' short stop poll
+ * (`TEST_TIMINGS`) so failure paths finish quickly.
  */
 export async function startTestStack(
-  options: Partial<LocalStackOptions> = {},
+  options: Partial<LocalStackOptions> & {
+    /** Timings over the tests' (`TEST_TIMINGS`), e.g. a short generation lease. */
+    readonly timings?: Partial<ApiTimings>;
+  } = {},
 ): Promise<LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> }> {
+  const { timings, ...stackOptions } = options;
   const endpoint = inject('dynamoDbEndpoint');
   if (!endpoint) throw new Error(inject('dynamoDbLocalError') ?? 'DynamoDB Local is not running');
   const stack = await startLocalStack({
@@ -29,8 +36,12 @@ export async function startTestStack(
     provisionedEnvironments: 2,
     environment: { DYNAMODB_ENDPOINT: endpoint },
     log: () => undefined,
-    ...options,
-    functionEnvironment: { ...TEST_FUNCTION_SETTINGS, ...options.functionEnvironment },
+    ...stackOptions,
+    functionEnvironment: {
+      ...TEST_FUNCTION_SETTINGS,
+      ...testTimingsEnvironment({ ...TEST_TIMINGS, ...timings }),
+      ...options.functionEnvironment,
+    },
   });
   if (!stack.bedrock) throw new Error('expected the local Bedrock endpoint');
   return stack as LocalStack & { bedrock: NonNullable<LocalStack['bedrock']> };

@@ -4,10 +4,10 @@ import { join, resolve } from 'node:path';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
-import { readFunctionConfig } from '../../functions/api/function-config.js';
 import { ticketCategorySet } from '../../functions/contract/knowledge.js';
 import { sourceTicketId } from '../../functions/contract/ticket-references.js';
 import { ticketDocumentNames } from '../../functions/knowledge/ticket-document.js';
+import { readFunctionConfig } from '../../functions/settings/function-settings.js';
 import { readTicketCategories } from '../../lib/ticket-categories.js';
 import {
   type LocalBedrockServer,
@@ -122,7 +122,7 @@ describe('knowledge capture’s categories from the folder', () => {
       AUTH_MODE: 'local',
       TICKET_CATEGORIES: JSON.stringify(categories),
     });
-    expect(config.TICKET_CATEGORIES).toEqual(categories);
+    expect(config.knowledge.ticketCategories).toEqual(categories);
   });
 
   it('keep the 50 most frequent, each at most 40 safe characters', () => {

@@ -3,7 +3,7 @@ import {
   type DocumentStatus,
   ListKnowledgeBaseDocumentsCommand,
 } from '@aws-sdk/client-bedrock-agent';
-import { type Log, silentLog } from '../../chat/log.js';
+import type { Log } from '../../chat/log.js';
 import type { TicketCatalog } from '../../insights/ports.js';
 import { issueIdOfDocumentName } from '../../knowledge/ticket-document.js';
 
@@ -44,8 +44,8 @@ export interface KnowledgeBaseTicketCatalogOptions {
   readonly cacheMs?: number;
   /** @default Date.now */
   readonly now?: () => number;
-  /** Where a failed listing is reported. @default silentLog */
-  readonly log?: Log;
+  /** Where a failed listing is reported. */
+  readonly log: Log;
 }
 
 /**
@@ -66,7 +66,7 @@ export function createKnowledgeBaseTicketCatalog(
   }
   const cacheMs = options.cacheMs ?? CATALOG_CACHE_MS;
   const now = options.now ?? Date.now;
-  const log = options.log ?? silentLog;
+  const { log } = options;
   let cached: { readonly issueIds: readonly string[]; readonly listedAt: number } | undefined;
   let listing: Promise<readonly string[] | undefined> | undefined;
 

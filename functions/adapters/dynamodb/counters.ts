@@ -116,6 +116,9 @@ function cancellationReasonOf(error: unknown): string | undefined {
   return (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.[0]?.Code;
 }
 
+/** Ticket numbers of published tickets start here, above the imported ones (ADR 0020). */
+export const FIRST_PUBLISHED_ISSUE_ID = 900_001;
+
 /**
  * Ticket numbers for published knowledge: one counter per tenant
  * (`<tenant>#knowledge#issue-number`). No TTL: a number is never handed out twice. A publish

@@ -24,6 +24,9 @@ import type { ConversationTableNames } from './table-definitions.js';
 import { createTurnCache } from './turn-cache.js';
 import { type BackoffOptions, jitteredBackoff } from './versioned-commit.js';
 
+/** The per-container history cache the API function gives its store, in (estimated) bytes. */
+export const TURN_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
 export interface DynamoDbConversationStoreOptions {
   /** Created once per container and shared; a plain client is wrapped in a document client. */
   readonly client: DynamoDBClient | DynamoDBDocumentClient;
@@ -32,8 +35,7 @@ export interface DynamoDbConversationStoreOptions {
   readonly retentionDays: number;
   /** Upper bound of the per-container history cache, in (estimated) bytes. 0 disables caching. */
   readonly cacheMaxBytes: number;
-  /** @default () => new Date() */
-  readonly now?: () => Date;
+  readonly now: () => Date;
   /** Attempts per write (and per read that raced a write) before `ConversationConflictError`. @default 10 */
   readonly maxAttempts?: number;
   /** Jittered backoff between attempts. @default { baseDelayMs: 10, maxDelayMs: 500 } */
@@ -57,7 +59,8 @@ export interface DynamoDbConversationStoreOptions {
  *   client: new DynamoDBClient({}),
  *   tables: { conversations: process.env.CONVERSATIONS_TABLE!, turns: process.env.TURNS_TABLE! },
  *   retentionDays: 90,
- *   cacheMaxBytes: 32 * 1024 * 1024,
+ *   cacheMaxBytes: TURN_CACHE_MAX_BYTES,
+ *   now: () => new Date(),
  * });
  */
 export function createDynamoDbConversationStore(
@@ -72,7 +75,7 @@ export function createDynamoDbConversationStore(
           }),
     tables: options.tables,
     cache: createTurnCache(options.cacheMaxBytes),
-    now: options.now ?? (() => new Date()),
+    now: options.now,
     retentionSeconds: Math.round(options.retentionDays * 86_400),
     maxAttempts: Math.max(1, options.maxAttempts ?? 10),
     backoff: jitteredBackoff(options.backoff),

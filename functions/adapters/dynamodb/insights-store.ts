@@ -72,8 +72,7 @@ export interface DynamoDbInsightsStoreOptions {
   readonly tableName: string;
   /** The conversations' retention: items with inquiry text expire no later than their conversation. */
   readonly retentionDays: number;
-  /** @default () => new Date() */
-  readonly now?: () => Date;
+  readonly now: () => Date;
 }
 
 /** Counter items outlive every window read (90 days) and the retrieved-set horizon (365). */
@@ -84,12 +83,12 @@ const pageSize = 1000;
 /**
  * @example
  * const insights = createDynamoDbInsightsStore({
- *   documents, tableName: process.env.INSIGHTS_TABLE!, retentionDays: 90,
+ *   documents, tableName: process.env.INSIGHTS_TABLE!, retentionDays: 90, now: () => new Date(),
  * });
  */
 export function createDynamoDbInsightsStore(options: DynamoDbInsightsStoreOptions): InsightsStore {
   const { documents, tableName } = options;
-  const now = options.now ?? (() => new Date());
+  const { now } = options;
   const pk = (scope: InsightsScope, kind: CounterGroup | ItemKind) => {
     if (!scope.tenantId || scope.tenantId.includes('#')) {
       throw new Error('A tenant id must be non-empty and must not contain "#"');

@@ -22,6 +22,7 @@ import {
   FIXTURE_TICKETS_DIR,
   LOCAL_CLIENT_CONFIG,
 } from '../../local/bedrock/local-bedrock-fixture.js';
+import { silentLog } from '../../support/silent-log.js';
 
 /**
  * The ticket catalog (issue #28) through the real Bedrock Agent client against the local
@@ -160,6 +161,7 @@ describe('createKnowledgeBaseTicketCatalog over the local ListKnowledgeBaseDocum
         knowledgeBaseId: 'KB',
         dataSourceId: 'DS',
         pageSize: 1001,
+        log: silentLog,
       }),
     ).toThrow('pageSize must be an integer from 1 to 1000');
     await expect(

@@ -239,6 +239,7 @@ describe('retention per conversation', () => {
         documents,
         tableName: t.tables.insights,
         retentionDays: 90,
+        now: () => new Date(),
       });
       const owner: Owner = { tenantId: 'acme', userId: 'expired-gap' };
       const { conversation } = await store.appendUserTurn(owner, { text: 'zqxwv' });

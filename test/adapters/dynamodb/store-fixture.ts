@@ -19,6 +19,7 @@ export function createStore(
     tables: t.tables,
     retentionDays: 30,
     cacheMaxBytes: 1024 * 1024,
+    now: () => new Date(),
     ...options,
   });
 }

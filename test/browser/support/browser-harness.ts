@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../../local/start-local-stack.js';
+import { TEST_TIMINGS, testTimingsEnvironment } from '../../support/test-timings.js';
 import { buildWebApp } from './build-web-app.js';
 import { launchChromium } from './launch-chromium.js';
 import { type AppPage, openApp } from './open-app.js';
@@ -71,7 +72,7 @@ export function registerBrowserHarness(
       // advice) or script a delay.
       responderPacing: { minMs: 1, maxMs: 2 },
       functionEnvironment: {
-        STOP_POLL_MS: '50',
+        ...testTimingsEnvironment(TEST_TIMINGS),
         // The JSON request/chat lines and EMF metrics are checked in test/api/observability.test.ts.
         LOG_LEVEL: 'SILENT',
         METRICS: 'false',

@@ -109,7 +109,7 @@ export async function heartbeatCheck(session: SuiteSession): Promise<CheckOutcom
     `how the answer is made long: ${longAnswer.how}`,
     `heartbeats arrived at (ms): ${beats.join(', ') || 'none'}`,
   ];
-  // A long answer may run into MAX_TOKENS: `truncated` still proves the stream survived.
+  // A long answer may run into its output-token limit: `truncated` still proves the stream survived.
   const problem = sent.answer.result?.status === 'truncated' ? undefined : chatProblem(sent);
   if (problem) {
     return {

@@ -1,0 +1,87 @@
+import type { Duration } from 'aws-cdk-lib';
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/**
+ * How every function of this app is bundled (the API and the retention sweeper): one ESM file
+ * built by esbuild from node_modules, SDK included.
+ */
+export const nodeFunctionBundling: nodejs.BundlingOptions = {
+  // esbuild from node_modules: synthesis works offline and without Docker.
+  forceDockerBundling: false,
+  format: nodejs.OutputFormat.ESM,
+  target: 'node22',
+  platform: 'node',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourceMap: true,
+  sourceMapMode: nodejs.SourceMapMode.DEFAULT,
+  // Line mappings for stack traces without shipping the sources (a 4 MB map otherwise).
+  sourcesContent: false,
+  // Bundle the pinned SDK clients: the same versions as the tests and the local stack,
+  // rather than whatever the runtime ships.
+  bundleAwsSDK: true,
+  // CommonJS dependencies inside an ESM bundle call require(); give them one.
+  banner:
+    "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  logLevel: nodejs.LogLevel.ERROR,
+};
+
+export interface AppFunctionOptions {
+  /** The handler module. */
+  readonly entry: string;
+  /** The role's description: what the function is for. */
+  readonly description: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  readonly environment: Readonly<Record<string, string>>;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** Further settings of this function (tracing, reserved concurrency, retries, bundling). */
+  readonly functionProps?: Partial<nodejs.NodejsFunctionProps>;
+}
+
+/**
+ * A function of this app, created in `scope` as `Logs`, `Role` and `Function`: its own log group
+ * with a retention, an explicit role that may write to that group only (instead of the
+ * AWSLambdaBasicExecutionRole managed policy, which may write to any), Node.js 22 on Graviton
+ * (~20% cheaper per GB-second; nothing native in the bundles), bundled by `nodeFunctionBundling`
+ * with source maps on. The caller grants the rest to `role`.
+ */
+export function createAppFunction(scope: Construct, options: AppFunctionOptions) {
+  const logGroup = new logs.LogGroup(scope, 'Logs', {
+    retention: options.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    removalPolicy: options.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+  });
+  const role = new iam.Role(scope, 'Role', {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: options.description,
+  });
+  logGroup.grantWrite(role);
+  const fn = new nodejs.NodejsFunction(scope, 'Function', {
+    entry: options.entry,
+    handler: 'handler',
+    runtime: lambda.Runtime.NODEJS_22_X,
+    architecture: lambda.Architecture.ARM_64,
+    memorySize: options.memorySize,
+    timeout: options.timeout,
+    role,
+    logGroup,
+    environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
+    bundling: nodeFunctionBundling,
+    ...options.functionProps,
+  });
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason:
+      'Node.js 22 is pinned on purpose: the bundles target node22 and the local stack and ' +
+      'tests run the same major version. Move to a newer runtime in one reviewed change.',
+  });
+  return { function: fn, role, logGroup };
+}
