@@ -244,6 +244,7 @@ export function createApi(
       insights: insightsStore ?? withoutInsightsStore,
       now: overrides.now ?? (() => new Date()),
       examplesKept: config.INSIGHTS_EXAMPLES,
+      scrubSettings: config.PERSONAL_DATA_SETTINGS,
       ...(catalog ? { catalog } : {}),
     }),
     handoff: createHandoffRoute({

@@ -1,5 +1,7 @@
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
+import { scrubGapExamplesForLead } from '../insights/gap-example-scrub.js';
 import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
+import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from './http.js';
 
 export interface InsightsRouteDependencies {
@@ -16,6 +18,8 @@ export interface InsightsRouteDependencies {
   readonly catalog?: TicketCatalog;
   /** How long a read waits for the catalog's listing. @default CATALOG_WAIT_MS */
   readonly catalogWaitMs?: number;
+  /** The deployment's personal-data settings, for the gap examples' scrub at a lead's read. */
+  readonly scrubSettings?: ScrubSettings;
 }
 
 /** The longest the page waits for the ticket catalog (100 listing calls at 100,000 tickets). */
@@ -68,12 +72,13 @@ export function createInsightsRoutes(dependencies: InsightsRouteDependencies) {
         dependencies.catalog?.issueIds(),
         dependencies.catalogWaitMs ?? CATALOG_WAIT_MS,
       );
-      const insights = await dependencies.insights.readInsights(
+      const stored = await dependencies.insights.readInsights(
         { tenantId: request.owner.tenantId },
         days.data,
         dependencies.now(),
         catalog === undefined ? {} : { catalog },
       );
+      const insights = await scrubGapExamplesForLead(stored, dependencies.scrubSettings ?? {});
       // Parsed on the way out: the contract's objects drop any key they do not declare, so
       // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.
       const body: Insights = insightsSchema.parse({

@@ -172,7 +172,7 @@ export function createKnowledgeRoutes(dependencies: KnowledgeRouteDependencies) 
           signal,
           send,
           ticketCategories,
-          scrub: draftScrubOptions(
+          scrub: await draftScrubOptions(
             source.owner,
             transcript,
             dependencies.scrubSettings,

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -9,6 +11,7 @@ import { Construct } from 'constructs';
 import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../../functions/contract/links.js';
 import { DEFAULT_GAP_SCORE_THRESHOLD } from '../../functions/insights/record-insights.js';
+import { ANALYZER_DICTIONARY_FOLDER } from '../../functions/knowledge/person-name-analyzer.js';
 import type { ModelPrice } from '../../functions/observability/model-prices.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
@@ -122,6 +125,26 @@ export const nodeFunctionBundling: nodejs.BundlingOptions = {
   banner:
     "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   logLevel: nodejs.LogLevel.ERROR,
+};
+
+/**
+ * The person-name analyzer's dictionary (kuromoji's IPADIC files, person-name-analyzer.ts) copied
+ * beside the API function's bundle as `kuromoji-dict/`: esbuild bundles kuromoji's code, not the
+ * files it reads at run time. The analyzer finds them there (`analyzerDictionaryPath`) when it
+ * loads — at a knowledge draft or a lead's read of gap examples, never at cold start.
+ */
+export const analyzerDictionaryHooks: nodejs.ICommandHooks = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (_inputDir, outputDir) => {
+    const source = join(
+      dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')),
+      'dict',
+    );
+    const target = join(outputDir, ANALYZER_DICTIONARY_FOLDER);
+    const copy = `require('node:fs').cpSync(${JSON.stringify(source)}, ${JSON.stringify(target)}, { recursive: true })`;
+    return [`node -e ${JSON.stringify(copy)}`];
+  },
 };
 
 export interface AppFunctionOptions {
@@ -378,9 +401,11 @@ export class ApiFunction extends Construct {
         // ACTIVE also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
         tracing: props.tracing ? lambda.Tracing.ACTIVE : undefined,
         // Without tracing the bundle leaves the X-Ray SDK out: less to parse at every cold start.
-        bundling: props.tracing
-          ? nodeFunctionBundling
-          : { ...nodeFunctionBundling, define: { ...TRACER_OMITTED_DEFINE } },
+        bundling: {
+          ...nodeFunctionBundling,
+          ...(props.tracing ? {} : { define: { ...TRACER_OMITTED_DEFINE } }),
+          commandHooks: analyzerDictionaryHooks,
+        },
       },
     });
     this.function = created.function;

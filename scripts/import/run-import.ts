@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
 import {
+  loadPersonNameAnalyzer,
+  type PersonNameAnalyzer,
+  peopleFromNames,
+} from '../../functions/knowledge/person-name-analyzer.js';
+import {
   languageOf,
   type Person,
   peopleNamedIn,
@@ -88,6 +93,11 @@ export interface ImportOptions {
   readonly comments?: CommentPolicy;
   /** Patterns and dictionary for the scrub (`parseScrubSettings` of `--scrub-settings`). */
   readonly scrubSettings?: ScrubSettings;
+  /**
+   * Find person names in free text with the person-name analyzer too (ADR 0019), not only by
+   * phrasing and the record's person fields. @default true
+   */
+  readonly nameAnalyzer?: boolean;
   readonly dryRun?: boolean;
   readonly prune?: boolean;
   readonly strict?: boolean;
@@ -166,6 +176,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     total: totalBytes(listExportFiles(options.paths, extensions)),
   };
   const comments = options.comments ?? DEFAULT_COMMENTS[options.source];
+  const analyzer = options.nameAnalyzer === false ? undefined : await loadPersonNameAnalyzer();
   const items = readSource(options, comments, meter);
 
   let folder: StagedTicketFolder;
@@ -240,7 +251,14 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
         restrictedByRule[rule.text] = (restrictedByRule[rule.text] ?? 0) + 1;
       if (matchedRules.length > 0) restricted += 1;
 
-      const files = renderRecord(issueId, item.record, matchedRules.length > 0, options, scrubbed);
+      const files = renderRecord(
+        issueId,
+        item.record,
+        matchedRules.length > 0,
+        options,
+        scrubbed,
+        analyzer,
+      );
       const hash = createHash('sha256')
         .update(files.document)
         .update('\0')
@@ -342,13 +360,16 @@ function renderRecord(
   restricted: boolean,
   options: ImportOptions,
   scrubbed: Record<string, number>,
+  analyzer: PersonNameAnalyzer | undefined,
 ) {
   const language = languageOf(`${record.subject}\n${record.inquiry}`);
   // The person fields, and whoever the text addresses by name (`山田さん`, `Mr. Brown`): a
   // display=false ServiceNow export has only sys_ids in its person fields.
+  const freeText = [record.subject, record.inquiry, ...record.resolution].join('\n');
   const people: Person[] = [
     ...record.people,
-    ...peopleNamedIn([record.subject, record.inquiry, ...record.resolution].join('\n')),
+    ...peopleNamedIn(freeText),
+    ...(analyzer ? peopleFromNames(analyzer.names(freeText)) : []),
   ];
   // One scrub call per record, not per field: the scrub builds its name matchers per call, and
   // a record's people are the same for all its fields. The fields are joined by a separator no
