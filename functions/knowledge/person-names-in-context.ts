@@ -28,7 +28,7 @@ const ROLE =
 
 /** `経理部の山田太郎です`, `総務の田中です`, `人事課 鈴木花子と申します`, `営業部・佐藤です`. */
 const SELF_INTRODUCTION_AFTER_ORGANISATION = new RegExp(
-  `(?:^|[\\n。！!]|${GREETING})[ \\t]*[\\u4e00-\\u9fff\\u30a1-\\u30fcA-Za-z0-9]{0,12}?(?:${ORGANISATION}|${ROLE})(?:の|[ \\t]|・|、)?[ \\t]*(?<name>${JAPANESE_NAME})(?:です|と申します|と言います|といいます|でございます)`,
+  `(?:^|[\\n。！!]|${GREETING})[ \\t]*[\\u4e00-\\u9fff\\u30a1-\\u30fcA-Za-z0-9]{0,12}?(?:${ORGANISATION}|${ROLE})(?:の|[ \\t]|・|、)?[ \\t]*(?<name>${JAPANESE_NAME})[ \\t]?(?:です|と申します|と言います|といいます|でございます)`,
   'gm',
 );
 
