@@ -42,6 +42,8 @@ const USAGE = `usage: npm run import -- --from <${SOURCE_NAMES.join('|')}> <expo
   --comments public|all|none  which comments become resolution steps (default: close notes for
                               servicenow, public agent comments for jira and zendesk)
   --scrub-settings <file>     extra patterns and a name dictionary for the personal-data scrub
+  --no-name-analyzer          find names by phrasing and person fields only, without the person-name
+                              analyzer (faster; names no phrasing marks stay: ADR 0019)
   --dry-run                   write nothing; print what would be written, changed and skipped
   --prune                     remove tickets this import wrote earlier that are no longer exported
   --strict                    stop at the first malformed record (exit 1, nothing written)
@@ -128,6 +130,7 @@ function parseCommandLine(argv: readonly string[]) {
       'restricted-when': { type: 'string', multiple: true, default: [] },
       comments: { type: 'string' },
       'scrub-settings': { type: 'string' },
+      'no-name-analyzer': { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
       prune: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
@@ -178,6 +181,7 @@ function parseCommandLine(argv: readonly string[]) {
       restrictedWhen: values['restricted-when'],
       comments,
       scrubSettings,
+      nameAnalyzer: !values['no-name-analyzer'],
       dryRun: values['dry-run'],
       prune: values.prune,
       strict: values.strict,
