@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadPersonNameAnalyzer } from '../../functions/knowledge/person-name-analyzer.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
-import { type InProcessChatApi, startInProcessChatApi } from '../support/in-process-api.js';
+import type { InProcessChatApi } from '../support/in-process-api.js';
 
 /**
  * The person-name analyzer (kuromoji's dictionary, hundreds of MB) loads only where text leaves a
@@ -19,6 +18,12 @@ vi.mock('compromise', async (importOriginal) => {
 
 let chat: InProcessChatApi;
 beforeAll(async () => {
+  // Test files share a worker's modules: start from a fresh registry, so an analyzer another file
+  // loaded does not hide (or stand in for) a load by the API.
+  vi.resetModules();
+  imported.kuromoji = 0;
+  imported.compromise = 0;
+  const { startInProcessChatApi } = await import('../support/in-process-api.js');
   chat = await startInProcessChatApi();
 });
 afterAll(() => chat?.stop());
@@ -36,6 +41,9 @@ describe('the person-name analyzer', () => {
   });
 
   it('is seen by this check when it does load (where text leaves a person)', async () => {
+    const { loadPersonNameAnalyzer } = await import(
+      '../../functions/knowledge/person-name-analyzer.js'
+    );
     const analyzer = await loadPersonNameAnalyzer();
     expect(analyzer.names('経理部の山田太郎です。')).toContain('山田太郎');
     expect(imported).toEqual({ kuromoji: 1, compromise: 1 });
