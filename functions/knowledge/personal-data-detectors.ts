@@ -8,8 +8,9 @@ import {
 
 /**
  * What counts as personal data: the detectors of the personal-data scrub. Each finds spans of
- * one kind in a text — credentials, e-mail addresses, phone numbers, configured patterns, the
- * names and user ids of the record's people and of the dictionary — and {@link findPersonalData}
+ * one kind in a text — credentials, e-mail addresses, My Numbers and card numbers
+ * (personal-identifiers.ts), phone numbers, configured patterns, the names and user ids of the
+ * record's people and of the dictionary — and {@link findPersonalData}
  * merges them into the spans the scrub (personal-data-scrub.ts) replaces by placeholders. Also
  * {@link peopleNamedIn}: the people a text addresses by name, who count as person fields. Pure:
  * no AWS, no file system. Design and limits: docs/adr/0019-personal-data-scrub.md.
