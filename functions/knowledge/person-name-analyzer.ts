@@ -171,6 +171,8 @@ const PERSON_FOLLOWERS = new Set([
   '、',
   '。',
 ]);
+const HONORIFICS = new Set(['さん', '様', 'さま', '氏', '君', 'くん', '殿', '先生']);
+
 /** Tokens after a surname that make it part of a place, company or product name instead. */
 const NOT_PERSON_FOLLOWERS = new Set([
   '支社',
@@ -236,6 +238,10 @@ function japaneseNames(tokens: readonly KuromojiToken[]): string[] {
     }
     const surface = token.surface_form;
     if (surface.length < 2 && !(next && PERSON_FOLLOWERS.has(next.surface_form))) continue;
+    // A katakana word the dictionary also lists as a name (`ラベル`, `キーン`) is a name only
+    // with an honorific after it.
+    if (/^[\u30a1-\u30fa\u30fc]+$/.test(surface) && !(next && HONORIFICS.has(next.surface_form)))
+      continue;
     if (next !== undefined && NOT_PERSON_FOLLOWERS.has(next.surface_form)) continue;
     // Inside a compound of other nouns (`松下電器`, `中村屋`): not a person.
     if (previous !== undefined && previous.pos === '名詞' && previous.pos_detail_1 === '固有名詞')

@@ -39,15 +39,9 @@ const SELF_INTRODUCTION = new RegExp(
 );
 const MOUSHIMASU = new RegExp(`(?<![\\u4e00-\\u9fff々])(?<name>${JAPANESE_NAME})と申します`, 'g');
 
-/** `本部長の小池から`, `上司の佐藤が`: a role, `の`, then a name and a particle. */
-const NAME_AFTER_ROLE = new RegExp(
-  `${ROLE}の(?<name>${KANJI}{2,4})(?=から|より|が|に|へ|さん|様|です|と|は|の)`,
-  'g',
-);
-
 /** `久保 大輔（営業部）`, `坂本（総務）から`: a name with its department in brackets after it. */
 const NAME_WITH_DEPARTMENT = new RegExp(
-  `(?<![\\u4e00-\\u9fff々])(?<name>${KANJI}{2,4}(?:[ \\t]${KANJI}{1,4})?)[（(][^（）()\\n]{0,12}${ORGANISATION}[^（）()\\n]{0,6}[）)]`,
+  `(?<![\\u3040-\\u30ff\\u4e00-\\u9fff々A-Za-z0-9])(?<name>${KANJI}{2,4}(?:[ \\t]${KANJI}{1,4})?)[（(][\\u4e00-\\u9fff\\u30a1-\\u30fc]{0,10}${ORGANISATION}[）)]`,
   'g',
 );
 
@@ -192,7 +186,7 @@ const ENGLISH_SUBJECT = new RegExp(
 );
 /** `Kevin from Legal`, `Yuki Sato from the Osaka branch`: a name and where in the company. */
 const ENGLISH_FROM_DEPARTMENT = new RegExp(
-  `${LATIN_NAME_ONE_OR_MORE}[ \\t]+(?:from|in|of)[ \\t]+(?:(?:the|our)[ \\t]+(?:[A-Z][a-z]+[ \\t]+)?(?:office|branch|team|department|site|plant)\\b|(?:Legal|Finance|HR|IT|Sales|Marketing|Accounting|Procurement|Engineering|Operations|Security|Facilities|Payroll|Compliance|Audit|Treasury|Logistics|Purchasing|Admin|Administration|Support)\\b)`,
+  `${LATIN_NAME_ONE_OR_MORE}[ \\t]+(?:from|in)[ \\t]+(?:(?:the|our)[ \\t]+(?:[A-Z][a-z]+[ \\t]+)?(?:office|branch|team|department|site|plant)\\b|(?:Legal|Finance|HR|IT|Sales|Marketing|Accounting|Procurement|Engineering|Operations|Security|Facilities|Payroll|Compliance|Audit|Treasury|Logistics|Purchasing|Admin|Administration|Support)\\b)`,
   'g',
 );
 
@@ -224,7 +218,7 @@ const NOT_NAME_WORDS = new Set(
     ' Project Visio Power Automate Apps BI Forms Planner Viva Yammer Stream Whiteboard Loop Copilot' +
     ' Bing Kindle Notes Keynote Pages Numbers Photoshop Illustrator Premiere Creative Cloud Finder' +
     ' Explorer File Files Drive Drives Print Queue Spooler Task Scheduler Event Viewer Control Panel' +
-    ' Settings Device Devices Disk Registry Firewall Proxy Ethernet Bluetooth Wireless Guest Corp'
+    ' Head Chief Director Lead One Two Three Some Many Most Each Every Settings Device Devices Disk Registry Firewall Proxy Ethernet Bluetooth Wireless Guest Corp'
   ).split(' '),
 );
 const NOT_NAME_JAPANESE = new Set([
@@ -302,7 +296,9 @@ const NOT_NAME_JAPANESE = new Set([
   '作業',
   '以下',
   // Nouns a service-desk text puts where a self-introduction puts a name (`システム部の不具合です`).
-  ...'不具合 問題 障害 設定 端末 案件 仕様 予定 管轄 共有 資料 備品 機器 業務 担当 所属 管理 方針 規定 会議 予算 経費 書類 要望 質問 回答 状況 結果 原因 影響 範囲 手順 方法 環境 権限 契約 在庫 発注 注文 件 者 方 分 用 席 番 物 品'.split(
+  // Words departments are named with (`営業企画です`: a department introducing itself).
+  ...'企画 管理 推進 戦略 設計 技術 品質 生産 業務 運用 保守 営業企画 経営企画 上長'.split(' '),
+  ...'不具合 問題 障害 設定 内容 端末 案件 仕様 予定 管轄 共有 資料 備品 機器 業務 担当 所属 管理 方針 規定 会議 予算 経費 書類 要望 質問 回答 状況 結果 原因 影響 範囲 手順 方法 環境 権限 契約 在庫 発注 注文 件 者 方 分 用 席 番 物 品'.split(
     ' ',
   ),
 ]);
@@ -366,12 +362,7 @@ export function namesInContext(text: string): string[] {
   for (const pattern of [SELF_INTRODUCTION_AFTER_ORGANISATION, SELF_INTRODUCTION, MOUSHIMASU]) {
     for (const match of text.matchAll(pattern)) addJapanese(match.groups?.name, 1);
   }
-  for (const pattern of [
-    PERSON_IN_CHARGE,
-    NAME_AFTER_ROLE,
-    NAME_WITH_DEPARTMENT,
-    NAME_AFTER_CLOSING,
-  ]) {
+  for (const pattern of [PERSON_IN_CHARGE, NAME_WITH_DEPARTMENT, NAME_AFTER_CLOSING]) {
     for (const match of text.matchAll(pattern)) addJapanese(match.groups?.name);
   }
   for (const pattern of [ENGLISH_SELF_INTRODUCTION, ENGLISH_SIGN_OFF, ENGLISH_GREETING]) {

@@ -27,6 +27,7 @@ describe('the person-name analyzer', () => {
     expect(analyzer.names('後藤が休みのため、代わりに問い合わせます。')).toContain('後藤');
     expect(analyzer.names('昨日大野から聞いた件です。')).toContain('大野');
     expect(analyzer.names('山田太郎のPCが起動しません。')).toContain('山田太郎');
+    expect(analyzer.names('ラベルプリンターのキーンという音')).toEqual([]);
     expect(await scrub('高木が担当していたNASの権限を引き継ぎたいです。')).toBe(
       '[氏名]が担当していたNASの権限を引き継ぎたいです。',
     );
