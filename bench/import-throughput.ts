@@ -129,7 +129,13 @@ async function measure(mode: string, exportDirectory: string, out: string): Prom
   let tickets = 0;
   if (mode === 'import') {
     const { runImport } = await import('../scripts/import/run-import.js');
-    const report = await runImport({ source: 'servicenow', paths: [exportDirectory], outDir: out });
+    // IMPORT_NAME_ANALYZER=off measures the import as `--no-name-analyzer` runs it (ADR 0019).
+    const report = await runImport({
+      source: 'servicenow',
+      paths: [exportDirectory],
+      outDir: out,
+      nameAnalyzer: process.env.IMPORT_NAME_ANALYZER !== 'off',
+    });
     records = report.records;
     tickets = report.tickets.new + report.tickets.changed + report.tickets.unchanged;
   } else if (mode === 'stream-parse') {

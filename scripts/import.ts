@@ -51,6 +51,8 @@ const USAGE = `usage: npm run import -- --from <${SOURCE_NAMES.join('|')}> <expo
                               file is valid UTF-8, else Shift_JIS when it is valid Shift_JIS;
                               a byte-order mark decides first)
   --scrub-settings <file>     extra patterns and a name dictionary for the personal-data scrub
+  --no-name-analyzer          find names by phrasing and person fields only, without the person-name
+                              analyzer (faster; names no phrasing marks stay: ADR 0019)
   --dry-run                   write nothing; print what would be written, changed and skipped
   --prune                     remove tickets this import wrote earlier that are no longer exported
   --strict                    stop at the first malformed record (exit 1, nothing written)
@@ -138,6 +140,7 @@ function parseCommandLine(argv: readonly string[]) {
       comments: { type: 'string' },
       encoding: { type: 'string' },
       'scrub-settings': { type: 'string' },
+      'no-name-analyzer': { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
       prune: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
@@ -196,6 +199,7 @@ function parseCommandLine(argv: readonly string[]) {
       comments,
       encoding,
       scrubSettings,
+      nameAnalyzer: !values['no-name-analyzer'],
       dryRun: values['dry-run'],
       prune: values.prune,
       strict: values.strict,

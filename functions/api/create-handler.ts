@@ -129,6 +129,7 @@ export function createApi(
     insights: createInsightsRoutes(context, {
       insights: insightsStore ?? withoutInsightsStore,
       examplesKept: config.insights.examples,
+      scrubSettings: config.knowledge.personalDataSettings,
       ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
     }),
     handoff: createHandoffRoute(context, { store, model, config: { allowedLinkDomains } }),

@@ -1,6 +1,8 @@
 import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
+import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
+import { scrubGapExamplesForLead } from './gap-example-scrub.js';
 import type { InsightsStore, TicketCatalog } from './ports.js';
 
 export interface InsightsRouteDependencies {
@@ -16,6 +18,8 @@ export interface InsightsRouteDependencies {
   readonly catalog?: TicketCatalog;
   /** How long a read waits for the catalog's listing. @default CATALOG_WAIT_MS */
   readonly catalogWaitMs?: number;
+  /** The deployment's personal-data settings, for the gap examples' scrub at a lead's read. */
+  readonly scrubSettings?: ScrubSettings;
 }
 
 /** The longest the page waits for the ticket catalog (100 listing calls at 100,000 tickets). */
@@ -71,12 +75,13 @@ export function createInsightsRoutes(
         dependencies.catalog?.issueIds(),
         dependencies.catalogWaitMs ?? CATALOG_WAIT_MS,
       );
-      const insights = await dependencies.insights.readInsights(
+      const stored = await dependencies.insights.readInsights(
         { tenantId: request.owner.tenantId },
         days.data,
         context.now(),
         catalog === undefined ? {} : { catalog },
       );
+      const insights = await scrubGapExamplesForLead(stored, dependencies.scrubSettings ?? {});
       // Parsed on the way out: the contract's objects drop any key they do not declare, so
       // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.
       const body: Insights = insightsSchema.parse({

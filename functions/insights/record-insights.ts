@@ -4,6 +4,7 @@ import type { AnswerFeedback } from '../contract/conversations.js';
 import type { GapReason } from '../contract/insights.js';
 import {
   languageOf,
+  peopleNamedIn,
   type ScrubSettings,
   scrubPersonalData,
 } from '../knowledge/personal-data-scrub.js';
@@ -92,10 +93,12 @@ export function createInsightsRecorder(options: InsightsRecorderOptions): Insigh
   const { now, examples, gapScoreThreshold: threshold } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_INSIGHTS_TIMEOUT_MS;
   const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+  // The same named-people list as a knowledge draft of the inquiry (ticket-draft.ts): a gap
+  // example and the draft made from it show the same placeholders (`[氏名]さん`).
   const scrubbed = (owner: Owner, text: string) =>
     scrubPersonalData(text, {
       ...options.scrubSettings,
-      people: [ownerAsPerson(owner)],
+      people: [ownerAsPerson(owner), ...peopleNamedIn(text)],
       language: languageOf(text),
     }).text;
 

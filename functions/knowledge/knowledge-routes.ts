@@ -170,7 +170,7 @@ export function createKnowledgeRoutes(
           signal,
           send,
           ticketCategories,
-          scrub: draftScrubOptions(
+          scrub: await draftScrubOptions(
             source.owner,
             transcript,
             dependencies.scrubSettings,

@@ -1,7 +1,16 @@
+import { namesInContext } from './person-names-in-context.js';
+import {
+  findAwsSecretKeys,
+  findCardNumbers,
+  findMyNumbers,
+  findSecretPhrases,
+} from './personal-identifiers.js';
+
 /**
  * What counts as personal data: the detectors of the personal-data scrub. Each finds spans of
- * one kind in a text — credentials, e-mail addresses, phone numbers, configured patterns, the
- * names and user ids of the record's people and of the dictionary — and {@link findPersonalData}
+ * one kind in a text — credentials, e-mail addresses, My Numbers and card numbers
+ * (personal-identifiers.ts), phone numbers, configured patterns, the names and user ids of the
+ * record's people and of the dictionary — and {@link findPersonalData}
  * merges them into the spans the scrub (personal-data-scrub.ts) replaces by placeholders. Also
  * {@link peopleNamedIn}: the people a text addresses by name, who count as person fields. Pure:
  * no AWS, no file system. Design and limits: docs/adr/0019-personal-data-scrub.md.
@@ -17,8 +26,15 @@
  * a person's name regexes are compiled only for a text that names them (bench/README.md).
  */
 
-/** What a placeholder stands for; the built-in four, or a configured pattern's kind. */
-export type PersonalDataKind = 'name' | 'email' | 'phone' | 'secret' | (string & {});
+/** What a placeholder stands for; the built-in kinds, or a configured pattern's kind. */
+export type PersonalDataKind =
+  | 'name'
+  | 'email'
+  | 'phone'
+  | 'secret'
+  | 'myNumber'
+  | 'card'
+  | (string & {});
 
 /** One person field of a record (caller, requester, assignee, commenter, the conversation's owner…). */
 export interface Person {
@@ -81,7 +97,7 @@ export interface DetectionOptions {
 
 /**
  * The personal data in `text`: every detector's spans, overlaps merged under the kind of the
- * highest-priority detector (secret, e-mail, configured pattern, phone, name).
+ * highest-priority detector (secret, e-mail, My Number, card, configured pattern, phone, name).
  *
  * @example
  * findPersonalData('山田さん（taro@example.co.jp）', { people: [{ names: ['山田 太郎'] }] });
@@ -95,6 +111,10 @@ export function findPersonalData(text: string, options: DetectionOptions = {}): 
   const spans: Span[] = [];
   findSecrets(folded, lowered, spans);
   findEmails(folded, lowered, spans, options.keepRoleMailboxes ?? true);
+  for (const span of findMyNumbers(folded))
+    spans.push({ ...span, kind: 'myNumber', priority: PRIORITY.myNumber });
+  for (const span of findCardNumbers(folded))
+    spans.push({ ...span, kind: 'card', priority: PRIORITY.card });
   for (const pattern of (options.patterns ?? []).map(compilePattern)) {
     findCustom(folded, pattern, spans);
   }
@@ -170,7 +190,15 @@ function collect(
   }
 }
 
-const PRIORITY = { secret: 0, email: 1, custom: 2, phone: 3, name: 4 } as const;
+const PRIORITY = {
+  secret: 0,
+  email: 1,
+  myNumber: 2,
+  card: 3,
+  custom: 4,
+  phone: 5,
+  name: 6,
+} as const;
 
 // ---------------------------------------------------------------------------------------------
 // Credentials. The label stays (`パスワード: [秘密]` tells the reader what was there); the value goes.
@@ -279,6 +307,9 @@ function findSecrets(folded: string, lowered: string, spans: Span[]): void {
     collect(folded, VENDOR_KEYS, 'secret', PRIORITY.secret, spans);
   if (lowered.includes('secret')) collect(folded, AWS_SECRET_KEY, 'secret', PRIORITY.secret, spans);
   if (folded.includes('://')) collect(folded, URL_PASSWORD, 'secret', PRIORITY.secret, spans);
+  // Labels without a colon (`暗証番号 4000`, `PWは Abc12345! です`) and a key pair without labels.
+  for (const span of [...findSecretPhrases(folded), ...findAwsSecretKeys(folded)])
+    spans.push({ ...span, kind: 'secret', priority: PRIORITY.secret });
   const valuePatterns: RegExp[] = [];
   if (folded.includes('=')) valuePatterns.push(SECRET_ASSIGNMENT);
   if (/パスワード|暗証番号|パスコード/.test(folded)) valuePatterns.push(SECRET_JAPANESE_PHRASE);
@@ -444,7 +475,13 @@ function findCustom(folded: string, pattern: CompiledPattern, spans: Span[]): vo
 
 /** Honorifics and titles that may follow a Japanese name (kept in the text, outside the span). */
 const HONORIFIC_AFTER =
-  '(?=[ \\t]?(?:さん|様|さま|サマ|氏|君|くん|ちゃん|殿|先生|部長|課長|係長|主任|室長|社長|専務|常務|所長|支店長|担当))';
+  '(?=[ \\t]?(?:さん|様|さま|サマ|氏|君|くん|ちゃん|殿|先生|部長|課長|係長|主任|室長|社長|専務|常務|所長|支店長|担当|です|と申します|でございます))';
+/**
+ * A name part glued to one of these is a place used as an office or station name (`中野支店`,
+ * `大塚駅`), not the person: it stays.
+ */
+const NOT_A_PLACE_AFTER =
+  '(?!支店|支社|営業所|工場|本社|本店|オフィス|事業所|出張所|センター|駅|区役所|市役所|区|市|町|村|県|線|通り|ビル)';
 /** Titles before a Latin name, and the Japanese honorifics written after one (`Li-san`). */
 const LATIN_TITLE_BEFORE = '(?<=(?:\\b(?:mr|mrs|ms|miss|dr|prof)\\.?[ \\t]+))';
 const LATIN_HONORIFIC_AFTER = '(?=(?:-san|-sama|[ \\t]?(?:さん|様|氏)))';
@@ -676,7 +713,8 @@ function runNameGroups(
     }
   }
   const anywhere = alternation(groups.anywhere, true);
-  if (anywhere !== undefined) runNameRegex(folded, `(?:${anywhere})`, 'gi', ran, spans);
+  if (anywhere !== undefined)
+    runNameRegex(folded, `(?:${anywhere})${NOT_A_PLACE_AFTER}`, 'gi', ran, spans);
   const wholeToken = alternation(groups.wholeToken, true);
   if (wholeToken !== undefined) {
     runNameRegex(folded, `(?<![A-Za-z0-9])(?:${wholeToken})(?![A-Za-z0-9])`, 'gi', ran, spans);
@@ -773,6 +811,8 @@ const LATIN_ADDRESSED =
 
 /** Words before an honorific that address a role or a group, not a person. */
 const GENERIC_ADDRESSEES = new Set([
+  // The scrub's own placeholder (`[氏名]さん`), when a scrubbed text is scrubbed again.
+  '氏名',
   '皆',
   '客',
   '各位',
@@ -825,10 +865,20 @@ const GENERIC_ADDRESSEES = new Set([
 ]);
 /** Organisation words: `営業部山田さん` names 山田. */
 const ORGANISATION_SUFFIX = /^.*[部課室社係局店所会団院校]/;
+/** Surnames that end in an organisation word's character, so are not cut by ORGANISATION_SUFFIX. */
+const SURNAMES_LIKE_ORGANISATIONS =
+  /(?:阿部|安部|服部|岡部|渡部|矢部|磯部|長谷部|日下部|田所|氷室)$/;
+/** `石川 翔さん`: a surname and given name with a space, before an address mark. */
+const KANJI_FULL_NAME_ADDRESSED = new RegExp(
+  `(?=[\\u4e00-\\u9fff々])(?<![\\u4e00-\\u9fff々])([\\u4e00-\\u9fff々]{1,8})[ \\t]([\\u4e00-\\u9fff々]{1,4})(?=${ADDRESS_MARK})`,
+  'g',
+);
 
 /**
  * The people a text addresses by name — before an honorific or title (`佐藤さん`, `鈴木部長`,
- * `スミスさん`), after a Latin title (`Mr. Brown`) or before `-san` — as person fields, so each
+ * `スミスさん`), after a Latin title (`Mr. Brown`) or before `-san` — and those its business
+ * phrasing marks (person-names-in-context.ts: `経理部の山田太郎です`, a signature block,
+ * `Regards,\nMaria Garcia`) as person fields, so each
  * name is removed everywhere in the text, also where it stands without the honorific (`佐藤が…`).
  * Roles and groups (`お客様`, `皆様`, `担当者様`, `ユーザーさん`) are not names.
  */
@@ -837,9 +887,21 @@ export function peopleNamedIn(text: string): Person[] {
   const names = new Set<string>();
   for (const match of folded.matchAll(KANJI_ADDRESSED)) {
     const run = match[1] ?? '';
-    const name = run.replace(ORGANISATION_SUFFIX, '').slice(-4);
+    const surnameLike = SURNAMES_LIKE_ORGANISATIONS.exec(run)?.[0];
+    const name = surnameLike ?? run.replace(ORGANISATION_SUFFIX, '').slice(-4);
     if (name !== '' && !GENERIC_ADDRESSEES.has(name) && !GENERIC_ADDRESSEES.has(run))
       names.add(name);
+  }
+  for (const match of folded.matchAll(KANJI_FULL_NAME_ADDRESSED)) {
+    const [, run = '', given = ''] = match;
+    // `新入社員田村 陽菜さん`: the surname is the run's tail after a role or organisation word.
+    const surname = SURNAMES_LIKE_ORGANISATIONS.test(run)
+      ? run
+      : run.replace(/^.*(?:社員|部員|職員|担当者|管理者)/, '').slice(-4);
+    const organisation =
+      ORGANISATION_SUFFIX.test(surname) && !SURNAMES_LIKE_ORGANISATIONS.test(surname);
+    if (!organisation && !GENERIC_ADDRESSEES.has(surname) && !GENERIC_ADDRESSEES.has(given))
+      names.add(`${surname} ${given}`);
   }
   for (const match of folded.matchAll(KATAKANA_ADDRESSED)) {
     const name = match[1] ?? '';
@@ -849,5 +911,6 @@ export function peopleNamedIn(text: string): Person[] {
     const name = match[1] ?? match[2];
     if (name !== undefined) names.add(name);
   }
+  for (const name of namesInContext(folded)) names.add(name);
   return [...names].map((name) => ({ names: [name] }));
 }

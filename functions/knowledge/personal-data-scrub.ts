@@ -8,10 +8,11 @@ import {
 
 /**
  * The personal-data scrub: replaces the personal data the detectors find
- * (personal-data-detectors.ts: e-mail addresses, phone numbers, credentials, the names and user
- * ids of the record's people, dictionary names, configured patterns) by typed placeholders in the
- * text's language (`[氏名]`, `[メール]`, `[電話]`, `[秘密]` / `[name]`, `[email]`, `[phone]`,
- * `[secret]`), counts each kind, and reads the deployment's settings file. Shared by the importer
+ * (personal-data-detectors.ts: e-mail addresses, phone numbers, credentials, My Numbers, card
+ * numbers, the names and user ids of the record's people, dictionary names, configured patterns)
+ * by typed placeholders in the text's language (`[氏名]`, `[メール]`, `[電話]`, `[秘密]`,
+ * `[個人番号]`, `[カード番号]` / `[name]`, `[email]`, `[phone]`, `[secret]`, `[My Number]`,
+ * `[card number]`), counts each kind, and reads the deployment's settings file. Shared by the importer
  * (scripts/import) and knowledge capture (ticket-draft, publish-ticket), so both promise the same
  * thing. Pure: no AWS, no file system. Design and limits: docs/adr/0019-personal-data-scrub.md.
  */
@@ -58,13 +59,34 @@ export interface ScrubResult {
 
 /** The built-in placeholders, per language. */
 export const SCRUB_PLACEHOLDERS = {
-  ja: { name: '[氏名]', email: '[メール]', phone: '[電話]', secret: '[秘密]' },
-  en: { name: '[name]', email: '[email]', phone: '[phone]', secret: '[secret]' },
+  ja: {
+    name: '[氏名]',
+    email: '[メール]',
+    phone: '[電話]',
+    secret: '[秘密]',
+    myNumber: '[個人番号]',
+    card: '[カード番号]',
+  },
+  en: {
+    name: '[name]',
+    email: '[email]',
+    phone: '[phone]',
+    secret: '[secret]',
+    myNumber: '[My Number]',
+    card: '[card number]',
+  },
 } as const;
+
+type BuiltInKind = keyof (typeof SCRUB_PLACEHOLDERS)['ja'];
+
+function isBuiltInKind(kind: string): kind is BuiltInKind {
+  return Object.hasOwn(SCRUB_PLACEHOLDERS.ja, kind);
+}
 
 /**
  * Replaces the personal data in `text` by placeholders and counts them per kind. The counts
- * always hold `name`, `email`, `phone`, `secret` and every configured pattern's kind (0 when none).
+ * always hold `name`, `email`, `phone`, `secret`, `myNumber`, `card` and every configured
+ * pattern's kind (0 when none).
  *
  * @example
  * scrubPersonalData('山田さん（taro@example.co.jp, 090-1234-5678）', {
@@ -73,7 +95,14 @@ export const SCRUB_PLACEHOLDERS = {
  */
 export function scrubPersonalData(text: string, options: ScrubOptions): ScrubResult {
   const placeholders = SCRUB_PLACEHOLDERS[options.language];
-  const counts: Record<string, number> = { name: 0, email: 0, phone: 0, secret: 0 };
+  const counts: Record<string, number> = {
+    name: 0,
+    email: 0,
+    phone: 0,
+    secret: 0,
+    myNumber: 0,
+    card: 0,
+  };
   const patterns = options.patterns ?? [];
   for (const pattern of patterns) counts[pattern.kind] ??= 0;
 
@@ -97,12 +126,11 @@ export function scrubPersonalData(text: string, options: ScrubOptions): ScrubRes
 
 function placeholderFor(
   kind: string,
-  builtIn: Readonly<Record<'name' | 'email' | 'phone' | 'secret', string>>,
+  builtIn: Readonly<Record<BuiltInKind, string>>,
   patterns: readonly ScrubPattern[],
   language: 'ja' | 'en',
 ): string {
-  if (kind === 'name' || kind === 'email' || kind === 'phone' || kind === 'secret')
-    return builtIn[kind];
+  if (isBuiltInKind(kind)) return builtIn[kind];
   const pattern = patterns.find((candidate) => candidate.kind === kind);
   return pattern?.placeholder?.[language] ?? `[${kind}]`;
 }

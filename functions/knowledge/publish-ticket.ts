@@ -78,7 +78,7 @@ export async function publishTicket(
   // The same person fields as the draft's: the owner, the publisher and everyone the inquiry names.
   const { draft: scrubbed, counts: personalDataRemoved } = scrubDraft(
     request,
-    draftScrubOptions(
+    await draftScrubOptions(
       owner,
       inquiryTranscript(turns, inquiryId),
       dependencies.scrubSettings,

@@ -31,6 +31,7 @@ import {
   type ModelCallFailure,
   streamForcedTool,
 } from '../model-call/stream-forced-tool.js';
+import { loadPersonNameAnalyzer, peopleFromNames } from './person-name-analyzer.js';
 import {
   type Person,
   peopleNamedIn,
@@ -126,6 +127,8 @@ export interface InquiryTranscript {
   readonly cited: readonly { readonly issueId: string; readonly subject: string }[];
   /** People the inquiry's messages address by name (`佐藤さん`, `Mr. Brown`): person fields of the scrub. */
   readonly namedPeople: readonly Person[];
+  /** The staff and assistant text the person-name analyzer reads for more names (ADR 0019). */
+  readonly personText: string;
 }
 
 /**
@@ -163,6 +166,7 @@ export function inquiryTranscript(turns: readonly Turn[], inquiryId: string): In
     conversation: sections,
     cited: [...cited].map(([issueId, subject]) => ({ issueId, subject })),
     namedPeople: peopleNamedIn(allTexts.join('\n')),
+    personText: allTexts.join('\n'),
   };
 }
 
@@ -183,22 +187,36 @@ export function ownerAsPerson(owner: Owner): Person {
 
 /**
  * The scrub of a draft: the deployment's settings, the owner and everyone the inquiry names as
- * person fields, placeholders in the inquiry's language. The same for the streamed draft and
- * at publish, so what the editor saw is what is published. `editor` is who drafts it when that
- * is not the owner (a service-desk lead, from a gap example): a person field too.
+ * person fields — by phrasing (`namedPeople`) and by the person-name analyzer reading
+ * `personText`, loaded here at the first draft, never on a chat — placeholders in the inquiry's
+ * language. The same for the streamed draft and at publish, so what the editor saw is what is
+ * published. `editor` is who drafts it when that is not the owner (a service-desk lead, from a
+ * gap example): a person field too.
  */
-export function draftScrubOptions(
+export async function draftScrubOptions(
   owner: Owner,
-  transcript: Pick<InquiryTranscript, 'language' | 'namedPeople'>,
+  transcript: Pick<InquiryTranscript, 'language' | 'namedPeople'> & {
+    readonly personText?: string;
+  },
   settings: ScrubSettings = {},
   editor: Owner = owner,
-): ScrubOptions {
+): Promise<ScrubOptions> {
+  const named = new Set(transcript.namedPeople.flatMap((person) => person.names));
+  const analyzed =
+    transcript.personText === undefined || transcript.personText === ''
+      ? []
+      : peopleFromNames(
+          (await loadPersonNameAnalyzer())
+            .names(transcript.personText)
+            .filter((name) => !named.has(name)),
+        );
   return {
     ...settings,
     people: [
       ownerAsPerson(owner),
       ...(editor.userId === owner.userId ? [] : [ownerAsPerson(editor)]),
       ...transcript.namedPeople,
+      ...analyzed,
     ],
     language: transcript.language,
   };

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -7,6 +9,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
+import { ANALYZER_DICTIONARY_FOLDER } from '../../functions/knowledge/person-name-analyzer.js';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
   type FunctionSettingValues,
@@ -48,6 +51,26 @@ export interface KnowledgeCaptureTarget {
   /** The Cognito group whose members may publish (`cognito:groups` claim). */
   readonly editorGroupName: string;
 }
+
+/**
+ * The person-name analyzer's dictionary (kuromoji's IPADIC files, person-name-analyzer.ts) copied
+ * beside the API function's bundle as `kuromoji-dict/`: esbuild bundles kuromoji's code, not the
+ * files it reads at run time. The analyzer finds them there (`analyzerDictionaryPath`) when it
+ * loads — at a knowledge draft or a lead's read of gap examples, never at cold start.
+ */
+export const analyzerDictionaryHooks: nodejs.ICommandHooks = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (_inputDir, outputDir) => {
+    const source = join(
+      dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')),
+      'dict',
+    );
+    const target = join(outputDir, ANALYZER_DICTIONARY_FOLDER);
+    const copy = `require('node:fs').cpSync(${JSON.stringify(source)}, ${JSON.stringify(target)}, { recursive: true })`;
+    return [`node -e ${JSON.stringify(copy)}`];
+  },
+};
 
 export interface ApiFunctionProps {
   /** The handler module, e.g. `functions/api/handler.ts`. */
@@ -173,9 +196,11 @@ export class ApiFunction extends Construct {
         // ACTIVE also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
         tracing: tracing ? lambda.Tracing.ACTIVE : undefined,
         // Without tracing the bundle leaves the X-Ray SDK out: less to parse at every cold start.
-        bundling: tracing
-          ? nodeFunctionBundling
-          : { ...nodeFunctionBundling, define: { ...TRACER_OMITTED_DEFINE } },
+        bundling: {
+          ...nodeFunctionBundling,
+          ...(tracing ? {} : { define: { ...TRACER_OMITTED_DEFINE } }),
+          commandHooks: analyzerDictionaryHooks,
+        },
       },
     });
     this.function = created.function;

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { MAX_CATEGORY_LENGTH, sanitizeTicketCategory } from '../../functions/contract/knowledge.js';
 import {
+  loadPersonNameAnalyzer,
+  type PersonNameAnalyzer,
+  peopleFromNames,
+} from '../../functions/knowledge/person-name-analyzer.js';
+import {
   languageOf,
   type Person,
   peopleNamedIn,
@@ -96,6 +101,11 @@ export interface ImportOptions {
   readonly encoding?: TextEncodingName;
   /** Patterns and dictionary for the scrub (`parseScrubSettings` of `--scrub-settings`). */
   readonly scrubSettings?: ScrubSettings;
+  /**
+   * Find person names in free text with the person-name analyzer too (ADR 0019), not only by
+   * phrasing and the record's person fields. @default true
+   */
+  readonly nameAnalyzer?: boolean;
   readonly dryRun?: boolean;
   readonly prune?: boolean;
   readonly strict?: boolean;
@@ -201,6 +211,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     comments: options.comments ?? DEFAULT_COMMENTS[options.source],
     ...(options.encoding ? { encoding: options.encoding } : {}),
   };
+  const analyzer = options.nameAnalyzer === false ? undefined : await loadPersonNameAnalyzer();
   const items = readSource(options, sourceOptions, meter);
 
   let folder: StagedTicketFolder;
@@ -283,6 +294,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
         matchedRules.length > 0,
         options,
         scrubbed,
+        analyzer,
       );
       if (rendered.cut) {
         cutToSize.count += 1;
@@ -397,6 +409,7 @@ function renderRecord(
   restricted: boolean,
   options: ImportOptions,
   scrubbed: Record<string, number>,
+  analyzer: PersonNameAnalyzer | undefined,
 ) {
   // Cut with a margin before the scrub (it need not read megabytes), to the limit after it.
   const margin = bounded(unbounded, SCRUB_MARGIN, false);
@@ -404,9 +417,11 @@ function renderRecord(
   const language = languageOf(`${record.subject}\n${record.inquiry}`);
   // The person fields, and whoever the text addresses by name (`山田さん`, `Mr. Brown`): a
   // display=false ServiceNow export has only sys_ids in its person fields.
+  const freeText = [record.subject, record.inquiry, ...record.resolution].join('\n');
   const people: Person[] = [
     ...record.people,
-    ...peopleNamedIn([record.subject, record.inquiry, ...record.resolution].join('\n')),
+    ...peopleNamedIn(freeText),
+    ...(analyzer ? peopleFromNames(analyzer.names(freeText)) : []),
   ];
   // One scrub call per record, not per field: the scrub builds its name matchers per call, and
   // a record's people are the same for all its fields. The fields are joined by a separator no

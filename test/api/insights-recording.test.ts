@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsSchema } from '../../functions/contract/insights.js';
 import type { InsightsStore } from '../../functions/insights/ports.js';
+import { createInsightsRecorder } from '../../functions/insights/record-insights.js';
+import { scrubPersonalData } from '../../functions/knowledge/personal-data-scrub.js';
+import { draftScrubOptions, inquiryTranscript } from '../../functions/knowledge/ticket-draft.js';
 import { callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import { storedTurn } from '../support/chat-core-harness.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
 import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
+import { silentLog } from '../support/silent-log.js';
 
 /**
  * The insights aggregates recorded where events happen (ADR 0022), through the API in process
@@ -196,6 +201,57 @@ describe('insights recorded by the API', () => {
       body.gaps.flatMap((gap) => gap.examples).some((entry) => entry.text.includes('frobnicator')),
     ).toBe(false);
   });
+});
+
+describe('a gap example and a knowledge draft of the same inquiry', () => {
+  it('show the same placeholders: the example is scrubbed with the draft’s named-people list', async () => {
+    const store = createInMemoryInsightsStore();
+    const recorder = createInsightsRecorder({
+      store,
+      estimateCostUsd: () => undefined,
+      ownerHash: () => '0123456789abcdef',
+      log: silentLog,
+      gapScoreThreshold: 0.4,
+      examples: true,
+      now: () => new Date(),
+    });
+    const owner = { tenantId: 'local', userId: 'insights-named' };
+    // The inquiry: a self-introduction, then the name with an honorific.
+    const inquiry =
+      '経理部の山田太郎です（内線 1234）。3階のプリンターで印刷できません。山田太郎さんの席です。';
+    await recorder.chatFinished(
+      {
+        owner,
+        conversationId: '01J0000000000000000000000C',
+        inquiryId: '01J0000000000000000000000I',
+        modelId: 'offline',
+        outcome: 'complete',
+        durationMs: 1,
+        ticketsRetrieved: 0,
+        ticketsCited: 0,
+        ticketsDropped: 0,
+        restrictedFiltered: 0,
+        unverifiedReferences: 0,
+        unverifiedLinks: 0,
+        answerSeq: 2,
+      },
+      { text: inquiry },
+    );
+    const body = await store.readInsights({ tenantId: 'local' }, 30, new Date());
+    const example = body.gaps.flatMap((gap) => gap.examples)[0];
+    expect(example, JSON.stringify(body.gaps)).toBeDefined();
+    expect(example?.text).not.toContain('山田');
+    expect(example?.text).toContain('[氏名]さん');
+    // What a knowledge draft of the same inquiry shows for the same text (ticket-draft.ts).
+    const draftScrub = await draftScrubOptions(
+      owner,
+      inquiryTranscript(
+        [storedTurn(1, { inquiryId: '01J0000000000000000000000I', text: inquiry })],
+        '01J0000000000000000000000I',
+      ),
+    );
+    expect(example?.text).toBe(scrubPersonalData(inquiry, draftScrub).text);
+  }, 60_000);
 });
 
 describe('an insights store that fails', () => {

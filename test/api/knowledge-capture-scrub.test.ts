@@ -115,6 +115,8 @@ describe('knowledge capture removes personal data', () => {
       email: 1,
       phone: 0,
       secret: 0,
+      myNumber: 0,
+      card: 0,
       employeeId: 1,
     });
     const document = written.get(`${body.issueId}.md`) ?? '';

@@ -1,10 +1,19 @@
+import { execFileSync, execSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ANALYZER_DICTIONARY_FOLDER,
+  analyzerDictionaryPath,
+} from '../../functions/knowledge/person-name-analyzer.js';
 import { parseServiceDeskConfig } from '../../lib/config.js';
+import { analyzerDictionaryHooks } from '../../lib/constructs/api-function.js';
+import { nodeFunctionBundling } from '../../lib/constructs/app-function.js';
 import { addServiceDeskStacks } from '../../lib/service-desk-app.js';
 import { bundlingOn, featureFlags, fixturePaths } from './synthesize.js';
 
@@ -36,12 +45,22 @@ describe('the functions’ bundles, as cdk deploy builds them', () => {
     return keys.map((key) => join(outdir, `asset.${key.replace(/\.zip$/, '')}`));
   }
 
+  /** The API function's bundle: the one that ships the person-name analyzer's dictionary. */
+  function apiBundle(): string {
+    const [bundle, ...others] = functionBundles().filter((path) =>
+      readdirSync(path).includes(ANALYZER_DICTIONARY_FOLDER),
+    );
+    expect(others).toEqual([]);
+    return bundle as string;
+  }
+
   it('bundles every function of the app into one ESM file with its source map', () => {
     const bundles = functionBundles();
     // The API, the retention sweeper, the knowledge sync catch-up and the OpenSearch index handler.
     expect(bundles).toHaveLength(4);
     for (const bundle of bundles) {
-      expect(readdirSync(bundle).sort(), bundle).toEqual(['index.mjs', 'index.mjs.map']);
+      const files = readdirSync(bundle).filter((name) => name !== ANALYZER_DICTIONARY_FOLDER);
+      expect(files.sort(), bundle).toEqual(['index.mjs', 'index.mjs.map']);
       const code = readFileSync(join(bundle, 'index.mjs'), 'utf8');
       expect(
         code.startsWith("import { createRequire as __createRequire } from 'node:module';"),
@@ -50,4 +69,50 @@ describe('the functions’ bundles, as cdk deploy builds them', () => {
       expect(map.sourcesContent).toBeUndefined();
     }
   });
+
+  it('ships kuromoji’s dictionary beside the API bundle only', () => {
+    const bundle = apiBundle();
+    const dictionary = join(bundle, ANALYZER_DICTIONARY_FOLDER);
+    const shipped = readdirSync(dictionary).sort();
+    expect(shipped).toEqual(readdirSync(analyzerDictionaryPath()).sort());
+    expect(shipped).toContain('base.dat.gz');
+  });
+
+  it('loads the analyzer from a bundle of the same options with the dictionary beside it, no node_modules', async () => {
+    // A folder outside the project: nothing can resolve from a node_modules.
+    const folder = mkdtempSync(join(tmpdir(), 'analyzer-bundle-'));
+    try {
+      await build({
+        entryPoints: [
+          fileURLToPath(
+            new URL('../../functions/knowledge/person-name-analyzer.ts', import.meta.url),
+          ),
+        ],
+        outfile: join(folder, 'index.mjs'),
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        target: nodeFunctionBundling.target,
+        mainFields: ['module', 'main'],
+        banner: { js: nodeFunctionBundling.banner ?? '' },
+        logLevel: 'error',
+      });
+      // The dynamic import is bundled (a function has no node_modules), not left to resolve.
+      const code = readFileSync(join(folder, 'index.mjs'), 'utf8');
+      expect(code).toContain('tid_pos.dat.gz');
+      expect(code).not.toMatch(/import\(["'](?:kuromoji|compromise)["']\)/);
+      for (const command of analyzerDictionaryHooks.afterBundling('.', folder)) {
+        execSync(command, { stdio: 'pipe' });
+      }
+      const script =
+        "const m = await import('./index.mjs'); const a = await m.loadPersonNameAnalyzer(); console.log(JSON.stringify(a.names('経理部の山田太郎です。Regards, Maria Garcia')));";
+      const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: folder,
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(output)).toEqual(expect.arrayContaining(['山田太郎', 'Maria Garcia']));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

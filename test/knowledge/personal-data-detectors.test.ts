@@ -169,7 +169,7 @@ describe('personal-data detectors (examples)', () => {
     ].join('\n');
     const result = scrubPersonalData(text, { language: 'ja', people });
     expect(result.text).toBe(text);
-    expect(result.counts).toEqual({ name: 0, email: 0, phone: 0, secret: 0 });
+    expect(result.counts).toEqual({ name: 0, email: 0, phone: 0, secret: 0, myNumber: 0, card: 0 });
   });
 
   it.each([
@@ -240,7 +240,7 @@ describe('personal-data detectors (examples)', () => {
       for (const address of addresses) restored = restored.replace(/\[(?:email|メール)\]/, address);
       expect(restored).toBe(text);
     }
-    expect(totals).toEqual({ name: 0, email: 6, phone: 0, secret: 0 });
+    expect(totals).toEqual({ name: 0, email: 6, phone: 0, secret: 0, myNumber: 0, card: 0 });
     expect(changed).toEqual(['1012.md', '1050.md', '1140.md', '1156.md', '1234.md']);
   });
 });

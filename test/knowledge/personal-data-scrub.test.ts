@@ -43,7 +43,7 @@ describe('scrubPersonalData', () => {
     expect(result.text).toBe(
       '[氏名]さん（[メール]、[電話]）から。パスワード：[秘密]\n担当: [氏名]',
     );
-    expect(result.counts).toEqual({ name: 2, email: 1, phone: 1, secret: 1 });
+    expect(result.counts).toEqual({ name: 2, email: 1, phone: 1, secret: 1, myNumber: 0, card: 0 });
     expect(
       scrubPersonalData('Call Taro Yamada at +1 (206) 555-0100, password: x', {
         language: 'en',
@@ -95,6 +95,8 @@ describe('scrubPersonalData', () => {
       email: 1,
       phone: 0,
       secret: 0,
+      myNumber: 0,
+      card: 0,
       ipAddress: 1,
       employeeId: 1,
     });

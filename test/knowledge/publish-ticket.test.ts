@@ -100,7 +100,7 @@ const draft: Omit<PublishKnowledgeRequest, 'conversationId' | 'inquiryId'> = {
 const now = () => new Date('2026-12-01T10:00:00Z');
 
 /** The scrub's counts of a draft without personal data. */
-const none = { name: 0, email: 0, phone: 0, secret: 0 };
+const none = { name: 0, email: 0, phone: 0, secret: 0, myNumber: 0, card: 0 };
 
 /** Publishing's dependencies with a fresh counter and, unless given, a fresh owed-sync mark. */
 const dependenciesOf = (
@@ -292,6 +292,8 @@ describe('publishing a ticket', () => {
       email: 1,
       phone: 1,
       secret: 0,
+      myNumber: 0,
+      card: 0,
       employeeId: 1,
     });
     const document = stored.get('900001.md') ?? '';

@@ -60,7 +60,7 @@ async function streamLeakyDraft(fragmentSize: number) {
     request: buildDraftRequest(transcript, 2048),
     signal: new AbortController().signal,
     send: (event) => events.push(event),
-    scrub: draftScrubOptions(owner, transcript),
+    scrub: await draftScrubOptions(owner, transcript),
   });
   return { events, outcome };
 }
@@ -75,7 +75,14 @@ describe('the streamed draft', () => {
         event: 'draft',
         data: { ...expectedDraft, complete: true },
       });
-      expect(outcome.scrubbed).toEqual({ name: 5, email: 1, phone: 1, secret: 1 });
+      expect(outcome.scrubbed).toEqual({
+        name: 5,
+        email: 1,
+        phone: 1,
+        secret: 1,
+        myNumber: 0,
+        card: 0,
+      });
     });
   }
 
@@ -107,7 +114,7 @@ describe('the streamed draft', () => {
       request: buildDraftRequest(transcript, 2048),
       signal: new AbortController().signal,
       send: (event) => events.push(event),
-      scrub: draftScrubOptions(owner, transcript),
+      scrub: await draftScrubOptions(owner, transcript),
     });
     const sent = JSON.stringify(events);
     for (const leak of ['佐藤', '090-1234-5678', 'sato.k@']) expect(sent).not.toContain(leak);
@@ -116,8 +123,8 @@ describe('the streamed draft', () => {
 });
 
 describe('the capture’s person fields', () => {
-  it('are the owner (its id and address) and everyone the inquiry names', () => {
-    const options = draftScrubOptions(owner, inquiryTranscript(conversation, 'A'), {
+  it('are the owner (its id and address) and everyone the inquiry names', async () => {
+    const options = await draftScrubOptions(owner, inquiryTranscript(conversation, 'A'), {
       dictionary: ['鈴木 一郎'],
     });
     expect(options.people).toEqual([
@@ -128,8 +135,8 @@ describe('the capture’s person fields', () => {
     expect(options.language).toBe('ja');
   });
 
-  it('do not turn a dev user id like local-user into the words “local” and “user”', () => {
-    const options = draftScrubOptions(
+  it('do not turn a dev user id like local-user into the words “local” and “user”', async () => {
+    const options = await draftScrubOptions(
       { tenantId: 't1', userId: 'local-user' },
       inquiryTranscript(conversation, 'A'),
     );

@@ -122,7 +122,7 @@ async function streamDraftOf(model: ChatModel) {
     signal: new AbortController().signal,
     send: (event) => events.push(event),
     ticketCategories: SAMPLE_CATEGORIES,
-    scrub: draftScrubOptions({ tenantId: 't', userId: 'editor' }, transcript),
+    scrub: await draftScrubOptions({ tenantId: 't', userId: 'editor' }, transcript),
   });
   return { events, outcome };
 }
