@@ -37,7 +37,7 @@ export async function bundleApiHandler(
     logLevel: 'warning',
     define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,
     banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
   });
   const output = Object.entries(result.metafile.outputs).find(

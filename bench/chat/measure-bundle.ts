@@ -38,7 +38,7 @@ export async function measureBundle(
     logLevel: 'silent',
     define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,
     banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
   });
   const output = Object.entries(metafileBuild.metafile.outputs).find(

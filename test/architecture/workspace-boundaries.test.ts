@@ -30,7 +30,7 @@ const STILL_IMPORTED: Readonly<Record<string, string>> = {
     'the local ConverseStream reports cache reads and writes only for models the product marks as caching',
   'functions/adapters/dynamodb/table-definitions.ts':
     "DynamoDB Local's tables are created from the stack's own definitions",
-  'functions/api/function-config.ts':
+  'functions/settings/function-settings.ts':
     "the local stack checks the function's environment with the function's own schema before it starts",
   'functions/chat/inquiry-rules.ts':
     "the offline responder answers in the inquiry's language, detected as the product does",

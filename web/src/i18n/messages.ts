@@ -158,7 +158,7 @@ export const ja = {
   personalDataKind_other: '{kind} {n} 件',
   listSeparator: '、',
   knowledgePersonalDataRemoved:
-    '[氏名]・[メール]・[電話]・[秘密] は、下書きから自動で取り除いた個人情報です。個人情報でないものだけ書き戻してください（公開時にもう一度取り除かれます）。',
+    '[氏名]・[メール]・[電話]・[秘密]・[個人番号]・[カード番号] は、下書きから自動で取り除いた個人情報です。個人情報でないものだけ書き戻してください（公開時にもう一度取り除かれます）。',
   draftProblemEmpty: '入力してください',
   draftProblemInvalidText: '使用できない文字が含まれています',
   draftProblemTooLong: '長すぎます（{max} 文字まで）',
@@ -344,7 +344,7 @@ export const en = {
   personalDataKind_other: '{n} × {kind}',
   listSeparator: ', ',
   knowledgePersonalDataRemoved:
-    '[name], [email], [phone] and [secret] mark personal data removed from the draft automatically. Restore only what is not personal (publishing removes it again).',
+    '[name], [email], [phone], [secret], [My Number] and [card number] mark personal data removed from the draft automatically. Restore only what is not personal (publishing removes it again).',
   draftProblemEmpty: 'Required',
   draftProblemInvalidText: 'Contains characters that cannot be stored',
   draftProblemTooLong: 'Too long (at most {max} characters)',

@@ -123,7 +123,8 @@ export function findDraftLinkWarnings(
 }
 
 /** The server scrub's placeholders (functions/knowledge/personal-data-scrub.ts), both languages. */
-const SCRUB_PLACEHOLDER = /\[(?:氏名|メール|電話|秘密|name|email|phone|secret)\]/g;
+const SCRUB_PLACEHOLDER =
+  /\[(?:氏名|メール|電話|秘密|個人番号|カード番号|name|email|phone|secret|My Number|card number)\]/g;
 
 /**
  * The personal-data placeholders the draft holds, each once in order of appearance: the form
