@@ -262,6 +262,13 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
     const logGroups = propertiesOf(template, 'AWS::Logs::LogGroup');
     expect(logGroups.length).toBeGreaterThanOrEqual(4);
     for (const [id, group] of logGroups) expect(renderArn(group.KmsKeyId), id).toBe(keyArn);
+    // No function writes to a /aws/lambda/… group Lambda would create unencrypted on first use.
+    const logGroupIds = logGroups.map(([id]) => id);
+    const functions = propertiesOf(template, 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(4);
+    for (const [id, fn] of functions) {
+      expect(logGroupIds, id).toContain(fn.LoggingConfig?.LogGroup?.Ref);
+    }
 
     const [, encryption] = propertiesOf(template, 'AWS::OpenSearchServerless::SecurityPolicy').find(
       ([, policy]) => policy.Type === 'encryption',
@@ -383,6 +390,21 @@ describe('ServiceDeskStack, default config: the review items that are on by defa
     expect(logBucket?.Properties.LifecycleConfiguration.Rules).toEqual([
       expect.objectContaining({ ExpirationInDays: 365, Status: 'Enabled' }),
     ]);
+    // CloudFront standard logging writes through an ACL grant; nothing is public all the same.
+    expect(logBucket?.Properties.OwnershipControls).toEqual({
+      Rules: [{ ObjectOwnership: 'BucketOwnerPreferred' }],
+    });
+    expect(logBucket?.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    // S3 delivers server access logs only to an SSE-S3 bucket.
+    expect(
+      logBucket?.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0]
+        .ServerSideEncryptionByDefault,
+    ).toEqual({ SSEAlgorithm: 'AES256' });
     const [, distribution] = onlyResource(template, 'AWS::CloudFront::Distribution');
     expect(distribution.Properties.DistributionConfig.Logging).toMatchObject({
       Bucket: { 'Fn::GetAtt': [logBucketId, 'RegionalDomainName'] },
