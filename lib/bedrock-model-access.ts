@@ -120,7 +120,8 @@ export function rerankingModelArn(scope: IConstruct, rerankingModelId: string): 
 /**
  * What `Retrieve` with a reranking configuration needs, per the Bedrock permissions for
  * reranking (https://docs.aws.amazon.com/bedrock/latest/userguide/rerank-prereq.html):
- * `bedrock:Rerank` — an action without a resource type, so `*`, as in AWS's example policy — and
+ * `bedrock:Rerank` — an action without a resource type, so `*`, as in AWS's example policy, held
+ * to the stack's region by `aws:RequestedRegion` — and
  * `bedrock:InvokeModel` scoped to the reranker model. The page lists them for the caller and for
  * the Knowledge Base's service role; both get them (see ADR 0008).
  */
@@ -133,6 +134,9 @@ export function rerankStatements(
       sid: 'RerankRetrievedChunks',
       actions: ['bedrock:Rerank'],
       resources: ['*'],
+      // No resource to name, so the region is named instead: `dataResidency` reviews ask that
+      // every Bedrock permission stay in the stack's region, and reranking runs only there.
+      conditions: { StringEquals: { 'aws:RequestedRegion': Stack.of(scope).region } },
     }),
     new iam.PolicyStatement({
       sid: 'InvokeRerankerModel',

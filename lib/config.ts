@@ -331,7 +331,8 @@ export const serviceDeskConfigSchema = z
      * Most API invocations that may run at once (Lambda reserved concurrency): a ceiling on
      * model spend and table load if a client loops. Each open answer holds one for 30–90 s, so
      * 20 serves ~100 active staff. It is taken from the account's unreserved pool, which must
-     * keep 10: an account whose concurrency quota is 10 (new accounts) must use 0. 0 = no cap,
+     * keep its minimum (100 at the standard quota of 1,000): a new account whose quota is as low
+     * as 10 cannot reserve any, and must use 0. 0 = no cap,
      * the default for that reason: WAF (`enableWaf`, on by default) is the default throttle, and
      * docs/deploy.md's security checklist asks for a value here once the quota allows it.
      */

@@ -105,8 +105,10 @@ export class ModelInvocationLogging extends Construct {
       policy: cr.AwsCustomResourcePolicy.fromStatements([
         new iam.PolicyStatement({
           actions: ['bedrock:PutModelInvocationLoggingConfiguration'],
-          // The action has no resource type (Service Authorization Reference).
+          // The action has no resource type (Service Authorization Reference): the region is
+          // named instead, the one setting this stack changes.
           resources: ['*'],
+          conditions: { StringEquals: { 'aws:RequestedRegion': stack.region } },
         }),
       ]),
       installLatestAwsSdk: false,

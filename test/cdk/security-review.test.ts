@@ -13,8 +13,9 @@ import { onlyResource, sdkCallResource } from './template-queries.js';
  * What a Japanese enterprise's security review asks of the synthesized stack (issue 50,
  * docs/deploy.md "Security review"): data kept in Japan, a throttle at the edge, access logs,
  * customer-managed keys, and the smaller items. Three syntheses: the default app (shared with
- * the other files), one with every Japan-review setting on (OpenSearch Serverless), and one with
- * the key on S3 Vectors and the edge protections off (their acknowledgements in place).
+ * the other files), one with every Japan-review setting on (OpenSearch Serverless, a created key),
+ * and one with an existing key on S3 Vectors and the edge protections off (their acknowledgements
+ * in place).
  */
 
 const japan: readonly string[] = dataResidencyRules.jp.regions;
@@ -45,6 +46,15 @@ function bedrockArns(template: Template): string[] {
     )
     .map((resource) => renderArn(resource))
     .filter((arn) => arn.includes(':bedrock:'));
+}
+
+/** Every IAM statement that allows a Bedrock action. */
+function bedrockStatements(template: Template): CfnJson[] {
+  return iamStatements(template).filter((statement) =>
+    (Array.isArray(statement.Action) ? statement.Action : [statement.Action]).some(
+      (action: string) => action.startsWith('bedrock:'),
+    ),
+  );
 }
 
 /** `[logical id, properties]` of every resource of a type. */
@@ -112,6 +122,29 @@ describe('dataResidency: jp', () => {
     ).toThrow(/rerankingModelId: cohere\.rerank-v3-5:0 is not offered in ap-northeast-3/);
   });
 
+  it('refuses a key or certificate from the wrong region, and half a custom domain, naming the setting', () => {
+    const tokyo = { dataResidency: 'jp', region: 'ap-northeast-1' };
+    expect(() =>
+      parseServiceDeskConfig({
+        ...tokyo,
+        kmsKey: 'arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
+      }),
+    ).toThrow(/kmsKey: the key must be in the stack's region \(ap-northeast-1\), not us-east-1/);
+    expect(() =>
+      parseServiceDeskConfig({
+        ...tokyo,
+        domainName: 'assist.example.co.jp',
+        certificateArn: certificateArn.replace('us-east-1', 'ap-northeast-1'),
+      }),
+    ).toThrow(/certificateArn: must be an ACM certificate ARN in us-east-1/);
+    expect(() => parseServiceDeskConfig({ ...tokyo, domainName: 'assist.example.co.jp' })).toThrow(
+      /certificateArn: a custom domain needs both domainName and certificateArn/,
+    );
+    expect(() => parseServiceDeskConfig({ ...tokyo, certificateArn })).toThrow(
+      /domainName: a custom domain needs both/,
+    );
+  });
+
   it('uses the jp. profile of the default model unless modelId names another in-Japan model', () => {
     const config = parseServiceDeskConfig({ dataResidency: 'jp', region: 'ap-northeast-1' });
     expect(config.modelId).toBe('jp.anthropic.claude-sonnet-4-5-20250929-v1:0');
@@ -163,6 +196,31 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
       const region = /:bedrock:([^:]*):/.exec(arn)?.[1];
       expect(japan, arn).toContain(region);
     }
+    // A Bedrock action on `*` (Rerank has no resource type) is held to the region instead.
+    const statements = bedrockStatements(template);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      const resources = [statement.Resource].flat().map((resource) => renderArn(resource));
+      for (const resource of resources) {
+        if (resource === '*') {
+          expect(statement.Condition?.StringEquals?.['aws:RequestedRegion'], statement.Sid).toBe(
+            'ap-northeast-1',
+          );
+          continue;
+        }
+        // A Bedrock ARN, or a resource of this stack (the Knowledge Base, the guardrail).
+        expect(resource, statement.Sid).toMatch(/^arn:<AWS::Partition>:bedrock:|^<[A-Za-z0-9.]+>$/);
+        const region = /:bedrock:([^:]*):/.exec(resource)?.[1];
+        if (region !== undefined) expect(japan, resource).toContain(region);
+      }
+    }
+    expect(statements.map((statement) => statement.Sid)).toContain('RerankRetrievedChunks');
+    expect(arns).toEqual(
+      expect.arrayContaining([
+        'arn:<AWS::Partition>:bedrock:ap-northeast-1::foundation-model/amazon.titan-embed-text-v2:0',
+        'arn:<AWS::Partition>:bedrock:ap-northeast-1::foundation-model/cohere.rerank-v3-5:0',
+      ]),
+    );
     // The profile's two destinations, named (not `bedrock:*`).
     expect(arns).toEqual(
       expect.arrayContaining([
@@ -204,6 +262,13 @@ describe('ServiceDeskStack for a Japanese security review (ap-northeast-1, dataR
     const logGroups = propertiesOf(template, 'AWS::Logs::LogGroup');
     expect(logGroups.length).toBeGreaterThanOrEqual(4);
     for (const [id, group] of logGroups) expect(renderArn(group.KmsKeyId), id).toBe(keyArn);
+    // No function writes to a /aws/lambda/… group Lambda would create unencrypted on first use.
+    const logGroupIds = logGroups.map(([id]) => id);
+    const functions = propertiesOf(template, 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(4);
+    for (const [id, fn] of functions) {
+      expect(logGroupIds, id).toContain(fn.LoggingConfig?.LogGroup?.Ref);
+    }
 
     const [, encryption] = propertiesOf(template, 'AWS::OpenSearchServerless::SecurityPolicy').find(
       ([, policy]) => policy.Type === 'encryption',
@@ -325,6 +390,21 @@ describe('ServiceDeskStack, default config: the review items that are on by defa
     expect(logBucket?.Properties.LifecycleConfiguration.Rules).toEqual([
       expect.objectContaining({ ExpirationInDays: 365, Status: 'Enabled' }),
     ]);
+    // CloudFront standard logging writes through an ACL grant; nothing is public all the same.
+    expect(logBucket?.Properties.OwnershipControls).toEqual({
+      Rules: [{ ObjectOwnership: 'BucketOwnerPreferred' }],
+    });
+    expect(logBucket?.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    // S3 delivers server access logs only to an SSE-S3 bucket.
+    expect(
+      logBucket?.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0]
+        .ServerSideEncryptionByDefault,
+    ).toEqual({ SSEAlgorithm: 'AES256' });
     const [, distribution] = onlyResource(template, 'AWS::CloudFront::Distribution');
     expect(distribution.Properties.DistributionConfig.Logging).toMatchObject({
       Bucket: { 'Fn::GetAtt': [logBucketId, 'RegionalDomainName'] },
@@ -389,14 +469,16 @@ describe('ServiceDeskStack, default config: the review items that are on by defa
   });
 });
 
-describe('ServiceDeskStack on S3 Vectors with kmsKey create, WAF and access logs off', () => {
+describe('ServiceDeskStack on S3 Vectors with an existing key (kmsKey <arn>), WAF and access logs off', () => {
+  const importedKeyArn =
+    'arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
   let synthesized: SynthesizedServiceDesk;
   let template: Template;
 
   beforeAll(() => {
     synthesized = synthesizeServiceDesk({
       vectorStore: 's3-vectors',
-      kmsKey: 'create',
+      kmsKey: importedKeyArn,
       enableWaf: 'false',
       accessLogs: 'false',
     });
@@ -408,13 +490,33 @@ describe('ServiceDeskStack on S3 Vectors with kmsKey create, WAF and access logs
     expect(synthesized.nagFindings).toEqual([]);
   });
 
-  it('encrypts the vector bucket with the customer key', () => {
-    const [keyId] = customerKey(template);
+  it('creates no key of its own and puts the existing one on every table, bucket, log group and the vector bucket', () => {
+    template.resourceCountIs('AWS::KMS::Key', 1); // the alarm topic's own
+    const tables = propertiesOf(template, 'AWS::DynamoDB::Table');
+    expect(tables.length).toBeGreaterThanOrEqual(3);
+    for (const [id, table] of tables) {
+      expect(table.SSESpecification, id).toEqual({
+        SSEEnabled: true,
+        SSEType: 'KMS',
+        KMSMasterKeyId: importedKeyArn,
+      });
+    }
+    const buckets = propertiesOf(template, 'AWS::S3::Bucket');
+    expect(buckets.length).toBeGreaterThanOrEqual(2);
+    for (const [id, bucket] of buckets) {
+      expect(
+        bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault,
+        id,
+      ).toEqual({ SSEAlgorithm: 'aws:kms', KMSMasterKeyID: importedKeyArn });
+    }
+    const logGroups = propertiesOf(template, 'AWS::Logs::LogGroup');
+    expect(logGroups.length).toBeGreaterThanOrEqual(4);
+    for (const [id, group] of logGroups) expect(group.KmsKeyId, id).toBe(importedKeyArn);
     const [, vectors] = onlyResource(template, 'AWS::S3Vectors::VectorBucket');
-    expect(vectors.Properties.EncryptionConfiguration.SseType).toBe('aws:kms');
-    expect(renderArn(vectors.Properties.EncryptionConfiguration.KmsKeyArn)).toBe(
-      `<${keyId.replace(/[0-9A-F]{8}$/, '')}.Arn>`,
-    );
+    expect(vectors.Properties.EncryptionConfiguration).toEqual({
+      SseType: 'aws:kms',
+      KmsKeyArn: importedKeyArn,
+    });
   });
 
   it('has no web ACL, log bucket or distribution logging', () => {
