@@ -1,4 +1,5 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { TRACER_OMITTED_DEFINE } from '../functions/observability/tracing.js';
 
@@ -46,6 +47,9 @@ export async function bundleApiHandler(
   return { bytes: output?.[1].bytes ?? 0, inputs: Object.keys(result.metafile.inputs) };
 }
 
+/** This module's own source, counted among every bundle's inputs. */
+const BUNDLER_SOURCE = fileURLToPath(import.meta.url);
+
 /**
  * The bundle at `options.outfile`, rebuilt only when one of the files it was built from changed
  * since (the inputs are listed beside it). `npm start` and the test run call this, so a second
@@ -78,6 +82,7 @@ export async function ensureApiHandlerBundle(
     if (!changed.includes(true)) return { rebuilt: false };
   }
   const { inputs: files } = await bundleApiHandler({ ...options, entry });
-  await writeFile(inputsFile, JSON.stringify({ build, files }));
+  // This file too: a change to how it bundles (the banner, the options) makes every bundle stale.
+  await writeFile(inputsFile, JSON.stringify({ build, files: [...files, BUNDLER_SOURCE] }));
   return { rebuilt: true };
 }
