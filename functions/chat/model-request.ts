@@ -1,7 +1,8 @@
 import { ANSWER_TOOL_NAME, type Answer, answerSchema } from '../contract/answer.js';
+import type { Language } from '../contract/language.js';
 import { requestBound, tokensAtLeast, tokensAtMost } from '../model-call/daily-budget.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
-import type { ArchivedInquiry, Language } from './inquiry-rules.js';
+import type { ArchivedInquiry } from './inquiry-rules.js';
 import type {
   CacheCheckpoints,
   ChatConfig,

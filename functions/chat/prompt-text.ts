@@ -1,5 +1,6 @@
 import { ANSWER_TOOL_NAME } from '../contract/answer.js';
-import type { ArchivedInquiry, Language } from './inquiry-rules.js';
+import type { Language } from '../contract/language.js';
+import type { ArchivedInquiry } from './inquiry-rules.js';
 import type { RetrievedTicket } from './ports.js';
 import { type PromptElement, promptElement, renderPromptMarkup } from './prompt-markup.js';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { currentVersions, detectLanguage } from '../chat/inquiry-rules.js';
+import { currentVersions } from '../chat/inquiry-rules.js';
 import type {
   ChatModel,
   ChatModelRequest,
@@ -24,6 +24,7 @@ import {
   MAX_HANDOFF_ITEMS,
   MAX_HANDOFF_TEXT_LENGTH,
 } from '../contract/handoff.js';
+import { detectLanguage } from '../contract/language.js';
 import { removeUnverifiedLinks } from '../contract/links.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
 import {

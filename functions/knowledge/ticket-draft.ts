@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { currentVersions, detectLanguage, type Language } from '../chat/inquiry-rules.js';
+import { currentVersions } from '../chat/inquiry-rules.js';
 import type {
   ChatModel,
   ChatModelRequest,
@@ -25,6 +25,7 @@ import {
   type TicketDraftEvent,
   ticketDraftSchemaFor,
 } from '../contract/knowledge.js';
+import { detectLanguage, type Language } from '../contract/language.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
 import {
   endingOf,

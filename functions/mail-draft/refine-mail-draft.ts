@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { detectLanguage, type Language } from '../chat/inquiry-rules.js';
 import type { ChatModel, ChatModelRequest, ModelUsage, ToolDefinition } from '../chat/ports.js';
 import { answerLanguageElement, promptElement, renderPromptMarkup } from '../chat/prompt-markup.js';
 import type { TicketResult } from '../contract/answer.js';
 import type { MailDraftRefineStreamEvent } from '../contract/chat-events.js';
+import { detectLanguage, type Language } from '../contract/language.js';
 import { removeUnverifiedLinks } from '../contract/links.js';
 import {
   MAIL_DRAFT_TOOL_NAME,
