@@ -7,7 +7,7 @@ import {
   MAX_HANDOFF_ITEMS,
 } from '../../../functions/contract/handoff.js';
 import { detectLanguage } from '../../../functions/contract/language.js';
-import { HANDOFF_ELEMENTS } from '../../../functions/handoff/handoff-summary.js';
+import { HANDOFF_ELEMENTS } from '../../../functions/contract/prompt-data.js';
 import { isElement, promptElementsOf, textOf } from './offline-request.js';
 
 /**

@@ -4,7 +4,7 @@ import {
   sanitizeTicketCategory,
 } from '../../../functions/contract/knowledge.js';
 import { detectLanguage, type Language } from '../../../functions/contract/language.js';
-import { TRANSCRIPT_ELEMENTS } from '../../../functions/knowledge/ticket-draft.js';
+import { TRANSCRIPT_ELEMENTS } from '../../../functions/contract/prompt-data.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
 import { isElement, promptElementsOf, textOf } from './offline-request.js';
 
