@@ -5,8 +5,8 @@ import { AnswerInProgressError, NotLatestQuestionError } from './errors.js';
 
 /**
  * Domain rules about inquiries, independent of storage: splitting a conversation into the open
- * inquiry and the archive, which inquiry a message belongs to, ticket references typed by staff,
- * the inquiry's language and a conversation's title.
+ * inquiry and the archive, which inquiry a message belongs to, ticket references typed by staff
+ * and a conversation's title.
  */
 
 /** A closed (or abandoned) inquiry, reduced to what the archive section shows. */
@@ -96,15 +96,6 @@ export function parseTicketReferences(text: string): string[] {
     if (found.size === MAX_TICKET_REFERENCES) break;
   }
   return [...found];
-}
-
-export type Language = 'ja' | 'en';
-
-const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]/;
-
-/** Japanese when the text has any kana or kanji, otherwise English. */
-export function detectLanguage(text: string): Language {
-  return JAPANESE.test(text) ? 'ja' : 'en';
 }
 
 /** Whether a message may continue the open inquiry (`continue`, the default) or starts a new one. */

@@ -1,7 +1,9 @@
 import { ANSWER_TOOL_NAME, type Answer, answerSchema } from '../contract/answer.js';
+import type { Language } from '../contract/language.js';
+import { answerLanguageElement, renderPromptMarkup } from '../contract/prompt-markup.js';
 import { requestBound, tokensAtLeast, tokensAtMost } from '../model-call/daily-budget.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
-import type { ArchivedInquiry, Language } from './inquiry-rules.js';
+import type { ArchivedInquiry } from './inquiry-rules.js';
 import type {
   CacheCheckpoints,
   ChatConfig,
@@ -12,7 +14,6 @@ import type {
   ToolDefinition,
   Turn,
 } from './ports.js';
-import { answerLanguageElement, renderPromptMarkup } from './prompt-markup.js';
 import {
   archiveElement,
   buildSystemPrompt,

@@ -1,12 +1,18 @@
 import { ANSWER_TOOL_NAME } from '../contract/answer.js';
-import type { ArchivedInquiry, Language } from './inquiry-rules.js';
+import type { Language } from '../contract/language.js';
+import { PROMPT_ELEMENTS, TICKET_ATTRIBUTES } from '../contract/prompt-data.js';
+import {
+  type PromptElement,
+  promptElement,
+  renderPromptMarkup,
+} from '../contract/prompt-markup.js';
+import type { ArchivedInquiry } from './inquiry-rules.js';
 import type { RetrievedTicket } from './ports.js';
-import { type PromptElement, promptElement, renderPromptMarkup } from './prompt-markup.js';
 
 /**
  * Every piece of prompt text: the system prompt, the elements of a user message (the Knowledge
  * Base tickets, the archive, the inquiry) and the notes the code writes in them. Untrusted text
- * goes into a prompt only as the content of an element (`prompt-markup.ts`, ADR 0015), so it
+ * goes into a prompt only as the content of an element (`contract/prompt-markup.ts`, ADR 0015), so it
  * can never add or close a section. The local offline responder reads prompts by these same
  * element names, so it imports them from here.
  */
@@ -53,31 +59,6 @@ const promptLabels = {
     archiveOmitted: (count: number) => `(${count} older inquiries omitted)`,
   },
 } as const satisfies Record<Language, unknown>;
-
-/**
- * The elements of a user message (ADR 0015) and the attributes of a ticket. The local offline
- * responder (`local/bedrock/offline-responder/read-offline-prompt.ts`) reads prompts by them.
- */
-export const PROMPT_ELEMENTS = {
-  /** The retrieved tickets: `ticket` elements, or the note that none were found. */
-  knowledgeBase: 'knowledge_base',
-  ticket: 'ticket',
-  /** The archive: `earlier_inquiry` elements, oldest first, after an omitted-count note. */
-  archive: 'earlier_inquiries',
-  archiveEntry: 'earlier_inquiry',
-  archiveQuestion: 'question',
-  archiveFollowUps: 'follow_ups',
-  archiveAnswer: 'answer',
-  /** What staff wrote: the whole of each earlier user message, the end of the last one. */
-  inquiry: 'inquiry',
-} as const;
-
-export const TICKET_ATTRIBUTES = {
-  issueId: 'issue_id',
-  subject: 'subject',
-  category: 'category',
-  score: 'score',
-} as const;
 
 /** What one ticket element shows; `score` is written when known (a retrieved ticket has one). */
 export type TicketBlock = Pick<RetrievedTicket, 'issueId' | 'subject' | 'category' | 'text'> &

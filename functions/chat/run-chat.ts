@@ -1,15 +1,11 @@
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
+import { detectLanguage } from '../contract/language.js';
 import type { ModelCall } from '../model-call/open-model-call.js';
 import { ClientMessageIdReusedError, StoreUnavailableError } from './errors.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import { keepGenerationLease, leaseFrom } from './generation-lease.js';
-import {
-  currentVersions,
-  detectLanguage,
-  parseTicketReferences,
-  splitInquiries,
-} from './inquiry-rules.js';
+import { currentVersions, parseTicketReferences, splitInquiries } from './inquiry-rules.js';
 import type { Log } from './log.js';
 import { buildModelRequest } from './model-request.js';
 import type {

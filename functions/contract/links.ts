@@ -127,6 +127,7 @@ const BARE_DOMAIN_TLDS = new Set([
 ]);
 
 import { Lexer, type Token } from 'marked';
+import { detectLanguage } from './language.js';
 import { normalizeWithOffsets } from './ticket-references.js';
 
 /** One link as written: where it is in the original text, what it points to. */
@@ -574,9 +575,7 @@ export function removeUnverifiedLinks(
  * removedLinkPlaceholder('詳細は次を参照'); // '［リンク削除］'
  */
 export function removedLinkPlaceholder(text: string): string {
-  return /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(text)
-    ? REMOVED_LINK_PLACEHOLDERS.ja
-    : REMOVED_LINK_PLACEHOLDERS.en;
+  return REMOVED_LINK_PLACEHOLDERS[detectLanguage(text)];
 }
 
 /** `text` with each link's span replaced by `placeholder`; overlapping spans as one. */

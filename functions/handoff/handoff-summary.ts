@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { currentVersions, detectLanguage } from '../chat/inquiry-rules.js';
+import { currentVersions } from '../chat/inquiry-rules.js';
 import type {
   ChatModel,
   ChatModelRequest,
@@ -7,12 +7,6 @@ import type {
   ToolDefinition,
   Turn,
 } from '../chat/ports.js';
-import {
-  answerLanguageElement,
-  type PromptElement,
-  promptElement,
-  renderPromptMarkup,
-} from '../chat/prompt-markup.js';
 import type { HandoffStreamEvent } from '../contract/chat-events.js';
 import {
   HANDOFF_TEXT_FIELDS,
@@ -24,7 +18,15 @@ import {
   MAX_HANDOFF_ITEMS,
   MAX_HANDOFF_TEXT_LENGTH,
 } from '../contract/handoff.js';
+import { detectLanguage } from '../contract/language.js';
 import { removeUnverifiedLinks } from '../contract/links.js';
+import { HANDOFF_ELEMENTS } from '../contract/prompt-data.js';
+import {
+  answerLanguageElement,
+  type PromptElement,
+  promptElement,
+  renderPromptMarkup,
+} from '../contract/prompt-markup.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
 import {
   endingOf,
@@ -70,23 +72,6 @@ export const HANDOFF_TOOL: ToolDefinition = defineForcedTool({
   description: 'Submit the hand-off summary of the inquiry for escalation.',
   input: handoffToolInputSchema,
 });
-
-/**
- * The elements of the transcript message (ADR 0015). The offline responder
- * (`local/bedrock/offline-responder/offline-handoff-summary.ts`) reads the transcript by them.
- */
-export const HANDOFF_ELEMENTS = {
-  /** How the inquiry stands: a `value` attribute, one of `HandoffOutcome`. */
-  outcome: 'inquiry_outcome',
-  staff: 'staff',
-  /** An answer: `kind` (answer, clarification) and `status` attributes. */
-  assistant: 'assistant',
-  /** What the requester was told: the last answer's e-mail draft. */
-  toldRequester: 'told_requester',
-  citedTickets: 'cited_tickets',
-  /** One cited ticket: `issue_id` and `subject` attributes, its resolution steps as text. */
-  citedTicket: 'cited_ticket',
-} as const;
 
 /** One inquiry as the summary reads it. */
 export interface HandoffTranscript {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { detectLanguage, type Language } from '../contract/language.js';
 import {
   findPersonalData,
   foldWidth,
@@ -137,13 +138,10 @@ function placeholderFor(
 
 /**
  * The placeholders' language for a text: Japanese when it has any kana, or at least two CJK
- * ideographs (a Japanese ticket is full of English product names, so a share would misjudge it);
- * English otherwise.
+ * ideographs — one stray kanji in an English ticket does not make its placeholders Japanese.
  */
-export function languageOf(text: string): 'ja' | 'en' {
-  if (/[\u3040-\u30ff\uff66-\uff9f]/.test(text)) return 'ja';
-  const ideographs = text.match(/[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/g);
-  return ideographs !== null && ideographs.length >= 2 ? 'ja' : 'en';
+export function languageOf(text: string): Language {
+  return detectLanguage(text, { ideographsWithoutKana: 2 });
 }
 
 const ALLOWED_FLAGS = /^[imsu]*$/;

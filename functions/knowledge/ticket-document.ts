@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { detectLanguage } from '../chat/inquiry-rules.js';
 import type { Owner } from '../chat/ports.js';
 import type { PublishKnowledgeRequest } from '../contract/knowledge.js';
+import { detectLanguage } from '../contract/language.js';
 import { issueIdKind } from '../contract/ticket-references.js';
 
 /**

@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { detectLanguage, type Language } from '../chat/inquiry-rules.js';
 import type { ChatModel, ChatModelRequest, ModelUsage, ToolDefinition } from '../chat/ports.js';
-import { answerLanguageElement, promptElement, renderPromptMarkup } from '../chat/prompt-markup.js';
 import type { TicketResult } from '../contract/answer.js';
 import type { MailDraftRefineStreamEvent } from '../contract/chat-events.js';
+import { detectLanguage, type Language } from '../contract/language.js';
 import { removeUnverifiedLinks } from '../contract/links.js';
 import {
   MAIL_DRAFT_TOOL_NAME,
@@ -11,6 +10,12 @@ import {
   type MailDraftStyle,
   type MailDraftVersion,
 } from '../contract/mail-draft.js';
+import { REFINE_ELEMENTS } from '../contract/prompt-data.js';
+import {
+  answerLanguageElement,
+  promptElement,
+  renderPromptMarkup,
+} from '../contract/prompt-markup.js';
 import { findTicketReferences, resolveIssueId } from '../contract/ticket-references.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
 import {
@@ -38,23 +43,6 @@ export interface MailDraftRefinementSource {
   /** The ticket cards of that answer: the only tickets the draft may name. */
   readonly cited: readonly Pick<TicketResult, 'issue_id' | 'subject' | 'resolution'>[];
 }
-
-/**
- * The elements of the refine message (ADR 0015). The local offline responder
- * (`local/bedrock/offline-responder/offline-mail-draft.ts`) reads the request by them.
- */
-export const REFINE_ELEMENTS = {
-  /** A `style` attribute, no text (the language to write in is the `answer_language` element). */
-  refinement: 'refinement',
-  inquiry: 'inquiry',
-  staff: 'staff',
-  draft: 'mail_draft',
-  citedTickets: 'cited_tickets',
-  /** One cited ticket: `issue_id` attribute; `subject` and `resolution` children. */
-  citedTicket: 'cited_ticket',
-  subject: 'subject',
-  resolution: 'resolution',
-} as const;
 
 const toolInputSchema = z.object({
   mail_draft: z.string().describe('The whole rewritten e-mail, plain text, ready to send'),

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
  * Product and tooling apart (issue #47): `local/` (the stack behind `npm start`) and `bench/`
  * are npm workspaces with their own package.json, so what only they use stays out of the
  * product's dependencies, and `local/` sees the product (`functions/`) only through its contract
- * — what a client of the deployed API may know too — and the model-call tool definitions, which
- * the emulator answers from. `bench/` measures internals and may import any of them. The imports
+ * — what a client of the deployed API may know too, and what the product and the model agree on:
+ * the prompts' data elements, their markup, the language rule — and the model-call tool
+ * definitions, which the emulator answers from. `bench/` measures internals and may import any of them. The imports
  * are read with the TypeScript compiler's pre-processor: `import type`, `export … from` and
  * `import()` all count (the 5.9 compiler, as in import-cycles.test.ts).
  */
@@ -32,18 +33,6 @@ const STILL_IMPORTED: Readonly<Record<string, string>> = {
     "DynamoDB Local's tables are created from the stack's own definitions",
   'functions/settings/function-settings.ts':
     "the local stack checks the function's environment with the function's own schema before it starts",
-  'functions/chat/inquiry-rules.ts':
-    "the offline responder answers in the inquiry's language, detected as the product does",
-  'functions/chat/prompt-markup.ts':
-    "the offline responder parses the prompt's data elements (until it answers from the tool alone)",
-  'functions/chat/prompt-text.ts':
-    "the offline responder reads the chat prompt's element and ticket attribute names",
-  'functions/mail-draft/refine-mail-draft.ts':
-    "the offline responder reads the mail-draft prompt's element names",
-  'functions/handoff/handoff-summary.ts':
-    "the offline responder reads the hand-off prompt's element names",
-  'functions/knowledge/ticket-draft.ts':
-    "the offline responder reads the knowledge-draft prompt's transcript element names",
 };
 
 const WORKSPACES = ['local', 'bench'] as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ArchivedInquiry } from '../../functions/chat/inquiry-rules.js';
-import { renderPromptMarkup } from '../../functions/chat/prompt-markup.js';
 import { archiveElement } from '../../functions/chat/prompt-text.js';
+import { renderPromptMarkup } from '../../functions/contract/prompt-markup.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 
 const inquiry = (index: number, advice = 'A'.repeat(1000)): ArchivedInquiry => ({

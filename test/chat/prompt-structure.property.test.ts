@@ -8,7 +8,7 @@ import {
   type PromptNode,
   parsePromptMarkup,
   renderPromptMarkup,
-} from '../../functions/chat/prompt-markup.js';
+} from '../../functions/contract/prompt-markup.js';
 import { readOfflineRequest } from '../../local/bedrock/offline-responder/offline-request.js';
 import { readOfflinePrompt as readPrompt } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import type { ConverseWireRequest } from '../../local/bedrock/recorded-requests.js';

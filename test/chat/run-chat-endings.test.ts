@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { admitChat } from '../../functions/chat/chat-route.js';
 import { ChatModelError } from '../../functions/chat/errors.js';
 import type { ChatModelRequest } from '../../functions/chat/ports.js';
-import { renderPromptMarkup } from '../../functions/chat/prompt-markup.js';
 import { inquiryElement } from '../../functions/chat/prompt-text.js';
 import { streamChat } from '../../functions/chat/run-chat.js';
 import type { StreamEvent } from '../../functions/contract/chat-events.js';
+import { renderPromptMarkup } from '../../functions/contract/prompt-markup.js';
 import {
   alice,
   clarification,

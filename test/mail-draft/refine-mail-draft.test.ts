@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parsePromptMarkup } from '../../functions/chat/prompt-markup.js';
 import { REMOVED_LINK_PLACEHOLDERS } from '../../functions/contract/links.js';
 import {
   MAIL_DRAFT_TOOL_NAME,
   MAX_MAIL_DRAFT_LENGTH,
 } from '../../functions/contract/mail-draft.js';
+import { parsePromptMarkup } from '../../functions/contract/prompt-markup.js';
 import {
   buildRefineRequest,
   checkMailDraftText,

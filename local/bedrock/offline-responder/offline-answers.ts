@@ -1,5 +1,5 @@
-import type { Language } from '../../../functions/chat/inquiry-rules.js';
 import type { Answer } from '../../../functions/contract/answer.js';
+import type { Language } from '../../../functions/contract/language.js';
 import { formatIssueId } from '../../../functions/contract/ticket-references.js';
 import { segmentContentWords, tokenizeForSearch } from '../ticket-index/tokenize-for-search.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';

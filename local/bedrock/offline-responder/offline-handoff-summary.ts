@@ -1,4 +1,3 @@
-import { detectLanguage } from '../../../functions/chat/inquiry-rules.js';
 import {
   type HandoffLanguage,
   type HandoffOutcome,
@@ -7,7 +6,8 @@ import {
   MAX_HANDOFF_ITEM_LENGTH,
   MAX_HANDOFF_ITEMS,
 } from '../../../functions/contract/handoff.js';
-import { HANDOFF_ELEMENTS } from '../../../functions/handoff/handoff-summary.js';
+import { detectLanguage } from '../../../functions/contract/language.js';
+import { HANDOFF_ELEMENTS } from '../../../functions/contract/prompt-data.js';
 import { isElement, promptElementsOf, textOf } from './offline-request.js';
 
 /**

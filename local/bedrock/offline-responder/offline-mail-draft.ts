@@ -1,6 +1,6 @@
-import type { Language } from '../../../functions/chat/inquiry-rules.js';
+import type { Language } from '../../../functions/contract/language.js';
 import { MAIL_DRAFT_STYLES, type MailDraftStyle } from '../../../functions/contract/mail-draft.js';
-import { REFINE_ELEMENTS } from '../../../functions/mail-draft/refine-mail-draft.js';
+import { REFINE_ELEMENTS } from '../../../functions/contract/prompt-data.js';
 import { answerLanguageIn, isElement, promptElementsOf, textOf } from './offline-request.js';
 
 /**

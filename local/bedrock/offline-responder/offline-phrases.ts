@@ -1,4 +1,4 @@
-import type { Language } from '../../../functions/chat/inquiry-rules.js';
+import type { Language } from '../../../functions/contract/language.js';
 
 /** The fixed wording of offline answers, per inquiry language. Variants are picked by seed. */
 export const OFFLINE_PHRASES = {

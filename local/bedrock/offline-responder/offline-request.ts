@@ -1,11 +1,11 @@
-import { detectLanguage, type Language } from '../../../functions/chat/inquiry-rules.js';
+import { detectLanguage, type Language } from '../../../functions/contract/language.js';
+import { ANSWER_LANGUAGE_ELEMENT } from '../../../functions/contract/prompt-data.js';
 import {
   type PromptElement,
   PromptMarkupError,
   type PromptNode,
   parsePromptMarkup,
-} from '../../../functions/chat/prompt-markup.js';
-import { ANSWER_LANGUAGE_ELEMENT } from '../../../functions/contract/prompt-data.js';
+} from '../../../functions/contract/prompt-markup.js';
 import type { ConverseWireRequest } from '../recorded-requests.js';
 
 /**

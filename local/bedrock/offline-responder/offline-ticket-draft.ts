@@ -1,10 +1,10 @@
-import { detectLanguage, type Language } from '../../../functions/chat/inquiry-rules.js';
 import {
   MAX_RESOLUTION_STEPS,
   MAX_STEP_LENGTH,
   sanitizeTicketCategory,
 } from '../../../functions/contract/knowledge.js';
-import { TRANSCRIPT_ELEMENTS } from '../../../functions/knowledge/ticket-draft.js';
+import { detectLanguage, type Language } from '../../../functions/contract/language.js';
+import { TRANSCRIPT_ELEMENTS } from '../../../functions/contract/prompt-data.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
 import { isElement, promptElementsOf, textOf } from './offline-request.js';
 

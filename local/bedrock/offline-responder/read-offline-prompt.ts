@@ -1,5 +1,5 @@
-import type { PromptElement } from '../../../functions/chat/prompt-markup.js';
-import { PROMPT_ELEMENTS, TICKET_ATTRIBUTES } from '../../../functions/chat/prompt-text.js';
+import { PROMPT_ELEMENTS, TICKET_ATTRIBUTES } from '../../../functions/contract/prompt-data.js';
+import type { PromptElement } from '../../../functions/contract/prompt-markup.js';
 import { isElement, type OfflineRequest, promptElementsOf, textOf } from './offline-request.js';
 
 /** What the answer generator reads of a chat request: the inquiry, its tickets and archive. */

@@ -1,4 +1,4 @@
-import type { PromptNode } from '../../../functions/chat/prompt-markup.js';
+import type { PromptNode } from '../../../functions/contract/prompt-markup.js';
 import { lastUserText, type OfflineRequest, promptElementsOf } from './offline-request.js';
 
 /**

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { detectLanguage, type Language } from '../../../functions/contract/language.js';
 import { LOCAL_DATA_SOURCE_ID, LOCAL_TICKET_BUCKET } from '../local-bedrock-defaults.js';
 import {
   type AnalysisCache,
@@ -86,7 +87,7 @@ export interface TicketIndex {
   search(search: TicketSearch): RetrievalResult[];
 }
 
-export type TicketLanguage = 'ja' | 'en';
+export type TicketLanguage = Language;
 
 /** One indexed chunk of a document: what a Retrieve result carries, plus its language. */
 export interface Chunk {
@@ -127,18 +128,13 @@ const OTHER_LANGUAGE_LEAD = 3;
  */
 const STRONG_MATCH_COVERAGE = 0.5;
 
-const CJK_CHARACTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-
-/** Japanese if the text has any kanji or kana (English tickets and questions have none). */
-const languageOf = (text: string): TicketLanguage => (CJK_CHARACTER.test(text) ? 'ja' : 'en');
-
 /**
  * The language of a retrieval query: that of its first line, the inquiry's own start — the
  * glossary expansion (`functions/chat/retrieval.ts`) follows on a later line, in the
  * other language on purpose.
  */
 export const queryLanguageOf = (text: string): TicketLanguage =>
-  languageOf(text.trimStart().split('\n')[0] ?? '');
+  detectLanguage(text.trimStart().split('\n')[0] ?? '');
 
 /**
  * Ranks keyword hits over a bilingual corpus. BM25 scores of the two languages are not
@@ -196,7 +192,7 @@ function coverage(
   queryTerms: readonly string[],
   language: TicketLanguage,
 ): number {
-  const terms = new Set(queryTerms.filter((term) => languageOf(term) === language));
+  const terms = new Set(queryTerms.filter((term) => detectLanguage(term) === language));
   if (terms.size === 0) return 1;
   if (hit === undefined) return 0;
   return new Set(hit.queryTerms.filter((term) => terms.has(term))).size / terms.size;
@@ -222,7 +218,7 @@ function chunksOfDocument(document: TicketDocument, firstId: number): Chunk[] {
   return chunkTicketDocument(document.text).map((text, part) => ({
     id: firstId + part,
     subject,
-    language: languageOf(subject || text),
+    language: detectLanguage(subject || text),
     text,
     uri,
     metadata: {

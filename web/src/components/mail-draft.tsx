@@ -1,4 +1,5 @@
 import { createContext, useContext, useEffect, useId, useRef, useState } from 'react';
+import { detectLanguage } from '../../../functions/contract/language.js';
 import type {
   MailDraftOrigin,
   MailDraftStyle,
@@ -65,8 +66,6 @@ const ORIGIN_LABELS: Record<MailDraftOrigin | 'original', MessageKey> = {
   other_language: 'mailDraftOriginOtherLanguage',
   numbered_steps: 'mailDraftOriginNumberedSteps',
 };
-
-const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 
 interface ShownVersion {
   readonly text: string;
@@ -245,9 +244,11 @@ export function MailDraft({
   const subject = t('mailDraftSubject', { title: environment?.title ?? t('mailDraft') });
   const mailto = mailtoUrl(subject, passedOn);
   const busy = mode.kind === 'refining';
-  const otherLanguage = JAPANESE.test(current.text)
-    ? t('mailDraftRefineToEnglish')
-    : t('mailDraftRefineToJapanese');
+  // The server decides the other language by the same rule (`refinementLanguage`).
+  const otherLanguage =
+    detectLanguage(current.text) === 'ja'
+      ? t('mailDraftRefineToEnglish')
+      : t('mailDraftRefineToJapanese');
   const refinements: readonly [MailDraftStyle, string][] = [
     ['shorter', t('mailDraftRefineShorter')],
     ['polite', t('mailDraftRefinePolite')],

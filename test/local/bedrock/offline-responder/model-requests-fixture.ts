@@ -4,9 +4,9 @@ import type {
   ConverseStreamCommandInput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { createBedrockChatModel } from '../../../../functions/adapters/bedrock/bedrock-chat-model.js';
-import { detectLanguage } from '../../../../functions/chat/inquiry-rules.js';
 import { buildModelRequest } from '../../../../functions/chat/model-request.js';
 import { type ChatModelRequest, defaultChatConfig } from '../../../../functions/chat/ports.js';
+import { detectLanguage } from '../../../../functions/contract/language.js';
 import { MAIL_DRAFT_STYLES } from '../../../../functions/contract/mail-draft.js';
 import {
   buildHandoffRequest,

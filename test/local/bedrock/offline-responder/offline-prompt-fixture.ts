@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectLanguage, type Language } from '../../../../functions/chat/inquiry-rules.js';
 import { buildModelRequest } from '../../../../functions/chat/model-request.js';
 import { defaultChatConfig, type RetrievedTicket } from '../../../../functions/chat/ports.js';
-import { renderPromptMarkup } from '../../../../functions/chat/prompt-markup.js';
 import { inquiryElement, ticketElement } from '../../../../functions/chat/prompt-text.js';
+import { detectLanguage, type Language } from '../../../../functions/contract/language.js';
+import { renderPromptMarkup } from '../../../../functions/contract/prompt-markup.js';
 import { FIXTURE_TICKETS_DIR } from '../local-bedrock-fixture.js';
 
 const ticket = (

@@ -1,8 +1,8 @@
 import { ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { promptElement, renderPromptMarkup } from '../../../../functions/chat/prompt-markup.js';
 import { DRAFT_TOOL_NAME, ticketDraftSchemaFor } from '../../../../functions/contract/knowledge.js';
+import { promptElement, renderPromptMarkup } from '../../../../functions/contract/prompt-markup.js';
 import { draftToolFor } from '../../../../functions/knowledge/ticket-draft.js';
 import { readTicketCategories } from '../../../../lib/ticket-categories.js';
 import { collectEvents, fragmentsOf, startFixtureServer } from '../local-bedrock-fixture.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildModelRequest } from '../../../../functions/chat/model-request.js';
-import { renderPromptMarkup } from '../../../../functions/chat/prompt-markup.js';
 import { ticketContextElement } from '../../../../functions/chat/prompt-text.js';
+import { renderPromptMarkup } from '../../../../functions/contract/prompt-markup.js';
 import {
   type KbTicketBlock,
   readPromptMessage,

@@ -3,7 +3,7 @@ import {
   type PromptNode,
   parsePromptMarkup,
   renderPromptMarkup,
-} from '../../../../functions/chat/prompt-markup.js';
+} from '../../../../functions/contract/prompt-markup.js';
 import { respondOffline } from '../../../../local/bedrock/offline-responder/respond-offline.js';
 import type { ConverseWireRequest } from '../../../../local/bedrock/recorded-requests.js';
 import { featureRequests, wireBodyOf } from './model-requests-fixture.js';

@@ -9,6 +9,9 @@
  * characters of its text, not structure. The escaping is a pure function of the text, so an
  * identical input gives identical bytes (prompt caching, ADR 0009, needs that).
  *
+ * Part of the contract: the product writes every prompt with it, and the local offline responder
+ * reads requests back with {@link parsePromptMarkup}, by the element names of `prompt-data.ts`.
+ *
  * The layout is fixed, so {@link parsePromptMarkup} gives back exactly the nodes that
  * {@link renderPromptMarkup} wrote, each text to the character:
  *
@@ -25,7 +28,7 @@
  * ```
  */
 
-import { ANSWER_LANGUAGE_ELEMENT } from '../contract/prompt-data.js';
+import { ANSWER_LANGUAGE_ELEMENT } from './prompt-data.js';
 
 /** A node of a prompt: text (unescaped) or an element. */
 export type PromptNode = string | PromptElement;
