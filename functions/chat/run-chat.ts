@@ -246,20 +246,19 @@ export async function streamChat(
     });
     const early = turn.kind === 'question' ? begun.earlySearch : undefined;
     const retrievalStartedAt = early ? begun.startedAtMs : performance.now();
-    const similar = await (early ??
-      retrieveTickets(retriever, inquiryText, config, begun.call.deadline, restricted));
+    const searching =
+      early ?? retrieveTickets(retriever, inquiryText, config, begun.call.deadline, restricted);
+    // The tickets the inquiry names do not depend on what the search finds: fetched meanwhile.
+    const fetching = fetchReferencedTickets(retriever, references, begun.call.deadline, restricted);
+    fetching.catch(() => undefined);
+    const similar = await searching;
     measured.retrievalMs = performance.now() - retrievalStartedAt;
     measured.ticketsRetrieved = similar.length;
     measured.retrieved = similar;
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
 
     send({ event: 'progress', data: { step: 'fetching' } });
-    const referenced = await fetchReferencedTickets(
-      retriever,
-      references,
-      begun.call.deadline,
-      restricted,
-    );
+    const referenced = await fetching;
     const tickets = uniqueTickets([...referenced, ...similar]);
     measured.offered = tickets;
 
