@@ -39,6 +39,9 @@ export async function bundleApiHandler(
     mainFields: API_BUNDLE_MAIN_FIELDS,
     minify: options.minify ?? true,
     sourcemap: true,
+    // As deployed: line mappings without the sources, which would make the map (read at every
+    // cold start under --enable-source-maps) several times larger.
+    sourcesContent: false,
     metafile: true,
     logLevel: 'warning',
     define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,

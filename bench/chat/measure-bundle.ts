@@ -39,6 +39,7 @@ export async function measureBundle(
     mainFields: API_BUNDLE_MAIN_FIELDS,
     minify: true,
     sourcemap: true,
+    sourcesContent: false,
     metafile: true,
     logLevel: 'silent',
     define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,
