@@ -50,6 +50,12 @@ export async function admitChat(
   const { config, remainingTimeMs } = dependencies;
   const deadline = modelCallDeadline(remainingTimeMs, config);
   const refused = new AbortController();
+  // The reservation's write leaves first: it, then the commit, is what the first byte waits for.
+  const opening = openModelCall(
+    owner,
+    { bound: chatAdmissionBound(request.message, config), remainingTimeMs, deadline },
+    dependencies,
+  );
   const restrictedIssueIds = new Set<string>();
   const earlySearch = request.conversationId
     ? undefined
@@ -64,11 +70,7 @@ export async function admitChat(
   earlySearch?.catch(() => undefined);
   let call: ModelCall;
   try {
-    call = await openModelCall(
-      owner,
-      { bound: chatAdmissionBound(request.message, config), remainingTimeMs, deadline },
-      dependencies,
-    );
+    call = await opening;
   } catch (error) {
     refused.abort();
     throw error;

@@ -232,8 +232,9 @@ describe('what runs beside the budget at admission', () => {
     const daily = createInMemoryDailyBudget();
     const budget: DailyBudget = {
       reserve: async (...args) => {
+        const decided = await daily.budget.reserve(...args);
         searchedBeforeDecision = held.signals.length === 1;
-        return daily.budget.reserve(...args);
+        return decided;
       },
       adjust: daily.budget.adjust,
     };
