@@ -2,7 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
-import { API_HANDLER_ENTRY, bundleApiHandler } from '../../scripts/bundle-api-handler.js';
+import {
+  API_BUNDLE_MAIN_FIELDS,
+  API_HANDLER_ENTRY,
+  bundleApiHandler,
+} from '../../scripts/bundle-api-handler.js';
 
 export interface BundleFigures {
   readonly bytes: number;
@@ -32,8 +36,10 @@ export async function measureBundle(
     platform: 'node',
     format: 'esm',
     target: 'node22',
+    mainFields: API_BUNDLE_MAIN_FIELDS,
     minify: true,
     sourcemap: true,
+    sourcesContent: false,
     metafile: true,
     logLevel: 'silent',
     define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,

@@ -3,7 +3,7 @@ import type { RouteContext } from '../api/route-context.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
-import { openModelCall } from '../model-call/open-model-call.js';
+import { type ModelCall, modelCallDeadline, openModelCall } from '../model-call/open-model-call.js';
 import { sseResponse } from '../sse/sse-response.js';
 import { chatAdmissionBound } from './model-request.js';
 import type {
@@ -15,6 +15,7 @@ import type {
   Owner,
   Retriever,
 } from './ports.js';
+import { retrieveTickets } from './retrieval.js';
 import { type AdmittedChat, beginChat, streamChat } from './run-chat.js';
 
 export interface ChatRouteDependencies {
@@ -30,8 +31,10 @@ export interface ChatRouteDependencies {
 /**
  * Admits a chat: its model call is opened first — the admission bound reserved before anything
  * is written, so over the budget the chat is refused with 429 (ADR 0012), and the deadline set —
- * then the chat begun (`beginChat`). A chat refused while beginning gives its reservation back:
- * it will never call the model.
+ * then the chat begun (`beginChat`). A brand-new conversation's retrieval needs neither (its
+ * inquiry can only be this message, never history), so it runs alongside both and is aborted
+ * when the chat is refused. A chat refused while beginning gives its reservation back: it will
+ * never call the model.
  */
 export async function admitChat(
   owner: Owner,
@@ -43,18 +46,44 @@ export async function admitChat(
       readonly log: RouteContext['log'];
     },
 ): Promise<AdmittedChat> {
-  const call = await openModelCall(
+  const atMs = performance.now();
+  const { config, remainingTimeMs } = dependencies;
+  const deadline = modelCallDeadline(remainingTimeMs, config);
+  const refused = new AbortController();
+  // The reservation's write leaves first: it, then the commit, is what the first byte waits for.
+  const opening = openModelCall(
     owner,
-    {
-      bound: chatAdmissionBound(request.message, dependencies.config),
-      remainingTimeMs: dependencies.remainingTimeMs,
-    },
+    { bound: chatAdmissionBound(request.message, config), remainingTimeMs, deadline },
     dependencies,
   );
+  const restrictedIssueIds = new Set<string>();
+  const earlySearch = request.conversationId
+    ? undefined
+    : retrieveTickets(
+        dependencies.retriever,
+        request.message,
+        config,
+        AbortSignal.any([deadline, refused.signal]),
+        restrictedIssueIds,
+      );
+  // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
+  earlySearch?.catch(() => undefined);
+  let call: ModelCall;
   try {
-    const begun = await beginChat(owner, request, { ...dependencies, deadline: call.deadline });
+    call = await opening;
+  } catch (error) {
+    refused.abort();
+    throw error;
+  }
+  try {
+    const begun = await beginChat(owner, request, dependencies, {
+      atMs,
+      earlySearch,
+      restrictedIssueIds,
+    });
     return { ...begun, call };
   } catch (error) {
+    refused.abort();
     await call.settle();
     throw error;
   }

@@ -68,41 +68,33 @@ export interface AdmittedChat extends BegunChat {
  * the user turn is recorded (`ConversationNotFoundError` for a conversation that is missing or
  * not the caller's, `TurnTooLargeError` for oversize text, `ConversationConflictError` when
  * retries could not land it, `ClientMessageIdReusedError` for a `clientMessageId` reused with
- * another message). For a new conversation, retrieval starts alongside the write instead of
- * waiting for it. The commit marks the turn `answering` for one generation lease (and with a
+ * another message). The commit marks the turn `answering` for one generation lease (and with a
  * `clientMessageId` claims the message's generation), which `streamChat` renews while it
  * answers: a regenerate meanwhile is refused, and a retry arriving meanwhile waits for this
- * answer — or takes over once the lease lapsed because this request died.
+ * answer — or takes over once the lease lapsed because this request died. A brand-new
+ * conversation's retrieval (`earlySearch`) was started by the caller before the budget and this
+ * write, since its inquiry can only be this message.
  */
 export async function beginChat(
   owner: Owner,
   request: ChatRequest,
   dependencies: {
     store: ConversationStore;
-    retriever: Retriever;
     config: ChatConfig;
     now: () => Date;
-    /** Aborts retrieval when the function's time is nearly up. */
-    deadline?: AbortSignal;
     /** The function's remaining time: the generation lease never runs past it. */
     remainingTimeMs?: () => number;
   },
+  started: {
+    /** `performance.now()` when the request began: the origin of the chat's timings. */
+    readonly atMs: number;
+    readonly earlySearch?: Promise<RetrievedTicket[]>;
+    /** Filled by the early search with the restricted tickets it removed. */
+    readonly restrictedIssueIds: Set<string>;
+  },
 ): Promise<BegunChat> {
-  const startedAtMs = performance.now();
   const now = dependencies.now();
   const startedAt = now.toISOString();
-  const restrictedIssueIds = new Set<string>();
-  const earlySearch = request.conversationId
-    ? undefined
-    : retrieveTickets(
-        dependencies.retriever,
-        request.message,
-        dependencies.config,
-        dependencies.deadline,
-        restrictedIssueIds,
-      );
-  // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
-  earlySearch?.catch(() => undefined);
   const generation = leaseFrom(now, dependencies.config, dependencies.remainingTimeMs);
   const appended = await dependencies.store.appendUserTurn(owner, {
     conversationId: request.conversationId,
@@ -117,10 +109,10 @@ export async function beginChat(
     ...appended,
     owner,
     startedAt,
-    startedAtMs,
-    earlySearch,
+    startedAtMs: started.atMs,
+    earlySearch: started.earlySearch,
     generation,
-    restrictedIssueIds,
+    restrictedIssueIds: started.restrictedIssueIds,
   };
 }
 
@@ -173,15 +165,6 @@ export async function streamChat(
   const { log } = dependencies;
   const { owner, conversation, turn } = begun;
   const restricted = begun.restrictedIssueIds ?? new Set<string>();
-  // Read after the user turn committed (consistently), so it always contains that turn. A
-  // brand-new conversation's history is just that turn: no need to read it back. A duplicate
-  // reads it once the earlier copy settled (below).
-  const history: Promise<ConversationWithTurns> | undefined = begun.duplicate
-    ? undefined
-    : conversation.turnCount === 1
-      ? Promise.resolve({ conversation, turns: [turn] })
-      : store.loadConversation(owner, conversation.conversationId);
-  history?.catch(() => undefined);
   // A new message holds its generation claim from the commit on; a duplicate once it took it over.
   let holdsClaim = !begun.duplicate && begun.generation !== undefined;
   // Renewed while this request generates: from the commit for a new message, from the takeover
@@ -206,10 +189,10 @@ export async function streamChat(
       log,
     });
   };
-  if (!begun.duplicate) keepLease();
   // What the report at the end says; filled in as the pipeline gets there.
   const measured: Measured = { ticketsRetrieved: 0 };
   try {
+    // Everything `meta` says was settled by the commit: it leaves before any store call starts.
     send({
       event: 'meta',
       data: {
@@ -220,6 +203,16 @@ export async function streamChat(
         userSeq: turn.seq,
       },
     });
+    // Read after the user turn committed (consistently), so it always contains that turn. A
+    // brand-new conversation's history is just that turn: no need to read it back. A duplicate
+    // reads it once the earlier copy settled (below).
+    const history: Promise<ConversationWithTurns> | undefined = begun.duplicate
+      ? undefined
+      : conversation.turnCount === 1
+        ? Promise.resolve({ conversation, turns: [turn] })
+        : store.loadConversation(owner, conversation.conversationId);
+    history?.catch(() => undefined);
+    if (!begun.duplicate) keepLease();
     let loaded: Promise<ConversationWithTurns>;
     if (history) {
       loaded = history;
@@ -249,20 +242,19 @@ export async function streamChat(
     });
     const early = turn.kind === 'question' ? begun.earlySearch : undefined;
     const retrievalStartedAt = early ? begun.startedAtMs : performance.now();
-    const similar = await (early ??
-      retrieveTickets(retriever, inquiryText, config, begun.call.deadline, restricted));
+    const searching =
+      early ?? retrieveTickets(retriever, inquiryText, config, begun.call.deadline, restricted);
+    // The tickets the inquiry names do not depend on what the search finds: fetched meanwhile.
+    const fetching = fetchReferencedTickets(retriever, references, begun.call.deadline, restricted);
+    fetching.catch(() => undefined);
+    const similar = await searching;
     measured.retrievalMs = performance.now() - retrievalStartedAt;
     measured.ticketsRetrieved = similar.length;
     measured.retrieved = similar;
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
 
     send({ event: 'progress', data: { step: 'fetching' } });
-    const referenced = await fetchReferencedTickets(
-      retriever,
-      references,
-      begun.call.deadline,
-      restricted,
-    );
+    const referenced = await fetching;
     const tickets = uniqueTickets([...referenced, ...similar]);
     measured.offered = tickets;
 
@@ -278,15 +270,17 @@ export async function streamChat(
       maxTokens: config.maxTokens,
       ...(config.promptCache ? { promptCache: config.promptCache } : {}),
     });
-    begun.call.requestBuilt(request);
     measured.generationStartedAt = performance.now();
-    const outcome = await generateWithStop(
+    const generating = generateWithStop(
       { ...begun, restrictedIssueIds: restricted },
       dependencies,
       request,
       new Set(tickets.map((ticket) => ticket.issueId)),
       send,
     );
+    // Once the model request is on its way: the resize is a store write the model need not wait for.
+    begun.call.requestBuilt(request);
+    const outcome = await generating;
     const answer = { ...outcome.answer, source_chunks_count: similar.length };
     measured.outcome = outcome;
     begun.call.ended({

@@ -48,19 +48,33 @@ export interface ModelCall {
 }
 
 /**
+ * A model call's deadline: the invocation's remaining time less the reserve for storing and
+ * closing the stream, never less than a second (a call admitted this late still ends with an
+ * event, not a hang).
+ */
+export function modelCallDeadline(
+  remainingTimeMs: () => number,
+  config: Pick<ChatConfig, 'remainingTimeReserveMs'>,
+): AbortSignal {
+  return AbortSignal.timeout(Math.max(1000, remainingTimeMs() - config.remainingTimeReserveMs));
+}
+
+/**
  * Admits a model call of at most `bound` tokens for `owner` (throws `DailyBudgetExceededError`
- * before any byte), with a deadline from the invocation's remaining time.
+ * before any byte), with a deadline from the invocation's remaining time — or `deadline`, when
+ * the caller set it already to start work under it while the budget is asked (chat's retrieval).
  */
 export async function openModelCall(
   owner: Owner,
-  call: { readonly bound: number; readonly remainingTimeMs: () => number },
+  call: {
+    readonly bound: number;
+    readonly remainingTimeMs: () => number;
+    readonly deadline?: AbortSignal;
+  },
   context: ModelCallContext,
 ): Promise<ModelCall> {
+  const deadline = call.deadline ?? modelCallDeadline(call.remainingTimeMs, context.config);
   const reservation = await reserveWithinBudget(owner, context.now(), call.bound, context);
-  // Never less than a second: a call admitted this late still ends with an event, not a hang.
-  const deadline = AbortSignal.timeout(
-    Math.max(1000, call.remainingTimeMs() - context.config.remainingTimeReserveMs),
-  );
   let charged = 0;
   return {
     deadline,

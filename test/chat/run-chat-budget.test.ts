@@ -1,8 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { admitChat } from '../../functions/chat/chat-route.js';
-import { ChatModelError } from '../../functions/chat/errors.js';
+import { ChatModelError, DailyBudgetExceededError } from '../../functions/chat/errors.js';
 import { chatAdmissionBound } from '../../functions/chat/model-request.js';
-import type { ChatModel, ChatModelRequest, ModelUsage } from '../../functions/chat/ports.js';
+import type {
+  ChatModel,
+  ChatModelRequest,
+  ModelUsage,
+  Retriever,
+} from '../../functions/chat/ports.js';
 import { streamChat } from '../../functions/chat/run-chat.js';
 import {
   type DailyBudget,
@@ -199,5 +204,76 @@ describe('the token estimates', () => {
       expect(tokensAtMost(text)).toBe(Buffer.byteLength(text, 'utf8'));
       expect(tokensAtMost(text)).toBeGreaterThanOrEqual(tokensAtLeast(text));
     }
+  });
+});
+
+describe('what runs beside the budget at admission', () => {
+  /** A retriever whose search waits until released, noting the signal it was given. */
+  function heldRetriever() {
+    const signals: AbortSignal[] = [];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const retriever: Retriever = {
+      async search(_query, options) {
+        if (options.signal) signals.push(options.signal);
+        await released;
+        return [];
+      },
+      fetchByIssueIds: async () => [],
+    };
+    return { retriever, signals, release };
+  }
+
+  it('starts a new conversation’s retrieval before the budget has decided', async () => {
+    const held = heldRetriever();
+    let searchedBeforeDecision = false;
+    const daily = createInMemoryDailyBudget();
+    const budget: DailyBudget = {
+      reserve: async (...args) => {
+        const decided = await daily.budget.reserve(...args);
+        searchedBeforeDecision = held.signals.length === 1;
+        return decided;
+      },
+      adjust: daily.budget.adjust,
+    };
+    const { model } = scriptedModel({ kind: 'hang' });
+    const { dependencies } = harness({ model, config, budget, now: clock });
+    const admitted = await admitChat(
+      alice,
+      { message: 'プリンター' },
+      {
+        ...dependencies,
+        retriever: held.retriever,
+      },
+    );
+
+    expect(searchedBeforeDecision).toBe(true);
+    expect(admitted.earlySearch).toBeDefined();
+    held.release();
+    await admitted.call.settle();
+  });
+
+  it('aborts that retrieval when the chat is refused over the budget, and writes nothing', async () => {
+    const held = heldRetriever();
+    const daily = createInMemoryDailyBudget();
+    const { model } = scriptedModel({ kind: 'hang' });
+    const { store, dependencies } = harness({
+      model,
+      config: { dailyTokenBudget: 1 },
+      budget: daily.budget,
+      now: clock,
+    });
+    // Someone used the day's budget already.
+    await daily.budget.adjust(alice, day, 1);
+    await expect(
+      admitChat(alice, { message: 'プリンター' }, { ...dependencies, retriever: held.retriever }),
+    ).rejects.toBeInstanceOf(DailyBudgetExceededError);
+
+    expect(held.signals).toHaveLength(1);
+    expect(held.signals[0]?.aborted).toBe(true);
+    expect((await store.listConversations(alice)).items).toEqual([]);
+    held.release();
   });
 });
