@@ -5,8 +5,11 @@ import {
   type VectorStore,
 } from '../functions/adapters/bedrock/vector-store-search.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
-import type { ModelPrice } from '../functions/observability/model-prices.js';
-import { functionSettings } from '../functions/settings/function-settings.js';
+import {
+  functionSettings,
+  modelPriceSchema,
+  promptCacheSupportSchema,
+} from '../functions/settings/function-settings.js';
 import { stackDefaultOf } from '../functions/settings/setting.js';
 import { MIN_PADDING_BYTES, STREAM_PADDING_MODES } from '../functions/sse/stream-padding.js';
 
@@ -139,16 +142,6 @@ const listSetting = z.preprocess(
   z.array(z.string()),
 );
 
-/** A price per million tokens: `modelPrices` entries (see functions/observability/model-prices.ts). */
-const modelPriceSchema = z
-  .object({
-    inputPerMillion: z.number().min(0),
-    outputPerMillion: z.number().min(0),
-    cacheWritePerMillion: z.number().min(0).optional(),
-    cacheReadPerMillion: z.number().min(0).optional(),
-  })
-  .strict() satisfies z.ZodType<ModelPrice>;
-
 // cdk.json gives an object; `-c modelPrices='{…}'` gives its JSON text.
 const jsonSetting = <Schema extends z.ZodType>(schema: Schema) =>
   z.preprocess((value) => {
@@ -162,12 +155,7 @@ const jsonSetting = <Schema extends z.ZodType>(schema: Schema) =>
 const bedrockModelId = z.string().regex(/^[a-z0-9-]+(\.[\w.:-]+)+$/, 'must be a Bedrock model id');
 const modelPricesSetting = jsonSetting(z.record(bedrockModelId, modelPriceSchema));
 /** Prompt-cache support per model id (functions/adapters/bedrock/prompt-cache-support.ts). */
-const promptCacheModelsSetting = jsonSetting(
-  z.record(
-    bedrockModelId,
-    z.object({ minimumTokens: z.number().int().min(0), cacheTools: z.boolean() }).strict(),
-  ),
-);
+const promptCacheModelsSetting = jsonSetting(z.record(bedrockModelId, promptCacheSupportSchema));
 
 /** An IPv4 or IPv6 CIDR range, as WAF IP sets take them. */
 const cidrPattern = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+:[0-9a-f:]*\/\d{1,3})$/i;

@@ -3,6 +3,7 @@ import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-sto
 import { ticketCategorySet } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
 import { parseScrubSettings, type ScrubSettings } from '../knowledge/personal-data-scrub.js';
+import type { ModelPrice } from '../observability/model-prices.js';
 import {
   DEFAULT_PADDING_BYTES,
   MIN_PADDING_BYTES,
@@ -25,18 +26,18 @@ import {
 
 const optionalUrl = (variable: string) => optionalText(variable, z.string().url());
 
-/** Prices per million tokens (`functions/observability/model-prices.ts`). */
-const modelPriceSchema = z
+/** Prices per million tokens (`functions/observability/model-prices.ts`); `modelPrices` in cdk.json too. */
+export const modelPriceSchema = z
   .object({
     inputPerMillion: z.number().min(0),
     outputPerMillion: z.number().min(0),
     cacheWritePerMillion: z.number().min(0).optional(),
     cacheReadPerMillion: z.number().min(0).optional(),
   })
-  .strict();
+  .strict() satisfies z.ZodType<ModelPrice>;
 
-/** Prompt-cache support of one model (`functions/adapters/bedrock/prompt-cache-support.ts`). */
-const promptCacheSupportSchema = z
+/** Prompt-cache support of one model (`functions/adapters/bedrock/prompt-cache-support.ts`); `promptCacheModels` in cdk.json too. */
+export const promptCacheSupportSchema = z
   .object({ minimumTokens: z.number().int().min(0), cacheTools: z.boolean() })
   .strict();
 
