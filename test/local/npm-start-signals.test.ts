@@ -16,9 +16,16 @@ describe('npm start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
   let running: StartedStack | undefined;
   afterEach(() => {
-    // A failed case must not leave its stack serving for the next one.
+    // A failed case must not leave its stack serving for the next one — nor one that never came
+    // up (a handler that cannot start, a start that timed out), which `running` does not hold.
     if (running) for (const pid of [running.npm.pid ?? 0, ...running.descendants]) kill(pid);
     running = undefined;
+    for (const npm of spawned) {
+      // Only while it runs: an exited npm's pid (and so its "children") may be another's now.
+      if (npm.exitCode !== null || npm.signalCode !== null || npm.pid === undefined) continue;
+      for (const pid of [npm.pid, ...descendantsOf(npm.pid)]) kill(pid);
+    }
+    spawned.clear();
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -47,6 +54,9 @@ describe('npm start', () => {
   }, 180_000);
 });
 
+/** Every `npm start` this file spawned, until its case's cleanup. */
+const spawned = new Set<ChildProcess>();
+
 interface StartedStack {
   readonly npm: ChildProcess;
   readonly port: number;
@@ -64,6 +74,7 @@ async function startNpmStart(dataDir: string): Promise<StartedStack> {
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  spawned.add(npm);
   let output = '';
   npm.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
