@@ -22,9 +22,9 @@ import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge
 import type { DailyBudget } from '../model-call/daily-budget.js';
 import type { Tracing } from '../observability/tracing.js';
 import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
-import type { ApiTimings } from './api-timings.js';
 import { knowledgeDocumentsFor, ticketCatalogFor } from './on-demand-adapters.js';
 import type { AccessTokenVerifier } from './resolve-owner.js';
+import type { ApiTimings } from './route-context.js';
 
 /** Replacements for tests; production passes none and gets the AWS adapters. */
 export interface HandlerOverrides {

@@ -16,12 +16,12 @@ import { createMailDraftRoutes } from '../mail-draft/mail-draft-routes.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability, ownerHashOf } from '../observability/telemetry.js';
 import type { FunctionConfig } from '../settings/function-settings.js';
-import { API_TIMINGS } from './api-timings.js';
 import { createAwsAdapters, type HandlerOverrides } from './aws-adapters.js';
 import type { HttpResponse } from './http.js';
 import { withoutInsightsStore } from './on-demand-adapters.js';
 import { createCognitoVerifier, createOwnerResolver } from './resolve-owner.js';
 import type { RouteContext } from './route-context.js';
+import { API_TIMINGS } from './route-context.js';
 import { createRouteTable } from './routes.js';
 import { createRequestServer } from './serve-request.js';
 

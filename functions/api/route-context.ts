@@ -1,4 +1,5 @@
 import type { Log } from '../chat/log.js';
+import { defaultChatConfig } from '../chat/ports.js';
 import type { ModelCallContext } from '../model-call/open-model-call.js';
 import type { StreamPaddingOptions } from '../sse/stream-padding.js';
 
@@ -22,3 +23,22 @@ export interface StreamOptions {
   /** Padding of the streams (`STREAM_PADDING`). @default no padding */
   readonly padding?: StreamPaddingOptions;
 }
+
+/**
+ * How often the API's streams and generations check in: fixed in production (no deployment
+ * varies them); the in-process harnesses and the test handler entry shorten them.
+ */
+export interface ApiTimings {
+  /** A `: ping` comment after this much silence, so fronts and proxies keep the stream open. */
+  readonly heartbeatMs: number;
+  /** How often a generation asks whether its answer was stopped. */
+  readonly stopPollMs: number;
+  /** How long a generation claim lasts without renewal (ADR 0003). */
+  readonly generationLeaseMs: number;
+}
+
+export const API_TIMINGS: ApiTimings = {
+  heartbeatMs: 10_000,
+  stopPollMs: defaultChatConfig.stopPollMs,
+  generationLeaseMs: defaultChatConfig.generationLeaseMs,
+};

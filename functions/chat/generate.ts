@@ -24,7 +24,7 @@ import {
   endingOf,
   type ModelCallFailure,
   streamForcedTool,
-} from '../model-call/stream-forced-tool.js';
+} from '../model-call/forced-tool.js';
 import type { ToolInputInvalidElementEvent } from '../tool-input/tool-input-parser.js';
 import { ChatModelError } from './errors.js';
 import type { Log } from './log.js';

@@ -27,12 +27,12 @@ import {
   promptElement,
   renderPromptMarkup,
 } from '../contract/prompt-markup.js';
-import { defineForcedTool } from '../model-call/forced-tool.js';
 import {
+  defineForcedTool,
   endingOf,
   type ModelCallFailure,
   streamForcedTool,
-} from '../model-call/stream-forced-tool.js';
+} from '../model-call/forced-tool.js';
 import { loadPersonNameAnalyzer, peopleFromNames } from './person-name-analyzer.js';
 import {
   type Person,

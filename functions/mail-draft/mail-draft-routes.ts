@@ -31,8 +31,8 @@ import {
 } from '../contract/mail-draft.js';
 import type { InsightsRecorder, MailDraftEvent } from '../insights/record-insights.js';
 import { requestBound } from '../model-call/daily-budget.js';
+import type { ModelCallFailure } from '../model-call/forced-tool.js';
 import { modelStreamResponse } from '../model-call/model-stream-response.js';
-import type { ModelCallFailure } from '../model-call/stream-forced-tool.js';
 import type { MailDraftReport } from '../observability/telemetry.js';
 import { MailDraftFullError } from './errors.js';
 import {

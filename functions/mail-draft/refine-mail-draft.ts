@@ -17,12 +17,12 @@ import {
   renderPromptMarkup,
 } from '../contract/prompt-markup.js';
 import { findTicketReferences, resolveIssueId } from '../contract/ticket-references.js';
-import { defineForcedTool } from '../model-call/forced-tool.js';
 import {
+  defineForcedTool,
   endingOf,
   type ModelCallFailure,
   streamForcedTool,
-} from '../model-call/stream-forced-tool.js';
+} from '../model-call/forced-tool.js';
 
 /**
  * Refining an answer's e-mail draft with one click (ADR 0023): the model rewrites the draft in

@@ -1,7 +1,7 @@
 import { DailyBudgetExceededError } from '../chat/errors.js';
 import type { Log } from '../chat/log.js';
 import type { ChatConfig, ChatModelRequest, ModelUsage, Owner } from '../chat/ports.js';
-import type { ModelCallFailure } from './stream-forced-tool.js';
+import type { ModelCallFailure } from './forced-tool.js';
 
 /**
  * The daily token budget's rules (ADR 0012): a model call reserves the most it can cost before

@@ -6,7 +6,7 @@ import {
   reserveWithinBudget,
   tokensToCharge,
 } from './daily-budget.js';
-import type { ModelCallFailure } from './stream-forced-tool.js';
+import type { ModelCallFailure } from './forced-tool.js';
 
 /**
  * What every model call holds from admission to its end (ADR 0012): its deadline, and its

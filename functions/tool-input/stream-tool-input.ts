@@ -58,7 +58,7 @@ export interface StreamToolInputOptions<
  * error — nothing after invalid JSON can be trusted (the parser ignores it anyway), and staff
  * should not wait for the rest of a broken answer. Never throws: a stream that fails is
  * `streamError` (or `aborted`). Every model call streams this way through
- * `model-call/stream-forced-tool.ts`, whose `endingOf` decides what each ending means.
+ * `model-call/forced-tool.ts`, whose `endingOf` decides what each ending means.
  *
  * @example
  * const streamed = await streamToolInput({

@@ -13,7 +13,7 @@ import {
 import { S3Client } from '@aws-sdk/client-s3';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
 import { searchTypeOf } from '../../functions/adapters/bedrock/vector-store-search.js';
-import { API_TIMINGS } from '../../functions/api/api-timings.js';
+import { API_TIMINGS } from '../../functions/api/route-context.js';
 import { publishedTicketsKeyPrefix, stackOutputNames } from '../../lib/deployed-stack-names.js';
 import {
   readDeployedStack,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import type { ApiTimings } from '../../functions/api/api-timings.js';
+import type { ApiTimings } from '../../functions/api/route-context.js';
 import {
   type LocalStack,
   type LocalStackOptions,

@@ -1,4 +1,4 @@
-import type { ApiTimings } from '../../functions/api/api-timings.js';
+import type { ApiTimings } from '../../functions/api/route-context.js';
 
 /**
  * The intervals every test harness shortens: a stopped answer is noticed within 50 ms instead of
