@@ -1,25 +1,17 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ExportFileError,
   encodingOfTextFile,
   readCsvRecords,
 } from '../../../scripts/import/export-files.js';
-import { MANIFEST_NAME, runImport } from '../../../scripts/import/run-import.js';
+import { runImport } from '../../../scripts/import/run-import.js';
 import {
   readTabularMapping,
   tabularMappingSchema,
 } from '../../../scripts/import/sources/tabular.js';
+import { ticketFilesOf, useTemporaryDirectories } from '../../support/import-folders.js';
 
 /*
  * The Shift_JIS fixtures (test/fixtures/import/csv-shift-jis) are CP932 bytes as Excel on
@@ -33,33 +25,12 @@ import {
 const FIXTURES = 'test/fixtures/import';
 const SHIFT_JIS = join(FIXTURES, 'csv-shift-jis');
 
-const temporaryDirectories: string[] = [];
-function temporaryDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'import-encodings-test-'));
-  temporaryDirectories.push(directory);
-  return directory;
-}
+const temporaryDirectory = useTemporaryDirectories('import-encodings-test-');
 /**
  * A ticket folder inside a directory of its own: the import stages beside the folder, so its
  * staging stays out of the shared temporary directory another test file lists.
  */
 const ticketFolder = () => join(temporaryDirectory(), 'tickets');
-afterEach(() => {
-  for (const directory of temporaryDirectories.splice(0)) {
-    rmSync(directory, { recursive: true, force: true });
-  }
-});
-
-/** Every file of a folder (not the manifest) with its text. */
-function filesOf(directory: string): Record<string, string> {
-  if (!existsSync(directory)) return {};
-  return Object.fromEntries(
-    readdirSync(directory)
-      .filter((name) => name !== MANIFEST_NAME)
-      .sort()
-      .map((name) => [name, readFileSync(join(directory, name), 'utf8')]),
-  );
-}
 
 const japaneseMapping = () => readTabularMapping(join(SHIFT_JIS, 'mapping.json'));
 
@@ -86,7 +57,7 @@ describe('Shift_JIS exports', () => {
     });
     expect(report.tickets).toEqual({ new: 1, changed: 0, unchanged: 0 });
     expect(report.skipped.notResolved).toBe(1);
-    const files = filesOf(out);
+    const files = ticketFilesOf(out);
     expect(Object.keys(files)).toEqual(['HD-2001.md', 'HD-2001.md.metadata.json']);
     const document = files['HD-2001.md'] ?? '';
     expect(document).toContain('# 表計算ソフトが起動しない');
@@ -122,8 +93,8 @@ describe('Shift_JIS exports', () => {
       paths: [join(FIXTURES, 'csv', 'tickets.csv')],
       mapping,
     });
-    expect(filesOf(fromShiftJis)).toEqual(filesOf(fromUtf8));
-    expect(Object.keys(filesOf(fromShiftJis))).toHaveLength(4);
+    expect(ticketFilesOf(fromShiftJis)).toEqual(ticketFilesOf(fromUtf8));
+    expect(Object.keys(ticketFilesOf(fromShiftJis))).toHaveLength(4);
   });
 
   it('imports with --encoding shift_jis, and refuses --encoding utf-8 naming it and the line', async () => {
@@ -145,7 +116,7 @@ describe('Shift_JIS exports', () => {
         mapping: japaneseMapping(),
       }),
     ).rejects.toThrow(/tickets\.csv: is not valid UTF-8 text \(line 1\); name its encoding/);
-    expect(filesOf(out)).toEqual({});
+    expect(ticketFilesOf(out)).toEqual({});
   });
 
   it('reads JSON Lines in Shift_JIS too', async () => {
@@ -222,7 +193,7 @@ describe('a file in neither encoding', () => {
     await expect(attempt).rejects.toThrow(
       /tickets\.csv: is neither UTF-8 nor Shift_JIS text; save it as "CSV UTF-8" or name its encoding with --encoding/,
     );
-    expect(filesOf(out)).toEqual({});
+    expect(ticketFilesOf(out)).toEqual({});
   });
 
   it('named with --encoding is refused at the line of its first invalid byte', async () => {

@@ -2,51 +2,26 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExportFileError } from '../../../scripts/import/export-files.js';
 import type { SourceName } from '../../../scripts/import/imported-ticket.js';
 import {
   type ImportOptions,
-  MANIFEST_NAME,
   runImport,
   StrictImportError,
 } from '../../../scripts/import/run-import.js';
 import { readTabularMapping } from '../../../scripts/import/sources/tabular.js';
+import { ticketFilesOf, useTemporaryDirectories } from '../../support/import-folders.js';
 
 const FIXTURES = 'test/fixtures/import';
-const temporaryDirectories: string[] = [];
-
-function temporaryDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'import-test-'));
-  temporaryDirectories.push(directory);
-  return directory;
-}
-
-afterEach(() => {
-  for (const directory of temporaryDirectories.splice(0)) {
-    rmSync(directory, { recursive: true, force: true });
-  }
-});
-
-/** Every file of a folder (not the manifest) with its text. */
-function filesOf(directory: string): Record<string, string> {
-  if (!existsSync(directory)) return {};
-  return Object.fromEntries(
-    readdirSync(directory)
-      .filter((name) => name !== MANIFEST_NAME)
-      .sort()
-      .map((name) => [name, readFileSync(join(directory, name), 'utf8')]),
-  );
-}
+const temporaryDirectory = useTemporaryDirectories('import-test-');
 
 const tabular = (source: 'csv' | 'jsonl') => ({
   paths: [join(FIXTURES, source, `tickets.${source}`)],
@@ -107,7 +82,7 @@ describe('runImport', () => {
   it.each(GOLDEN)('imports the $name fixtures to the expected documents', async (golden) => {
     const out = temporaryDirectory();
     await runImport({ source: golden.source, outDir: out, ...golden.options });
-    const written = filesOf(out);
+    const written = ticketFilesOf(out);
     const expectedDirectory = goldenDirectory(golden.name);
     if (process.env.UPDATE_GOLDEN) {
       rmSync(expectedDirectory, { recursive: true, force: true });
@@ -116,7 +91,7 @@ describe('runImport', () => {
         writeFileSync(join(expectedDirectory, name), text);
       }
     }
-    expect(written).toEqual(filesOf(expectedDirectory));
+    expect(written).toEqual(ticketFilesOf(expectedDirectory));
     expect(Object.keys(written).length).toBeGreaterThan(0);
   });
 
@@ -420,7 +395,7 @@ describe('personal data', () => {
       ...golden.options,
       comments: 'all',
     });
-    const written = Object.entries(filesOf(out));
+    const written = Object.entries(ticketFilesOf(out));
     const reportText = JSON.stringify(report);
     for (const term of PERSONAL) {
       for (const [name, text] of written) {

@@ -1,35 +1,21 @@
 import {
   existsSync,
   lstatSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   MANIFEST_NAME,
   ManifestError,
   StagedTicketFolder,
 } from '../../../scripts/import/staged-ticket-folder.js';
+import { useTemporaryDirectories } from '../../support/import-folders.js';
 
-const temporaryDirectories: string[] = [];
-
-function temporaryDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'staged-folder-test-'));
-  temporaryDirectories.push(directory);
-  return directory;
-}
-
-afterEach(() => {
-  for (const directory of temporaryDirectories.splice(0)) {
-    rmSync(directory, { recursive: true, force: true });
-  }
-});
+const temporaryDirectory = useTemporaryDirectories('staged-folder-test-');
 
 /** An import of one ticket, `INC1.md`, into `outDir`: staged, committed, staging discarded. */
 function importOneTicket(outDir: string): void {

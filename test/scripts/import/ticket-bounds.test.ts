@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_IMPORTED_TEXT, runImport } from '../../../scripts/import/run-import.js';
 import { tabularMappingSchema } from '../../../scripts/import/sources/tabular.js';
+import { useTemporaryDirectories } from '../../support/import-folders.js';
 
 /**
  * What an export cannot make a ticket document carry: text beyond MAX_IMPORTED_TEXT (a 9 MB
@@ -11,17 +11,7 @@ import { tabularMappingSchema } from '../../../scripts/import/sources/tabular.js
  * `=HYPERLINK(…)` that would reach the insights page and its CLI tables as a formula).
  */
 
-const temporaryDirectories: string[] = [];
-function temporaryDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'import-bounds-test-'));
-  temporaryDirectories.push(directory);
-  return directory;
-}
-afterEach(() => {
-  for (const directory of temporaryDirectories.splice(0)) {
-    rmSync(directory, { recursive: true, force: true });
-  }
-});
+const temporaryDirectory = useTemporaryDirectories('import-bounds-test-');
 
 const mapping = tabularMappingSchema.parse({
   number: 'id',
