@@ -9,7 +9,7 @@ import { MANIFEST_NAME } from '../../scripts/import/run-import.js';
  * the file's top level: it registers that file's `afterEach` (a helper module's own top-level
  * hook would run for the first file that imported it only, as files share a process).
  */
-export function useTemporaryDirectories(prefix: string): () => string {
+export function temporaryDirectoriesOfThisFile(prefix: string): () => string {
   const made: string[] = [];
   afterEach(() => {
     for (const directory of made.splice(0)) rmSync(directory, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import {
   readTabularMapping,
   tabularMappingSchema,
 } from '../../../scripts/import/sources/tabular.js';
-import { ticketFilesOf, useTemporaryDirectories } from '../../support/import-folders.js';
+import { ticketFilesOf, temporaryDirectoriesOfThisFile } from '../../support/import-folders.js';
 
 /*
  * The Shift_JIS fixtures (test/fixtures/import/csv-shift-jis) are CP932 bytes as Excel on
@@ -25,7 +25,7 @@ import { ticketFilesOf, useTemporaryDirectories } from '../../support/import-fol
 const FIXTURES = 'test/fixtures/import';
 const SHIFT_JIS = join(FIXTURES, 'csv-shift-jis');
 
-const temporaryDirectory = useTemporaryDirectories('import-encodings-test-');
+const temporaryDirectory = temporaryDirectoriesOfThisFile('import-encodings-test-');
 /**
  * A ticket folder inside a directory of its own: the import stages beside the folder, so its
  * staging stays out of the shared temporary directory another test file lists.

@@ -18,10 +18,10 @@ import {
   StrictImportError,
 } from '../../../scripts/import/run-import.js';
 import { readTabularMapping } from '../../../scripts/import/sources/tabular.js';
-import { ticketFilesOf, useTemporaryDirectories } from '../../support/import-folders.js';
+import { ticketFilesOf, temporaryDirectoriesOfThisFile } from '../../support/import-folders.js';
 
 const FIXTURES = 'test/fixtures/import';
-const temporaryDirectory = useTemporaryDirectories('import-test-');
+const temporaryDirectory = temporaryDirectoriesOfThisFile('import-test-');
 
 const tabular = (source: 'csv' | 'jsonl') => ({
   paths: [join(FIXTURES, source, `tickets.${source}`)],

@@ -13,9 +13,9 @@ import {
   ManifestError,
   StagedTicketFolder,
 } from '../../../scripts/import/staged-ticket-folder.js';
-import { useTemporaryDirectories } from '../../support/import-folders.js';
+import { temporaryDirectoriesOfThisFile } from '../../support/import-folders.js';
 
-const temporaryDirectory = useTemporaryDirectories('staged-folder-test-');
+const temporaryDirectory = temporaryDirectoriesOfThisFile('staged-folder-test-');
 
 /** An import of one ticket, `INC1.md`, into `outDir`: staged, committed, staging discarded. */
 function importOneTicket(outDir: string): void {

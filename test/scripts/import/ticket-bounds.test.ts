@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_IMPORTED_TEXT, runImport } from '../../../scripts/import/run-import.js';
 import { tabularMappingSchema } from '../../../scripts/import/sources/tabular.js';
-import { useTemporaryDirectories } from '../../support/import-folders.js';
+import { temporaryDirectoriesOfThisFile } from '../../support/import-folders.js';
 
 /**
  * What an export cannot make a ticket document carry: text beyond MAX_IMPORTED_TEXT (a 9 MB
@@ -11,7 +11,7 @@ import { useTemporaryDirectories } from '../../support/import-folders.js';
  * `=HYPERLINK(…)` that would reach the insights page and its CLI tables as a formula).
  */
 
-const temporaryDirectory = useTemporaryDirectories('import-bounds-test-');
+const temporaryDirectory = temporaryDirectoriesOfThisFile('import-bounds-test-');
 
 const mapping = tabularMappingSchema.parse({
   number: 'id',
