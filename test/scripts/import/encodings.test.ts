@@ -11,7 +11,7 @@ import {
   readTabularMapping,
   tabularMappingSchema,
 } from '../../../scripts/import/sources/tabular.js';
-import { ticketFilesOf, temporaryDirectoriesOfThisFile } from '../../support/import-folders.js';
+import { temporaryDirectoriesOfThisFile, ticketFilesOf } from '../../support/import-folders.js';
 
 /*
  * The Shift_JIS fixtures (test/fixtures/import/csv-shift-jis) are CP932 bytes as Excel on

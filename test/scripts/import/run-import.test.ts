@@ -18,7 +18,7 @@ import {
   StrictImportError,
 } from '../../../scripts/import/run-import.js';
 import { readTabularMapping } from '../../../scripts/import/sources/tabular.js';
-import { ticketFilesOf, temporaryDirectoriesOfThisFile } from '../../support/import-folders.js';
+import { temporaryDirectoriesOfThisFile, ticketFilesOf } from '../../support/import-folders.js';
 
 const FIXTURES = 'test/fixtures/import';
 const temporaryDirectory = temporaryDirectoriesOfThisFile('import-test-');
