@@ -46,6 +46,8 @@ export function createRequestServer(dependencies: {
       const request: ApiRequest = {
         canPublishKnowledge: caller.canPublishKnowledge,
         canViewInsights: caller.canViewInsights,
+        desks: caller.desks,
+        displayName: caller.displayName,
         method,
         path: event.rawPath,
         headers: event.headers ?? {},

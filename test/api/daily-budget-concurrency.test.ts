@@ -121,6 +121,8 @@ const apiRequest = (owner: Owner, path: string, body: unknown): ApiRequest => ({
   owner,
   canPublishKnowledge: true,
   canViewInsights: false,
+  desks: ['all'],
+  displayName: owner.userId,
   remainingTimeMs: () => 600_000,
 });
 
