@@ -130,3 +130,41 @@ describe('local mode roles', () => {
     expect(await resolve({ 'x-dev-user': 'editor' })).toMatchObject({ canPublishKnowledge: true });
   });
 });
+
+describe('token mode roles', () => {
+  const resolverFor = (claims: Record<string, unknown>, roleClaimRequired: boolean) =>
+    createOwnerResolver({
+      mode: 'token',
+      tenantId: 'default',
+      verifier: { verify: async () => ({ sub: 'user-1', ...claims }) },
+      roleClaim: roleClaimRequired ? 'roles' : 'cognito:groups',
+      roleClaimRequired,
+      roles: { editorRoles: ['Editor'], leadRoles: ['Lead'], deskRoles },
+    });
+  const token = { 'x-auth-token': 'Bearer any' };
+
+  it('reads roles, desks and the display name from the claims', async () => {
+    const caller = await resolverFor(
+      { roles: ['Lead', 'HRDeskStaff'], name: ' 山田 花子 ' },
+      true,
+    )(token);
+    expect(caller).toMatchObject({
+      owner: { tenantId: 'default', userId: 'user-1' },
+      roles: ['Lead', 'HRDeskStaff'],
+      desks: ['all', 'hr'],
+      canViewInsights: true,
+      canPublishKnowledge: false,
+      displayName: '山田 花子',
+    });
+    expect((await resolverFor({ roles: ['Editor'] }, true)(token)).displayName).toBe('user-1');
+  });
+
+  it('refuses a token without the role claim where the issuer must name every user (no_role_claim)', async () => {
+    await expect(resolverFor({}, true)(token)).rejects.toMatchObject({
+      code: 'no_role_claim',
+      statusCode: 401,
+    });
+    // Cognito: a user in no group is plain staff.
+    expect(await resolverFor({}, false)(token)).toMatchObject({ roles: [], desks: ['all'] });
+  });
+});
