@@ -47,6 +47,8 @@ export interface LocalStackEnvironment {
   readonly oidcClientId?: string;
   /** `OIDC_SCOPE`: what the web app asks that issuer for. @default 'openid profile email' */
   readonly oidcScope?: string;
+  /** `OIDC_EXTRA_ORIGINS`: origins besides the issuer's the sign-in fetches from (comma-separated). */
+  readonly oidcExtraOrigins: readonly string[];
   /**
    * The function's own settings (`functions/settings/function-settings.ts`) set in this environment,
    * passed to the function as they are: `DAILY_TOKEN_BUDGET=2000 npm start`. Those the local
@@ -110,6 +112,10 @@ export function readLocalStackEnvironment(
     oidcClientId:
       environment.OIDC_CLIENT_ID || environment.OIDC_AUDIENCE?.split(',')[0]?.trim() || undefined,
     oidcScope: environment.OIDC_SCOPE || undefined,
+    oidcExtraOrigins: (environment.OIDC_EXTRA_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     dynamoDbEndpoint: environment.DYNAMODB_ENDPOINT || undefined,
     bedrockRuntimeEndpoint: environment.BEDROCK_RUNTIME_ENDPOINT || undefined,
     bedrockAgentRuntimeEndpoint: environment.BEDROCK_AGENT_RUNTIME_ENDPOINT || undefined,

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
 import { readFunctionConfig } from '../functions/settings/function-settings.js';
+import { securityHeaders } from '../lib/security-headers.js';
 import { readTicketCategories } from '../lib/ticket-categories.js';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
 import {
@@ -121,6 +122,8 @@ export interface WebSignIn {
   readonly issuer: string;
   readonly clientId: string;
   readonly scope: string;
+  /** Origins the page may fetch from to sign in: the issuer's, and `OIDC_EXTRA_ORIGINS`. */
+  readonly connectOrigins: readonly string[];
   /** The local OpenID provider, when no `OIDC_ISSUER` was given. */
   readonly localProvider?: LocalOpenIdProvider;
 }
@@ -278,6 +281,7 @@ async function startSignIn(
       issuer: environment.oidcIssuer,
       clientId: environment.oidcClientId,
       scope: environment.oidcScope ?? 'openid profile email',
+      connectOrigins: [new URL(environment.oidcIssuer).origin, ...environment.oidcExtraOrigins],
     };
   }
   const localProvider = await startLocalOpenIdProvider();
@@ -286,6 +290,7 @@ async function startSignIn(
     issuer: localProvider.issuer,
     clientId: localProvider.clientId,
     scope: `openid profile email ${LOCAL_OIDC_API_SCOPE}`,
+    connectOrigins: [new URL(localProvider.issuer).origin],
     localProvider,
   };
 }
@@ -327,7 +332,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       function: lambda,
       port: options.port ?? readLocalStackEnvironment(options.environment ?? process.env).port,
       staticDir: options.webDir ?? 'web/dist',
-      staticOverrides: staticOverrides,
+      staticOverrides,
+      // The page fetches the issuer's discovery, keys and token endpoint: CloudFront's CSP
+      // allows the issuer's origin the same way (lib/constructs/web-hosting.ts).
+      responseHeaders: securityHeaders({
+        connectSources: signIn ? signIn.connectOrigins : [],
+        formActions: [],
+        https: false,
+      }),
       log: (message, error) =>
         (options.log ?? console.error)(
           `${message} ${error instanceof Error ? (error.stack ?? error.message) : ''}`,
