@@ -7,8 +7,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
 /**
- * How every function of this app is bundled (the API and the retention sweeper): one ESM file
- * built by esbuild from node_modules, SDK included.
+ * How the app's `NodejsFunction`s are bundled (the retention sweeper, the knowledge sync
+ * catch-up, the vector index handler): one ESM file built by esbuild from node_modules, SDK
+ * included. The API function is built split, with the same choices (`apiBundleBuildOptions`,
+ * ADR 0034).
  */
 export const nodeFunctionBundling: nodejs.BundlingOptions = {
   // esbuild from node_modules: synthesis works offline and without Docker.
