@@ -274,6 +274,9 @@ async function runColdStartBench(): Promise<void> {
         ),
       );
       console.log(row('  fastest of the spawns', ms(Math.min(...figures.importMs)), '(info)'));
+      console.log(
+        row('  CPU time of the import (all threads)', ms(median(figures.cpuMs)), '(info)'),
+      );
       console.log(row('  process start → imported', ms(median(figures.processMs)), '(info)'));
       first = false;
     }
