@@ -1,9 +1,11 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { TRACER_OMITTED_DEFINE } from '../functions/observability/tracing.js';
 
 export interface BundleOptions {
+  /** Where the entry goes (e.g. `…/index.mjs`); its chunks are written beside it. */
   readonly outfile: string;
   /** @default 'node22', the Lambda runtime */
   readonly target?: string;
@@ -20,17 +22,30 @@ export const API_HANDLER_ENTRY = 'functions/api/handler.ts';
 /** Which `package.json` fields pick a package's entry: the same as `nodeFunctionBundling`'s. */
 export const API_BUNDLE_MAIN_FIELDS = ['module', 'main'];
 
+/** CommonJS dependencies inside an ESM bundle call require(); each output file gets one. */
+export const REQUIRE_SHIM_BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
 /**
- * Bundles the API function the way the CDK's NodejsFunction does for Lambda: one ESM file with
- * the AWS SDK inside (the runtime's copy is not version-pinned), and a `require` shim for the
- * CommonJS dependencies esbuild leaves as requires.
+ * How the API function is bundled, for the stack (`lib/constructs/api-function.ts`), `npm start`,
+ * the tests and the bench alike: ESM with the AWS SDK inside (the runtime's copy is not
+ * version-pinned), the `require` shim, and **split** (ADR 0034): every module only a dynamic
+ * `import()` reaches — the publish and catalog adapters with the S3 and Bedrock Agent clients,
+ * the person-name analyzer's NLP libraries, the SDK's own lazy credential providers — goes to a
+ * chunk file beside the entry, so a cold start neither parses nor compiles it. Chunks sit in
+ * the entry's folder (not a subfolder): code that finds files beside its module (the analyzer's
+ * dictionary) finds them wherever esbuild put it.
  */
-export async function bundleApiHandler(
-  options: BundleOptions,
-): Promise<{ bytes: number; inputs: string[] }> {
-  const result = await build({
-    entryPoints: [options.entry ?? API_HANDLER_ENTRY],
-    outfile: options.outfile,
+export function apiBundleBuildOptions(options: BundleOptions): BuildOptions & {
+  metafile: true;
+} {
+  const entryName = basename(options.outfile).replace(/\.m?js$/, '');
+  return {
+    entryPoints: { [entryName]: options.entry ?? API_HANDLER_ENTRY },
+    outdir: dirname(options.outfile),
+    outExtension: { '.js': extname(options.outfile) || '.mjs' },
+    splitting: true,
+    chunkNames: `${entryName}-[name]-[hash]`,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -40,20 +55,73 @@ export async function bundleApiHandler(
     mainFields: API_BUNDLE_MAIN_FIELDS,
     minify: options.minify ?? true,
     sourcemap: true,
-    // As deployed: line mappings without the sources, which would make the map (read at every
-    // cold start under --enable-source-maps) several times larger.
+    // Line mappings without the sources, which would make the maps (read at every cold start
+    // under --enable-source-maps) several times larger.
     sourcesContent: false,
     metafile: true,
     logLevel: 'warning',
     define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-  });
-  const output = Object.entries(result.metafile.outputs).find(
-    ([file]) => file.endsWith('.mjs') || file.endsWith('.js'),
-  );
-  return { bytes: output?.[1].bytes ?? 0, inputs: Object.keys(result.metafile.inputs) };
+    banner: { js: REQUIRE_SHIM_BANNER },
+  };
+}
+
+/** What a bundle weighs: every file, and what a cold start loads (the entry and its static imports). */
+export interface BundleSize {
+  /** Every JavaScript file written: the entry and all its chunks. */
+  readonly bytes: number;
+  /** The entry and the chunks it imports statically: what module init parses. */
+  readonly initBytes: number;
+  readonly files: number;
+}
+
+/**
+ * The JavaScript outputs of an esbuild metafile whose entry is `outfile`, as the metafile names
+ * them, each marked whether module init loads it: the entry, and what it imports statically.
+ */
+export function outputsOf(
+  metafile: Metafile,
+  outfile: string,
+): { readonly file: string; readonly bytes: number; readonly atInit: boolean }[] {
+  const outputs = Object.keys(metafile.outputs).filter((file) => /\.m?js$/.test(file));
+  const entry = outputs.find((file) => resolve(file) === resolve(outfile));
+  const atInit = new Set<string>();
+  const visit = (file: string) => {
+    if (atInit.has(file)) return;
+    atInit.add(file);
+    for (const imported of metafile.outputs[file]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && imported.path in metafile.outputs) {
+        visit(imported.path);
+      }
+    }
+  };
+  if (entry) visit(entry);
+  return outputs.map((file) => ({
+    file,
+    bytes: metafile.outputs[file]?.bytes ?? 0,
+    atInit: atInit.has(file),
+  }));
+}
+
+/** The sizes of the JavaScript outputs of an esbuild metafile whose entry is `outfile`. */
+export function bundleSizeOf(metafile: Metafile, outfile: string): BundleSize {
+  const outputs = outputsOf(metafile, outfile);
+  const sum = (files: typeof outputs) => files.reduce((total, { bytes }) => total + bytes, 0);
+  return {
+    bytes: sum(outputs),
+    initBytes: sum(outputs.filter(({ atInit }) => atInit)),
+    files: outputs.length,
+  };
+}
+
+/** Bundles the API function (`apiBundleBuildOptions`): the entry at `options.outfile`, chunks beside it. */
+export async function bundleApiHandler(
+  options: BundleOptions,
+): Promise<BundleSize & { inputs: string[] }> {
+  const result = await build(apiBundleBuildOptions(options));
+  return {
+    ...bundleSizeOf(result.metafile, options.outfile),
+    inputs: Object.keys(result.metafile.inputs),
+  };
 }
 
 /** This module's own source, counted among every bundle's inputs. */

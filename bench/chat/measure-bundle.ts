@@ -1,64 +1,55 @@
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
-  API_BUNDLE_MAIN_FIELDS,
-  API_HANDLER_ENTRY,
-  bundleApiHandler,
+  apiBundleBuildOptions,
+  bundleSizeOf,
+  outputsOf,
 } from '../../scripts/bundle-api-handler.js';
 
 export interface BundleFigures {
+  /** Every JavaScript file of the bundle: the entry and all its chunks. */
   readonly bytes: number;
-  readonly gzipBytes: number;
-  /** Output bytes by package (own code under its top folder), largest first. */
+  /** The entry and the chunks it imports statically: what module init parses. */
+  readonly initBytes: number;
+  /** How many JavaScript files (the entry and its chunks). */
+  readonly files: number;
+  /** gzip -9 of what module init loads. */
+  readonly initGzipBytes: number;
+  /** Output bytes by package (own code under its top folder), largest first, over every file. */
   readonly byPackage: readonly { readonly name: string; readonly bytes: number }[];
-  /** The metafile build produced the same number of bytes as `bundleApiHandler`. */
-  readonly breakdownMatches: boolean;
+  /** The same, of what module init loads only. */
+  readonly initByPackage: readonly { readonly name: string; readonly bytes: number }[];
 }
 
 /**
- * Bundles the handler exactly as the deployment does (`bundleApiHandler`, minified) and
- * measures it. `bundleApiHandler` keeps its metafile to itself, so the per-package breakdown
- * comes from a second, unwritten build with the same options, checked against the first.
+ * Bundles the handler exactly as the deployment does (`apiBundleBuildOptions`, minified, split
+ * into an entry and chunks; ADR 0034) and measures it, by package from the build's metafile.
  */
 export async function measureBundle(
   outfile: string,
   options: { readonly omitTracer?: boolean } = {},
 ): Promise<BundleFigures> {
-  const { bytes } = await bundleApiHandler({ outfile, minify: true, ...options });
-  const gzipBytes = gzipSync(await readFile(outfile), { level: 9 }).length;
-  const metafileBuild = await build({
-    entryPoints: [API_HANDLER_ENTRY],
-    outfile,
-    write: false,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    mainFields: API_BUNDLE_MAIN_FIELDS,
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    metafile: true,
-    logLevel: 'silent',
-    define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-  });
-  const output = Object.entries(metafileBuild.metafile.outputs).find(
-    ([file]) => file.endsWith('.mjs') || file.endsWith('.js'),
-  )?.[1];
-  const totals = new Map<string, number>();
-  for (const [path, input] of Object.entries(output?.inputs ?? {})) {
-    const name = packageOf(path);
-    totals.set(name, (totals.get(name) ?? 0) + input.bytesInOutput);
-  }
-  const byPackage = [...totals]
-    .map(([name, size]) => ({ name, bytes: size }))
-    .sort((a, b) => b.bytes - a.bytes);
-  return { bytes, gzipBytes, byPackage, breakdownMatches: output?.bytes === bytes };
+  const { metafile } = await build(apiBundleBuildOptions({ outfile, minify: true, ...options }));
+  const outputs = outputsOf(metafile, outfile);
+  const atInit = outputs.filter((output) => output.atInit);
+  const initText = Buffer.concat(await Promise.all(atInit.map(({ file }) => readFile(file))));
+  const byPackageOf = (files: readonly { readonly file: string }[]) => {
+    const totals = new Map<string, number>();
+    for (const { file } of files) {
+      for (const [path, input] of Object.entries(metafile.outputs[file]?.inputs ?? {})) {
+        const name = packageOf(path);
+        totals.set(name, (totals.get(name) ?? 0) + input.bytesInOutput);
+      }
+    }
+    return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
+  };
+  return {
+    ...bundleSizeOf(metafile, outfile),
+    initGzipBytes: gzipSync(initText, { level: 9 }).length,
+    byPackage: byPackageOf(outputs),
+    initByPackage: byPackageOf(atInit),
+  };
 }
 
 /** `node_modules/@scope/name/…` → `@scope/name` (the innermost node_modules); own code → its top folder. */

@@ -16,10 +16,14 @@ globalThis.awslambda = Object.assign(globalThis.awslambda ?? {}, {
   HttpResponseStream: { from: (stream) => stream },
 });
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 const module = await import(process.argv[2]);
 const importMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
 if (typeof module.handler !== 'function') throw new Error('no handler export');
-process.stdout.write(JSON.stringify({ importMs, processMs: performance.now() }));
+process.stdout.write(
+  JSON.stringify({ importMs, cpuMs: (cpu.user + cpu.system) / 1000, processMs: performance.now() }),
+);
 `;
 
 /** The variables the handler validates at import, with local values (nothing is called). */
@@ -54,6 +58,11 @@ export const TRACING_ON_ENVIRONMENT = {
 export interface ModuleInit {
   /** `await import(bundle)` in a fresh process, ms, one per spawn. */
   readonly importMs: number[];
+  /**
+   * The CPU time of that import (all of the process's threads, user + system), ms: what a
+   * shared machine's load changes far less than the wall time.
+   */
+  readonly cpuMs: number[];
   /** Process start → import done (Node bootstrap included), ms. */
   readonly processMs: number[];
 }
@@ -72,7 +81,7 @@ export async function measureModuleInit(
   const probe = join(workDir, 'probe-module-init.mjs');
   await writeFile(probe, PROBE);
   const results = new Map<string, ModuleInit>(
-    Object.keys(variants).map((name) => [name, { importMs: [], processMs: [] }]),
+    Object.keys(variants).map((name) => [name, { importMs: [], cpuMs: [], processMs: [] }]),
   );
   // Interleaved, so a burst of load on the shared machine hits every variant alike.
   for (let index = 0; index < times; index++) {
@@ -85,8 +94,9 @@ export async function measureModuleInit(
           ...variant.environment,
         },
       });
-      const figures = JSON.parse(stdout) as { importMs: number; processMs: number };
+      const figures = JSON.parse(stdout) as { importMs: number; cpuMs: number; processMs: number };
       results.get(name)?.importMs.push(figures.importMs);
+      results.get(name)?.cpuMs.push(figures.cpuMs);
       results.get(name)?.processMs.push(figures.processMs);
     }
   }

@@ -3,7 +3,7 @@ import type { RouteContext } from '../api/route-context.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
-import { type ModelCall, modelCallDeadline, openModelCall } from '../model-call/open-model-call.js';
+import { modelCallDeadline, openModelCall } from '../model-call/open-model-call.js';
 import { sseResponse } from '../sse/sse-response.js';
 import { chatAdmissionBound } from './model-request.js';
 import type {
@@ -16,7 +16,7 @@ import type {
   Retriever,
 } from './ports.js';
 import { retrieveTickets } from './retrieval.js';
-import { type AdmittedChat, beginChat, streamChat } from './run-chat.js';
+import { type AdmittedChat, type BegunChat, beginChat, streamChat } from './run-chat.js';
 
 export interface ChatRouteDependencies {
   readonly store: ConversationStore;
@@ -29,12 +29,18 @@ export interface ChatRouteDependencies {
 }
 
 /**
- * Admits a chat: its model call is opened first — the admission bound reserved before anything
- * is written, so over the budget the chat is refused with 429 (ADR 0012), and the deadline set —
- * then the chat begun (`beginChat`). A brand-new conversation's retrieval needs neither (its
- * inquiry can only be this message, never history), so it runs alongside both and is aborted
- * when the chat is refused. A chat refused while beginning gives its reservation back: it will
- * never call the model.
+ * Admits a chat: its model call is opened — the admission bound reserved, so over the budget the
+ * chat is refused with 429 (ADR 0012), and the deadline set — and the chat begun (`beginChat`:
+ * the user turn committed). A brand-new conversation's retrieval needs neither (its inquiry can
+ * only be this message, never history), so it runs alongside both and is aborted when the chat is
+ * refused.
+ *
+ * The reservation and the commit run side by side for a brand-new conversation (ADR 0034): its
+ * id is known to no one until `meta`, so a chat refused after its commit landed can withdraw the
+ * whole conversation without anyone having been shown it. A follow-up's commit waits for the
+ * reservation: it changes a conversation others may hold, and undoing it would be a second
+ * version of that conversation. A chat refused while beginning gives its reservation back: it
+ * will never call the model.
  */
 export async function admitChat(
   owner: Owner,
@@ -50,43 +56,59 @@ export async function admitChat(
   const { config, remainingTimeMs } = dependencies;
   const deadline = modelCallDeadline(remainingTimeMs, config);
   const refused = new AbortController();
-  // The reservation's write leaves first: it, then the commit, is what the first byte waits for.
+  const brandNew = request.conversationId === undefined;
+  // The reservation's write leaves first; for a follow-up it, then the commit, is what the first
+  // byte waits for.
   const opening = openModelCall(
     owner,
     { bound: chatAdmissionBound(request.message, config), remainingTimeMs, deadline },
     dependencies,
   );
   const restrictedIssueIds = new Set<string>();
-  const earlySearch = request.conversationId
-    ? undefined
-    : retrieveTickets(
+  const earlySearch = brandNew
+    ? retrieveTickets(
         dependencies.retriever,
         request.message,
         config,
         AbortSignal.any([deadline, refused.signal]),
         restrictedIssueIds,
-      );
+      )
+    : undefined;
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
-  let call: ModelCall;
-  try {
-    call = await opening;
-  } catch (error) {
+  const begin = () =>
+    beginChat(owner, request, dependencies, { atMs, earlySearch, restrictedIssueIds });
+  const [opened, begun] = await Promise.allSettled(
+    brandNew ? [opening, begin()] : [opening, opening.then(begin)],
+  );
+  if (opened.status === 'rejected') {
     refused.abort();
-    throw error;
+    if (begun.status === 'fulfilled') await withdraw(owner, begun.value, dependencies);
+    throw opened.reason;
   }
-  try {
-    const begun = await beginChat(owner, request, dependencies, {
-      atMs,
-      earlySearch,
-      restrictedIssueIds,
-    });
-    return { ...begun, call };
-  } catch (error) {
+  if (begun.status === 'rejected') {
     refused.abort();
-    await call.settle();
-    throw error;
+    await opened.value.settle();
+    throw begun.reason;
   }
+  return { ...begun.value, call: opened.value };
+}
+
+/**
+ * Takes back what a refused chat's commit wrote: the brand-new conversation it created, deleted
+ * before its id ever left the function. A duplicate wrote nothing (its earlier copy stands).
+ */
+async function withdraw(
+  owner: Owner,
+  begun: BegunChat,
+  dependencies: { readonly store: ConversationStore; readonly log: RouteContext['log'] },
+): Promise<void> {
+  if (begun.duplicate) return;
+  await dependencies.store
+    .deleteConversation(owner, begun.conversation.conversationId)
+    .catch((error: unknown) =>
+      dependencies.log.error('could not withdraw the conversation of a refused chat', { error }),
+    );
 }
 
 /**

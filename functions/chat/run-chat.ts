@@ -72,8 +72,8 @@ export interface AdmittedChat extends BegunChat {
  * `clientMessageId` claims the message's generation), which `streamChat` renews while it
  * answers: a regenerate meanwhile is refused, and a retry arriving meanwhile waits for this
  * answer — or takes over once the lease lapsed because this request died. A brand-new
- * conversation's retrieval (`earlySearch`) was started by the caller before the budget and this
- * write, since its inquiry can only be this message.
+ * conversation's retrieval (`earlySearch`) was started by the caller alongside the budget and
+ * this write, since its inquiry can only be this message.
  */
 export async function beginChat(
   owner: Owner,

@@ -1,21 +1,22 @@
+import { cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { basename, dirname, join } from 'node:path';
+import { AssetHashType, DockerImage, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { buildSync } from 'esbuild';
 import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
 import { ANALYZER_DICTIONARY_FOLDER } from '../../functions/knowledge/person-name-analyzer.js';
-import { TRACER_OMITTED_DEFINE } from '../../functions/observability/tracing.js';
 import {
   type FunctionSettingValues,
   functionEnvironment,
   mergeSettingValues,
 } from '../../functions/settings/function-settings.js';
+import { apiBundleBuildOptions } from '../../scripts/bundle-api-handler.js';
 import {
   foundationModelId,
   grantsModelInAnyRegion,
@@ -26,7 +27,7 @@ import {
 import { searchTypeOf } from '../config.js';
 import { publishedTicketsKeyPrefix } from '../deployed-stack-names.js';
 import { resourceAsNagRendersIt } from '../nag-acknowledgements.js';
-import { createAppFunction, nodeFunctionBundling } from './app-function.js';
+import { createAppFunctionFromCode } from './app-function.js';
 import type { KnowledgeBaseReference } from './knowledge-base.js';
 
 /** The Bedrock Guardrail every model call goes through (ADR 0013). */
@@ -58,19 +59,44 @@ export interface KnowledgeCaptureTarget {
  * files it reads at run time. The analyzer finds them there (`analyzerDictionaryPath`) when it
  * loads — at a knowledge draft or a lead's read of gap examples, never at cold start.
  */
-export const analyzerDictionaryHooks: nodejs.ICommandHooks = {
-  beforeBundling: () => [],
-  beforeInstall: () => [],
-  afterBundling: (_inputDir, outputDir) => {
-    const source = join(
-      dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')),
-      'dict',
-    );
-    const target = join(outputDir, ANALYZER_DICTIONARY_FOLDER);
-    const copy = `require('node:fs').cpSync(${JSON.stringify(source)}, ${JSON.stringify(target)}, { recursive: true })`;
-    return [`node -e ${JSON.stringify(copy)}`];
-  },
-};
+export function copyAnalyzerDictionary(outputDir: string): void {
+  const source = join(
+    dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')),
+    'dict',
+  );
+  cpSync(source, join(outputDir, ANALYZER_DICTIONARY_FOLDER), { recursive: true });
+}
+
+/**
+ * The API function's code (ADR 0034): `apiBundleBuildOptions` — the bundle `npm start`, the
+ * tests and the bench run — built by synthesis as a local asset bundling, the way the web app is
+ * (`web-app-source.ts`), with the analyzer's dictionary beside it. The bundle is split into
+ * `index.mjs` and chunks only a dynamic `import()` loads, which `NodejsFunction` cannot build.
+ * The asset hash is the hash of the output, so an unchanged bundle uploads nothing.
+ */
+function apiFunctionCode(entry: string, omitTracer: boolean): lambda.Code {
+  return lambda.Code.fromAsset(dirname(entry), {
+    assetHashType: AssetHashType.OUTPUT,
+    // The source folder is only what synthesis stages when bundling is off (tests): the entry alone.
+    exclude: ['*', `!${basename(entry)}`],
+    bundling: {
+      // Required by the API, never used: tryBundle below builds or throws, it never declines.
+      image: DockerImage.fromRegistry('local-bundling-only'),
+      local: {
+        tryBundle(outputDir) {
+          const options = apiBundleBuildOptions({
+            entry,
+            outfile: join(outputDir, 'index.mjs'),
+            omitTracer,
+          });
+          buildSync({ ...options, logLevel: 'error' });
+          copyAnalyzerDictionary(outputDir);
+          return true;
+        },
+      },
+    },
+  });
+}
 
 export interface ApiFunctionProps {
   /** The handler module, e.g. `functions/api/handler.ts`. */
@@ -145,7 +171,7 @@ export type ApiIdentity =
  * handler does: read and write the two tables, retrieve from one Knowledge Base, stream one model.
  */
 export class ApiFunction extends Construct {
-  readonly function: nodejs.NodejsFunction;
+  readonly function: lambda.Function;
   readonly functionUrl: lambda.FunctionUrl;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
@@ -199,8 +225,9 @@ export class ApiFunction extends Construct {
       }),
     );
 
-    const created = createAppFunction(this, {
-      entry: props.entry,
+    const created = createAppFunctionFromCode(this, {
+      // Without tracing the bundle leaves the X-Ray SDK out: less to parse at every cold start.
+      code: apiFunctionCode(props.entry, !tracing),
       description: 'Service-desk API function',
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.minutes(5),
@@ -212,12 +239,6 @@ export class ApiFunction extends Construct {
         reservedConcurrentExecutions: props.reservedConcurrency || undefined,
         // ACTIVE also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
         tracing: tracing ? lambda.Tracing.ACTIVE : undefined,
-        // Without tracing the bundle leaves the X-Ray SDK out: less to parse at every cold start.
-        bundling: {
-          ...nodeFunctionBundling,
-          ...(tracing ? {} : { define: { ...TRACER_OMITTED_DEFINE } }),
-          commandHooks: analyzerDictionaryHooks,
-        },
       },
     });
     this.function = created.function;

@@ -7,8 +7,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
 /**
- * How every function of this app is bundled (the API and the retention sweeper): one ESM file
- * built by esbuild from node_modules, SDK included.
+ * How the app's `NodejsFunction`s are bundled (the retention sweeper, the knowledge sync
+ * catch-up, the vector index handler): one ESM file built by esbuild from node_modules, SDK
+ * included. The API function is built split, with the same choices (`apiBundleBuildOptions`,
+ * ADR 0034).
  */
 export const nodeFunctionBundling: nodejs.BundlingOptions = {
   // esbuild from node_modules: synthesis works offline and without Docker.
@@ -55,6 +57,46 @@ export interface AppFunctionOptions {
  * with source maps on. The caller grants the rest to `role`.
  */
 export function createAppFunction(scope: Construct, options: AppFunctionOptions) {
+  const { logGroup, role } = logsAndRole(scope, options);
+  const fn = new nodejs.NodejsFunction(scope, 'Function', {
+    entry: options.entry,
+    handler: 'handler',
+    ...commonFunctionProps(options, logGroup, role),
+    bundling: nodeFunctionBundling,
+    ...options.functionProps,
+  });
+  acknowledgePinnedRuntime(fn);
+  return { function: fn, role, logGroup };
+}
+
+/**
+ * The same as {@link createAppFunction} for a function whose code is built otherwise (the API
+ * function's split bundle, which `NodejsFunction` cannot build: it always passes esbuild
+ * `--outfile`, and esbuild splits only into a folder). `code` holds `index.mjs` exporting
+ * `handler`.
+ */
+export function createAppFunctionFromCode(
+  scope: Construct,
+  options: Omit<AppFunctionOptions, 'entry' | 'functionProps'> & {
+    readonly code: lambda.Code;
+    readonly functionProps?: Partial<lambda.FunctionProps>;
+  },
+) {
+  const { logGroup, role } = logsAndRole(scope, options);
+  const fn = new lambda.Function(scope, 'Function', {
+    code: options.code,
+    handler: 'index.handler',
+    ...commonFunctionProps(options, logGroup, role),
+    ...options.functionProps,
+  });
+  acknowledgePinnedRuntime(fn);
+  return { function: fn, role, logGroup };
+}
+
+function logsAndRole(
+  scope: Construct,
+  options: Pick<AppFunctionOptions, 'logRetention' | 'logRemovalPolicy' | 'description'>,
+) {
   const logGroup = new logs.LogGroup(scope, 'Logs', {
     retention: options.logRetention ?? logs.RetentionDays.ONE_MONTH,
     removalPolicy: options.logRemovalPolicy ?? RemovalPolicy.RETAIN,
@@ -64,9 +106,15 @@ export function createAppFunction(scope: Construct, options: AppFunctionOptions)
     description: options.description,
   });
   logGroup.grantWrite(role);
-  const fn = new nodejs.NodejsFunction(scope, 'Function', {
-    entry: options.entry,
-    handler: 'handler',
+  return { logGroup, role };
+}
+
+function commonFunctionProps(
+  options: Pick<AppFunctionOptions, 'memorySize' | 'timeout' | 'environment'>,
+  logGroup: logs.ILogGroup,
+  role: iam.IRole,
+) {
+  return {
     runtime: lambda.Runtime.NODEJS_22_X,
     architecture: lambda.Architecture.ARM_64,
     memorySize: options.memorySize,
@@ -74,14 +122,14 @@ export function createAppFunction(scope: Construct, options: AppFunctionOptions)
     role,
     logGroup,
     environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
-    bundling: nodeFunctionBundling,
-    ...options.functionProps,
-  });
+  };
+}
+
+function acknowledgePinnedRuntime(fn: lambda.Function): void {
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',
     reason:
       'Node.js 22 is pinned on purpose: the bundles target node22 and the local stack and ' +
       'tests run the same major version. Move to a newer runtime in one reviewed change.',
   });
-  return { function: fn, role, logGroup };
 }

@@ -1,4 +1,4 @@
-import { execFileSync, execSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import {
   analyzerDictionaryPath,
 } from '../../functions/knowledge/person-name-analyzer.js';
 import { parseServiceDeskConfig } from '../../lib/config.js';
-import { analyzerDictionaryHooks } from '../../lib/constructs/api-function.js';
+import { copyAnalyzerDictionary } from '../../lib/constructs/api-function.js';
 import { nodeFunctionBundling } from '../../lib/constructs/app-function.js';
 import { addServiceDeskStacks } from '../../lib/service-desk-app.js';
 import { bundlingOn, featureFlags, fixturePaths } from './synthesize.js';
@@ -54,20 +54,48 @@ describe('the functions’ bundles, as cdk deploy builds them', () => {
     return bundle as string;
   }
 
-  it('bundles every function of the app into one ESM file with its source map', () => {
+  /** Each JavaScript file of a bundle: ESM with the `require` shim, its source map without the sources. */
+  function expectShippable(bundle: string, files: readonly string[]): void {
+    for (const file of files.filter((name) => name.endsWith('.mjs'))) {
+      expect(files, `${bundle}/${file}`).toContain(`${file}.map`);
+      const code = readFileSync(join(bundle, file), 'utf8');
+      expect(
+        code.startsWith("import { createRequire as __createRequire } from 'node:module';"),
+        `${bundle}/${file}`,
+      ).toBe(true);
+      const map = JSON.parse(readFileSync(join(bundle, `${file}.map`), 'utf8'));
+      expect(map.sourcesContent).toBeUndefined();
+    }
+  }
+
+  it('bundles every other function of the app into one ESM file with its source map', () => {
     const bundles = functionBundles();
     // The API, the retention sweeper, the knowledge sync catch-up and the OpenSearch index handler.
     expect(bundles).toHaveLength(4);
-    for (const bundle of bundles) {
-      const files = readdirSync(bundle).filter((name) => name !== ANALYZER_DICTIONARY_FOLDER);
+    const api = apiBundle();
+    for (const bundle of bundles.filter((path) => path !== api)) {
+      const files = readdirSync(bundle);
       expect(files.sort(), bundle).toEqual(['index.mjs', 'index.mjs.map']);
-      const code = readFileSync(join(bundle, 'index.mjs'), 'utf8');
-      expect(
-        code.startsWith("import { createRequire as __createRequire } from 'node:module';"),
-      ).toBe(true);
-      const map = JSON.parse(readFileSync(join(bundle, 'index.mjs.map'), 'utf8'));
-      expect(map.sourcesContent).toBeUndefined();
+      expectShippable(bundle, files);
     }
+  });
+
+  it('splits the API function into index.mjs and chunks that only a dynamic import loads (ADR 0034)', () => {
+    const bundle = apiBundle();
+    const files = readdirSync(bundle).filter((name) => name !== ANALYZER_DICTIONARY_FOLDER);
+    expect(files).toContain('index.mjs');
+    expect(
+      files.every((name) => /^index(-[\w-]+)?\.mjs(\.map)?$/.test(name)),
+      files.join(),
+    ).toBe(true);
+    expectShippable(bundle, files);
+    const chunks = files.filter((name) => name !== 'index.mjs' && name.endsWith('.mjs'));
+    expect(chunks).toHaveLength(1);
+    // The stand-in handler's import()ed module (test/cdk/fixtures/api-handler-on-demand.ts) is in
+    // the chunk, not in the entry; which modules of the real handler are, bundle-api-handler.test.ts.
+    const marker = 'loaded-on-demand-only';
+    expect(readFileSync(join(bundle, 'index.mjs'), 'utf8')).not.toContain(marker);
+    expect(readFileSync(join(bundle, chunks[0] as string), 'utf8')).toContain(marker);
   });
 
   it('ships kuromoji’s dictionary beside the API bundle only', () => {
@@ -101,9 +129,7 @@ describe('the functions’ bundles, as cdk deploy builds them', () => {
       const code = readFileSync(join(folder, 'index.mjs'), 'utf8');
       expect(code).toContain('tid_pos.dat.gz');
       expect(code).not.toMatch(/import\(["'](?:kuromoji|compromise)["']\)/);
-      for (const command of analyzerDictionaryHooks.afterBundling('.', folder)) {
-        execSync(command, { stdio: 'pipe' });
-      }
+      copyAnalyzerDictionary(folder);
       const script =
         "const m = await import('./index.mjs'); const a = await m.loadPersonNameAnalyzer(); console.log(JSON.stringify(a.names('経理部の山田太郎です。Regards, Maria Garcia')));";
       const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {

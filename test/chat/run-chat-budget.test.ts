@@ -1,10 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { admitChat } from '../../functions/chat/chat-route.js';
-import { ChatModelError, DailyBudgetExceededError } from '../../functions/chat/errors.js';
+import {
+  ChatModelError,
+  DailyBudgetExceededError,
+  StoreUnavailableError,
+} from '../../functions/chat/errors.js';
 import { chatAdmissionBound } from '../../functions/chat/model-request.js';
 import type {
   ChatModel,
   ChatModelRequest,
+  ConversationStore,
   ModelUsage,
   Retriever,
 } from '../../functions/chat/ports.js';
@@ -275,5 +280,136 @@ describe('what runs beside the budget at admission', () => {
     expect(held.signals[0]?.aborted).toBe(true);
     expect((await store.listConversations(alice)).items).toEqual([]);
     held.release();
+  });
+  /** A budget that decides each reservation only once `decide` resolves (then as the in-memory one). */
+  function budgetDecidingWhen(decide: () => Promise<void>) {
+    const daily = createInMemoryDailyBudget();
+    const budget: DailyBudget = {
+      reserve: async (...args) => {
+        await decide();
+        return daily.budget.reserve(...args);
+      },
+      adjust: daily.budget.adjust,
+    };
+    return { daily, budget };
+  }
+
+  it('commits a new conversation’s user turn while the budget is still deciding', async () => {
+    let committedBeforeDecision = false;
+    const { model } = scriptedModel({ kind: 'hang' });
+    const { budget } = budgetDecidingWhen(async () => {
+      await vi.waitFor(async () =>
+        expect((await store.listConversations(alice)).items).toHaveLength(1),
+      );
+      committedBeforeDecision = true;
+    });
+    const { store, dependencies } = harness({ model, config, budget, now: clock });
+    const admitted = await admitChat(alice, { message: 'プリンター' }, dependencies);
+
+    expect(committedBeforeDecision).toBe(true);
+    expect(admitted.turn.seq).toBe(1);
+    await admitted.call.settle();
+  });
+
+  it('withdraws the conversation when the budget refuses after its commit landed: no half-written turn, and a retry starts afresh', async () => {
+    const held = heldRetriever();
+    let commitLanded = false;
+    const { daily, budget } = budgetDecidingWhen(async () => {
+      await vi.waitFor(async () =>
+        expect((await store.listConversations(alice)).items).toHaveLength(1),
+      );
+      commitLanded = true;
+    });
+    // Someone used the day's budget already.
+    await daily.budget.adjust(alice, day, 1);
+    const { model } = scriptedModel({ kind: 'hang' });
+    const { store, dependencies } = harness({
+      model,
+      config: { dailyTokenBudget: 1 },
+      budget,
+      now: clock,
+    });
+    const request = { message: 'プリンター', clientMessageId: 'refused-0001' };
+    await expect(
+      admitChat(alice, request, { ...dependencies, retriever: held.retriever }),
+    ).rejects.toBeInstanceOf(DailyBudgetExceededError);
+
+    expect(commitLanded).toBe(true);
+    expect((await store.listConversations(alice)).items).toEqual([]);
+    expect(held.signals[0]?.aborted).toBe(true);
+    expect(daily.committed(alice, day)).toBe(1);
+    // The message's idempotency marker went with its turn: the same request, once the budget
+    // allows it, is a new message, not a duplicate of a turn that no longer exists.
+    await daily.budget.adjust(alice, day, -1);
+    const admitted = await admitChat(alice, request, {
+      ...dependencies,
+      config: { ...dependencies.config, dailyTokenBudget: 1_000 },
+    });
+    expect(admitted.duplicate).toBe(false);
+    expect(admitted.turn.seq).toBe(1);
+    expect((await store.listConversations(alice)).items).toHaveLength(1);
+    held.release();
+    await admitted.call.settle();
+  });
+
+  it('gives the reservation back and aborts the search when the commit fails after the search started', async () => {
+    const held = heldRetriever();
+    const daily = recordingBudget();
+    const { model } = scriptedModel({ kind: 'hang' });
+    const { store, dependencies } = harness({ model, config, budget: daily.budget, now: clock });
+    const unavailable = new StoreUnavailableError();
+    const failingStore: ConversationStore = {
+      ...store,
+      async appendUserTurn() {
+        await vi.waitFor(() => expect(held.signals).toHaveLength(1));
+        throw unavailable;
+      },
+    };
+    await expect(
+      admitChat(
+        alice,
+        { message: 'プリンター' },
+        { ...dependencies, store: failingStore, retriever: held.retriever },
+      ),
+    ).rejects.toBe(unavailable);
+
+    expect(held.signals[0]?.aborted).toBe(true);
+    expect(daily.reserved).toHaveLength(1);
+    expect(daily.committed()).toBe(0);
+    held.release();
+  });
+
+  it('commits a follow-up only once the budget admitted it: refused, the conversation is untouched', async () => {
+    const daily = recordingBudget();
+    const { model } = usageModel({ inputTokens: 100, outputTokens: 10 }, async () => undefined);
+    const { store, chat, dependencies } = harness({
+      model,
+      config: { dailyTokenBudget: 150 },
+      budget: daily.budget,
+      now: clock,
+    });
+    const first = await chat('プリンターで印刷できない');
+    const conversationId = first.conversationId;
+    const before = await store.loadConversation(alice, conversationId);
+    // The first answer's 110 tokens leave room; this one takes the rest.
+    await daily.budget.adjust(alice, day, 40);
+    let appended = 0;
+    const countingStore: ConversationStore = {
+      ...store,
+      appendUserTurn: (...args) => {
+        appended += 1;
+        return store.appendUserTurn(...args);
+      },
+    };
+    await expect(
+      admitChat(
+        alice,
+        { message: 'まだ印刷できない', conversationId },
+        { ...dependencies, store: countingStore },
+      ),
+    ).rejects.toBeInstanceOf(DailyBudgetExceededError);
+
+    expect(appended).toBe(0);
+    expect(await store.loadConversation(alice, conversationId)).toEqual(before);
   });
 });

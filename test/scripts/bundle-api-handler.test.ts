@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,5 +18,26 @@ describe('ensureApiHandlerBundle', () => {
     const bundler = resolve('scripts/bundle-api-handler.ts');
     expect(inputs.files.map((file) => resolve(file))).toContain(bundler);
     expect(await ensureApiHandlerBundle(options)).toEqual({ rebuilt: false });
+  });
+
+  it('splits what only a publish, a catalog read or the person-name analyzer needs out of the entry (ADR 0034)', async () => {
+    const files = await readdir(folder);
+    const text = (name: string) => readFile(join(folder, name), 'utf8');
+    const chunks = files.filter((name) => /^handler-.+\.mjs$/.test(name));
+    const chunkText = (await Promise.all(chunks.map(text))).join('\n');
+    const entry = await text('handler.mjs');
+    expect(entry).toContain('export {');
+    // The S3 client (a publish), the Bedrock Agent client (a publish's sync, the catalog),
+    // kuromoji and compromise (knowledge drafts, a lead's gap examples; the build is unminified,
+    // so each bundled module is named in a comment).
+    for (const lazy of [
+      'PutObjectCommand',
+      'StartIngestionJobCommand',
+      'tid_pos.dat.gz',
+      'node_modules/compromise/',
+    ]) {
+      expect(entry, lazy).not.toContain(lazy);
+      expect(chunkText, lazy).toContain(lazy);
+    }
   });
 });
