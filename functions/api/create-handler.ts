@@ -130,6 +130,7 @@ export function createApi(
       insights: insightsStore ?? withoutInsightsStore,
       examplesKept: config.insights.examples,
       scrubSettings: config.knowledge.personalDataSettings,
+      tickets: retriever,
       ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
     }),
     handoff: createHandoffRoute(context, { store, model, config: { allowedLinkDomains } }),
@@ -159,5 +160,9 @@ export function createApi(
             createCognitoVerifier(config.auth.userPoolId ?? '', config.auth.clientId ?? ''),
         },
   );
-  return createRequestServer({ table, resolveOwner, observability });
+  return createRequestServer({
+    table,
+    resolveOwner: overrides.resolveOwner ?? resolveOwner,
+    observability,
+  });
 }

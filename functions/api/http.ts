@@ -18,6 +18,11 @@ export interface ApiRequest {
   readonly query: Readonly<Record<string, string | undefined>>;
   readonly rawBody: string;
   readonly owner: Owner;
+  /**
+   * The desks the caller may retrieve (ADR 0029), `all` always among them: every retrieval a
+   * route makes for the caller keeps to them.
+   */
+  readonly desks: readonly string[];
   /** A knowledge editor (ADR 0011): the Cognito group locally the dev-user list decides. */
   readonly canPublishKnowledge: boolean;
   /** A service-desk lead (issue #28): the Cognito group, locally the dev-user list decides. */

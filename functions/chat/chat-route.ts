@@ -37,7 +37,7 @@ export interface ChatRouteDependencies {
  * never call the model.
  */
 export async function admitChat(
-  owner: Owner,
+  caller: { readonly owner: Owner; readonly desks: readonly string[] },
   request: ChatRequest,
   dependencies: Pick<ChatRouteDependencies, 'store' | 'retriever' | 'config'> &
     Pick<RouteContext, 'now' | 'budget'> & {
@@ -47,6 +47,7 @@ export async function admitChat(
     },
 ): Promise<AdmittedChat> {
   const atMs = performance.now();
+  const { owner, desks } = caller;
   const { config, remainingTimeMs } = dependencies;
   const deadline = modelCallDeadline(remainingTimeMs, config);
   const refused = new AbortController();
@@ -63,6 +64,7 @@ export async function admitChat(
         dependencies.retriever,
         request.message,
         config,
+        desks,
         AbortSignal.any([deadline, refused.signal]),
         restrictedIssueIds,
       );
@@ -78,6 +80,7 @@ export async function admitChat(
   try {
     const begun = await beginChat(owner, request, dependencies, {
       atMs,
+      desks,
       earlySearch,
       restrictedIssueIds,
     });
@@ -99,7 +102,7 @@ export function createChatRoute(context: RouteContext, dependencies: ChatRouteDe
   const { stream, log, now } = context;
   return async (request: ApiRequest): Promise<HttpResponse> => {
     const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
-    const admitted = await admitChat(request.owner, chatRequest, {
+    const admitted = await admitChat(request, chatRequest, {
       ...dependencies,
       ...(context.budget ? { budget: context.budget } : {}),
       now,
