@@ -226,8 +226,8 @@ export const callerSchema = z.object({
    */
   ticketCategories: z.array(z.string()).optional(),
   /**
-   * The desks the caller may retrieve and, as an editor, publish to (ADR 0029), `all` first: the
-   * knowledge form's choice. Absent from servers older than desks (`all` only).
+   * The desks an editor may publish to — those they may retrieve (ADR 0029), `all` first: the
+   * knowledge form's choice. Editors only; absent from servers older than desks (`all` only).
    */
   desks: z.array(z.string()).optional(),
 });

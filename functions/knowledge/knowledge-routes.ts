@@ -288,16 +288,16 @@ export function createKnowledgeRoutes(
         userId: request.owner.userId,
         canPublishKnowledge,
         canViewInsights: request.canViewInsights,
-        // For the knowledge form's warning; nobody else needs it.
+        // For the knowledge form's warning and choices; nobody else needs them.
         ...(canPublishKnowledge
           ? {
               allowedLinkDomains: [
                 ...(dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS),
               ],
               ticketCategories: [...(await categories.current())],
+              desks: retrievableDesks(request.desks),
             }
           : {}),
-        desks: retrievableDesks(request.desks),
       };
       return jsonResponse(200, body);
     },
