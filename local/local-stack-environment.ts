@@ -37,6 +37,19 @@ export interface LocalStackEnvironment {
   readonly ticketsDir: string;
   readonly region: string;
   /**
+   * `local` (default): the `x-dev-user` header; `oidc`: sign-in at an OpenID provider — the one
+   * `oidcIssuer` names, else a local one started with dev users (ADR 0028).
+   */
+  readonly authMode: 'local' | 'oidc';
+  /** `OIDC_ISSUER`: an external issuer to sign in at instead of the local OpenID provider. */
+  readonly oidcIssuer?: string;
+  /** `OIDC_CLIENT_ID`: the web app's client id at that issuer. @default the first `OIDC_AUDIENCE` */
+  readonly oidcClientId?: string;
+  /** `OIDC_SCOPE`: what the web app asks that issuer for. @default 'openid profile email' */
+  readonly oidcScope?: string;
+  /** `OIDC_EXTRA_ORIGINS`: origins besides the issuer's the sign-in fetches from (comma-separated). */
+  readonly oidcExtraOrigins: readonly string[];
+  /**
    * The function's own settings (`functions/settings/function-settings.ts`) set in this environment,
    * passed to the function as they are: `DAILY_TOKEN_BUDGET=2000 npm start`. Those the local
    * stack derives itself (above: endpoints, ids, bucket; and tables, auth) are not among them.
@@ -51,6 +64,7 @@ export interface LocalStackEnvironment {
  */
 const SETTINGS_OF_THE_LOCAL_STACK: ReadonlySet<string> = new Set([
   'AUTH_MODE',
+  'OIDC_ISSUER',
   'COGNITO_USER_POOL_ID',
   'COGNITO_CLIENT_ID',
   'CONVERSATIONS_TABLE',
@@ -86,8 +100,22 @@ export function readLocalStackEnvironment(
   const port = Number(environment.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new Error(`PORT must be a port number, got ${environment.PORT}`);
+  const authMode = environment.AUTH_MODE || 'local';
+  if (authMode !== 'local' && authMode !== 'oidc')
+    throw new Error(
+      `AUTH_MODE=${authMode}: npm start signs in with local (the dev-user header) or oidc (an OpenID provider: OIDC_ISSUER, else a local one)`,
+    );
   return {
     port,
+    authMode,
+    oidcIssuer: environment.OIDC_ISSUER || undefined,
+    oidcClientId:
+      environment.OIDC_CLIENT_ID || environment.OIDC_AUDIENCE?.split(',')[0]?.trim() || undefined,
+    oidcScope: environment.OIDC_SCOPE || undefined,
+    oidcExtraOrigins: (environment.OIDC_EXTRA_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     dynamoDbEndpoint: environment.DYNAMODB_ENDPOINT || undefined,
     bedrockRuntimeEndpoint: environment.BEDROCK_RUNTIME_ENDPOINT || undefined,
     bedrockAgentRuntimeEndpoint: environment.BEDROCK_AGENT_RUNTIME_ENDPOINT || undefined,

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_VENDOR_LINK_DOMAINS } from '../functions/contract/links.js';
 import { readFunctionConfig } from '../functions/settings/function-settings.js';
+import { securityHeaders } from '../lib/security-headers.js';
 import { readTicketCategories } from '../lib/ticket-categories.js';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
 import {
@@ -24,6 +25,12 @@ import {
   type LocalStackEnvironment,
   readLocalStackEnvironment,
 } from './local-stack-environment.js';
+import { DEV_ACCOUNT_FUNCTION_SETTINGS } from './oidc/dev-accounts.js';
+import {
+  LOCAL_OIDC_API_SCOPE,
+  type LocalOpenIdProvider,
+  startLocalOpenIdProvider,
+} from './oidc/start-local-openid-provider.js';
 import { type LocalS3Server, startLocalS3Server } from './s3/start-local-s3-server.js';
 
 /** The function's default `KNOWLEDGE_KEY_PREFIX` (functions/settings/function-settings.ts). */
@@ -89,6 +96,8 @@ export interface LocalStack {
   readonly s3?: LocalS3Server;
   readonly dynamoDbEndpoint: string;
   readonly functionEnvironment: Readonly<Record<string, string>>;
+  /** How the web app signs in (`AUTH_MODE=oidc`); undefined: the dev-user header. */
+  readonly signIn?: WebSignIn;
   /** The function's execution environments (cold starts, for tests). */
   readonly function: LocalLambdaFunction;
   stop(): Promise<void>;
@@ -103,7 +112,20 @@ export interface LocalServices {
   readonly dynamoDbEndpoint: string;
   /** The function's environment variables, checked by `readFunctionConfig`. */
   readonly functionEnvironment: Readonly<Record<string, string>>;
+  /** How the web app signs in (`AUTH_MODE=oidc`); undefined: the dev-user header. */
+  readonly signIn?: WebSignIn;
   stop(): Promise<void>;
+}
+
+/** The OpenID provider the web app signs in at, for the served `/config.json`. */
+export interface WebSignIn {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly scope: string;
+  /** Origins the page may fetch from to sign in: the issuer's, and `OIDC_EXTRA_ORIGINS`. */
+  readonly connectOrigins: readonly string[];
+  /** The local OpenID provider, when no `OIDC_ISSUER` was given. */
+  readonly localProvider?: LocalOpenIdProvider;
 }
 
 /**
@@ -157,13 +179,22 @@ export async function startLocalServices(
     const knowledgeBucket = environment.knowledgeBucket ?? s3?.bucket;
     const knowledgeDataSourceId =
       environment.knowledgeDataSourceId ?? (localKnowledgeBase ? bedrock?.dataSourceId : undefined);
+    const signIn = await startSignIn(environment, cleanups);
     const credentials = localCredentials();
     const tables = await createTables(
       new DynamoDBClient({ endpoint: dynamo.endpoint, region: environment.region, credentials }),
       options.tablePrefix ?? 'local-',
     );
     const functionEnvironment: Record<string, string> = {
-      AUTH_MODE: 'local',
+      AUTH_MODE: environment.authMode,
+      ...(signIn && {
+        OIDC_ISSUER: signIn.issuer,
+        // The local provider's dev users' roles mean what their names say; settings given win.
+        ...(signIn.localProvider && {
+          OIDC_AUDIENCE: signIn.clientId,
+          ...DEV_ACCOUNT_FUNCTION_SETTINGS,
+        }),
+      }),
       TENANT_ID: 'local',
       AWS_REGION: environment.region,
       CONVERSATIONS_TABLE: tables.conversations,
@@ -225,12 +256,43 @@ export async function startLocalServices(
       s3: s3?.server,
       dynamoDbEndpoint: dynamo.endpoint,
       functionEnvironment,
+      ...(signIn && { signIn }),
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * `AUTH_MODE=oidc`: the issuer `OIDC_ISSUER` names (its client id from `OIDC_CLIENT_ID` or the
+ * first `OIDC_AUDIENCE`), else a local OpenID provider with dev users, started here.
+ */
+async function startSignIn(
+  environment: LocalStackEnvironment,
+  cleanups: (() => Promise<void>)[],
+): Promise<WebSignIn | undefined> {
+  if (environment.authMode !== 'oidc') return undefined;
+  if (environment.oidcIssuer) {
+    if (!environment.oidcClientId)
+      throw new Error('AUTH_MODE=oidc with OIDC_ISSUER needs OIDC_CLIENT_ID or OIDC_AUDIENCE');
+    return {
+      issuer: environment.oidcIssuer,
+      clientId: environment.oidcClientId,
+      scope: environment.oidcScope ?? 'openid profile email',
+      connectOrigins: [new URL(environment.oidcIssuer).origin, ...environment.oidcExtraOrigins],
+    };
+  }
+  const localProvider = await startLocalOpenIdProvider();
+  cleanups.push(() => localProvider.close());
+  return {
+    issuer: localProvider.issuer,
+    clientId: localProvider.clientId,
+    scope: `openid profile email ${LOCAL_OIDC_API_SCOPE}`,
+    connectOrigins: [new URL(localProvider.issuer).origin],
+    localProvider,
+  };
 }
 
 /**
@@ -243,12 +305,16 @@ export async function startLocalServices(
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const services = await startLocalServices(options);
-  const { bedrock, s3, dynamoDbEndpoint, functionEnvironment } = services;
+  const { bedrock, s3, dynamoDbEndpoint, functionEnvironment, signIn } = services;
   const cleanups: (() => Promise<void>)[] = [() => services.stop()];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     cleanups.length = 0;
   };
+  // Rewritten once the server listens: the sign-in redirect comes back to its URL.
+  const staticOverrides = new Map([
+    ['/config.json', JSON.stringify(webConfigOf(undefined, undefined))],
+  ]);
   try {
     const lambda = new LocalLambdaFunction({
       functionName: 'service-desk-api',
@@ -266,17 +332,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       function: lambda,
       port: options.port ?? readLocalStackEnvironment(options.environment ?? process.env).port,
       staticDir: options.webDir ?? 'web/dist',
-      staticOverrides: new Map([
-        ['/config.json', JSON.stringify({ apiBase: '/api', authMode: 'local' })],
-      ]),
+      staticOverrides,
+      // The page fetches the issuer's discovery, keys and token endpoint: CloudFront's CSP
+      // allows the issuer's origin the same way (lib/constructs/web-hosting.ts).
+      responseHeaders: securityHeaders({
+        connectSources: signIn ? signIn.connectOrigins : [],
+        formActions: [],
+        https: false,
+      }),
       log: (message, error) =>
         (options.log ?? console.error)(
           `${message} ${error instanceof Error ? (error.stack ?? error.message) : ''}`,
         ),
     });
     cleanups.push(() => server.close());
+    await signIn?.localProvider?.allowApp(server.url);
+    staticOverrides.set('/config.json', JSON.stringify(webConfigOf(server.url, signIn)));
     return {
       url: server.url,
+      ...(signIn && { signIn }),
       bedrock,
       s3,
       dynamoDbEndpoint,
@@ -288,6 +362,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stop();
     throw error;
   }
+}
+
+/** The served `/config.json` (web/src/config/load-runtime-config.ts). */
+function webConfigOf(url: string | undefined, signIn: WebSignIn | undefined) {
+  if (!url || !signIn) return { apiBase: '/api', authMode: 'local' };
+  const app = `${url.replace(/\/$/, '')}/`;
+  return {
+    apiBase: '/api',
+    authMode: 'oidc',
+    oidc: {
+      authority: signIn.issuer,
+      clientId: signIn.clientId,
+      redirectUri: app,
+      logoutUri: app,
+      scope: signIn.scope,
+    },
+  };
 }
 
 async function startDynamo(

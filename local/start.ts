@@ -70,6 +70,13 @@ try {
       ? `knowledge capture: bucket ${bucket}${stack.s3 ? ` (local S3, ${stack.s3.root})` : ''}`
       : 'knowledge capture: off (set KNOWLEDGE_BUCKET and KNOWLEDGE_DATA_SOURCE_ID for a real Knowledge Base)',
   );
+  const signIn = stack.signIn;
+  if (signIn?.localProvider) {
+    log(`sign-in: local OpenID provider ${signIn.issuer} (AUTH_MODE=oidc); any password`);
+    for (const account of signIn.localProvider.accounts)
+      log(`  ${account.login.padEnd(9)} ${account.name} — roles ${account.roles.join(', ')}`);
+  } else if (signIn) log(`sign-in: ${signIn.issuer} (client ${signIn.clientId})`);
+  else log('sign-in: none (AUTH_MODE=local: the dev-user header, local only)');
   log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`\n  Service-desk assistant: ${stack.url}\n`);
 } catch (error) {

@@ -19,7 +19,13 @@ import type { FunctionConfig } from '../settings/function-settings.js';
 import { createAwsAdapters, type HandlerOverrides } from './aws-adapters.js';
 import type { HttpResponse } from './http.js';
 import { withoutInsightsStore } from './on-demand-adapters.js';
-import { createCognitoVerifier, createOwnerResolver } from './resolve-owner.js';
+import {
+  type AccessTokenVerifier,
+  createCognitoVerifier,
+  createOidcVerifier,
+  createOwnerResolver,
+  type IdentityOptions,
+} from './resolve-owner.js';
 import type { RouteContext } from './route-context.js';
 import { API_TIMINGS } from './route-context.js';
 import { createRouteTable } from './routes.js';
@@ -142,27 +148,53 @@ export function createApi(
       ...withInsights,
     }),
   });
-  const resolveOwner = createOwnerResolver(
-    config.auth.mode === 'local'
-      ? {
-          mode: 'local',
-          tenantId: config.auth.tenantId,
-          knowledgeEditors: config.auth.knowledgeEditors,
-          serviceDeskLeads: config.auth.serviceDeskLeads,
-        }
-      : {
-          mode: 'cognito',
-          tenantId: config.auth.tenantId,
-          knowledgeEditorGroup: config.auth.knowledgeEditorGroup,
-          serviceDeskLeadGroup: config.auth.serviceDeskLeadGroup,
-          verifier:
-            overrides.verifier ??
-            createCognitoVerifier(config.auth.userPoolId ?? '', config.auth.clientId ?? ''),
-        },
-  );
-  return createRequestServer({
-    table,
-    resolveOwner: overrides.resolveOwner ?? resolveOwner,
-    observability,
-  });
+  const resolveOwner =
+    overrides.resolveOwner ?? createOwnerResolver(identityOptions(config.auth, overrides.verifier));
+  return createRequestServer({ table, resolveOwner, observability });
+}
+
+/**
+ * Who the caller is, per `AUTH_MODE`: the dev header locally; a Cognito access token (roles from
+ * `cognito:groups`, the editor and lead groups); or an OpenID Connect issuer's (roles from
+ * `OIDC_ROLE_CLAIM`, editor and lead role values defaulting to the group names). The config
+ * schema has already required the ids and issuer each mode needs.
+ */
+function identityOptions(
+  auth: FunctionConfig['auth'],
+  verifier: AccessTokenVerifier | undefined,
+): IdentityOptions {
+  const oidc = auth.mode === 'oidc';
+  const roles = {
+    editorRoles:
+      oidc && auth.editorRoles.length > 0 ? auth.editorRoles : [auth.knowledgeEditorGroup],
+    leadRoles: oidc && auth.leadRoles.length > 0 ? auth.leadRoles : [auth.serviceDeskLeadGroup],
+    deskRoles: auth.deskRoles,
+  };
+  if (auth.mode === 'local')
+    return {
+      mode: 'local',
+      tenantId: auth.tenantId,
+      knowledgeEditors: auth.knowledgeEditors,
+      serviceDeskLeads: auth.serviceDeskLeads,
+      devUserRoles: auth.devUserRoles,
+      roles,
+    };
+  return {
+    mode: 'token',
+    tenantId: auth.tenantId,
+    roleClaim: oidc ? auth.roleClaim : 'cognito:groups',
+    roleClaimRequired: oidc,
+    roles,
+    verifier:
+      verifier ??
+      (oidc
+        ? createOidcVerifier(auth.oidcIssuer ?? '', auth.oidcAudience)
+        : createCognitoVerifier(
+            auth.userPoolId ?? '',
+            (auth.clientId ?? '')
+              .split(',')
+              .map((id) => id.trim())
+              .filter(Boolean),
+          )),
+  };
 }

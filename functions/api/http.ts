@@ -18,15 +18,17 @@ export interface ApiRequest {
   readonly query: Readonly<Record<string, string | undefined>>;
   readonly rawBody: string;
   readonly owner: Owner;
-  /**
-   * The desks the caller may retrieve (ADR 0029), `all` always among them: every retrieval a
-   * route makes for the caller keeps to them.
-   */
-  readonly desks: readonly string[];
   /** A knowledge editor (ADR 0011): the Cognito group locally the dev-user list decides. */
   readonly canPublishKnowledge: boolean;
   /** A service-desk lead (issue #28): the Cognito group, locally the dev-user list decides. */
   readonly canViewInsights: boolean;
+  /**
+   * The desks whose tickets the caller may retrieve; always includes `all` (ADR 0028). Every
+   * retrieval a route makes for the caller keeps to them (ADR 0029).
+   */
+  readonly desks: readonly string[];
+  /** The caller's name for display (the token's `name` claim, else the user id). */
+  readonly displayName: string;
   readonly remainingTimeMs: () => number;
 }
 
@@ -108,6 +110,13 @@ export const HTTP_STATUS_BY_CODE = {
   ticket_not_cited: 400,
   no_mail_draft: 400,
   unauthorized: 401,
+  token_invalid: 401,
+  token_expired: 401,
+  token_not_yet_valid: 401,
+  unknown_issuer: 401,
+  wrong_audience: 401,
+  unknown_signing_key: 401,
+  no_role_claim: 401,
   not_a_knowledge_editor: 403,
   not_a_service_desk_lead: 403,
   not_found: 404,
@@ -129,6 +138,8 @@ export const HTTP_STATUS_BY_CODE = {
   knowledge_capture_disabled: 501,
   store_unavailable: 503,
   knowledge_store_unavailable: 503,
+  // The issuer's discovery document or keys could not be fetched: the token may be fine.
+  identity_provider_unavailable: 503,
 } as const satisfies Record<RequestErrorCode, number>;
 
 /**

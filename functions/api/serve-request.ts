@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Owner } from '../chat/ports.js';
-import { ALL_DESK } from '../contract/desks.js';
 import type { Observability } from '../observability/telemetry.js';
 import {
   type ApiRequest,
@@ -9,7 +8,7 @@ import {
   rawBodyOf,
   toErrorResponseBody,
 } from './http.js';
-import type { ResolvedCaller, ResolveOwner } from './resolve-owner.js';
+import type { ResolveOwner } from './resolve-owner.js';
 import { dispatch, matchRoute, type Route, type RouteMatch } from './routes.js';
 
 /**
@@ -47,7 +46,8 @@ export function createRequestServer(dependencies: {
       const request: ApiRequest = {
         canPublishKnowledge: caller.canPublishKnowledge,
         canViewInsights: caller.canViewInsights,
-        desks: desksOf(caller),
+        desks: caller.desks,
+        displayName: caller.displayName,
         method,
         path: event.rawPath,
         headers: event.headers ?? {},
@@ -75,15 +75,4 @@ export function createRequestServer(dependencies: {
       () => respond(event, context, method, match),
     );
   };
-}
-
-/**
- * The desks the caller may retrieve (ADR 0029): what the resolver granted, `all` only when it
- * granted none — a resolver that knows no desks lets its callers see the tickets every staff
- * member may, never more.
- */
-function desksOf(
-  caller: ResolvedCaller & { readonly desks?: readonly string[] },
-): readonly string[] {
-  return caller.desks ?? [ALL_DESK];
 }

@@ -18,18 +18,16 @@ export const ALL_DESK = 'all';
 export const DESK_KEY = 'desk';
 
 /**
- * A desk name: what role settings, import rules and the form write. Compared exactly (the
- * filter's `in` is exact): `hr` and `HR` are two desks.
+ * A desk name: what role settings (`OIDC_DESK_ROLES`, functions/api/caller-roles.ts), import
+ * rules and the form write. Compared exactly (the filter's `in` is exact): `hr` and `HR` are two
+ * desks.
  */
-export const DESK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const DESK_NAME_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 
 export const deskNameSchema = z
   .string()
   .trim()
-  .regex(
-    DESK_NAME_PATTERN,
-    'a desk is 1-64 of A-Z a-z 0-9 . _ - (starting with a letter or digit)',
-  );
+  .regex(DESK_NAME_PATTERN, 'a desk is 1-40 of A-Z a-z 0-9 . _ -');
 
 /** The desks a caller may retrieve: theirs and {@link ALL_DESK}, once each, `all` first. */
 export function retrievableDesks(callerDesks: readonly string[]): string[] {

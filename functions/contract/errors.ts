@@ -24,6 +24,14 @@ export const REQUEST_ERROR_CODES = [
   'no_mail_draft',
   // 401 / 403: who is asking.
   'unauthorized',
+  // 401: the access token was refused, each for its reason (ADR 0028).
+  'token_invalid',
+  'token_expired',
+  'token_not_yet_valid',
+  'unknown_issuer',
+  'wrong_audience',
+  'unknown_signing_key',
+  'no_role_claim',
   'not_a_knowledge_editor',
   'not_a_service_desk_lead',
   // 404 / 405: nothing there.
@@ -48,6 +56,7 @@ export const REQUEST_ERROR_CODES = [
   'knowledge_capture_disabled',
   'store_unavailable',
   'knowledge_store_unavailable',
+  'identity_provider_unavailable',
 ] as const;
 
 /** A code of a refused request (the JSON error body). */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
+import { DESK_NAME, formatNamePairs, type NamePair, namePairsSchema } from '../api/caller-roles.js';
 import { ticketCategorySet } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
 import { parseScrubSettings, type ScrubSettings } from '../knowledge/personal-data-scrub.js';
@@ -26,6 +27,21 @@ import {
 
 const optionalUrl = (variable: string) => optionalText(variable, z.string().url());
 
+/** An issuer URL: https, or http on a loopback address; no query, no fragment. */
+const issuerUrl = z
+  .string()
+  .url('OIDC_ISSUER must be a URL')
+  .refine((text) => {
+    if (!URL.canParse(text)) return false;
+    const url = new URL(text);
+    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    return (
+      (url.protocol === 'https:' || (loopback && url.protocol === 'http:')) &&
+      !url.search &&
+      !url.hash
+    );
+  }, 'OIDC_ISSUER must be an https URL (http only on a loopback address) without query or fragment');
+
 /** Prices per million tokens (`functions/observability/model-prices.ts`); `modelPrices` in cdk.json too. */
 export const modelPriceSchema = z
   .object({
@@ -50,7 +66,12 @@ export const promptCacheSupportSchema = z
  */
 export const functionSettings = {
   auth: {
-    mode: choice('AUTH_MODE', ['cognito', 'local'], 'cognito'),
+    /**
+     * `cognito`: the stack's own user pool; `oidc`: any OpenID Connect issuer (`OIDC_*`, ADR
+     * 0028); `local`: the `x-dev-user` header, for `npm start` and tests only — the stack never
+     * deploys it (lib/config.ts).
+     */
+    mode: choice('AUTH_MODE', ['cognito', 'oidc', 'local'], 'cognito'),
     userPoolId: optionalText('COGNITO_USER_POOL_ID'),
     clientId: optionalText('COGNITO_CLIENT_ID'),
     /**
@@ -75,6 +96,43 @@ export const functionSettings = {
     serviceDeskLeadGroup: textWithDefault('SERVICE_DESK_LEAD_GROUP', 'service-desk-leads'),
     /** Local mode only: dev users who are service-desk leads; empty: every dev user. */
     serviceDeskLeads: nameList('SERVICE_DESK_LEADS'),
+    /**
+     * `oidc`: the issuer whose tokens the API accepts; its keys come from its discovery document.
+     * https, except a loopback issuer (the local OpenID provider of `npm start`).
+     */
+    oidcIssuer: optionalText('OIDC_ISSUER', issuerUrl),
+    /** `oidc`: the `aud` or `client_id` values (comma-separated) the API accepts. */
+    oidcAudience: nameList('OIDC_AUDIENCE'),
+    /**
+     * `oidc`: the claim carrying the caller's roles or groups — a name (`roles`, `groups`,
+     * `cognito:groups`) or a dotted path into nested claims (`realm_access.roles`).
+     */
+    roleClaim: textWithDefault('OIDC_ROLE_CLAIM', 'roles'),
+    /** `oidc`: role values of knowledge editors; empty: `KNOWLEDGE_EDITOR_GROUP`'s value. */
+    editorRoles: nameList('OIDC_EDITOR_ROLES'),
+    /** `oidc`: role values of service-desk leads; empty: `SERVICE_DESK_LEAD_GROUP`'s value. */
+    leadRoles: nameList('OIDC_LEAD_ROLES'),
+    /**
+     * Every mode: the desks a role value grants, `<role value>=<desk>` pairs (`HRDeskStaff=hr`);
+     * every caller retrieves desk `all` besides (functions/api/caller-roles.ts).
+     */
+    deskRoles: setting<NamePair[]>(
+      'OIDC_DESK_ROLES',
+      namePairsSchema('OIDC_DESK_ROLES', DESK_NAME),
+      {
+        default: [],
+        format: formatNamePairs,
+      },
+    ),
+    /**
+     * Local mode only: the role values of dev users, `<dev user>=<role value>` pairs
+     * (`hr-staff=HRDeskStaff`), so a developer or a test can act as a desk's staff member.
+     */
+    devUserRoles: setting<NamePair[]>(
+      'DEV_USER_ROLES',
+      namePairsSchema('DEV_USER_ROLES', /^[^\s,=]{1,128}$/),
+      { default: [], format: formatNamePairs },
+    ),
   },
   storage: {
     conversationsTable: text('CONVERSATIONS_TABLE'),
@@ -357,6 +415,15 @@ const environmentSchema = z
         code: 'custom',
         message: 'AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_ID',
       });
+    }
+    if (value('AUTH_MODE') === 'oidc') {
+      if (!value('OIDC_ISSUER'))
+        context.addIssue({ code: 'custom', message: 'AUTH_MODE=oidc needs OIDC_ISSUER' });
+      if ((value('OIDC_AUDIENCE') as string[]).length === 0)
+        context.addIssue({
+          code: 'custom',
+          message: 'AUTH_MODE=oidc needs OIDC_AUDIENCE (the aud or client_id the API accepts)',
+        });
     }
     if (
       (value('GUARDRAIL_IDENTIFIER') === undefined) !==

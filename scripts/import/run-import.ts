@@ -94,7 +94,7 @@ export function parseDeskRule(text: string): DeskRule {
   const desk = text.slice(last + 1).trim();
   if (first <= 0 || last === first || !DESK_NAME_PATTERN.test(desk)) {
     throw new ImportUsageError(
-      `--desk-when ${JSON.stringify(text)}: write it as field=value=desk (a desk is 1-64 of A-Z a-z 0-9 . _ -)`,
+      `--desk-when ${JSON.stringify(text)}: write it as field=value=desk (a desk is 1-40 of A-Z a-z 0-9 . _ -)`,
     );
   }
   return {

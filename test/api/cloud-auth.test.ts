@@ -1,6 +1,6 @@
-import { CognitoJwtVerifier } from 'aws-jwt-verify';
-import type { Jwks } from 'aws-jwt-verify/jwk';
+import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAccessTokenVerifier } from '../../functions/api/verify-access-token.js';
 import { type ChatCallOptions, callApi, eventsNamed } from '../support/chat-client.js';
 import { createTestTables, type TestTables } from '../support/dynamodb-test-tables.js';
 import { createInMemoryInsightsStore } from '../support/in-memory-insights-store.js';
@@ -23,8 +23,9 @@ const accessToken = (claims: Record<string, unknown> = {}) =>
     ...claims,
   });
 
-// Identity is the API's own rule (createOwnerResolver with the real aws-jwt-verify verifier),
-// so it runs in process: the verifier has the test's signing key cached and never fetches a JWKS.
+// Identity is the API's own rule (createOwnerResolver with the real jose verifier), so it runs in
+// process: the verifier has the test's signing key and never fetches a JWKS
+// (test/api/verify-access-token.test.ts serves one over HTTP).
 // No header is special to the Function URL front, which passes x-auth-token through as is.
 let tables: TestTables;
 let api: ReturnType<typeof createInProcessApi>;
@@ -33,8 +34,11 @@ beforeAll(async () => {
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
   tables = await createTestTables('cloud-auth');
-  const verifier = CognitoJwtVerifier.create({ userPoolId, clientId, tokenUse: 'access' });
-  verifier.cacheJwks(key.jwks as unknown as Jwks);
+  const verifier = createAccessTokenVerifier({
+    issuer,
+    audiences: [clientId],
+    keys: createLocalJWKSet(key.jwks as unknown as JSONWebKeySet),
+  });
   api = createInProcessApi(
     {
       AUTH_MODE: 'cognito',
@@ -70,12 +74,24 @@ const withToken = (token: string) => ({ headers: { 'x-auth-token': token } });
 
 describe('cloud mode identity', () => {
   it.each([
-    ['no token', {}],
-    ['a dev-user header instead of a token', { headers: { 'x-dev-user': 'staff-1' } }],
-    ['a malformed token', withToken('not-a-jwt')],
-    ['an expired token', withToken(accessToken({ exp: now() - 60, iat: now() - 3600 }))],
-    ['a token for another client', withToken(accessToken({ client_id: 'someone-else' }))],
-    ['an ID token', withToken(accessToken({ token_use: 'id', aud: clientId }))],
+    ['no token', {}, 'unauthorized'],
+    [
+      'a dev-user header instead of a token',
+      { headers: { 'x-dev-user': 'staff-1' } },
+      'unauthorized',
+    ],
+    ['a malformed token', withToken('not-a-jwt'), 'token_invalid'],
+    [
+      'an expired token',
+      withToken(accessToken({ exp: now() - 600, iat: now() - 3600 })),
+      'token_expired',
+    ],
+    [
+      'a token for another client',
+      withToken(accessToken({ client_id: 'someone-else' })),
+      'wrong_audience',
+    ],
+    ['an ID token', withToken(accessToken({ token_use: 'id', aud: clientId })), 'token_invalid'],
     [
       'a token signed by another key',
       withToken(
@@ -87,14 +103,23 @@ describe('cloud mode identity', () => {
           exp: now() + 600,
         }),
       ),
+      'token_invalid',
     ],
     // Verified tokens whose subject cannot be an owner key (the store joins tenant and user with '#').
-    ['a verified token with an empty subject', withToken(accessToken({ sub: '' }))],
-    ['a verified token whose subject contains #', withToken(accessToken({ sub: 'staff#2' }))],
-  ])('answers 401 for %s and writes nothing', async (_name, options) => {
+    [
+      'a verified token with an empty subject',
+      withToken(accessToken({ sub: '' })),
+      'token_invalid',
+    ],
+    [
+      'a verified token whose subject contains #',
+      withToken(accessToken({ sub: 'staff#2' })),
+      'token_invalid',
+    ],
+  ])('answers 401 for %s and writes nothing', async (_name, options, code) => {
     const response = await postChat({ message: 'hi' }, options);
     expect(response.status).toBe(401);
-    expect(response.json).toMatchObject({ error: { code: 'unauthorized' } });
+    expect(response.json).toMatchObject({ error: { code } });
     const list = await callApi(
       api,
       'GET',

@@ -15,7 +15,6 @@ import {
   type ModelUsage,
   type Owner,
 } from '../../functions/chat/ports.js';
-import { ALL_DESK } from '../../functions/contract/desks.js';
 import { createKnowledgeRoutes } from '../../functions/knowledge/knowledge-routes.js';
 import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 import { requestBound, tokensAtLeast } from '../../functions/model-call/daily-budget.js';
@@ -119,10 +118,11 @@ const apiRequest = (owner: Owner, path: string, body: unknown): ApiRequest => ({
   headers: { 'content-type': 'application/json' },
   query: {},
   rawBody: JSON.stringify(body),
-  desks: [ALL_DESK],
   owner,
   canPublishKnowledge: true,
   canViewInsights: false,
+  desks: ['all'],
+  displayName: owner.userId,
   remainingTimeMs: () => 600_000,
 });
 

@@ -77,11 +77,13 @@ beforeAll(async () => {
   }
   const resolveOwner = async (headers: Readonly<Record<string, string | undefined>>) => {
     const userId = headers['x-dev-user'] ?? 'nobody';
-    const caller: ResolvedCaller & { readonly desks: readonly string[] } = {
+    const caller: ResolvedCaller = {
       owner: { tenantId: userId.endsWith('-lead') ? LEADS_TENANT : 'local', userId },
       canPublishKnowledge: true,
       canViewInsights: true,
+      roles: [],
       desks: desksOf[userId] ?? [ALL_DESK],
+      displayName: userId,
     };
     return caller;
   };

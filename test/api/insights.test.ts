@@ -204,6 +204,7 @@ describe('GET /api/insights', () => {
       rawBody: '',
       owner: { tenantId, userId: 'lead' },
       desks: [ALL_DESK],
+      displayName: 'lead',
       canPublishKnowledge: false,
       canViewInsights: true,
       remainingTimeMs: () => 60_000,

@@ -27,13 +27,30 @@ describe('readLocalStackEnvironment', () => {
 
   it('keeps the settings the local stack derives itself out of the pass-through', () => {
     const { functionSettings } = readLocalStackEnvironment({
-      AUTH_MODE: 'cognito',
+      AUTH_MODE: 'oidc',
+      OIDC_ISSUER: 'https://login.example.com',
       CONVERSATIONS_TABLE: 'someone-elses',
       TURNS_TABLE: 'someone-elses',
       BEDROCK_RUNTIME_ENDPOINT: 'aws',
       MODEL_ID: 'offline.service-desk-responder',
     });
     expect(functionSettings).toEqual({});
+  });
+
+  it('reads AUTH_MODE instead of dropping it, and refuses a mode npm start cannot run', () => {
+    expect(readLocalStackEnvironment({}).authMode).toBe('local');
+    expect(
+      readLocalStackEnvironment({
+        AUTH_MODE: 'oidc',
+        OIDC_ISSUER: 'https://login.example.com',
+        OIDC_AUDIENCE: 'spa-client, suite',
+      }),
+    ).toMatchObject({
+      authMode: 'oidc',
+      oidcIssuer: 'https://login.example.com',
+      oidcClientId: 'spa-client',
+    });
+    expect(() => readLocalStackEnvironment({ AUTH_MODE: 'cognito' })).toThrow(/AUTH_MODE=cognito/);
   });
 });
 

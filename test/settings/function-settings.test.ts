@@ -151,6 +151,16 @@ describe('functionEnvironment', () => {
       knowledgeEditors: ['alice', 'bob'],
       serviceDeskLeadGroup: 'leads',
       serviceDeskLeads: ['carol'],
+      oidcIssuer: 'https://login.example.com/tenant/v2.0',
+      oidcAudience: ['api-client', 'suite-client'],
+      roleClaim: 'cognito:groups',
+      editorRoles: ['Editors'],
+      leadRoles: ['Leads'],
+      deskRoles: [
+        { name: 'HRDeskStaff', value: 'hr' },
+        { name: 'FacilitiesStaff', value: 'facilities' },
+      ],
+      devUserRoles: [{ name: 'hr-staff', value: 'HRDeskStaff' }],
     },
     storage: { conversationsTable: 'Conversations', turnsTable: 'Turns', retentionDays: 30 },
     model: {

@@ -23,7 +23,11 @@ export const SCREENSHOTS =
  * adds function settings for the file's stack (e.g. `SERVICE_DESK_LEADS`).
  */
 export function registerBrowserHarness(
-  options: { readonly functionEnvironment?: Readonly<Record<string, string>> } = {},
+  options: {
+    readonly functionEnvironment?: Readonly<Record<string, string>>;
+    /** `npm start`'s variables for the file's stack (e.g. `AUTH_MODE: 'oidc'`). */
+    readonly environment?: Readonly<Record<string, string>>;
+  } = {},
 ) {
   let stack: LocalStack;
   let browser: Browser;
@@ -60,10 +64,12 @@ export function registerBrowserHarness(
       port: 0,
       // The run's DynamoDB Local (tables of this file's own) and handler bundle, as the API
       // tests' stacks use: a JVM and a bundle per browser file cost seconds of CPU each.
-      ...(dynamoDbEndpoint && {
-        environment: { ...process.env, DYNAMODB_ENDPOINT: dynamoDbEndpoint },
-        tablePrefix: `browser-${randomUUID().slice(0, 8)}-`,
-      }),
+      environment: {
+        ...process.env,
+        ...(dynamoDbEndpoint && { DYNAMODB_ENDPOINT: dynamoDbEndpoint }),
+        ...options.environment,
+      },
+      ...(dynamoDbEndpoint && { tablePrefix: `browser-${randomUUID().slice(0, 8)}-` }),
       handlerBundle: inject('apiHandlerBundle'),
       // Fast, one fragment at a time: at 15–30 ms the ten browser files took 447 s, at 4–8 ms
       // 337 s (same load); alone, two runs each, 4–8 ms 105–127 s and 194–234 CPU-seconds,

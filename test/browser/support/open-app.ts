@@ -22,13 +22,14 @@ export interface AppPage {
 
 /**
  * A fresh browser context signed in as `devUser` (local mode stores it in localStorage), with
- * Japanese as the browser language, on the app's start page.
+ * Japanese as the browser language, on the app's start page. With `signInAs` (`AUTH_MODE=oidc`
+ * and the local OpenID provider), it signs in at the provider's form as that dev account instead.
  */
 export async function openApp(
   browser: Browser,
   baseUrl: string,
   devUser: string,
-  options: { width?: number; height?: number; path?: string } = {},
+  options: { width?: number; height?: number; path?: string; signInAs?: string } = {},
 ): Promise<AppPage> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1100, height: options.height ?? 760 },
@@ -79,6 +80,18 @@ export async function openApp(
     }
   });
   await page.goto(`${baseUrl}${options.path ?? '/'}`);
+  if (options.signInAs) await signInAtProvider(page, options.signInAs);
   await page.getByRole('textbox', { name: '問い合わせ内容' }).waitFor();
   return { context, page, dialogs, chatBodies, apiWrites, cspViolations };
+}
+
+/**
+ * The sign-in screen's button, then the local OpenID provider's development form (any password),
+ * and back to the app with an authorization code.
+ */
+export async function signInAtProvider(page: Page, login: string): Promise<void> {
+  await page.getByRole('button', { name: 'サインイン' }).click();
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill('any password');
+  await page.locator('button[type="submit"]').click();
 }

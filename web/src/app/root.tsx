@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import type { AuthSession } from '../auth/auth-session.js';
 import { createLocalSession } from '../auth/create-local-session.js';
+import { createOidcSession, signInSettingsOf } from '../auth/create-oidc-session.js';
 import { readDevUser, writeDevUser } from '../auth/dev-user-store.js';
 import { SignInScreen } from '../components/sign-in-screen.js';
 import { SignedInUser } from '../components/signed-in-user.js';
@@ -59,12 +60,12 @@ export function Root() {
     void (async () => {
       try {
         const config = await loadRuntimeConfig();
-        if (config.authMode === 'local' || !config.cognito) {
+        const signIn = signInSettingsOf(config);
+        if (!signIn) {
           setPhase({ name: 'ready', config, session: createLocalSession(readDevUser()) });
           return;
         }
-        const { createCognitoSession } = await import('../auth/create-cognito-session.js');
-        const result = await createCognitoSession(config.cognito);
+        const result = await createOidcSession(signIn);
         setPhase(
           result.session
             ? { name: 'ready', config, session: result.session }

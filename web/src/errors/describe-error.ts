@@ -14,6 +14,26 @@ const sentences = {
     ja: 'サインインの有効期限が切れました。ページを再読み込みして、もう一度サインインしてください。',
     en: 'Your sign-in has expired. Reload the page and sign in again.',
   },
+  signInAgain: {
+    ja: 'サインインを確認できませんでした。ページを再読み込みして、もう一度サインインしてください。',
+    en: 'Your sign-in could not be confirmed. Reload the page and sign in again.',
+  },
+  clock: {
+    ja: 'サインインの時刻が合いません。お使いの端末の時計を確認してから、もう一度サインインしてください。',
+    en: "Your sign-in is not valid yet. Check your device's clock, then sign in again.",
+  },
+  wrongApp: {
+    ja: 'サインイン情報がこのアプリ向けではありません。ページを再読み込みして、もう一度サインインしてください。解決しない場合は IT 管理者に連絡してください。',
+    en: 'Your sign-in is for another application. Reload the page and sign in again; if this persists, contact your IT administrator.',
+  },
+  noAccess: {
+    ja: 'このアカウントにはこのアプリの利用権限（ロール）がありません。IT 管理者にアクセス権の付与を依頼してください。',
+    en: 'Your account has no access to this app (no role assigned). Ask your IT administrator to grant you access.',
+  },
+  identityProvider: {
+    ja: 'サインインを確認するサービスに一時的に接続できません。少し待ってからもう一度お試しください。',
+    en: 'The sign-in service cannot be reached right now. Wait a moment and try again.',
+  },
   notFound: {
     ja: 'この会話は見つかりません。削除されたか、別のユーザーの会話です。',
     en: 'This conversation was not found. It may have been deleted or belong to someone else.',
@@ -138,6 +158,13 @@ export const SENTENCE_BY_CODE = {
   no_mail_draft: sentences.invalid,
   unsupported_media_type: sentences.invalid,
   unauthorized: sentences.unauthorized,
+  token_invalid: sentences.signInAgain,
+  token_expired: sentences.unauthorized,
+  token_not_yet_valid: sentences.clock,
+  unknown_issuer: sentences.wrongApp,
+  wrong_audience: sentences.wrongApp,
+  unknown_signing_key: sentences.signInAgain,
+  no_role_claim: sentences.noAccess,
   not_a_knowledge_editor: sentences.notEditor,
   not_a_service_desk_lead: sentences.notLead,
   not_found: sentences.notFound,
@@ -157,6 +184,7 @@ export const SENTENCE_BY_CODE = {
   knowledge_capture_disabled: sentences.knowledgeDisabled,
   store_unavailable: sentences.unavailable,
   knowledge_store_unavailable: sentences.knowledgeStoreUnavailable,
+  identity_provider_unavailable: sentences.identityProvider,
   // `error` events.
   model_throttled: sentences.busy,
   model_unavailable: sentences.busy,

@@ -1,21 +1,23 @@
 import { User } from 'oidc-client-ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createCognitoSession } from '../../../web/src/auth/create-cognito-session.js';
+import { createOidcSession, signInSettingsOf } from '../../../web/src/auth/create-oidc-session.js';
 
 /**
- * Where the web app keeps its Cognito tokens (docs/deploy.md, "Security review"): the tab's
+ * Where the web app keeps its tokens (Cognito's here; any issuer's the same) (docs/deploy.md, "Security review"): the tab's
  * sessionStorage, never localStorage, so the refresh token ends with the tab. The real
  * oidc-client-ts reads and writes two in-memory Storage objects standing in for the browser's.
  */
 
-const config = {
+const cognito = {
   authority: 'https://cognito-idp.ap-northeast-1.amazonaws.com/ap-northeast-1_example',
   clientId: 'webclientid',
   redirectUri: 'https://assist.example.co.jp/',
   logoutUri: 'https://assist.example.co.jp/',
   domain: 'https://assist-example.auth.ap-northeast-1.amazoncognito.com',
 };
-const userKey = `oidc.user:${config.authority}:${config.clientId}`;
+const config = signInSettingsOf({ apiBase: '/api', authMode: 'cognito', cognito });
+if (!config) throw new Error('expected sign-in settings');
+const userKey = `oidc.user:${cognito.authority}:${cognito.clientId}`;
 
 function memoryStorage(): Storage {
   const entries = new Map<string, string>();
@@ -40,15 +42,15 @@ function signedInUser(): string {
     profile: {
       sub: 'staff-sub',
       email: 'alice@example.co.jp',
-      iss: config.authority,
-      aud: config.clientId,
+      iss: cognito.authority,
+      aud: cognito.clientId,
       exp: 0,
       iat: 0,
     },
   }).toStorageString();
 }
 
-describe('createCognitoSession token storage', () => {
+describe('createOidcSession token storage', () => {
   let sessionStorage: Storage;
   let localStorage: Storage;
 
@@ -69,7 +71,7 @@ describe('createCognitoSession token storage', () => {
 
   it('signs in from the tokens in the tab’s sessionStorage', async () => {
     sessionStorage.setItem(userKey, signedInUser());
-    const result = await createCognitoSession(config);
+    const result = await createOidcSession(config);
     if (!result.session) throw new Error('expected a signed-in session');
     expect(await result.session.headers()).toEqual({ 'x-auth-token': 'access-token-of-the-tab' });
     expect(result.session.displayName).toBe('alice@example.co.jp');
@@ -77,14 +79,14 @@ describe('createCognitoSession token storage', () => {
 
   it('ignores tokens in localStorage: a device-wide copy never signs a tab in', async () => {
     localStorage.setItem(userKey, signedInUser());
-    const result = await createCognitoSession(config);
+    const result = await createOidcSession(config);
     expect(result.session).toBeUndefined();
     expect(result).toHaveProperty('signIn');
   });
 
   it('removes the tokens from sessionStorage on sign-out, leaving localStorage untouched', async () => {
     sessionStorage.setItem(userKey, signedInUser());
-    const result = await createCognitoSession(config);
+    const result = await createOidcSession(config);
     await result.session?.signOut();
     expect(sessionStorage.getItem(userKey)).toBeNull();
     expect(localStorage.length).toBe(0);
