@@ -340,3 +340,31 @@ describe('the eval retrieving as a desk (ADR 0029)', () => {
     expect(scoreOutcomes(outcomes).otherDesks.returned).toBe(1);
   });
 });
+
+describe('desks from the roles the sign-in grants (ADR 0028 settings, local mode)', () => {
+  let fromRoles: InProcessApi;
+  beforeAll(async () => {
+    fromRoles = await startInProcessApi({
+      bedrockOptions: { ticketsDir: folder },
+      functionEnvironment: {
+        DEV_USER_ROLES: 'hr-staff=HRDeskStaff,it-staff=ITDeskStaff',
+        OIDC_DESK_ROLES: 'HRDeskStaff=hr,ITDeskStaff=it',
+      },
+      // A document bucket, so that the caller is an editor and `GET /api/me` lists the desks.
+      overrides: { documents: createInMemoryKnowledgeDocuments().documents },
+    });
+  });
+  afterAll(() => fromRoles?.stop());
+
+  it('retrieves the HR ticket for the HR role and never for the IT role', async () => {
+    const retrieved = async (user: string) => {
+      const response = await postChat(fromRoles.api, { message: 'leave' }, { user });
+      const chunks = eventsNamed(response, 'kb_chunks')[0] as { chunks: { issue_id: string }[] };
+      return chunks.chunks.map((chunk) => chunk.issue_id);
+    };
+    expect(await retrieved(HR)).toContain('2001');
+    expect(await retrieved(IT)).not.toContain('2001');
+    const me = await callApi(fromRoles.api, 'GET', '/api/me', undefined, { user: HR });
+    expect(callerSchema.parse(me.json).desks).toEqual([ALL_DESK, 'hr']);
+  });
+});
