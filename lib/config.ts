@@ -406,6 +406,58 @@ export const serviceDeskConfigSchema = z
       .default(''),
     /** OpenSearch Serverless standby replicas: doubles the OCU floor (≈$350/month). */
     standbyReplicas: booleanSetting.default(false),
+    /**
+     * Sign-in at the company's OpenID Connect issuer instead of the stack's Cognito pool (ADR
+     * 0028): its issuer URL, exactly as its tokens' `iss` (Entra ID:
+     * `https://login.microsoftonline.com/<tenant id>/v2.0`). Set: no user pool is created.
+     */
+    authIssuer: httpsUrl('authIssuer').optional(),
+    /** The web app's client id (an SPA registration, no secret) at `authIssuer`. */
+    authClientId: z.string().min(1).optional(),
+    /**
+     * The `aud` or `client_id` values the API accepts (Entra ID with
+     * `accessTokenAcceptedVersion: 2`: the client id). Default: `authClientId`.
+     */
+    authAudience: listSetting.pipe(z.array(z.string().min(1))).default([]),
+    /** What the web app asks `authIssuer` for: the OpenID scopes and the API's own scope. */
+    authScope: z.string().min(1).default('openid profile email'),
+    /** The claim with the caller's roles or groups (`roles`, `groups`, a dotted path). */
+    authRoleClaim: z.string().min(1).default(stackDefaultOf(functionSettings.auth.roleClaim)),
+    /** Role values of knowledge editors; default: the group name `knowledge-editors`. */
+    authEditorRoles: listSetting.default([]),
+    /** Role values of service-desk leads; default: the group name `service-desk-leads`. */
+    authLeadRoles: listSetting.default([]),
+    /**
+     * `<role value>=<desk>` pairs (`HRDeskStaff=hr`): the desks whose tickets a role may retrieve,
+     * besides `all`. With the stack's pool the role values are its groups (`cognito:groups`).
+     */
+    authDeskRoles: z
+      .string()
+      .default('')
+      .refine(
+        (pairs) => functionSettings.auth.deskRoles.schema.safeParse(pairs).success,
+        'must be <role value>=<desk> pairs, comma-separated; a desk is 1-40 of A-Z a-z 0-9 . _ -',
+      ),
+    /**
+     * Origins besides the issuer's that sign-in fetches from (the CSP's connect-src), when the
+     * issuer's token or key endpoints are elsewhere.
+     */
+    authExtraOrigins: listSetting.pipe(z.array(httpsUrl('authExtraOrigins'))).default([]),
+    /**
+     * SAML through the stack's Cognito pool: the identity provider's metadata URL. Set, the
+     * hosted UI goes straight to that provider (no Cognito password form).
+     */
+    samlMetadataUrl: httpsUrl('samlMetadataUrl').optional(),
+    /** The SAML provider's name in the pool (and the hosted UI's `identity_provider`). */
+    samlProviderName: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{3,32}$/, 'must be 3-32 of A-Z a-z 0-9 -')
+      .default('CompanySAML'),
+    /** The SAML attribute carrying the user's groups (Entra ID's groups or app-role claim). */
+    samlGroupsAttribute: z
+      .string()
+      .min(1)
+      .default('http://schemas.microsoft.com/ws/2008/06/identity/claims/groups'),
     /** Cognito hosted-domain prefix; unique per region. Default: stack name + stack id suffix. */
     cognitoDomainPrefix: z
       .string()
@@ -531,6 +583,7 @@ export const serviceDeskConfigSchema = z
         message: 'wafAllowedIpRanges is enforced by the WAF web ACL; enableWaf is false',
       });
     }
+    checkSignIn(config, context);
     const keyRegion = /^arn:[^:]+:kms:([^:]+):/.exec(config.kmsKey)?.[1];
     if (keyRegion && keyRegion !== config.region) {
       context.addIssue({
@@ -552,6 +605,46 @@ export const serviceDeskConfigSchema = z
   });
 
 export type ServiceDeskConfig = z.infer<typeof serviceDeskConfigSchema>;
+
+/** An https URL without query or fragment, named in its message. */
+function httpsUrl(name: string) {
+  return z.string().refine((text) => {
+    if (!URL.canParse(text)) return false;
+    const url = new URL(text);
+    return url.protocol === 'https:' && !url.search && !url.hash;
+  }, `${name} must be an https URL without query or fragment`);
+}
+
+/** One way to sign in: the stack's pool (optionally federating SAML) or an external issuer. */
+function checkSignIn(config: ServiceDeskConfig, context: z.RefinementCtx): void {
+  const problem = (path: string, message: string) =>
+    context.addIssue({ code: 'custom', path: [path], message });
+  if (config.authIssuer) {
+    if (!config.authClientId)
+      problem('authClientId', "authIssuer needs authClientId (the web app's client id there)");
+    if (config.samlMetadataUrl)
+      problem(
+        'samlMetadataUrl',
+        "SAML is federated through the stack's Cognito pool; with authIssuer there is none. Set one of them",
+      );
+    if (config.cognitoDomainPrefix)
+      problem('cognitoDomainPrefix', 'with authIssuer the stack creates no Cognito pool');
+    if (config.allowedEmailDomains.length > 0)
+      problem(
+        'allowedEmailDomains',
+        'allowedEmailDomains checks Cognito sign-ups; with authIssuer the issuer decides who signs in',
+      );
+  } else {
+    for (const name of ['authClientId', 'authRoleClaim'] as const)
+      if (name === 'authClientId' ? config.authClientId : config.authRoleClaim !== 'roles')
+        problem(name, `${name} belongs to authIssuer (an external OpenID Connect issuer)`);
+    if (config.authAudience.length > 0)
+      problem(
+        'authAudience',
+        'authAudience belongs to authIssuer (an external OpenID Connect issuer)',
+      );
+  }
+}
 
 /**
  * `dataResidency: jp`: the region, the chat model's profile, the embedding model and a reused

@@ -28,6 +28,8 @@ export const stackOutputNames = {
   serviceDeskLeadGroup: 'ServiceDeskLeadGroup',
   /** The `vectorStore` setting: what the acceptance suite and `npm run eval` report and search by. */
   vectorStore: 'VectorStore',
+  /** The issuer of staff's access tokens: the stack's pool, or `authIssuer` (no pool then). */
+  authIssuer: 'AuthIssuer',
 } as const;
 
 /** Key prefix of the ticket documents in the document bucket: the data source's inclusion prefix. */

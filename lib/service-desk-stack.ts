@@ -13,6 +13,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
 import type { ScrubSettings } from '../functions/knowledge/personal-data-scrub.js';
+import { functionSettings } from '../functions/settings/function-settings.js';
 import {
   linkDomainsOf,
   MODEL_INVOCATION_LOGGING_OPT_IN,
@@ -167,13 +168,23 @@ export class ServiceDeskStack extends Stack {
       };
     }
 
-    const auth = new Auth(this, 'Auth', {
-      domainPrefix: config.cognitoDomainPrefix,
-      allowedEmailDomains: config.allowedEmailDomains,
-      removalPolicy,
-      logRetention,
-      providerLogGroup,
-    });
+    // An external issuer signs staff in by itself: no user pool (ADR 0028).
+    const auth = config.authIssuer
+      ? undefined
+      : new Auth(this, 'Auth', {
+          domainPrefix: config.cognitoDomainPrefix,
+          allowedEmailDomains: config.allowedEmailDomains,
+          removalPolicy,
+          logRetention,
+          providerLogGroup,
+          ...(config.samlMetadataUrl && {
+            saml: {
+              metadataUrl: config.samlMetadataUrl,
+              providerName: config.samlProviderName,
+              groupsAttribute: config.samlGroupsAttribute,
+            },
+          }),
+        });
 
     const guardrail = modelGuardrailOf(this, config);
     const api = new ApiFunction(this, 'Api', {
@@ -208,7 +219,7 @@ export class ServiceDeskStack extends Stack {
                   readPersonalDataSettings(config.personalDataSettings),
                 ) as ScrubSettings),
         },
-        auth: { serviceDeskLeadGroup: serviceDeskLeadGroupName },
+        auth: roleSettingsOf(config),
         observability: { tracing: config.tracing },
       },
       conversationsTable: tables.conversations,
@@ -220,9 +231,17 @@ export class ServiceDeskStack extends Stack {
         ...publishTo,
         editorGroupName: knowledgeEditorGroupName,
       },
-      userPoolId: auth.userPool.userPoolId,
-      // Tokens of both clients are accepted (the function reads a comma-separated list).
-      userPoolClientId: `${auth.userPoolClientId},${auth.acceptanceTestClientId}`,
+      identity: auth
+        ? {
+            userPoolId: auth.userPool.userPoolId,
+            // Tokens of both clients are accepted (the function reads a comma-separated list).
+            clientIds: `${auth.userPoolClientId},${auth.acceptanceTestClientId}`,
+          }
+        : {
+            issuer: config.authIssuer ?? '',
+            audiences:
+              config.authAudience.length > 0 ? config.authAudience : [config.authClientId ?? ''],
+          },
       rerankingModelId: config.rerankingModelId || undefined,
       guardrail,
       reservedConcurrency: config.apiReservedConcurrency,
@@ -248,12 +267,22 @@ export class ServiceDeskStack extends Stack {
     const web = new WebHosting(this, 'Web', {
       webApp: webAppSource(paths.webApp),
       functionUrl: api.functionUrl,
-      auth: {
-        authority: auth.authority,
-        clientId: auth.userPoolClientId,
-        domainUrl: auth.domainUrl,
-        userPoolId: auth.userPool.userPoolId,
-      },
+      auth: auth
+        ? {
+            kind: 'cognito',
+            authority: auth.authority,
+            clientId: auth.userPoolClientId,
+            domainUrl: auth.domainUrl,
+            userPoolId: auth.userPool.userPoolId,
+            identityProviderName: auth.identityProviderName,
+          }
+        : {
+            kind: 'oidc',
+            issuer: config.authIssuer ?? '',
+            clientId: config.authClientId ?? '',
+            scope: config.authScope,
+            extraOrigins: config.authExtraOrigins,
+          },
       webAclArn,
       customDomain:
         config.domainName && config.certificateArn
@@ -263,7 +292,7 @@ export class ServiceDeskStack extends Stack {
       removalPolicy,
       providerLogGroup,
     });
-    auth.allowSignInFrom(web.siteUrl);
+    auth?.allowSignInFrom(web.siteUrl);
     this.distributionId = web.distribution.distributionId;
 
     const monitoring = new OperationsMonitoring(this, 'Monitoring', {
@@ -290,24 +319,43 @@ export class ServiceDeskStack extends Stack {
 
     const outputs: Record<string, string> = {
       [stackOutputNames.siteUrl]: web.siteUrl,
-      [stackOutputNames.userPoolId]: auth.userPool.userPoolId,
-      [stackOutputNames.userPoolClientId]: auth.userPoolClientId,
-      [stackOutputNames.acceptanceTestClientId]: auth.acceptanceTestClientId,
-      [stackOutputNames.cognitoDomain]: auth.domainUrl,
+      ...(auth && {
+        [stackOutputNames.userPoolId]: auth.userPool.userPoolId,
+        [stackOutputNames.userPoolClientId]: auth.userPoolClientId,
+        [stackOutputNames.acceptanceTestClientId]: auth.acceptanceTestClientId,
+        [stackOutputNames.cognitoDomain]: auth.domainUrl,
+        [stackOutputNames.knowledgeEditorGroup]: auth.knowledgeEditorGroup.ref,
+        [stackOutputNames.serviceDeskLeadGroup]: auth.serviceDeskLeadGroup.ref,
+      }),
+      [stackOutputNames.authIssuer]: auth ? auth.authority : (config.authIssuer ?? ''),
       [stackOutputNames.conversationsTable]: tables.conversations.tableName,
       [stackOutputNames.turnsTable]: tables.turns.tableName,
       [stackOutputNames.insightsTable]: tables.insights.tableName,
       [stackOutputNames.knowledgeBaseId]: knowledgeBase.knowledgeBaseId,
       [stackOutputNames.functionUrl]: api.functionUrl.url,
       [stackOutputNames.functionName]: api.function.functionName,
-      [stackOutputNames.knowledgeEditorGroup]: auth.knowledgeEditorGroup.ref,
-      [stackOutputNames.serviceDeskLeadGroup]: auth.serviceDeskLeadGroup.ref,
       [stackOutputNames.vectorStore]: config.vectorStore,
     };
     for (const [name, value] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value });
     }
   }
+}
+
+/**
+ * What the role claim's values mean: with an external issuer its claim and the editor and lead
+ * role values (defaulting to the group names); with the pool its groups; desks in both.
+ */
+function roleSettingsOf(config: ServiceDeskConfig) {
+  return {
+    serviceDeskLeadGroup: serviceDeskLeadGroupName,
+    deskRoles: functionSettings.auth.deskRoles.schema.parse(config.authDeskRoles),
+    ...(config.authIssuer && {
+      roleClaim: config.authRoleClaim,
+      editorRoles: config.authEditorRoles,
+      leadRoles: config.authLeadRoles,
+    }),
+  };
 }
 
 /**

@@ -121,7 +121,7 @@ export const functionSettings = {
       namePairsSchema('OIDC_DESK_ROLES', DESK_NAME),
       {
         default: [],
-        format: formatNamePairs,
+        format: (pairs) => (pairs.length > 0 ? formatNamePairs(pairs) : undefined),
       },
     ),
     /**
@@ -131,7 +131,7 @@ export const functionSettings = {
     devUserRoles: setting<NamePair[]>(
       'DEV_USER_ROLES',
       namePairsSchema('DEV_USER_ROLES', /^[^\s,=]{1,128}$/),
-      { default: [], format: formatNamePairs },
+      { default: [], format: (pairs) => (pairs.length > 0 ? formatNamePairs(pairs) : undefined) },
     ),
   },
   storage: {

@@ -97,8 +97,8 @@ export interface ApiFunctionProps {
    * @default off — no KNOWLEDGE_* settings and no permissions; publishing answers 501
    */
   readonly knowledgeCapture?: KnowledgeCaptureTarget;
-  readonly userPoolId: string;
-  readonly userPoolClientId: string;
+  /** Whose access tokens the function accepts (ADR 0028). */
+  readonly identity: ApiIdentity;
   /**
    * Rerank retrieved chunks with this Bedrock reranker model (`amazon.rerank-v1:0`,
    * `cohere.rerank-v3-5:0`); the function gets its ARN and the permissions to use it.
@@ -131,6 +131,15 @@ export interface ApiFunctionProps {
 }
 
 /**
+ * The stack's Cognito pool (its access tokens from the listed clients, comma-separated) or an
+ * OpenID Connect issuer (its access tokens for the audiences); roles and desks come with the
+ * `auth` settings.
+ */
+export type ApiIdentity =
+  | { readonly userPoolId: string; readonly clientIds: string }
+  | { readonly issuer: string; readonly audiences: readonly string[] };
+
+/**
  * The API function (all of `/api/*`) behind a streaming, IAM-authenticated Function URL, which
  * only CloudFront (through origin access control) can call. Its role can do exactly what the
  * handler does: read and write the two tables, retrieve from one Knowledge Base, stream one model.
@@ -150,9 +159,17 @@ export class ApiFunction extends Construct {
     const environment = functionEnvironment(
       mergeSettingValues(props.settings, {
         auth: {
-          mode: 'cognito',
-          userPoolId: props.userPoolId,
-          clientId: props.userPoolClientId,
+          ...('userPoolId' in props.identity
+            ? {
+                mode: 'cognito' as const,
+                userPoolId: props.identity.userPoolId,
+                clientId: props.identity.clientIds,
+              }
+            : {
+                mode: 'oidc' as const,
+                oidcIssuer: props.identity.issuer,
+                oidcAudience: [...props.identity.audiences],
+              }),
           ...(capture && { knowledgeEditorGroup: capture.editorGroupName }),
         },
         storage: {

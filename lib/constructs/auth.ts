@@ -41,7 +41,27 @@ export interface AuthProps {
    * @default a CDK-managed `/aws/lambda/<function>` group
    */
   readonly providerLogGroup?: logs.ILogGroup;
+  /**
+   * Federate a SAML identity provider: staff sign in there (the web client offers no other
+   * provider), its e-mail, display name and groups attributes are mapped, and its groups become
+   * the access token's `cognito:groups` (ADR 0028).
+   * @default none: the pool's own accounts
+   */
+  readonly saml?: SamlFederation;
 }
+
+/** A SAML identity provider the pool federates. */
+export interface SamlFederation {
+  /** The provider's metadata document URL (https). */
+  readonly metadataUrl: string;
+  /** Its name in the pool, and the hosted UI's `identity_provider` parameter. */
+  readonly providerName: string;
+  /** The SAML attribute carrying the user's groups. */
+  readonly groupsAttribute: string;
+}
+
+/** The pool's custom attribute holding the SAML groups, as Cognito names it in tokens. */
+const SAML_GROUPS_ATTRIBUTE = 'saml_groups';
 
 /**
  * Staff sign-in: a Cognito user pool without self sign-up (administrators create accounts), a
@@ -73,7 +93,13 @@ export class Auth extends Construct {
   readonly knowledgeEditorGroup: cognito.CfnUserPoolGroup;
   /** {@link serviceDeskLeadGroupName}: administrators add the leads who may see insights. */
   readonly serviceDeskLeadGroup: cognito.CfnUserPoolGroup;
+  /**
+   * The SAML provider's name when the pool federates one: the web app sends it as
+   * `identity_provider`, so the hosted UI goes straight to the company's sign-in.
+   */
+  readonly identityProviderName?: string;
   private readonly providerLogGroup?: logs.ILogGroup;
+  private readonly webClientSettings: ReturnType<typeof webClientSettingsFor>;
 
   constructor(scope: Construct, id: string, props: AuthProps = {}) {
     super(scope, id);
@@ -100,6 +126,12 @@ export class Auth extends Construct {
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
       featurePlan: cognito.FeaturePlan.ESSENTIALS,
+      // Custom attributes can be added to a pool but never removed: only with SAML.
+      ...(props.saml && {
+        customAttributes: {
+          [SAML_GROUPS_ATTRIBUTE]: new cognito.StringAttribute({ mutable: true, maxLen: 2048 }),
+        },
+      }),
       removalPolicy,
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
     });
@@ -132,7 +164,13 @@ export class Auth extends Construct {
     this.domainUrl = `https://${domainPrefix}.auth.${stack.region}.amazoncognito.com`;
     this.authority = `https://cognito-idp.${stack.region}.amazonaws.com/${this.userPool.userPoolId}`;
 
-    const settings = webClientSettings;
+    const samlProvider =
+      props.saml && this.federateSaml(props.saml, logRetentionOf(props), removalPolicy);
+    // The plain name, not the provider's Ref: config.json and the client name it as the setting
+    // says, and the client depends on the provider below.
+    this.identityProviderName = props.saml?.providerName;
+    const settings = webClientSettingsFor(this.identityProviderName);
+    this.webClientSettings = settings;
     this.client = new cognito.CfnUserPoolClient(this, 'WebClient', {
       userPoolId: this.userPool.userPoolId,
       clientName: settings.ClientName,
@@ -158,6 +196,7 @@ export class Auth extends Construct {
       },
       authSessionValidity: settings.AuthSessionValidity,
     });
+    if (samlProvider) this.client.node.addDependency(samlProvider);
     this.userPoolClientId = this.client.ref;
     this.acceptanceTestClientId = new cognito.CfnUserPoolClient(this, 'AcceptanceTestClient', {
       userPoolId: this.userPool.userPoolId,
@@ -200,7 +239,7 @@ export class Auth extends Construct {
       service: 'CognitoIdentityServiceProvider',
       action: 'updateUserPoolClient',
       parameters: {
-        ...webClientSettings,
+        ...this.webClientSettings,
         UserPoolId: this.userPool.userPoolId,
         ClientId: this.userPoolClientId,
         CallbackURLs: [siteUrl],
@@ -220,6 +259,72 @@ export class Auth extends Construct {
     resource.node.addDependency(this.client);
     acknowledgeAwsCustomResourceProvider(this);
     return resource;
+  }
+
+  /**
+   * The SAML provider with its attribute mapping, and the pre-token-generation trigger (V2: it
+   * may change the access token) that turns the mapped groups into `cognito:groups`, where the
+   * API reads roles: Cognito writes a multi-valued SAML attribute as `[a, b]` text.
+   */
+  private federateSaml(
+    saml: SamlFederation,
+    logRetention: logs.RetentionDays,
+    removalPolicy: RemovalPolicy,
+  ): cognito.UserPoolIdentityProviderSaml {
+    const provider = new cognito.UserPoolIdentityProviderSaml(this, 'Saml', {
+      userPool: this.userPool,
+      name: saml.providerName,
+      metadata: cognito.UserPoolIdentityProviderSamlMetadata.url(saml.metadataUrl),
+      idpSignout: true,
+      attributeMapping: {
+        email: cognito.ProviderAttribute.other(
+          'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
+        ),
+        fullname: cognito.ProviderAttribute.other(
+          'http://schemas.microsoft.com/identity/claims/displayname',
+        ),
+        // CDK writes custom keys as given; the pool names its custom attributes `custom:<name>`.
+        custom: {
+          [`custom:${SAML_GROUPS_ATTRIBUTE}`]: cognito.ProviderAttribute.other(
+            saml.groupsAttribute,
+          ),
+        },
+      },
+    });
+    const logGroup = new logs.LogGroup(this, 'SamlGroupsLogs', {
+      retention: logRetention,
+      removalPolicy,
+    });
+    const role = new iam.Role(this, 'SamlGroupsRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    logGroup.grantWrite(role);
+    const trigger = new lambda.Function(this, 'SamlGroups', {
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      role,
+      logGroup,
+      timeout: Duration.seconds(5),
+      code: lambda.Code.fromInline(
+        [
+          'exports.handler = async (event) => {',
+          `  const text = String((event.request.userAttributes || {})['custom:${SAML_GROUPS_ATTRIBUTE}'] || '');`,
+          "  const saml = text.replace(/^\\[|\\]$/g, '').split(',').map((g) => g.trim()).filter(Boolean);",
+          '  const own = (event.request.groupConfiguration || {}).groupsToOverride || [];',
+          '  event.response = { claimsAndScopeOverrideDetails: {',
+          '    groupOverrideDetails: { groupsToOverride: [...new Set([...own, ...saml])] } } };',
+          '  return event;',
+          '};',
+        ].join('\n'),
+      ),
+    });
+    this.userPool.addTrigger(
+      cognito.UserPoolOperation.PRE_TOKEN_GENERATION_CONFIG,
+      trigger,
+      cognito.LambdaVersion.V2_0,
+    );
+    return provider;
   }
 
   private createDomainCheck(
@@ -262,15 +367,23 @@ export class Auth extends Construct {
   }
 }
 
+const logRetentionOf = (props: AuthProps) => props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+
 /**
  * The SPA client's settings in `UpdateUserPoolClient` form: one source for the CloudFormation
- * resource and for the update that sets the URLs.
+ * resource and for the update that sets the URLs. With a SAML provider, it is the client's only
+ * one: staff sign in at the company's identity provider, never with a pool password.
  */
+const webClientSettingsFor = (identityProviderName: string | undefined) =>
+  identityProviderName
+    ? { ...webClientSettings, SupportedIdentityProviders: [identityProviderName] }
+    : webClientSettings;
+
 const webClientSettings = {
   ClientName: 'web',
   // SRP for the hosted UI; the acceptance suite signs in through a client of its own.
   ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
-  SupportedIdentityProviders: ['COGNITO'],
+  SupportedIdentityProviders: ['COGNITO'] as readonly string[],
   AllowedOAuthFlowsUserPoolClient: true,
   AllowedOAuthFlows: ['code'],
   AllowedOAuthScopes: ['openid', 'email', 'profile'],

@@ -18,14 +18,30 @@ import {
 } from '../security-headers.js';
 import { type AccessLogBucket, accessLogPrefixes } from './access-log-bucket.js';
 
-/** The Cognito settings the web app reads from `/config.json`. */
-export interface WebAuthSettings {
+/** How the web app signs in, written to its `/config.json`. */
+export type WebAuthSettings = CognitoSignIn | IssuerSignIn;
+
+/** The stack's Cognito pool (its hosted UI, or the SAML provider it federates). */
+export interface CognitoSignIn {
+  readonly kind: 'cognito';
   /** OIDC issuer, `https://cognito-idp.<region>.amazonaws.com/<pool id>`. */
   readonly authority: string;
   readonly clientId: string;
   /** Hosted sign-in domain, `https://<prefix>.auth.<region>.amazoncognito.com`. */
   readonly domainUrl: string;
   readonly userPoolId: string;
+  /** A federated provider the hosted UI goes straight to (`identity_provider`). */
+  readonly identityProviderName?: string;
+}
+
+/** The company's OpenID Connect issuer, directly (ADR 0028). */
+export interface IssuerSignIn {
+  readonly kind: 'oidc';
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly scope: string;
+  /** Origins besides the issuer's the sign-in fetches from. */
+  readonly extraOrigins: readonly string[];
 }
 
 export interface WebHostingProps {
@@ -96,12 +112,11 @@ export class WebHosting extends Construct {
       ...props.accessLogs?.forBucket('web-assets'),
     });
 
-    const cognitoIdp = `https://cognito-idp.${stack.region}.amazonaws.com`;
-    // The same headers the local server sends (lib/security-headers.ts), plus Cognito's origins.
-    const contentSecurityPolicy = buildContentSecurityPolicy({
-      connectSources: [cognitoIdp, props.auth.domainUrl],
-      formActions: [props.auth.domainUrl],
-    });
+    // The same headers the local server sends (lib/security-headers.ts), plus the origins the
+    // sign-in fetches from: `cdk synth` has no network, so they come from the settings.
+    const contentSecurityPolicy = buildContentSecurityPolicy(
+      signInOrigins(props.auth, stack.region),
+    );
     const securityHeaders = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       responseHeadersPolicyName: accountGlobalName(this, 'security-headers'),
       comment: 'Service desk: CSP, HSTS, no framing, no sniffing',
@@ -211,20 +226,11 @@ export class WebHosting extends Construct {
       sources: [
         props.webApp,
         // Last, so it replaces the local-mode config.json of the build (later sources win).
-        s3deploy.Source.jsonData('config.json', {
-          apiBase: '/api',
-          authMode: 'cognito',
-          // Read by web/src/config/load-runtime-config.ts.
-          cognito: {
-            authority: props.auth.authority,
-            clientId: props.auth.clientId,
-            redirectUri: this.siteUrl,
-            logoutUri: this.siteUrl,
-            domain: props.auth.domainUrl,
-            userPoolId: props.auth.userPoolId,
-            region: stack.region,
-          },
-        }),
+        // Read by web/src/config/load-runtime-config.ts.
+        s3deploy.Source.jsonData(
+          'config.json',
+          webConfigOf(props.auth, this.siteUrl, stack.region),
+        ),
       ],
       destinationBucket: this.bucket,
       prune: true,
@@ -309,4 +315,66 @@ function accountGlobalName(scope: IConstruct, what: string, maxLength = 64): str
       ? stackName
       : `${stackName.slice(0, budget - 7)}-${createHash('sha256').update(stackName).digest('hex').slice(0, 6)}`;
   return `${prefix}-${region}-${what}`;
+}
+
+/** The CSP's extra origins for sign-in: Cognito's two, or the issuer's and the extra ones. */
+function signInOrigins(
+  auth: WebAuthSettings,
+  region: string,
+): { connectSources: string[]; formActions: string[] } {
+  if (auth.kind === 'cognito')
+    return {
+      connectSources: [`https://cognito-idp.${region}.amazonaws.com`, auth.domainUrl],
+      formActions: [auth.domainUrl],
+    };
+  return {
+    connectSources: [
+      new URL(auth.issuer).origin,
+      ...auth.extraOrigins.map((o) => new URL(o).origin),
+    ],
+    formActions: [],
+  };
+}
+
+/** The web app's `/config.json`. */
+function webConfigOf(auth: WebAuthSettings, siteUrl: string, region: string) {
+  if (auth.kind === 'oidc')
+    return {
+      apiBase: '/api',
+      authMode: 'oidc',
+      oidc: {
+        authority: auth.issuer,
+        clientId: auth.clientId,
+        redirectUri: siteUrl,
+        logoutUri: siteUrl,
+        scope: auth.scope,
+      },
+    };
+  if (auth.identityProviderName)
+    return {
+      apiBase: '/api',
+      authMode: 'oidc',
+      oidc: {
+        authority: auth.authority,
+        clientId: auth.clientId,
+        redirectUri: siteUrl,
+        logoutUri: siteUrl,
+        scope: 'openid email profile',
+        extraQueryParams: { identity_provider: auth.identityProviderName },
+        cognitoDomain: auth.domainUrl,
+      },
+    };
+  return {
+    apiBase: '/api',
+    authMode: 'cognito',
+    cognito: {
+      authority: auth.authority,
+      clientId: auth.clientId,
+      redirectUri: siteUrl,
+      logoutUri: siteUrl,
+      domain: auth.domainUrl,
+      userPoolId: auth.userPoolId,
+      region,
+    },
+  };
 }

@@ -22,6 +22,8 @@ async function whatTheyCanDo(page: Page) {
   };
 }
 
+// Each test signs in through the provider and waits for one answer (the first, a cold start):
+// like chat-app's, more than the default 30 s on a busy machine.
 describe('sign-in at an OpenID provider', () => {
   it('signs a staff member in with a token, not a dev-user header, and out at the provider', async () => {
     const app = await open('unused', { signInAs: 'staff' });
@@ -49,7 +51,7 @@ describe('sign-in at an OpenID provider', () => {
     await app.page.getByRole('button', { name: 'サインイン' }).waitFor({ timeout: WAIT_MS });
     await app.page.getByRole('button', { name: 'サインイン' }).click();
     await app.page.locator('input[name="login"]').waitFor({ timeout: WAIT_MS });
-  });
+  }, 60_000);
 
   it('lets an editor save knowledge, and shows no insights', async () => {
     const { page } = await open('unused', { signInAs: 'editor' });
@@ -58,7 +60,7 @@ describe('sign-in at an OpenID provider', () => {
       saveAsKnowledge: 1,
       insightsLink: 0,
     });
-  });
+  }, 60_000);
 
   it('shows a lead the insights page, and no knowledge saving', async () => {
     const { page } = await open('unused', { signInAs: 'lead' });
@@ -71,7 +73,7 @@ describe('sign-in at an OpenID provider', () => {
     await page
       .getByRole('heading', { name: 'サービスデスク インサイト' })
       .waitFor({ timeout: WAIT_MS });
-  });
+  }, 60_000);
 
   it('refuses an account the provider does not know at its own form', async () => {
     const { page } = await open('unused', { signInAs: 'editor' });
@@ -83,5 +85,5 @@ describe('sign-in at an OpenID provider', () => {
       .getByRole('heading', { name: /something went wrong/i })
       .waitFor({ timeout: WAIT_MS });
     expect(page.url()).not.toMatch(/[?&]code=/);
-  });
+  }, 60_000);
 });

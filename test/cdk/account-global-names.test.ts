@@ -18,7 +18,13 @@ function cloudFrontNames(stackName: string, region: string): Record<string, stri
   new WebHosting(stack, 'Web', {
     webApp: webAppSource({ prebuilt: fixturePaths.webApp.prebuilt }),
     functionUrl: fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM }),
-    auth: { authority: 'a', clientId: 'c', domainUrl: 'https://d', userPoolId: 'p' },
+    auth: {
+      kind: 'cognito',
+      authority: 'a',
+      clientId: 'c',
+      domainUrl: 'https://d',
+      userPoolId: 'p',
+    },
   });
   const template = Template.fromStack(stack);
   const names: Record<string, string> = {};

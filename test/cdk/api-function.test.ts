@@ -131,12 +131,20 @@ describe('ServiceDeskStack (default config): API function', () => {
         'BEDROCK_AGENT_ENDPOINT',
         'BEDROCK_AGENT_RUNTIME_ENDPOINT',
         'BEDROCK_RUNTIME_ENDPOINT',
+        'DEV_USER_ROLES', // local dev users
         'DYNAMODB_ENDPOINT',
         'GUARDRAIL_IDENTIFIER', // only with a guardrail
         'GUARDRAIL_VERSION',
         'KNOWLEDGE_EDITORS', // local dev users
         'LOG_LEVEL',
         'METRICS',
+        // Only with authIssuer (the pool's roles are its groups); desks only with authDeskRoles.
+        'OIDC_AUDIENCE',
+        'OIDC_DESK_ROLES',
+        'OIDC_EDITOR_ROLES',
+        'OIDC_ISSUER',
+        'OIDC_LEAD_ROLES',
+        'OIDC_ROLE_CLAIM',
         'PERSONAL_DATA_SETTINGS', // only with a personalDataSettings file
         'S3_ENDPOINT',
         'SERVICE_DESK_LEADS', // local dev users

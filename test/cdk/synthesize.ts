@@ -256,8 +256,11 @@ function readWebConfig(app: App): unknown {
     const file = join(directory, entry, 'config.json');
     if (!entry.startsWith('asset.') || !existsSync(file)) continue;
     const text = readFileSync(file, 'utf8');
-    if (text.includes('"cognito"'))
-      return JSON.parse(text.replace(/<<marker:0x[a-f0-9]+:\d+>>/g, 'x'));
+    // The generated one signs in; the built web app's own says local mode.
+    const config = JSON.parse(text.replace(/<<marker:0x[a-f0-9]+:\d+>>/g, 'x')) as {
+      authMode?: string;
+    };
+    if (config.authMode !== undefined && config.authMode !== 'local') return config;
   }
   throw new Error('No generated config.json asset in the assembly');
 }

@@ -82,82 +82,18 @@ export async function openAwsTarget(log: (line: string) => void): Promise<IntegT
   });
   const { region } = stack;
   const siteUrl = requireOutput(stack, stackOutputNames.siteUrl);
-  const userPoolId = requireOutput(stack, stackOutputNames.userPoolId);
-  const clientId = requireOutput(stack, stackOutputNames.acceptanceTestClientId);
   const knowledgeBaseId = requireOutput(stack, stackOutputNames.knowledgeBaseId);
   const functionUrl = requireOutput(stack, stackOutputNames.functionUrl);
   const vectorStore = vectorStoreOf(stack);
 
-  const domains: string[] | string | undefined = context.allowedEmailDomains;
-  const emailDomain =
-    process.env.INTEG_EMAIL_DOMAIN ??
-    (Array.isArray(domains) ? domains[0] : domains?.split(',')[0]) ??
-    'example.com';
-  const cognito = new CognitoIdentityProviderClient({ region });
-  const username = `integ-${randomUUID()}@${emailDomain}`;
-  log(`creating temporary user ${username}`);
-  await cognito.send(
-    new AdminCreateUserCommand({
-      UserPoolId: userPoolId,
-      Username: username,
-      MessageAction: 'SUPPRESS',
-      UserAttributes: [
-        { Name: 'email', Value: username },
-        { Name: 'email_verified', Value: 'true' },
-      ],
-    }),
-  );
-  // Knowledge capture needs an editor: the group is joined before sign-in, so the access token
-  // carries it. A stack without the group or the bucket outputs skips that check, with why.
-  const editorGroup = stack.outputs[stackOutputNames.knowledgeEditorGroup];
   const documentBucket = stack.outputs[stackOutputNames.documentBucket];
   const dataSourceId = stack.outputs[stackOutputNames.dataSourceId];
-  const knowledgeUnavailable = !editorGroup
-    ? `the stack has no ${stackOutputNames.knowledgeEditorGroup} output (deployed before knowledge capture)`
-    : !documentBucket || !dataSourceId
-      ? `the stack has no ${stackOutputNames.documentBucket} / ${stackOutputNames.dataSourceId} outputs (a reused Knowledge Base): the suite cannot remove its probe ticket`
-      : undefined;
-  const deleteUser = async () => {
-    await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: username }));
-    log(`deleted temporary user ${username}`);
-  };
-  let accessToken: string;
-  try {
-    // 12+ characters with upper, lower, digit and symbol: the pool's policy.
-    const password = `Aa1!${randomBytes(18).toString('base64url')}`;
-    await cognito.send(
-      new AdminSetUserPasswordCommand({
-        UserPoolId: userPoolId,
-        Username: username,
-        Password: password,
-        Permanent: true,
-      }),
-    );
-    if (editorGroup && !knowledgeUnavailable) {
-      await cognito.send(
-        new AdminAddUserToGroupCommand({
-          UserPoolId: userPoolId,
-          Username: username,
-          GroupName: editorGroup,
-        }),
-      );
-    }
-    const auth = await cognito.send(
-      new AdminInitiateAuthCommand({
-        UserPoolId: userPoolId,
-        ClientId: clientId,
-        AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
-        AuthParameters: { USERNAME: username, PASSWORD: password },
-      }),
-    );
-    const token = auth.AuthenticationResult?.AccessToken;
-    if (!token) throw new Error(`sign-in asked for a challenge (${auth.ChallengeName})`);
-    accessToken = token;
-  } catch (error) {
-    await deleteUser().catch(() => undefined);
-    throw error;
-  }
-
+  // The stack's own pool: a temporary user the suite creates. An external issuer (authIssuer,
+  // no pool): a token the platform team gives (docs/deploy.md, "Acceptance suite").
+  const signedIn = stack.outputs[stackOutputNames.userPoolId]
+    ? await signInWithThePool(stack, context, log, Boolean(documentBucket && dataSourceId))
+    : tokenFromThePlatformTeam(stack);
+  const { accessToken, knowledgeUnavailable } = signedIn;
   return {
     kind: 'aws',
     label: `stack ${stack.stackName} (${region}) through ${siteUrl}`,
@@ -204,6 +140,113 @@ export async function openAwsTarget(log: (line: string) => void): Promise<IntegT
           },
         }),
     notApplicable: knowledgeUnavailable ? { 'knowledge-capture': knowledgeUnavailable } : {},
-    close: deleteUser,
+    close: signedIn.close,
   };
+}
+
+interface SignedIn {
+  readonly accessToken: string;
+  /** Why the knowledge-capture check cannot run, if it cannot. */
+  readonly knowledgeUnavailable?: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A temporary user of the stack's pool, signed in through the acceptance suite's client (and in
+ * the editors' group, so the knowledge-capture check can publish).
+ */
+async function signInWithThePool(
+  stack: Awaited<ReturnType<typeof readDeployedStack>>,
+  context: Record<string, unknown>,
+  log: (line: string) => void,
+  hasDocumentBucket: boolean,
+): Promise<SignedIn> {
+  const { region } = stack;
+  const userPoolId = requireOutput(stack, stackOutputNames.userPoolId);
+  const clientId = requireOutput(stack, stackOutputNames.acceptanceTestClientId);
+  // Knowledge capture needs an editor: the group is joined before sign-in, so the access token
+  // carries it. A stack without the group or the bucket outputs skips that check, with why.
+  const editorGroup = stack.outputs[stackOutputNames.knowledgeEditorGroup];
+  const knowledgeUnavailable = !editorGroup
+    ? `the stack has no ${stackOutputNames.knowledgeEditorGroup} output (deployed before knowledge capture)`
+    : !hasDocumentBucket
+      ? `the stack has no ${stackOutputNames.documentBucket} / ${stackOutputNames.dataSourceId} outputs (a reused Knowledge Base): the suite cannot remove its probe ticket`
+      : undefined;
+  const domains = context.allowedEmailDomains as string[] | string | undefined;
+  const emailDomain =
+    process.env.INTEG_EMAIL_DOMAIN ??
+    (Array.isArray(domains) ? domains[0] : domains?.split(',')[0]) ??
+    'example.com';
+  const cognito = new CognitoIdentityProviderClient({ region });
+  const username = `integ-${randomUUID()}@${emailDomain}`;
+  log(`creating temporary user ${username}`);
+  await cognito.send(
+    new AdminCreateUserCommand({
+      UserPoolId: userPoolId,
+      Username: username,
+      MessageAction: 'SUPPRESS',
+      UserAttributes: [
+        { Name: 'email', Value: username },
+        { Name: 'email_verified', Value: 'true' },
+      ],
+    }),
+  );
+  const deleteUser = async () => {
+    await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: username }));
+    log(`deleted temporary user ${username}`);
+  };
+  let accessToken: string;
+  try {
+    // 12+ characters with upper, lower, digit and symbol: the pool's policy.
+    const password = `Aa1!${randomBytes(18).toString('base64url')}`;
+    await cognito.send(
+      new AdminSetUserPasswordCommand({
+        UserPoolId: userPoolId,
+        Username: username,
+        Password: password,
+        Permanent: true,
+      }),
+    );
+    if (editorGroup && !knowledgeUnavailable) {
+      await cognito.send(
+        new AdminAddUserToGroupCommand({
+          UserPoolId: userPoolId,
+          Username: username,
+          GroupName: editorGroup,
+        }),
+      );
+    }
+    const auth = await cognito.send(
+      new AdminInitiateAuthCommand({
+        UserPoolId: userPoolId,
+        ClientId: clientId,
+        AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
+        AuthParameters: { USERNAME: username, PASSWORD: password },
+      }),
+    );
+    const token = auth.AuthenticationResult?.AccessToken;
+    if (!token) throw new Error(`sign-in asked for a challenge (${auth.ChallengeName})`);
+    accessToken = token;
+  } catch (error) {
+    await deleteUser().catch(() => undefined);
+    throw error;
+  }
+
+  return { accessToken, close: deleteUser, ...(knowledgeUnavailable && { knowledgeUnavailable }) };
+}
+
+/**
+ * A stack signing in at an external issuer has no pool to create a user in: the platform team
+ * gives an access token of a test account (`INTEG_ACCESS_TOKEN`), or the suite says what it needs.
+ */
+function tokenFromThePlatformTeam(stack: Awaited<ReturnType<typeof readDeployedStack>>): SignedIn {
+  const issuer = stack.outputs[stackOutputNames.authIssuer] ?? '(the authIssuer setting)';
+  const accessToken = process.env.INTEG_ACCESS_TOKEN;
+  if (!accessToken)
+    throw new SkipError(
+      `the stack signs in at ${issuer}, where the suite cannot create a user: set INTEG_ACCESS_TOKEN ` +
+        'to an access token of a test account there (for the web client, with the staff role, and the ' +
+        'knowledge-editor role for the knowledge-capture check) — docs/deploy.md, "Acceptance suite"',
+    );
+  return { accessToken, close: async () => undefined };
 }
