@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import type { RetrievedTicket, Retriever } from '../functions/chat/ports.js';
 import { mergeChunks, toRetrievalQuery } from '../functions/chat/retrieval.js';
+import { deskAllowed } from '../functions/contract/desks.js';
 
 /**
  * The retrieval evaluation: the labelled queries of `data/eval/retrieval-queries.jsonl` run
@@ -87,6 +88,11 @@ export interface QueryOutcome<Query extends RunnableQuery = EvalQuery> {
   readonly ranked: readonly string[];
   /** Restricted tickets the Knowledge Base returned (before the core's own filter): must be none. */
   readonly restrictedReturned: readonly string[];
+  /**
+   * Tickets of desks the run may not retrieve that the Knowledge Base returned (before the core's
+   * own filter; ADR 0029): must be none.
+   */
+  readonly otherDesksReturned: readonly string[];
   /** The best score of a ticket in `ranked`; absent when there is none. */
   readonly bestScore?: number;
 }
@@ -99,19 +105,32 @@ export interface QueryOutcome<Query extends RunnableQuery = EvalQuery> {
 export async function runRetrievalEvaluation<Query extends RunnableQuery = EvalQuery>(
   queries: readonly Query[],
   retriever: Retriever,
-  options: { readonly queryFor?: (text: string) => string } = {},
+  options: {
+    readonly queryFor?: (text: string) => string;
+    /** The desks the run retrieves as, as a staff member of them would (ADR 0029). */
+    readonly desks: readonly string[];
+  },
 ): Promise<QueryOutcome<Query>[]> {
+  const { desks } = options;
   const outcomes: QueryOutcome<Query>[] = [];
   for (const query of queries) {
     const retrievalQuery = (options.queryFor ?? toRetrievalQuery)(query.query);
-    const chunks: RetrievedTicket[] = await retriever.search(retrievalQuery, { limit: DEPTH });
-    const merged = mergeChunks(chunks);
+    const chunks: RetrievedTicket[] = await retriever.search(retrievalQuery, {
+      limit: DEPTH,
+      desks,
+    });
+    const merged = mergeChunks(chunks, desks);
     outcomes.push({
       query,
       retrievalQuery,
       ranked: merged.map((ticket) => ticket.issueId),
       restrictedReturned: [
         ...new Set(chunks.filter((chunk) => chunk.restricted).map((chunk) => chunk.issueId)),
+      ],
+      otherDesksReturned: [
+        ...new Set(
+          chunks.filter((chunk) => !deskAllowed(chunk.desk, desks)).map((chunk) => chunk.issueId),
+        ),
       ],
       // As the chat reports it for the insights (the nearest ticket the answer could cite).
       ...(merged.length > 0 && { bestScore: Math.max(...merged.map((ticket) => ticket.score)) }),
@@ -135,6 +154,8 @@ export interface EvaluationReport {
   readonly slices: Readonly<Partial<Record<EvalSlice, SliceScores>>>;
   /** Probes run, and restricted tickets returned over every query (probes or not). */
   readonly restricted: { readonly probes: number; readonly returned: number };
+  /** Tickets of desks the run may not retrieve, returned over every query (ADR 0029). */
+  readonly otherDesks: { readonly returned: number };
   /** Queries that found no relevant ticket within 8, for reading the misses. */
   readonly misses: readonly { id: string; query: string; relevant: readonly string[] }[];
 }
@@ -153,6 +174,9 @@ export function scoreOutcomes(outcomes: readonly QueryOutcome[]): EvaluationRepo
       probes: outcomes.filter((outcome) => outcome.query.slices.includes('restricted_probe'))
         .length,
       returned: outcomes.reduce((sum, outcome) => sum + outcome.restrictedReturned.length, 0),
+    },
+    otherDesks: {
+      returned: outcomes.reduce((sum, outcome) => sum + outcome.otherDesksReturned.length, 0),
     },
     misses: ranked
       .filter((outcome) => firstRelevantRank(outcome) === undefined)
@@ -248,7 +272,10 @@ function targetVerdict(slice: EvalSlice, scores: SliceScores): string {
   return '';
 }
 
-/** The report as a markdown table (one row per slice, targets beside) and the restricted line. */
+/**
+ * The report as a markdown table (one row per slice, targets beside), the restricted line and the
+ * other desks' line.
+ */
 export function formatReport(report: EvaluationReport, title: string): string {
   const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
   const row = (name: string, scores: SliceScores, target = '') =>
@@ -265,6 +292,7 @@ export function formatReport(report: EvaluationReport, title: string): string {
     }),
     '',
     `Restricted tickets returned: **${report.restricted.returned}** (over every query, ${report.restricted.probes} of them probes aimed at restricted tickets; target 0 ${report.restricted.returned === 0 ? '✓' : '✗'}).`,
+    `Tickets of other desks returned: **${report.otherDesks.returned}** (target 0 ${report.otherDesks.returned === 0 ? '✓' : '✗'}).`,
   ];
   if (report.misses.length > 0) {
     lines.push('', `Missed within 8 (${report.misses.length}):`, '');

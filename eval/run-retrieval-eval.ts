@@ -23,6 +23,9 @@
  *   --reranking-model ID      with --rerank: amazon.rerank-v1:0 or cohere.rerank-v3-5:0
  *                             (default: cdk.json `rerankingModelId`, else the first one the
  *                             region offers)
+ *   --desks a,b               retrieve as a staff member of these desks (ADR 0029; default:
+ *                             `all` only): the report counts tickets of any other desk that
+ *                             came back (target 0, else exit code 1)
  *   --half dev|holdout|all    only the queries of one half of the set (`evalHalf`: tune on
  *                             dev, check on holdout; default all)
  *   --from-feedback           the evaluation from use (issue #28, eval/feedback-evaluation.ts):
@@ -62,6 +65,7 @@ import {
 } from '../functions/adapters/bedrock/vector-store-search.js';
 import type { Retriever } from '../functions/chat/ports.js';
 import { toRetrievalQuery } from '../functions/chat/retrieval.js';
+import { ALL_DESK, deskNameSchema } from '../functions/contract/desks.js';
 import { functionSettings } from '../functions/settings/function-settings.js';
 import {
   parseServiceDeskConfig,
@@ -108,6 +112,7 @@ const { values } = parseArgs({
     rerank: { type: 'string' },
     'reranking-model': { type: 'string' },
     half: { type: 'string', default: 'all' },
+    desks: { type: 'string', default: ALL_DESK },
     'from-feedback': { type: 'boolean', default: false },
     'dynamodb-endpoint': { type: 'string' },
     'insights-table': { type: 'string' },
@@ -117,6 +122,19 @@ const { values } = parseArgs({
 
 /** A wrong or impossible combination of options: said in one line, exit code 2. */
 class UsageError extends Error {}
+
+/** `--desks`: the desks the evaluation retrieves as, `all` among them. */
+function desksOption(value: string): string[] {
+  const desks = value
+    .split(',')
+    .map((desk) => desk.trim())
+    .filter(Boolean);
+  for (const desk of desks) {
+    if (!deskNameSchema.safeParse(desk).success)
+      throw new UsageError(`--desks: ${JSON.stringify(desk)} is not a desk name`);
+  }
+  return [...new Set([ALL_DESK, ...desks])];
+}
 
 /** `on|off|both` as the list of modes to run. */
 function modesOf(option: string, value: string): ('off' | 'on')[] {
@@ -282,6 +300,7 @@ function localGapThreshold(): number {
  * insights page shows.
  */
 async function evaluateFromFeedback(): Promise<void> {
+  const desks = desksOption(values.desks);
   const target = values.target;
   if (target !== 'local' && target !== 'aws') {
     throw new UsageError(`--target must be local or aws, not ${target}`);
@@ -350,9 +369,10 @@ async function evaluateFromFeedback(): Promise<void> {
       const builtIn = scoreOutcomes(
         await runRetrievalEvaluation(await loadEvalQueries(values.queries), retriever, {
           queryFor,
+          desks,
         }),
       );
-      const outcomes = await runRetrievalEvaluation(queries, retriever, { queryFor });
+      const outcomes = await runRetrievalEvaluation(queries, retriever, { queryFor, desks });
       const run = toEvaluationRun({ outcomes, builtIn, target, ranAt: new Date() });
       await insights.store.recordEvaluationRun(scope, run);
       const searched = target === 'aws' ? `, ${searchType}` : '';
@@ -385,6 +405,14 @@ async function evaluateFromFeedback(): Promise<void> {
         `Restricted tickets returned: ${restricted} (target 0 ${restricted === 0 ? '✓' : '✗'}).`,
       );
       if (restricted > 0) process.exitCode = 1;
+      // Nor tickets of a desk the run does not retrieve as (the Knowledge Base's desk filter).
+      const otherDesks =
+        builtIn.otherDesks.returned +
+        outcomes.reduce((sum, outcome) => sum + outcome.otherDesksReturned.length, 0);
+      console.log(
+        `Tickets of other desks returned: ${otherDesks} (target 0 ${otherDesks === 0 ? '✓' : '✗'}).`,
+      );
+      if (otherDesks > 0) process.exitCode = 1;
     } finally {
       await close();
     }
@@ -398,6 +426,7 @@ async function main(): Promise<void> {
     throw new UsageError(`--half must be dev, holdout or all, not ${values.half}`);
   }
   if (values['from-feedback']) return evaluateFromFeedback();
+  const desks = desksOption(values.desks);
   for (const option of ['dynamodb-endpoint', 'insights-table', 'tenant'] as const) {
     if (values[option] !== undefined) throw new UsageError(`--${option} needs --from-feedback`);
   }
@@ -443,6 +472,7 @@ async function main(): Promise<void> {
           const expand = mode === 'on';
           const outcomes = await runRetrievalEvaluation(queries, retriever, {
             queryFor: (text) => toRetrievalQuery(text, { expand }),
+            desks,
           });
           const report = scoreOutcomes(outcomes);
           const reranked = values.rerank === undefined ? '' : `, reranking ${rerank}`;
@@ -456,7 +486,8 @@ async function main(): Promise<void> {
           const model = rerank === 'on' ? ` (${rerankingArn?.split('/').at(-1)})` : '';
           const title = `Retrieval evaluation: ${source.label}${searched}, ${queries.length} queries${half}, glossary expansion ${mode}${reranked}${model}`;
           console.log(`${formatReport(report, title)}\n`);
-          if (report.restricted.returned > 0) process.exitCode = 1;
+          if (report.restricted.returned > 0 || report.otherDesks.returned > 0)
+            process.exitCode = 1;
         }
       }
     }

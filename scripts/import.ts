@@ -33,6 +33,7 @@ import { uploadTickets } from './import/upload-tickets.js';
  *
  *   npm run import -- --from servicenow exports/incidents.json --out tickets/
  *   npm run import -- --from jira exports/ --out tickets/ --restricted-when 'labels=hr'
+ *   npm run import -- --from jira exports/ --out tickets/ --desk-when 'components=HR=hr'
  *   npm run import -- --from zendesk exports/ --upload
  *   npm run import -- --from csv tickets.csv --mapping mapping.json --out tickets/ --dry-run
  *
@@ -45,6 +46,8 @@ const USAGE = `usage: npm run import -- --from <${SOURCE_NAMES.join('|')}> <expo
   --out <folder>              write ticket documents here (required unless --upload or --dry-run)
   --mapping <file.json>       column mapping for --from csv / jsonl (docs/deploy.md)
   --restricted-when f=v       mark tickets whose field f has value v restricted (repeatable)
+  --desk-when f=v=desk        tickets whose field f has value v belong to desk (repeatable; the
+                              first rule that matches decides; none: desk all, for everyone)
   --comments public|all|none  which comments become resolution steps (default: close notes for
                               servicenow, public agent comments for jira and zendesk)
   --encoding utf-8|shift_jis  the encoding of CSV and JSON Lines files (default: UTF-8 when the
@@ -137,6 +140,7 @@ function parseCommandLine(argv: readonly string[]) {
       out: { type: 'string' },
       mapping: { type: 'string' },
       'restricted-when': { type: 'string', multiple: true, default: [] },
+      'desk-when': { type: 'string', multiple: true, default: [] },
       comments: { type: 'string' },
       encoding: { type: 'string' },
       'scrub-settings': { type: 'string' },
@@ -196,6 +200,7 @@ function parseCommandLine(argv: readonly string[]) {
       outDir: values.out,
       mapping: values.mapping ? readTabularMapping(values.mapping) : undefined,
       restrictedWhen: values['restricted-when'],
+      deskWhen: values['desk-when'],
       comments,
       encoding,
       scrubSettings,
@@ -274,6 +279,12 @@ function printReport(report: ImportReport, outDir: string | undefined): void {
   if (rules.length > 0) {
     console.log(`Restricted: ${report.restricted} ticket(s)`);
     for (const [rule, count] of rules) console.log(`  ${String(count).padStart(7)}  ${rule}`);
+  }
+  const deskRules = Object.entries(report.deskByRule);
+  if (deskRules.length > 0) {
+    const ofDesks = deskRules.reduce((sum, [, count]) => sum + count, 0);
+    console.log(`Desks: ${ofDesks} ticket(s) of a desk, the rest of desk all`);
+    for (const [rule, count] of deskRules) console.log(`  ${String(count).padStart(7)}  ${rule}`);
   }
   if (report.cutToSize.count > 0) {
     console.log(

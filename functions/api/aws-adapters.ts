@@ -23,7 +23,7 @@ import type { DailyBudget } from '../model-call/daily-budget.js';
 import type { Tracing } from '../observability/tracing.js';
 import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
 import { knowledgeDocumentsFor, ticketCatalogFor } from './on-demand-adapters.js';
-import type { AccessTokenVerifier } from './resolve-owner.js';
+import type { AccessTokenVerifier, ResolveOwner } from './resolve-owner.js';
 import type { ApiTimings } from './route-context.js';
 
 /** Replacements for tests; production passes none and gets the AWS adapters. */
@@ -33,6 +33,8 @@ export interface HandlerOverrides {
   readonly retriever?: Retriever;
   readonly model?: ChatModel;
   readonly verifier?: AccessTokenVerifier;
+  /** Who each request's caller is, instead of the `AUTH_MODE` resolver (e.g. desks per dev user). */
+  readonly resolveOwner?: ResolveOwner;
   readonly documents?: KnowledgeDocuments;
   readonly issueNumbers?: IssueNumbers;
   /** The insights aggregates; production: the DynamoDB store when INSIGHTS_TABLE is set. */

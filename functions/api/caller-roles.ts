@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ALL_DESK, DESK_NAME_PATTERN } from '../contract/desks.js';
 
 /**
  * What a caller's roles grant: the role values of the identity provider's claim (Entra app
@@ -6,11 +7,11 @@ import * as z from 'zod';
  * desks whose tickets the caller may retrieve (issue #49, ADR 0028).
  */
 
-/** The desk every caller may retrieve: tickets no rule assigned to a desk. */
-export const ALL_DESKS = 'all';
+/** The desk every caller may retrieve: tickets no rule assigned to a desk (ADR 0029). */
+export const ALL_DESKS = ALL_DESK;
 
-/** A desk name as sidecars, filters and settings write it. */
-export const DESK_NAME = /^[A-Za-z0-9._-]{1,40}$/;
+/** A desk name as sidecars, filters and settings write it (one rule: contract/desks.ts). */
+export const DESK_NAME = DESK_NAME_PATTERN;
 
 /** One `<left>=<right>` pair of a mapping setting (`OIDC_DESK_ROLES`, `DEV_USER_ROLES`). */
 export interface NamePair {

@@ -136,6 +136,7 @@ export function createApi(
       insights: insightsStore ?? withoutInsightsStore,
       examplesKept: config.insights.examples,
       scrubSettings: config.knowledge.personalDataSettings,
+      tickets: retriever,
       ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
     }),
     handoff: createHandoffRoute(context, { store, model, config: { allowedLinkDomains } }),
@@ -147,7 +148,8 @@ export function createApi(
       ...withInsights,
     }),
   });
-  const resolveOwner = createOwnerResolver(identityOptions(config.auth, overrides.verifier));
+  const resolveOwner =
+    overrides.resolveOwner ?? createOwnerResolver(identityOptions(config.auth, overrides.verifier));
   return createRequestServer({ table, resolveOwner, observability });
 }
 

@@ -22,7 +22,10 @@ export interface ApiRequest {
   readonly canPublishKnowledge: boolean;
   /** A service-desk lead (issue #28): the Cognito group, locally the dev-user list decides. */
   readonly canViewInsights: boolean;
-  /** The desks whose tickets the caller may retrieve; always includes `all` (ADR 0028). */
+  /**
+   * The desks whose tickets the caller may retrieve; always includes `all` (ADR 0028). Every
+   * retrieval a route makes for the caller keeps to them (ADR 0029).
+   */
   readonly desks: readonly string[];
   /** The caller's name for display (the token's `name` claim, else the user id). */
   readonly displayName: string;

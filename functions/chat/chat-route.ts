@@ -43,7 +43,7 @@ export interface ChatRouteDependencies {
  * will never call the model.
  */
 export async function admitChat(
-  owner: Owner,
+  caller: { readonly owner: Owner; readonly desks: readonly string[] },
   request: ChatRequest,
   dependencies: Pick<ChatRouteDependencies, 'store' | 'retriever' | 'config'> &
     Pick<RouteContext, 'now' | 'budget'> & {
@@ -53,6 +53,7 @@ export async function admitChat(
     },
 ): Promise<AdmittedChat> {
   const atMs = performance.now();
+  const { owner, desks } = caller;
   const { config, remainingTimeMs } = dependencies;
   const deadline = modelCallDeadline(remainingTimeMs, config);
   const refused = new AbortController();
@@ -70,6 +71,7 @@ export async function admitChat(
         dependencies.retriever,
         request.message,
         config,
+        desks,
         AbortSignal.any([deadline, refused.signal]),
         restrictedIssueIds,
       )
@@ -77,7 +79,7 @@ export async function admitChat(
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
   const begin = () =>
-    beginChat(owner, request, dependencies, { atMs, earlySearch, restrictedIssueIds });
+    beginChat(owner, request, dependencies, { atMs, desks, earlySearch, restrictedIssueIds });
   const [opened, begun] = await Promise.allSettled(
     brandNew ? [opening, begin()] : [opening, opening.then(begin)],
   );
@@ -121,7 +123,7 @@ export function createChatRoute(context: RouteContext, dependencies: ChatRouteDe
   const { stream, log, now } = context;
   return async (request: ApiRequest): Promise<HttpResponse> => {
     const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
-    const admitted = await admitChat(request.owner, chatRequest, {
+    const admitted = await admitChat(request, chatRequest, {
       ...dependencies,
       ...(context.budget ? { budget: context.budget } : {}),
       now,

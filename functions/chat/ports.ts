@@ -329,6 +329,11 @@ export interface RetrievedTicket {
   readonly status?: string;
   readonly createdAt?: string;
   readonly restricted: boolean;
+  /**
+   * The ticket's desk (`desk` in its sidecar, ADR 0029); absent when the sidecar names none,
+   * which reaches nobody (the Knowledge Base filter cannot match a missing key either).
+   */
+  readonly desk?: string;
   /** The chunk text as stored in the Knowledge Base. */
   readonly text: string;
   readonly score: number;
@@ -337,14 +342,22 @@ export interface RetrievedTicket {
 
 export interface RetrieveOptions {
   readonly limit: number;
+  /**
+   * The desks the caller may retrieve (ADR 0029; `all` is always among them): the Knowledge Base
+   * filter keeps to them, and the core drops anything else that comes back.
+   */
+  readonly desks: readonly string[];
   readonly signal?: AbortSignal;
 }
 
 /** Knowledge Base access as the core needs it; the Bedrock adapter implements it. */
 export interface Retriever {
-  /** Similar tickets for the current inquiry's text. Must already exclude restricted tickets. */
+  /**
+   * Similar tickets for the current inquiry's text. Must already exclude restricted tickets and
+   * those of desks outside `options.desks`.
+   */
   search(query: string, options: RetrieveOptions): Promise<RetrievedTicket[]>;
-  /** Tickets referenced by number (`#1234`), fetched by metadata filter. */
+  /** Tickets referenced by number (`#1234`), fetched by metadata filter (restricted and desks as `search`). */
   fetchByIssueIds(
     issueIds: readonly string[],
     options: RetrieveOptions,

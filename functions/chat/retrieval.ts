@@ -1,3 +1,4 @@
+import { deskAllowed } from '../contract/desks.js';
 import { issueIdLookupKeys } from '../contract/ticket-references.js';
 import { type GlossaryEntry, IT_GLOSSARY } from './it-glossary.js';
 import type { ChatConfig, RetrievedTicket, Retriever } from './ports.js';
@@ -5,11 +6,12 @@ import type { ChatConfig, RetrievedTicket, Retriever } from './ports.js';
 /**
  * Retrieval for an inquiry: the query text sent to the Knowledge Base's `Retrieve`
  * (`toRetrievalQuery`), the similar and the referenced tickets fetched through the `Retriever`
- * port, and the second restricted-ticket filter applied to whatever came back (`mergeChunks`).
+ * port, and the second restricted-ticket and desk filter applied to whatever came back
+ * (`mergeChunks`).
  * The query is built from the inquiry's own user text only — never history, never assistant
  * text — and deterministically: the same inquiry always sends the same query (the `kb_query`
- * event shows it to staff verbatim). Restricted tickets never get past this module, whatever the
- * retriever's own filter did.
+ * event shows it to staff verbatim). Restricted tickets, and tickets of desks the caller may not
+ * retrieve (ADR 0029), never get past this module, whatever the retriever's own filter did.
  */
 
 /** Bedrock's Retrieve accepts at most 1,000 characters of query text. */
@@ -113,28 +115,32 @@ function isLetterOrDigitBefore(text: string, index: number): boolean {
 }
 
 /**
- * Similar tickets for the inquiry text, restricted ones removed a second time here whatever the
- * retriever's filter did, and merged per ticket (a long ticket can come back as several chunks).
+ * Similar tickets for the inquiry text, restricted ones and those of other desks removed a second
+ * time here whatever the retriever's filter did, and merged per ticket (a long ticket can come
+ * back as several chunks). `desks`: the caller's (ADR 0029).
  */
 export async function retrieveTickets(
   retriever: Retriever,
   inquiryText: string,
   config: Pick<ChatConfig, 'numberOfResults' | 'queryExpansion'>,
+  desks: readonly string[],
   signal?: AbortSignal,
   restrictedIssueIds?: Set<string>,
 ): Promise<RetrievedTicket[]> {
   const query = toRetrievalQuery(inquiryText, { expand: config.queryExpansion });
-  const chunks = await retriever.search(query, { limit: config.numberOfResults, signal });
-  return mergeChunks(chunks, restrictedIssueIds);
+  const chunks = await retriever.search(query, { limit: config.numberOfResults, desks, signal });
+  return mergeChunks(chunks, desks, restrictedIssueIds);
 }
 
 /**
  * The tickets an inquiry names (`parseTicketReferences`), fetched by their `issue_id`, restricted
- * ones removed.
+ * ones and those of desks outside `desks` removed: a number typed by a caller of another desk
+ * finds nothing, as a number no ticket has.
  */
 export async function fetchReferencedTickets(
-  retriever: Retriever,
+  retriever: Pick<Retriever, 'fetchByIssueIds'>,
   issueIds: readonly string[],
+  desks: readonly string[],
   signal?: AbortSignal,
   restrictedIssueIds?: Set<string>,
 ): Promise<RetrievedTicket[]> {
@@ -142,16 +148,18 @@ export async function fetchReferencedTickets(
   const limit = Math.min(100, issueIds.length * 4);
   // A bare number may be the app's ticket or Zendesk's (`#35436`): ask for both (ADR 0020).
   const lookupKeys = [...new Set(issueIds.flatMap(issueIdLookupKeys))];
-  const chunks = await retriever.fetchByIssueIds(lookupKeys, { limit, signal });
-  return mergeChunks(chunks, restrictedIssueIds);
+  const chunks = await retriever.fetchByIssueIds(lookupKeys, { limit, desks, signal });
+  return mergeChunks(chunks, desks, restrictedIssueIds);
 }
 
 /**
  * Drops restricted chunks (noting their ids in `restrictedIssueIds`, for the grounding log) and
- * joins chunks of one ticket, best score first.
+ * chunks of a desk `desks` does not allow (not noted: to the caller such a ticket does not exist),
+ * and joins chunks of one ticket, best score first.
  */
 export function mergeChunks(
   chunks: readonly RetrievedTicket[],
+  desks: readonly string[],
   restrictedIssueIds?: Set<string>,
 ): RetrievedTicket[] {
   const byIssue = new Map<string, RetrievedTicket>();
@@ -160,6 +168,7 @@ export function mergeChunks(
       restrictedIssueIds?.add(chunk.issueId);
       continue;
     }
+    if (!deskAllowed(chunk.desk, desks)) continue;
     const existing = byIssue.get(chunk.issueId);
     if (!existing) byIssue.set(chunk.issueId, chunk);
     else if (!existing.text.includes(chunk.text)) {

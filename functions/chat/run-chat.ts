@@ -35,6 +35,8 @@ import { fetchReferencedTickets, retrieveTickets, toRetrievalQuery } from './ret
 
 export interface BegunChat extends AppendResult {
   readonly owner: Owner;
+  /** The desks the caller may retrieve (ADR 0029): every retrieval of this chat keeps to them. */
+  readonly desks: readonly string[];
   readonly startedAt: string;
   /** `performance.now()` when the request began: the origin of the chat's timings. */
   readonly startedAtMs: number;
@@ -88,6 +90,8 @@ export async function beginChat(
   started: {
     /** `performance.now()` when the request began: the origin of the chat's timings. */
     readonly atMs: number;
+    /** The caller's desks (ADR 0029). */
+    readonly desks: readonly string[];
     readonly earlySearch?: Promise<RetrievedTicket[]>;
     /** Filled by the early search with the restricted tickets it removed. */
     readonly restrictedIssueIds: Set<string>;
@@ -108,6 +112,7 @@ export async function beginChat(
   return {
     ...appended,
     owner,
+    desks: started.desks,
     startedAt,
     startedAtMs: started.atMs,
     earlySearch: started.earlySearch,
@@ -243,9 +248,16 @@ export async function streamChat(
     const early = turn.kind === 'question' ? begun.earlySearch : undefined;
     const retrievalStartedAt = early ? begun.startedAtMs : performance.now();
     const searching =
-      early ?? retrieveTickets(retriever, inquiryText, config, begun.call.deadline, restricted);
+      early ??
+      retrieveTickets(retriever, inquiryText, config, begun.desks, begun.call.deadline, restricted);
     // The tickets the inquiry names do not depend on what the search finds: fetched meanwhile.
-    const fetching = fetchReferencedTickets(retriever, references, begun.call.deadline, restricted);
+    const fetching = fetchReferencedTickets(
+      retriever,
+      references,
+      begun.desks,
+      begun.call.deadline,
+      restricted,
+    );
     fetching.catch(() => undefined);
     const similar = await searching;
     measured.retrievalMs = performance.now() - retrievalStartedAt;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ALL_DESK, deskNameSchema } from './desks.js';
 import { conversationIdSchema, inquiryIdSchema } from './ids.js';
 import { findUnverifiedLinks } from './links.js';
 import { userTextSchema } from './user-text.js';
@@ -124,6 +125,11 @@ export const ticketDraftFields = {
     .max(MAX_RESOLUTION_STEPS, `resolution has at most ${MAX_RESOLUTION_STEPS} steps`),
   /** Restricted tickets are stored but never retrieved (as every restricted ticket). */
   restricted: z.boolean().default(false),
+  /**
+   * The desk whose staff may retrieve the ticket (ADR 0029): `all` for everyone; otherwise one of
+   * the editor's own desks, which the server checks.
+   */
+  desk: deskNameSchema.default(ALL_DESK),
 };
 
 /** The draft's fields with the category one of `categories` (the deployed set; empty: any safe one). */
@@ -219,6 +225,11 @@ export const callerSchema = z.object({
    * Editors only; absent from servers older than data-derived categories.
    */
   ticketCategories: z.array(z.string()).optional(),
+  /**
+   * The desks an editor may publish to — those they may retrieve (ADR 0029), `all` first: the
+   * knowledge form's choice. Editors only; absent from servers older than desks (`all` only).
+   */
+  desks: z.array(z.string()).optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 

@@ -1,5 +1,8 @@
 import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
+import type { Log } from '../chat/log.js';
+import type { Retriever } from '../chat/ports.js';
+import { fetchReferencedTickets } from '../chat/retrieval.js';
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
 import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import { scrubGapExamplesForLead } from './gap-example-scrub.js';
@@ -20,6 +23,11 @@ export interface InsightsRouteDependencies {
   readonly catalogWaitMs?: number;
   /** The deployment's personal-data settings, for the gap examples' scrub at a lead's read. */
   readonly scrubSettings?: ScrubSettings;
+  /**
+   * The Knowledge Base, asked which of the page's tickets the lead may retrieve (ADR 0029): the
+   * aggregates keep no desk, the tickets' sidecars do.
+   */
+  readonly tickets: Pick<Retriever, 'fetchByIssueIds'>;
 }
 
 /** The longest the page waits for the ticket catalog (100 listing calls at 100,000 tickets). */
@@ -58,7 +66,7 @@ export function assertServiceDeskLead(request: ApiRequest): void {
  * next person at a shared desk could see.
  */
 export function createInsightsRoutes(
-  context: Pick<RouteContext, 'now'>,
+  context: Pick<RouteContext, 'now' | 'log'>,
   dependencies: InsightsRouteDependencies,
 ) {
   return {
@@ -81,7 +89,8 @@ export function createInsightsRoutes(
         context.now(),
         catalog === undefined ? {} : { catalog },
       );
-      const insights = await scrubGapExamplesForLead(stored, dependencies.scrubSettings ?? {});
+      const scoped = await ticketsOfDesks(stored, request.desks, dependencies.tickets, context.log);
+      const insights = await scrubGapExamplesForLead(scoped, dependencies.scrubSettings ?? {});
       // Parsed on the way out: the contract's objects drop any key they do not declare, so
       // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.
       const body: Insights = insightsSchema.parse({
@@ -89,6 +98,51 @@ export function createInsightsRoutes(
         examplesKept: dependencies.examplesKept ?? true,
       });
       return jsonResponse(200, body, { 'cache-control': 'private, no-store' });
+    },
+  };
+}
+
+/**
+ * The page with only the tickets the lead may retrieve in "what helped" and in the sample of
+ * "never retrieved" (ADR 0029): one fetch by issue id through both exits of retrieval (the
+ * Knowledge Base filter, then the core's), as the lead's own chat would. A ticket the fetch does
+ * not return — another desk's, restricted, or gone from the Knowledge Base — is left out; a
+ * failed fetch leaves every list empty. The counts (`count`, `total`) stay the Knowledge Base's:
+ * numbers, which name no ticket.
+ */
+async function ticketsOfDesks(
+  insights: Insights,
+  desks: readonly string[],
+  tickets: Pick<Retriever, 'fetchByIssueIds'>,
+  log: Log,
+): Promise<Insights> {
+  const { helped } = insights;
+  const named = [
+    ...new Set([
+      ...helped.mostSolved.map((use) => use.issueId),
+      ...helped.citedButDownRated.map((use) => use.issueId),
+      ...helped.neverRetrieved.sample,
+    ]),
+  ];
+  if (named.length === 0) return insights;
+  const retrievable = new Set(
+    await fetchReferencedTickets(tickets, named, desks).then(
+      (found) => found.map((ticket) => ticket.issueId),
+      (error: unknown) => {
+        log.warn("could not check the insights' tickets against the lead's desks", { error });
+        return [];
+      },
+    ),
+  );
+  return {
+    ...insights,
+    helped: {
+      mostSolved: helped.mostSolved.filter((use) => retrievable.has(use.issueId)),
+      citedButDownRated: helped.citedButDownRated.filter((use) => retrievable.has(use.issueId)),
+      neverRetrieved: {
+        ...helped.neverRetrieved,
+        sample: helped.neverRetrieved.sample.filter((issueId) => retrievable.has(issueId)),
+      },
     },
   };
 }

@@ -8,7 +8,9 @@ import {
 } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
 import type { ChatConfig, ChatModel, ConversationStore, Owner, Retriever } from '../chat/ports.js';
+import { fetchReferencedTickets } from '../chat/retrieval.js';
 import type { KnowledgeDraftStreamEvent } from '../contract/chat-events.js';
+import { retrievableDesks } from '../contract/desks.js';
 import {
   type Caller,
   findUnverifiedTicketLinks,
@@ -151,14 +153,24 @@ export function createKnowledgeRoutes(
       async ({ signal, send, call }) => {
         const cited = transcript.cited.map((ticket) => ticket.issueId);
         // The cited tickets' categories help the model pick one; without them it still drafts.
+        // Fetched as the caller, and only the tickets the caller may retrieve stay cited (ADR
+        // 0029): a lead drafting from another desk's gap example learns nothing of its tickets.
         const tickets =
           cited.length === 0
             ? []
-            : await dependencies.retriever
-                .fetchByIssueIds(cited, { limit: cited.length, signal })
-                .catch(() => []);
+            : await fetchReferencedTickets(
+                dependencies.retriever,
+                cited,
+                request.desks,
+                signal,
+              ).catch(() => []);
+        const retrievable = new Set(tickets.map((ticket) => ticket.issueId));
+        const visible = {
+          ...transcript,
+          cited: transcript.cited.filter((ticket) => retrievable.has(ticket.issueId)),
+        };
         const draftRequest = buildDraftRequest(
-          transcript,
+          visible,
           DRAFT_MAX_TOKENS,
           categoriesOf(tickets),
           ticketCategories,
@@ -172,7 +184,7 @@ export function createKnowledgeRoutes(
           ticketCategories,
           scrub: await draftScrubOptions(
             source.owner,
-            transcript,
+            visible,
             dependencies.scrubSettings,
             request.owner,
           ),
@@ -197,13 +209,23 @@ export function createKnowledgeRoutes(
     );
   }
 
-  /** Publishes `body`'s inquiry of `owner`'s conversation; the caller is its author. */
+  /**
+   * Publishes `body`'s inquiry of `owner`'s conversation; the caller is its author, and the
+   * ticket's desk one the caller may retrieve (ADR 0029): an editor cannot file a ticket where
+   * they could not read it back.
+   */
   async function publishDraft(
     request: ApiRequest,
     documents: KnowledgeDocuments,
     owner: Owner,
     body: PublishKnowledgeRequest,
   ): Promise<HttpResponse> {
+    if (!retrievableDesks(request.desks).includes(body.desk))
+      throw new HttpError(
+        'bad_request',
+        `desk: you may publish to ${retrievableDesks(request.desks).join(', ')} only`,
+        { field: 'desk' },
+      );
     const published = await publishTicket(
       owner,
       body,
@@ -266,13 +288,14 @@ export function createKnowledgeRoutes(
         userId: request.owner.userId,
         canPublishKnowledge,
         canViewInsights: request.canViewInsights,
-        // For the knowledge form's warning; nobody else needs it.
+        // For the knowledge form's warning and choices; nobody else needs them.
         ...(canPublishKnowledge
           ? {
               allowedLinkDomains: [
                 ...(dependencies.config.allowedLinkDomains ?? DEFAULT_VENDOR_LINK_DOMAINS),
               ],
               ticketCategories: [...(await categories.current())],
+              desks: retrievableDesks(request.desks),
             }
           : {}),
       };

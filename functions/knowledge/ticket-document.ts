@@ -101,7 +101,10 @@ export function issueIdOfDocumentName(name: string): string | undefined {
 
 // An imported ticket's category is its source's (`network`, a Jira component), not one of the
 // sample tickets' twenty: the document takes any category text.
-type Draft = Pick<PublishKnowledgeRequest, 'subject' | 'inquiry' | 'resolution' | 'restricted'> & {
+type Draft = Pick<
+  PublishKnowledgeRequest,
+  'subject' | 'inquiry' | 'resolution' | 'restricted' | 'desk'
+> & {
   readonly category: string;
 };
 
@@ -181,6 +184,8 @@ export function renderTicketDocuments(
     status: 'resolved',
     ...(date ? { created_at: date } : {}),
     restricted: draft.restricted,
+    // Always written, `all` included: a Knowledge Base filter cannot test a missing key (ADR 0029).
+    desk: draft.desk,
   };
   const sidecar = {
     metadataAttributes: imported

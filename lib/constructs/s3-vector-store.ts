@@ -9,9 +9,9 @@ import type { KnowledgeBaseVectorStore } from './knowledge-base.js';
  * Metadata keys Bedrock writes to each vector that are stored but never filtered on: the chunk
  * text and Bedrock's own metadata blob (both exceed the 2 KB of filterable metadata a vector may
  * have; GenU PR #1471 marks the same two) and the ticket's subject (free text of any length, never
- * a filter). Every other key — `restricted`, `issue_id`, `category`, `status`, `created_at` —
- * stays filterable: the retriever filters on the first two (functions/adapters/bedrock/
- * knowledge-base-retriever.ts). At most 10 keys (S3 Vectors limit).
+ * a filter). Every other key — `restricted`, `desk`, `issue_id`, `category`, `status`,
+ * `created_at` — stays filterable: the retriever filters on the first three (functions/adapters/
+ * bedrock/knowledge-base-retriever.ts, ADR 0029). At most 10 keys (S3 Vectors limit).
  */
 export const nonFilterableMetadataKeys = [
   'AMAZON_BEDROCK_TEXT',

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ALL_DESK, DESK_NAME_PATTERN } from '../../functions/contract/desks.js';
 import { MAX_CATEGORY_LENGTH, sanitizeTicketCategory } from '../../functions/contract/knowledge.js';
 import {
   loadPersonNameAnalyzer,
@@ -78,6 +79,35 @@ export function parseRestrictionRule(text: string): RestrictionRule {
   };
 }
 
+/** A `--desk-when field=value=desk` rule: a matching ticket belongs to `desk` (ADR 0029). */
+export interface DeskRule extends RestrictionRule {
+  readonly desk: string;
+}
+
+/**
+ * Parses `field=value=desk`: the field ends at the first `=`, the desk starts after the last (the
+ * value between may hold `=`; matching is case-insensitive, as `--restricted-when`'s).
+ */
+export function parseDeskRule(text: string): DeskRule {
+  const first = text.indexOf('=');
+  const last = text.lastIndexOf('=');
+  const desk = text.slice(last + 1).trim();
+  if (first <= 0 || last === first || !DESK_NAME_PATTERN.test(desk)) {
+    throw new ImportUsageError(
+      `--desk-when ${JSON.stringify(text)}: write it as field=value=desk (a desk is 1-40 of A-Z a-z 0-9 . _ -)`,
+    );
+  }
+  return {
+    text,
+    field: text.slice(0, first).trim(),
+    value: text
+      .slice(first + 1, last)
+      .trim()
+      .toLowerCase(),
+    desk,
+  };
+}
+
 /** Bad command-line input or settings: the message says what to change. */
 export class ImportUsageError extends Error {
   override readonly name = 'ImportUsageError';
@@ -96,6 +126,11 @@ export interface ImportOptions {
   readonly outDir?: string;
   readonly mapping?: TabularMapping;
   readonly restrictedWhen?: readonly string[];
+  /**
+   * `field=value=desk` rules (`--desk-when`, then the mapping's `deskWhen`): the first that
+   * matches names the ticket's desk; none: `all` (ADR 0029).
+   */
+  readonly deskWhen?: readonly string[];
   readonly comments?: CommentPolicy;
   /** The encoding of CSV and JSON Lines files (`--encoding`); absent: detected per file. */
   readonly encoding?: TextEncodingName;
@@ -137,6 +172,8 @@ export interface ImportReport {
   readonly malformed: readonly MalformedRecord[];
   readonly restricted: number;
   readonly restrictedByRule: Readonly<Record<string, number>>;
+  /** Tickets per desk rule that decided their desk (the rest are `all`). */
+  readonly deskByRule: Readonly<Record<string, number>>;
   /** Placeholders put in, per kind of personal data (counts only). */
   readonly scrubbed: Readonly<Record<string, number>>;
   /** Tickets whose text was cut to {@link MAX_IMPORTED_TEXT}: how many, and the first 100 ids. */
@@ -183,6 +220,9 @@ export const DEFAULT_COMMENTS: Readonly<Record<SourceName, CommentPolicy>> = {
 export async function runImport(options: ImportOptions): Promise<ImportReport> {
   const rules = [...(options.restrictedWhen ?? []), ...(options.mapping?.restrictedWhen ?? [])].map(
     parseRestrictionRule,
+  );
+  const deskRules = [...(options.deskWhen ?? []), ...(options.mapping?.deskWhen ?? [])].map(
+    parseDeskRule,
   );
   if ((options.source === 'csv' || options.source === 'jsonl') && !options.mapping) {
     throw new ImportUsageError(
@@ -233,6 +273,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
   ) as Record<SkipReason | 'idTaken', number>;
   const malformed: MalformedRecord[] = [];
   const restrictedByRule = Object.fromEntries(rules.map((rule) => [rule.text, 0]));
+  const deskByRule = Object.fromEntries(deskRules.map((rule) => [rule.text, 0]));
   const scrubbed: Record<string, number> = {};
   const cutToSize = { count: 0, ids: [] as string[] };
   let categoriesChanged = 0;
@@ -287,11 +328,13 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       for (const rule of matchedRules)
         restrictedByRule[rule.text] = (restrictedByRule[rule.text] ?? 0) + 1;
       if (matchedRules.length > 0) restricted += 1;
+      const deskRule = deskRules.find((rule) => matchesRule(item.record, rule));
+      if (deskRule) deskByRule[deskRule.text] = (deskByRule[deskRule.text] ?? 0) + 1;
 
       const rendered = renderRecord(
         issueId,
         item.record,
-        matchedRules.length > 0,
+        { restricted: matchedRules.length > 0, desk: deskRule?.desk ?? ALL_DESK },
         options,
         scrubbed,
         analyzer,
@@ -341,6 +384,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       malformed,
       restricted,
       restrictedByRule,
+      deskByRule,
       scrubbed,
       cutToSize,
       categoriesChanged,
@@ -400,13 +444,14 @@ function matchesRule(record: ImportedRecord, rule: RestrictionRule): boolean {
 }
 
 /**
- * Scrubs the record's text with its people and renders the ticket documents, its text cut to
+ * Scrubs the record's text with its people and renders the ticket documents (restricted or not,
+ * of its desk), its text cut to
  * {@link MAX_IMPORTED_TEXT} (`cut`) and its category to the safe character set (`categoryChanged`).
  */
 function renderRecord(
   issueId: string,
   unbounded: ImportedRecord,
-  restricted: boolean,
+  access: { readonly restricted: boolean; readonly desk: string },
   options: ImportOptions,
   scrubbed: Record<string, number>,
   analyzer: PersonNameAnalyzer | undefined,
@@ -477,7 +522,7 @@ function renderRecord(
       category,
       inquiry,
       resolution: resolution.filter((step) => step.trim() !== ''),
-      restricted,
+      ...access,
     },
     source,
   );

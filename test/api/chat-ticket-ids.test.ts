@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RetrievedTicket, Retriever } from '../../functions/chat/ports.js';
+import { ALL_DESK } from '../../functions/contract/desks.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
@@ -20,6 +21,7 @@ const ticket = (issueId: string, restricted = false): RetrievedTicket => ({
   subject: `チケット ${issueId}`,
   category: 'VPN',
   restricted,
+  desk: ALL_DESK,
   text: `${issueId} の解決手順`,
   score: 0.9,
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRequest } from '../../functions/api/http.js';
+import type { Retriever } from '../../functions/chat/ports.js';
+import { ALL_DESK } from '../../functions/contract/desks.js';
 import { type Insights, insightsSchema } from '../../functions/contract/insights.js';
 import { callerSchema } from '../../functions/contract/knowledge.js';
 import { createInsightsRoutes } from '../../functions/insights/insights-routes.js';
@@ -12,6 +14,7 @@ import {
   type InProcessApiOnLocalServices,
   startInProcessApi,
 } from '../support/in-process-api.js';
+import { silentLog } from '../support/silent-log.js';
 
 /**
  * `GET /api/insights` in process (ADR 0016): who may read it, which windows, how it is cached,
@@ -24,6 +27,23 @@ const now = new Date('2026-12-02T09:30:00Z');
 /** The tickets of data/tickets, which the local stack serves. */
 const SAMPLE_TICKETS = 171;
 const tenantId = 'acme';
+
+/**
+ * The Knowledge Base as the page asks it which tickets the lead may retrieve (ADR 0029): every
+ * ticket asked for is there, of desk `all`, as the sample tickets are.
+ */
+const everyTicketOfAllDesks: Retriever = {
+  search: async () => [],
+  fetchByIssueIds: async (issueIds) =>
+    issueIds.map((issueId) => ({
+      issueId,
+      subject: issueId,
+      restricted: false,
+      desk: ALL_DESK,
+      text: issueId,
+      score: 1,
+    })),
+};
 
 function apiWith(
   settings: Record<string, string> = {},
@@ -42,6 +62,7 @@ function apiWith(
     },
     {
       store: createInMemoryConversationStore(),
+      retriever: everyTicketOfAllDesks,
       insights: insights as InsightsStore,
       ...(catalog ? { catalog } : {}),
       now: () => now,
@@ -167,9 +188,10 @@ describe('GET /api/insights', () => {
       finish = resolve;
     });
     const read = createInsightsRoutes(
-      { now: () => now },
+      { now: () => now, log: silentLog },
       {
         insights,
+        tickets: everyTicketOfAllDesks,
         catalog: { issueIds: () => listing },
         catalogWaitMs: 20,
       },
@@ -181,6 +203,8 @@ describe('GET /api/insights', () => {
       query: {},
       rawBody: '',
       owner: { tenantId, userId: 'lead' },
+      desks: [ALL_DESK],
+      displayName: 'lead',
       canPublishKnowledge: false,
       canViewInsights: true,
       remainingTimeMs: () => 60_000,
@@ -347,7 +371,11 @@ describe('insights from real use, on the local stack (DynamoDB Local, local Bedr
     expect(neverRetrieved.total).toBe(SAMPLE_TICKETS);
     expect(neverRetrieved.count).toBeLessThan(SAMPLE_TICKETS);
     expect(neverRetrieved.count).toBeGreaterThan(SAMPLE_TICKETS / 2);
-    expect(neverRetrieved.sample).toHaveLength(20);
+    // The sample names only tickets the lead may retrieve (ADR 0029): the store's 20, less the
+    // restricted ones among them, which nobody retrieves (1015 is the first of the corpus).
+    expect(neverRetrieved.sample.length).toBeGreaterThan(15);
+    expect(neverRetrieved.sample.length).toBeLessThan(20);
+    expect(neverRetrieved.sample).not.toContain('1015');
     expect(neverRetrieved.sample).not.toContain(issueId);
   }, 120_000);
 });

@@ -64,6 +64,8 @@ describe('knowledge capture', () => {
       allowedLinkDomains: stack.functionEnvironment.ALLOWED_LINK_DOMAINS?.split(','),
       // The served folder's categories (ADR 0020): data/tickets' twenty.
       ticketCategories: readTicketCategories('data/tickets'),
+      // The form's desk choice (ADR 0029): a dev user's desks are `all` only.
+      desks: ['all'],
     });
 
     const { conversationId, inquiryId } = await solvedInquiry(
@@ -410,6 +412,7 @@ describe('knowledge editors', () => {
       canViewInsights: true,
       allowedLinkDomains: editorsOnly.functionEnvironment.ALLOWED_LINK_DOMAINS?.split(','),
       ticketCategories: readTicketCategories('data/tickets'),
+      desks: ['all'],
     });
   });
 });

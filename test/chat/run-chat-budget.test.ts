@@ -20,7 +20,14 @@ import {
   tokensAtLeast,
   tokensAtMost,
 } from '../../functions/model-call/daily-budget.js';
-import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';
+import {
+  alice,
+  aliceCaller,
+  harness,
+  named,
+  results,
+  scriptedModel,
+} from '../support/chat-core-harness.js';
 import { createInMemoryDailyBudget } from '../support/in-memory-daily-budget.js';
 
 // The daily budget in the chat core (ADR 0012): reserve at admission, hold the request's bound
@@ -79,7 +86,7 @@ describe('the daily budget of a chat', () => {
     const daily = recordingBudget();
     const { model, requests } = scriptedModel({ kind: 'hang' });
     const { store, dependencies } = harness({ model, config, budget: daily.budget, now: clock });
-    const begun = await admitChat(alice, { message: 'プリンター' }, dependencies);
+    const begun = await admitChat(aliceCaller, { message: 'プリンター' }, dependencies);
     const streaming = streamChat(begun, () => undefined, dependencies);
     await vi.waitFor(() => expect(requests).toHaveLength(1));
     await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
@@ -246,7 +253,7 @@ describe('what runs beside the budget at admission', () => {
     const { model } = scriptedModel({ kind: 'hang' });
     const { dependencies } = harness({ model, config, budget, now: clock });
     const admitted = await admitChat(
-      alice,
+      aliceCaller,
       { message: 'プリンター' },
       {
         ...dependencies,
@@ -273,7 +280,11 @@ describe('what runs beside the budget at admission', () => {
     // Someone used the day's budget already.
     await daily.budget.adjust(alice, day, 1);
     await expect(
-      admitChat(alice, { message: 'プリンター' }, { ...dependencies, retriever: held.retriever }),
+      admitChat(
+        aliceCaller,
+        { message: 'プリンター' },
+        { ...dependencies, retriever: held.retriever },
+      ),
     ).rejects.toBeInstanceOf(DailyBudgetExceededError);
 
     expect(held.signals).toHaveLength(1);

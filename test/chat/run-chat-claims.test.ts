@@ -4,7 +4,14 @@ import { AnswerInProgressError } from '../../functions/chat/errors.js';
 import type { ChatModel, ChatModelEvent } from '../../functions/chat/ports.js';
 import { streamChat } from '../../functions/chat/run-chat.js';
 import type { StreamEvent } from '../../functions/contract/chat-events.js';
-import { alice, harness, named, results, scriptedModel } from '../support/chat-core-harness.js';
+import {
+  alice,
+  aliceCaller,
+  harness,
+  named,
+  results,
+  scriptedModel,
+} from '../support/chat-core-harness.js';
 import { splitIntoFragments } from '../support/split-into-fragments.js';
 
 /**
@@ -52,7 +59,7 @@ describe('an answer in flight marks its conversation, whoever sent it', () => {
   it('refuses a regenerate while the answer to a message without clientMessageId is written', async () => {
     const gated = gatedModel('再起動してください。');
     const { store, dependencies } = harness({ model: gated.model });
-    const begun = await admitChat(alice, { message: 'プリンター' }, dependencies);
+    const begun = await admitChat(aliceCaller, { message: 'プリンター' }, dependencies);
     const conversationId = begun.conversation.conversationId;
     const streaming = streamChat(begun, () => undefined, dependencies);
     await gated.streaming;
@@ -60,7 +67,7 @@ describe('an answer in flight marks its conversation, whoever sent it', () => {
     expect((await store.getConversation(alice, conversationId)).answering?.seq).toBe(1);
     await expect(
       admitChat(
-        alice,
+        aliceCaller,
         { conversationId, message: 'プリンター', supersedes: begun.turn.seq },
         dependencies,
       ),
@@ -85,7 +92,7 @@ describe('a stop names the answer it stops', () => {
     const gated = gatedModel('Salesforceのパスワードをリセットしてください。');
     const { model: quick } = scriptedModel({ kind: 'answer', answer: results('最初の回答', []) });
     const { store, dependencies } = harness({ model: quick });
-    const first = await admitChat(alice, { message: 'プリンター' }, dependencies);
+    const first = await admitChat(aliceCaller, { message: 'プリンター' }, dependencies);
     await streamChat(first, () => undefined, dependencies);
     const conversationId = first.conversation.conversationId;
 
@@ -98,7 +105,7 @@ describe('a stop names the answer it stops', () => {
     };
     const laterDependencies = { ...dependencies, model: gated.model };
     const later = await admitChat(
-      alice,
+      aliceCaller,
       { conversationId, message: 'Salesforce' },
       laterDependencies,
     );
@@ -136,10 +143,10 @@ describe('the generation claim is a lease', () => {
     });
     const message = { message: 'プリンター', clientMessageId: 'crashed-0001' };
     // The first copy stored its message and claimed the answer, then died: no stream, no release.
-    const crashed = await admitChat(alice, message, dependencies);
+    const crashed = await admitChat(aliceCaller, message, dependencies);
 
     const retry = await admitChat(
-      alice,
+      aliceCaller,
       { ...message, conversationId: crashed.conversation.conversationId },
       dependencies,
     );
@@ -162,13 +169,13 @@ describe('the generation claim is a lease', () => {
       return renew(owner, renewal);
     };
     const message = { message: 'プリンター', clientMessageId: 'renewing-0001' };
-    const first = await admitChat(alice, message, dependencies);
+    const first = await admitChat(aliceCaller, message, dependencies);
     const conversationId = first.conversation.conversationId;
     const firstEvents: StreamEvent[] = [];
     const answering = streamChat(first, (event) => firstEvents.push(event), dependencies);
     await gated.streaming;
 
-    const retry = await admitChat(alice, { ...message, conversationId }, dependencies);
+    const retry = await admitChat(aliceCaller, { ...message, conversationId }, dependencies);
     const retryEvents: StreamEvent[] = [];
     const waiting = streamChat(retry, (event) => retryEvents.push(event), dependencies);
     // Three lease periods pass while the first copy renews; the retry must still be waiting.

@@ -8,6 +8,7 @@ import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { renderPromptMarkup } from '../../functions/contract/prompt-markup.js';
 import {
   alice,
+  aliceCaller,
   clarification,
   harness,
   lastUserText,
@@ -29,14 +30,14 @@ describe('streamChat endings', () => {
     let firstRemaining = 60_000;
     const { dependencies } = harness({ model, remainingTimeMs: () => firstRemaining });
     const body = { message: 'プリンター', clientMessageId: 'still-busy-01' };
-    const first = await admitChat(alice, body, dependencies);
+    const first = await admitChat(aliceCaller, body, dependencies);
     const firstStream = streamChat(first, () => undefined, dependencies);
 
     // The retry's function has 100 ms left beyond its reserve: it waits, then gives up.
     const retryEnd = Date.now() + dependencies.config.remainingTimeReserveMs + 100;
     const retryDependencies = { ...dependencies, remainingTimeMs: () => retryEnd - Date.now() };
     const retry = await admitChat(
-      alice,
+      aliceCaller,
       { ...body, conversationId: first.conversation.conversationId },
       retryDependencies,
     );
@@ -92,7 +93,7 @@ describe('streamChat endings', () => {
   it('stops when staff press stop: the partial answer is kept as stopped and the inquiry closes', async () => {
     const { model } = scriptedModel({ kind: 'hang' });
     const { store, dependencies } = harness({ model });
-    const begun = await admitChat(alice, { message: 'プリンター' }, dependencies);
+    const begun = await admitChat(aliceCaller, { message: 'プリンター' }, dependencies);
     const events: StreamEvent[] = [];
     const streaming = streamChat(begun, (event) => events.push(event), dependencies);
     await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
@@ -148,7 +149,7 @@ describe('streamChat endings', () => {
         { kind: 'answer', answer: results('Salesforceのパスワードをリセット。', ['1002']) },
       );
       const { chat, store, kb, dependencies } = harness({ model });
-      const begun = await admitChat(alice, { message: q1 }, dependencies);
+      const begun = await admitChat(aliceCaller, { message: q1 }, dependencies);
       const streaming = streamChat(begun, () => undefined, dependencies);
       await store.requestStop(alice, begun.conversation.conversationId, begun.turn.seq);
       await streaming;

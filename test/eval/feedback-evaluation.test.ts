@@ -19,6 +19,7 @@ const outcome = (relevant: string[], ranked: string[]): QueryOutcome<FeedbackQue
   retrievalQuery: 'x',
   ranked,
   restrictedReturned: [],
+  otherDesksReturned: [],
 });
 
 describe('toFeedbackQueries', () => {

@@ -12,6 +12,7 @@ import {
 } from '../../eval/retrieval-evaluation.js';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
 import { toRetrievalQuery } from '../../functions/chat/retrieval.js';
+import { ALL_DESK } from '../../functions/contract/desks.js';
 import {
   type LocalBedrockServer,
   startLocalBedrockServer,
@@ -31,6 +32,7 @@ const outcome = (q: ReturnType<typeof query>, ranked: string[]): QueryOutcome =>
   retrievalQuery: 'x',
   ranked,
   restrictedReturned: [],
+  otherDesksReturned: [],
 });
 
 describe('scoreOutcomes', () => {
@@ -109,6 +111,7 @@ describe('retrieval evaluation against the local Knowledge Base', () => {
       scoreOutcomes(
         await runRetrievalEvaluation(queries, retriever, {
           queryFor: (text) => toRetrievalQuery(text, { expand }),
+          desks: [ALL_DESK],
         }),
       );
     withGlossary = await run(true);

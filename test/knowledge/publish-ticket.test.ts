@@ -95,6 +95,7 @@ const draft: Omit<PublishKnowledgeRequest, 'conversationId' | 'inquiryId'> = {
   inquiry: '印刷ジョブが止まる',
   resolution: ['スプーラーを再起動'],
   restricted: false,
+  desk: 'all',
 };
 
 const now = () => new Date('2026-12-01T10:00:00Z');

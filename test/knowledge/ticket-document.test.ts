@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as fc from 'fast-check';
 import { marked, type Token, type Tokens } from 'marked';
 import { describe, expect, it } from 'vitest';
+import { ALL_DESK } from '../../functions/contract/desks.js';
 import { authorHash, renderTicketDocuments } from '../../functions/knowledge/ticket-document.js';
 import { readTicketCategories } from '../../lib/ticket-categories.js';
 import { loadTicketDocuments } from '../../local/bedrock/knowledge-base-data-source.js';
@@ -34,6 +35,7 @@ describe('ticket documents', () => {
         inquiry: '印刷ジョブが止まる。',
         resolution: ['スプーラーを再起動', 'ドライバーを更新\n再起動後に確認'],
         restricted: false,
+        desk: ALL_DESK,
       },
       source,
     );
@@ -55,6 +57,7 @@ describe('ticket documents', () => {
         inquiry: 'Jobs stay in the queue.',
         resolution: ['Restart the spooler'],
         restricted: true,
+        desk: ALL_DESK,
       },
       source,
     );
@@ -67,7 +70,14 @@ describe('ticket documents', () => {
   it('carries the seed metadata keys plus the source, never the user id', async () => {
     const files = renderTicketDocuments(
       '900003',
-      { subject: 'S', category: 'VPN', inquiry: 'I', resolution: ['R'], restricted: true },
+      {
+        subject: 'S',
+        category: 'VPN',
+        inquiry: 'I',
+        resolution: ['R'],
+        restricted: true,
+        desk: 'hr',
+      },
       source,
     );
     const sidecar = JSON.parse(files.sidecar).metadataAttributes;
@@ -78,6 +88,8 @@ describe('ticket documents', () => {
     expect(sidecar).toMatchObject({
       issue_id: '900003',
       restricted: true,
+      // Always written (ADR 0029): a Knowledge Base filter cannot test a missing key.
+      desk: 'hr',
       status: 'resolved',
       created_at: '2026-12-01',
       source: 'knowledge-capture',
@@ -95,7 +107,14 @@ describe('ticket documents', () => {
     try {
       const files = renderTicketDocuments(
         '900004',
-        { subject: 'S', category: 'SSO', inquiry: 'I', resolution: ['R'], restricted: false },
+        {
+          subject: 'S',
+          category: 'SSO',
+          inquiry: 'I',
+          resolution: ['R'],
+          restricted: false,
+          desk: ALL_DESK,
+        },
         source,
       );
       await writeFile(join(directory, files.documentName), files.document);
@@ -105,6 +124,7 @@ describe('ticket documents', () => {
         issue_id: '900004',
         category: 'SSO',
         restricted: false,
+        desk: ALL_DESK,
       });
     } finally {
       await rm(directory, { recursive: true });
@@ -141,6 +161,7 @@ describe('ticket documents with hostile staff text', () => {
     inquiry,
     resolution,
     restricted: false,
+    desk: ALL_DESK,
   });
   // As the contract hands it over: trimmed, with something visible.
   const staffText = hostileMessage.map((text) => text.trim()).filter((text) => text !== '');

@@ -12,6 +12,7 @@ import { type ChatConfig, defaultChatConfig } from '../../functions/chat/ports.j
 import { streamChat } from '../../functions/chat/run-chat.js';
 import type { Answer } from '../../functions/contract/answer.js';
 import type { StreamEvent } from '../../functions/contract/chat-events.js';
+import { ALL_DESK } from '../../functions/contract/desks.js';
 import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
 import { silentLog } from './silent-log.js';
@@ -24,6 +25,8 @@ import { splitIntoFragments } from './split-into-fragments.js';
  */
 
 export const alice = { tenantId: 't1', userId: 'alice' };
+/** Alice as the chat route sees her: her desks are `all` only (ADR 0029). */
+export const aliceCaller = { owner: alice, desks: [ALL_DESK] };
 
 /** A stored turn: a complete user question of inquiry `I1` unless `partial` says otherwise. */
 export const storedTurn = (seq: number, partial: Partial<Turn>): Turn => ({
@@ -43,6 +46,7 @@ export const ticket = (issueId: string, subject: string, extra: Partial<Retrieve
     subject,
     category: 'PC',
     restricted: false,
+    desk: ALL_DESK,
     text: `## ${subject}\nResolution for ${subject}.`,
     score: 0.8,
     ...extra,
@@ -176,7 +180,7 @@ export function harness(options: {
     message: string,
     extra: { conversationId?: string; clientMessageId?: string; inquiry?: 'continue' | 'new' } = {},
   ) {
-    const begun = await admitChat(alice, { message, ...extra }, dependencies);
+    const begun = await admitChat(aliceCaller, { message, ...extra }, dependencies);
     const events: StreamEvent[] = [];
     await streamChat(begun, (event) => events.push(event), dependencies);
     return { begun, events, conversationId: begun.conversation.conversationId };

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { BedrockAgentRuntimeClient } from '@aws-sdk/client-bedrock-agent-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKnowledgeBaseRetriever } from '../../functions/adapters/bedrock/knowledge-base-retriever.js';
+import { ALL_DESK } from '../../functions/contract/desks.js';
 import { ticketCategorySet } from '../../functions/contract/knowledge.js';
 import { sourceTicketId } from '../../functions/contract/ticket-references.js';
 import { ticketDocumentNames } from '../../functions/knowledge/ticket-document.js';
@@ -32,7 +33,13 @@ function writeTicket(directory: string, issueId: string, subject: string, catego
   writeFileSync(
     join(directory, names.sidecarName),
     JSON.stringify({
-      metadataAttributes: { issue_id: issueId, subject, category, restricted: false },
+      metadataAttributes: {
+        issue_id: issueId,
+        subject,
+        category,
+        restricted: false,
+        desk: ALL_DESK,
+      },
     }),
   );
 }
@@ -83,7 +90,7 @@ describe('the local Knowledge Base over a ticket folder', () => {
       client,
       knowledgeBaseId: bedrock.knowledgeBaseId,
     });
-    const found = await retriever.search('Wi-Fi', { limit: 10 });
+    const found = await retriever.search('Wi-Fi', { limit: 10, desks: [ALL_DESK] });
     // The folder's four tickets and nothing else (data/tickets holds 171).
     expect(found.map((ticket) => ticket.issueId).sort()).toEqual([
       'INC0012345',
@@ -91,7 +98,7 @@ describe('the local Knowledge Base over a ticket folder', () => {
       'RITM0012345',
       'ZD#35436',
     ]);
-    const printer = await retriever.search('Printer offline', { limit: 10 });
+    const printer = await retriever.search('Printer offline', { limit: 10, desks: [ALL_DESK] });
     expect(printer[0]?.issueId).toBe('ITSD-123');
   });
 
@@ -102,6 +109,7 @@ describe('the local Knowledge Base over a ticket folder', () => {
     });
     const fetched = await retriever.fetchByIssueIds(['INC0012345', '35436', 'ZD#35436'], {
       limit: 8,
+      desks: [ALL_DESK],
     });
     expect([...new Set(fetched.map((ticket) => ticket.issueId))].sort()).toEqual([
       'INC0012345',

@@ -5,6 +5,7 @@ import {
   RetrieveCommand,
 } from '@aws-sdk/client-bedrock-agent-runtime';
 import type { RetrievedTicket, RetrieveOptions, Retriever } from '../../chat/ports.js';
+import { DESK_KEY, retrievableDesks } from '../../contract/desks.js';
 import { canonicalIssueId, formatIssueId } from '../../contract/ticket-references.js';
 import {
   searchTypeOf,
@@ -49,6 +50,16 @@ export function rerankCandidates(limit: number): number {
 
 /** Restricted tickets are excluded by the Knowledge Base itself (and again by the core). */
 const NOT_RESTRICTED: RetrievalFilter = { notEquals: { key: 'restricted', value: true } };
+
+/**
+ * What every retrieval must also meet: not restricted, and of a desk the caller may retrieve
+ * (ADR 0029) — `in`, which both vector stores accept, on the sidecar's `desk` string. A ticket
+ * without a desk matches no `in` and stays out (the core drops it again). One flat `andAll` per
+ * call: the conditions are spread into it, never nested.
+ */
+export function retrievableConditions(desks: readonly string[]): RetrievalFilter[] {
+  return [NOT_RESTRICTED, { in: { key: DESK_KEY, value: retrievableDesks(desks) } }];
+}
 
 /** `Retriever` on Bedrock Knowledge Base `Retrieve`. */
 export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOptions): Retriever {
@@ -96,11 +107,21 @@ export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOpti
   };
   return {
     search: (query, retrieveOptions) =>
-      retrieve(query, NOT_RESTRICTED, retrieveOptions, options.rerankingModelArn),
+      retrieve(
+        query,
+        { andAll: retrievableConditions(retrieveOptions.desks) },
+        retrieveOptions,
+        options.rerankingModelArn,
+      ),
     fetchByIssueIds: (issueIds, retrieveOptions) =>
       retrieve(
         issueIds.map(formatIssueId).join(' '),
-        { andAll: [{ in: { key: 'issue_id', value: [...issueIds] } }, NOT_RESTRICTED] },
+        {
+          andAll: [
+            { in: { key: 'issue_id', value: [...issueIds] } },
+            ...retrievableConditions(retrieveOptions.desks),
+          ],
+        },
         retrieveOptions,
       ),
   };
@@ -112,6 +133,7 @@ export function createKnowledgeBaseRetriever(options: KnowledgeBaseRetrieverOpti
  * defensively — sidecars written by hand may say "true": any value but false/"false" counts as
  * restricted. A document without the key is not restricted (as the Knowledge Base filter
  * `notEquals restricted true` treats it), so an existing KB without the attribute still works.
+ * `desk` is read as written: a ticket without one has none, and the core lets it reach nobody.
  */
 export function toRetrievedTicket(
   result: KnowledgeBaseRetrievalResult,
@@ -123,6 +145,7 @@ export function toRetrievedTicket(
   const issueId = written === undefined ? undefined : (canonicalIssueId(written) ?? written);
   const text = result.content?.text;
   if (!issueId || text === undefined) return undefined;
+  const desk = asText(metadata[DESK_KEY]);
   return {
     issueId,
     subject: asText(metadata.subject) ?? '',
@@ -130,6 +153,7 @@ export function toRetrievedTicket(
     status: asText(metadata.status),
     createdAt: asText(metadata.created_at),
     restricted: isRestricted(metadata.restricted),
+    ...(desk === undefined ? {} : { desk }),
     text,
     score: result.score ?? 0,
     uri: result.location?.s3Location?.uri,

@@ -81,6 +81,10 @@ export const tabularMappingSchema = z
     html: z.boolean().default(false),
     /** `column=value` rules that mark a ticket restricted, as `--restricted-when`. */
     restrictedWhen: z.array(z.string().regex(/^[^=]+=.*$/, 'a rule is column=value')).default([]),
+    /** `column=value=desk` rules that name a ticket's desk, as `--desk-when` (ADR 0029). */
+    deskWhen: z
+      .array(z.string().regex(/^[^=]+=.*=[^=]+$/, 'a rule is column=value=desk'))
+      .default([]),
   })
   .strict();
 export type TabularMapping = z.infer<typeof tabularMappingSchema>;

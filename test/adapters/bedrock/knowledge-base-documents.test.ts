@@ -27,7 +27,7 @@ afterAll(async () => {
 
 const files = renderTicketDocuments(
   '900123',
-  { subject: 'S', category: 'VPN', inquiry: 'I', resolution: ['R'], restricted: true },
+  { subject: 'S', category: 'VPN', inquiry: 'I', resolution: ['R'], restricted: true, desk: 'hr' },
   {
     conversationId: 'C',
     inquiryId: 'I',

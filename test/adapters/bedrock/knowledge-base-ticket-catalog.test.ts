@@ -13,6 +13,7 @@ import {
   createKnowledgeBaseTicketCatalog,
 } from '../../../functions/adapters/bedrock/knowledge-base-ticket-catalog.js';
 import type { LogFields } from '../../../functions/chat/log.js';
+import { ALL_DESK } from '../../../functions/contract/desks.js';
 import { renderTicketDocuments } from '../../../functions/knowledge/ticket-document.js';
 import {
   type LocalBedrockServer,
@@ -48,6 +49,7 @@ describe('createKnowledgeBaseTicketCatalog over the local ListKnowledgeBaseDocum
         inquiry: 'The printer does not print.',
         resolution: ['Restart it.'],
         restricted: false,
+        desk: ALL_DESK,
         category: 'Hardware',
       },
       { system: 'zendesk', systemLabel: 'Zendesk', resolvedOn: '2026-11-30' },

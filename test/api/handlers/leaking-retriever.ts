@@ -1,10 +1,12 @@
 import type { RetrievedTicket, Retriever } from '../../../functions/chat/ports.js';
+import { ALL_DESK } from '../../../functions/contract/desks.js';
 
 export const openTicket: RetrievedTicket = {
   issueId: '1001',
   subject: 'Salesforceにログインできない',
   category: 'Salesforce',
   restricted: false,
+  desk: ALL_DESK,
   text: 'パスワードのロックを解除して解決。',
   score: 0.9,
 };

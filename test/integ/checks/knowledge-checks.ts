@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ALL_DESK } from '../../../functions/contract/desks.js';
 import { eventsNamed, streamChat } from '../streamed-chat.js';
 import { chatProblem, type SuiteSession } from '../suite-session.js';
 import type { CheckOutcome } from './streaming-checks.js';
@@ -98,6 +99,7 @@ export async function knowledgeCaptureCheck(session: SuiteSession): Promise<Chec
     while (!found && performance.now() - started < knowledge.searchableWithinMs) {
       const hits = await target.retriever.search(subject, {
         limit: 8,
+        desks: [ALL_DESK],
         signal: AbortSignal.timeout(30_000),
       });
       found = hits.some((hit) => hit.issueId === issueId);

@@ -7,6 +7,7 @@ import {
 } from '../../../eval/retrieval-evaluation.js';
 import { toRetrievalQuery } from '../../../functions/chat/retrieval.js';
 import type { Turn } from '../../../functions/contract/conversations.js';
+import { ALL_DESK } from '../../../functions/contract/desks.js';
 import { estimateCostUsd } from '../../../functions/observability/model-prices.js';
 import type { IntegTarget } from '../integ-target.js';
 import type { SuiteSession } from '../suite-session.js';
@@ -55,6 +56,7 @@ export async function retrievalEvaluationCheck(
   const queries = await loadEvalQueries(queriesPath);
   const outcomes = await runRetrievalEvaluation(queries, target.retriever, {
     queryFor: (text) => toRetrievalQuery(text, { expand: target.queryExpansion }),
+    desks: [ALL_DESK],
   });
   const report = scoreOutcomes(outcomes);
   const same = report.slices.same_language;

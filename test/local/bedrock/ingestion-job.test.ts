@@ -15,6 +15,7 @@ import {
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKnowledgeBaseRetriever } from '../../../functions/adapters/bedrock/knowledge-base-retriever.js';
+import { ALL_DESK } from '../../../functions/contract/desks.js';
 import {
   LOCAL_DATA_SOURCE_ID,
   LOCAL_KNOWLEDGE_BASE_ID,
@@ -220,9 +221,14 @@ describe('local Bedrock endpoint: ingestion jobs over the local S3 bucket', () =
     });
     const issueIds = (tickets: readonly { issueId: string }[]) =>
       tickets.map((found) => found.issueId);
-    const searched = await retriever.search('Saffronboard laptop wipe', { limit: 8 });
+    const searched = await retriever.search('Saffronboard laptop wipe', {
+      limit: 8,
+      desks: [ALL_DESK],
+    });
     expect(issueIds(searched)).not.toContain('900003');
-    expect(issueIds(await retriever.fetchByIssueIds(['900003'], { limit: 8 }))).toEqual([]);
+    expect(
+      issueIds(await retriever.fetchByIssueIds(['900003'], { limit: 8, desks: [ALL_DESK] })),
+    ).toEqual([]);
     // It is indexed, with its attribute: only the restriction keeps it out.
     const restricted = await retrieveIds('Saffronboard', {
       equals: { key: 'restricted', value: true },

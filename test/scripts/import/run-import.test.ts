@@ -260,6 +260,55 @@ describe('runImport', () => {
     ).toBe(true);
   });
 
+  it("writes each ticket's desk: the first desk rule that matches, else all (ADR 0029)", async () => {
+    const out = temporaryDirectory();
+    const report = await runImport({
+      source: 'jira',
+      outDir: out,
+      deskWhen: ['labels=HR=hr', 'components=network=it', 'labels=hr=facilities'],
+      paths: [join(FIXTURES, 'jira')],
+    });
+    // labels=hr=facilities matches the HR ticket too, after the rule that decided it.
+    expect(report.deskByRule).toEqual({
+      'labels=HR=hr': 1,
+      'components=network=it': 1,
+      'labels=hr=facilities': 0,
+    });
+    const desks = Object.fromEntries(
+      Object.entries(ticketFilesOf(out))
+        .filter(([name]) => name.endsWith('.metadata.json'))
+        .map(([name, text]) => [name, JSON.parse(text).metadataAttributes.desk]),
+    );
+    expect(Object.values(desks).sort()).toEqual(['all', 'hr', 'it']);
+    const mapped = temporaryDirectory();
+    const { mapping, paths } = tabular('csv');
+    await runImport({
+      source: 'csv',
+      outDir: mapped,
+      paths,
+      mapping: { ...mapping, deskWhen: ['Department=HR=hr'] },
+    });
+    const deskOf = (id: string) =>
+      JSON.parse(readFileSync(join(mapped, `${id}.md.metadata.json`), 'utf8')).metadataAttributes
+        .desk;
+    expect(deskOf('HD-1004')).toBe('hr');
+    expect(deskOf('HD-1001')).toBe('all');
+  });
+
+  it.each(['labels=HR', '=HR=hr', 'labels=HR=', 'labels=HR=h r'])(
+    'refuses the desk rule %j with what to write',
+    async (rule) => {
+      await expect(
+        runImport({
+          source: 'jira',
+          outDir: temporaryDirectory(),
+          deskWhen: [rule],
+          paths: [join(FIXTURES, 'jira')],
+        }),
+      ).rejects.toThrow(/--desk-when .*field=value=desk/);
+    },
+  );
+
   it('rewrites only the tickets whose content changed in a newer export', async () => {
     const exportDirectory = temporaryDirectory();
     cpSync(join(FIXTURES, 'servicenow/table-api-display-true'), exportDirectory, {

@@ -65,6 +65,7 @@ describe('createKnowledgeApi', () => {
       inquiry: 'i',
       resolution: ['r'],
       restricted: false,
+      desk: 'all',
     });
     await expect(publish).rejects.toMatchObject({ code: 'already_published', issueId: '900007' });
   });
@@ -102,6 +103,7 @@ describe('createKnowledgeApi', () => {
       inquiry: 'カードが詰まる',
       resolution: ['電源を切る'],
       restricted: false,
+      desk: 'all',
     };
     await expect(createKnowledgeApi('/api', fetchDouble).publish(body)).resolves.toEqual({
       issueId: '900001',
@@ -125,6 +127,7 @@ describe('createKnowledgeApi', () => {
       inquiry: 'x',
       resolution: ['y'],
       restricted: false,
+      desk: 'all',
     });
     await expect(publish).rejects.toMatchObject({
       status: 400,

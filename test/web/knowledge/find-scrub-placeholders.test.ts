@@ -10,6 +10,7 @@ function draft(change: Partial<TicketDraftFields>): TicketDraftFields {
     inquiry: '在宅勤務中に VPN に接続できない',
     resolution: ['VPN クライアントを再起動する'],
     restricted: false,
+    desk: 'all',
     ...change,
   };
 }

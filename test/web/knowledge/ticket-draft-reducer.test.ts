@@ -53,6 +53,7 @@ describe('ticketDraftReducer while the draft streams', () => {
       inquiry: '新しいプリンター',
       resolution: ['設置場所を確認', 'ドライバーを配布'],
       restricted: false,
+      desk: 'all',
     });
   });
 
@@ -67,8 +68,17 @@ describe('ticketDraftReducer while the draft streams', () => {
         inquiry: '新しいプリンターを設置したい',
         resolution: ['設置場所を確認', 'ドライバーを配布'],
         restricted: false,
+        // The model drafts no desk: the form's (`all` until the editor picks one) stays.
+        desk: 'all',
       },
     });
+  });
+
+  it('starts with the desk for everyone, which the editor may change (ADR 0029)', () => {
+    const drafted = run(draft({}));
+    expect(drafted.fields.desk).toBe('all');
+    const edited = ticketDraftReducer(drafted, { type: 'edit', change: { desk: 'hr' } });
+    expect(edited.fields).toEqual({ ...drafted.fields, desk: 'hr' });
   });
 
   it('marks a draft the model left incomplete, keeping its fields and a step to write in', () => {

@@ -12,6 +12,7 @@ const valid: TicketDraftFields = {
   inquiry: 'バッジプリンターでカードが詰まる',
   resolution: ['電源を切る', ' カードを取り除く '],
   restricted: false,
+  desk: 'all',
 };
 
 describe('validateTicketDraft', () => {
@@ -24,6 +25,7 @@ describe('validateTicketDraft', () => {
         inquiry: 'バッジプリンターでカードが詰まる',
         resolution: ['電源を切る', 'カードを取り除く'],
         restricted: false,
+        desk: 'all',
       },
     });
   });
@@ -35,6 +37,7 @@ describe('validateTicketDraft', () => {
       inquiry: ' \u200b ',
       resolution: ['手順', '', 'x'.repeat(1001)],
       restricted: true,
+      desk: 'all',
     });
     expect(check).toEqual({
       ok: false,

@@ -24,6 +24,11 @@ export interface KnowledgeCapture {
    * the form's choices. Empty or undefined: none known, the form takes any category.
    */
   readonly ticketCategories?: readonly string[];
+  /**
+   * The desks a ticket may be published to (`GET /api/me`, ADR 0029), `all` first: the form's
+   * choice. Undefined or one desk: no choice, the ticket is for everyone.
+   */
+  readonly desks?: readonly string[];
   /** Published inquiries whose 201 listed links outside the allow-list (`unverifiedLinks`). */
   readonly unverifiedLinks: ReadonlyMap<string, readonly string[]>;
   /**
@@ -61,9 +66,14 @@ export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): Kn
   useEffect(() => {
     let current = true;
     api.caller().then(
-      ({ canPublishKnowledge, allowedLinkDomains, ticketCategories }) => {
+      ({ canPublishKnowledge, allowedLinkDomains, ticketCategories, desks }) => {
         if (current) {
-          setCaller({ canPublish: canPublishKnowledge, allowedLinkDomains, ticketCategories });
+          setCaller({
+            canPublish: canPublishKnowledge,
+            allowedLinkDomains,
+            ticketCategories,
+            desks,
+          });
         }
       },
       // Without an answer the action stays hidden; the server would refuse a non-editor anyway.
@@ -107,7 +117,7 @@ export function useKnowledgeCapture(api: KnowledgeApi, chat: ChatController): Kn
 
 type CallerPermissions = Pick<
   KnowledgeCapture,
-  'canPublish' | 'allowedLinkDomains' | 'ticketCategories'
+  'canPublish' | 'allowedLinkDomains' | 'ticketCategories' | 'desks'
 >;
 type PublishFollowUps = Pick<
   KnowledgeCapture,

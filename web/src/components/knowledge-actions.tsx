@@ -114,6 +114,7 @@ function InquiryDraftPanel({
       target={target}
       allowedLinkDomains={capture.allowedLinkDomains}
       ticketCategories={capture.ticketCategories}
+      desks={capture.desks}
       existing={existing}
       onClose={onClose}
     />

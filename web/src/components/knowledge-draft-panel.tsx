@@ -1,4 +1,5 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { ALL_DESK } from '../../../functions/contract/desks.js';
 import {
   MAX_CATEGORY_LENGTH,
   MAX_INQUIRY_LENGTH,
@@ -30,6 +31,8 @@ interface KnowledgeDraftPanelProps {
   readonly allowedLinkDomains?: readonly string[];
   /** The categories a ticket may take (`GET /api/me`); empty or absent: any. */
   readonly ticketCategories?: readonly string[];
+  /** The desks the editor may publish to (`GET /api/me`, ADR 0029); one or none: no choice. */
+  readonly desks?: readonly string[];
   /** The inquiry's ticket, if the conversation already lists one (after a 409 reload). */
   readonly existing?: PublishedKnowledge;
   /** Cancel, Escape or a successful publish; `published` tells which. */
@@ -57,6 +60,7 @@ export function KnowledgeDraftPanel({
   target,
   allowedLinkDomains,
   ticketCategories,
+  desks,
   existing,
   onClose,
 }: KnowledgeDraftPanelProps) {
@@ -284,6 +288,28 @@ export function KnowledgeDraftPanel({
           )}
           <FieldError id={`${id}-resolution-error`} text={resolutionError} />
         </fieldset>
+
+        {desks && desks.length > 1 && (
+          <div className="knowledge-field">
+            <label htmlFor={`${id}-desk`}>{t('knowledgeDesk')}</label>
+            <select
+              id={`${id}-desk`}
+              value={fields.desk}
+              disabled={!editable}
+              aria-describedby={`${id}-desk-hint`}
+              onChange={(event) => dispatch({ type: 'edit', change: { desk: event.target.value } })}
+            >
+              {desks.map((desk) => (
+                <option key={desk} value={desk}>
+                  {desk === ALL_DESK ? t('knowledgeDeskAll') : desk}
+                </option>
+              ))}
+            </select>
+            <p id={`${id}-desk-hint`} className="knowledge-field__hint">
+              {t('knowledgeDeskHint')}
+            </p>
+          </div>
+        )}
 
         <div className="knowledge-field knowledge-field--check">
           <label>

@@ -153,6 +153,7 @@ function GapDraftPanel({
       target={target}
       allowedLinkDomains={caller.allowedLinkDomains}
       ticketCategories={caller.ticketCategories}
+      desks={caller.desks}
       onClose={onClose}
     />
   );

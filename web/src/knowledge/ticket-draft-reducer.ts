@@ -1,4 +1,5 @@
 import type { KnowledgeDraftStreamEvent } from '../../../functions/contract/chat-events.js';
+import { ALL_DESK } from '../../../functions/contract/desks.js';
 import type { StreamError } from '../../../functions/contract/errors.js';
 import type { FailureCode } from '../api/api-error.js';
 
@@ -17,6 +18,8 @@ export interface TicketDraftFields {
   readonly inquiry: string;
   readonly resolution: readonly string[];
   readonly restricted: boolean;
+  /** The desk whose staff may retrieve the ticket (ADR 0029): `all`, or one of the editor's. */
+  readonly desk: string;
 }
 
 /** A refusal or failure as the form shows it (the API's code, its message, the HTTP status). */
@@ -49,7 +52,7 @@ export interface TicketDraftState {
 }
 
 /** Fields staff edit as plain values (steps have their own actions). */
-type ScalarField = 'subject' | 'category' | 'inquiry' | 'restricted';
+type ScalarField = 'subject' | 'category' | 'inquiry' | 'restricted' | 'desk';
 
 export type TicketDraftAction =
   /** One validated event of the draft stream. */
@@ -69,7 +72,14 @@ export type TicketDraftAction =
 
 export const initialTicketDraftState: TicketDraftState = {
   phase: 'streaming',
-  fields: { subject: '', category: '', inquiry: '', resolution: [], restricted: false },
+  fields: {
+    subject: '',
+    category: '',
+    inquiry: '',
+    resolution: [],
+    restricted: false,
+    desk: ALL_DESK,
+  },
 };
 
 export function ticketDraftReducer(
@@ -136,6 +146,8 @@ function applyDraftEvent(
             inquiry: draft.inquiry,
             resolution: draft.resolution,
             restricted: draft.restricted,
+            // The model drafts no desk: the editor's choice stays.
+            desk: state.fields.desk,
           },
         },
         draft.complete ? undefined : { kind: 'incomplete' },
