@@ -315,7 +315,7 @@ describe('what runs beside the budget at admission', () => {
       committedBeforeDecision = true;
     });
     const { store, dependencies } = harness({ model, config, budget, now: clock });
-    const admitted = await admitChat(alice, { message: 'プリンター' }, dependencies);
+    const admitted = await admitChat(aliceCaller, { message: 'プリンター' }, dependencies);
 
     expect(committedBeforeDecision).toBe(true);
     expect(admitted.turn.seq).toBe(1);
@@ -342,7 +342,7 @@ describe('what runs beside the budget at admission', () => {
     });
     const request = { message: 'プリンター', clientMessageId: 'refused-0001' };
     await expect(
-      admitChat(alice, request, { ...dependencies, retriever: held.retriever }),
+      admitChat(aliceCaller, request, { ...dependencies, retriever: held.retriever }),
     ).rejects.toBeInstanceOf(DailyBudgetExceededError);
 
     expect(commitLanded).toBe(true);
@@ -352,7 +352,7 @@ describe('what runs beside the budget at admission', () => {
     // The message's idempotency marker went with its turn: the same request, once the budget
     // allows it, is a new message, not a duplicate of a turn that no longer exists.
     await daily.budget.adjust(alice, day, -1);
-    const admitted = await admitChat(alice, request, {
+    const admitted = await admitChat(aliceCaller, request, {
       ...dependencies,
       config: { ...dependencies.config, dailyTokenBudget: 1_000 },
     });
@@ -378,7 +378,7 @@ describe('what runs beside the budget at admission', () => {
     };
     await expect(
       admitChat(
-        alice,
+        aliceCaller,
         { message: 'プリンター' },
         { ...dependencies, store: failingStore, retriever: held.retriever },
       ),
@@ -414,7 +414,7 @@ describe('what runs beside the budget at admission', () => {
     };
     await expect(
       admitChat(
-        alice,
+        aliceCaller,
         { message: 'まだ印刷できない', conversationId },
         { ...dependencies, store: countingStore },
       ),
