@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ticketIdOf } from '../../functions/ticket-import/imported-ticket.js';
+import { FileTicketDocumentStore } from '../../functions/ticket-sync/file-stores.js';
+import { reconcileSource } from '../../functions/ticket-sync/run-sync.js';
 import { temporaryDirectoriesOfThisFile, ticketFilesOf } from '../support/import-folders.js';
 import { type JiraIssue, startJiraServer } from '../support/ticket-systems/jira-server.js';
 import type { LocalApiServer } from '../support/ticket-systems/local-api-server.js';
@@ -70,6 +73,38 @@ describe('a pull from Jira', () => {
       ).toBe(true);
     },
   );
+
+  it('reconciles: removes the document of an issue the search no longer lists', async () => {
+    const server = await startJiraServer({ credentials: { token: 'pat' }, issues: jiraIssues() });
+    servers.push(server);
+    const outDir = join(newDirectory(), 'tickets');
+    const harness = syncHarness(
+      {
+        system: 'jira',
+        url: server.url,
+        credentials: { kind: 'bearer', token: 'pat' },
+        jiraDeployment: 'cloud',
+        pageSize: 2,
+      },
+      outDir,
+    );
+    await harness.run();
+    expect(ticketFilesOf(outDir)['ITSD-123.md']).toBeDefined();
+    server.issues.splice(
+      server.issues.findIndex((issue) => issue.key === 'ITSD-123'),
+      1,
+    );
+    const reconciled = await reconcileSource({
+      source: harness.source(),
+      documents: new FileTicketDocumentStore(outDir, 'jira'),
+      settings: { system: 'jira' },
+      signal: new AbortController().signal,
+      ticketIdOf: (number) => ticketIdOf('jira', number),
+    });
+    expect(reconciled.removed).toEqual(['ITSD-123']);
+    expect(ticketFilesOf(outDir)['ITSD-123.md']).toBeUndefined();
+    expect(Object.keys(ticketFilesOf(outDir)).length).toBeGreaterThan(0);
+  });
 
   it('waits out Jira’s 429 by its X-RateLimit-Reset when no Retry-After is given', async () => {
     const server = await startJiraServer({ credentials: { token: 'pat' }, issues: jiraIssues() });

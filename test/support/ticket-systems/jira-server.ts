@@ -51,6 +51,17 @@ export async function startJiraServer(options: {
     if (!cloud && url.pathname !== '/rest/api/2/search')
       return { status: 404, body: { errorMessages: ['Not found'] } };
     const jql = url.searchParams.get('jql') ?? '';
+    if (cloud && /^\s*ORDER BY/i.test(jql)) {
+      // Cloud's search/jql refuses a query without a restriction.
+      return {
+        status: 400,
+        body: {
+          errorMessages: [
+            'Unbounded JQL queries are not allowed here. Please add a search restriction to your query.',
+          ],
+        },
+      };
+    }
     const since = /updated >= "(\d{4})\/(\d{2})\/(\d{2}) (\d{2}):(\d{2})"/.exec(jql);
     const from = since
       ? Date.parse(`${since[1]}-${since[2]}-${since[3]}T${since[4]}:${since[5]}:00Z`)
