@@ -19,6 +19,8 @@ const unitTests = [
   'test/api/routes.test.ts',
   'test/tickets/**/*.test.ts',
   'test/scripts/import/**/*.test.ts',
+  'test/ticket-import/**/*.test.ts',
+  'test/ticket-sync/**/*.test.ts',
   'test/scripts/insights/**/*.test.ts',
   'test/architecture/**/*.test.ts',
   // The feedback eval's scoring (the eval command itself needs the local Knowledge Base).

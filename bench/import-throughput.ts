@@ -128,7 +128,7 @@ async function measure(mode: string, exportDirectory: string, out: string): Prom
   let records = 0;
   let tickets = 0;
   if (mode === 'import') {
-    const { runImport } = await import('../scripts/import/run-import.js');
+    const { runImport } = await import('../functions/ticket-import/run-import.js');
     // IMPORT_NAME_ANALYZER=off measures the import as `--no-name-analyzer` runs it (ADR 0019).
     const report = await runImport({
       source: 'servicenow',
@@ -139,7 +139,7 @@ async function measure(mode: string, exportDirectory: string, out: string): Prom
     records = report.records;
     tickets = report.tickets.new + report.tickets.changed + report.tickets.unchanged;
   } else if (mode === 'stream-parse') {
-    const { readJsonPageRecords } = await import('../scripts/import/export-files.js');
+    const { readJsonPageRecords } = await import('../functions/ticket-import/export-files.js');
     for (const name of readdirSync(exportDirectory).sort()) {
       for await (const _record of readJsonPageRecords(join(exportDirectory, name), ['result']))
         records += 1;

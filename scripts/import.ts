@@ -6,14 +6,17 @@ import {
   parseScrubSettings,
   type ScrubSettings,
 } from '../functions/knowledge/personal-data-scrub.js';
-import { SkipError } from './deployed-stack.js';
 import {
   ExportFileError,
   readUtf8TextFile,
   TEXT_ENCODINGS,
   type TextEncodingName,
-} from './import/export-files.js';
-import { SKIP_REASONS, SOURCE_NAMES, type SourceName } from './import/imported-ticket.js';
+} from '../functions/ticket-import/export-files.js';
+import {
+  SKIP_REASONS,
+  SOURCE_NAMES,
+  type SourceName,
+} from '../functions/ticket-import/imported-ticket.js';
 import {
   type ImportProgress,
   type ImportReport,
@@ -21,9 +24,13 @@ import {
   MAX_IMPORTED_TEXT,
   runImport,
   StrictImportError,
-} from './import/run-import.js';
-import { COMMENT_POLICIES, type CommentPolicy } from './import/sources/source-options.js';
-import { readTabularMapping } from './import/sources/tabular.js';
+} from '../functions/ticket-import/run-import.js';
+import {
+  COMMENT_POLICIES,
+  type CommentPolicy,
+} from '../functions/ticket-import/sources/source-options.js';
+import { readTabularMapping } from '../functions/ticket-import/sources/tabular.js';
+import { SkipError } from './deployed-stack.js';
 import { uploadTickets } from './import/upload-tickets.js';
 
 /**

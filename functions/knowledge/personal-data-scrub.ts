@@ -14,7 +14,7 @@ import {
  * by typed placeholders in the text's language (`[氏名]`, `[メール]`, `[電話]`, `[秘密]`,
  * `[個人番号]`, `[カード番号]` / `[name]`, `[email]`, `[phone]`, `[secret]`, `[My Number]`,
  * `[card number]`), counts each kind, and reads the deployment's settings file. Shared by the importer
- * (scripts/import) and knowledge capture (ticket-draft, publish-ticket), so both promise the same
+ * (functions/ticket-import) and knowledge capture (ticket-draft, publish-ticket), so both promise the same
  * thing. Pure: no AWS, no file system. Design and limits: docs/adr/0019-personal-data-scrub.md.
  */
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { MANIFEST_NAME } from '../../scripts/import/run-import.js';
+import { MANIFEST_NAME } from '../../functions/ticket-import/run-import.js';
 
 /**
  * Temporary directories for one test file, each removed after the test that made it. Call it at

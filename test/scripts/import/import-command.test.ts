@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readTabularMapping } from '../../../scripts/import/sources/tabular.js';
+import { readTabularMapping } from '../../../functions/ticket-import/sources/tabular.js';
 
 const run = promisify(execFile);
 const directory = mkdtempSync(join(tmpdir(), 'import-command-test-'));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../../scripts/import/sources/servicenow.js';
+import { parseJournal } from '../../functions/ticket-import/sources/servicenow.js';
 import {
   adfToMarkdown,
   htmlToText,
   trimReply,
   wikiToMarkdown,
-} from '../../../scripts/import/staff-text.js';
+} from '../../functions/ticket-import/staff-text.js';
 
 describe('htmlToText', () => {
   it('turns blocks into lines, list items into "- " lines, and decodes entities', () => {

@@ -12,8 +12,8 @@ import {
   MANIFEST_NAME,
   ManifestError,
   StagedTicketFolder,
-} from '../../../scripts/import/staged-ticket-folder.js';
-import { temporaryDirectoriesOfThisFile } from '../../support/import-folders.js';
+} from '../../functions/ticket-import/staged-ticket-folder.js';
+import { temporaryDirectoriesOfThisFile } from '../support/import-folders.js';
 
 const temporaryDirectory = temporaryDirectoriesOfThisFile('staged-folder-test-');
 

@@ -10,15 +10,15 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExportFileError } from '../../../scripts/import/export-files.js';
-import type { SourceName } from '../../../scripts/import/imported-ticket.js';
+import { ExportFileError } from '../../functions/ticket-import/export-files.js';
+import type { SourceName } from '../../functions/ticket-import/imported-ticket.js';
 import {
   type ImportOptions,
   runImport,
   StrictImportError,
-} from '../../../scripts/import/run-import.js';
-import { readTabularMapping } from '../../../scripts/import/sources/tabular.js';
-import { temporaryDirectoriesOfThisFile, ticketFilesOf } from '../../support/import-folders.js';
+} from '../../functions/ticket-import/run-import.js';
+import { readTabularMapping } from '../../functions/ticket-import/sources/tabular.js';
+import { temporaryDirectoriesOfThisFile, ticketFilesOf } from '../support/import-folders.js';
 
 const FIXTURES = 'test/fixtures/import';
 const temporaryDirectory = temporaryDirectoriesOfThisFile('import-test-');

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_IMPORTED_TEXT, runImport } from '../../../scripts/import/run-import.js';
-import { tabularMappingSchema } from '../../../scripts/import/sources/tabular.js';
-import { temporaryDirectoriesOfThisFile } from '../../support/import-folders.js';
+import { MAX_IMPORTED_TEXT, runImport } from '../../functions/ticket-import/run-import.js';
+import { tabularMappingSchema } from '../../functions/ticket-import/sources/tabular.js';
+import { temporaryDirectoriesOfThisFile } from '../support/import-folders.js';
 
 /**
  * What an export cannot make a ticket document carry: text beyond MAX_IMPORTED_TEXT (a 9 MB

@@ -62,6 +62,8 @@ export interface CommitPlan {
   readonly removedNames: readonly string[];
   /** With `--prune` the manifest forgets tickets no longer exported; without, they stay the import's. */
   readonly prune: boolean;
+  /** Ticket ids the manifest forgets besides (a sync's removed tickets; their files are in `removedNames`). */
+  readonly forgotten?: readonly string[];
 }
 
 /**
@@ -171,6 +173,7 @@ export class StagedTicketFolder {
           ),
           ...plan.hashes,
         };
+    for (const id of plan.forgotten ?? []) delete kept[id];
     const manifest: Manifest = {
       version: MANIFEST_VERSION,
       sources: { ...this.#manifest.sources, [this.#source]: kept },

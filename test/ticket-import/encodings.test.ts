@@ -5,13 +5,13 @@ import {
   ExportFileError,
   encodingOfTextFile,
   readCsvRecords,
-} from '../../../scripts/import/export-files.js';
-import { runImport } from '../../../scripts/import/run-import.js';
+} from '../../functions/ticket-import/export-files.js';
+import { runImport } from '../../functions/ticket-import/run-import.js';
 import {
   readTabularMapping,
   tabularMappingSchema,
-} from '../../../scripts/import/sources/tabular.js';
-import { temporaryDirectoriesOfThisFile, ticketFilesOf } from '../../support/import-folders.js';
+} from '../../functions/ticket-import/sources/tabular.js';
+import { temporaryDirectoriesOfThisFile, ticketFilesOf } from '../support/import-folders.js';
 
 /*
  * The Shift_JIS fixtures (test/fixtures/import/csv-shift-jis) are CP932 bytes as Excel on

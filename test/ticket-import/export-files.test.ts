@@ -10,7 +10,7 @@ import {
   JsonPageSplitter,
   readCsvRecords,
   readJsonPageRecords,
-} from '../../../scripts/import/export-files.js';
+} from '../../functions/ticket-import/export-files.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'export-files-test-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-import type { Person } from '../../../functions/knowledge/personal-data-scrub.js';
+import type { Person } from '../../knowledge/personal-data-scrub.js';
 import { type ByteMeter, listExportFiles, readJsonPageRecords } from '../export-files.js';
 import {
   dayOf,

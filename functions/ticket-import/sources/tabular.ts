@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Person } from '../../../functions/knowledge/personal-data-scrub.js';
+import type { Person } from '../../knowledge/personal-data-scrub.js';
 import {
   type ByteMeter,
   ENCODING_LABELS,

@@ -1,5 +1,5 @@
-import { sourceTicketId } from '../../functions/contract/ticket-references.js';
-import type { Person } from '../../functions/knowledge/personal-data-scrub.js';
+import { sourceTicketId } from '../contract/ticket-references.js';
+import type { Person } from '../knowledge/personal-data-scrub.js';
 
 /**
  * What every source reader yields: one record of the export, normalized — the ticket's number

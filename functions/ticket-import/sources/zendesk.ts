@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Person } from '../../../functions/knowledge/personal-data-scrub.js';
+import type { Person } from '../../knowledge/personal-data-scrub.js';
 import {
   type ByteMeter,
   ExportFileError,
