@@ -4,25 +4,37 @@ import {
   BatchWriteCommand,
   type BatchWriteCommandOutput,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { LeaseLostError, type SyncStatus, type TicketSyncStore } from '../../ticket-sync/ports.js';
+import type { KnowledgeDocuments } from '../../knowledge/ports.js';
+import { ticketDocumentNames } from '../../knowledge/ticket-document.js';
+import type { SyncRunStatus } from '../../ticket-sync/cursor-store.js';
+import {
+  type DeployedSyncStatus,
+  type LeasedCursorStore,
+  LeaseLostError,
+} from '../../ticket-sync/deployed-sync.js';
+import { parseSyncCursor } from '../../ticket-sync/sync-cursor.js';
+import type { TicketDocumentStore } from '../../ticket-sync/ticket-document-store.js';
 
 /**
- * The ticket sync's state (`TicketSyncStore`) in the TicketSync table (`ticketSyncTable`), one
- * partition per source:
+ * The deployed ticket sync's state in the TicketSync table (`ticketSyncTable`), one partition
+ * per source (`source` = the `ticketSync` entry's id, which its function's IAM policy names):
  *
- * - `cursor`: the cursor, and the lease (`leaseHolder`, `leaseUntil` in epoch ms). Taking the
- *   lease and moving the cursor are conditional writes on this one item, so of two overlapping
- *   runs only the holder advances it, and a run whose lease another took fails its next advance.
- * - `status`: the last runs' status (a map), for the insights page and the status command.
- * - `ticket#<issue id>`: the content hash of each ticket written, so an unchanged ticket is not
- *   written again and a reconciliation knows what it holds without listing the bucket.
+ * - `cursor`: the cursor (`SyncCursor` JSON, with the `sourceKey` it belongs to) and the lease
+ *   (`leaseHolder`, `leaseUntil` in epoch ms). Taking the lease and saving the cursor are
+ *   conditional writes on this one item: of two overlapping runs only the holder saves, and a
+ *   run whose lease another took fails its next save ({@link LeaseLostError}).
+ * - `status`: the last run's status (`DeployedSyncStatus`), for the insights page and
+ *   `npm run import -- --status --target aws`.
+ * - `ticket#<issue id>`: the content hash of each ticket written to the bucket, so an unchanged
+ *   ticket is not written again and a reconciliation knows what it holds without listing S3.
  */
 
-export interface TicketSyncStoreContext {
+export interface TicketSyncTableContext {
   readonly documents: DynamoDBDocumentClient;
   readonly tableName: string;
   /** Before a retry of unprocessed batch items. @default 50 ms × attempt */
@@ -37,110 +49,57 @@ const BATCH_GET_KEYS = 100;
 const BATCH_WRITE_ITEMS = 25;
 /** Unprocessed items are retried this many times before the call fails. */
 const MAX_BATCH_ATTEMPTS = 8;
+/** Documents written or removed at once. */
+const PARALLEL_WRITES = 8;
 
-export function createTicketSyncStore(context: TicketSyncStoreContext): TicketSyncStore {
+const defaultBackoff = (attempt: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, 50 * attempt));
+
+/**
+ * The cursor store of one source for one run (`holder`: the Lambda request id).
+ *
+ * @example
+ * const cursors = createTicketSyncCursorStore(table, { sourceId: 'servicenow', holder: context.awsRequestId });
+ */
+export function createTicketSyncCursorStore(
+  context: TicketSyncTableContext,
+  run: { readonly sourceId: string; readonly holder: string },
+): LeasedCursorStore {
   const { documents, tableName: TableName } = context;
-  const backoff =
-    context.backoff ??
-    ((attempt: number) => new Promise<void>((resolve) => setTimeout(resolve, 50 * attempt)));
-  const cursorKey = (source: string) => ({ source, item: CURSOR_ITEM });
-
-  async function batchGet(keys: Record<string, string>[]): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    for (let start = 0; start < keys.length; start += BATCH_GET_KEYS) {
-      let pending: Record<string, unknown>[] | undefined = keys.slice(
-        start,
-        start + BATCH_GET_KEYS,
-      );
-      for (let attempt = 1; pending && pending.length > 0; attempt++) {
-        if (attempt > MAX_BATCH_ATTEMPTS)
-          throw new Error('TicketSync: batch read kept being throttled');
-        if (attempt > 1) await backoff(attempt - 1);
-        const result: BatchGetCommandOutput = await documents.send(
-          new BatchGetCommand({
-            RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } },
-          }),
-        );
-        items.push(...(result.Responses?.[TableName] ?? []));
-        pending = result.UnprocessedKeys?.[TableName]?.Keys;
-      }
-    }
-    return items;
-  }
-
-  async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
-    for (let start = 0; start < requests.length; start += BATCH_WRITE_ITEMS) {
-      let pending: Record<string, unknown>[] | undefined = requests.slice(
-        start,
-        start + BATCH_WRITE_ITEMS,
-      );
-      for (let attempt = 1; pending && pending.length > 0; attempt++) {
-        if (attempt > MAX_BATCH_ATTEMPTS)
-          throw new Error('TicketSync: batch write kept being throttled');
-        if (attempt > 1) await backoff(attempt - 1);
-        const result: BatchWriteCommandOutput = await documents.send(
-          new BatchWriteCommand({ RequestItems: { [TableName]: pending } }),
-        );
-        pending = result.UnprocessedItems?.[TableName] as Record<string, unknown>[] | undefined;
-      }
-    }
-  }
-
+  const Key = { source: run.sourceId, item: CURSOR_ITEM };
   return {
-    async claim({ sourceId, holder, now, until }) {
+    async claim(now, until) {
       try {
-        const { Attributes } = await documents.send(
+        await documents.send(
           new UpdateCommand({
             TableName,
-            Key: cursorKey(sourceId),
+            Key,
             UpdateExpression: 'SET leaseHolder = :holder, leaseUntil = :until',
             ConditionExpression:
               'attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseHolder = :holder',
             ExpressionAttributeValues: {
-              ':holder': holder,
+              ':holder': run.holder,
               ':until': until.getTime(),
               ':now': now.getTime(),
             },
-            ReturnValues: 'ALL_NEW',
           }),
         );
-        const cursor = Attributes?.cursor;
-        return { cursor: typeof cursor === 'string' ? cursor : undefined };
+        return 'claimed';
       } catch (error) {
         if ((error as Error).name === 'ConditionalCheckFailedException') return 'held';
         throw error;
       }
     },
 
-    async advance({ sourceId, holder }, cursor) {
+    async release() {
       try {
         await documents.send(
           new UpdateCommand({
             TableName,
-            Key: cursorKey(sourceId),
-            UpdateExpression: 'SET #cursor = :cursor',
-            ConditionExpression: 'leaseHolder = :holder',
-            ExpressionAttributeNames: { '#cursor': 'cursor' },
-            ExpressionAttributeValues: { ':cursor': cursor, ':holder': holder },
-          }),
-        );
-      } catch (error) {
-        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-        throw new LeaseLostError(
-          `${sourceId}: another run took the sync's lease; this run stops without moving the cursor`,
-        );
-      }
-    },
-
-    async release({ sourceId, holder }) {
-      try {
-        await documents.send(
-          new UpdateCommand({
-            TableName,
-            Key: cursorKey(sourceId),
+            Key,
             UpdateExpression: 'REMOVE leaseHolder, leaseUntil',
             ConditionExpression: 'leaseHolder = :holder',
-            ExpressionAttributeValues: { ':holder': holder },
+            ExpressionAttributeValues: { ':holder': run.holder },
           }),
         );
       } catch (error) {
@@ -149,31 +108,77 @@ export function createTicketSyncStore(context: TicketSyncStoreContext): TicketSy
       }
     },
 
-    async ticketHashes(sourceId, issueIds) {
-      const keys = [...new Set(issueIds)].map((id) => ({
-        source: sourceId,
-        item: `${TICKET_ITEM_PREFIX}${id}`,
-      }));
-      const hashes = new Map<string, string>();
-      for (const item of await batchGet(keys)) {
-        hashes.set(String(item.item).slice(TICKET_ITEM_PREFIX.length), String(item.hash));
+    async load(sourceKey) {
+      const { Item } = await documents.send(
+        new GetCommand({ TableName, Key, ConsistentRead: true }),
+      );
+      // Another system or URL under the same id (the entry was edited): start over.
+      if (typeof Item?.cursor !== 'string' || Item.sourceKey !== sourceKey) return undefined;
+      try {
+        return parseSyncCursor(JSON.parse(Item.cursor));
+      } catch (error) {
+        throw new Error(`TicketSync ${run.sourceId}: ${(error as Error).message}`);
       }
-      return hashes;
     },
 
-    async recordTickets(sourceId, { written, removed }) {
-      await batchWrite([
-        ...[...written].map(([id, hash]) => ({
-          PutRequest: { Item: { source: sourceId, item: `${TICKET_ITEM_PREFIX}${id}`, hash } },
-        })),
-        ...removed.map((id) => ({
-          DeleteRequest: { Key: { source: sourceId, item: `${TICKET_ITEM_PREFIX}${id}` } },
-        })),
-      ]);
+    async save(sourceKey, cursor) {
+      try {
+        await documents.send(
+          new UpdateCommand({
+            TableName,
+            Key,
+            UpdateExpression: 'SET #cursor = :cursor, sourceKey = :sourceKey',
+            ConditionExpression: 'leaseHolder = :holder',
+            ExpressionAttributeNames: { '#cursor': 'cursor' },
+            ExpressionAttributeValues: {
+              ':cursor': JSON.stringify(cursor),
+              ':sourceKey': sourceKey,
+              ':holder': run.holder,
+            },
+          }),
+        );
+      } catch (error) {
+        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+        throw new LeaseLostError(
+          `${run.sourceId}: another run took the sync's lease; this run stops without moving the cursor`,
+        );
+      }
     },
 
-    async *syncedIds(sourceId) {
-      let exclusiveStartKey: Record<string, unknown> | undefined;
+    async recordRun(status: SyncRunStatus) {
+      await documents.send(
+        new PutCommand({ TableName, Item: { source: run.sourceId, item: STATUS_ITEM, status } }),
+      );
+    },
+
+    async status() {
+      const statuses = await readTicketSyncStatuses(context, [run.sourceId]);
+      const status = statuses.get(run.sourceId);
+      return status ? [status] : [];
+    },
+  };
+}
+
+/**
+ * The source's documents in the Knowledge Base's bucket (`knowledgeBase`: its folder,
+ * `tickets/imported/<id>/`) with their content hashes in the table. A page is applied as: the
+ * documents written (sidecar first) and removed, then their hashes recorded — a run killed in
+ * between writes the same documents again next time, never skips one. Each source has a folder
+ * of its own, so no ticket id there is taken by another writer.
+ */
+export function createKnowledgeBaseTicketStore(
+  context: TicketSyncTableContext,
+  options: {
+    readonly sourceId: string;
+    readonly knowledgeBase: Pick<KnowledgeDocuments, 'write' | 'remove'>;
+  },
+): TicketDocumentStore {
+  const { documents, tableName: TableName } = context;
+  const { sourceId, knowledgeBase } = options;
+  return {
+    async load() {
+      const hashes = new Map<string, string>();
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
       do {
         const page = await documents.send(
           new QueryCommand({
@@ -181,32 +186,104 @@ export function createTicketSyncStore(context: TicketSyncStoreContext): TicketSy
             KeyConditionExpression: '#source = :source AND begins_with(#item, :prefix)',
             ExpressionAttributeNames: { '#source': 'source', '#item': 'item' },
             ExpressionAttributeValues: { ':source': sourceId, ':prefix': TICKET_ITEM_PREFIX },
-            ProjectionExpression: '#item',
-            ExclusiveStartKey: exclusiveStartKey,
+            ExclusiveStartKey,
           }),
         );
-        const ids = (page.Items ?? []).map((item) =>
-          String(item.item).slice(TICKET_ITEM_PREFIX.length),
-        );
-        if (ids.length > 0) yield ids;
-        exclusiveStartKey = page.LastEvaluatedKey;
-      } while (exclusiveStartKey);
+        for (const item of page.Items ?? []) {
+          hashes.set(String(item.item).slice(TICKET_ITEM_PREFIX.length), String(item.hash));
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return { hashes, isTakenByAnother: () => false };
     },
 
-    async readStatus(sourceIds) {
-      const items = await batchGet(
-        [...new Set(sourceIds)].map((source) => ({ source, item: STATUS_ITEM })),
-      );
-      return new Map(items.map((item) => [String(item.source), item.status as SyncStatus]));
-    },
-
-    async writeStatus(sourceId, status) {
-      await documents.send(
-        new PutCommand({
-          TableName,
-          Item: { source: sourceId, item: STATUS_ITEM, status },
+    async apply(changes) {
+      await inParallel(changes.written, (write) =>
+        knowledgeBase.write({
+          documentName: write.documentName,
+          sidecarName: write.sidecarName,
+          document: write.document,
+          sidecar: write.sidecar,
         }),
       );
+      await inParallel(changes.removed, (id) => knowledgeBase.remove(ticketDocumentNames(id)));
+      await batchWrite(context, [
+        ...changes.written.map((write) => ({
+          PutRequest: {
+            Item: {
+              source: sourceId,
+              item: `${TICKET_ITEM_PREFIX}${write.issueId}`,
+              hash: write.hash,
+            },
+          },
+        })),
+        ...changes.removed.map((id) => ({
+          DeleteRequest: { Key: { source: sourceId, item: `${TICKET_ITEM_PREFIX}${id}` } },
+        })),
+      ]);
     },
   };
+}
+
+/**
+ * The stored status of each of `sourceIds` that has run (the insights page, the status command).
+ */
+export async function readTicketSyncStatuses(
+  context: TicketSyncTableContext,
+  sourceIds: readonly string[],
+): Promise<ReadonlyMap<string, DeployedSyncStatus>> {
+  const statuses = new Map<string, DeployedSyncStatus>();
+  const keys = [...new Set(sourceIds)].map((source) => ({ source, item: STATUS_ITEM }));
+  const backoff = context.backoff ?? defaultBackoff;
+  for (let start = 0; start < keys.length; start += BATCH_GET_KEYS) {
+    let pending: Record<string, unknown>[] | undefined = keys.slice(start, start + BATCH_GET_KEYS);
+    for (let attempt = 1; pending && pending.length > 0; attempt++) {
+      if (attempt > MAX_BATCH_ATTEMPTS) throw new Error('TicketSync: reads kept being throttled');
+      if (attempt > 1) await backoff(attempt - 1);
+      const result: BatchGetCommandOutput = await context.documents.send(
+        new BatchGetCommand({ RequestItems: { [context.tableName]: { Keys: pending } } }),
+      );
+      for (const item of result.Responses?.[context.tableName] ?? []) {
+        statuses.set(String(item.source), item.status as DeployedSyncStatus);
+      }
+      pending = result.UnprocessedKeys?.[context.tableName]?.Keys;
+    }
+  }
+  return statuses;
+}
+
+async function batchWrite(
+  context: TicketSyncTableContext,
+  requests: Record<string, unknown>[],
+): Promise<void> {
+  const backoff = context.backoff ?? defaultBackoff;
+  for (let start = 0; start < requests.length; start += BATCH_WRITE_ITEMS) {
+    let pending: Record<string, unknown>[] | undefined = requests.slice(
+      start,
+      start + BATCH_WRITE_ITEMS,
+    );
+    for (let attempt = 1; pending && pending.length > 0; attempt++) {
+      if (attempt > MAX_BATCH_ATTEMPTS) throw new Error('TicketSync: writes kept being throttled');
+      if (attempt > 1) await backoff(attempt - 1);
+      const result: BatchWriteCommandOutput = await context.documents.send(
+        new BatchWriteCommand({ RequestItems: { [context.tableName]: pending } }),
+      );
+      pending = result.UnprocessedItems?.[context.tableName] as
+        | Record<string, unknown>[]
+        | undefined;
+    }
+  }
+}
+
+async function inParallel<Item>(
+  items: readonly Item[],
+  work: (item: Item) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) {
+      await work(items[index] as Item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, items.length) }, worker));
 }
