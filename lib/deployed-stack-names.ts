@@ -28,6 +28,10 @@ export const stackOutputNames = {
   serviceDeskLeadGroup: 'ServiceDeskLeadGroup',
   /** The `vectorStore` setting: what the acceptance suite and `npm run eval` report and search by. */
   vectorStore: 'VectorStore',
+  /** The ticket sync's state (cursors, status; ADR 0032), when `ticketSync` lists a source. */
+  ticketSyncTable: 'TicketSyncTableName',
+  /** The `ticketSync` entries' ids, comma-separated: `npm run import -- --status --target aws`. */
+  ticketSyncSources: 'TicketSyncSources',
 } as const;
 
 /** Key prefix of the ticket documents in the document bucket: the data source's inclusion prefix. */
@@ -46,3 +50,12 @@ export const publishedTicketsKeyPrefix = `${ticketsKeyPrefix}published/`;
  * the deployment's pruning as the published ones are (ADR 0018).
  */
 export const importedTicketsKeyPrefix = `${ticketsKeyPrefix}imported/`;
+
+/**
+ * Where a `ticketSync` source's function writes (`tickets/imported/<id>/`): the folder
+ * `npm run import -- --upload` fills for the same system, so an import and a sync of one system
+ * never hold a ticket twice (ADR 0032).
+ */
+export function syncedTicketsKeyPrefix(sourceId: string): string {
+  return `${importedTicketsKeyPrefix}${sourceId}/`;
+}
