@@ -27,7 +27,7 @@ import type { SourceOptions } from './source-options.js';
  * skipped. Without a comments file a ticket has no resolution and is skipped.
  */
 
-interface ZendeskUser {
+export interface ZendeskUser {
   readonly id?: number;
   readonly name?: string;
   readonly email?: string;
@@ -36,7 +36,7 @@ interface ZendeskUser {
   readonly external_id?: string | null;
 }
 
-interface ZendeskComment {
+export interface ZendeskComment {
   readonly author_id?: number;
   readonly body?: string;
   readonly plain_body?: string;
