@@ -446,7 +446,7 @@ export const serviceDeskConfigSchema = z
     /**
      * Ticket systems the stack pulls from on a schedule (ADR 0032, docs/deploy.md "Live ticket
      * sync"): a list of `{ system, url, secret, schedule?, reconcileSchedule?, filters?,
-     * restrictedWhen?, deskWhen?, comments?, maxLagMinutes?, id? }`
+     * restrictedWhen?, comments?, maxLagMinutes?, id? }`
      * (functions/ticket-sync/sync-source-settings.ts). Each gets a scheduled function that may
      * read its one secret and write its one folder of the document bucket.
      */

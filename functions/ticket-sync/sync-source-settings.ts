@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { COMMENT_POLICIES, type CommentPolicy } from '../ticket-import/sources/source-options.js';
+import type { SyncSystem } from './ticket-source.js';
 
 /**
  * One entry of the `ticketSync` deploy setting (cdk.json context): a ticket system the deployed
@@ -8,21 +10,16 @@ import * as z from 'zod';
  * No AWS imports: lib/config.ts and the function both load it.
  */
 
-export const TICKET_SYNC_SYSTEMS = ['servicenow', 'jira', 'zendesk'] as const;
-export type TicketSyncSystem = (typeof TICKET_SYNC_SYSTEMS)[number];
-
 /**
- * Which comments become resolution steps, as `npm run import -- --comments` takes them
- * (scripts/import/sources/source-options.ts): public replies, all (internal notes too), none.
+ * The import's default comment policy per system (`DEFAULT_COMMENTS` of run-import.ts, which
+ * this module does not load: it brings the whole import): ServiceNow's close notes alone,
+ * public replies elsewhere.
  */
-const COMMENT_POLICIES = ['public', 'all', 'none'] as const;
-
-/** The import's defaults (`DEFAULT_COMMENTS`): ServiceNow's close notes alone, public replies elsewhere. */
 export const DEFAULT_SYNC_COMMENTS = {
   servicenow: 'none',
   jira: 'public',
   zendesk: 'public',
-} as const satisfies Record<TicketSyncSystem, (typeof COMMENT_POLICIES)[number]>;
+} as const satisfies Record<SyncSystem, CommentPolicy>;
 
 /**
  * EventBridge schedule expressions: `rate(15 minutes)` (a value of 1 takes the singular unit) or
@@ -56,14 +53,6 @@ export function rateMinutes(expression: string): number | undefined {
 const restrictionRule = z
   .string()
   .regex(/^[^=\s][^=]*=.*$/, 'write a restriction rule as field=value (e.g. labels=hr)');
-
-/** `field=value=desk`, as `--desk-when` takes it (issue #49): tickets matching go to that desk. */
-const deskRule = z
-  .string()
-  .regex(
-    /^[^=\s][^=]*=[^=]*=[a-z0-9][a-z0-9-]{0,31}$/,
-    'write a desk rule as field=value=desk (e.g. category=HR=hr; desk: a-z, 0-9, -)',
-  );
 
 /**
  * A Secrets Manager secret by name (`service-desk/servicenow`) or ARN; the function reads it at
@@ -106,8 +95,6 @@ const commonFields = {
   reconcileSchedule: scheduleSchema.optional(),
   /** Mark tickets whose field has this value restricted (nobody retrieves them). */
   restrictedWhen: z.array(restrictionRule).default([]),
-  /** Give tickets whose field has this value to a desk (audience rules, issue #49). */
-  deskWhen: z.array(deskRule).default([]),
   comments: z.enum(COMMENT_POLICIES).optional(),
   /** Alarm when this source lags more than this many minutes. @default ticketSyncMaxLagMinutes */
   maxLagMinutes: z.number().int().min(5).max(10_080).optional(),
@@ -120,8 +107,6 @@ const servicenowFilters = z
       .array(z.string().regex(/^[a-z][a-z0-9_]{0,79}$/, 'must be a ServiceNow table name'))
       .min(1)
       .default(['incident', 'sc_req_item']),
-    /** An encoded query ANDed to the change window (`assignment_group=…`). */
-    query: z.string().min(1).max(2000).optional(),
   })
   .strict();
 
@@ -129,8 +114,11 @@ const jiraFilters = z
   .object({
     /** A JQL clause ANDed to the change window (`project = ITSD`). */
     jql: z.string().min(1).max(2000).optional(),
-    /** Jira Cloud (`/rest/api/3/search/jql`) or Data Center (`/rest/api/2/search`). */
-    deployment: z.enum(['cloud', 'data-center']).default('cloud'),
+    /**
+     * Jira Cloud (`/rest/api/3/search/jql`) or Data Center (`/rest/api/2/search`).
+     * @default cloud for `*.atlassian.net`, else datacenter
+     */
+    deployment: z.enum(['cloud', 'datacenter']).optional(),
   })
   .strict();
 
@@ -148,7 +136,7 @@ const entrySchema = z.discriminatedUnion('system', [
     .object({
       system: z.literal('jira'),
       ...commonFields,
-      filters: jiraFilters.default({ deployment: 'cloud' }),
+      filters: jiraFilters.default({}),
     })
     .strict(),
   z

@@ -19,7 +19,7 @@ const ticketSync = [
     system: 'servicenow',
     url: 'https://acme.service-now.com',
     secret: 'service-desk/servicenow',
-    filters: { tables: ['incident'], query: 'assignment_group.name=Service Desk' },
+    filters: { tables: ['incident'] },
     restrictedWhen: ['category=HR'],
   },
   {
