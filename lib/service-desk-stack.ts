@@ -299,6 +299,7 @@ export class ServiceDeskStack extends Stack {
       alarmEmail: config.alarmEmail,
       ttftAlarmMs: config.ttftAlarmMs,
     });
+    ticketSync?.allowFreshnessRead(api);
     for (const alarm of ticketSync?.alarms() ?? []) monitoring.addAlarm(alarm.id, alarm.options);
     if (config.modelInvocationLogging === MODEL_INVOCATION_LOGGING_OPT_IN) {
       // Under Monitoring/ModelInvocation, where it was created before it moved to S3: the custom

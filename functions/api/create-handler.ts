@@ -131,6 +131,7 @@ export function createApi(
       examplesKept: config.insights.examples,
       scrubSettings: config.knowledge.personalDataSettings,
       ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
+      ...(adapters.knowledgeFreshness ? { knowledgeFreshness: adapters.knowledgeFreshness } : {}),
     }),
     handoff: createHandoffRoute(context, { store, model, config: { allowedLinkDomains } }),
     mailDrafts: createMailDraftRoutes(context, {

@@ -1,8 +1,14 @@
 import type { KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
-import type { CursorStore, SyncCounts, SyncRunStatus } from './cursor-store.js';
+import type { SyncCounts } from './cursor-store.js';
 import { reconcileSource, runSync } from './run-sync.js';
 import { laterOf, type SyncCursor } from './sync-cursor.js';
 import { emptyCounts, type SyncSettings } from './sync-page.js';
+import {
+  type DeployedSyncStatus,
+  type LeasedCursorStore,
+  LeaseLostError,
+  type SyncMode,
+} from './sync-status.js';
 import type { TicketDocumentStore } from './ticket-document-store.js';
 import type { TicketSource } from './ticket-source.js';
 
@@ -20,32 +26,6 @@ import type { TicketSource } from './ticket-source.js';
  * - Ingestion: one `StartIngestionJob` per run that wrote or removed a document; when a job is
  *   running, the sync is marked owed and the sync catch-up starts it (ADR 0011).
  */
-
-export type SyncMode = 'pull' | 'reconcile';
-
-/** The cursor store of the deployed sync: the CursorStore with a lease around the run. */
-export interface LeasedCursorStore extends CursorStore {
-  /** Takes the lease until `until`, unless another run holds it past `now`: then `held`. */
-  claim(now: Date, until: Date): Promise<'claimed' | 'held'>;
-  /** Gives it up (nothing when another run took it meanwhile). */
-  release(): Promise<void>;
-}
-
-/** A run's status as the deployed store keeps it: the command line's, plus how fresh it is. */
-export interface DeployedSyncStatus extends SyncRunStatus {
-  readonly mode: SyncMode;
-  /**
-   * Every change made before this instant is in the bucket: the start of the last pull that
-   * reached the end of the changes, or, while a backlog is being worked off, the newest change
-   * written. Lag = now − freshAsOf; a quiet system does not lag.
-   */
-  readonly freshAsOf?: string;
-}
-
-/** The run's lease or cursor was taken by another run: it stopped without moving the cursor. */
-export class LeaseLostError extends Error {
-  override readonly name = 'LeaseLostError';
-}
 
 export interface DeployedSyncRun {
   readonly mode: SyncMode;
@@ -169,18 +149,6 @@ export async function runDeployedSync(run: DeployedSyncRun): Promise<DeployedSyn
   await run.cursors.release();
   if (failure !== undefined) throw failure;
   return { outcome, mode: run.mode, pages, counts: written.counts, ingestion, status };
-}
-
-/**
- * How far a source's knowledge is behind, in seconds (now − `freshAsOf`); undefined before its
- * first run that wrote or caught up.
- */
-export function lagSeconds(
-  status: Pick<DeployedSyncStatus, 'freshAsOf'> | undefined,
-  now: Date,
-): number | undefined {
-  if (!status?.freshAsOf) return undefined;
-  return Math.max(0, Math.round((now.getTime() - Date.parse(status.freshAsOf)) / 1000));
 }
 
 /** The documents, counting what reached the bucket (a failure's partial page included). */

@@ -24,13 +24,7 @@ import { MalformedRecordError, ticketIdOf } from '../ticket-import/imported-tick
 import { parseRestrictionRule } from '../ticket-import/ticket-conversion.js';
 import { abortableSleep, createTicketSource } from './create-ticket-source.js';
 import { sourceKeyOf } from './cursor-store.js';
-import {
-  type DeployedSyncResult,
-  type DeployedSyncStatus,
-  lagSeconds,
-  runDeployedSync,
-  type SyncMode,
-} from './deployed-sync.js';
+import { type DeployedSyncResult, runDeployedSync } from './deployed-sync.js';
 import {
   credentialsFromEnvironment,
   describeCredentialVariables,
@@ -38,6 +32,7 @@ import {
 } from './source-http.js';
 import { initialCursor } from './sync-cursor.js';
 import { parseTicketSyncSource, type TicketSyncSource } from './sync-source-settings.js';
+import { type DeployedSyncStatus, lagSeconds, type SyncMode } from './sync-status.js';
 
 /**
  * One `ticketSync` source's scheduled function (lib/constructs/ticket-sync.ts, ADR 0032): wiring

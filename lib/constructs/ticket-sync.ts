@@ -4,6 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -17,6 +18,7 @@ import {
   METRICS_SERVICE,
   ticketSyncMetrics,
 } from '../../functions/observability/metric-catalog.js';
+import { functionEnvironment } from '../../functions/settings/function-settings.js';
 import {
   rateMinutes,
   type TicketSyncSource,
@@ -186,6 +188,37 @@ export class TicketSync extends Construct {
       schedules.push(schedule('ReconcileSchedule', source.reconcileSchedule, 'reconcile'));
     }
     return { source, function: created.function, schedules };
+  }
+
+  /**
+   * Lets the API function read each source's status for the insights page (`GET /api/insights`,
+   * knowledge freshness): BatchGetItem on the sources' partitions, and the settings naming them.
+   */
+  allowFreshnessRead(api: { readonly function: lambda.Function; readonly role: iam.IRole }): void {
+    const environment = functionEnvironment({
+      ticketSync: {
+        table: this.table.tableName,
+        sources: this.sources.map(({ source }) => ({
+          id: source.id,
+          system: source.system,
+          maxLagMinutes: source.maxLagMinutes ?? this.maxLagMinutes,
+        })),
+      },
+    });
+    for (const [name, value] of Object.entries(environment))
+      api.function.addEnvironment(name, value);
+    api.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadTicketSyncStatus',
+        actions: ['dynamodb:BatchGetItem'],
+        resources: [this.table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': {
+            'dynamodb:LeadingKeys': this.sources.map(({ source }) => source.id),
+          },
+        },
+      }),
+    );
   }
 
   /**

@@ -39,11 +39,13 @@ describe('ServiceDeskStack with ticketSync (one source of each kind)', () => {
   let template: Template;
   let nagFindings: string[];
 
+  // Three more functions to synthesize and check than the default app; on a busy machine the
+  // synthesis and cdk-nag take longer than the hooks' default minute.
   beforeAll(() => {
     const synthesized = synthesizeServiceDesk({ ticketSync });
     template = synthesized.template;
     nagFindings = synthesized.nagFindings;
-  });
+  }, 180_000);
 
   /** The sync function of a source: found by the entry in its environment. */
   function syncFunction(id: string): [string, CfnJson] {
@@ -183,6 +185,32 @@ describe('ServiceDeskStack with ticketSync (one source of each kind)', () => {
       Value: { Ref: Match.stringLikeRegexp(tableId.source) },
     });
     template.hasOutput('TicketSyncSources', { Value: 'servicenow,jira,zendesk' });
+  });
+
+  it('lets the API function read the sources’ status for the insights page, and nothing else of the table', () => {
+    const apiFunctions = Object.values(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+      }),
+    );
+    expect(apiFunctions).toHaveLength(1);
+    const api = apiFunctions[0] as CfnJson;
+    const variables = api.Properties.Environment.Variables;
+    expect(variables.TICKET_SYNC_TABLE).toEqual({ Ref: expect.stringMatching(tableId) });
+    expect(JSON.parse(variables.TICKET_SYNC_SOURCES)).toEqual([
+      { id: 'servicenow', system: 'servicenow', maxLagMinutes: 60 },
+      { id: 'jira', system: 'jira', maxLagMinutes: 180 },
+      { id: 'zendesk', system: 'zendesk', maxLagMinutes: 60 },
+    ]);
+    const read = statement(api, 'ReadTicketSyncStatus');
+    expect(read.Action).toBe('dynamodb:BatchGetItem');
+    expect(read.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['servicenow', 'jira', 'zendesk'] },
+    });
+    const tableStatements = statementsOf(api).filter((candidate) =>
+      renderArn(candidate.Resource).includes('<TicketSync.Arn>'),
+    );
+    expect(tableStatements).toHaveLength(1);
   });
 
   it('alarms per source on repeated failures, refused credentials and lag, to the stack’s topic', () => {

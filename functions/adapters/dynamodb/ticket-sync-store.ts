@@ -1,6 +1,4 @@
 import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
   BatchWriteCommand,
   type BatchWriteCommandOutput,
   type DynamoDBDocumentClient,
@@ -12,13 +10,15 @@ import {
 import type { KnowledgeDocuments } from '../../knowledge/ports.js';
 import { ticketDocumentNames } from '../../knowledge/ticket-document.js';
 import type { SyncRunStatus } from '../../ticket-sync/cursor-store.js';
-import {
-  type DeployedSyncStatus,
-  type LeasedCursorStore,
-  LeaseLostError,
-} from '../../ticket-sync/deployed-sync.js';
 import { parseSyncCursor } from '../../ticket-sync/sync-cursor.js';
+import { type LeasedCursorStore, LeaseLostError } from '../../ticket-sync/sync-status.js';
 import type { TicketDocumentStore } from '../../ticket-sync/ticket-document-store.js';
+import {
+  defaultBatchBackoff,
+  readTicketSyncStatuses,
+  STATUS_ITEM,
+  type TicketSyncTableContext,
+} from './ticket-sync-status.js';
 
 /**
  * The deployed ticket sync's state in the TicketSync table (`ticketSyncTable`), one partition
@@ -34,26 +34,14 @@ import type { TicketDocumentStore } from '../../ticket-sync/ticket-document-stor
  *   ticket is not written again and a reconciliation knows what it holds without listing S3.
  */
 
-export interface TicketSyncTableContext {
-  readonly documents: DynamoDBDocumentClient;
-  readonly tableName: string;
-  /** Before a retry of unprocessed batch items. @default 50 ms × attempt */
-  readonly backoff?: (attempt: number) => Promise<void>;
-}
-
 const CURSOR_ITEM = 'cursor';
-const STATUS_ITEM = 'status';
 const TICKET_ITEM_PREFIX = 'ticket#';
-/** DynamoDB's limits per BatchGetItem and BatchWriteItem. */
-const BATCH_GET_KEYS = 100;
+/** DynamoDB's limit per BatchWriteItem. */
 const BATCH_WRITE_ITEMS = 25;
 /** Unprocessed items are retried this many times before the call fails. */
 const MAX_BATCH_ATTEMPTS = 8;
 /** Documents written or removed at once. */
 const PARALLEL_WRITES = 8;
-
-const defaultBackoff = (attempt: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, 50 * attempt));
 
 /**
  * The cursor store of one source for one run (`holder`: the Lambda request id).
@@ -225,38 +213,11 @@ export function createKnowledgeBaseTicketStore(
   };
 }
 
-/**
- * The stored status of each of `sourceIds` that has run (the insights page, the status command).
- */
-export async function readTicketSyncStatuses(
-  context: TicketSyncTableContext,
-  sourceIds: readonly string[],
-): Promise<ReadonlyMap<string, DeployedSyncStatus>> {
-  const statuses = new Map<string, DeployedSyncStatus>();
-  const keys = [...new Set(sourceIds)].map((source) => ({ source, item: STATUS_ITEM }));
-  const backoff = context.backoff ?? defaultBackoff;
-  for (let start = 0; start < keys.length; start += BATCH_GET_KEYS) {
-    let pending: Record<string, unknown>[] | undefined = keys.slice(start, start + BATCH_GET_KEYS);
-    for (let attempt = 1; pending && pending.length > 0; attempt++) {
-      if (attempt > MAX_BATCH_ATTEMPTS) throw new Error('TicketSync: reads kept being throttled');
-      if (attempt > 1) await backoff(attempt - 1);
-      const result: BatchGetCommandOutput = await context.documents.send(
-        new BatchGetCommand({ RequestItems: { [context.tableName]: { Keys: pending } } }),
-      );
-      for (const item of result.Responses?.[context.tableName] ?? []) {
-        statuses.set(String(item.source), item.status as DeployedSyncStatus);
-      }
-      pending = result.UnprocessedKeys?.[context.tableName]?.Keys;
-    }
-  }
-  return statuses;
-}
-
 async function batchWrite(
   context: TicketSyncTableContext,
   requests: Record<string, unknown>[],
 ): Promise<void> {
-  const backoff = context.backoff ?? defaultBackoff;
+  const backoff = context.backoff ?? defaultBatchBackoff;
   for (let start = 0; start < requests.length; start += BATCH_WRITE_ITEMS) {
     let pending: Record<string, unknown>[] | undefined = requests.slice(
       start,

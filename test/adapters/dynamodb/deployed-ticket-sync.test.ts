@@ -4,21 +4,26 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketSyncTable } from '../../../functions/adapters/dynamodb/table-definitions.js';
 import {
+  createKnowledgeFreshness,
+  type TicketSyncTableContext,
+} from '../../../functions/adapters/dynamodb/ticket-sync-status.js';
+import {
   createKnowledgeBaseTicketStore,
   createTicketSyncCursorStore,
-  type TicketSyncTableContext,
 } from '../../../functions/adapters/dynamodb/ticket-sync-store.js';
 import type { KnowledgeDocuments } from '../../../functions/knowledge/ports.js';
 import type { ImportedRecord } from '../../../functions/ticket-import/imported-ticket.js';
 import {
   type DeployedSyncRun,
-  LeaseLostError,
-  lagSeconds,
   runDeployedSync,
-  type SyncMode,
 } from '../../../functions/ticket-sync/deployed-sync.js';
 import { SourceAuthError } from '../../../functions/ticket-sync/source-http.js';
 import { initialCursor } from '../../../functions/ticket-sync/sync-cursor.js';
+import {
+  LeaseLostError,
+  lagSeconds,
+  type SyncMode,
+} from '../../../functions/ticket-sync/sync-status.js';
 import type { TicketSource } from '../../../functions/ticket-sync/ticket-source.js';
 import { createTable } from '../../../local/create-tables.js';
 import { createTestClient } from '../../support/dynamodb-test-tables.js';
@@ -248,6 +253,24 @@ describe('the deployed ticket sync on DynamoDB Local', () => {
     const runStart = new Date(Date.UTC(2026, 11, 7, 10, 0));
     expect(second.status?.freshAsOf).toBe(runStart.toISOString());
     expect(lagSeconds(second.status, new Date(runStart.getTime() + 900_000))).toBe(900);
+
+    // The insights page: the source that ran, and a configured one that never did.
+    const freshness = createKnowledgeFreshness(table, [
+      { id: 'resume', system: 'servicenow', maxLagMinutes: 60 },
+      { id: 'never-ran', system: 'jira', maxLagMinutes: 30 },
+    ]);
+    expect(await freshness.read(new Date(runStart.getTime() + 90 * 60_000))).toEqual([
+      {
+        id: 'resume',
+        system: 'servicenow',
+        maxLagMinutes: 60,
+        lastSuccessAt: runStart.toISOString(),
+        lastRunAt: runStart.toISOString(),
+        lastOutcome: 'complete',
+        lagMinutes: 90,
+      },
+      { id: 'never-ran', system: 'jira', maxLagMinutes: 30 },
+    ]);
   });
 
   it('repeats only the page a killed run was writing', async () => {
