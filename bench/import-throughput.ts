@@ -35,7 +35,7 @@ const TARGET_RATE = 2000;
 const TARGET_RSS_MB = 512;
 
 /** One incident in `sysparm_display_value=all` form, ≈ 5 KB, with people and contact data. */
-function incident(index: number): object {
+export function incident(index: number): object {
   const number = `INC${String(index).padStart(7, '0')}`;
   const both = (value: string, display = value) => ({ display_value: display, value });
   const sysId = index.toString(16).padStart(32, '0');

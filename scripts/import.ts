@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadPersonNameAnalyzer } from '../functions/knowledge/person-name-analyzer.js';
 import {
   parseScrubSettings,
   type ScrubSettings,
@@ -18,6 +19,7 @@ import {
   type SourceName,
 } from '../functions/ticket-import/imported-ticket.js';
 import {
+  DEFAULT_COMMENTS,
   type ImportProgress,
   type ImportReport,
   ImportUsageError,
@@ -30,7 +32,11 @@ import {
   type CommentPolicy,
 } from '../functions/ticket-import/sources/source-options.js';
 import { readTabularMapping } from '../functions/ticket-import/sources/tabular.js';
+import { abortableSleep } from '../functions/ticket-sync/create-ticket-source.js';
+import { cursorFileOf, FileCursorStore } from '../functions/ticket-sync/file-stores.js';
+import { SYNC_SYSTEMS, type SyncSystem } from '../functions/ticket-sync/ticket-source.js';
 import { SkipError } from './deployed-stack.js';
+import { printSyncStatus, pullTickets } from './import/pull-tickets.js';
 import { uploadTickets } from './import/upload-tickets.js';
 
 /**
@@ -42,12 +48,30 @@ import { uploadTickets } from './import/upload-tickets.js';
  *   npm run import -- --from jira exports/ --out tickets/ --restricted-when 'labels=hr'
  *   npm run import -- --from zendesk exports/ --upload
  *   npm run import -- --from csv tickets.csv --mapping mapping.json --out tickets/ --dry-run
+ *   npm run import -- --from servicenow --url https://acme.service-now.com --out tickets/
+ *   npm run import -- --status --out tickets/
  *
  * Exit codes: 0 done (malformed records are reported, not fatal), 1 a fatal error or `--strict`
  * with a malformed record (nothing written), 2 bad usage or no AWS credentials for `--upload`.
  */
 
 const USAGE = `usage: npm run import -- --from <${SOURCE_NAMES.join('|')}> <export file or folder>... [options]
+       npm run import -- --from <${SYNC_SYSTEMS.join('|')}> --url https://… --out <folder> [options]
+       npm run import -- --status --out <folder>
+
+  --url <https://…>           pull from the system's REST API instead of export files: what changed
+                              since the last pull into this --out folder (its cursor is the dot-file
+                              beside it). Credentials only from the environment:
+                              SERVICENOW_USERNAME/SERVICENOW_PASSWORD or SERVICENOW_TOKEN,
+                              JIRA_EMAIL/JIRA_API_TOKEN or JIRA_TOKEN,
+                              ZENDESK_EMAIL/ZENDESK_API_TOKEN or ZENDESK_TOKEN
+  --table <name>              ServiceNow tables to pull (repeatable; default incident, sc_req_item)
+  --jql <query>               Jira: only issues this JQL matches (ANDed with the change window)
+  --jira-deployment cloud|datacenter
+                              Jira's search API (default: cloud for *.atlassian.net)
+  --since <date>              the first pull's window start (default: everything)
+  --reconcile                 after the pull, remove tickets the system no longer lists
+  --status                    print each synced source's last run, counts and lag
 
   --out <folder>              write ticket documents here (required unless --upload or --dry-run)
   --mapping <file.json>       column mapping for --from csv / jsonl (docs/deploy.md)
@@ -77,6 +101,33 @@ async function main(argv: readonly string[]): Promise<number> {
   if (parsed.help) {
     console.log(USAGE);
     return 0;
+  }
+  if (parsed.status) {
+    printSyncStatus(
+      await new FileCursorStore(cursorFileOf(parsed.status.outDir)).status(),
+      new Date(),
+      (line) => console.log(line),
+    );
+    return 0;
+  }
+  if (parsed.pull) {
+    const { pull } = parsed;
+    const stop = new AbortController();
+    // Ctrl-C stops between pages: the cursor stays at the last page written, the next run resumes.
+    process.once('SIGINT', () => stop.abort());
+    const cursorFile = cursorFileOf(pull.outDir);
+    return pullTickets(
+      { ...pull, analyzer: pull.nameAnalyzer ? await loadPersonNameAnalyzer() : undefined },
+      {
+        env: process.env,
+        runtime: { fetch, sleep: abortableSleep, now: () => Date.now() },
+        cursors: new FileCursorStore(cursorFile),
+        signal: stop.signal,
+        log: (line) => console.log(line),
+        error: (line) => console.error(line),
+        now: () => new Date(),
+      },
+    );
   }
   const { options } = parsed;
   const temporaryOut =
@@ -152,10 +203,28 @@ function parseCommandLine(argv: readonly string[]) {
       prune: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       upload: { type: 'boolean', default: false },
+      url: { type: 'string' },
+      table: { type: 'string', multiple: true },
+      jql: { type: 'string' },
+      'jira-deployment': { type: 'string' },
+      since: { type: 'string' },
+      reconcile: { type: 'boolean', default: false },
+      status: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) return { help: true as const, options: undefined as never };
+  if (values.status) {
+    if (!values.out)
+      throw new Error('--status reads the cursor beside --out <folder>: name the folder');
+    return { help: false as const, status: { outDir: values.out }, options: undefined as never };
+  }
+  if (values.url !== undefined)
+    return {
+      help: false as const,
+      pull: parsePull(values, positionals),
+      options: undefined as never,
+    };
   const source = values.from as SourceName | undefined;
   if (!source || !(SOURCE_NAMES as readonly string[]).includes(source)) {
     throw new Error(
@@ -179,24 +248,11 @@ function parseCommandLine(argv: readonly string[]) {
   if (values.mapping && source !== 'csv' && source !== 'jsonl') {
     throw new Error('--mapping is for --from csv or jsonl');
   }
-  const scrubSettingsFile = values['scrub-settings'];
-  let scrubSettings: ScrubSettings | undefined;
-  if (scrubSettingsFile) {
-    const text = readUtf8TextFile(`--scrub-settings ${scrubSettingsFile}`, scrubSettingsFile);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
-    }
-    try {
-      scrubSettings = parseScrubSettings(json);
-    } catch (error) {
-      throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
-    }
-  }
+  const scrubSettings = readScrubSettings(values['scrub-settings']);
   return {
     help: false as const,
+    status: undefined,
+    pull: undefined,
     options: {
       source,
       paths: positionals,
@@ -213,6 +269,89 @@ function parseCommandLine(argv: readonly string[]) {
       upload: values.upload,
     },
   };
+}
+
+function parsePull(
+  values: {
+    from?: string;
+    url?: string;
+    out?: string;
+    table?: string[];
+    jql?: string;
+    'jira-deployment'?: string;
+    since?: string;
+    comments?: string;
+    'restricted-when'?: string[];
+    'scrub-settings'?: string;
+    'no-name-analyzer'?: boolean;
+    'dry-run'?: boolean;
+    reconcile?: boolean;
+    upload?: boolean;
+    mapping?: string;
+    encoding?: string;
+    prune?: boolean;
+  },
+  positionals: readonly string[],
+) {
+  const system = values.from as SyncSystem | undefined;
+  if (!system || !(SYNC_SYSTEMS as readonly string[]).includes(system)) {
+    throw new Error(`--url pulls from ${SYNC_SYSTEMS.join(', ')}: name one with --from`);
+  }
+  if (positionals.length > 0) throw new Error('--url pulls from the API: name no export files');
+  if (values.upload) {
+    throw new Error(
+      '--upload with --url keeps the cursor in the stack’s table (the deployed ticketSync setting); pull into --out <folder> here',
+    );
+  }
+  if (!values.out)
+    throw new Error('say where the tickets go: --out <folder> (its cursor is kept beside it)');
+  for (const flag of ['mapping', 'encoding', 'prune'] as const) {
+    if (values[flag]) throw new Error(`--${flag} is for export files, not --url`);
+  }
+  if (values.table && system !== 'servicenow') throw new Error('--table is for --from servicenow');
+  if ((values.jql || values['jira-deployment']) && system !== 'jira') {
+    throw new Error('--jql and --jira-deployment are for --from jira');
+  }
+  const deployment = values['jira-deployment'];
+  if (deployment && deployment !== 'cloud' && deployment !== 'datacenter') {
+    throw new Error('--jira-deployment must be cloud or datacenter');
+  }
+  const comments = values.comments as CommentPolicy | undefined;
+  if (comments && !(COMMENT_POLICIES as readonly string[]).includes(comments)) {
+    throw new Error(`--comments must be one of ${COMMENT_POLICIES.join(', ')}`);
+  }
+  const scrubSettings = readScrubSettings(values['scrub-settings']);
+  return {
+    system,
+    url: values.url as string,
+    outDir: values.out,
+    ...(values.table ? { tables: values.table } : {}),
+    ...(values.jql ? { jql: values.jql } : {}),
+    ...(deployment ? { jiraDeployment: deployment as 'cloud' | 'datacenter' } : {}),
+    ...(values.since ? { since: values.since } : {}),
+    comments: comments ?? DEFAULT_COMMENTS[system],
+    restrictedWhen: values['restricted-when'] ?? [],
+    ...(scrubSettings ? { scrubSettings } : {}),
+    nameAnalyzer: !values['no-name-analyzer'],
+    reconcile: values.reconcile ?? false,
+    dryRun: values['dry-run'] ?? false,
+  };
+}
+
+function readScrubSettings(scrubSettingsFile: string | undefined): ScrubSettings | undefined {
+  if (!scrubSettingsFile) return undefined;
+  const text = readUtf8TextFile(`--scrub-settings ${scrubSettingsFile}`, scrubSettingsFile);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
+  }
+  try {
+    return parseScrubSettings(json);
+  } catch (error) {
+    throw new Error(`--scrub-settings ${scrubSettingsFile}: ${(error as Error).message}`);
+  }
 }
 
 /** A progress line: redrawn in place on a terminal, a plain line every 10 s otherwise. */

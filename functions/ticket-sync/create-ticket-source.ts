@@ -35,7 +35,7 @@ export function createTicketSource(
 ): TicketSource {
   const url = new URL(settings.url);
   if (url.protocol !== 'https:' && !isLoopback(url.hostname)) {
-    throw new Error(`--url ${settings.url}: use https (credentials are sent with every request)`);
+    throw new Error(`--url ${url.origin}: use https (credentials are sent with every request)`);
   }
   const http = new SourceHttp({
     ...runtime,

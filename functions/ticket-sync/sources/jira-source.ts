@@ -131,7 +131,8 @@ export function createJiraSource(options: JiraSourceOptions): TicketSource {
       let position: { skip: number; pageToken?: string } = { skip: 0 };
       for (;;) {
         const found = await search(
-          `${filter}ORDER BY key ASC`.replace(/ AND ORDER/, ' ORDER'),
+          // Cloud's search/jql refuses an unbounded query: the creation date bounds it.
+          `${filter}created >= "1970/01/01 00:00" ORDER BY key ASC`,
           position,
           'key',
           signal,

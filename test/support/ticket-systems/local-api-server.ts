@@ -52,7 +52,7 @@ export async function startLocalApiServer(
     response.end(body === undefined ? '' : JSON.stringify(body));
   };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
+    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
     requests.push(`${url.pathname}${url.search}`);
     const fault = faults.shift();
     if (fault) {
