@@ -5,7 +5,8 @@
  * and the pull (`runSync` with the command line's file stores: HTTP, normalize, scrub, render,
  * hash, write page by page, save the cursor) in another, so the pull's peak RSS is its own.
  * Prints records/s and peak RSS beside the target (≤ 512 MB at 100k). Prints figures; never
- * fails. `npx tsx bench/servicenow-pull.ts [tickets] [page size]`
+ * fails. `npx tsx bench/servicenow-pull.ts [tickets] [page size]` (`PULL_NAME_ANALYZER=off`: without
+ * the person-name analyzer).
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -68,7 +69,10 @@ async function pull(url: string, outDir: string, pageSize: number): Promise<Meas
   );
   const { initialCursor } = await import('../functions/ticket-sync/sync-cursor.js');
   const { loadPersonNameAnalyzer } = await import('../functions/knowledge/person-name-analyzer.js');
-  const analyzer = await loadPersonNameAnalyzer();
+  // PULL_NAME_ANALYZER=off pulls as `--no-name-analyzer` does (ADR 0019): the analyzer's load
+  // and its milliseconds per kilobyte of prose are most of the pull's CPU and memory.
+  const analyzer =
+    process.env.PULL_NAME_ANALYZER === 'off' ? undefined : await loadPersonNameAnalyzer();
   const startedAt = performance.now();
   const cpuBefore = process.cpuUsage();
   const report = await runSync({
@@ -87,7 +91,7 @@ async function pull(url: string, outDir: string, pageSize: number): Promise<Meas
     ),
     cursors: new FileCursorStore(cursorFileOf(outDir)),
     documents: new FileTicketDocumentStore(outDir, 'servicenow'),
-    settings: { system: 'servicenow', rules: [], analyzer },
+    settings: { system: 'servicenow', rules: [], ...(analyzer ? { analyzer } : {}) },
     firstCursor: initialCursor({}),
     signal: new AbortController().signal,
   });

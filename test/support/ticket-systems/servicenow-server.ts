@@ -20,7 +20,7 @@ export interface LocalServiceNow extends LocalApiServer {
   readonly tables: Map<string, ServiceNowRecord[]>;
 }
 
-export const valueOf = (record: ServiceNowRecord, field: string): string => {
+export const fieldValueOf = (record: ServiceNowRecord, field: string): string => {
   const raw = record[field];
   if (raw && typeof raw === 'object' && 'value' in raw)
     return String((raw as { value: unknown }).value ?? '');
@@ -47,8 +47,8 @@ export async function startServiceNowServer(options: {
     const orderBy = [...query.matchAll(/ORDERBY([a-z_]+)/g)].map((m) => m[1] as string);
     selected = selected.sort((a, b) => {
       for (const name of orderBy) {
-        const x = valueOf(a, name);
-        const y = valueOf(b, name);
+        const x = fieldValueOf(a, name);
+        const y = fieldValueOf(b, name);
         if (x !== y) return x < y ? -1 : 1;
       }
       return 0;
@@ -59,7 +59,7 @@ export async function startServiceNowServer(options: {
     const fields = url.searchParams.get('sysparm_fields')?.split(',');
     const result = fields
       ? page.map((record) =>
-          Object.fromEntries(fields.map((name) => [name, valueOf(record, name)])),
+          Object.fromEntries(fields.map((name) => [name, fieldValueOf(record, name)])),
         )
       : page;
     const headers: Record<string, string> = { 'x-total-count': String(selected.length) };
@@ -79,7 +79,7 @@ function matchesQuery(record: ServiceNowRecord, query: string): boolean {
     const match = /^([a-z_]+)(>=|>|<=|<|=)(.*)$/.exec(term);
     if (!match) throw new Error(`unsupported query term ${term}`);
     const [, name, operator, operand] = match as unknown as [string, string, string, string];
-    const value = valueOf(record, name);
+    const value = fieldValueOf(record, name);
     const ok =
       operator === '>='
         ? value >= operand
