@@ -1,7 +1,6 @@
 import {
   BatchWriteCommand,
   type BatchWriteCommandOutput,
-  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
