@@ -30,6 +30,7 @@ const paths = {
   apiEntry: join(repositoryRoot, config.apiEntry),
   retentionEntry: join(repositoryRoot, config.retentionEntry),
   knowledgeSyncEntry: join(repositoryRoot, 'functions/knowledge-sync/handler.ts'),
+  ticketSyncEntry: join(repositoryRoot, 'functions/ticket-sync/handler.ts'),
   webApp,
   ticketsPath: join(repositoryRoot, config.ticketsPath),
 };
@@ -37,6 +38,9 @@ const required: [path: string, what: string][] = [
   [paths.apiEntry, 'the API handler'],
   [paths.retentionEntry, 'the retention sweeper'],
   [paths.knowledgeSyncEntry, 'the knowledge sync catch-up'],
+  ...(config.ticketSync.length > 0
+    ? [[paths.ticketSyncEntry, 'the ticket sync'] as [string, string]]
+    : []),
   'prebuilt' in webApp
     ? [join(webApp.prebuilt, 'index.html'), 'the built web app (webDistPath; npm run build)']
     : [webApp.viteConfig, 'the web app'],

@@ -12,6 +12,7 @@ import {
 } from '../functions/settings/function-settings.js';
 import { stackDefaultOf } from '../functions/settings/setting.js';
 import { MIN_PADDING_BYTES, STREAM_PADDING_MODES } from '../functions/sse/stream-padding.js';
+import { ticketSyncSourcesSchema } from '../functions/ticket-sync/sync-source-settings.js';
 
 /**
  * Output dimension of each supported embedding model. The vector index is created with this
@@ -494,6 +495,16 @@ export const serviceDeskConfigSchema = z
      * ConverseStream and DynamoDB calls, as a trace (Powertools Tracer). X-Ray bills per trace.
      */
     tracing: booleanSetting.default(false),
+    /**
+     * Ticket systems the stack pulls from on a schedule (ADR 0032, docs/deploy.md "Live ticket
+     * sync"): a list of `{ system, url, secret, schedule?, reconcileSchedule?, filters?,
+     * restrictedWhen?, comments?, maxLagMinutes?, id? }`
+     * (functions/ticket-sync/sync-source-settings.ts). Each gets a scheduled function that may
+     * read its one secret and write its one folder of the document bucket.
+     */
+    ticketSync: jsonSetting(ticketSyncSourcesSchema).default([]),
+    /** Alarm when a synced source's knowledge is older than this (an entry's `maxLagMinutes` wins). */
+    ticketSyncMaxLagMinutes: integerSetting.min(5).max(10_080).default(60),
     /** Function entry, relative to the repository root. */
     apiEntry: z.string().default('functions/api/handler.ts'),
     /** Retention sweeper entry, relative to the repository root. */
@@ -590,6 +601,19 @@ export const serviceDeskConfigSchema = z
         code: 'custom',
         path: ['kmsKey'],
         message: `the key must be in the stack's region (${config.region}), not ${keyRegion}: KMS keys do not cross regions`,
+      });
+    }
+    if (
+      config.ticketSync.length > 0 &&
+      config.existingKnowledgeBaseId &&
+      !config.existingDocumentBucketName
+    ) {
+      context.addIssue({
+        code: 'custom',
+        path: ['ticketSync'],
+        message:
+          'a reused Knowledge Base syncs tickets into its bucket: set existingDocumentBucketName ' +
+          'and existingDataSourceId, or leave ticketSync empty',
       });
     }
     if (config.dataResidency === 'jp') checkJapanResidency(config, context);
@@ -716,7 +740,12 @@ export function parseServiceDeskConfig(context: Record<string, unknown>): Servic
     const problems = parsed.error.issues
       .flatMap((issue) =>
         issue.code === 'unrecognized_keys'
-          ? issue.keys.map((key) => `  - ${key}: ${unknownSettingMessage(key)}`)
+          ? issue.keys.map((key) =>
+              issue.path.length === 0
+                ? `  - ${key}: ${unknownSettingMessage(key)}`
+                : // Inside a structured setting (a `ticketSync` entry): its own fields only.
+                  `  - ${[...issue.path, key].join('.')}: not a field here (docs/deploy.md lists them)`,
+            )
           : [`  - ${issue.path.join('.') || '(root)'}: ${issue.message}`],
       )
       .join('\n');

@@ -30,6 +30,10 @@ export const stackOutputNames = {
   vectorStore: 'VectorStore',
   /** The issuer of staff's access tokens: the stack's pool, or `authIssuer` (no pool then). */
   authIssuer: 'AuthIssuer',
+  /** The ticket sync's state (cursors, status; ADR 0032), when `ticketSync` lists a source. */
+  ticketSyncTable: 'TicketSyncTableName',
+  /** The `ticketSync` entries' ids, comma-separated: `npm run import -- --status --target aws`. */
+  ticketSyncSources: 'TicketSyncSources',
 } as const;
 
 /** Key prefix of the ticket documents in the document bucket: the data source's inclusion prefix. */
@@ -48,3 +52,12 @@ export const publishedTicketsKeyPrefix = `${ticketsKeyPrefix}published/`;
  * the deployment's pruning as the published ones are (ADR 0018).
  */
 export const importedTicketsKeyPrefix = `${ticketsKeyPrefix}imported/`;
+
+/**
+ * Where a `ticketSync` source's function writes (`tickets/imported/<id>/`): the folder
+ * `npm run import -- --upload` fills for the same system, so an import and a sync of one system
+ * never hold a ticket twice (ADR 0032).
+ */
+export function syncedTicketsKeyPrefix(sourceId: string): string {
+  return `${importedTicketsKeyPrefix}${sourceId}/`;
+}

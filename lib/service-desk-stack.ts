@@ -35,6 +35,7 @@ import { ModelGuardrail } from './constructs/model-guardrail.js';
 import { ModelInvocationLogging } from './constructs/model-invocation-logging.js';
 import { OperationsMonitoring } from './constructs/operations-monitoring.js';
 import { RetentionSweeper } from './constructs/retention-sweeper.js';
+import { TicketSync } from './constructs/ticket-sync.js';
 import { RateLimitWebAcl, webAclSettings } from './constructs/waf.js';
 import { type WebAppInput, webAppSource } from './constructs/web-app-source.js';
 import { WebHosting } from './constructs/web-hosting.js';
@@ -50,6 +51,8 @@ export interface ServiceDeskPaths {
   readonly retentionEntry: string;
   /** The knowledge sync catch-up (`functions/knowledge-sync/handler.ts`). */
   readonly knowledgeSyncEntry: string;
+  /** The ticket sync of each `ticketSync` source (`functions/ticket-sync/handler.ts`). */
+  readonly ticketSyncEntry: string;
   /** The web app: built by an earlier `npm run build`, or built with Vite during synthesis. */
   readonly webApp: WebAppInput;
   /** The Knowledge Base documents (`data/tickets`); unused with `existingKnowledgeBaseId`. */
@@ -259,6 +262,26 @@ export class ServiceDeskStack extends Stack {
         logRemovalPolicy: removalPolicy,
       });
 
+    // lib/config.ts refuses ticketSync with a reused Knowledge Base that has no bucket.
+    const ticketSync =
+      publishTo && config.ticketSync.length > 0
+        ? new TicketSync(this, 'TicketSync', {
+            entry: paths.ticketSyncEntry,
+            sources: config.ticketSync,
+            maxLagMinutes: config.ticketSyncMaxLagMinutes,
+            documentBucket: publishTo.documentBucket,
+            knowledgeBase,
+            dataSourceId: publishTo.dataSourceId,
+            turnsTable: tables.turns,
+            personalDataSettings:
+              config.personalDataSettings === undefined
+                ? undefined
+                : readPersonalDataSettings(config.personalDataSettings),
+            removalPolicy,
+            logRetention,
+          })
+        : undefined;
+
     let webAclArn = props.webAclArn ?? config.webAclArn;
     if (!webAclArn && config.enableWaf) {
       webAclArn = new RateLimitWebAcl(this, 'WebAcl', webAclSettings(config)).webAclArn;
@@ -305,6 +328,8 @@ export class ServiceDeskStack extends Stack {
       alarmEmail: config.alarmEmail,
       ttftAlarmMs: config.ttftAlarmMs,
     });
+    ticketSync?.allowFreshnessRead(api);
+    for (const alarm of ticketSync?.alarms() ?? []) monitoring.addAlarm(alarm.id, alarm.options);
     if (config.modelInvocationLogging === MODEL_INVOCATION_LOGGING_OPT_IN) {
       // Under Monitoring/ModelInvocation, where it was created before it moved to S3: the custom
       // resource keeps its logical id, so an existing stack updates the account's setting instead
@@ -336,6 +361,12 @@ export class ServiceDeskStack extends Stack {
       [stackOutputNames.functionName]: api.function.functionName,
       [stackOutputNames.vectorStore]: config.vectorStore,
     };
+    if (ticketSync) {
+      outputs[stackOutputNames.ticketSyncTable] = ticketSync.table.tableName;
+      outputs[stackOutputNames.ticketSyncSources] = config.ticketSync
+        .map((source) => source.id)
+        .join(',');
+    }
     for (const [name, value] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value });
     }

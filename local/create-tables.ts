@@ -38,7 +38,12 @@ export async function createTables(client: DynamoDBClient, prefix: string): Prom
   };
 }
 
-async function createTable(client: DynamoDBClient, tableName: string, definition: TableDefinition) {
+/** Creates one table of `definition` if it is missing (the ticket sync's, for its tests). */
+export async function createTable(
+  client: DynamoDBClient,
+  tableName: string,
+  definition: TableDefinition,
+) {
   if (!(await tableExists(client, tableName))) {
     try {
       await client.send(new CreateTableCommand(toCreateTableInput(tableName, definition)));

@@ -36,6 +36,7 @@ import { abortableSleep } from '../functions/ticket-sync/create-ticket-source.js
 import { cursorFileOf, FileCursorStore } from '../functions/ticket-sync/file-stores.js';
 import { SYNC_SYSTEMS, type SyncSystem } from '../functions/ticket-sync/ticket-source.js';
 import { SkipError } from './deployed-stack.js';
+import { printDeployedSyncStatus, readDeployedSyncStatus } from './import/deployed-sync-status.js';
 import { printSyncStatus, pullTickets } from './import/pull-tickets.js';
 import { uploadTickets } from './import/upload-tickets.js';
 
@@ -73,6 +74,7 @@ const USAGE = `usage: npm run import -- --from <${SOURCE_NAMES.join('|')}> <expo
   --since <date>              the first pull's window start (default: everything)
   --reconcile                 after the pull, remove tickets the system no longer lists
   --status                    print each synced source's last run, counts and lag
+  --status --target aws       the same for the deployed stack's ticketSync sources (its table)
 
   --out <folder>              write ticket documents here (required unless --upload or --dry-run)
   --mapping <file.json>       column mapping for --from csv / jsonl (docs/deploy.md)
@@ -103,6 +105,17 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (parsed.help) {
     console.log(USAGE);
+    return 0;
+  }
+  if (parsed.status?.target === 'aws') {
+    try {
+      printDeployedSyncStatus(await readDeployedSyncStatus(), new Date(), (line) =>
+        console.log(line),
+      );
+    } catch (error) {
+      if (!(error instanceof SkipError)) throw error;
+      console.log(`SKIPPED: the deployed stack's ticket sync status — ${error.message}`);
+    }
     return 0;
   }
   if (parsed.status) {
@@ -214,10 +227,19 @@ function parseCommandLine(argv: readonly string[]) {
       since: { type: 'string' },
       reconcile: { type: 'boolean', default: false },
       status: { type: 'boolean', default: false },
+      target: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) return { help: true as const, options: undefined as never };
+  if (values.status && values.target !== undefined) {
+    if (values.target !== 'aws') throw new Error(`--target must be aws, not ${values.target}`);
+    return {
+      help: false as const,
+      status: { target: 'aws' as const },
+      options: undefined as never,
+    };
+  }
   if (values.status) {
     if (!values.out)
       throw new Error('--status reads the cursor beside --out <folder>: name the folder');

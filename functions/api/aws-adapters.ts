@@ -15,9 +15,10 @@ import {
 } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
+import { createKnowledgeFreshness } from '../adapters/dynamodb/ticket-sync-status.js';
 import type { Log } from '../chat/log.js';
 import type { ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
-import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
+import type { InsightsStore, KnowledgeFreshness, TicketCatalog } from '../insights/ports.js';
 import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge/ports.js';
 import type { DailyBudget } from '../model-call/daily-budget.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -41,6 +42,8 @@ export interface HandlerOverrides {
   readonly insights?: InsightsStore;
   /** The Knowledge Base's ticket set; production: its data source's listing, when it has one. */
   readonly catalog?: TicketCatalog;
+  /** The live-synced systems' freshness; production: the ticket sync's table, when set. */
+  readonly knowledgeFreshness?: KnowledgeFreshness;
   readonly now?: () => Date;
   /** Shorter intervals for tests (a stop noticed sooner, a crashed claim taken over sooner). */
   readonly timings?: Partial<ApiTimings>;
@@ -60,6 +63,8 @@ export interface AwsAdapters {
   readonly syncBacklog: SyncBacklog;
   /** Undefined without a data source id to list. */
   readonly catalog?: TicketCatalog;
+  /** Undefined without `TICKET_SYNC_TABLE` and sources. */
+  readonly knowledgeFreshness?: KnowledgeFreshness;
 }
 
 /**
@@ -87,6 +92,14 @@ export function createAwsAdapters(
   const insightsTable = config.insights.table;
   const knowledgeDocuments = overrides.documents ?? knowledgeDocumentsFor(config, tracing);
   const catalog = overrides.catalog ?? ticketCatalogFor(config, tracing, log);
+  const knowledgeFreshness =
+    overrides.knowledgeFreshness ??
+    (config.ticketSync.table && config.ticketSync.sources.length > 0
+      ? createKnowledgeFreshness(
+          { documents, tableName: config.ticketSync.table },
+          config.ticketSync.sources,
+        )
+      : undefined);
   const insightsStore =
     overrides.insights ??
     (insightsTable
@@ -134,5 +147,6 @@ export function createAwsAdapters(
       overrides.issueNumbers ?? createIssueNumbers({ documents, tables }, FIRST_PUBLISHED_ISSUE_ID),
     syncBacklog: createSyncBacklog({ documents, tables }),
     ...(catalog ? { catalog } : {}),
+    ...(knowledgeFreshness ? { knowledgeFreshness } : {}),
   };
 }

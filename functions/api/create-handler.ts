@@ -138,6 +138,7 @@ export function createApi(
       scrubSettings: config.knowledge.personalDataSettings,
       tickets: retriever,
       ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
+      ...(adapters.knowledgeFreshness ? { knowledgeFreshness: adapters.knowledgeFreshness } : {}),
     }),
     handoff: createHandoffRoute(context, { store, model, config: { allowedLinkDomains } }),
     mailDrafts: createMailDraftRoutes(context, {

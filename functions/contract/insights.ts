@@ -126,6 +126,24 @@ export const repliesDaySchema = z.object({
 });
 export type RepliesDay = z.infer<typeof repliesDaySchema>;
 
+/**
+ * How current one live-synced ticket system's knowledge is (`ticketSync`, ADR 0032): the last run
+ * that ended without an error and how far the knowledge is behind (absent before its first run).
+ */
+export const sourceFreshnessSchema = z.object({
+  /** The `ticketSync` entry's id (`servicenow`, `jira-hr`). */
+  id: z.string(),
+  system: z.enum(['servicenow', 'jira', 'zendesk']),
+  lastSuccessAt: z.string().optional(),
+  lastRunAt: z.string().optional(),
+  lastOutcome: z.enum(['complete', 'stopped', 'failed']).optional(),
+  /** Minutes between now and the instant every earlier change was written. */
+  lagMinutes: z.number().int().min(0).optional(),
+  /** Above it the lag alarm fires: the page marks the source behind. */
+  maxLagMinutes: z.number().int().min(1),
+});
+export type SourceFreshness = z.infer<typeof sourceFreshnessSchema>;
+
 export const insightsSchema = z.object({
   generatedAt: z.string(),
   days: z.union([z.literal(30), z.literal(90)]),
@@ -197,5 +215,7 @@ export const insightsSchema = z.object({
         .optional(),
     })
     .optional(),
+  /** The live-synced ticket systems, when the deployment has any (`ticketSync`). */
+  knowledgeFreshness: z.array(sourceFreshnessSchema).optional(),
 });
 export type Insights = z.infer<typeof insightsSchema>;

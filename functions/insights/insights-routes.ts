@@ -6,7 +6,7 @@ import { fetchReferencedTickets } from '../chat/retrieval.js';
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
 import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import { scrubGapExamplesForLead } from './gap-example-scrub.js';
-import type { InsightsStore, TicketCatalog } from './ports.js';
+import type { InsightsStore, KnowledgeFreshness, TicketCatalog } from './ports.js';
 
 export interface InsightsRouteDependencies {
   /** The aggregates kept where events happen (ADR 0022); the route only reads them. */
@@ -28,6 +28,8 @@ export interface InsightsRouteDependencies {
    * aggregates keep no desk, the tickets' sidecars do.
    */
   readonly tickets: Pick<Retriever, 'fetchByIssueIds'>;
+  /** The live-synced ticket systems' freshness (`ticketSync`); absent: the deployment has none. */
+  readonly knowledgeFreshness?: KnowledgeFreshness;
 }
 
 /** The longest the page waits for the ticket catalog (100 listing calls at 100,000 tickets). */
@@ -91,11 +93,13 @@ export function createInsightsRoutes(
       );
       const scoped = await ticketsOfDesks(stored, request.desks, dependencies.tickets, context.log);
       const insights = await scrubGapExamplesForLead(scoped, dependencies.scrubSettings ?? {});
+      const knowledgeFreshness = await dependencies.knowledgeFreshness?.read(context.now());
       // Parsed on the way out: the contract's objects drop any key they do not declare, so
       // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.
       const body: Insights = insightsSchema.parse({
         ...insights,
         examplesKept: dependencies.examplesKept ?? true,
+        ...(knowledgeFreshness && { knowledgeFreshness }),
       });
       return jsonResponse(200, body, { 'cache-control': 'private, no-store' });
     },

@@ -1,5 +1,5 @@
 import type { AnswerFeedback } from '../contract/conversations.js';
-import type { GapReason, Insights, InsightsWindow } from '../contract/insights.js';
+import type { GapReason, Insights, InsightsWindow, SourceFreshness } from '../contract/insights.js';
 
 /**
  * What service-desk insights need from storage (issue #28, ADR 0022): aggregates written where
@@ -204,4 +204,12 @@ export interface TicketCatalog {
    * rejects: a failed listing costs the page one figure, not the page.
    */
   issueIds(): Promise<readonly string[] | undefined>;
+}
+
+/**
+ * How current each live-synced ticket system's knowledge is (`ticketSync`, ADR 0032): read from
+ * the ticket sync's table (`functions/adapters/dynamodb/ticket-sync-store.ts`).
+ */
+export interface KnowledgeFreshness {
+  read(now: Date): Promise<readonly SourceFreshness[]>;
 }

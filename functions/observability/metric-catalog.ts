@@ -110,3 +110,25 @@ export const mailDraftMetrics = {
 export const insightsMetrics = {
   writeFailed: { name: 'InsightsWriteFailed', unit: 'Count' },
 } as const;
+
+/**
+ * The deployed ticket sync (ADR 0032), per run of a source, with the dimensions `service` and
+ * `source` (the `ticketSync` entry's id); skips add `reason`, personal data `kind`. The lag is
+ * how far the source's knowledge is behind (now − the instant every earlier change was written);
+ * the seconds since the last success grow on every failed run.
+ */
+export const ticketSyncMetrics = {
+  added: { name: 'TicketSyncAdded', unit: 'Count' },
+  changed: { name: 'TicketSyncChanged', unit: 'Count' },
+  removed: { name: 'TicketSyncRemoved', unit: 'Count' },
+  unchanged: { name: 'TicketSyncUnchanged', unit: 'Count' },
+  /** Per reason (`reason` dimension: notResolved, malformed, duplicate, …). */
+  skipped: { name: 'TicketSyncSkipped', unit: 'Count' },
+  /** Placeholders put in, per kind of personal data (`kind` dimension). */
+  personalDataReplaced: { name: 'TicketSyncPersonalDataReplaced', unit: 'Count' },
+  lag: { name: 'TicketSyncLagSeconds', unit: 'Seconds' },
+  secondsSinceSuccess: { name: 'TicketSyncSecondsSinceSuccess', unit: 'Seconds' },
+  failures: { name: 'TicketSyncFailures', unit: 'Count' },
+  /** The system refused the credentials (401/403): alarmed at once. */
+  authFailures: { name: 'TicketSyncAuthFailures', unit: 'Count' },
+} as const;

@@ -296,8 +296,8 @@ export function createSignedCollectionRequest(settings: {
   };
 }
 
-/** SHA-256 and HMAC-SHA-256 from node:crypto, in the shape the signer takes. */
-class NodeSha256 {
+/** SHA-256 and HMAC-SHA-256 from node:crypto, in the shape the signer takes (the ticket sync's secret read signs with it too). */
+export class NodeSha256 {
   private readonly hash;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
     this.hash =

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
 import { DESK_NAME, formatNamePairs, type NamePair, namePairsSchema } from '../api/caller-roles.js';
+import type { SyncedSourceSummary } from '../adapters/dynamodb/ticket-sync-status.js';
 import { ticketCategorySet } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
 import { parseScrubSettings, type ScrubSettings } from '../knowledge/personal-data-scrub.js';
@@ -41,6 +42,16 @@ const issuerUrl = z
       !url.hash
     );
   }, 'OIDC_ISSUER must be an https URL (http only on a loopback address) without query or fragment');
+/** The `ticketSync` sources the insights page lists (`TICKET_SYNC_SOURCES`). */
+const syncedSourcesSchema = z.array(
+  z
+    .object({
+      id: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+      system: z.enum(['servicenow', 'jira', 'zendesk']),
+      maxLagMinutes: z.number().int().min(1),
+    })
+    .strict(),
+);
 
 /** Prices per million tokens (`functions/observability/model-prices.ts`); `modelPrices` in cdk.json too. */
 export const modelPriceSchema = z
@@ -358,6 +369,36 @@ export const functionSettings = {
      * variable it reads too). The stack sets it with active tracing; off locally (no daemon).
      */
     tracing: flag('POWERTOOLS_TRACE_ENABLED', false),
+  },
+  ticketSync: {
+    /** The ticket sync's table (ADR 0032), for the insights page's knowledge freshness. */
+    table: optionalText('TICKET_SYNC_TABLE'),
+    /**
+     * The `ticketSync` sources as JSON, `[{"id":"servicenow","system":"servicenow",
+     * "maxLagMinutes":60}]`: the stack writes it; unset or `[]`: none.
+     */
+    sources: setting<SyncedSourceSummary[]>(
+      'TICKET_SYNC_SOURCES',
+      z
+        .string()
+        .optional()
+        .transform((text, context) => {
+          if (text === undefined || text.trim() === '') return [];
+          try {
+            return syncedSourcesSchema.parse(JSON.parse(text));
+          } catch {
+            context.addIssue({
+              code: 'custom',
+              message: 'TICKET_SYNC_SOURCES must be a JSON array of {id, system, maxLagMinutes}',
+            });
+            return z.NEVER;
+          }
+        }),
+      {
+        default: [],
+        format: (sources) => (sources.length > 0 ? JSON.stringify(sources) : undefined),
+      },
+    ),
   },
   /** Where the AWS services are: the region, and local endpoints (unset in AWS). */
   endpoints: {

@@ -5,6 +5,7 @@ import { AssetHashType, DockerImage, Duration, type RemovalPolicy, Validations }
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -60,12 +61,28 @@ export interface KnowledgeCaptureTarget {
  * loads — at a knowledge draft or a lead's read of gap examples, never at cold start.
  */
 export function copyAnalyzerDictionary(outputDir: string): void {
-  const source = join(
-    dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')),
-    'dict',
-  );
-  cpSync(source, join(outputDir, ANALYZER_DICTIONARY_FOLDER), { recursive: true });
+  cpSync(analyzerDictionarySource(), join(outputDir, ANALYZER_DICTIONARY_FOLDER), {
+    recursive: true,
+  });
 }
+
+function analyzerDictionarySource(): string {
+  return join(dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')), 'dict');
+}
+
+/**
+ * The same copy for a single-file `NodejsFunction` that runs the analyzer (the ticket sync's
+ * functions scrub what they pull): as a command after its bundling.
+ */
+export const analyzerDictionaryHooks: nodejs.ICommandHooks = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (_inputDir, outputDir) => {
+    const target = join(outputDir, ANALYZER_DICTIONARY_FOLDER);
+    const copy = `require('node:fs').cpSync(${JSON.stringify(analyzerDictionarySource())}, ${JSON.stringify(target)}, { recursive: true })`;
+    return [`node -e ${JSON.stringify(copy)}`];
+  },
+};
 
 /**
  * The API function's code (ADR 0034): `apiBundleBuildOptions` — the bundle `npm start`, the

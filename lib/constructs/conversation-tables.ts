@@ -94,7 +94,8 @@ export class ConversationTables extends Construct {
   }
 }
 
-function toAttribute(key: KeyAttribute): dynamodb.Attribute {
+/** A key of a table definition as the CDK's attribute (the ticket sync's table uses it too). */
+export function toAttribute(key: KeyAttribute): dynamodb.Attribute {
   return {
     name: key.name,
     type: key.type === 'S' ? dynamodb.AttributeType.STRING : dynamodb.AttributeType.NUMBER,

@@ -213,7 +213,8 @@ export class OperationsMonitoring extends Construct {
     this.dashboard = this.createDashboard(props, distribution5xx);
   }
 
-  private addAlarm(id: string, options: AlarmOptions): void {
+  /** An alarm on the stack's topic (the ticket sync adds its sources' alarms here). */
+  addAlarm(id: string, options: AlarmOptions): void {
     this.alarms[id] = this.alarmTopic.addAlarm(this, id, options);
   }
 

@@ -181,6 +181,53 @@ describe('GET /api/insights', () => {
     expect(listings).toBe(1);
   });
 
+  it('adds the live-synced sources’ freshness, read at the request’s time, when the deployment has any', async () => {
+    const reads: Date[] = [];
+    const api = createInProcessApi(
+      {
+        TENANT_ID: tenantId,
+        MODEL_ID: 'unused',
+        BEDROCK_RUNTIME_ENDPOINT: 'http://127.0.0.1:9',
+        BEDROCK_AGENT_RUNTIME_ENDPOINT: 'http://127.0.0.1:9',
+        AWS_REGION: 'local',
+        LOG_LEVEL: 'SILENT',
+      },
+      {
+        store: createInMemoryConversationStore(),
+        insights: createInMemoryInsightsStore(),
+        knowledgeFreshness: {
+          async read(at) {
+            reads.push(at);
+            return [
+              {
+                id: 'servicenow',
+                system: 'servicenow',
+                lastSuccessAt: '2026-12-02T09:15:00.000Z',
+                lagMinutes: 15,
+                maxLagMinutes: 60,
+              },
+            ];
+          },
+        },
+        now: () => now,
+      },
+    );
+    const response = await callApi(api, 'GET', '/api/insights', undefined, { user: 'lead' });
+    expect(insightsSchema.parse(response.json).knowledgeFreshness).toEqual([
+      {
+        id: 'servicenow',
+        system: 'servicenow',
+        lastSuccessAt: '2026-12-02T09:15:00.000Z',
+        lagMinutes: 15,
+        maxLagMinutes: 60,
+      },
+    ]);
+    expect(reads).toEqual([now]);
+    // Without synced sources the body has no such field.
+    const plain = await callApi(apiWith(), 'GET', '/api/insights', undefined, { user: 'lead' });
+    expect(insightsSchema.parse(plain.json).knowledgeFreshness).toBeUndefined();
+  });
+
   it('does not wait past its bound for a first listing, and finds it on the next read', async () => {
     const insights = createInMemoryInsightsStore();
     let finish!: (issueIds: readonly string[]) => void;

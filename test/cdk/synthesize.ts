@@ -25,6 +25,7 @@ export const fixturePaths = {
   apiEntry: fixture('api-handler.ts'),
   retentionEntry: fixture('retention-handler.ts'),
   knowledgeSyncEntry: fixture('knowledge-sync-handler.ts'),
+  ticketSyncEntry: fixture('ticket-sync-handler.ts'),
   webApp: { prebuilt: fixture('web-dist') },
   ticketsPath: fixture('tickets'),
   vectorIndexEntry: fixture('vector-index-handler.ts'),

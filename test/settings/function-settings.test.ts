@@ -189,6 +189,10 @@ describe('functionEnvironment', () => {
     },
     insights: { table: 'Insights', examples: false, gapScore: 0.25 },
     observability: { logLevel: 'DEBUG', metrics: false, tracing: true },
+    ticketSync: {
+      table: 'TicketSync',
+      sources: [{ id: 'servicenow', system: 'servicenow', maxLagMinutes: 60 }],
+    },
     endpoints: {
       region: 'eu-west-1',
       dynamoDb: 'http://127.0.0.1:8000',

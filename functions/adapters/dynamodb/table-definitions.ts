@@ -98,3 +98,19 @@ export const ttlDeletionIdentity = {
  * catch-up's IAM policy names it (`dynamodb:LeadingKeys`) as well as the adapter.
  */
 export const syncBacklogKey = { conversationKey: 'knowledge#sync-pending', seq: 0 } as const;
+
+/**
+ * The deployed ticket sync's state (ADR 0032), one partition per source (`source` = the
+ * `ticketSync` entry's id): its cursor and lease (`item = cursor`), its last runs' status
+ * (`status`) and the content hash of every ticket it wrote (`ticket#<issue id>`). A table of its
+ * own, not items of the conversation tables: each source's function is granted its own
+ * partition (`dynamodb:LeadingKeys`) and nothing of the staff's history.
+ */
+export const ticketSyncTable = {
+  baseName: 'TicketSync',
+  partitionKey: { name: 'source', type: 'S' },
+  sortKey: { name: 'item', type: 'S' },
+  timeToLiveAttribute: 'expiresAt',
+  localSecondaryIndexes: [],
+  globalSecondaryIndexes: [],
+} as const satisfies TableDefinition;

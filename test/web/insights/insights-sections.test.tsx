@@ -307,6 +307,45 @@ describe('the insights sections', () => {
     expect(replies).not.toContain('0%');
   });
 
+  it('shows each live-synced source’s last sync and lag, marking one past its limit or whose last run failed', () => {
+    expect(render(body)).not.toContain('id="insights-freshness"');
+    const synced = insightsSchema.parse({
+      ...body,
+      knowledgeFreshness: [
+        {
+          id: 'servicenow',
+          system: 'servicenow',
+          lastSuccessAt: '2026-12-02T08:45:00.000Z',
+          lastRunAt: '2026-12-02T08:45:00.000Z',
+          lastOutcome: 'complete',
+          lagMinutes: 15,
+          maxLagMinutes: 60,
+        },
+        {
+          id: 'jira-hr',
+          system: 'jira',
+          lastSuccessAt: '2026-12-02T05:00:00.000Z',
+          lastRunAt: '2026-12-02T08:50:00.000Z',
+          lastOutcome: 'failed',
+          lagMinutes: 240,
+          maxLagMinutes: 180,
+        },
+        { id: 'zendesk', system: 'zendesk', maxLagMinutes: 60 },
+      ],
+    });
+    const section = render(synced, 'en').split('id="insights-freshness"')[1] ?? '';
+    const rows = section.split('<tr>').slice(2);
+    expect(rows[0]).toContain('ServiceNow</th>');
+    expect(rows[0]).toContain('>15 min<');
+    expect(rows[0]).not.toContain('insights-warning');
+    expect(rows[1]).toContain('Jira (jira-hr)</th>');
+    expect(rows[1]).toContain('The last sync failed');
+    expect(rows[1]).toContain('insights-warning">240 min (over the 180-minute limit)<');
+    expect(rows[2]).toContain('Not synced yet');
+    expect(rows[2]).toContain('>–<');
+    expect(render(synced, 'ja')).toContain('240 分（上限 180 分を超過）');
+  });
+
   it('speaks English with the app', () => {
     const html = render(body, 'en');
     expect(html).toContain('Knowledge gaps');

@@ -113,6 +113,17 @@ const ja = {
   fromFeedback: '解決済みの問い合わせ',
   builtIn: '組み込みの評価セット',
   queries: 'クエリ数',
+  // Knowledge freshness (live ticket sync)
+  freshness: 'ナレッジの鮮度（チケットシステムとの同期）',
+  freshnessHint:
+    '各チケットシステムから最後に同期できた時刻と、ナレッジの遅れ（それより前の変更がすべて反映されている時刻から今までの時間）です。',
+  freshnessSource: '同期元',
+  lastSuccess: '最後に成功した同期',
+  lag: '遅れ',
+  lagMinutes: '{minutes} 分',
+  lagBehind: '{minutes} 分（上限 {max} 分を超過）',
+  neverSynced: 'まだ同期していません',
+  lastRunFailed: '最後の同期は失敗しました（アラームとログを確認してください）',
 } as const;
 
 export type InsightsMessageKey = keyof typeof ja;
@@ -216,6 +227,16 @@ const en = {
   fromFeedback: 'Solved inquiries',
   builtIn: 'Built-in set',
   queries: 'Queries',
+  freshness: 'Knowledge freshness (ticket system sync)',
+  freshnessHint:
+    'When each ticket system was last synced, and how far the knowledge is behind it (from the instant every earlier change was in, to now).',
+  freshnessSource: 'Source',
+  lastSuccess: 'Last successful sync',
+  lag: 'Behind by',
+  lagMinutes: '{minutes} min',
+  lagBehind: '{minutes} min (over the {max}-minute limit)',
+  neverSynced: 'Not synced yet',
+  lastRunFailed: 'The last sync failed (see the alarm and the log)',
 } satisfies Record<InsightsMessageKey, string>;
 
 const dictionaries: Record<Locale, Record<InsightsMessageKey, string>> = { ja, en };

@@ -1,5 +1,10 @@
 import type { ReactNode } from 'react';
-import type { Insights, KnowledgeGap, TicketUse } from '../../../functions/contract/insights.js';
+import type {
+  Insights,
+  KnowledgeGap,
+  SourceFreshness,
+  TicketUse,
+} from '../../../functions/contract/insights.js';
 import { formatIssueId } from '../../../functions/contract/ticket-references.js';
 import { GapDraftAction } from './gap-knowledge-draft.js';
 import { DailyBarChart, DailyShareChart, ShareBar, TrendMark } from './insights-charts.js';
@@ -32,6 +37,9 @@ export function InsightsSections({
       <CaptureSection capture={insights.capture} text={text} />
       <RepliesSection replies={insights.replies} text={text} />
       <EvaluationSection evaluation={insights.evaluation} text={text} />
+      {insights.knowledgeFreshness && insights.knowledgeFreshness.length > 0 && (
+        <FreshnessSection sources={insights.knowledgeFreshness} text={text} />
+      )}
     </>
   );
 }
@@ -444,6 +452,74 @@ function EvaluationSection({
                 <td className="insights-table__number">{text.ratio(figures.mrr)}</td>
               </tr>
             ))}
+          </tbody>
+        </table>
+      </div>
+    </Section>
+  );
+}
+
+/** Names of the ticket systems as staff know them. */
+const SYSTEM_NAMES: Readonly<Record<SourceFreshness['system'], string>> = {
+  servicenow: 'ServiceNow',
+  jira: 'Jira',
+  zendesk: 'Zendesk',
+};
+
+/**
+ * The live-synced ticket systems (ADR 0032): per source, the last successful sync and how far the
+ * knowledge is behind, marked when past the lag alarm's limit or when the last run failed.
+ */
+function FreshnessSection({
+  sources,
+  text,
+}: {
+  readonly sources: readonly SourceFreshness[];
+  readonly text: InsightsText;
+}) {
+  return (
+    <Section id="insights-freshness" title={text.t('freshness')}>
+      <p className="insights-section__hint">{text.t('freshnessHint')}</p>
+      <div className="insights-table">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{text.t('freshnessSource')}</th>
+              <th scope="col">{text.t('lastSuccess')}</th>
+              <th scope="col" className="insights-table__number">
+                {text.t('lag')}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sources.map((source) => {
+              const behind =
+                source.lagMinutes !== undefined && source.lagMinutes > source.maxLagMinutes;
+              return (
+                <tr key={source.id}>
+                  <th scope="row">
+                    {SYSTEM_NAMES[source.system]}
+                    {source.id === source.system ? '' : ` (${source.id})`}
+                  </th>
+                  <td>
+                    {source.lastSuccessAt
+                      ? text.formatDateTime(source.lastSuccessAt)
+                      : text.t('neverSynced')}
+                    {source.lastOutcome === 'failed' && (
+                      <div className="insights-warning">{text.t('lastRunFailed')}</div>
+                    )}
+                  </td>
+                  <td className={`insights-table__number${behind ? ' insights-warning' : ''}`}>
+                    {source.lagMinutes === undefined
+                      ? '–'
+                      : text.t(behind ? 'lagBehind' : 'lagMinutes', {
+                          minutes: text.integer(source.lagMinutes),
+                          max: text.integer(source.maxLagMinutes),
+                        })}
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>

@@ -1,0 +1,88 @@
+import { SignatureV4 } from '@smithy/signature-v4';
+import { type AwsCredentials, NodeSha256 } from '../../opensearch-index/vector-index-resource.js';
+
+/**
+ * Secrets Manager's `GetSecretValue`, signed with SigV4 and sent with `fetch`: the one call the
+ * ticket sync makes to Secrets Manager, without a client package of its own (the JSON protocol
+ * is a POST with an `X-Amz-Target` header). Errors name the secret and what to check; the
+ * secret's value never appears in one.
+ */
+
+export interface SecretReaderOptions {
+  readonly region: string;
+  /** The function role's session (the runtime's `AWS_ACCESS_KEY_ID`, … variables). */
+  readonly credentials: AwsCredentials;
+  /** A local endpoint (tests); unset in AWS. */
+  readonly endpoint?: string;
+  readonly fetch: typeof fetch;
+}
+
+/** The secret could not be read: missing, not allowed, or not a string secret. */
+export class SecretReadError extends Error {
+  override readonly name = 'SecretReadError';
+}
+
+/** Reads `secretId` (a name or ARN) and returns its `SecretString`. */
+export async function readSecretString(
+  options: SecretReaderOptions,
+  secretId: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  const url = new URL(
+    options.endpoint ?? `https://secretsmanager.${options.region}.amazonaws.com/`,
+  );
+  const body = JSON.stringify({ SecretId: secretId });
+  const signer = new SignatureV4({
+    service: 'secretsmanager',
+    region: options.region,
+    credentials: options.credentials,
+    sha256: NodeSha256,
+  });
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    path: url.pathname,
+    query: {},
+    headers: {
+      host: url.host,
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': 'secretsmanager.GetSecretValue',
+    },
+    body,
+  });
+  const response = await options.fetch(url, {
+    method: 'POST',
+    headers: signed.headers,
+    body,
+    ...(signal && { signal }),
+  });
+  const text = await response.text();
+  let json: { SecretString?: unknown; __type?: unknown; message?: unknown; Message?: unknown };
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new SecretReadError(
+      `Secrets Manager answered HTTP ${response.status} without JSON for the secret ${secretId}`,
+    );
+  }
+  if (!response.ok) {
+    const type = String(json.__type ?? `HTTP ${response.status}`)
+      .split('#')
+      .pop();
+    const hint =
+      type === 'ResourceNotFoundException'
+        ? 'it does not exist in this account and region'
+        : type === 'AccessDeniedException'
+          ? 'the function may not read it (its name or ARN in ticketSync, or a customer-managed key whose policy does not let the function decrypt)'
+          : String(json.message ?? json.Message ?? 'see the function log');
+    throw new SecretReadError(`cannot read the secret ${secretId} (${type}): ${hint}`);
+  }
+  if (typeof json.SecretString !== 'string') {
+    throw new SecretReadError(
+      `the secret ${secretId} holds no text (SecretString): store the credentials as JSON text`,
+    );
+  }
+  return json.SecretString;
+}
