@@ -32,6 +32,11 @@ interface Timeline {
 export async function main(): Promise<void> {
   const services = await startLocalServices({ log: () => undefined, environment: process.env });
   try {
+    // The SDK clients in process read credentials from this process, as the function does from
+    // its own; the local endpoints check no signature.
+    process.env.AWS_ACCESS_KEY_ID = services.functionEnvironment.AWS_ACCESS_KEY_ID ?? 'local';
+    process.env.AWS_SECRET_ACCESS_KEY =
+      services.functionEnvironment.AWS_SECRET_ACCESS_KEY ?? 'local';
     const api = createApi(
       readFunctionConfig({
         ...services.functionEnvironment,
