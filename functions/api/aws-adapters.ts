@@ -16,6 +16,7 @@ import {
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
 import { createKnowledgeFreshness } from '../adapters/dynamodb/ticket-sync-status.js';
+import type { AttachmentStore } from '../attachments/ports.js';
 import type { Log } from '../chat/log.js';
 import type { ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
 import type { InsightsStore, KnowledgeFreshness, TicketCatalog } from '../insights/ports.js';
@@ -23,7 +24,11 @@ import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge
 import type { DailyBudget } from '../model-call/daily-budget.js';
 import type { Tracing } from '../observability/tracing.js';
 import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
-import { knowledgeDocumentsFor, ticketCatalogFor } from './on-demand-adapters.js';
+import {
+  attachmentStoreFor,
+  knowledgeDocumentsFor,
+  ticketCatalogFor,
+} from './on-demand-adapters.js';
 import type { AccessTokenVerifier, ResolveOwner } from './resolve-owner.js';
 import type { ApiTimings } from './route-context.js';
 
@@ -44,6 +49,8 @@ export interface HandlerOverrides {
   readonly catalog?: TicketCatalog;
   /** The live-synced systems' freshness; production: the ticket sync's table, when set. */
   readonly knowledgeFreshness?: KnowledgeFreshness;
+  /** Attachments' bytes; production: the S3 bucket of `ATTACHMENTS_BUCKET`. */
+  readonly attachments?: AttachmentStore;
   readonly now?: () => Date;
   /** Shorter intervals for tests (a stop noticed sooner, a crashed claim taken over sooner). */
   readonly timings?: Partial<ApiTimings>;
@@ -65,6 +72,7 @@ export interface AwsAdapters {
   readonly catalog?: TicketCatalog;
   /** Undefined without `TICKET_SYNC_TABLE` and sources. */
   readonly knowledgeFreshness?: KnowledgeFreshness;
+  readonly attachments: AttachmentStore;
 }
 
 /**
@@ -148,5 +156,6 @@ export function createAwsAdapters(
     syncBacklog: createSyncBacklog({ documents, tables }),
     ...(catalog ? { catalog } : {}),
     ...(knowledgeFreshness ? { knowledgeFreshness } : {}),
+    attachments: overrides.attachments ?? attachmentStoreFor(config, tracing),
   };
 }

@@ -1,5 +1,9 @@
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
+import { AttachmentRefusedError } from '../attachments/inspect-attachment.js';
+import type { ChatAttachments } from '../attachments/ports.js';
+import { readingBound } from '../attachments/read-attachments.js';
+import { type AttachmentRef, isImageType } from '../contract/attachments.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
@@ -26,6 +30,40 @@ export interface ChatRouteDependencies {
   readonly telemetry?: ChatTelemetry;
   /** Service-desk insights of each finished chat (ADR 0022); nothing when absent. */
   readonly insights?: ChatInsights;
+  /**
+   * Attachments (ADR 0030): where their bytes are and the vision step's output bound. Absent (a
+   * core under test without them): a message naming attachments finds none (404).
+   */
+  readonly attachments?: ChatAttachments;
+}
+
+/**
+ * The attachments a message sends, as its turn keeps them: the `attachmentIds` given, each the
+ * caller's (404 `attachment_not_found` otherwise); or, for a regenerate or edit that names none,
+ * those of the turn it replaces. Before anything is written or reserved.
+ */
+export async function resolveAttachments(
+  owner: Owner,
+  request: ChatRequest,
+  dependencies: Pick<ChatRouteDependencies, 'store' | 'attachments'>,
+): Promise<AttachmentRef[]> {
+  if (request.attachmentIds === undefined) {
+    if (request.supersedes === undefined || request.conversationId === undefined) return [];
+    // A regenerate keeps the replaced question's files; the store checks the rest of it.
+    const { turns } = await dependencies.store.loadConversation(owner, request.conversationId);
+    const replaced = turns.find((turn) => turn.seq === request.supersedes && turn.role === 'user');
+    return [...(replaced?.attachments ?? [])];
+  }
+  const store = dependencies.attachments?.store;
+  const refs = await Promise.all(
+    request.attachmentIds.map((id) => store?.describe(owner, id) ?? Promise.resolve(undefined)),
+  );
+  return refs.map((ref) => {
+    if (ref === undefined) {
+      throw new AttachmentRefusedError('attachment_not_found', 'Attachment not found');
+    }
+    return ref;
+  });
 }
 
 /**
@@ -45,7 +83,7 @@ export interface ChatRouteDependencies {
 export async function admitChat(
   caller: { readonly owner: Owner; readonly desks: readonly string[] },
   request: ChatRequest,
-  dependencies: Pick<ChatRouteDependencies, 'store' | 'retriever' | 'config'> &
+  dependencies: Pick<ChatRouteDependencies, 'store' | 'retriever' | 'config' | 'attachments'> &
     Pick<RouteContext, 'now' | 'budget'> & {
       readonly remainingTimeMs: () => number;
       /** Where a failed budget write is reported. */
@@ -57,43 +95,80 @@ export async function admitChat(
   const { config, remainingTimeMs } = dependencies;
   const deadline = modelCallDeadline(remainingTimeMs, config);
   const refused = new AbortController();
+  const attachments = await resolveAttachments(owner, request, dependencies);
+  const images = attachments.filter((ref) => isImageType(ref.type));
   const brandNew = request.conversationId === undefined;
-  // The reservation's write leaves first; for a follow-up it, then the commit, is what the first
-  // byte waits for.
+  // The reservations' writes leave first; for a follow-up they, then the commit, are what the
+  // first byte waits for.
   const opening = openModelCall(
     owner,
-    { bound: chatAdmissionBound(request.message, config), remainingTimeMs, deadline },
+    {
+      bound: chatAdmissionBound(request.message ?? '', config, attachments),
+      remainingTimeMs,
+      deadline,
+    },
     dependencies,
   );
+  // The vision step is a model call of its own, bounded and reserved before the first byte too.
+  const readingMaxTokens = dependencies.attachments?.readingMaxTokens ?? 0;
+  const openingReading =
+    images.length > 0
+      ? openModelCall(
+          owner,
+          { bound: readingBound(images, readingMaxTokens), remainingTimeMs, deadline },
+          dependencies,
+        )
+      : undefined;
+  openingReading?.catch(() => undefined);
   const restrictedIssueIds = new Set<string>();
-  const earlySearch = brandNew
-    ? retrieveTickets(
-        dependencies.retriever,
-        request.message,
-        config,
-        desks,
-        AbortSignal.any([deadline, refused.signal]),
-        restrictedIssueIds,
-      )
-    : undefined;
+  // With images, the query waits for what the vision step reads from them.
+  const earlySearch =
+    brandNew && images.length === 0
+      ? retrieveTickets(
+          dependencies.retriever,
+          request.message ?? '',
+          config,
+          desks,
+          AbortSignal.any([deadline, refused.signal]),
+          restrictedIssueIds,
+        )
+      : undefined;
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
+  const reserved = Promise.all([opening, openingReading]);
   const begin = () =>
-    beginChat(owner, request, dependencies, { atMs, desks, earlySearch, restrictedIssueIds });
+    beginChat(owner, request, dependencies, {
+      atMs,
+      desks,
+      earlySearch,
+      restrictedIssueIds,
+      attachments,
+    });
   const [opened, begun] = await Promise.allSettled(
-    brandNew ? [opening, begin()] : [opening, opening.then(begin)],
+    brandNew ? [reserved, begin()] : [reserved, reserved.then(begin)],
   );
   if (opened.status === 'rejected') {
     refused.abort();
+    // Whichever reservation was granted is given back: this chat will never call the model.
+    await Promise.all(
+      [opening, openingReading].map((reservation) =>
+        reservation?.then(
+          (call) => call.settle(),
+          () => undefined,
+        ),
+      ),
+    );
     if (begun.status === 'fulfilled') await withdraw(owner, begun.value, dependencies);
     throw opened.reason;
   }
+  const [call, readingCall] = opened.value;
   if (begun.status === 'rejected') {
     refused.abort();
-    await opened.value.settle();
+    await call.settle();
+    await readingCall?.settle();
     throw begun.reason;
   }
-  return { ...begun.value, call: opened.value };
+  return { ...begun.value, call, ...(readingCall ? { readingCall } : {}) };
 }
 
 /**

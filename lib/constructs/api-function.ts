@@ -29,6 +29,7 @@ import { searchTypeOf } from '../config.js';
 import { publishedTicketsKeyPrefix } from '../deployed-stack-names.js';
 import { resourceAsNagRendersIt } from '../nag-acknowledgements.js';
 import { createAppFunctionFromCode } from './app-function.js';
+import type { AttachmentBucket } from './attachment-bucket.js';
 import type { KnowledgeBaseReference } from './knowledge-base.js';
 
 /** The Bedrock Guardrail every model call goes through (ADR 0013). */
@@ -171,6 +172,8 @@ export interface ApiFunctionProps {
   readonly logRetention?: logs.RetentionDays;
   /** @default RemovalPolicy.RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /** Where attachments' bytes go (ADR 0030); the function may put, get and delete there. */
+  readonly attachments?: AttachmentBucket;
 }
 
 /**
@@ -220,6 +223,10 @@ export class ApiFunction extends Construct {
           turnsTable: props.turnsTable.tableName,
         },
         insights: { table: props.insightsTable.tableName },
+        attachments: props.attachments && {
+          bucket: props.attachments.bucket.bucketName,
+          keyPrefix: props.attachments.keyPrefix,
+        },
         knowledgeBase: {
           id: props.knowledgeBase.knowledgeBaseId,
           vectorStore,
@@ -315,6 +322,7 @@ export class ApiFunction extends Construct {
       }
     }
     if (capture) this.allowPublishing(capture, props.knowledgeBase);
+    props.attachments?.grantReadWrite(this.role);
     for (const statement of modelInvokeStatements(this, modelId, [
       'bedrock:InvokeModelWithResponseStream',
     ])) {

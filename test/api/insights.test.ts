@@ -249,6 +249,7 @@ describe('GET /api/insights', () => {
       headers: {},
       query: {},
       rawBody: '',
+      bodyBytes: Buffer.alloc(0),
       owner: { tenantId, userId: 'lead' },
       desks: [ALL_DESK],
       displayName: 'lead',
