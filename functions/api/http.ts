@@ -124,6 +124,13 @@ export const HTTP_STATUS_BY_CODE = {
   knowledge_capture_disabled: 501,
   store_unavailable: 503,
   knowledge_store_unavailable: 503,
+  attachment_type_refused: 415,
+  attachment_too_large: 413,
+  image_too_many_pixels: 413,
+  corrupt_image: 400,
+  text_not_decodable: 400,
+  too_many_attachments: 400,
+  attachment_not_found: 404,
 } as const satisfies Record<RequestErrorCode, number>;
 
 /**
@@ -204,7 +211,11 @@ export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.o
   throw new HttpError(isUserTextCode(code) ? code : 'bad_request', message, naming);
 }
 
-const USER_TEXT_CODES: ReadonlySet<unknown> = new Set(Object.values(USER_TEXT_ERROR_CODES));
+/** Codes a contract rule may name in `params.code`. */
+const USER_TEXT_CODES: ReadonlySet<unknown> = new Set([
+  ...Object.values(USER_TEXT_ERROR_CODES),
+  'too_many_attachments',
+]);
 function isUserTextCode(code: unknown): code is RequestErrorCode {
   return USER_TEXT_CODES.has(code);
 }

@@ -1,4 +1,10 @@
-import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
+import {
+  type ApiRequest,
+  HttpError,
+  type HttpResponse,
+  parseJsonBody,
+  validateBody,
+} from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
@@ -53,7 +59,7 @@ export async function admitChat(
   // The reservation's write leaves first: it, then the commit, is what the first byte waits for.
   const opening = openModelCall(
     owner,
-    { bound: chatAdmissionBound(request.message, config), remainingTimeMs, deadline },
+    { bound: chatAdmissionBound(request.message ?? '', config), remainingTimeMs, deadline },
     dependencies,
   );
   const restrictedIssueIds = new Set<string>();
@@ -61,7 +67,7 @@ export async function admitChat(
     ? undefined
     : retrieveTickets(
         dependencies.retriever,
-        request.message,
+        request.message ?? '',
         config,
         AbortSignal.any([deadline, refused.signal]),
         restrictedIssueIds,
@@ -99,6 +105,11 @@ export function createChatRoute(context: RouteContext, dependencies: ChatRouteDe
   const { stream, log, now } = context;
   return async (request: ApiRequest): Promise<HttpResponse> => {
     const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
+    if (chatRequest.attachmentIds !== undefined || chatRequest.message === undefined) {
+      throw new HttpError('bad_request', 'attachmentIds are not accepted by this build yet', {
+        field: 'attachmentIds',
+      });
+    }
     const admitted = await admitChat(request.owner, chatRequest, {
       ...dependencies,
       ...(context.budget ? { budget: context.budget } : {}),

@@ -98,7 +98,7 @@ export async function beginChat(
   const generation = leaseFrom(now, dependencies.config, dependencies.remainingTimeMs);
   const appended = await dependencies.store.appendUserTurn(owner, {
     conversationId: request.conversationId,
-    text: request.message,
+    text: request.message ?? '',
     clientMessageId: request.clientMessageId,
     inquiry: request.inquiry,
     ...(request.supersedes !== undefined ? { supersedes: request.supersedes } : {}),

@@ -12,7 +12,14 @@ import { storedMailDraftSchema } from './mail-draft.js';
  * a page reading one stream ignores the others'. `meta`, `progress` and `error` are every
  * stream's. Both sides import this file; TypeScript types are derived from it.
  */
-export const progressStepSchema = z.enum(['analyzing', 'retrieving', 'fetching', 'generating']);
+export const progressStepSchema = z.enum([
+  'analyzing',
+  'retrieving',
+  'fetching',
+  'generating',
+  /** The vision step reads the inquiry's images before retrieval (ADR 0030). */
+  'reading_attachment',
+]);
 export type ProgressStep = z.infer<typeof progressStepSchema>;
 
 /** Final state of an assistant turn. `complete` also marks stored user turns. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { attachmentIdsSchema } from './attachments.js';
 import { conversationIdSchema } from './ids.js';
 import { userTextSchema } from './user-text.js';
 
@@ -8,7 +9,14 @@ export const MAX_MESSAGE_LENGTH = 4000;
 export const chatRequestSchema = z
   .object({
     conversationId: conversationIdSchema.optional(),
-    message: userTextSchema('message', MAX_MESSAGE_LENGTH),
+    /** The question; may be left out when `attachmentIds` carries the inquiry (a screenshot). */
+    message: userTextSchema('message', MAX_MESSAGE_LENGTH).optional(),
+    /**
+     * Files uploaded with `POST /api/attachments`, the caller's own (404 `attachment_not_found`
+     * otherwise), at most five (ADR 0030). A regenerate that leaves them out keeps the replaced
+     * turn's; an edit sends the ones it keeps (`[]`: none).
+     */
+    attachmentIds: attachmentIdsSchema.optional(),
     clientMessageId: z
       .string()
       .regex(/^[A-Za-z0-9_-]{8,64}$/, 'clientMessageId must be 8-64 URL-safe characters')
@@ -27,6 +35,10 @@ export const chatRequestSchema = z
     supersedes: z.number().int().min(1).optional(),
   })
   .strict()
+  .refine((request) => request.message !== undefined || (request.attachmentIds?.length ?? 0) > 0, {
+    message: 'message is required unless attachmentIds names a file',
+    path: ['message'],
+  })
   .refine((request) => request.supersedes === undefined || request.conversationId !== undefined, {
     message: 'supersedes needs the conversationId of the turn it replaces',
     path: ['supersedes'],

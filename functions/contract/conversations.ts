@@ -1,5 +1,10 @@
 import * as z from 'zod';
 import { deliveredAnswerSchema, MAX_RESULTS } from './answer.js';
+import {
+  attachmentReadingSchema,
+  attachmentRefSchema,
+  MAX_ATTACHMENTS_PER_MESSAGE,
+} from './attachments.js';
 import { turnStatusSchema } from './chat-events.js';
 import { publishedKnowledgeSchema } from './knowledge.js';
 import { MAX_MAIL_DRAFT_VERSIONS, mailDraftVersionSchema } from './mail-draft.js';
@@ -119,6 +124,10 @@ export const turnSchema = z.object({
   mailDraftCopies: z.number().int().min(0).optional(),
   /** Answer turns: how often staff opened the draft in their mail client (`mailto:`). */
   mailDraftMailOpens: z.number().int().min(0).optional(),
+  /** User turns: the files sent with the message (ADR 0030); the bytes are `GET /api/attachments/{id}`. */
+  attachments: z.array(attachmentRefSchema).max(MAX_ATTACHMENTS_PER_MESSAGE).optional(),
+  /** User turns with images: what the vision step read from them. */
+  attachmentReading: attachmentReadingSchema.optional(),
 });
 export type Turn = z.infer<typeof turnSchema>;
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ATTACHMENT_ERROR_CODES } from './attachments.js';
 
 /**
  * The error contract between the API function and its clients (the web app, the local server):
@@ -48,6 +49,8 @@ export const REQUEST_ERROR_CODES = [
   'knowledge_capture_disabled',
   'store_unavailable',
   'knowledge_store_unavailable',
+  // Attachments (`attachments.ts` says which status each has).
+  ...ATTACHMENT_ERROR_CODES,
 ] as const;
 
 /** A code of a refused request (the JSON error body). */

@@ -114,6 +114,34 @@ const sentences = {
     ja: '下書きの作成を停止しました。',
     en: 'The draft was stopped.',
   },
+  attachmentType: {
+    ja: 'このファイルの種類は添付できません。画像（PNG・JPEG・WebP・GIF）かテキストファイル（.txt・.log・.csv・.json）を添付してください。',
+    en: 'This kind of file cannot be attached. Attach an image (PNG, JPEG, WebP, GIF) or a text file (.txt, .log, .csv, .json).',
+  },
+  attachmentTooLarge: {
+    ja: '添付ファイルが大きすぎます（画像は 4 MB、テキストは 200 KB まで）。',
+    en: 'The attachment is too large (images up to 4 MB, text files up to 200 KB).',
+  },
+  imageTooManyPixels: {
+    ja: '画像の解像度が大きすぎます（縦横それぞれ 8,000 ピクセルまで）。',
+    en: 'The image is too large in pixels (at most 8,000 on each side).',
+  },
+  corruptImage: {
+    ja: '画像が壊れているため読み取れませんでした。保存し直してから添付してください。',
+    en: 'The image is damaged and could not be read. Save it again and attach it.',
+  },
+  textNotDecodable: {
+    ja: 'テキストファイルの文字コードを読み取れませんでした（UTF-8 か Shift_JIS で保存してください）。',
+    en: 'The text file could not be read (save it as UTF-8 or Shift_JIS).',
+  },
+  tooManyAttachments: {
+    ja: '添付できるファイルは 1 つのメッセージにつき 5 つまでです。',
+    en: 'A message can carry at most 5 attachments.',
+  },
+  attachmentNotFound: {
+    ja: '添付ファイルが見つかりません。削除されたか、別のユーザーのファイルです。もう一度添付してください。',
+    en: 'The attachment was not found. It may have been removed or belong to someone else. Attach it again.',
+  },
   server: {
     ja: 'サーバーでエラーが発生しました。時間をおいてもう一度お試しください。解決しない場合は管理者に連絡してください。',
     en: 'Something went wrong on the server. Try again later, and tell the administrators if it persists.',
@@ -157,6 +185,13 @@ export const SENTENCE_BY_CODE = {
   knowledge_capture_disabled: sentences.knowledgeDisabled,
   store_unavailable: sentences.unavailable,
   knowledge_store_unavailable: sentences.knowledgeStoreUnavailable,
+  attachment_type_refused: sentences.attachmentType,
+  attachment_too_large: sentences.attachmentTooLarge,
+  image_too_many_pixels: sentences.imageTooManyPixels,
+  corrupt_image: sentences.corruptImage,
+  text_not_decodable: sentences.textNotDecodable,
+  too_many_attachments: sentences.tooManyAttachments,
+  attachment_not_found: sentences.attachmentNotFound,
   // `error` events.
   model_throttled: sentences.busy,
   model_unavailable: sentences.busy,
