@@ -53,9 +53,7 @@ export type AttachmentProblem =
   | { readonly code: 'wrong_type' }
   | { readonly code: 'empty' }
   | { readonly code: 'too_large'; readonly limit: number }
-  | { readonly code: 'too_many'; readonly limit: number }
-  | { readonly code: 'too_many_pixels'; readonly limit: number }
-  | { readonly code: 'unreadable' };
+  | { readonly code: 'too_many'; readonly limit: number };
 
 export interface RefusedFile {
   readonly name: string;

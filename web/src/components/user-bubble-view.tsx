@@ -4,6 +4,7 @@ import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { UserBubble } from '../state/bubble.js';
 import type { VersionPosition } from '../state/select-versions.js';
+import { AttachmentGallery } from './attachment-gallery.js';
 
 interface UserBubbleViewProps {
   readonly bubble: UserBubble;
@@ -28,9 +29,11 @@ export const UserBubbleView = memo(function UserBubbleView({
   const { t } = useI18n();
   const [draft, setDraft] = useState<string>();
   if (draft !== undefined && onEdit) {
-    // The API's own rules: visible text, well-formed, within the message limit.
+    // The API's own rules: visible text, well-formed, within the message limit — or no text
+    // at all when the question's files carry it.
     const sendable =
-      userTextProblem(draft) === undefined && draft.trim().length <= MAX_MESSAGE_LENGTH;
+      (userTextProblem(draft) === undefined && draft.trim().length <= MAX_MESSAGE_LENGTH) ||
+      (draft.trim() === '' && (bubble.attachments?.length ?? 0) > 0);
     return (
       <li className="bubble bubble--user bubble--editing">
         <form
@@ -72,7 +75,10 @@ export const UserBubbleView = memo(function UserBubbleView({
   return (
     <li className="bubble bubble--user">
       <span className="visually-hidden">{t('you')}: </span>
-      <p className="bubble__text">{bubble.text}</p>
+      {bubble.text !== '' && <p className="bubble__text">{bubble.text}</p>}
+      {bubble.attachments && bubble.attachments.length > 0 && (
+        <AttachmentGallery attachments={bubble.attachments} />
+      )}
       {(position || onEdit) && (
         <div className="bubble__tools">
           {position && (
