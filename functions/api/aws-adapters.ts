@@ -15,6 +15,7 @@ import {
 } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
+import type { AttachmentStore } from '../attachments/ports.js';
 import type { Log } from '../chat/log.js';
 import type { ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
 import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
@@ -22,7 +23,11 @@ import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge
 import type { DailyBudget } from '../model-call/daily-budget.js';
 import type { Tracing } from '../observability/tracing.js';
 import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
-import { knowledgeDocumentsFor, ticketCatalogFor } from './on-demand-adapters.js';
+import {
+  attachmentStoreFor,
+  knowledgeDocumentsFor,
+  ticketCatalogFor,
+} from './on-demand-adapters.js';
 import type { AccessTokenVerifier } from './resolve-owner.js';
 import type { ApiTimings } from './route-context.js';
 
@@ -39,6 +44,8 @@ export interface HandlerOverrides {
   readonly insights?: InsightsStore;
   /** The Knowledge Base's ticket set; production: its data source's listing, when it has one. */
   readonly catalog?: TicketCatalog;
+  /** Attachments' bytes; production: the S3 bucket of `ATTACHMENTS_BUCKET`. */
+  readonly attachments?: AttachmentStore;
   readonly now?: () => Date;
   /** Shorter intervals for tests (a stop noticed sooner, a crashed claim taken over sooner). */
   readonly timings?: Partial<ApiTimings>;
@@ -58,6 +65,7 @@ export interface AwsAdapters {
   readonly syncBacklog: SyncBacklog;
   /** Undefined without a data source id to list. */
   readonly catalog?: TicketCatalog;
+  readonly attachments: AttachmentStore;
 }
 
 /**
@@ -132,5 +140,6 @@ export function createAwsAdapters(
       overrides.issueNumbers ?? createIssueNumbers({ documents, tables }, FIRST_PUBLISHED_ISSUE_ID),
     syncBacklog: createSyncBacklog({ documents, tables }),
     ...(catalog ? { catalog } : {}),
+    attachments: overrides.attachments ?? attachmentStoreFor(config, tracing),
   };
 }

@@ -5,6 +5,7 @@ import {
   promptCachePolicyFor,
   withPromptCacheSupport,
 } from '../adapters/bedrock/prompt-cache-support.js';
+import { createAttachmentRoutes } from '../attachments/attachment-routes.js';
 import { createChatRoute } from '../chat/chat-route.js';
 import { createConversationRoutes } from '../chat/conversation-routes.js';
 import { defaultChatConfig } from '../chat/ports.js';
@@ -98,6 +99,7 @@ export function createApi(
     allowedLinkDomains,
   };
   const table = createRouteTable({
+    attachments: createAttachmentRoutes({ attachments: adapters.attachments, log }),
     chat: createChatRoute(context, {
       store,
       retriever,

@@ -17,6 +17,8 @@ export interface ApiRequest {
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly query: Readonly<Record<string, string | undefined>>;
   readonly rawBody: string;
+  /** The body's bytes as sent (a Function URL hands binary bodies over base64-encoded). */
+  readonly bodyBytes: Buffer;
   readonly owner: Owner;
   /** A knowledge editor (ADR 0011): the Cognito group locally the dev-user list decides. */
   readonly canPublishKnowledge: boolean;
@@ -28,14 +30,15 @@ export interface ApiRequest {
 /** Larger bodies are refused before parsing (a chat message is at most 4,000 characters). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export function rawBodyOf(event: APIGatewayProxyEventV2): string {
-  if (!event.body) return '';
-  const body = event.isBase64Encoded
-    ? Buffer.from(event.body, 'base64').toString('utf8')
-    : event.body;
-  if (Buffer.byteLength(body) > MAX_BODY_BYTES)
-    throw new HttpError('too_large', 'Request body is too large');
-  return body;
+/**
+ * The body's bytes, refused (413) over `maxBytes`: {@link MAX_BODY_BYTES} unless the route
+ * allows more (an attachment upload).
+ */
+export function bodyBytesOf(event: APIGatewayProxyEventV2, maxBytes = MAX_BODY_BYTES): Buffer {
+  if (!event.body) return Buffer.alloc(0);
+  const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes.length > maxBytes) throw new HttpError('too_large', 'Request body is too large');
+  return bytes;
 }
 
 /** `application/json`, optionally with parameters (`; charset=utf-8`); media types are case-insensitive. */

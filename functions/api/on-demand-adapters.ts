@@ -1,3 +1,4 @@
+import type { AttachmentStore } from '../attachments/ports.js';
 import type { Log } from '../chat/log.js';
 import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
 import type { KnowledgeDocuments } from '../knowledge/ports.js';
@@ -88,3 +89,36 @@ export function ticketCatalogFor(
 export const withoutInsightsStore: Pick<InsightsStore, 'readInsights'> = {
   readInsights: () => Promise.reject(new Error('INSIGHTS_TABLE is not set: no insights store')),
 };
+
+/**
+ * The attachments' bucket (ADR 0030), loaded on the first upload or chat that names one: no cold
+ * start of a text-only chat evaluates the S3 client for it. Without `ATTACHMENTS_BUCKET` every
+ * use fails (a 500 with this reason in the log).
+ */
+export function attachmentStoreFor(
+  config: FunctionConfig,
+  tracing: { captureClient<Client extends object>(client: Client): Client },
+): AttachmentStore {
+  const bucket = config.attachments.bucket;
+  let loaded: Promise<AttachmentStore> | undefined;
+  const load = () => {
+    if (!bucket) return Promise.reject(new Error('ATTACHMENTS_BUCKET is not set: no attachments'));
+    loaded ??= import('../adapters/s3/s3-attachment-store.js').then((adapter) =>
+      adapter.createS3AttachmentStoreWithClient(
+        {
+          region: config.endpoints.region,
+          s3Endpoint: config.endpoints.s3,
+          capture: (client) => tracing.captureClient(client),
+        },
+        { bucket, keyPrefix: config.attachments.keyPrefix },
+      ),
+    );
+    return loaded;
+  };
+  return {
+    put: async (owner, attachment) => (await load()).put(owner, attachment),
+    get: async (owner, id) => (await load()).get(owner, id),
+    describe: async (owner, id) => (await load()).describe(owner, id),
+    remove: async (owner, ids) => (await load()).remove(owner, ids),
+  };
+}

@@ -1,3 +1,5 @@
+import type { createAttachmentRoutes } from '../attachments/attachment-routes.js';
+import { MAX_UPLOAD_BODY_BYTES } from '../attachments/attachment-routes.js';
 import type { createChatRoute } from '../chat/chat-route.js';
 import type { createConversationRoutes } from '../chat/conversation-routes.js';
 import { ULID_SOURCE } from '../contract/ids.js';
@@ -19,6 +21,8 @@ const PARAMETER_PATTERNS = {
   /** A conversation id (a ULID, functions/contract/ids.ts). */
   id: ULID_SOURCE,
   inquiryId: ULID_SOURCE,
+  /** An attachment's id (a ULID, functions/contract/attachments.ts). */
+  attachmentId: ULID_SOURCE,
   /** A turn number: 1 and up, at most nine digits (a safe integer, and no leading zero). */
   seq: '[1-9]\\d{0,8}',
   /** A knowledge gap's example on the insights page: `<conversation ULID>-<answer seq>`. */
@@ -42,6 +46,8 @@ export interface Route {
     request: ApiRequest,
     parameters: Readonly<Record<string, string>>,
   ) => Promise<HttpResponse>;
+  /** Bytes the body may have. @default MAX_BODY_BYTES (`http.ts`) */
+  readonly maxBodyBytes?: number;
 }
 
 /** The route groups the table dispatches to (created once per container in `createApi`). */
@@ -55,6 +61,8 @@ export interface RouteGroups {
   readonly mailDrafts: ReturnType<typeof createMailDraftRoutes>;
   /** The insights of the service desk's leads (ADR 0022). */
   readonly insights: ReturnType<typeof createInsightsRoutes>;
+  /** Screenshots and log files sent with an inquiry (ADR 0030). */
+  readonly attachments: ReturnType<typeof createAttachmentRoutes>;
 }
 
 /**
@@ -68,6 +76,7 @@ function route<Template extends string>(
     request: ApiRequest,
     parameters: Readonly<Record<ParametersOf<Template>, string>>,
   ) => Promise<HttpResponse>,
+  options: { readonly maxBodyBytes?: number } = {},
 ): Route {
   const source = name.replace(
     /\{(\w+)\}/g,
@@ -79,6 +88,7 @@ function route<Template extends string>(
     name,
     handle: (request, parameters) =>
       handle(request, parameters as Readonly<Record<ParametersOf<Template>, string>>),
+    ...options,
   };
 }
 
@@ -89,9 +99,15 @@ function route<Template extends string>(
  * const matched = matchRoute(table, 'GET', '/api/conversations');
  */
 export function createRouteTable(groups: RouteGroups): readonly Route[] {
-  const { chat, knowledge, conversations, handoff, mailDrafts, insights } = groups;
+  const { chat, knowledge, conversations, handoff, mailDrafts, insights, attachments } = groups;
   return [
     route('POST', '/api/chat', (request) => chat(request)),
+    route('POST', '/api/attachments', (request) => attachments.upload(request), {
+      maxBodyBytes: MAX_UPLOAD_BODY_BYTES,
+    }),
+    route('GET', '/api/attachments/{attachmentId}', (request, p) =>
+      attachments.read(request, p.attachmentId),
+    ),
     route('GET', '/api/conversations', (request) => conversations.list(request)),
     route('GET', '/api/me', (request) => knowledge.me(request)),
     route('GET', '/api/insights', (request) => insights.read(request)),

@@ -3,9 +3,9 @@ import type { Owner } from '../chat/ports.js';
 import type { Observability } from '../observability/telemetry.js';
 import {
   type ApiRequest,
+  bodyBytesOf,
   type HttpResponse,
   jsonResponse,
-  rawBodyOf,
   toErrorResponseBody,
 } from './http.js';
 import type { ResolveOwner } from './resolve-owner.js';
@@ -43,6 +43,10 @@ export function createRequestServer(dependencies: {
     try {
       const caller = await resolveOwner(event.headers ?? {});
       owner = caller.owner;
+      const bodyBytes = bodyBytesOf(
+        event,
+        match.kind === 'route' ? match.route.maxBodyBytes : undefined,
+      );
       const request: ApiRequest = {
         canPublishKnowledge: caller.canPublishKnowledge,
         canViewInsights: caller.canViewInsights,
@@ -50,7 +54,8 @@ export function createRequestServer(dependencies: {
         path: event.rawPath,
         headers: event.headers ?? {},
         query: event.queryStringParameters ?? {},
-        rawBody: rawBodyOf(event),
+        rawBody: bodyBytes.toString('utf8'),
+        bodyBytes,
         owner,
         remainingTimeMs: () => context.getRemainingTimeInMillis(),
       };

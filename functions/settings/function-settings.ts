@@ -290,6 +290,34 @@ export const functionSettings = {
      */
     gapScore: decimal('INSIGHTS_GAP_SCORE', { min: 0, max: 1, default: 0.4 }),
   },
+  attachments: {
+    /**
+     * Screenshots and log files sent with an inquiry (ADR 0030): the private bucket their bytes
+     * go to (the stack's, encrypted, public access blocked). Unset: uploads fail with 500 and the
+     * reason in the log, and a chat naming attachments finds none (404).
+     */
+    bucket: optionalText('ATTACHMENTS_BUCKET', z.string()),
+    /** Folder of the attachments in the bucket; the bucket's lifecycle rule expires it. */
+    keyPrefix: textWithDefault(
+      'ATTACHMENTS_KEY_PREFIX',
+      'attachments/',
+      z
+        .string()
+        .regex(
+          /^([A-Za-z0-9._-]+\/)+$/,
+          'ATTACHMENTS_KEY_PREFIX must be folder names each ending in /',
+        ),
+    ),
+    /**
+     * Output tokens of the vision step that reads an inquiry's images before retrieval (one
+     * forced tool call: visible error text, application, error codes, a one-line description).
+     */
+    readingMaxTokens: integer('ATTACHMENT_READING_MAX_TOKENS', {
+      min: 100,
+      max: 2000,
+      default: 600,
+    }),
+  },
   observability: {
     /** Powertools Logger level of the request and chat lines (never message text). */
     logLevel: choice('LOG_LEVEL', ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'], 'INFO'),

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
@@ -6,7 +7,8 @@ const TEXT_TYPES = /^(text\/|application\/(json|x-www-form-urlencoded|xml|javasc
 /**
  * Builds the Function URL payload v2 event from an HTTP request, as the Function URL service
  * does: lower-case headers (repeated ones joined by commas), cookies split out, the body as text
- * when its content type is textual and base64 otherwise.
+ * when its content type is textual and its bytes are UTF-8, base64 otherwise (an attachment: an
+ * image, or a Shift_JIS log declared `text/plain`, reaches the function byte for byte).
  */
 export function toFunctionUrlEvent(request: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -17,7 +19,7 @@ export function toFunctionUrlEvent(request: IncomingMessage, body: Buffer): APIG
   }
   const cookies = request.headers.cookie?.split(';').map((cookie) => cookie.trim());
   const contentType = headers['content-type'] ?? '';
-  const isText = body.length === 0 || TEXT_TYPES.test(contentType);
+  const isText = body.length === 0 || (TEXT_TYPES.test(contentType) && isUtf8(body));
   const now = new Date();
   const requestId = crypto.randomUUID();
   const method = request.method ?? 'GET';

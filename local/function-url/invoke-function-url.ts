@@ -29,6 +29,11 @@ export async function invokeFunctionUrl(
   log: FunctionUrlLog,
 ): Promise<void> {
   const body = await readBody(request);
+  if (body === undefined) {
+    return answer(response, 413, {
+      Message: `Request must be smaller than ${MAX_INVOKE_PAYLOAD_BYTES} bytes for the InvokeFunction operation`,
+    });
+  }
   const event = toFunctionUrlEvent(request, body);
   response.socket?.setNoDelay(true);
   const result = await invocations.invoke(event);
@@ -103,8 +108,16 @@ function answer(response: ServerResponse, status: number, body: object): void {
   response.end(JSON.stringify(body));
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
+/** Lambda's synchronous payload limit, which the Function URL applies to the request. */
+const MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+/** The body, or undefined once it is past the payload limit (the rest is drained unread). */
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  let length = 0;
+  for await (const chunk of request) {
+    length += (chunk as Buffer).length;
+    if (length <= MAX_INVOKE_PAYLOAD_BYTES) chunks.push(chunk as Buffer);
+  }
+  return length > MAX_INVOKE_PAYLOAD_BYTES ? undefined : Buffer.concat(chunks);
 }

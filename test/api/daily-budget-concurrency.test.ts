@@ -118,6 +118,7 @@ const apiRequest = (owner: Owner, path: string, body: unknown): ApiRequest => ({
   headers: { 'content-type': 'application/json' },
   query: {},
   rawBody: JSON.stringify(body),
+  bodyBytes: Buffer.from(JSON.stringify(body)),
   owner,
   canPublishKnowledge: true,
   canViewInsights: false,

@@ -26,6 +26,10 @@ function recordingGroups(): RouteGroups {
     });
   return {
     chat: ((request: ApiRequest) => answer('chat', request)) as RouteGroups['chat'],
+    attachments: {
+      upload: (request: ApiRequest) => answer('upload', request),
+      read: (request: ApiRequest, id: string) => answer('attachment', request, id),
+    },
     knowledge: {
       me: (request: ApiRequest) => answer('me', request),
       publish: (request: ApiRequest) => answer('publish', request),
@@ -83,6 +87,8 @@ async function refusal(method: string, path: string): Promise<[number, string]> 
 describe('the route table', () => {
   it.each([
     ['POST', '/api/chat', ['chat']],
+    ['POST', '/api/attachments', ['upload']],
+    ['GET', `/api/attachments/${id}`, ['attachment', id]],
     ['GET', '/api/conversations', ['list']],
     ['GET', '/api/me', ['me']],
     ['GET', '/api/insights', ['insights']],
@@ -110,6 +116,8 @@ describe('the route table', () => {
 
   it.each([
     ['GET', '/api/chat'],
+    ['GET', '/api/attachments'],
+    ['DELETE', `/api/attachments/${id}`],
     ['PUT', '/api/conversations'],
     ['POST', '/api/me'],
     ['POST', '/api/insights'],
@@ -191,6 +199,6 @@ describe('the route table', () => {
   it('has one row per method and path template', () => {
     const rows = table.map((route) => `${route.method} ${route.name}`);
     expect(new Set(rows).size).toBe(rows.length);
-    expect(rows).toHaveLength(17);
+    expect(rows).toHaveLength(19);
   });
 });

@@ -178,6 +178,7 @@ describe('functionEnvironment', () => {
       personalDataSettings: { dictionary: ['山田 太郎'] },
     },
     insights: { table: 'Insights', examples: false, gapScore: 0.25 },
+    attachments: { bucket: 'attachments', keyPrefix: 'uploads/', readingMaxTokens: 400 },
     observability: { logLevel: 'DEBUG', metrics: false, tracing: true },
     endpoints: {
       region: 'eu-west-1',

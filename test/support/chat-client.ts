@@ -17,6 +17,8 @@ export interface ChatResponse {
   /** The raw body text (SSE including comments, or JSON). */
   readonly text: string;
   readonly json?: unknown;
+  /** The raw body bytes (an attachment's). */
+  readonly bytes: Uint8Array;
 }
 
 export interface ChatCallOptions {
@@ -88,7 +90,9 @@ export async function readApiResponse(
   });
   const decoder = new TextDecoder();
   let text = '';
+  const chunks: Uint8Array[] = [];
   for await (const chunk of (response.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
+    chunks.push(chunk);
     const piece = decoder.decode(chunk, { stream: true });
     text += piece;
     if (response.headers.get('content-type')?.startsWith('text/event-stream')) parser.feed(piece);
@@ -99,6 +103,7 @@ export async function readApiResponse(
   return {
     status: response.status,
     headers: response.headers,
+    bytes: Buffer.concat(chunks),
     events,
     text,
     json: isJson ? JSON.parse(text) : undefined,

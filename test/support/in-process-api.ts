@@ -91,6 +91,17 @@ function functionUrlEvent(
   body: unknown,
   options: ChatCallOptions,
 ): APIGatewayProxyEventV2 {
+  // Bytes (an attachment) go as they are, with the content type the caller's headers give.
+  if (body instanceof Uint8Array) {
+    const request = {
+      method,
+      url: path,
+      httpVersion: '1.1',
+      socket: { remoteAddress: '127.0.0.1' },
+      headers: { ...(options.user ? { 'x-dev-user': options.user } : {}), ...options.headers },
+    } as unknown as IncomingMessage;
+    return toFunctionUrlEvent(request, Buffer.from(body));
+  }
   const rawBody =
     body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
   const request = {

@@ -1,0 +1,213 @@
+import { crc32, deflateSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attachmentUploadResponseSchema } from '../../functions/contract/attachments.js';
+import { errorBodySchema } from '../../functions/contract/errors.js';
+import { encodePng } from '../../local/bedrock/offline-responder/png-pixels.js';
+import { callApi } from '../support/chat-client.js';
+import { createInMemoryAttachmentStore } from '../support/in-memory-attachment-store.js';
+import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
+
+// Uploads and reads are the API's own rules (sniffing, limits, ownership): the API runs in
+// process with the attachment store in memory, so a test sees exactly what was stored.
+
+const attachments = createInMemoryAttachmentStore();
+let stack: InProcessApi;
+beforeAll(async () => {
+  stack = await startInProcessApi({ overrides: { attachments } });
+});
+afterAll(() => stack?.stop());
+
+const upload = (bytes: Uint8Array, contentType: string, user = 'alice', name?: string) =>
+  callApi(stack.api, 'POST', '/api/attachments', bytes, {
+    user,
+    headers: {
+      'content-type': contentType,
+      ...(name !== undefined ? { 'x-file-name': encodeURIComponent(name) } : {}),
+    },
+  });
+
+const solid = (width: number, height: number) =>
+  encodePng({ width, height, rgba: new Uint8Array(width * height * 4).fill(200) });
+
+/** A 100 × 100 PNG whose image data inflates to 10 MB: what a bomb under the pixel limit looks like. */
+function pngInflatingPastItsSize(): Buffer {
+  const png = solid(100, 100);
+  const idatAt = 33;
+  const data = deflateSync(Buffer.alloc(10 * 1024 * 1024));
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write('IDAT', 4, 'latin1');
+  data.copy(chunk, 8);
+  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  const idatLength = png.readUInt32BE(idatAt);
+  return Buffer.concat([png.subarray(0, idatAt), chunk, png.subarray(idatAt + 12 + idatLength)]);
+}
+
+/** A PNG whose header claims `width` × `height` over a few bytes of data (a decompression bomb's shape). */
+function pngClaiming(width: number, height: number): Buffer {
+  const png = solid(1, 1);
+  const claimed = Buffer.from(png);
+  claimed.writeUInt32BE(width, 16);
+  claimed.writeUInt32BE(height, 20);
+  claimed.writeUInt32BE(crc32(claimed.subarray(12, 29)), 29);
+  return claimed;
+}
+
+describe('POST /api/attachments', () => {
+  it('stores a PNG without its text chunks and answers 201 with its description', async () => {
+    const png = encodePng(
+      { width: 3, height: 2, rgba: new Uint8Array(24).fill(90) },
+      { Comment: 'GPS 35.6,139.7', Author: 'Taro' },
+    );
+    const response = await upload(png, 'image/png', 'alice', 'エラー画面.png');
+    expect(response.status).toBe(201);
+    const body = attachmentUploadResponseSchema.parse(response.json);
+    expect(body).toMatchObject({ type: 'image/png', width: 3, height: 2, name: 'エラー画面.png' });
+    const stored = [...attachments.objects.values()].find((a) => a.ref.id === body.attachmentId);
+    const storedText = Buffer.from(stored?.bytes ?? []).toString('latin1');
+    expect(storedText).not.toContain('tEXt');
+    expect(storedText).not.toContain('GPS');
+    expect(body.size).toBe(stored?.bytes.length);
+    expect(body.size).toBeLessThan(png.length);
+  });
+
+  it('reads Shift_JIS text and stores it as UTF-8, saying so', async () => {
+    const shiftJis = Buffer.from([0x83, 0x47, 0x83, 0x89, 0x81, 0x5b, 0x0a]); // エラー
+    const response = await upload(shiftJis, 'text/plain', 'alice', 'outlook.log');
+    expect(response.status).toBe(201);
+    const body = attachmentUploadResponseSchema.parse(response.json);
+    expect(body).toMatchObject({ type: 'text/plain', textEncoding: 'shift_jis' });
+    const read = await callApi(
+      stack.api,
+      'GET',
+      `/api/attachments/${body.attachmentId}`,
+      undefined,
+      {
+        user: 'alice',
+      },
+    );
+    expect(read.text).toBe('エラー\n');
+    expect(read.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+  });
+
+  const gif = Buffer.concat([
+    Buffer.from('GIF89a', 'latin1'),
+    Buffer.from([1, 0, 1, 0, 0, 0, 0]),
+    Buffer.from([0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x4c, 0x01, 0, 0x3b]),
+  ]);
+  const corruptPng = Buffer.from(solid(4, 4));
+  corruptPng[40] = (corruptPng[40] ?? 0) ^ 0xff;
+
+  it.each([
+    [
+      'an SVG',
+      415,
+      'attachment_type_refused',
+      '<svg xmlns="http://www.w3.org/2000/svg"/>',
+      'image/svg+xml',
+    ],
+    [
+      'an SVG declared as a PNG',
+      415,
+      'attachment_type_refused',
+      '<?xml version="1.0"?><svg/>',
+      'image/png',
+    ],
+    [
+      'HTML as text',
+      415,
+      'attachment_type_refused',
+      '<!DOCTYPE html><script>1</script>',
+      'text/plain',
+    ],
+    [
+      'a Windows program',
+      415,
+      'attachment_type_refused',
+      Buffer.from('MZ\x90\x00', 'latin1'),
+      'application/octet-stream',
+    ],
+    [
+      'a ZIP archive',
+      415,
+      'attachment_type_refused',
+      Buffer.from('PK\x03\x04abc', 'latin1'),
+      'text/plain',
+    ],
+    ['a PNG sent as text/plain', 415, 'attachment_type_refused', solid(2, 2), 'text/plain'],
+    ['a GIF sent as image/png', 415, 'attachment_type_refused', gif, 'image/png'],
+    [
+      'a 20,000 × 20,000 PNG',
+      413,
+      'image_too_many_pixels',
+      pngClaiming(20_000, 20_000),
+      'image/png',
+    ],
+    [
+      'a PNG whose data inflates past its size',
+      400,
+      'corrupt_image',
+      pngInflatingPastItsSize(),
+      'image/png',
+    ],
+    ['a PNG with a damaged chunk', 400, 'corrupt_image', corruptPng, 'image/png'],
+    ['a PNG cut short', 400, 'corrupt_image', solid(4, 4).subarray(0, 50), 'image/png'],
+    [
+      'a text file neither UTF-8 nor Shift_JIS',
+      400,
+      'text_not_decodable',
+      Buffer.from([0x61, 0xff, 0xfe, 0x80, 0x62]),
+      'text/plain',
+    ],
+    [
+      'a text file over 200 KB',
+      413,
+      'attachment_too_large',
+      Buffer.alloc(200 * 1024 + 1, 0x61),
+      'text/plain',
+    ],
+    [
+      'a file over 4 MB',
+      413,
+      'attachment_too_large',
+      Buffer.alloc(4 * 1024 * 1024 + 1, 0x61),
+      'text/plain',
+    ],
+    ['a 30 MB body', 413, 'too_large', Buffer.alloc(30 * 1024 * 1024, 0x61), 'image/png'],
+  ])('refuses %s (%i %s) and stores nothing', async (_name, status, code, body, type) => {
+    const before = attachments.objects.size;
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const response = await upload(bytes, type);
+    expect(response.status).toBe(status);
+    expect(errorBodySchema.parse(response.json).error.code).toBe(code);
+    expect(attachments.objects.size).toBe(before);
+  });
+});
+
+describe('GET /api/attachments/{id}', () => {
+  it('serves the bytes to their owner only, typed from the bytes, never as a page', async () => {
+    const png = solid(5, 5);
+    const uploaded = attachmentUploadResponseSchema.parse(
+      (await upload(png, 'application/octet-stream', 'alice', '<b>x<b>.png')).json,
+    );
+    const path = `/api/attachments/${uploaded.attachmentId}`;
+    const read = await callApi(stack.api, 'GET', path, undefined, { user: 'alice' });
+    expect(read.status).toBe(200);
+    expect(Buffer.from(read.bytes).equals(png)).toBe(true);
+    expect(read.headers.get('content-type')).toBe('image/png');
+    expect(read.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(read.headers.get('content-disposition')).toMatch(/^attachment; filename="_b_x_b_.png"/);
+
+    const other = await callApi(stack.api, 'GET', path, undefined, { user: 'mallory' });
+    expect(other.status).toBe(404);
+    expect(errorBodySchema.parse(other.json).error.code).toBe('attachment_not_found');
+    const unknown = await callApi(
+      stack.api,
+      'GET',
+      '/api/attachments/01JAAAAAAAAAAAAAAAAAAAAAAA',
+      undefined,
+      { user: 'alice' },
+    );
+    expect(unknown.status).toBe(404);
+  });
+});
