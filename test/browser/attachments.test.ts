@@ -127,6 +127,25 @@ describe('attachments in the composer', () => {
     await expectAccessible(page, 'a ready attachment in the composer');
     await page.getByRole('button', { name: 'photo.jpg を削除' }).click();
     await expect(tray(page).count()).resolves.toBe(0);
+
+    // A file dropped on the composer is attached too.
+    await page.evaluate(() => {
+      const files = new DataTransfer();
+      files.items.add(
+        new File(['user,error\nsato,0x800CCC0E\n'], 'errors.csv', { type: 'text/csv' }),
+      );
+      const form = document.querySelector('form.composer');
+      for (const type of ['dragenter', 'dragover', 'drop'])
+        form?.dispatchEvent(
+          new DragEvent(type, { dataTransfer: files, bubbles: true, cancelable: true }),
+        );
+    });
+    await page.waitForFunction(
+      () => document.querySelector('.attachment-draft')?.getAttribute('data-status') === 'ready',
+      undefined,
+      { timeout: WAIT_MS },
+    );
+    await expect(tray(page).textContent()).resolves.toContain('errors.csv');
   });
 
   it('names each refused file and why, at 360 px, and keeps the send waiting', async () => {

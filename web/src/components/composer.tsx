@@ -205,7 +205,15 @@ export function Composer({
         title={t('attachFiles', { max: MAX_ATTACHMENTS_PER_MESSAGE })}
         onClick={() => picker.current?.click()}
       >
-        <span aria-hidden="true">📎</span>
+        <svg aria-hidden="true" width="20" height="20" viewBox="0 0 24 24" fill="none">
+          <path
+            d="M21 11.5 12.5 20a5.5 5.5 0 0 1-7.8-7.8l8.9-8.9a3.7 3.7 0 0 1 5.2 5.2l-8.9 8.9a1.8 1.8 0 0 1-2.6-2.6l8.2-8.2"
+            stroke="currentColor"
+            strokeWidth="2"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+          />
+        </svg>
       </button>
       {streaming ? (
         <button type="button" className="button button--stop" onClick={onStop} disabled={stopping}>
