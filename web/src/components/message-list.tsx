@@ -85,15 +85,18 @@ export function MessageList({
     lastUser.seq !== undefined
       ? lastUser
       : undefined;
-  // The new version keeps the question's files (an edit could leave some out; this one keeps all).
-  const supersede = (message: string) => {
+  // A regenerate keeps the question's files; an edit sends those it keeps.
+  const supersede = (
+    message: string,
+    attachments: readonly AttachmentRef[] | undefined = supersedable?.attachments,
+  ) => {
     if (!supersedable?.seq) return;
     if (lastPosition) {
       // The new version is the one to show.
       const { [lastPosition.chain]: _shown, ...others } = chosen;
       setChosen(others);
     }
-    onSupersede(message, supersedable.seq, undefined, supersedable.attachments);
+    onSupersede(message, supersedable.seq, undefined, attachments);
   };
   const browse = (chain: string, index: number) => setChosen({ ...chosen, [chain]: index });
   return (

@@ -1,4 +1,5 @@
 import { memo, useState } from 'react';
+import type { AttachmentRef } from '../../../functions/contract/attachments.js';
 import { MAX_MESSAGE_LENGTH } from '../../../functions/contract/chat-request.js';
 import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { useI18n } from '../i18n/i18n-context.js';
@@ -12,8 +13,11 @@ interface UserBubbleViewProps {
   readonly position?: VersionPosition;
   /** Show another version of this question (‹ ›). */
   readonly onBrowse?: (chain: string, index: number) => void;
-  /** Present on the latest question while nothing streams: send an edited version of it. */
-  readonly onEdit?: (text: string) => void;
+  /**
+   * Present on the latest question while nothing streams: send an edited version of it, with
+   * the files it keeps.
+   */
+  readonly onEdit?: (text: string, attachments: readonly AttachmentRef[] | undefined) => void;
 }
 
 /**
@@ -28,12 +32,14 @@ export const UserBubbleView = memo(function UserBubbleView({
 }: UserBubbleViewProps) {
   const { t } = useI18n();
   const [draft, setDraft] = useState<string>();
+  // The files the edited version keeps: the question's, less those removed while editing.
+  const [kept, setKept] = useState(bubble.attachments);
   if (draft !== undefined && onEdit) {
     // The API's own rules: visible text, well-formed, within the message limit — or no text
     // at all when the question's files carry it.
     const sendable =
       (userTextProblem(draft) === undefined && draft.trim().length <= MAX_MESSAGE_LENGTH) ||
-      (draft.trim() === '' && (bubble.attachments?.length ?? 0) > 0);
+      (draft.trim() === '' && (kept?.length ?? 0) > 0);
     return (
       <li className="bubble bubble--user bubble--editing">
         <form
@@ -42,7 +48,7 @@ export const UserBubbleView = memo(function UserBubbleView({
             event.preventDefault();
             if (!sendable) return;
             setDraft(undefined);
-            onEdit(draft);
+            onEdit(draft, kept);
           }}
         >
           <textarea
@@ -52,11 +58,34 @@ export const UserBubbleView = memo(function UserBubbleView({
             rows={Math.min(8, Math.max(2, draft.split('\n').length))}
             onChange={(event) => setDraft(event.target.value)}
           />
+          {kept && kept.length > 0 && (
+            <ul className="attachment-tray" aria-label={t('attachments')}>
+              {kept.map((attachment, index) => {
+                const name = attachment.name ?? `${index + 1}`;
+                return (
+                  <li key={attachment.id} className="attachment-draft">
+                    <span className="attachment-draft__name">{name}</span>
+                    <button
+                      type="button"
+                      className="button button--ghost button--small attachment-draft__remove"
+                      aria-label={t('attachmentRemove', { name })}
+                      onClick={() => setKept(kept.filter((other) => other !== attachment))}
+                    >
+                      ×
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
           <div className="user-edit__actions">
             <button
               type="button"
               className="button button--small"
-              onClick={() => setDraft(undefined)}
+              onClick={() => {
+                setDraft(undefined);
+                setKept(bubble.attachments);
+              }}
             >
               {t('cancel')}
             </button>
@@ -110,7 +139,10 @@ export const UserBubbleView = memo(function UserBubbleView({
             <button
               type="button"
               className="button button--small"
-              onClick={() => setDraft(bubble.text)}
+              onClick={() => {
+                setDraft(bubble.text);
+                setKept(bubble.attachments);
+              }}
             >
               {t('edit')}
             </button>
