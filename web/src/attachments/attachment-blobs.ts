@@ -39,7 +39,7 @@ export const AttachmentsContext = createContext<
 
 /**
  * A `blob:` URL for the attachment `id` while the component shows it (revoked when it stops), or
- * `failed`; `text` also reads a text file's content.
+ * with `text` the text file's content instead; `failed` when the bytes could not be fetched.
  */
 export function useAttachmentBlob(
   id: string,
@@ -57,10 +57,14 @@ export function useAttachmentBlob(
     blobs
       .get(id)
       .then(async (blob) => {
-        const content = text ? await blob.text() : undefined;
+        if (text) {
+          const content = await blob.text();
+          if (!cancelled) setShown({ text: content, failed: false });
+          return;
+        }
         if (cancelled) return;
         url = URL.createObjectURL(blob);
-        setShown({ url, ...(content !== undefined ? { text: content } : {}), failed: false });
+        setShown({ url, failed: false });
       })
       .catch(() => {
         if (!cancelled) setShown({ failed: true });
