@@ -17,6 +17,7 @@ import { MAX_MESSAGE_LENGTH } from '../../../functions/contract/chat-request.js'
 import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { AttachmentsContext } from '../attachments/attachment-blobs.js';
 import { ACCEPTED_FILES } from '../attachments/attachment-rules.js';
+import { filesToAttachOnPaste } from '../attachments/files-to-attach-on-paste.js';
 import { useAttachmentDrafts } from '../attachments/use-attachment-drafts.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { shouldSendOnKeyDown } from '../input/should-send-on-key-down.js';
@@ -99,11 +100,12 @@ export function Composer({
     send();
   };
 
-  // A picture alone on the clipboard (a screenshot) is attached; Office copies cells as text and
-  // a picture of them, and the text is what staff mean to paste.
   const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
-    const pasted = Array.from(event.clipboardData.files);
-    if (pasted.length === 0 || event.clipboardData.getData('text/plain') !== '') return;
+    const pasted = filesToAttachOnPaste({
+      files: Array.from(event.clipboardData.files),
+      text: event.clipboardData.getData('text/plain'),
+    });
+    if (pasted.length === 0) return;
     event.preventDefault();
     attachments.add(pasted);
   };
