@@ -8,6 +8,7 @@ import { readTicketCategories } from '../lib/ticket-categories.js';
 import { ensureApiHandlerBundle } from '../scripts/bundle-api-handler.js';
 import {
   isOfflineModelId,
+  LOCAL_ATTACHMENTS_BUCKET,
   LOCAL_KNOWLEDGE_BUCKET,
   OFFLINE_MODEL_FUNCTION_SETTINGS,
 } from './bedrock/local-bedrock-defaults.js';
@@ -199,6 +200,8 @@ export async function startLocalServices(
       ...(knowledgeBucket && knowledgeDataSourceId
         ? { KNOWLEDGE_BUCKET: knowledgeBucket, KNOWLEDGE_DATA_SOURCE_ID: knowledgeDataSourceId }
         : {}),
+      // Attachments' bytes (ADR 0030) in the local S3, as a deployment keeps them in its bucket.
+      ...(s3 ? { ATTACHMENTS_BUCKET: LOCAL_ATTACHMENTS_BUCKET } : {}),
       ...(environment.knowledgeKeyPrefix
         ? { KNOWLEDGE_KEY_PREFIX: environment.knowledgeKeyPrefix }
         : {}),
@@ -314,7 +317,7 @@ async function startS3(
   const root = s3Dir ? resolve(s3Dir) : await mkdtemp(join(tmpdir(), 'local-s3-'));
   if (!s3Dir) cleanups.push(() => rm(root, { recursive: true, force: true }));
   const bucket = environment.knowledgeBucket ?? LOCAL_KNOWLEDGE_BUCKET;
-  const server = await startLocalS3Server({ root, buckets: [bucket] });
+  const server = await startLocalS3Server({ root, buckets: [bucket, LOCAL_ATTACHMENTS_BUCKET] });
   cleanups.push(() => server.close());
   return { server, bucket };
 }

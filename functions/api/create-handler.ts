@@ -106,6 +106,10 @@ export function createApi(
       model,
       config: chatConfig,
       telemetry: observability.telemetry,
+      attachments: {
+        store: adapters.attachments,
+        readingMaxTokens: config.attachments.readingMaxTokens,
+      },
       ...withInsights,
     }),
     knowledge: createKnowledgeRoutes(context, {

@@ -21,3 +21,10 @@ export interface StoredAttachment {
   readonly bytes: Uint8Array;
   readonly textEncoding?: TextEncoding;
 }
+
+/** What a chat needs to read a message's attachments. */
+export interface ChatAttachments {
+  readonly store: AttachmentStore;
+  /** Output tokens of the vision step (`ATTACHMENT_READING_MAX_TOKENS`). */
+  readonly readingMaxTokens: number;
+}

@@ -1,11 +1,9 @@
-import {
-  type ApiRequest,
-  HttpError,
-  type HttpResponse,
-  parseJsonBody,
-  validateBody,
-} from '../api/http.js';
+import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
+import { AttachmentRefusedError } from '../attachments/inspect-attachment.js';
+import type { ChatAttachments } from '../attachments/ports.js';
+import { readingBound } from '../attachments/read-attachments.js';
+import { type AttachmentRef, isImageType } from '../contract/attachments.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
@@ -32,6 +30,40 @@ export interface ChatRouteDependencies {
   readonly telemetry?: ChatTelemetry;
   /** Service-desk insights of each finished chat (ADR 0022); nothing when absent. */
   readonly insights?: ChatInsights;
+  /**
+   * Attachments (ADR 0030): where their bytes are and the vision step's output bound. Absent (a
+   * core under test without them): a message naming attachments finds none (404).
+   */
+  readonly attachments?: ChatAttachments;
+}
+
+/**
+ * The attachments a message sends, as its turn keeps them: the `attachmentIds` given, each the
+ * caller's (404 `attachment_not_found` otherwise); or, for a regenerate or edit that names none,
+ * those of the turn it replaces. Before anything is written or reserved.
+ */
+export async function resolveAttachments(
+  owner: Owner,
+  request: ChatRequest,
+  dependencies: Pick<ChatRouteDependencies, 'store' | 'attachments'>,
+): Promise<AttachmentRef[]> {
+  if (request.attachmentIds === undefined) {
+    if (request.supersedes === undefined || request.conversationId === undefined) return [];
+    // A regenerate keeps the replaced question's files; the store checks the rest of it.
+    const { turns } = await dependencies.store.loadConversation(owner, request.conversationId);
+    const replaced = turns.find((turn) => turn.seq === request.supersedes && turn.role === 'user');
+    return [...(replaced?.attachments ?? [])];
+  }
+  const store = dependencies.attachments?.store;
+  const refs = await Promise.all(
+    request.attachmentIds.map((id) => store?.describe(owner, id) ?? Promise.resolve(undefined)),
+  );
+  return refs.map((ref) => {
+    if (ref === undefined) {
+      throw new AttachmentRefusedError('attachment_not_found', 'Attachment not found');
+    }
+    return ref;
+  });
 }
 
 /**
@@ -45,7 +77,7 @@ export interface ChatRouteDependencies {
 export async function admitChat(
   owner: Owner,
   request: ChatRequest,
-  dependencies: Pick<ChatRouteDependencies, 'store' | 'retriever' | 'config'> &
+  dependencies: Pick<ChatRouteDependencies, 'store' | 'retriever' | 'config' | 'attachments'> &
     Pick<RouteContext, 'now' | 'budget'> & {
       readonly remainingTimeMs: () => number;
       /** Where a failed budget write is reported. */
@@ -56,41 +88,65 @@ export async function admitChat(
   const { config, remainingTimeMs } = dependencies;
   const deadline = modelCallDeadline(remainingTimeMs, config);
   const refused = new AbortController();
+  const attachments = await resolveAttachments(owner, request, dependencies);
+  const images = attachments.filter((ref) => isImageType(ref.type));
   // The reservation's write leaves first: it, then the commit, is what the first byte waits for.
   const opening = openModelCall(
     owner,
-    { bound: chatAdmissionBound(request.message ?? '', config), remainingTimeMs, deadline },
+    {
+      bound: chatAdmissionBound(request.message ?? '', config, attachments),
+      remainingTimeMs,
+      deadline,
+    },
     dependencies,
   );
+  // The vision step is a model call of its own, bounded and reserved before the first byte too.
+  const readingMaxTokens = dependencies.attachments?.readingMaxTokens ?? 0;
+  const openingReading =
+    images.length > 0
+      ? openModelCall(
+          owner,
+          { bound: readingBound(images, readingMaxTokens), remainingTimeMs, deadline },
+          dependencies,
+        )
+      : undefined;
+  openingReading?.catch(() => undefined);
   const restrictedIssueIds = new Set<string>();
-  const earlySearch = request.conversationId
-    ? undefined
-    : retrieveTickets(
-        dependencies.retriever,
-        request.message ?? '',
-        config,
-        AbortSignal.any([deadline, refused.signal]),
-        restrictedIssueIds,
-      );
+  // With images, the query waits for what the vision step reads from them.
+  const earlySearch =
+    request.conversationId || images.length > 0
+      ? undefined
+      : retrieveTickets(
+          dependencies.retriever,
+          request.message ?? '',
+          config,
+          AbortSignal.any([deadline, refused.signal]),
+          restrictedIssueIds,
+        );
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
   let call: ModelCall;
+  let readingCall: ModelCall | undefined;
   try {
     call = await opening;
   } catch (error) {
     refused.abort();
+    await (await openingReading?.catch(() => undefined))?.settle();
     throw error;
   }
   try {
+    readingCall = await openingReading;
     const begun = await beginChat(owner, request, dependencies, {
       atMs,
       earlySearch,
       restrictedIssueIds,
+      attachments,
     });
-    return { ...begun, call };
+    return { ...begun, call, ...(readingCall ? { readingCall } : {}) };
   } catch (error) {
     refused.abort();
     await call.settle();
+    await readingCall?.settle();
     throw error;
   }
 }
@@ -105,11 +161,6 @@ export function createChatRoute(context: RouteContext, dependencies: ChatRouteDe
   const { stream, log, now } = context;
   return async (request: ApiRequest): Promise<HttpResponse> => {
     const chatRequest = validateBody(chatRequestSchema, parseJsonBody(request));
-    if (chatRequest.attachmentIds !== undefined || chatRequest.message === undefined) {
-      throw new HttpError('bad_request', 'attachmentIds are not accepted by this build yet', {
-        field: 'attachmentIds',
-      });
-    }
     const admitted = await admitChat(request.owner, chatRequest, {
       ...dependencies,
       ...(context.budget ? { budget: context.budget } : {}),

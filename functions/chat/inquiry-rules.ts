@@ -70,9 +70,13 @@ export function splitInquiries(turns: readonly Turn[], openInquiryId: string): S
     if (inquiryId === openInquiryId) continue;
     const userTexts = group.filter((turn) => turn.role === 'user').map((turn) => turn.text);
     const lastAnswer = group.filter((turn) => turn.role === 'assistant').at(-1);
+    // A screenshot is archived as what was read from it, never as the image (ADR 0030).
+    const seen = group.findLast((turn) => turn.attachmentReading)?.attachmentReading?.description;
     archive.push({
       inquiryId,
-      question: userTexts[0] ?? '',
+      question: [userTexts[0] ?? '', seen ? `[screenshot: ${seen}]` : '']
+        .filter((part) => part.trim() !== '')
+        .join(' '),
       followUps: userTexts.slice(1),
       advice: lastAnswer?.result?.general_advice ?? lastAnswer?.text,
     });

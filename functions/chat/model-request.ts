@@ -1,6 +1,18 @@
+import { attachedFileElements, type LoadedAttachments } from '../attachments/read-attachments.js';
 import { ANSWER_TOOL_NAME, type Answer, answerSchema } from '../contract/answer.js';
+import {
+  type AttachmentReading,
+  type AttachmentRef,
+  isImageType,
+} from '../contract/attachments.js';
 import type { Language } from '../contract/language.js';
-import { answerLanguageElement, renderPromptMarkup } from '../contract/prompt-markup.js';
+import { PROMPT_ELEMENTS } from '../contract/prompt-data.js';
+import {
+  answerLanguageElement,
+  type PromptElement,
+  promptElement,
+  renderPromptMarkup,
+} from '../contract/prompt-markup.js';
 import { requestBound, tokensAtLeast, tokensAtMost } from '../model-call/daily-budget.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
 import type { ArchivedInquiry } from './inquiry-rules.js';
@@ -27,8 +39,16 @@ import {
  */
 
 export interface ModelRequestInput {
-  /** The open inquiry's turns, ending with the user turn just recorded. */
-  readonly working: readonly Pick<Turn, 'role' | 'text' | 'result'>[];
+  /**
+   * The open inquiry's turns, ending with the user turn just recorded; a user turn's attachments
+   * with their bytes (ADR 0030): its images go with its message every time it is sent (a
+   * clarification's reply still shows the screenshot), its text files as elements.
+   */
+  readonly working: readonly (Pick<Turn, 'role' | 'text' | 'result'> & {
+    readonly attached?: LoadedAttachments;
+  })[];
+  /** What the vision step read from the inquiry's images: an element of the last message. */
+  readonly reading?: AttachmentReading;
   readonly archive: readonly ArchivedInquiry[];
   readonly tickets: readonly RetrievedTicket[];
   readonly language: Language;
@@ -49,24 +69,33 @@ export interface ModelRequestInput {
  * byte-identical from turn to turn (prompt caching, ADR 0009).
  */
 export function buildModelRequest(input: ModelRequestInput): Omit<ChatModelRequest, 'signal'> {
-  const flat = toAlternatingMessages(input.working.map(toFlatMessage));
+  const flat = toAlternatingMessages(input.working.map(toWorkingMessage));
   const last = flat.at(-1);
   if (last?.role !== 'user') throw new Error('The working buffer must end with a user turn');
-  const earlier = flat
-    .slice(0, -1)
-    .map((message) =>
-      message.role === 'user'
-        ? { role: 'user' as const, text: renderPromptMarkup([inquiryElement(message.text)]) }
-        : message,
-    );
+  const withImages = (message: WorkingMessage) =>
+    message.images?.length ? { images: message.images } : {};
+  const earlier: ChatMessage[] = flat.slice(0, -1).map((message) =>
+    message.role === 'user'
+      ? {
+          role: 'user' as const,
+          text: renderPromptMarkup([...(message.files ?? []), inquiryElement(message.text)]),
+          ...withImages(message),
+        }
+      : { role: 'assistant' as const, text: message.text },
+  );
   const archive = archiveElement(input.archive, input.language, input.archiveBudget);
   const sections = [
     answerLanguageElement(input.language),
     ticketContextElement(input.tickets, input.language),
     ...(archive ? [archive] : []),
+    ...(last.files ?? []),
+    ...(input.reading ? [screenshotReadingElement(input.reading)] : []),
     inquiryElement(last.text),
   ];
-  const messages = [...earlier, { role: 'user' as const, text: renderPromptMarkup(sections) }];
+  const messages: ChatMessage[] = [
+    ...earlier,
+    { role: 'user' as const, text: renderPromptMarkup(sections), ...withImages(last) },
+  ];
   const system = buildSystemPrompt(input.language);
   const cacheCheckpoints = input.promptCache
     ? placeCacheCheckpoints(system, messages, input.promptCache)
@@ -113,14 +142,39 @@ function placeCacheCheckpoints(
   return { afterTool, afterSystem, ...(afterHistory ? { afterMessage: lastPrior } : {}) };
 }
 
+/** A message of the working buffer before it is rendered: its text, images and text files. */
+interface WorkingMessage extends ChatMessage {
+  readonly files?: readonly PromptElement[];
+}
+
 /**
  * What history may carry into a model request: flat `(role, text)` pairs with roles user and
- * assistant only. Anything else becomes `user`, so a stored turn can never smuggle a system
- * prompt or a tool result into the request.
+ * assistant only, a user turn's attachments beside its text. Anything else becomes `user`, so a
+ * stored turn can never smuggle a system prompt or a tool result into the request.
  */
-export function toFlatMessage(turn: Pick<Turn, 'role' | 'text' | 'result'>): ChatMessage {
-  if (turn.role !== 'assistant') return { role: 'user', text: turn.text };
+function toWorkingMessage(turn: ModelRequestInput['working'][number]): WorkingMessage {
+  if (turn.role !== 'assistant') {
+    const images = turn.attached?.images ?? [];
+    const files = attachedFileElements(turn.attached?.texts ?? []);
+    return {
+      role: 'user',
+      text: turn.text,
+      ...(images.length ? { images } : {}),
+      ...(files.length ? { files } : {}),
+    };
+  }
   return { role: 'assistant', text: compactAnswerText(turn.result, turn.text) };
+}
+
+/** The vision step's reading as an element: model-written text, escaped like any data. */
+function screenshotReadingElement(reading: AttachmentReading): PromptElement {
+  const lines = [
+    reading.visibleErrorText && `error text: ${reading.visibleErrorText}`,
+    reading.application && `application: ${reading.application}`,
+    reading.errorCodes.length > 0 && `codes: ${reading.errorCodes.join(', ')}`,
+    reading.description && `description: ${reading.description}`,
+  ].filter(Boolean);
+  return promptElement(PROMPT_ELEMENTS.screenshotReading, {}, [lines.join('\n')]);
 }
 
 /**
@@ -162,16 +216,26 @@ const jsonWithoutMarkup = (value: object) =>
  * Strictly alternating user/assistant messages starting with a user message: same-role
  * neighbours are merged, leading assistant messages dropped, empty texts ignored.
  */
-export function toAlternatingMessages(messages: readonly ChatMessage[]): ChatMessage[] {
-  const merged: ChatMessage[] = [];
+export function toAlternatingMessages<M extends WorkingMessage>(
+  messages: readonly M[],
+): WorkingMessage[] {
+  const merged: WorkingMessage[] = [];
   for (const message of messages) {
-    if (message.text.trim() === '') continue;
+    const attached = (message.images?.length ?? 0) + (message.files?.length ?? 0) > 0;
+    if (message.text.trim() === '' && !attached) continue;
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     if (merged.length === 0 && role === 'assistant') continue;
     const last = merged.at(-1);
-    if (last && last.role === role)
-      merged[merged.length - 1] = { role, text: `${last.text}\n\n${message.text}` };
-    else merged.push({ role, text: message.text });
+    if (last && last.role === role) {
+      const images = [...(last.images ?? []), ...(message.images ?? [])];
+      const files = [...(last.files ?? []), ...(message.files ?? [])];
+      merged[merged.length - 1] = {
+        role,
+        text: [last.text, message.text].filter((text) => text.trim() !== '').join('\n\n'),
+        ...(images.length ? { images } : {}),
+        ...(files.length ? { files } : {}),
+      };
+    } else merged.push({ ...message, role });
   }
   return merged;
 }
@@ -202,13 +266,27 @@ const answerToolTokens = tokensAtLeast(JSON.stringify(answerTool));
 export function chatAdmissionBound(
   message: string,
   config: Pick<ChatConfig, 'maxTokens' | 'archiveBudget' | 'numberOfResults'>,
+  attachments: readonly AttachmentRef[] = [],
 ): number {
-  const bare = requestBound({
-    system: longestSystemPrompt,
-    messages: [{ role: 'user', text: message }],
-    tool: answerTool,
-    maxTokens: config.maxTokens,
-  });
+  // Images cost their tokens (`requestBound`); a text file at most a token per byte.
+  const images = attachments
+    .filter((ref) => isImageType(ref.type))
+    .map((ref) => ({
+      format: 'png' as const,
+      bytes: new Uint8Array(0),
+      width: ref.width ?? 1,
+      height: ref.height ?? 1,
+    }));
+  const textBytes = attachments
+    .filter((ref) => !isImageType(ref.type))
+    .reduce((sum, ref) => sum + ref.size, 0);
+  const bare =
+    requestBound({
+      system: longestSystemPrompt,
+      messages: [{ role: 'user', text: message, images }],
+      tool: answerTool,
+      maxTokens: config.maxTokens,
+    }) + textBytes;
   return (
     bare +
     config.archiveBudget * 3 +

@@ -1,4 +1,5 @@
 import type { DeliveredAnswer } from '../contract/answer.js';
+import type { AttachmentReading, AttachmentRef } from '../contract/attachments.js';
 import type { TurnStatus } from '../contract/chat-events.js';
 import type {
   AnswerFeedback,
@@ -67,6 +68,8 @@ export interface AppendUserTurnInput {
    * (`renewGeneration`) while it generates.
    */
   readonly generation?: GenerationClaim;
+  /** The files sent with the message (ADR 0030): what the turn keeps of each. */
+  readonly attachments?: readonly AttachmentRef[];
 }
 
 /**
@@ -109,6 +112,8 @@ export interface AppendAssistantTurnInput {
   readonly modelId?: string;
   /** Tokens and timings, stored with the turn (`turns[].usage`). */
   readonly usage?: TurnUsage;
+  /** What the vision step read from the answered message's images (ADR 0030). */
+  readonly attachmentReading?: AttachmentReading;
 }
 
 export interface AppendResult {
@@ -248,6 +253,16 @@ export function ownerKey(owner: Owner): string {
 export interface ChatMessage {
   readonly role: 'user' | 'assistant';
   readonly text: string;
+  /** User messages: screenshots the model sees before the text (ADR 0030). */
+  readonly images?: readonly ChatImage[];
+}
+
+/** An image as a model message carries it (ConverseStream `image` block). */
+export interface ChatImage {
+  readonly format: 'png' | 'jpeg' | 'gif' | 'webp';
+  readonly bytes: Uint8Array;
+  readonly width: number;
+  readonly height: number;
 }
 
 export interface ToolDefinition {

@@ -1,3 +1,4 @@
+import type { AttachmentReading } from '../contract/attachments.js';
 import type { ChatEvent } from '../contract/chat-events.js';
 import { ConversationNotFoundError, StoreUnavailableError } from './errors.js';
 import type { GenerationOutcome } from './generate.js';
@@ -44,6 +45,8 @@ export async function recordAnswer(
   modelId: string,
   usage: TurnUsage | undefined,
   log: Log,
+  /** What the vision step read from the answered message's images (ADR 0030). */
+  attachmentReading?: AttachmentReading,
 ): Promise<number | undefined> {
   const { answer, status } = outcome;
   const isResults = answer.response_type === 'results';
@@ -58,6 +61,7 @@ export async function recordAnswer(
       status,
       modelId,
       ...(usage ? { usage } : {}),
+      ...(attachmentReading ? { attachmentReading } : {}),
     });
     if (status === 'failed') {
       send({

@@ -1,3 +1,11 @@
+import type { ChatAttachments } from '../attachments/ports.js';
+import {
+  type LoadedAttachments,
+  loadAttachments,
+  readAttachments,
+  readingText,
+} from '../attachments/read-attachments.js';
+import type { AttachmentReading, AttachmentRef } from '../contract/attachments.js';
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { detectLanguage } from '../contract/language.js';
@@ -5,7 +13,12 @@ import type { ModelCall } from '../model-call/open-model-call.js';
 import { ClientMessageIdReusedError, StoreUnavailableError } from './errors.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import { keepGenerationLease, leaseFrom } from './generation-lease.js';
-import { currentVersions, parseTicketReferences, splitInquiries } from './inquiry-rules.js';
+import {
+  currentVersions,
+  parseTicketReferences,
+  splitInquiries,
+  titleFromText,
+} from './inquiry-rules.js';
 import type { Log } from './log.js';
 import { buildModelRequest } from './model-request.js';
 import type {
@@ -61,6 +74,8 @@ export interface BegunChat extends AppendResult {
  */
 export interface AdmittedChat extends BegunChat {
   readonly call: Pick<ModelCall, 'deadline' | 'requestBuilt' | 'ended' | 'settle'>;
+  /** The vision step's own call, when the message has images (ADR 0030). */
+  readonly readingCall?: Pick<ModelCall, 'deadline' | 'requestBuilt' | 'ended' | 'settle'>;
 }
 
 /**
@@ -91,6 +106,8 @@ export async function beginChat(
     readonly earlySearch?: Promise<RetrievedTicket[]>;
     /** Filled by the early search with the restricted tickets it removed. */
     readonly restrictedIssueIds: Set<string>;
+    /** The files the message sends, resolved to the caller's own (`resolveAttachments`). */
+    readonly attachments?: readonly AttachmentRef[];
   },
 ): Promise<BegunChat> {
   const now = dependencies.now();
@@ -102,6 +119,7 @@ export async function beginChat(
     clientMessageId: request.clientMessageId,
     inquiry: request.inquiry,
     ...(request.supersedes !== undefined ? { supersedes: request.supersedes } : {}),
+    ...(started.attachments?.length ? { attachments: started.attachments } : {}),
     generation,
   });
   if (appended.duplicate) assertSameMessage(request, appended);
@@ -147,6 +165,8 @@ export interface StreamChatDependencies {
   readonly log: Log;
   /** Told each finished chat with its inquiry's text (service-desk insights); nothing when absent. */
   readonly insights?: ChatInsights;
+  /** Attachments' bytes and the vision step's bound (ADR 0030); absent: none are read. */
+  readonly attachments?: ChatAttachments;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -229,11 +249,62 @@ export async function streamChat(
 
     send({ event: 'progress', data: { step: 'analyzing' } });
     // The inquiry's own user text: never assistant text, never other inquiries.
-    const inquiryText =
+    const typedText =
       turn.kind === 'question' ? turn.text : userTextOf((await loaded).turns, turn.inquiryId);
+    // The inquiry's files (ADR 0030), with their bytes: its user turns' current versions.
+    const attachedTurns =
+      turn.kind === 'question' && !turn.attachments?.length
+        ? []
+        : currentVersions((await loaded).turns).filter(
+            (candidate) =>
+              candidate.inquiryId === turn.inquiryId &&
+              candidate.role === 'user' &&
+              (candidate.attachments?.length ?? 0) > 0,
+          );
+    const attached = new Map<number, LoadedAttachments>();
+    for (const attachedTurn of attachedTurns) {
+      if (!dependencies.attachments) break;
+      attached.set(
+        attachedTurn.seq,
+        await loadAttachments(
+          dependencies.attachments.store,
+          owner,
+          attachedTurn.attachments ?? [],
+        ),
+      );
+    }
+    const images = [...attached.values()].flatMap((loadedFiles) => loadedFiles.images);
+    let reading: AttachmentReading | undefined;
+    if (images.length > 0 && begun.readingCall && dependencies.attachments) {
+      send({ event: 'progress', data: { step: 'reading_attachment' } });
+      reading = await readAttachments({
+        model: dependencies.model,
+        call: begun.readingCall,
+        images,
+        inquiryText: typedText,
+        maxTokens: dependencies.attachments.readingMaxTokens,
+        log,
+      });
+      measured.reading = reading;
+    } else if (images.length > 0) {
+      // A reply to a clarification: the screenshot was read when the inquiry began.
+      reading = currentVersions((await loaded).turns).findLast(
+        (candidate) => candidate.inquiryId === turn.inquiryId && candidate.attachmentReading,
+      )?.attachmentReading;
+    }
+    // What was read joins what was typed: the query, the references and the language see both.
+    const inquiryText = [typedText, reading ? readingText(reading) : '']
+      .filter((part) => part.trim() !== '')
+      .join('\n');
     measured.inquiryText = inquiryText;
+    if (reading && turn.seq === 1 && turn.text.trim() === '' && reading.description.trim()) {
+      // An image-only first message: the conversation is named by what its screenshot shows.
+      await store
+        .renameConversation(owner, conversation.conversationId, titleFromText(reading.description))
+        .catch((error: unknown) => log.error('could not title the conversation', { error }));
+    }
     const references = parseTicketReferences(inquiryText);
-    const language = detectLanguage(inquiryText);
+    const language = detectLanguage(typedText.trim() === '' ? inquiryText : typedText);
 
     send({ event: 'progress', data: { step: 'retrieving' } });
     send({
@@ -262,7 +333,11 @@ export async function streamChat(
     const { turns } = await loaded;
     const { working, archive } = splitInquiries(turns, turn.inquiryId);
     const request = buildModelRequest({
-      working,
+      working: working.map((workingTurn) => {
+        const files = attached.get(workingTurn.seq);
+        return files ? { ...workingTurn, attached: files } : workingTurn;
+      }),
+      ...(reading ? { reading } : {}),
       archive,
       tickets,
       language,
@@ -297,6 +372,7 @@ export async function streamChat(
       config.modelId,
       usageOf(outcome, begun.startedAtMs, measured),
       log,
+      reading,
     );
   } catch (error) {
     log.error('chat pipeline failed', { error });
@@ -339,6 +415,7 @@ export async function streamChat(
     }
     // What the model used, or nothing when it was never called (a replay, a failure before it).
     await begun.call.settle();
+    await begun.readingCall?.settle();
     const report = reportOf(begun, config.modelId, measured, restricted);
     dependencies.telemetry?.chatFinished(report);
     // After the answer's last event: the insights write (bounded, never throwing) only holds
@@ -366,6 +443,8 @@ interface Measured {
   offered?: readonly RetrievedTicket[];
   /** The stored assistant turn's seq. */
   answerSeq?: number;
+  /** What the vision step read (never logged or reported: it may show personal data). */
+  reading?: AttachmentReading;
 }
 
 const whole = (ms: number) => Math.max(0, Math.round(ms));

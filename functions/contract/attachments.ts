@@ -114,6 +114,9 @@ export const attachmentIdsSchema = z
   })
   .refine((ids) => new Set(ids).size === ids.length, 'attachmentIds must not repeat an id');
 
+/** The vision step's forced tool (its definition: `functions/attachments/read-attachments.ts`). */
+export const ATTACHMENT_READING_TOOL_NAME = 'read_screenshot';
+
 /**
  * What the vision step read from the inquiry's images (one forced tool call): stored on the user
  * turn (`turns[].attachmentReading`); `description` is also what the archive of closed inquiries

@@ -126,7 +126,7 @@ export const turnSchema = z.object({
   mailDraftMailOpens: z.number().int().min(0).optional(),
   /** User turns: the files sent with the message (ADR 0030); the bytes are `GET /api/attachments/{id}`. */
   attachments: z.array(attachmentRefSchema).max(MAX_ATTACHMENTS_PER_MESSAGE).optional(),
-  /** User turns with images: what the vision step read from them. */
+  /** Assistant turns answering a message with images: what the vision step read from them. */
   attachmentReading: attachmentReadingSchema.optional(),
 });
 export type Turn = z.infer<typeof turnSchema>;

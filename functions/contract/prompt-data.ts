@@ -29,6 +29,10 @@ export const PROMPT_ELEMENTS = {
   archiveAnswer: 'answer',
   /** What staff wrote: the whole of each earlier user message, the end of the last one. */
   inquiry: 'inquiry',
+  /** A text file attached to the inquiry (ADR 0030), its name an attribute. */
+  attachedFile: 'attached_file',
+  /** What the vision step read from the inquiry's screenshots (ADR 0030). */
+  screenshotReading: 'screenshot_reading',
 } as const;
 
 export const TICKET_ATTRIBUTES = {

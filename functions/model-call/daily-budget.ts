@@ -128,8 +128,25 @@ export function requestBound(request: Omit<ChatModelRequest, 'signal'>): number 
     REQUEST_OVERHEAD_TOKENS +
     request.messages.length * MESSAGE_OVERHEAD_TOKENS +
     tokensAtMost(promptTextOf(request)) +
+    request.messages.reduce(
+      (sum, message) =>
+        sum + (message.images ?? []).reduce((of, image) => of + imageTokens(image), 0),
+      0,
+    ) +
     request.maxTokens
   );
+}
+
+/** The long edge the model scales an image down to before reading it. */
+const MODEL_IMAGE_LONG_EDGE = 1568;
+
+/**
+ * The tokens one image costs the model: about width × height / 750 (Anthropic's rule of thumb),
+ * of the image as the model reads it — scaled down to a long edge of 1,568 pixels.
+ */
+export function imageTokens(image: { readonly width: number; readonly height: number }): number {
+  const scale = Math.min(1, MODEL_IMAGE_LONG_EDGE / Math.max(image.width, image.height));
+  return Math.ceil((image.width * scale * (image.height * scale)) / 750);
 }
 
 /**

@@ -24,6 +24,9 @@ export const LOCAL_DATA_SOURCE_ID = 'LOCALDS001';
 /** The document bucket of the local S3, as the deployed Knowledge Base has one (`KNOWLEDGE_BUCKET`). */
 export const LOCAL_KNOWLEDGE_BUCKET = 'local-knowledge-documents';
 
+/** The local S3's bucket of attachments' bytes (ADR 0030), beside the document bucket. */
+export const LOCAL_ATTACHMENTS_BUCKET = 'local-attachments';
+
 /** The bucket name in the `s3://` URIs of local retrieval results. */
 export const LOCAL_TICKET_BUCKET = 'local-tickets';
 

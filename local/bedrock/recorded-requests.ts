@@ -7,6 +7,8 @@ export interface ConverseWireRequest {
       /** Text a guardrail evaluates (`GuardrailConverseContentBlock`); the model reads it too. */
       readonly guardContent?: { readonly text?: { readonly text?: string } };
       readonly cachePoint?: CachePoint;
+      /** An image block: its bytes base64-encoded, as REST-JSON carries a blob. */
+      readonly image?: { readonly format?: string; readonly source?: { readonly bytes?: string } };
     }[];
   }[];
   readonly system?: readonly { readonly text?: string; readonly cachePoint?: CachePoint }[];

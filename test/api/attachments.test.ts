@@ -1,9 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentUploadResponseSchema } from '../../functions/contract/attachments.js';
+import { ANSWER_TOOL_NAME } from '../../functions/contract/answer.js';
+import {
+  ATTACHMENT_READING_TOOL_NAME,
+  attachmentUploadResponseSchema,
+} from '../../functions/contract/attachments.js';
 import { errorBodySchema } from '../../functions/contract/errors.js';
-import { encodePng } from '../../local/bedrock/offline-responder/png-pixels.js';
-import { callApi } from '../support/chat-client.js';
+import { decodePng, encodePng } from '../../local/bedrock/offline-responder/png-pixels.js';
+import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
 import { createInMemoryAttachmentStore } from '../support/in-memory-attachment-store.js';
 import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 
@@ -209,5 +214,127 @@ describe('GET /api/attachments/{id}', () => {
       { user: 'alice' },
     );
     expect(unknown.status).toBe(404);
+  });
+});
+
+/** The fixture screenshot at half size (2 × 2 box average), as a browser's downscale changes it. */
+function halfSize(png: Buffer): Buffer {
+  const pixels = decodePng(png);
+  if (!pixels) throw new Error('not a PNG');
+  const width = Math.floor(pixels.width / 2);
+  const height = Math.floor(pixels.height / 2);
+  const rgba = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      for (let channel = 0; channel < 4; channel += 1) {
+        let sum = 0;
+        for (const [dx, dy] of [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ] as const) {
+          sum += pixels.rgba[((y * 2 + dy) * pixels.width + x * 2 + dx) * 4 + channel] ?? 0;
+        }
+        rgba[(y * width + x) * 4 + channel] = Math.round(sum / 4);
+      }
+    }
+  }
+  return encodePng({ width, height, rgba });
+}
+
+const outlookScreenshot = readFileSync(
+  new URL(
+    '../../local/bedrock/offline-responder/screenshots/outlook-552-message-size.png',
+    import.meta.url,
+  ),
+);
+
+describe('POST /api/chat with attachments', () => {
+  it('reads an image-only inquiry, retrieves with what it read and cites the matching ticket', async () => {
+    const uploaded = attachmentUploadResponseSchema.parse(
+      (await upload(halfSize(outlookScreenshot), 'image/png', 'carol')).json,
+    );
+    const requestsBefore = stack.bedrock.converseRequests.length;
+    const response = await postChat(
+      stack.api,
+      { attachmentIds: [uploaded.attachmentId] },
+      { user: 'carol' },
+    );
+    expect(response.status, response.text).toBe(200);
+    const steps = eventsNamed(response, 'progress').map((data) => data.step);
+    expect(steps).toEqual([
+      'analyzing',
+      'reading_attachment',
+      'retrieving',
+      'fetching',
+      'generating',
+    ]);
+    const query = eventsNamed(response, 'kb_query')[0]?.query as string;
+    expect(query).toContain('552 5.3.4');
+    const result = eventsNamed(response, 'result')[0] as unknown as {
+      results?: { issue_id: string }[];
+      conversationId: string;
+    };
+    expect(result.results?.map((card) => card.issue_id)).toContain('1026');
+
+    // Both model calls carried the image as a well-formed ConverseStream image block.
+    const calls = stack.bedrock.converseRequests.slice(requestsBefore);
+    expect(calls.map((call) => call.body.toolConfig?.toolChoice?.tool?.name)).toEqual([
+      ATTACHMENT_READING_TOOL_NAME,
+      ANSWER_TOOL_NAME,
+    ]);
+    for (const call of calls) {
+      const image = call.body.messages?.at(-1)?.content?.[0]?.image;
+      expect(image?.format).toBe('png');
+      expect(Buffer.from(image?.source?.bytes ?? '', 'base64').subarray(0, 8)).toEqual(
+        outlookScreenshot.subarray(0, 8),
+      );
+    }
+
+    const detail = await fetchConversation(stack.api, result.conversationId, 'carol');
+    expect(detail.turns[0]?.attachments).toEqual([
+      expect.objectContaining({ id: uploaded.attachmentId, type: 'image/png', width: 360 }),
+    ]);
+    expect(detail.turns[1]?.attachmentReading?.visibleErrorText).toContain('552 5.3.4');
+    expect(detail.title).toContain('Outlook');
+
+    // A later inquiry's archive holds the description, never the image.
+    const later = await postChat(
+      stack.api,
+      { conversationId: result.conversationId, message: 'VPN がつながりません', inquiry: 'new' },
+      { user: 'carol' },
+    );
+    expect(later.status).toBe(200);
+    const archived = stack.bedrock.converseRequests.at(-1)?.body;
+    const texts = JSON.stringify(archived?.messages);
+    expect(texts).toContain('[screenshot: Outlook');
+    expect(
+      archived?.messages?.some((message) => message.content?.some((block) => block.image)),
+    ).toBe(false);
+  });
+
+  it('refuses another user’s attachment id with 404 before the first byte', async () => {
+    const uploaded = attachmentUploadResponseSchema.parse(
+      (await upload(solid(3, 3), 'image/png', 'alice')).json,
+    );
+    const response = await postChat(
+      stack.api,
+      { message: 'これが出ます', attachmentIds: [uploaded.attachmentId] },
+      { user: 'mallory' },
+    );
+    expect(response.status).toBe(404);
+    expect(errorBodySchema.parse(response.json).error.code).toBe('attachment_not_found');
+  });
+
+  it('refuses more than five attachments (400 too_many_attachments)', async () => {
+    const ids = Array.from({ length: 6 }, (_, index) => `01JAAAAAAAAAAAAAAAAAAAAAA${index}`);
+    const response = await postChat(
+      stack.api,
+      { message: 'これが出ます', attachmentIds: ids },
+      { user: 'alice' },
+    );
+    expect(response.status).toBe(400);
+    expect(errorBodySchema.parse(response.json).error.code).toBe('too_many_attachments');
   });
 });

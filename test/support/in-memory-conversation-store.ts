@@ -132,6 +132,9 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         status: 'complete',
         ...(input.clientMessageId !== undefined ? { clientMessageId: input.clientMessageId } : {}),
         ...(placement.supersedes !== undefined ? { supersedes: placement.supersedes } : {}),
+        ...(input.attachments?.length
+          ? { attachments: structuredClone([...input.attachments]) }
+          : {}),
       });
       if (input.clientMessageId !== undefined && input.generation) {
         claims.set(claimKeyOf(owner, input.clientMessageId), {
@@ -168,6 +171,9 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         ...(input.result !== undefined ? { result: structuredClone(input.result) } : {}),
         ...(input.modelId ? { modelId: input.modelId } : {}),
         ...(input.usage ? { usage: structuredClone(input.usage) } : {}),
+        ...(input.attachmentReading
+          ? { attachmentReading: structuredClone(input.attachmentReading) }
+          : {}),
       });
       const { answering } = stored.summary;
       const answered =

@@ -58,6 +58,10 @@ export function createBedrockChatModel(options: BedrockChatModelOptions): ChatMo
         messages: request.messages.map((message, index) => ({
           role: message.role,
           content: [
+            // Images first, then the text that refers to them (Anthropic's guidance for vision).
+            ...(message.images ?? []).map((image) => ({
+              image: { format: image.format, source: { bytes: image.bytes } },
+            })),
             guardrail && index === request.messages.length - 1
               ? { guardContent: { text: { text: message.text } } }
               : { text: message.text },

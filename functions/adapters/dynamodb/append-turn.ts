@@ -101,6 +101,8 @@ export async function appendUserTurn(
           status: 'complete',
           ...(clientMessageId !== undefined ? { clientMessageId } : {}),
           ...('supersedes' in placement ? { supersedes: placement.supersedes } : {}),
+          // References only (id, type, size, pixels, name): the bytes are in the attachment store.
+          ...(input.attachments?.length ? { attachments: [...input.attachments] } : {}),
         },
         // The message is the reply the open inquiry awaited (or starts a new one): none stays open.
         inquiryAfter: { latestInquiryId: placement.inquiryId },
@@ -218,6 +220,7 @@ export async function appendAssistantTurn(
           status: input.status,
           ...(input.modelId ? { modelId: input.modelId } : {}),
           ...(input.usage ? { usage: input.usage } : {}),
+          ...(input.attachmentReading ? { attachmentReading: input.attachmentReading } : {}),
         },
         inquiryAfter: {
           openInquiryId: openInquiryAfterAssistantTurn(

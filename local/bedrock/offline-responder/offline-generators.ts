@@ -1,4 +1,5 @@
 import { ANSWER_TOOL_NAME } from '../../../functions/contract/answer.js';
+import { ATTACHMENT_READING_TOOL_NAME } from '../../../functions/contract/attachments.js';
 import { HANDOFF_TOOL_NAME } from '../../../functions/contract/handoff.js';
 import { DRAFT_TOOL_NAME } from '../../../functions/contract/knowledge.js';
 import { MAIL_DRAFT_TOOL_NAME } from '../../../functions/contract/mail-draft.js';
@@ -6,6 +7,7 @@ import { buildOfflineAnswer } from './offline-answers.js';
 import { buildOfflineHandoffSummary, readHandoffTranscript } from './offline-handoff-summary.js';
 import { buildOfflineMailDraft, readRefineRequest } from './offline-mail-draft.js';
 import { answerLanguageOr, lastUserText, type OfflineRequest } from './offline-request.js';
+import { readScreenshotsOffline } from './offline-screenshot-reading.js';
 import { buildOfflineTicketDraft, readDraftTranscript } from './offline-ticket-draft.js';
 import { readOfflinePrompt } from './read-offline-prompt.js';
 import type { SeededRandom } from './seeded-random.js';
@@ -28,6 +30,8 @@ export const OFFLINE_GENERATORS: ReadonlyMap<string, OfflineGenerator> = new Map
   string,
   OfflineGenerator
 >([
+  // The vision step before retrieval: a fixture screenshot's known reading, else its size.
+  [ATTACHMENT_READING_TOOL_NAME, (request) => ({ ...readScreenshotsOffline(request) })],
   // Chat: a clarification or results citing only the request's tickets.
   [
     ANSWER_TOOL_NAME,

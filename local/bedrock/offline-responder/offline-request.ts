@@ -32,6 +32,13 @@ export interface OfflineMessage {
   readonly role: 'user' | 'assistant';
   /** The message's whole text. */
   readonly text: string;
+  /** The message's images (ConverseStream `image` blocks), decoded from base64. */
+  readonly images?: readonly OfflineImage[];
+}
+
+export interface OfflineImage {
+  readonly format: string;
+  readonly bytes: Buffer;
 }
 
 /** The request cannot be answered offline (e.g. no tool to call); sent as a ValidationException. */
@@ -53,12 +60,23 @@ export function readOfflineRequest(body: ConverseWireRequest): OfflineRequest {
       'The offline responder answers through a tool: send toolConfig with the forced tool.',
     );
   }
-  const messages = (body.messages ?? []).map(
-    (message): OfflineMessage => ({
+  const messages = (body.messages ?? []).map((message): OfflineMessage => {
+    const images = (message.content ?? []).flatMap((block) =>
+      block.image?.source?.bytes !== undefined
+        ? [
+            {
+              format: block.image.format ?? '',
+              bytes: Buffer.from(block.image.source.bytes, 'base64'),
+            },
+          ]
+        : [],
+    );
+    return {
       role: message.role === 'assistant' ? 'assistant' : 'user',
       text: messageText(message),
-    }),
-  );
+      ...(images.length > 0 ? { images } : {}),
+    };
+  });
   const lastUser = messages.findLast((message) => message.role === 'user');
   if (lastUser === undefined) throw new OfflineRequestError('There is no user message to answer.');
   const answerLanguage = answerLanguageIn(promptElementsOf(lastUser.text));

@@ -96,8 +96,13 @@ export function readPromptMessage(text: string): PromptMessage {
   const knowledgeBase = named(PROMPT_ELEMENTS.knowledgeBase);
   const archive = named(PROMPT_ELEMENTS.archive);
   return {
+    // What was read from a screenshot is what a model sees in the image: part of the inquiry.
     inquiry: elements
-      .filter((element) => element.name === PROMPT_ELEMENTS.inquiry)
+      .filter(
+        (element) =>
+          element.name === PROMPT_ELEMENTS.inquiry ||
+          element.name === PROMPT_ELEMENTS.screenshotReading,
+      )
       .map(textOf)
       .join('\n\n'),
     ...(knowledgeBase ? { tickets: knowledgeBase.children.filter(isElement).map(readTicket) } : {}),

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AttachmentReading } from '../../../../functions/contract/attachments.js';
+import { decodePng, differenceHash, hashDistance } from '../png-pixels.js';
+import type { ErrorDialog } from './draw-error-dialog.js';
+
+/**
+ * The screenshots the offline responder "reads" (ADR 0030): each a committed fixture PNG, drawn
+ * by `generate-screenshots.ts`, with what a vision model would report of it. An image is matched
+ * by its pixels — a difference hash within {@link MAX_HASH_DISTANCE} bits — so the browser's
+ * downscale and re-encode still match, and metadata never matters.
+ */
+export interface ScreenshotFixture {
+  /** The PNG beside this file. */
+  readonly file: string;
+  readonly dialog: ErrorDialog;
+  readonly reading: AttachmentReading;
+}
+
+export const SCREENSHOT_FIXTURES: readonly ScreenshotFixture[] = [
+  {
+    // Ticket 1026 of the sample Knowledge Base: a mail refused for its size.
+    file: 'outlook-552-message-size.png',
+    dialog: {
+      width: 720,
+      height: 220,
+      title: 'Microsoft Outlook',
+      lines: [
+        'Delivery has failed:',
+        '552 5.3.4 Message size exceeds',
+        'fixed maximum message size',
+      ],
+    },
+    reading: {
+      visibleErrorText: '552 5.3.4 Message size exceeds fixed maximum message size',
+      application: 'Microsoft Outlook',
+      errorCodes: ['552 5.3.4'],
+      description:
+        'Outlook のエラーダイアログ: 552 5.3.4 Message size exceeds fixed maximum message size（メールのサイズ上限超過で送信できない）',
+    },
+  },
+];
+
+/** Bits two hashes of the same screenshot may differ by after a downscale and re-encode. */
+export const MAX_HASH_DISTANCE = 10;
+
+let hashed: readonly { hash: string; reading: AttachmentReading }[] | undefined;
+
+/** The fixture whose pixels `png` shows, if any (a PNG the responder can decode). */
+export function recognizeScreenshot(png: Uint8Array): AttachmentReading | undefined {
+  const pixels = decodePng(png);
+  if (pixels === undefined) return undefined;
+  hashed ??= SCREENSHOT_FIXTURES.map((fixture) => {
+    const fixturePixels = decodePng(readFileSync(join(import.meta.dirname, fixture.file)));
+    if (!fixturePixels) throw new Error(`${fixture.file} is not a PNG the responder decodes`);
+    return { hash: differenceHash(fixturePixels), reading: fixture.reading };
+  });
+  const hash = differenceHash(pixels);
+  const nearest = hashed
+    .map((fixture) => ({ ...fixture, distance: hashDistance(hash, fixture.hash) }))
+    .sort((a, b) => a.distance - b.distance)[0];
+  return nearest && nearest.distance <= MAX_HASH_DISTANCE ? nearest.reading : undefined;
+}
