@@ -1,17 +1,20 @@
 /// <reference lib="dom" />
 // Callbacks passed to page.evaluate/waitForFunction run in the browser.
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DOWNSCALE_LONG_EDGE_PIXELS } from '../../functions/contract/attachments.js';
 import { readImageSize } from '../../web/src/attachments/read-image-size.js';
 import { registerBrowserHarness, SCREENSHOTS } from './support/browser-harness.js';
-import { WAIT_MS } from './support/chat-actions.js';
+import { ask, WAIT_MS, waitForAnswer } from './support/chat-actions.js';
 import { expectAccessible } from './support/expect-accessible.js';
 
-// The local stack names no attachments bucket yet: the local S3's one bucket holds them here.
-const { open, baseUrl } = registerBrowserHarness({
-  functionEnvironment: { ATTACHMENTS_BUCKET: 'local-knowledge-documents' },
-});
+const { open, baseUrl } = registerBrowserHarness();
+
+/** The offline responder's fixture screenshot of an Outlook error dialog, and the ticket it matches. */
+const OUTLOOK_SCREENSHOT =
+  'local/bedrock/offline-responder/screenshots/outlook-552-message-size.png';
+const OUTLOOK_TICKET = '#1026';
 
 /** Where a camera writes its position: must leave the browser nowhere. */
 const GPS_MARKER = 'GPS 35.681236N 139.767125E';
@@ -61,6 +64,23 @@ async function pasteGeneratedImage(
   }, image);
 }
 
+/** Pastes a file's bytes into the composer, as a screenshot tool puts an image on the clipboard. */
+async function pasteFile(page: Page, file: { name: string; type: string; bytes: Buffer }) {
+  await page.evaluate(
+    ({ name, type, base64 }) => {
+      const bytes = Uint8Array.from(atob(base64), (character) => character.charCodeAt(0));
+      const clipboardData = new DataTransfer();
+      clipboardData.items.add(new File([bytes], name, { type }));
+      document
+        .querySelector('textarea.composer__input')
+        ?.dispatchEvent(
+          new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }),
+        );
+    },
+    { name: file.name, type: file.type, base64: file.bytes.toString('base64') },
+  );
+}
+
 /** The body of the next upload the page sends, and what the server answered. */
 async function nextUpload(page: Page) {
   const response = await page.waitForResponse(
@@ -89,7 +109,9 @@ async function storedBytes(devUser: string, id: string): Promise<Uint8Array> {
 const contains = (bytes: Uint8Array, text: string) =>
   Buffer.from(bytes).includes(Buffer.from(text, 'latin1'));
 
-const tray = (page: Page) => page.getByRole('list', { name: '添付ファイル' }).first();
+/** The composer's list of files being attached (a sent question has a list of the same name). */
+const tray = (page: Page) =>
+  page.locator('form.composer').getByRole('list', { name: '添付ファイル' });
 
 describe('attachments in the composer', () => {
   it('downscales a pasted 12 MP photo and drops its EXIF before it is uploaded', async () => {
@@ -146,6 +168,71 @@ describe('attachments in the composer', () => {
       { timeout: WAIT_MS },
     );
     await expect(tray(page).textContent()).resolves.toContain('errors.csv');
+  });
+
+  it('answers a pasted error screenshot sent with 「これが出ます」 from the ticket matching its text, and shows it larger', async () => {
+    const user = 'browser-attach-screenshot';
+    const { page, chatBodies } = await open(user);
+    const upload = nextUpload(page);
+    await pasteFile(page, {
+      name: 'image.png',
+      type: 'image/png',
+      bytes: readFileSync(OUTLOOK_SCREENSHOT),
+    });
+    const { body } = await upload;
+    await page.waitForFunction(
+      () => document.querySelector('.attachment-draft')?.getAttribute('data-status') === 'ready',
+      undefined,
+      { timeout: WAIT_MS },
+    );
+    // Every step the answer shows, as it shows them: reading the image is one of them.
+    await page.evaluate(() => {
+      const steps = new Set<string>();
+      (window as unknown as { __steps: Set<string> }).__steps = steps;
+      new MutationObserver(() => {
+        for (const step of document.querySelectorAll('.progress-step'))
+          steps.add(`${step.getAttribute('data-step')}:${step.textContent}`);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await ask(page, 'これが出ます');
+    expect(await waitForAnswer(page, 1)).toBe('complete');
+    expect(chatBodies[0]).toMatchObject({
+      message: 'これが出ます',
+      attachmentIds: [body.attachmentId],
+    });
+    const steps = await page.evaluate(() => [
+      ...(window as unknown as { __steps: Set<string> }).__steps,
+    ]);
+    expect(steps).toContain('reading_attachment:添付画像を読み取り');
+    // The answer cites the ticket whose error text the screenshot shows.
+    await expect(
+      page.locator('.bubble--assistant .ticket-card').first().textContent(),
+    ).resolves.toContain(OUTLOOK_TICKET);
+    await expect(tray(page).count()).resolves.toBe(0);
+
+    // The sent question shows the screenshot; it opens larger in a dialog that Esc closes.
+    const thumbnail = page
+      .locator('.bubble--user')
+      .getByRole('button', { name: 'image.png を開く' });
+    await expect(thumbnail.locator('img').getAttribute('src')).resolves.toMatch(/^blob:/);
+    await thumbnail.click();
+    const viewer = page.getByRole('dialog', { name: 'image.png' });
+    await viewer.waitFor({ timeout: WAIT_MS });
+    await expect(viewer.locator('img').getAttribute('src')).resolves.toMatch(/^blob:/);
+    await page.screenshot({ path: `${SCREENSHOTS}/attachment-viewer.png` });
+    await expectAccessible(page, 'a sent screenshot opened larger');
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached', timeout: WAIT_MS });
+    await expect(thumbnail.evaluate((element) => element === document.activeElement)).resolves.toBe(
+      true,
+    );
+
+    // After a reload the question fetches its screenshot again, with the token.
+    await page.reload();
+    const reloaded = page
+      .locator('.bubble--user')
+      .getByRole('button', { name: 'image.png を開く' });
+    await expect(reloaded.locator('img').getAttribute('src')).resolves.toMatch(/^blob:/);
   });
 
   it('names each refused file and why, at 360 px, and keeps the send waiting', async () => {
