@@ -278,6 +278,11 @@ describe('attachments in the composer', () => {
     await expect(
       page.getByRole('button', { name: '送信', exact: true }).isDisabled(),
     ).resolves.toBe(false);
+    // The file alone can be the inquiry.
+    await page.getByRole('textbox', { name: '問い合わせ内容' }).fill('');
+    await expect(
+      page.getByRole('button', { name: '送信', exact: true }).isDisabled(),
+    ).resolves.toBe(false);
 
     // Five files at most: of six more, the first four fit beside error.log.
     await picker.setInputFiles(
