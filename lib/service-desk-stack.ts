@@ -13,6 +13,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
 import type { ScrubSettings } from '../functions/knowledge/personal-data-scrub.js';
+import { DEFAULT_ATTACHMENTS_KEY_PREFIX } from '../functions/settings/function-settings.js';
 import {
   linkDomainsOf,
   MODEL_INVOCATION_LOGGING_OPT_IN,
@@ -24,6 +25,7 @@ import {
   type KnowledgeCaptureTarget,
   type ModelGuardrailTarget,
 } from './constructs/api-function.js';
+import { AttachmentBucket } from './constructs/attachment-bucket.js';
 import { Auth, knowledgeEditorGroupName, serviceDeskLeadGroupName } from './constructs/auth.js';
 import { ConversationTables } from './constructs/conversation-tables.js';
 import { CustomerManagedKey } from './constructs/customer-managed-key.js';
@@ -176,6 +178,12 @@ export class ServiceDeskStack extends Stack {
     });
 
     const guardrail = modelGuardrailOf(this, config);
+    const attachments = new AttachmentBucket(this, 'Attachments', {
+      retentionDays: config.retentionDays,
+      keyPrefix: DEFAULT_ATTACHMENTS_KEY_PREFIX,
+      removalPolicy,
+      accessLogs,
+    });
     const api = new ApiFunction(this, 'Api', {
       entry: paths.apiEntry,
       settings: {
@@ -225,6 +233,7 @@ export class ServiceDeskStack extends Stack {
       userPoolClientId: `${auth.userPoolClientId},${auth.acceptanceTestClientId}`,
       rerankingModelId: config.rerankingModelId || undefined,
       guardrail,
+      attachments,
       reservedConcurrency: config.apiReservedConcurrency,
       logRetention,
       logRemovalPolicy: removalPolicy,

@@ -139,6 +139,17 @@ export function inquiryTranscript(turns: readonly Turn[], inquiryId: string): In
       sections.push(promptElement(TRANSCRIPT_ELEMENTS.staff, {}, [turn.text]));
       continue;
     }
+    if (turn.attachmentReading) {
+      // A screenshot enters a draft as what was read from it, never as the image (ADR 0030);
+      // the draft is scrubbed like the rest.
+      const { visibleErrorText, description } = turn.attachmentReading;
+      const seen = [visibleErrorText, description].filter((part) => part.trim() !== '').join('\n');
+      if (seen) {
+        staffTexts.push(seen);
+        allTexts.push(seen);
+        sections.push(promptElement(TRANSCRIPT_ELEMENTS.staff, {}, [`[screenshot] ${seen}`]));
+      }
+    }
     if (turn.status !== 'complete') continue;
     const result = turn.result;
     const lines = [

@@ -24,6 +24,9 @@ import {
   textWithDefault,
 } from './setting.js';
 
+/** Where the stack's attachment bucket keeps attachments (its lifecycle rule's prefix too). */
+export const DEFAULT_ATTACHMENTS_KEY_PREFIX = 'attachments/';
+
 const optionalUrl = (variable: string) => optionalText(variable, z.string().url());
 
 /** Prices per million tokens (`functions/observability/model-prices.ts`); `modelPrices` in cdk.json too. */
@@ -300,7 +303,7 @@ export const functionSettings = {
     /** Folder of the attachments in the bucket; the bucket's lifecycle rule expires it. */
     keyPrefix: textWithDefault(
       'ATTACHMENTS_KEY_PREFIX',
-      'attachments/',
+      DEFAULT_ATTACHMENTS_KEY_PREFIX,
       z
         .string()
         .regex(

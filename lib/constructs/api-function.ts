@@ -27,6 +27,7 @@ import { searchTypeOf } from '../config.js';
 import { publishedTicketsKeyPrefix } from '../deployed-stack-names.js';
 import { resourceAsNagRendersIt } from '../nag-acknowledgements.js';
 import { createAppFunction, nodeFunctionBundling } from './app-function.js';
+import type { AttachmentBucket } from './attachment-bucket.js';
 import type { KnowledgeBaseReference } from './knowledge-base.js';
 
 /** The Bedrock Guardrail every model call goes through (ADR 0013). */
@@ -128,6 +129,8 @@ export interface ApiFunctionProps {
   readonly logRetention?: logs.RetentionDays;
   /** @default RemovalPolicy.RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /** Where attachments' bytes go (ADR 0030); the function may put, get and delete there. */
+  readonly attachments?: AttachmentBucket;
 }
 
 /**
@@ -160,6 +163,10 @@ export class ApiFunction extends Construct {
           turnsTable: props.turnsTable.tableName,
         },
         insights: { table: props.insightsTable.tableName },
+        attachments: props.attachments && {
+          bucket: props.attachments.bucket.bucketName,
+          keyPrefix: props.attachments.keyPrefix,
+        },
         knowledgeBase: {
           id: props.knowledgeBase.knowledgeBaseId,
           vectorStore,
@@ -260,6 +267,7 @@ export class ApiFunction extends Construct {
       }
     }
     if (capture) this.allowPublishing(capture, props.knowledgeBase);
+    props.attachments?.grantReadWrite(this.role);
     for (const statement of modelInvokeStatements(this, modelId, [
       'bedrock:InvokeModelWithResponseStream',
     ])) {
