@@ -127,6 +127,7 @@ describe('ServiceDeskStack (default config): API function', () => {
       // Each setting the stack leaves to the function's default (or that only the local stack
       // sets), so a new setting is a decision here, not a silent gap.
       expect(functionVariables.filter((name) => !written.includes(name)).sort()).toEqual([
+        'ATTACHMENT_READING_MAX_TOKENS', // the function's default
         'AWS_REGION', // the Lambda runtime sets it
         'BEDROCK_AGENT_ENDPOINT',
         'BEDROCK_AGENT_RUNTIME_ENDPOINT',
@@ -191,7 +192,7 @@ describe('ServiceDeskStack (default config): API function', () => {
       );
     });
 
-    it('may touch only the three tables, the Conversations index, the KB, published tickets, uploaded categories and the model', () => {
+    it('may touch only the three tables, the Conversations index, the KB, published tickets, uploaded categories, attachments and the model', () => {
       const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
         id.startsWith('ApiRoleDefaultPolicy'),
       ) as [string, CfnJson];
@@ -272,6 +273,12 @@ describe('ServiceDeskStack (default config): API function', () => {
           // The insights page's ticket catalog: the data source's document listing (#28).
           actions: ['bedrock:ListKnowledgeBaseDocuments'],
           resources: ['<KnowledgeBase.KnowledgeBaseArn>'],
+          condition: undefined,
+        },
+        {
+          // Attachments (ADR 0030): their own bucket's folder, no listing.
+          actions: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+          resources: ['<Attachments.Arn>/attachments/*'],
           condition: undefined,
         },
         {

@@ -29,9 +29,11 @@ describe('ServiceDeskStack, provisioning its own Knowledge Base (default config)
         // Region wildcard for cross-Region inference, conditioned on the inference profile;
         // Marketplace subscriptions (no ARN), conditioned on aws:CalledViaLast = Bedrock;
         // knowledge capture writes published tickets (numbered at publish time) and reads the
-        // category file of each import source uploaded after the deploy.
+        // category file of each import source uploaded after the deploy; attachments are named
+        // by ids made at upload (ADR 0030).
         ApiRoleDefaultPolicy: [
           '*',
+          '<Attachments.Arn>/attachments/*',
           '<KnowledgeBaseDocuments.Arn>/ticket-categories/*',
           '<KnowledgeBaseDocuments.Arn>/tickets/published/*',
           'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
