@@ -23,7 +23,8 @@ export function contentSecurityPolicy(options: SecurityHeaderOptions): string {
     "script-src 'self'",
     // React and the markdown renderer set style attributes.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    // blob: the attachments the page fetched with the caller's token (an <img> cannot send it).
+    "img-src 'self' data: blob:",
     "font-src 'self'",
     ['connect-src', "'self'", ...options.connectSources].join(' '),
     ['form-action', "'self'", ...options.formActions].join(' '),

@@ -1,6 +1,11 @@
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'vite';
+import {
+  RUNS as DOWNSCALE_RUNS,
+  describeDownscale,
+  measureDownscale,
+} from './measure-downscale.js';
 import { measureFirstLoad } from './measure-first-load.js';
 import { measureStreaming } from './measure-streaming.js';
 import { median, summarizeStreamRun } from './summarize-stream-run.js';
@@ -21,8 +26,9 @@ function row(metric: string, value: string, target: string, ok?: boolean): strin
 }
 
 /**
- * Web app benchmark: first-load bytes, and the main-thread cost per streamed token early vs late
- * in a 20 KB answer at 100 tokens/s. Prints figures beside targets; never fails the build.
+ * Web app benchmark: first-load bytes, the main-thread cost per streamed token early vs late
+ * in a 20 KB answer at 100 tokens/s, and the composer's downscale of a 12 MP photo. Prints
+ * figures beside targets; never fails the build.
  */
 export async function main(): Promise<void> {
   // Production React in both builds, whatever the caller's NODE_ENV (vitest sets `test`).
@@ -91,6 +97,9 @@ export async function main(): Promise<void> {
       ),
     );
     console.log(row('long tasks > 50 ms per answer', String(longTasks), '0', longTasks === 0));
+
+    console.log(`\nAttachment downscale in the composer, ${DOWNSCALE_RUNS} runs each (Chromium):`);
+    for (const line of describeDownscale(await measureDownscale(DOWNSCALE_RUNS))) console.log(line);
     // Long tasks mostly come from CPU contention on shared machines; show how busy this one was.
     console.log(
       `\n  load average: ${loadavg()

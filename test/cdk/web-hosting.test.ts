@@ -141,6 +141,8 @@ describe('ServiceDeskStack (default config): web hosting', () => {
       const csp = renderArn(security.ContentSecurityPolicy.ContentSecurityPolicy);
       expect(csp).toContain("default-src 'self'");
       expect(csp).toContain("frame-ancestors 'none'");
+      // Attachments are fetched with the token and shown as blob: URLs; nothing else is allowed.
+      expect(csp).toContain("img-src 'self' data: blob:;");
       expect(csp).toMatch(
         /connect-src 'self' https:\/\/cognito-idp\.us-east-1\.amazonaws\.com https:\/\/servicedeskassistant-.*\.auth\.us-east-1\.amazoncognito\.com;/,
       );

@@ -31,6 +31,17 @@ describe('conversationReducer', () => {
     expect(view.activeRequestId).toBe('r1');
   });
 
+  it('shows the files sent with a question and keeps them for a retry', () => {
+    const attachments = [
+      { id: 'A1', type: 'image/png' as const, size: 1000, width: 800, height: 600 },
+    ];
+    const view = run([{ ...send('r1', ''), attachments }]);
+    expect(view.bubbles[0]).toMatchObject({ kind: 'user', text: '', attachments });
+    expect(assistantOf(view).request).toMatchObject({ message: '', attachments });
+    // Without files the bubble carries none.
+    expect(run([send()]).bubbles[0]).not.toHaveProperty('attachments');
+  });
+
   it('records progress, the search query and the retrieved tickets', () => {
     const view = run([
       send(),

@@ -39,6 +39,26 @@ describe('rebuildFromTurns', () => {
     ],
   };
 
+  it('rebuilds the files of a stored question, and sends them again on a retry', () => {
+    const attachments = [
+      { id: 'A1', type: 'image/png' as const, size: 1000, width: 800, height: 600 },
+      { id: 'A2', type: 'text/plain' as const, size: 120, name: 'error.log' },
+    ];
+    const view = rebuildFromTurns({
+      conversationId: 'C2',
+      title: 'これが出ます',
+      version: 2,
+      turns: [
+        turn(1, { text: 'これが出ます', clientMessageId: 'cm-1', attachments }),
+        turn(2, { role: 'assistant', kind: 'answer', text: '', status: 'failed' }),
+      ],
+    });
+    expect(view.bubbles[0]).toMatchObject({ kind: 'user', attachments });
+    expect(view.bubbles[1]).toMatchObject({
+      request: { message: 'これが出ます', clientMessageId: 'cm-1', attachments },
+    });
+  });
+
   it('rebuilds the same bubbles the live stream showed', () => {
     const view = rebuildFromTurns(detail);
     expect(view).toMatchObject({ conversationId: 'C1', title: 'ログイン', version: 7 });

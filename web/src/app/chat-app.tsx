@@ -1,10 +1,12 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { createApiFetch } from '../api/create-api-fetch.js';
+import { createAttachmentApi } from '../api/create-attachment-api.js';
 import { createConversationApi } from '../api/create-conversation-api.js';
 import { createHandoffApi } from '../api/create-handoff-api.js';
 import type { KnowledgeApi } from '../api/create-knowledge-api.js';
 import { createKnowledgeApi } from '../api/create-knowledge-api.js';
 import { createMailDraftApi } from '../api/create-mail-draft-api.js';
+import { AttachmentsContext, createAttachmentBlobs } from '../attachments/attachment-blobs.js';
 import type { AuthSession } from '../auth/auth-session.js';
 import { AppHeader } from '../components/app-header.js';
 import { ConversationPane } from '../components/conversation-pane.js';
@@ -47,6 +49,10 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
     () => ({ api: mailDraftApi, conversationId, title }),
     [mailDraftApi, conversationId, title],
   );
+  const attachments = useMemo(() => {
+    const attachmentApi = createAttachmentApi(apiBase, apiFetch);
+    return { api: attachmentApi, blobs: createAttachmentBlobs(attachmentApi) };
+  }, [apiBase, apiFetch]);
   const canViewInsights = useCanViewInsights(knowledgeApi);
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
@@ -86,7 +92,9 @@ export function ChatApp({ apiBase, session, identity, onLocaleChange }: ChatAppP
         <KnowledgeCaptureContext.Provider value={knowledge}>
           <HandoffContext.Provider value={handoff}>
             <MailDraftContext.Provider value={mailDrafts}>
-              <ConversationPane chat={chat} />
+              <AttachmentsContext.Provider value={attachments}>
+                <ConversationPane chat={chat} />
+              </AttachmentsContext.Provider>
             </MailDraftContext.Provider>
           </HandoffContext.Provider>
         </KnowledgeCaptureContext.Provider>

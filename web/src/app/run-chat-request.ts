@@ -1,3 +1,4 @@
+import type { AttachmentRef } from '../../../functions/contract/attachments.js';
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import { ApiError } from '../api/api-error.js';
 import { readChatStream } from '../chat/read-chat-stream.js';
@@ -8,8 +9,11 @@ export interface ChatRequestInput {
   /** Store key of the conversation: its id, or a draft key for a new one. */
   readonly key: string;
   readonly conversationId?: string;
+  /** The question; empty when the attachments carry the inquiry (a screenshot alone). */
   readonly message: string;
   readonly clientMessageId: string;
+  /** Sent as `attachmentIds`; an edit sends the ones it keeps (`[]`: none). */
+  readonly attachments?: readonly AttachmentRef[];
   /** `new`: start a new inquiry even while a clarification awaits its reply. */
   readonly inquiry?: 'new';
   /** A regenerate or edit: the seq of the latest user turn, which this message replaces. */
@@ -51,6 +55,7 @@ export async function runChatRequest(
       message: input.message,
       clientMessageId: input.clientMessageId,
       ...(input.supersedes !== undefined ? { supersedes: input.supersedes } : {}),
+      ...(input.attachments !== undefined ? { attachments: input.attachments } : {}),
     },
   });
 
@@ -75,7 +80,10 @@ export async function runChatRequest(
       // Serialised by the reader; the API fetch hashes the exact bytes for the edge.
       body: {
         conversationId: input.conversationId,
-        message: input.message,
+        ...(input.message !== '' ? { message: input.message } : {}),
+        ...(input.attachments !== undefined
+          ? { attachmentIds: input.attachments.map((attachment) => attachment.id) }
+          : {}),
         clientMessageId: input.clientMessageId,
         ...(input.inquiry ? { inquiry: input.inquiry } : {}),
         ...(input.supersedes !== undefined ? { supersedes: input.supersedes } : {}),

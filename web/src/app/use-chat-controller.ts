@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import type { AttachmentRef } from '../../../functions/contract/attachments.js';
 import type { FeedbackRequest } from '../../../functions/contract/conversations.js';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { ApiError } from '../api/api-error.js';
@@ -24,13 +25,27 @@ export interface ChatController {
   /** Loads the open conversation again after a failed load (e.g. the store was unavailable). */
   retryLoad(): void;
   startNew(): void;
-  /** `inquiry: 'new'` starts a new inquiry even while a clarification awaits its reply. */
-  send(message: string, clientMessageId?: string, inquiry?: 'new'): void;
+  /**
+   * `inquiry: 'new'` starts a new inquiry even while a clarification awaits its reply;
+   * `attachments` are the uploaded files sent with the message (ADR 0030).
+   */
+  send(
+    message: string,
+    clientMessageId?: string,
+    inquiry?: 'new',
+    attachments?: readonly AttachmentRef[],
+  ): void;
   /**
    * Regenerate (the same text) or edit (new text) the latest question, the user turn `supersedes`;
-   * a retry passes the `clientMessageId` of the failed attempt.
+   * a retry passes the `clientMessageId` of the failed attempt. `attachments`: the files the new
+   * version keeps (left out, the server keeps the replaced turn's).
    */
-  supersede(message: string, supersedes: number, clientMessageId?: string): void;
+  supersede(
+    message: string,
+    supersedes: number,
+    clientMessageId?: string,
+    attachments?: readonly AttachmentRef[],
+  ): void;
   setNewInquiry(on: boolean): void;
   stop(): Promise<void>;
   /** Stores feedback on an answer of the open conversation; rejects with the API's error. */
@@ -145,6 +160,7 @@ export function useChatController(
       message: string,
       clientMessageId: string = crypto.randomUUID(),
       inquiry?: 'new',
+      attachments?: readonly AttachmentRef[],
       supersedes?: number,
     ) => {
       const key = activeKeyRef.current;
@@ -172,6 +188,7 @@ export function useChatController(
           clientMessageId,
           ...(inquiry ? { inquiry } : {}),
           ...(supersedes !== undefined ? { supersedes } : {}),
+          ...(attachments !== undefined ? { attachments } : {}),
           requestId,
         },
       );
@@ -181,8 +198,12 @@ export function useChatController(
   );
 
   const supersede = useCallback(
-    (message: string, supersedes: number, clientMessageId?: string) =>
-      send(message, clientMessageId, undefined, supersedes),
+    (
+      message: string,
+      supersedes: number,
+      clientMessageId?: string,
+      attachments?: readonly AttachmentRef[],
+    ) => send(message, clientMessageId, undefined, attachments, supersedes),
     [send],
   );
 

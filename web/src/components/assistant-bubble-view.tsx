@@ -1,4 +1,5 @@
 import { memo, useMemo } from 'react';
+import type { AttachmentRef } from '../../../functions/contract/attachments.js';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { isOfflineModelId } from '../../../local/bedrock/local-bedrock-defaults.js';
 import { useHandoffContext } from '../app/use-handoff-summary.js';
@@ -21,9 +22,19 @@ interface AssistantBubbleViewProps {
   readonly bubble: AssistantBubble;
   /** The last bubble of the conversation, with nothing streaming: it may be answered or retried. */
   readonly actionable: boolean;
-  readonly onSend: (message: string, clientMessageId?: string) => void;
+  /** A message (a clarification's option), or a retry with its id and files. */
+  readonly onSend: (
+    message: string,
+    clientMessageId?: string,
+    attachments?: readonly AttachmentRef[],
+  ) => void;
   /** Sends a regenerate or edit again (a retry of one that failed). */
-  readonly onSupersede: (message: string, supersedes: number, clientMessageId?: string) => void;
+  readonly onSupersede: (
+    message: string,
+    supersedes: number,
+    clientMessageId?: string,
+    attachments?: readonly AttachmentRef[],
+  ) => void;
   /** Present on the latest answer while nothing streams: ask for a new version of it. */
   readonly onRegenerate?: () => void;
   readonly onNewInquiry: () => void;
@@ -89,8 +100,13 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
     actionable && request && retryable
       ? () =>
           request.supersedes === undefined
-            ? onSend(request.message, request.clientMessageId)
-            : onSupersede(request.message, request.supersedes, request.clientMessageId)
+            ? onSend(request.message, request.clientMessageId, request.attachments)
+            : onSupersede(
+                request.message,
+                request.supersedes,
+                request.clientMessageId,
+                request.attachments,
+              )
       : undefined;
   return (
     <li className="bubble bubble--assistant" data-status={status} aria-busy={streaming}>

@@ -32,7 +32,9 @@ export function ConversationPane({ chat }: { chat: ChatController }) {
       <MessageList
         bubbles={chat.view.bubbles}
         streaming={streaming}
-        onSend={chat.send}
+        onSend={(message, clientMessageId, attachments) =>
+          chat.send(message, clientMessageId, undefined, attachments)
+        }
         onSupersede={chat.supersede}
         onNewInquiry={() => chat.setNewInquiry(true)}
         onFeedback={chat.giveFeedback}
@@ -42,7 +44,9 @@ export function ConversationPane({ chat }: { chat: ChatController }) {
         streaming={streaming}
         stopping={chat.stopping}
         newInquiry={chat.newInquiry}
-        onSend={(message) => chat.send(message, undefined, chat.newInquiry ? 'new' : undefined)}
+        onSend={(message, attachments) =>
+          chat.send(message, undefined, chat.newInquiry ? 'new' : undefined, attachments)
+        }
         onStop={() => void chat.stop()}
         onCancelNewInquiry={() => chat.setNewInquiry(false)}
       />

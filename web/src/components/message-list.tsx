@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef, useState } from 'react';
+import type { AttachmentRef } from '../../../functions/contract/attachments.js';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { Bubble } from '../state/bubble.js';
@@ -16,9 +17,19 @@ import { UserBubbleView } from './user-bubble-view.js';
 interface MessageListProps {
   readonly bubbles: readonly Bubble[];
   readonly streaming: boolean;
-  readonly onSend: (message: string, clientMessageId?: string) => void;
+  /** A message (a clarification's option), or a retry with its id and files. */
+  readonly onSend: (
+    message: string,
+    clientMessageId?: string,
+    attachments?: readonly AttachmentRef[],
+  ) => void;
   /** Regenerate or edit the latest question (the user turn `supersedes`). */
-  readonly onSupersede: (message: string, supersedes: number, clientMessageId?: string) => void;
+  readonly onSupersede: (
+    message: string,
+    supersedes: number,
+    clientMessageId?: string,
+    attachments?: readonly AttachmentRef[],
+  ) => void;
   readonly onNewInquiry: () => void;
   readonly onFeedback: (seq: number, feedback: Parameters<SendFeedback>[0]) => Promise<void>;
   /** Inquiries of this conversation published as knowledge tickets. */
@@ -74,14 +85,18 @@ export function MessageList({
     lastUser.seq !== undefined
       ? lastUser
       : undefined;
-  const supersede = (message: string) => {
+  // A regenerate keeps the question's files; an edit sends those it keeps.
+  const supersede = (
+    message: string,
+    attachments: readonly AttachmentRef[] | undefined = supersedable?.attachments,
+  ) => {
     if (!supersedable?.seq) return;
     if (lastPosition) {
       // The new version is the one to show.
       const { [lastPosition.chain]: _shown, ...others } = chosen;
       setChosen(others);
     }
-    onSupersede(message, supersedable.seq);
+    onSupersede(message, supersedable.seq, undefined, attachments);
   };
   const browse = (chain: string, index: number) => setChosen({ ...chosen, [chain]: index });
   return (

@@ -1,9 +1,11 @@
 import { memo, useState } from 'react';
+import type { AttachmentRef } from '../../../functions/contract/attachments.js';
 import { MAX_MESSAGE_LENGTH } from '../../../functions/contract/chat-request.js';
 import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { UserBubble } from '../state/bubble.js';
 import type { VersionPosition } from '../state/select-versions.js';
+import { AttachmentGallery } from './attachment-gallery.js';
 
 interface UserBubbleViewProps {
   readonly bubble: UserBubble;
@@ -11,8 +13,11 @@ interface UserBubbleViewProps {
   readonly position?: VersionPosition;
   /** Show another version of this question (‹ ›). */
   readonly onBrowse?: (chain: string, index: number) => void;
-  /** Present on the latest question while nothing streams: send an edited version of it. */
-  readonly onEdit?: (text: string) => void;
+  /**
+   * Present on the latest question while nothing streams: send an edited version of it, with
+   * the files it keeps.
+   */
+  readonly onEdit?: (text: string, attachments: readonly AttachmentRef[] | undefined) => void;
 }
 
 /**
@@ -27,10 +32,14 @@ export const UserBubbleView = memo(function UserBubbleView({
 }: UserBubbleViewProps) {
   const { t } = useI18n();
   const [draft, setDraft] = useState<string>();
+  // The files the edited version keeps: the question's, less those removed while editing.
+  const [kept, setKept] = useState(bubble.attachments);
   if (draft !== undefined && onEdit) {
-    // The API's own rules: visible text, well-formed, within the message limit.
+    // The API's own rules: visible text, well-formed, within the message limit — or no text
+    // at all when the question's files carry it.
     const sendable =
-      userTextProblem(draft) === undefined && draft.trim().length <= MAX_MESSAGE_LENGTH;
+      (userTextProblem(draft) === undefined && draft.trim().length <= MAX_MESSAGE_LENGTH) ||
+      (draft.trim() === '' && (kept?.length ?? 0) > 0);
     return (
       <li className="bubble bubble--user bubble--editing">
         <form
@@ -39,7 +48,7 @@ export const UserBubbleView = memo(function UserBubbleView({
             event.preventDefault();
             if (!sendable) return;
             setDraft(undefined);
-            onEdit(draft);
+            onEdit(draft, kept);
           }}
         >
           <textarea
@@ -49,11 +58,34 @@ export const UserBubbleView = memo(function UserBubbleView({
             rows={Math.min(8, Math.max(2, draft.split('\n').length))}
             onChange={(event) => setDraft(event.target.value)}
           />
+          {kept && kept.length > 0 && (
+            <ul className="attachment-tray" aria-label={t('attachments')}>
+              {kept.map((attachment, index) => {
+                const name = attachment.name ?? `${index + 1}`;
+                return (
+                  <li key={attachment.id} className="attachment-draft">
+                    <span className="attachment-draft__name">{name}</span>
+                    <button
+                      type="button"
+                      className="button button--ghost button--small attachment-draft__remove"
+                      aria-label={t('attachmentRemove', { name })}
+                      onClick={() => setKept(kept.filter((other) => other !== attachment))}
+                    >
+                      ×
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
           <div className="user-edit__actions">
             <button
               type="button"
               className="button button--small"
-              onClick={() => setDraft(undefined)}
+              onClick={() => {
+                setDraft(undefined);
+                setKept(bubble.attachments);
+              }}
             >
               {t('cancel')}
             </button>
@@ -72,7 +104,10 @@ export const UserBubbleView = memo(function UserBubbleView({
   return (
     <li className="bubble bubble--user">
       <span className="visually-hidden">{t('you')}: </span>
-      <p className="bubble__text">{bubble.text}</p>
+      {bubble.text !== '' && <p className="bubble__text">{bubble.text}</p>}
+      {bubble.attachments && bubble.attachments.length > 0 && (
+        <AttachmentGallery attachments={bubble.attachments} />
+      )}
       {(position || onEdit) && (
         <div className="bubble__tools">
           {position && (
@@ -104,7 +139,10 @@ export const UserBubbleView = memo(function UserBubbleView({
             <button
               type="button"
               className="button button--small"
-              onClick={() => setDraft(bubble.text)}
+              onClick={() => {
+                setDraft(bubble.text);
+                setKept(bubble.attachments);
+              }}
             >
               {t('edit')}
             </button>

@@ -1,4 +1,5 @@
 import type { DeliveredAnswer, TicketResult } from '../../../functions/contract/answer.js';
+import type { AttachmentRef } from '../../../functions/contract/attachments.js';
 import type { KbChunk, ProgressStep } from '../../../functions/contract/chat-events.js';
 import type { AnswerFeedback } from '../../../functions/contract/conversations.js';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
@@ -17,6 +18,8 @@ export interface UserBubble {
   readonly seq?: number;
   /** A regenerate or edit: the seq of the user turn this one replaces (ADR 0010). */
   readonly supersedes?: number;
+  /** The files sent with the question (ADR 0030). */
+  readonly attachments?: readonly AttachmentRef[];
 }
 
 /**
@@ -74,6 +77,8 @@ export interface ChatSend {
   readonly clientMessageId: string;
   /** A regenerate or edit of the user turn with this seq. */
   readonly supersedes?: number;
+  /** The files sent with it, sent again as `attachmentIds`. */
+  readonly attachments?: readonly AttachmentRef[];
 }
 
 /** Everything the conversation view shows, independent of React. */

@@ -1,3 +1,4 @@
+import type { AttachmentRef } from '../../../functions/contract/attachments.js';
 import type { ChatEvent } from '../../../functions/contract/chat-events.js';
 import type {
   AnswerFeedback,
@@ -16,6 +17,7 @@ export type ConversationAction =
       readonly clientMessageId: string;
       /** A regenerate or edit: the seq of the user turn the message replaces. */
       readonly supersedes?: number;
+      readonly attachments?: readonly AttachmentRef[];
     }
   /** One validated SSE event of the request `requestId`. */
   | { readonly type: 'event'; readonly requestId: string; readonly event: ChatEvent }

@@ -1,5 +1,5 @@
 import { applyChatEvent } from './apply-chat-event.js';
-import type { AssistantBubble, Bubble, ConversationView } from './bubble.js';
+import type { AssistantBubble, Bubble, ChatSend, ConversationView } from './bubble.js';
 import type { ConversationAction } from './conversation-action.js';
 import { rebuildFromTurns } from './rebuild-from-turns.js';
 
@@ -79,12 +79,8 @@ export function conversationReducer(
   }
 }
 
-function sendMessage(
-  view: ConversationView,
-  requestId: string,
-  sent: { message: string; clientMessageId: string; supersedes?: number },
-): ConversationView {
-  const { message, clientMessageId, supersedes } = sent;
+function sendMessage(view: ConversationView, requestId: string, sent: ChatSend): ConversationView {
+  const { message, clientMessageId, supersedes, attachments } = sent;
   const assistant: AssistantBubble = {
     kind: 'assistant',
     id: requestId,
@@ -92,7 +88,12 @@ function sendMessage(
     steps: [],
     text: '',
     tickets: [],
-    request: { message, clientMessageId, ...(supersedes !== undefined ? { supersedes } : {}) },
+    request: {
+      message,
+      clientMessageId,
+      ...(supersedes !== undefined ? { supersedes } : {}),
+      ...(attachments !== undefined ? { attachments } : {}),
+    },
   };
   // A retry keeps the user's bubble (the server de-duplicates the turn) and replaces the failed answer.
   const retried = view.bubbles.findIndex(
@@ -109,6 +110,7 @@ function sendMessage(
             text: message,
             clientMessageId,
             ...(supersedes !== undefined ? { supersedes } : {}),
+            ...(attachments?.length ? { attachments } : {}),
           },
         ];
   return { ...view, bubbles: [...kept, assistant], activeRequestId: requestId };

@@ -19,6 +19,7 @@ export function rebuildFromTurns(detail: ConversationDetail): ConversationView {
         clientMessageId: turn.clientMessageId,
         seq: turn.seq,
         ...(turn.supersedes !== undefined ? { supersedes: turn.supersedes } : {}),
+        ...(turn.attachments?.length ? { attachments: turn.attachments } : {}),
       });
       continue;
     }
@@ -71,6 +72,7 @@ function assistantFromTurn(turn: Turn, lastUser: Turn | undefined): AssistantBub
             message: lastUser.text,
             clientMessageId: lastUser.clientMessageId,
             ...(lastUser.supersedes !== undefined ? { supersedes: lastUser.supersedes } : {}),
+            ...(lastUser.attachments?.length ? { attachments: lastUser.attachments } : {}),
           }
         : undefined,
   };

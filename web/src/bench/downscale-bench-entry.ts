@@ -1,0 +1,78 @@
+import type { ImageType } from '../attachments/attachment-rules.js';
+import { downscaleImage } from '../attachments/downscale-image.js';
+
+/**
+ * Benchmark page (bench/web/measure-downscale.ts): times the composer's own downscale —
+ * header check, decode, draw at the model's long edge, encode — of a generated photo-like image,
+ * as staff wait for it between pasting and the upload.
+ */
+
+export interface DownscaleBenchResult {
+  readonly source: { readonly width: number; readonly height: number; readonly bytes: number };
+  readonly output: {
+    readonly width: number;
+    readonly height: number;
+    readonly bytes: number;
+    readonly type: string;
+  };
+  /** Wall time of each downscale, in ms, in order (the first includes the decoder's warm-up). */
+  readonly runsMs: number[];
+  /** The browser's decode alone (`createImageBitmap` of the source), as many times, for scale. */
+  readonly decodeMs: number[];
+}
+
+/** Gradients under per-pixel noise: compresses like a camera photo, not like a flat test card. */
+async function generatePhoto(width: number, height: number, type: ImageType): Promise<Blob> {
+  const canvas = new OffscreenCanvas(width, height);
+  const context = canvas.getContext('2d');
+  if (!context) throw new Error('no 2d context');
+  const pixels = context.createImageData(width, height);
+  const data = pixels.data;
+  let seed = 12345;
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const noise = (seed >> 16) & 31;
+      const offset = (y * width + x) * 4;
+      data[offset] = ((x * 255) / width + noise) & 255;
+      data[offset + 1] = ((y * 255) / height + noise) & 255;
+      data[offset + 2] = (((x + y) * 127) / (width + height) + noise * 2) & 255;
+      data[offset + 3] = 255;
+    }
+  }
+  context.putImageData(pixels, 0, 0);
+  return canvas.convertToBlob({ type, quality: 0.92 });
+}
+
+async function runDownscaleBench(options: {
+  width: number;
+  height: number;
+  type: ImageType;
+  runs: number;
+}): Promise<DownscaleBenchResult> {
+  const source = await generatePhoto(options.width, options.height, options.type);
+  const runsMs: number[] = [];
+  let output: DownscaleBenchResult['output'] | undefined;
+  for (let run = 0; run < options.runs; run += 1) {
+    const started = performance.now();
+    const image = await downscaleImage(source, options.type);
+    runsMs.push(performance.now() - started);
+    output = { width: image.width, height: image.height, bytes: image.blob.size, type: image.type };
+  }
+  if (!output) throw new Error('runs must be at least 1');
+  const decodeMs: number[] = [];
+  for (let run = 0; run < options.runs; run += 1) {
+    const started = performance.now();
+    (await createImageBitmap(source)).close();
+    decodeMs.push(performance.now() - started);
+  }
+  return {
+    source: { width: options.width, height: options.height, bytes: source.size },
+    output,
+    runsMs,
+    decodeMs,
+  };
+}
+
+(window as unknown as { runDownscaleBench: typeof runDownscaleBench }).runDownscaleBench =
+  runDownscaleBench;
