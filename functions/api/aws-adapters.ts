@@ -14,7 +14,12 @@ import {
   TURN_CACHE_MAX_BYTES,
 } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
+import {
+  createDynamoDbKnownIssueStore,
+  createDynamoDbSurgeCounter,
+} from '../adapters/dynamodb/surge-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
+import { createSurgeAlerts } from '../adapters/sns/surge-alerts.js';
 import type { Log } from '../chat/log.js';
 import type { ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
 import type { InsightsStore, TicketCatalog } from '../insights/ports.js';
@@ -22,6 +27,7 @@ import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge
 import type { DailyBudget } from '../model-call/daily-budget.js';
 import type { Tracing } from '../observability/tracing.js';
 import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
+import type { KnownIssueStore, SurgeAlerts, SurgeCounter } from '../surges/ports.js';
 import { knowledgeDocumentsFor, ticketCatalogFor } from './on-demand-adapters.js';
 import type { AccessTokenVerifier } from './resolve-owner.js';
 import type { ApiTimings } from './route-context.js';
@@ -40,6 +46,8 @@ export interface HandlerOverrides {
   /** The Knowledge Base's ticket set; production: its data source's listing, when it has one. */
   readonly catalog?: TicketCatalog;
   readonly now?: () => Date;
+  /** Where a surge's start is announced; production: the alarm topic, or a log line without one. */
+  readonly surgeAlerts?: SurgeAlerts;
   /** Shorter intervals for tests (a stop noticed sooner, a crashed claim taken over sooner). */
   readonly timings?: Partial<ApiTimings>;
 }
@@ -58,6 +66,12 @@ export interface AwsAdapters {
   readonly syncBacklog: SyncBacklog;
   /** Undefined without a data source id to list. */
   readonly catalog?: TicketCatalog;
+  /** Surges and known issues (ADR 0033): on the insights table, so undefined without it. */
+  readonly surges?: {
+    readonly counter: SurgeCounter;
+    readonly knownIssues: KnownIssueStore;
+    readonly alerts: SurgeAlerts;
+  };
 }
 
 /**
@@ -132,5 +146,26 @@ export function createAwsAdapters(
       overrides.issueNumbers ?? createIssueNumbers({ documents, tables }, FIRST_PUBLISHED_ISSUE_ID),
     syncBacklog: createSyncBacklog({ documents, tables }),
     ...(catalog ? { catalog } : {}),
+    ...(insightsTable
+      ? {
+          surges: {
+            counter: createDynamoDbSurgeCounter({ documents, tableName: insightsTable }),
+            knownIssues: createDynamoDbKnownIssueStore({ documents, tableName: insightsTable }),
+            alerts:
+              overrides.surgeAlerts ??
+              createSurgeAlerts({
+                topicArn: config.surges.alerts ? config.surges.alarmTopicArn : undefined,
+                region,
+                // The function role's session, as the Lambda runtime provides it.
+                credentials: () => ({
+                  accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '',
+                  secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '',
+                  sessionToken: process.env.AWS_SESSION_TOKEN,
+                }),
+                log,
+              }),
+          },
+        }
+      : {}),
   };
 }

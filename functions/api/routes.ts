@@ -6,6 +6,7 @@ import { GAP_EXAMPLE_ID_SOURCE } from '../insights/aggregates.js';
 import type { createInsightsRoutes } from '../insights/insights-routes.js';
 import type { createKnowledgeRoutes } from '../knowledge/knowledge-routes.js';
 import type { createMailDraftRoutes } from '../mail-draft/mail-draft-routes.js';
+import type { createKnownIssueRoutes } from '../surges/known-issue-routes.js';
 import { type ApiRequest, HttpError, type HttpResponse } from './http.js';
 
 /**
@@ -55,6 +56,8 @@ export interface RouteGroups {
   readonly mailDrafts: ReturnType<typeof createMailDraftRoutes>;
   /** The insights of the service desk's leads (ADR 0022). */
   readonly insights: ReturnType<typeof createInsightsRoutes>;
+  /** Known issues leads publish and close (ADR 0033). */
+  readonly knownIssues: ReturnType<typeof createKnownIssueRoutes>;
 }
 
 /**
@@ -89,7 +92,7 @@ function route<Template extends string>(
  * const matched = matchRoute(table, 'GET', '/api/conversations');
  */
 export function createRouteTable(groups: RouteGroups): readonly Route[] {
-  const { chat, knowledge, conversations, handoff, mailDrafts, insights } = groups;
+  const { chat, knowledge, conversations, handoff, mailDrafts, insights, knownIssues } = groups;
   return [
     route('POST', '/api/chat', (request) => chat(request)),
     route('GET', '/api/conversations', (request) => conversations.list(request)),
@@ -102,6 +105,9 @@ export function createRouteTable(groups: RouteGroups): readonly Route[] {
       knowledge.publishFromGapExample(request, p.exampleId),
     ),
     route('POST', '/api/knowledge', (request) => knowledge.publish(request)),
+    route('GET', '/api/known-issues', (request) => knownIssues.list(request)),
+    route('POST', '/api/known-issues', (request) => knownIssues.publish(request)),
+    route('POST', '/api/known-issues/{id}/close', (request, p) => knownIssues.close(request, p.id)),
     route('POST', '/api/conversations/{id}/inquiries/{inquiryId}/knowledge-draft', (request, p) =>
       knowledge.draft(request, p.id, p.inquiryId),
     ),

@@ -5,6 +5,7 @@ import type { ChatRequest } from '../contract/chat-request.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
 import { type ModelCall, modelCallDeadline, openModelCall } from '../model-call/open-model-call.js';
 import { sseResponse } from '../sse/sse-response.js';
+import type { SurgeCheck } from '../surges/surge-check.js';
 import { chatAdmissionBound } from './model-request.js';
 import type {
   ChatConfig,
@@ -26,6 +27,8 @@ export interface ChatRouteDependencies {
   readonly telemetry?: ChatTelemetry;
   /** Service-desk insights of each finished chat (ADR 0022); nothing when absent. */
   readonly insights?: ChatInsights;
+  /** Surges and known issues (ADR 0033); nothing when absent. */
+  readonly surges?: SurgeCheck;
 }
 
 /**

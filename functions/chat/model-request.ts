@@ -1,6 +1,7 @@
 import { ANSWER_TOOL_NAME, type Answer, answerSchema } from '../contract/answer.js';
 import type { Language } from '../contract/language.js';
 import { answerLanguageElement, renderPromptMarkup } from '../contract/prompt-markup.js';
+import type { KnownIssueNotice } from '../contract/surges.js';
 import { requestBound, tokensAtLeast, tokensAtMost } from '../model-call/daily-budget.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
 import type { ArchivedInquiry } from './inquiry-rules.js';
@@ -18,6 +19,7 @@ import {
   archiveElement,
   buildSystemPrompt,
   inquiryElement,
+  knownIssueElement,
   ticketContextElement,
 } from './prompt-text.js';
 
@@ -31,6 +33,8 @@ export interface ModelRequestInput {
   readonly working: readonly Pick<Turn, 'role' | 'text' | 'result'>[];
   readonly archive: readonly ArchivedInquiry[];
   readonly tickets: readonly RetrievedTicket[];
+  /** Open known issues the inquiry matches (ADR 0033): a lead's notes, above the tickets. */
+  readonly knownIssues?: readonly KnownIssueNotice[];
   readonly language: Language;
   readonly archiveBudget: number;
   readonly maxTokens: number;
@@ -62,6 +66,7 @@ export function buildModelRequest(input: ModelRequestInput): Omit<ChatModelReque
   const archive = archiveElement(input.archive, input.language, input.archiveBudget);
   const sections = [
     answerLanguageElement(input.language),
+    ...(input.knownIssues ?? []).map(knownIssueElement),
     ticketContextElement(input.tickets, input.language),
     ...(archive ? [archive] : []),
     inquiryElement(last.text),

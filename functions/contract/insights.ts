@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { activeSurgeSchema } from './surges.js';
 
 /**
  * The body of `GET /api/insights?days=30|90`: what a service-desk lead sees on `/insights`
@@ -197,5 +198,7 @@ export const insightsSchema = z.object({
         .optional(),
     })
     .optional(),
+  /** Topics many staff are asking about now (ADR 0033), most staff first; the route always sets it. */
+  surges: z.array(activeSurgeSchema).optional(),
 });
 export type Insights = z.infer<typeof insightsSchema>;

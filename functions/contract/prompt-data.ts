@@ -29,6 +29,19 @@ export const PROMPT_ELEMENTS = {
   archiveAnswer: 'answer',
   /** What staff wrote: the whole of each earlier user message, the end of the last one. */
   inquiry: 'inquiry',
+  /**
+   * An open known issue a lead published (ADR 0033), above the tickets: `id`, `author` and
+   * `published_at` attributes; `title`, `note` and optional `workaround` and `link` children.
+   */
+  knownIssue: 'known_issue',
+} as const;
+
+/** The children of a `known_issue` element. */
+export const KNOWN_ISSUE_ELEMENTS = {
+  title: 'title',
+  note: 'note',
+  workaround: 'workaround',
+  link: 'link',
 } as const;
 
 export const TICKET_ATTRIBUTES = {

@@ -1,6 +1,7 @@
 import { type ApiRequest, HttpError, type HttpResponse, jsonResponse } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
+import type { ActiveSurge } from '../contract/surges.js';
 import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import { scrubGapExamplesForLead } from './gap-example-scrub.js';
 import type { InsightsStore, TicketCatalog } from './ports.js';
@@ -20,6 +21,8 @@ export interface InsightsRouteDependencies {
   readonly catalogWaitMs?: number;
   /** The deployment's personal-data settings, for the gap examples' scrub at a lead's read. */
   readonly scrubSettings?: ScrubSettings;
+  /** The tenant's active surges now (ADR 0033); absent: the body lists none. */
+  readonly surges?: (scope: { readonly tenantId: string }, now: Date) => Promise<ActiveSurge[]>;
 }
 
 /** The longest the page waits for the ticket catalog (100 listing calls at 100,000 tickets). */
@@ -75,18 +78,24 @@ export function createInsightsRoutes(
         dependencies.catalog?.issueIds(),
         dependencies.catalogWaitMs ?? CATALOG_WAIT_MS,
       );
-      const stored = await dependencies.insights.readInsights(
-        { tenantId: request.owner.tenantId },
-        days.data,
-        context.now(),
-        catalog === undefined ? {} : { catalog },
-      );
+      const scope = { tenantId: request.owner.tenantId };
+      const now = context.now();
+      const [stored, surges] = await Promise.all([
+        dependencies.insights.readInsights(
+          scope,
+          days.data,
+          now,
+          catalog === undefined ? {} : { catalog },
+        ),
+        dependencies.surges?.(scope, now) ?? [],
+      ]);
       const insights = await scrubGapExamplesForLead(stored, dependencies.scrubSettings ?? {});
       // Parsed on the way out: the contract's objects drop any key they do not declare, so
       // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.
       const body: Insights = insightsSchema.parse({
         ...insights,
         examplesKept: dependencies.examplesKept ?? true,
+        surges,
       });
       return jsonResponse(200, body, { 'cache-control': 'private, no-store' });
     },

@@ -290,6 +290,19 @@ export const functionSettings = {
      */
     gapScore: decimal('INSIGHTS_GAP_SCORE', { min: 0, max: 1, default: 0.4 }),
   },
+  surges: {
+    /**
+     * Distinct staff members asking about one topic within the window that make a surge, the
+     * current one included (the `surgeMinStaff` deploy setting, ADR 0033).
+     */
+    minStaff: integer('SURGE_MIN_STAFF', { min: 2, max: 1000, default: 3 }),
+    /** The window a surge is counted in, in minutes (`surgeWindowMinutes`). */
+    windowMinutes: integer('SURGE_WINDOW_MINUTES', { min: 6, max: 1440, default: 60 }),
+    /** Announce a surge's start on the alarm topic (`surgeAlerts`); off: nothing is sent. */
+    alerts: flag('SURGE_ALERTS', true),
+    /** The stack's alarm topic; unset (locally): a log line says what would be sent. */
+    alarmTopicArn: optionalText('ALARM_TOPIC_ARN'),
+  },
   observability: {
     /** Powertools Logger level of the request and chat lines (never message text). */
     logLevel: choice('LOG_LEVEL', ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'], 'INFO'),

@@ -61,6 +61,12 @@ function recordingGroups(): RouteGroups {
     insights: {
       read: (request: ApiRequest) => answer('insights', request),
     } as unknown as RouteGroups['insights'],
+    knownIssues: {
+      list: (request: ApiRequest) => answer('known-issues', request),
+      publish: (request: ApiRequest) => answer('publish-known-issue', request),
+      close: (request: ApiRequest, issueId: string) =>
+        answer('close-known-issue', request, issueId),
+    } as unknown as RouteGroups['knownIssues'],
   };
 }
 
@@ -87,6 +93,9 @@ describe('the route table', () => {
     ['GET', '/api/me', ['me']],
     ['GET', '/api/insights', ['insights']],
     ['POST', '/api/knowledge', ['publish']],
+    ['GET', '/api/known-issues', ['known-issues']],
+    ['POST', '/api/known-issues', ['publish-known-issue']],
+    ['POST', `/api/known-issues/${id}/close`, ['close-known-issue', id]],
     ['POST', `/api/insights/gap-examples/${exampleId}/knowledge-draft`, ['gap-draft', exampleId]],
     ['POST', `/api/insights/gap-examples/${exampleId}/knowledge`, ['gap-publish', exampleId]],
     [
@@ -114,6 +123,8 @@ describe('the route table', () => {
     ['POST', '/api/me'],
     ['POST', '/api/insights'],
     ['GET', '/api/knowledge'],
+    ['DELETE', '/api/known-issues'],
+    ['GET', `/api/known-issues/${id}/close`],
     ['GET', `/api/insights/gap-examples/${exampleId}/knowledge-draft`],
     ['PUT', `/api/insights/gap-examples/${exampleId}/knowledge`],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`],

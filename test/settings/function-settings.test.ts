@@ -178,6 +178,12 @@ describe('functionEnvironment', () => {
       personalDataSettings: { dictionary: ['山田 太郎'] },
     },
     insights: { table: 'Insights', examples: false, gapScore: 0.25 },
+    surges: {
+      minStaff: 5,
+      windowMinutes: 30,
+      alerts: false,
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+    },
     observability: { logLevel: 'DEBUG', metrics: false, tracing: true },
     endpoints: {
       region: 'eu-west-1',
