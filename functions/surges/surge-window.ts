@@ -9,7 +9,9 @@
  *
  * The adapter stores a slice as attributes of the topic's item and returns the item as it was
  * before an inquiry's update (`ALL_OLD`); {@link withInquiry} adds the inquiry here, so the
- * caller knows both sides of its own update — whether it started the surge — without a read.
+ * caller knows both sides of its own update — whether it started the surge — without a read. An
+ * update keeps only the slices still within the window, so an item never holds more than one
+ * window's worth.
  */
 
 export const SLICES_PER_WINDOW = 6;
@@ -77,7 +79,6 @@ export function withInquiry(
   windowMinutes: number,
 ): SurgeState {
   const current = sliceOf(mark.at, windowMinutes);
-  const expired = new Set(expiredSlices(current));
   const existing = before.slices.find((slice) => slice.slice === current);
   const updated: SurgeSlice = {
     slice: current,
@@ -92,7 +93,9 @@ export function withInquiry(
     topicKey: mark.topicKey,
     label: before.label || mark.label,
     slices: [
-      ...before.slices.filter((slice) => slice.slice !== current && !expired.has(slice.slice)),
+      ...before.slices.filter(
+        (slice) => slice.slice !== current && slice.slice > current - SLICES_PER_WINDOW,
+      ),
       updated,
     ].sort((a, b) => a.slice - b.slice),
   };

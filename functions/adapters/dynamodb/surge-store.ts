@@ -1,10 +1,16 @@
-import { ConditionalCheckFailedException, type ReturnValue } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  type ReturnValue,
+  type ReturnValuesOnConditionCheckFailure,
+} from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type {
   KnownIssueStore,
   StoredKnownIssue,
@@ -12,7 +18,8 @@ import type {
   SurgeScope,
 } from '../../surges/ports.js';
 import {
-  expiredSlices,
+  SLICES_PER_WINDOW,
+  type SurgeMark,
   type SurgeSlice,
   type SurgeState,
   sliceOf,
@@ -55,54 +62,34 @@ const partition = (scope: SurgeScope, kind: 'surge' | 'known-issue') => {
 };
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+const unmarshalled = (item: Record<string, AttributeValue>) => unmarshall(item);
 
 export function createDynamoDbSurgeCounter(options: DynamoDbSurgeStoreOptions): SurgeCounter {
   const { documents, tableName } = options;
   return translateUnavailable<SurgeCounter>({
     async countInquiry(scope, mark, windowMinutes) {
+      const key = { pk: partition(scope, 'surge'), sk: `${windowMinutes}#${mark.topicKey}` };
       const current = sliceOf(mark.at, windowMinutes);
-      const names: Record<string, string> = {
-        '#q': `q${current}`,
-        '#s': `s${current}`,
-        '#f': `f${current}`,
-        '#label': 'label',
-        '#expiresAt': 'expiresAt',
-      };
-      const values: Record<string, unknown> = {
-        ':q': new Set([mark.inquiryHash]),
-        ':s': new Set([mark.staffHash]),
-        ':f': mark.at.toISOString(),
-        ':label': mark.label,
-        // A window after the last inquiry the item has nothing left to count.
-        ':expiresAt': epochSeconds(mark.at.getTime() + 2 * windowMinutes * 60_000),
-      };
-      const sets = [
-        '#f = if_not_exists(#f, :f)',
-        '#label = if_not_exists(#label, :label)',
-        '#expiresAt = :expiresAt',
-      ];
-      if (mark.example !== undefined) {
-        names['#e'] = `e${current}`;
-        values[':e'] = mark.example;
-        sets.push('#e = if_not_exists(#e, :e)');
+      // Almost always one request. After a quiet window the item's slices all lie outside it:
+      // the update is refused (so it never keeps them) and one more removes exactly those.
+      let stale: Record<string, unknown> | undefined;
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        try {
+          const result = await documents.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: key,
+              ...countUpdate(mark, current, windowMinutes, stale),
+            }),
+          );
+          return stateOf(mark.topicKey, result.Attributes ?? {});
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          // Refused: the item is stale (remove what it holds), or another chat just cleaned it.
+          stale = error.Item && isStale(error.Item, current) ? unmarshalled(error.Item) : undefined;
+        }
       }
-      const removed = expiredSlices(current).flatMap((slice, index) =>
-        ['q', 's', 'f', 'e'].map((kind) => {
-          names[`#r${kind}${index}`] = `${kind}${slice}`;
-          return `#r${kind}${index}`;
-        }),
-      );
-      const result = await documents.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: partition(scope, 'surge'), sk: `${windowMinutes}#${mark.topicKey}` },
-          UpdateExpression: `ADD #q :q, #s :s SET ${sets.join(', ')} REMOVE ${removed.join(', ')}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_OLD' satisfies ReturnValue,
-        }),
-      );
-      return stateOf(mark.topicKey, result.Attributes ?? {});
+      throw new Error('surge count: the topic item kept changing under three attempts');
     },
 
     async listTopics(scope, now, windowMinutes) {
@@ -133,11 +120,95 @@ export function createDynamoDbSurgeCounter(options: DynamoDbSurgeStoreOptions): 
   });
 }
 
+/**
+ * The update of one inquiry. An item holds only slices within the window of its `lastSlice`
+ * (each update removes those that left), so when the last update was within a window of this
+ * one, removing the slices a window before this one leaves the item within this window. When it
+ * was longer ago, the update is refused, and its retry removes the stale item's own slices,
+ * on condition that no other chat changed it meanwhile.
+ */
+function countUpdate(
+  mark: SurgeMark,
+  current: number,
+  windowMinutes: number,
+  stale: Record<string, unknown> | undefined,
+) {
+  const names: Record<string, string> = {
+    '#q': `q${current}`,
+    '#s': `s${current}`,
+    '#f': `f${current}`,
+    '#label': 'label',
+    '#last': 'lastSlice',
+    '#expiresAt': 'expiresAt',
+  };
+  const values: Record<string, unknown> = {
+    ':q': new Set([mark.inquiryHash]),
+    ':s': new Set([mark.staffHash]),
+    ':f': mark.at.toISOString(),
+    ':label': mark.label,
+    ':current': current,
+    // A window after the last inquiry the item has nothing left to count; TTL removes it later.
+    ':expiresAt': epochSeconds(mark.at.getTime() + 2 * windowMinutes * 60_000),
+  };
+  const sets = [
+    '#f = if_not_exists(#f, :f)',
+    '#label = if_not_exists(#label, :label)',
+    '#last = :current',
+    '#expiresAt = :expiresAt',
+  ];
+  if (mark.example !== undefined) {
+    names['#e'] = `e${current}`;
+    values[':e'] = mark.example;
+    sets.push('#e = if_not_exists(#e, :e)');
+  }
+  const removedNames = stale
+    ? Object.keys(stale).filter(
+        (name) =>
+          SLICE_ATTRIBUTE.test(name) &&
+          name !== names['#q'] &&
+          name !== names['#s'] &&
+          name !== names['#f'] &&
+          name !== names['#e'],
+      )
+    : Array.from(
+        { length: SLICES_PER_WINDOW },
+        (_, index) => current - SLICES_PER_WINDOW - index,
+      ).flatMap((slice) => ['q', 's', 'f', 'e'].map((kind) => `${kind}${slice}`));
+  const removed = removedNames.map((name, index) => {
+    names[`#r${index}`] = name;
+    return `#r${index}`;
+  });
+  let condition: string;
+  if (stale) {
+    values[':seen'] = stale.lastSlice;
+    condition = '#last = :seen';
+  } else {
+    values[':oldest'] = current - SLICES_PER_WINDOW;
+    condition = 'attribute_not_exists(#last) OR #last >= :oldest';
+  }
+  return {
+    UpdateExpression: `ADD #q :q, #s :s SET ${sets.join(', ')}${removed.length ? ` REMOVE ${removed.join(', ')}` : ''}`,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ReturnValues: 'ALL_OLD' as ReturnValue,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as ReturnValuesOnConditionCheckFailure,
+  };
+}
+
+const SLICE_ATTRIBUTE = /^([qsfe])(\d+)$/;
+
+/** Whether a refused update's item was last counted more than a window ago. */
+function isStale(item: Record<string, AttributeValue>, current: number): boolean {
+  const last = Number(item.lastSlice?.N);
+  return Number.isFinite(last) && last < current - SLICES_PER_WINDOW;
+}
+
 /** A topic item's slices, read back from its attributes. */
 function stateOf(topicKey: string, item: Record<string, unknown>): SurgeState {
   const bySlice = new Map<number, Partial<Record<'q' | 's' | 'f' | 'e', unknown>>>();
   for (const [name, value] of Object.entries(item)) {
-    const matched = /^([qsfe])(\d+)$/.exec(name);
+    const matched = SLICE_ATTRIBUTE.exec(name);
     if (!matched) continue;
     const slice = Number(matched[2]);
     const parts = bySlice.get(slice) ?? {};
