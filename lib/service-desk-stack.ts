@@ -194,6 +194,11 @@ export class ServiceDeskStack extends Stack {
         stream: { padding: config.streamPadding, paddingBytes: config.streamPaddingBytes },
         storage: { retentionDays: config.retentionDays },
         insights: { examples: config.insightsExamples, gapScore: config.insightsGapScore },
+        surges: {
+          minStaff: config.surgeMinStaff,
+          windowMinutes: config.surgeWindowMinutes,
+          alerts: config.surgeAlerts,
+        },
         knowledgeBase: { vectorStore: config.vectorStore },
         knowledge: {
           // The categories of the tickets this stack deploys; a reused Knowledge Base's are unknown.
@@ -276,6 +281,8 @@ export class ServiceDeskStack extends Stack {
       alarmEmail: config.alarmEmail,
       ttftAlarmMs: config.ttftAlarmMs,
     });
+    // A surge's start goes to the same topic as the alarms (ADR 0033).
+    if (config.surgeAlerts) api.announceSurgesOn(monitoring.topic);
     if (config.modelInvocationLogging === MODEL_INVOCATION_LOGGING_OPT_IN) {
       // Under Monitoring/ModelInvocation, where it was created before it moved to S3: the custom
       // resource keeps its logical id, so an existing stack updates the account's setting instead

@@ -113,6 +113,31 @@ const ja = {
   fromFeedback: '解決済みの問い合わせ',
   builtIn: '組み込みの評価セット',
   queries: 'クエリ数',
+  // Surges and known issues (ADR 0033)
+  surges: 'いま増えている問い合わせ',
+  surgesHint:
+    '設定された時間枠（既定 60 分）の中で、同じトピックについて複数のスタッフが問い合わせているものです。誰が何を書いたかは表示しません（例は個人情報を伏せたものです）。',
+  noSurges: 'いま増えているトピックはありません。',
+  surgeCounts: '{since} から {staff} 人のスタッフが {inquiries} 件',
+  surgeOverTime: '時間ごとの件数',
+  surgeSlice: '{time}: {count} 件',
+  publishForSurge: 'このトピックの既知の問題を公開',
+  knownIssues: '既知の問題',
+  knownIssuesHint:
+    '公開すると、一致する問い合わせへの回答の冒頭とメール下書きに、この内容があなたの名前とともに表示されます。終了時刻を過ぎるか閉じると表示されなくなります。',
+  noKnownIssues: '公開中の既知の問題はありません。',
+  knownIssueTitle: 'タイトル',
+  knownIssueNote: '依頼者に伝えること',
+  knownIssueWorkaround: '回避策（任意）',
+  knownIssueLink: 'リンク（任意、https）',
+  knownIssueMatches: '対象の語句（カンマ区切り）',
+  knownIssueEndsAt: '終了時刻（任意、最長 7 日）',
+  knownIssuePublish: '公開する',
+  knownIssuePublished: '公開しました。',
+  knownIssueClose: '閉じる',
+  knownIssueCloseFor: '「{title}」を閉じる',
+  knownIssueBy: '{author}・{time} 公開・{endsAt} まで',
+  knownIssueFailed: '保存できませんでした：{message}',
 } as const;
 
 export type InsightsMessageKey = keyof typeof ja;
@@ -216,6 +241,31 @@ const en = {
   fromFeedback: 'Solved inquiries',
   builtIn: 'Built-in set',
   queries: 'Queries',
+  // Surges and known issues (ADR 0033)
+  surges: 'Surging now',
+  surgesHint:
+    'Topics several staff members asked about within the surge window (60 minutes by default). Who asked and what they wrote are never shown (examples are scrubbed of personal data).',
+  noSurges: 'No topic is surging now.',
+  surgeCounts: '{inquiries} inquiries from {staff} staff since {since}',
+  surgeOverTime: 'Inquiries over time',
+  surgeSlice: '{time}: {count}',
+  publishForSurge: 'Publish a known issue for this topic',
+  knownIssues: 'Known issues',
+  knownIssuesHint:
+    'Once published, answers to matching inquiries open with it, and their e-mail drafts use it, with your name. It disappears when it ends or is closed.',
+  noKnownIssues: 'No known issue is open.',
+  knownIssueTitle: 'Title',
+  knownIssueNote: 'What to tell requesters',
+  knownIssueWorkaround: 'Workaround (optional)',
+  knownIssueLink: 'Link (optional, https)',
+  knownIssueMatches: 'Words it covers (comma-separated)',
+  knownIssueEndsAt: 'Ends at (optional, 7 days at most)',
+  knownIssuePublish: 'Publish',
+  knownIssuePublished: 'Published.',
+  knownIssueClose: 'Close',
+  knownIssueCloseFor: 'Close “{title}”',
+  knownIssueBy: '{author}, published {time}, until {endsAt}',
+  knownIssueFailed: 'Could not save: {message}',
 } satisfies Record<InsightsMessageKey, string>;
 
 const dictionaries: Record<Locale, Record<InsightsMessageKey, string>> = { ja, en };
