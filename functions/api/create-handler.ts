@@ -20,7 +20,7 @@ import { createObservability, ownerHashOf } from '../observability/telemetry.js'
 import type { FunctionConfig } from '../settings/function-settings.js';
 import { readActiveSurges } from '../surges/active-surges.js';
 import { createKnownIssueRoutes } from '../surges/known-issue-routes.js';
-import { createSurgeCheck, SURGE_CHECK_TIMEOUT_MS } from '../surges/surge-check.js';
+import { createSurgeCheck } from '../surges/surge-check.js';
 import { createAwsAdapters, type HandlerOverrides } from './aws-adapters.js';
 import type { HttpResponse } from './http.js';
 import { withoutInsightsStore } from './on-demand-adapters.js';
@@ -112,7 +112,7 @@ export function createApi(
       staffHash: ownerHashOf,
       log,
       now,
-      timeoutMs: SURGE_CHECK_TIMEOUT_MS,
+      timeoutMs: timings.surgeCheckTimeoutMs,
     });
   const allowedLinkDomains = config.chat.allowedLinkDomains;
   const chatConfig = {

@@ -19,7 +19,11 @@ beforeAll(async () => {
   stack = await startInProcessApi({
     store: 'dynamodb',
     functionEnvironment: { SERVICE_DESK_LEADS: LEADS.join(',') },
-    overrides: { surgeAlerts: { surgeStarted: async (alert) => void alerts.push(alert) } },
+    overrides: {
+      surgeAlerts: { surgeStarted: async (alert) => void alerts.push(alert) },
+      // The counts are the subject here: a loaded machine must not turn a notice into a timeout.
+      timings: { surgeCheckTimeoutMs: 20_000 },
+    },
   });
 });
 afterAll(() => stack?.stop());
@@ -76,7 +80,7 @@ describe('a surge of one topic', () => {
     expect(insights.text).not.toMatch(/alice|bob|carol|erin/);
   }, 60_000);
 
-  it('counts 20 concurrent chats on one topic exactly', async () => {
+  it('counts 20 concurrent chats on one topic exactly', { timeout: 90_000 }, async () => {
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, index) => ask(`vpn-${index}`, 'VPNにつながらない')),
     );
@@ -90,7 +94,7 @@ describe('a surge of one topic', () => {
     const insights = await callApi(stack.api, 'GET', '/api/insights', undefined, { user: 'lead' });
     const vpn = insightsSchema.parse(insights.json).surges?.find((s) => s.topic === 'vpn');
     expect(vpn).toMatchObject({ inquiries: 20, staff: 20 });
-  }, 60_000);
+  });
 });
 
 describe('a known issue', () => {
