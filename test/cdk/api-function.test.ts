@@ -212,7 +212,7 @@ describe('ServiceDeskStack (default config): API function', () => {
       );
     });
 
-    it('may touch only the three tables, the Conversations index, the KB, published tickets, uploaded categories and the model', () => {
+    it('may touch only the three tables, the Conversations index, the KB, published tickets, uploaded categories, the model and the alarm topic', () => {
       const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
         id.startsWith('ApiRoleDefaultPolicy'),
       ) as [string, CfnJson];
@@ -314,6 +314,17 @@ describe('ServiceDeskStack (default config): API function', () => {
           actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'],
           resources: ['*'],
           condition: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
+        },
+        {
+          // Surge alerts (ADR 0033): the alarm topic, with its own key.
+          actions: ['sns:Publish'],
+          resources: ['<MonitoringAlarmTopic>'],
+          condition: undefined,
+        },
+        {
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          resources: ['<MonitoringTopicKey.Arn>'],
+          condition: undefined,
         },
       ]);
       const foundationModels = statements.find((statement) => statement.condition?.ArnLike);
