@@ -12,7 +12,9 @@ import { createTestTables, type TestTables } from '../../support/dynamodb-test-t
 
 const WINDOW = 60;
 const scope = { tenantId: 'acme' };
-const start = new Date('2026-12-07T09:00:00Z');
+// Now, on the hour: DynamoDB Local removes items whose TTL has passed, so a fixed date in the
+// past would lose the items mid-test.
+const start = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
 const minutes = (count: number) => new Date(start.getTime() + count * 60_000);
 const mark = (staff: string, at: Date): SurgeMark => ({
   topicKey: '*|vpn',
