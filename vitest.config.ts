@@ -14,6 +14,7 @@ const unitTests = [
   'test/mail-draft/**/*.test.ts',
   'test/model-call/**/*.test.ts',
   'test/insights/**/*.test.ts',
+  'test/surges/**/*.test.ts',
   'test/contract/**/*.test.ts',
   // The route table alone, no adapters (the rules through the whole API: test/api/bad-input).
   'test/api/routes.test.ts',

@@ -165,7 +165,7 @@ const cidrPattern = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+:[0-9a-f:]*\/\d{
 export const MODEL_INVOCATION_LOGGING_OPT_IN = 'replace-account-setting';
 
 /** The function's settings (functions/settings/function-settings.ts): their defaults are the stack's. */
-const { chat, insights, knowledgeBase, model, storage, stream } = functionSettings;
+const { chat, insights, knowledgeBase, model, storage, stream, surges } = functionSettings;
 
 const domainPattern = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
@@ -299,6 +299,18 @@ export const serviceDeskConfigSchema = z
      * under it.
      */
     insightsGapScore: z.coerce.number().min(0).max(1).default(stackDefaultOf(insights.gapScore)),
+    /**
+     * Distinct staff members asking about one topic within `surgeWindowMinutes` that make a surge
+     * (ADR 0033): their answers carry a notice, the insights page lists it, an alert goes out.
+     */
+    surgeMinStaff: integerSetting.min(2).max(1000).default(stackDefaultOf(surges.minStaff)),
+    /** The window a surge is counted in, in minutes. */
+    surgeWindowMinutes: integerSetting
+      .min(6)
+      .max(1440)
+      .default(stackDefaultOf(surges.windowMinutes)),
+    /** Announce a surge's start on the alarm topic (its e-mail subscription, `alarmEmail`). */
+    surgeAlerts: booleanSetting.default(stackDefaultOf(surges.alerts)),
     /**
      * Input + output tokens one staff member may spend per UTC day: each model call reserves the
      * most it can cost on a DynamoDB counter and settles to what it used (ADR 0012); over it: 429

@@ -218,6 +218,11 @@ export class ServiceDeskStack extends Stack {
         stream: { padding: config.streamPadding, paddingBytes: config.streamPaddingBytes },
         storage: { retentionDays: config.retentionDays },
         insights: { examples: config.insightsExamples, gapScore: config.insightsGapScore },
+        surges: {
+          minStaff: config.surgeMinStaff,
+          windowMinutes: config.surgeWindowMinutes,
+          alerts: config.surgeAlerts,
+        },
         knowledgeBase: { vectorStore: config.vectorStore },
         knowledge: {
           // The categories of the tickets this stack deploys; a reused Knowledge Base's are unknown.
@@ -339,6 +344,8 @@ export class ServiceDeskStack extends Stack {
       alarmEmail: config.alarmEmail,
       ttftAlarmMs: config.ttftAlarmMs,
     });
+    // A surge's start goes to the same topic as the alarms (ADR 0033).
+    if (config.surgeAlerts) api.announceSurgesOn(monitoring.topic);
     ticketSync?.allowFreshnessRead(api);
     for (const alarm of ticketSync?.alarms() ?? []) monitoring.addAlarm(alarm.id, alarm.options);
     if (config.modelInvocationLogging === MODEL_INVOCATION_LOGGING_OPT_IN) {

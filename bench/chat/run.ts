@@ -15,6 +15,7 @@ import { isAwsSdkPackage, measureBundle } from './measure-bundle.js';
 import { FIRST_QUERY_PEERS, measureFirstQuery } from './measure-first-query.js';
 import { measureModuleInit, TRACING_ON_ENVIRONMENT } from './measure-module-init.js';
 import { measurePipelineOverhead, type PipelineOverhead } from './measure-pipeline-overhead.js';
+import { measureSurgeCheck } from './measure-surge-check.js';
 import { measureTimeToFirstToken, TIMELINE_EVENTS } from './measure-time-to-first-token.js';
 import { measureClockOffset } from './processes/clock-offset.js';
 import { startPipelineProcesses } from './processes/start-pipeline-processes.js';
@@ -30,6 +31,8 @@ const TTFT_RUNS = 30;
 const INIT_SPAWNS = 10;
 const TARGET_FIRST_QUERY_MS = 5;
 const IDLE_WINDOW_MS = 2_000;
+const TARGET_SURGE_CHECK_MS = 5;
+const SURGE_CHECK_RUNS = 200;
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
@@ -42,6 +45,35 @@ export async function main(): Promise<void> {
   );
   await runStreamingBenches();
   await runColdStartBench();
+  await runSurgeCheckBench();
+}
+
+/** What the surge check adds before the first token (ADR 0033), beside one bare read. */
+export async function runSurgeCheckBench(): Promise<void> {
+  console.log(
+    `\n## Surge check before the first token: DynamoDB Local, in process, ${SURGE_CHECK_RUNS} interleaved runs`,
+  );
+  try {
+    const { countMs, knownIssuesMs, oneReadMs } = await measureSurgeCheck(SURGE_CHECK_RUNS);
+    const count = median(countMs);
+    console.log(
+      row(
+        'surge count (awaited), p50',
+        ms(count),
+        `≤ ${TARGET_SURGE_CHECK_MS} ms`,
+        count <= TARGET_SURGE_CHECK_MS,
+      ),
+    );
+    console.log(row('  p99', ms(percentile(countMs, 99)), '(info)'));
+    console.log(row('known issues (beside retrieval), p50', ms(median(knownIssuesMs)), '(info)'));
+    console.log(row('one GetItem (peer), p50', ms(median(oneReadMs)), '(peer)'));
+    console.log(row('  p99', ms(percentile(oneReadMs, 99)), '(peer)'));
+    console.log(
+      row('surge count ÷ one read', `${(count / median(oneReadMs)).toFixed(2)}×`, '(info)'),
+    );
+  } catch (error) {
+    console.error('chat benchmark: the surge check bench failed:', error);
+  }
 }
 
 async function runStreamingBenches(): Promise<void> {

@@ -14,8 +14,13 @@ import {
   TURN_CACHE_MAX_BYTES,
 } from '../adapters/dynamodb/create-dynamodb-conversation-store.js';
 import { createDynamoDbInsightsStore } from '../adapters/dynamodb/insights-store.js';
+import {
+  createDynamoDbKnownIssueStore,
+  createDynamoDbSurgeCounter,
+} from '../adapters/dynamodb/surge-store.js';
 import { createSyncBacklog } from '../adapters/dynamodb/sync-backlog.js';
 import { createKnowledgeFreshness } from '../adapters/dynamodb/ticket-sync-status.js';
+import { createSurgeAlerts } from '../adapters/sns/surge-alerts.js';
 import type { AttachmentStore } from '../attachments/ports.js';
 import type { Log } from '../chat/log.js';
 import type { ChatModel, ConversationStore, Retriever } from '../chat/ports.js';
@@ -24,6 +29,7 @@ import type { IssueNumbers, KnowledgeDocuments, SyncBacklog } from '../knowledge
 import type { DailyBudget } from '../model-call/daily-budget.js';
 import type { Tracing } from '../observability/tracing.js';
 import { type FunctionConfig, guardrailOf } from '../settings/function-settings.js';
+import type { KnownIssueStore, SurgeAlerts, SurgeCounter } from '../surges/ports.js';
 import {
   attachmentStoreFor,
   knowledgeDocumentsFor,
@@ -52,6 +58,8 @@ export interface HandlerOverrides {
   /** Attachments' bytes; production: the S3 bucket of `ATTACHMENTS_BUCKET`. */
   readonly attachments?: AttachmentStore;
   readonly now?: () => Date;
+  /** Where a surge's start is announced; production: the alarm topic, or a log line without one. */
+  readonly surgeAlerts?: SurgeAlerts;
   /** Shorter intervals for tests (a stop noticed sooner, a crashed claim taken over sooner). */
   readonly timings?: Partial<ApiTimings>;
 }
@@ -73,6 +81,12 @@ export interface AwsAdapters {
   /** Undefined without `TICKET_SYNC_TABLE` and sources. */
   readonly knowledgeFreshness?: KnowledgeFreshness;
   readonly attachments: AttachmentStore;
+  /** Surges and known issues (ADR 0033): on the insights table, so undefined without it. */
+  readonly surges?: {
+    readonly counter: SurgeCounter;
+    readonly knownIssues: KnownIssueStore;
+    readonly alerts: SurgeAlerts;
+  };
 }
 
 /**
@@ -157,5 +171,26 @@ export function createAwsAdapters(
     ...(catalog ? { catalog } : {}),
     ...(knowledgeFreshness ? { knowledgeFreshness } : {}),
     attachments: overrides.attachments ?? attachmentStoreFor(config, tracing),
+    ...(insightsTable
+      ? {
+          surges: {
+            counter: createDynamoDbSurgeCounter({ documents, tableName: insightsTable }),
+            knownIssues: createDynamoDbKnownIssueStore({ documents, tableName: insightsTable }),
+            alerts:
+              overrides.surgeAlerts ??
+              createSurgeAlerts({
+                topicArn: config.surges.alerts ? config.surges.alarmTopicArn : undefined,
+                region,
+                // The function role's session, as the Lambda runtime provides it.
+                credentials: () => ({
+                  accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '',
+                  secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '',
+                  sessionToken: process.env.AWS_SESSION_TOKEN,
+                }),
+                log,
+              }),
+          },
+        }
+      : {}),
   };
 }

@@ -13,10 +13,15 @@ import { createHandoffRoute } from '../handoff/handoff-routes.js';
 import { createInsightsRoutes } from '../insights/insights-routes.js';
 import { createInsightsRecorder } from '../insights/record-insights.js';
 import { createKnowledgeRoutes } from '../knowledge/knowledge-routes.js';
+import { languageOf, peopleNamedIn, scrubPersonalData } from '../knowledge/personal-data-scrub.js';
+import { ownerAsPerson } from '../knowledge/ticket-draft.js';
 import { createMailDraftRoutes } from '../mail-draft/mail-draft-routes.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability, ownerHashOf } from '../observability/telemetry.js';
 import type { FunctionConfig } from '../settings/function-settings.js';
+import { readActiveSurges } from '../surges/active-surges.js';
+import { createKnownIssueRoutes } from '../surges/known-issue-routes.js';
+import { createSurgeCheck } from '../surges/surge-check.js';
 import { createAwsAdapters, type HandlerOverrides } from './aws-adapters.js';
 import type { HttpResponse } from './http.js';
 import { withoutInsightsStore } from './on-demand-adapters.js';
@@ -31,6 +36,8 @@ import type { RouteContext } from './route-context.js';
 import { API_TIMINGS } from './route-context.js';
 import { createRouteTable } from './routes.js';
 import { createRequestServer } from './serve-request.js';
+
+const noSurges = { listTopics: async () => [] };
 
 /** Wiring only: the API (`createApi`) under middy in response-streaming mode. */
 export function createHandler(config: FunctionConfig, overrides: HandlerOverrides = {}) {
@@ -89,6 +96,31 @@ export function createApi(
       now: context.now,
     });
   const withInsights = insights ? { insights } : {};
+  const surgeSettings = config.surges;
+  const surges =
+    adapters.surges &&
+    createSurgeCheck({
+      counter: adapters.surges.counter,
+      knownIssues: adapters.surges.knownIssues,
+      alerts: adapters.surges.alerts,
+      minStaff: surgeSettings.minStaff,
+      windowMinutes: surgeSettings.windowMinutes,
+      // The same scrub as a gap example (record-insights.ts): leads see examples alike.
+      ...(config.insights.examples
+        ? {
+            scrubExample: (owner, text) =>
+              scrubPersonalData(text, {
+                ...config.knowledge.personalDataSettings,
+                people: [ownerAsPerson(owner), ...peopleNamedIn(text)],
+                language: languageOf(text),
+              }).text,
+          }
+        : {}),
+      staffHash: ownerHashOf,
+      log,
+      now,
+      timeoutMs: timings.surgeCheckTimeoutMs,
+    });
   const allowedLinkDomains = config.chat.allowedLinkDomains;
   const chatConfig = {
     ...defaultChatConfig,
@@ -117,6 +149,7 @@ export function createApi(
         readingMaxTokens: config.attachments.readingMaxTokens,
       },
       ...withInsights,
+      ...(surges ? { surges } : {}),
     }),
     knowledge: createKnowledgeRoutes(context, {
       store,
@@ -145,6 +178,16 @@ export function createApi(
       tickets: retriever,
       ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
       ...(adapters.knowledgeFreshness ? { knowledgeFreshness: adapters.knowledgeFreshness } : {}),
+      ...(adapters.surges
+        ? {
+            surges: (scope, at) =>
+              readActiveSurges(adapters.surges?.counter ?? noSurges, scope, at, surgeSettings),
+          }
+        : {}),
+    }),
+    knownIssues: createKnownIssueRoutes(context, {
+      ...(adapters.surges ? { knownIssues: adapters.surges.knownIssues } : {}),
+      config: { allowedLinkDomains },
     }),
     handoff: createHandoffRoute(context, { store, model, config: { allowedLinkDomains } }),
     mailDrafts: createMailDraftRoutes(context, {

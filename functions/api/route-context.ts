@@ -2,6 +2,7 @@ import type { Log } from '../chat/log.js';
 import { defaultChatConfig } from '../chat/ports.js';
 import type { ModelCallContext } from '../model-call/open-model-call.js';
 import type { StreamPaddingOptions } from '../sse/stream-padding.js';
+import { SURGE_CHECK_TIMEOUT_MS } from '../surges/surge-check.js';
 
 /**
  * What every route group is given, built once per container by `createApi`: the logger, the
@@ -35,10 +36,13 @@ export interface ApiTimings {
   readonly stopPollMs: number;
   /** How long a generation claim lasts without renewal (ADR 0003). */
   readonly generationLeaseMs: number;
+  /** How long a chat waits for its surge count or known issues before answering without (ADR 0033). */
+  readonly surgeCheckTimeoutMs: number;
 }
 
 export const API_TIMINGS: ApiTimings = {
   heartbeatMs: 10_000,
   stopPollMs: defaultChatConfig.stopPollMs,
   generationLeaseMs: defaultChatConfig.generationLeaseMs,
+  surgeCheckTimeoutMs: SURGE_CHECK_TIMEOUT_MS,
 };

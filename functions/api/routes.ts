@@ -8,6 +8,7 @@ import { GAP_EXAMPLE_ID_SOURCE } from '../insights/aggregates.js';
 import type { createInsightsRoutes } from '../insights/insights-routes.js';
 import type { createKnowledgeRoutes } from '../knowledge/knowledge-routes.js';
 import type { createMailDraftRoutes } from '../mail-draft/mail-draft-routes.js';
+import type { createKnownIssueRoutes } from '../surges/known-issue-routes.js';
 import { type ApiRequest, HttpError, type HttpResponse } from './http.js';
 
 /**
@@ -63,6 +64,8 @@ export interface RouteGroups {
   readonly insights: ReturnType<typeof createInsightsRoutes>;
   /** Screenshots and log files sent with an inquiry (ADR 0030). */
   readonly attachments: ReturnType<typeof createAttachmentRoutes>;
+  /** Known issues leads publish and close (ADR 0033). */
+  readonly knownIssues: ReturnType<typeof createKnownIssueRoutes>;
 }
 
 /**
@@ -99,7 +102,16 @@ function route<Template extends string>(
  * const matched = matchRoute(table, 'GET', '/api/conversations');
  */
 export function createRouteTable(groups: RouteGroups): readonly Route[] {
-  const { chat, knowledge, conversations, handoff, mailDrafts, insights, attachments } = groups;
+  const {
+    chat,
+    knowledge,
+    conversations,
+    handoff,
+    mailDrafts,
+    insights,
+    attachments,
+    knownIssues,
+  } = groups;
   return [
     route('POST', '/api/chat', (request) => chat(request)),
     route('POST', '/api/attachments', (request) => attachments.upload(request), {
@@ -118,6 +130,9 @@ export function createRouteTable(groups: RouteGroups): readonly Route[] {
       knowledge.publishFromGapExample(request, p.exampleId),
     ),
     route('POST', '/api/knowledge', (request) => knowledge.publish(request)),
+    route('GET', '/api/known-issues', (request) => knownIssues.list(request)),
+    route('POST', '/api/known-issues', (request) => knownIssues.publish(request)),
+    route('POST', '/api/known-issues/{id}/close', (request, p) => knownIssues.close(request, p.id)),
     route('POST', '/api/conversations/{id}/inquiries/{inquiryId}/knowledge-draft', (request, p) =>
       knowledge.draft(request, p.id, p.inquiryId),
     ),

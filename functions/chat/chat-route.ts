@@ -9,6 +9,7 @@ import type { ChatRequest } from '../contract/chat-request.js';
 import { chatRequestSchema } from '../contract/chat-request.js';
 import { modelCallDeadline, openModelCall } from '../model-call/open-model-call.js';
 import { sseResponse } from '../sse/sse-response.js';
+import type { SurgeCheck } from '../surges/surge-check.js';
 import { chatAdmissionBound } from './model-request.js';
 import type {
   ChatConfig,
@@ -35,6 +36,8 @@ export interface ChatRouteDependencies {
    * core under test without them): a message naming attachments finds none (404).
    */
   readonly attachments?: ChatAttachments;
+  /** Surges and known issues (ADR 0033); nothing when absent. */
+  readonly surges?: SurgeCheck;
 }
 
 /**

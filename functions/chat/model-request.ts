@@ -13,6 +13,7 @@ import {
   promptElement,
   renderPromptMarkup,
 } from '../contract/prompt-markup.js';
+import type { KnownIssueNotice } from '../contract/surges.js';
 import { requestBound, tokensAtLeast, tokensAtMost } from '../model-call/daily-budget.js';
 import { defineForcedTool } from '../model-call/forced-tool.js';
 import type { ArchivedInquiry } from './inquiry-rules.js';
@@ -30,6 +31,7 @@ import {
   archiveElement,
   buildSystemPrompt,
   inquiryElement,
+  knownIssueElement,
   ticketContextElement,
 } from './prompt-text.js';
 
@@ -51,6 +53,8 @@ export interface ModelRequestInput {
   readonly reading?: AttachmentReading;
   readonly archive: readonly ArchivedInquiry[];
   readonly tickets: readonly RetrievedTicket[];
+  /** Open known issues the inquiry matches (ADR 0033): a lead's notes, above the tickets. */
+  readonly knownIssues?: readonly KnownIssueNotice[];
   readonly language: Language;
   readonly archiveBudget: number;
   readonly maxTokens: number;
@@ -86,6 +90,7 @@ export function buildModelRequest(input: ModelRequestInput): Omit<ChatModelReque
   const archive = archiveElement(input.archive, input.language, input.archiveBudget);
   const sections = [
     answerLanguageElement(input.language),
+    ...(input.knownIssues ?? []).map(knownIssueElement),
     ticketContextElement(input.tickets, input.language),
     ...(archive ? [archive] : []),
     ...(last.files ?? []),

@@ -10,6 +10,7 @@ import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { detectLanguage } from '../contract/language.js';
 import type { ModelCall } from '../model-call/open-model-call.js';
+import type { SurgeCheck } from '../surges/surge-check.js';
 import { ClientMessageIdReusedError, StoreUnavailableError } from './errors.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import { keepGenerationLease, leaseFrom } from './generation-lease.js';
@@ -172,6 +173,8 @@ export interface StreamChatDependencies {
   readonly insights?: ChatInsights;
   /** Attachments' bytes and the vision step's bound (ADR 0030); absent: none are read. */
   readonly attachments?: ChatAttachments;
+  /** Surges and known issues before the first token (ADR 0033); nothing when absent. */
+  readonly surges?: SurgeCheck;
 }
 
 const PREVIEW_LENGTH = 160;
@@ -310,6 +313,8 @@ export async function streamChat(
     }
     const references = parseTicketReferences(inquiryText);
     const language = detectLanguage(typedText.trim() === '' ? inquiryText : typedText);
+    // Read while retrieval runs: what leads published does not depend on the tickets.
+    const knownIssues = dependencies.surges?.knownIssuesFor(owner, inquiryText);
 
     send({ event: 'progress', data: { step: 'retrieving' } });
     send({
@@ -335,11 +340,23 @@ export async function streamChat(
     measured.ticketsRetrieved = similar.length;
     measured.retrieved = similar;
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
+    // Counted once the tickets are in (they decide the topic's category), while the referenced
+    // tickets and the history are awaited; both notices leave before the first token.
+    const surge = dependencies.surges?.countInquiry(
+      owner,
+      { conversationId: conversation.conversationId, inquiryId: turn.inquiryId, text: inquiryText },
+      similar,
+    );
 
     send({ event: 'progress', data: { step: 'fetching' } });
     const referenced = await fetching;
     const tickets = uniqueTickets([...referenced, ...similar]);
     measured.offered = tickets;
+
+    const surgeNotice = await surge;
+    if (surgeNotice) send({ event: 'surge', data: surgeNotice });
+    const matchingIssues = (await knownIssues) ?? [];
+    for (const issue of matchingIssues) send({ event: 'known_issue', data: issue });
 
     send({ event: 'progress', data: { step: 'generating' } });
     const { turns } = await loaded;
@@ -352,6 +369,7 @@ export async function streamChat(
       ...(reading ? { reading } : {}),
       archive,
       tickets,
+      knownIssues: matchingIssues,
       language,
       archiveBudget: config.archiveBudget,
       maxTokens: config.maxTokens,

@@ -4,6 +4,7 @@ import { streamErrorSchema } from './errors.js';
 import { handoffEventSchemas } from './handoff.js';
 import { ticketDraftEventSchema } from './knowledge.js';
 import { storedMailDraftSchema } from './mail-draft.js';
+import { knownIssueNoticeSchema, surgeNoticeSchema } from './surges.js';
 
 /**
  * The SSE contract between the API function and the web app: one zod schema per event name, and
@@ -71,6 +72,10 @@ export const chatEventSchemas = {
     seq: z.number().int(),
     status: z.enum(['complete', 'truncated', 'stopped']),
   }),
+  /** Many staff are asking about this topic now (ADR 0033); before the first token. */
+  surge: surgeNoticeSchema,
+  /** An open known issue a lead published that matches the inquiry (ADR 0033); before the first token. */
+  known_issue: knownIssueNoticeSchema,
 } as const;
 
 /**

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { activeSurgeSchema } from './surges.js';
 
 /**
  * The body of `GET /api/insights?days=30|90`: what a service-desk lead sees on `/insights`
@@ -215,6 +216,8 @@ export const insightsSchema = z.object({
         .optional(),
     })
     .optional(),
+  /** Topics many staff are asking about now (ADR 0033), most staff first; the route always sets it. */
+  surges: z.array(activeSurgeSchema).optional(),
   /** The live-synced ticket systems, when the deployment has any (`ticketSync`). */
   knowledgeFreshness: z.array(sourceFreshnessSchema).optional(),
 });

@@ -33,6 +33,19 @@ export const PROMPT_ELEMENTS = {
   attachedFile: 'attached_file',
   /** What the vision step read from the inquiry's screenshots (ADR 0030). */
   screenshotReading: 'screenshot_reading',
+  /**
+   * An open known issue a lead published (ADR 0033), above the tickets: `id`, `author` and
+   * `published_at` attributes; `title`, `note` and optional `workaround` and `link` children.
+   */
+  knownIssue: 'known_issue',
+} as const;
+
+/** The children of a `known_issue` element. */
+export const KNOWN_ISSUE_ELEMENTS = {
+  title: 'title',
+  note: 'note',
+  workaround: 'workaround',
+  link: 'link',
 } as const;
 
 export const TICKET_ATTRIBUTES = {

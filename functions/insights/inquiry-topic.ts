@@ -181,6 +181,11 @@ const SECONDARY_TERMS = new Set([
   'overseas',
 ]);
 
+/** Whether a key term says what happens or where (a symptom, an action) rather than to what. */
+export function isSecondaryTerm(term: string): boolean {
+  return SECONDARY_TERMS.has(term);
+}
+
 function canonicalTerm(entry: GlossaryEntry): string {
   return normalize(entry.en[0] ?? entry.ja[0] ?? NO_TERM);
 }

@@ -4,6 +4,7 @@ import type { Log } from '../chat/log.js';
 import type { Retriever } from '../chat/ports.js';
 import { fetchReferencedTickets } from '../chat/retrieval.js';
 import { type Insights, insightsSchema, insightsWindowSchema } from '../contract/insights.js';
+import type { ActiveSurge } from '../contract/surges.js';
 import type { ScrubSettings } from '../knowledge/personal-data-scrub.js';
 import { scrubGapExamplesForLead } from './gap-example-scrub.js';
 import type { InsightsStore, KnowledgeFreshness, TicketCatalog } from './ports.js';
@@ -30,6 +31,8 @@ export interface InsightsRouteDependencies {
   readonly tickets: Pick<Retriever, 'fetchByIssueIds'>;
   /** The live-synced ticket systems' freshness (`ticketSync`); absent: the deployment has none. */
   readonly knowledgeFreshness?: KnowledgeFreshness;
+  /** The tenant's active surges now (ADR 0033); absent: the body lists none. */
+  readonly surges?: (scope: { readonly tenantId: string }, now: Date) => Promise<ActiveSurge[]>;
 }
 
 /** The longest the page waits for the ticket catalog (100 listing calls at 100,000 tickets). */
@@ -85,21 +88,27 @@ export function createInsightsRoutes(
         dependencies.catalog?.issueIds(),
         dependencies.catalogWaitMs ?? CATALOG_WAIT_MS,
       );
-      const stored = await dependencies.insights.readInsights(
-        { tenantId: request.owner.tenantId },
-        days.data,
-        context.now(),
-        catalog === undefined ? {} : { catalog },
-      );
+      const scope = { tenantId: request.owner.tenantId };
+      const now = context.now();
+      const [stored, surges] = await Promise.all([
+        dependencies.insights.readInsights(
+          scope,
+          days.data,
+          now,
+          catalog === undefined ? {} : { catalog },
+        ),
+        dependencies.surges?.(scope, now) ?? [],
+      ]);
       const scoped = await ticketsOfDesks(stored, request.desks, dependencies.tickets, context.log);
       const insights = await scrubGapExamplesForLead(scoped, dependencies.scrubSettings ?? {});
-      const knowledgeFreshness = await dependencies.knowledgeFreshness?.read(context.now());
+      const knowledgeFreshness = await dependencies.knowledgeFreshness?.read(now);
       // Parsed on the way out: the contract's objects drop any key they do not declare, so
       // nothing a store keeps beside the figures (a user id, a conversation id) reaches the page.
       const body: Insights = insightsSchema.parse({
         ...insights,
         examplesKept: dependencies.examplesKept ?? true,
         ...(knowledgeFreshness && { knowledgeFreshness }),
+        surges,
       });
       return jsonResponse(200, body, { 'cache-control': 'private, no-store' });
     },

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { searchTypeProblem, VECTOR_STORES } from '../adapters/bedrock/vector-store-search.js';
-import { DESK_NAME, formatNamePairs, type NamePair, namePairsSchema } from '../api/caller-roles.js';
 import type { SyncedSourceSummary } from '../adapters/dynamodb/ticket-sync-status.js';
+import { DESK_NAME, formatNamePairs, type NamePair, namePairsSchema } from '../api/caller-roles.js';
 import { ticketCategorySet } from '../contract/knowledge.js';
 import { DEFAULT_VENDOR_LINK_DOMAINS, normalizeDomain } from '../contract/links.js';
 import { parseScrubSettings, type ScrubSettings } from '../knowledge/personal-data-scrub.js';
@@ -389,6 +389,19 @@ export const functionSettings = {
       max: 2000,
       default: 600,
     }),
+  },
+  surges: {
+    /**
+     * Distinct staff members asking about one topic within the window that make a surge, the
+     * current one included (the `surgeMinStaff` deploy setting, ADR 0033).
+     */
+    minStaff: integer('SURGE_MIN_STAFF', { min: 2, max: 1000, default: 3 }),
+    /** The window a surge is counted in, in minutes (`surgeWindowMinutes`). */
+    windowMinutes: integer('SURGE_WINDOW_MINUTES', { min: 6, max: 1440, default: 60 }),
+    /** Announce a surge's start on the alarm topic (`surgeAlerts`); off: nothing is sent. */
+    alerts: flag('SURGE_ALERTS', true),
+    /** The stack's alarm topic; unset (locally): a log line says what would be sent. */
+    alarmTopicArn: optionalText('ALARM_TOPIC_ARN'),
   },
   observability: {
     /** Powertools Logger level of the request and chat lines (never message text). */

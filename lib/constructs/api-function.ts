@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { UPLOADED_CATEGORIES_KEY_PREFIX } from '../../functions/adapters/bedrock/knowledge-base-documents.js';
@@ -15,6 +16,7 @@ import { ANALYZER_DICTIONARY_FOLDER } from '../../functions/knowledge/person-nam
 import {
   type FunctionSettingValues,
   functionEnvironment,
+  functionSettings,
   mergeSettingValues,
 } from '../../functions/settings/function-settings.js';
 import { apiBundleBuildOptions } from '../../scripts/bundle-api-handler.js';
@@ -374,6 +376,21 @@ export class ApiFunction extends Construct {
           'grant is for this one model and only through this profile (bedrock:InferenceProfileArn).',
       });
     }
+  }
+
+  /**
+   * Surge alerts (ADR 0033): the function publishes a surge's start to `topic` (the alarm topic,
+   * whose KMS key `grantPublish` lets it use), named by `ALARM_TOPIC_ARN`.
+   */
+  announceSurgesOn(topic: sns.ITopic): void {
+    this.function.addEnvironment(functionSettings.surges.alarmTopicArn.variable, topic.topicArn);
+    topic.grantPublish(this.function);
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+      reason:
+        "Publishing to the alarm topic encrypts with the topic's own key: grantPublish names that " +
+        'one key; GenerateDataKey* covers its data-key variants, nothing wider.',
+    });
   }
 
   /**

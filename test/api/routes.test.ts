@@ -65,6 +65,12 @@ function recordingGroups(): RouteGroups {
     insights: {
       read: (request: ApiRequest) => answer('insights', request),
     } as unknown as RouteGroups['insights'],
+    knownIssues: {
+      list: (request: ApiRequest) => answer('known-issues', request),
+      publish: (request: ApiRequest) => answer('publish-known-issue', request),
+      close: (request: ApiRequest, issueId: string) =>
+        answer('close-known-issue', request, issueId),
+    } as unknown as RouteGroups['knownIssues'],
   };
 }
 
@@ -93,6 +99,9 @@ describe('the route table', () => {
     ['GET', '/api/me', ['me']],
     ['GET', '/api/insights', ['insights']],
     ['POST', '/api/knowledge', ['publish']],
+    ['GET', '/api/known-issues', ['known-issues']],
+    ['POST', '/api/known-issues', ['publish-known-issue']],
+    ['POST', `/api/known-issues/${id}/close`, ['close-known-issue', id]],
     ['POST', `/api/insights/gap-examples/${exampleId}/knowledge-draft`, ['gap-draft', exampleId]],
     ['POST', `/api/insights/gap-examples/${exampleId}/knowledge`, ['gap-publish', exampleId]],
     [
@@ -122,6 +131,8 @@ describe('the route table', () => {
     ['POST', '/api/me'],
     ['POST', '/api/insights'],
     ['GET', '/api/knowledge'],
+    ['DELETE', '/api/known-issues'],
+    ['GET', `/api/known-issues/${id}/close`],
     ['GET', `/api/insights/gap-examples/${exampleId}/knowledge-draft`],
     ['PUT', `/api/insights/gap-examples/${exampleId}/knowledge`],
     ['GET', `/api/conversations/${id}/inquiries/${inquiryId}/knowledge-draft`],
@@ -199,6 +210,6 @@ describe('the route table', () => {
   it('has one row per method and path template', () => {
     const rows = table.map((route) => `${route.method} ${route.name}`);
     expect(new Set(rows).size).toBe(rows.length);
-    expect(rows).toHaveLength(19);
+    expect(rows).toHaveLength(22);
   });
 });

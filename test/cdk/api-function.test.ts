@@ -67,6 +67,27 @@ describe('ServiceDeskStack (default config): API function', () => {
       });
     });
 
+    it('announces surges on the alarm topic by default, with the surge settings (ADR 0033)', () => {
+      const topic = logicalIdOf(template, 'AWS::SNS::Topic');
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: Match.objectLike({
+            SURGE_MIN_STAFF: '3',
+            SURGE_WINDOW_MINUTES: '60',
+            SURGE_ALERTS: 'true',
+            ALARM_TOPIC_ARN: { Ref: topic },
+          }),
+        },
+      });
+      template.hasResourceProperties('AWS::IAM::Policy', {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Action: 'sns:Publish', Effect: 'Allow', Resource: { Ref: topic } }),
+          ]),
+        },
+      });
+    });
+
     it('gets the tables, Knowledge Base, model and Cognito ids from its environment', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Environment: {
@@ -200,7 +221,7 @@ describe('ServiceDeskStack (default config): API function', () => {
       );
     });
 
-    it('may touch only the three tables, the Conversations index, the KB, published tickets, uploaded categories, attachments and the model', () => {
+    it('may touch only the three tables, the Conversations index, the KB, published tickets, uploaded categories, attachments, the model and the alarm topic', () => {
       const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
         id.startsWith('ApiRoleDefaultPolicy'),
       ) as [string, CfnJson];
@@ -309,6 +330,17 @@ describe('ServiceDeskStack (default config): API function', () => {
           resources: ['*'],
           condition: { StringEquals: { 'aws:CalledViaLast': 'bedrock.amazonaws.com' } },
         },
+        {
+          // Surge alerts (ADR 0033): the alarm topic, with its own key.
+          actions: ['sns:Publish'],
+          resources: ['<MonitoringAlarmTopic>'],
+          condition: undefined,
+        },
+        {
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          resources: ['<MonitoringTopicKey.Arn>'],
+          condition: undefined,
+        },
       ]);
       const foundationModels = statements.find((statement) => statement.condition?.ArnLike);
       expect(renderArn(foundationModels?.condition.ArnLike['bedrock:InferenceProfileArn'])).toBe(
@@ -339,6 +371,20 @@ describe('ServiceDeskStack: stream padding settings', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ INSIGHTS_GAP_SCORE: '0.55' }) },
     });
+  });
+
+  it('sends no surge alerts with surgeAlerts: false', () => {
+    const { template } = synthesizeServiceDesk({ surgeAlerts: false, surgeMinStaff: 4 });
+    const [api] = Object.values(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { AUTH_MODE: 'cognito' } } },
+      }),
+    );
+    expect(api?.Properties.Environment.Variables).toMatchObject({
+      SURGE_ALERTS: 'false',
+      SURGE_MIN_STAFF: '4',
+    });
+    expect(api?.Properties.Environment.Variables.ALARM_TOPIC_ARN).toBeUndefined();
   });
 
   it('turns gap examples off with insightsExamples: false', () => {

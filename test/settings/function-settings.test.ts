@@ -189,6 +189,12 @@ describe('functionEnvironment', () => {
     },
     insights: { table: 'Insights', examples: false, gapScore: 0.25 },
     attachments: { bucket: 'attachments', keyPrefix: 'uploads/', readingMaxTokens: 400 },
+    surges: {
+      minStaff: 5,
+      windowMinutes: 30,
+      alerts: false,
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+    },
     observability: { logLevel: 'DEBUG', metrics: false, tracing: true },
     ticketSync: {
       table: 'TicketSync',

@@ -3,7 +3,7 @@ import type { Language } from '../../../functions/contract/language.js';
 import { formatIssueId } from '../../../functions/contract/ticket-references.js';
 import { segmentContentWords, tokenizeForSearch } from '../ticket-index/tokenize-for-search.js';
 import { OFFLINE_PHRASES } from './offline-phrases.js';
-import type { KbTicketBlock, OfflinePrompt } from './read-offline-prompt.js';
+import type { KbTicketBlock, KnownIssueBlock, OfflinePrompt } from './read-offline-prompt.js';
 import type { SeededRandom } from './seeded-random.js';
 
 /** An inquiry with at most this many content words is "short" (e.g. 「ログインできない」, "VPN"). */
@@ -25,10 +25,48 @@ export function buildOfflineAnswer(
   language: Language,
   random: SeededRandom,
 ): Answer {
-  const options = findClarificationOptions(prompt, language);
-  return options === undefined
-    ? buildResultsAnswer(prompt, language, random)
-    : buildClarificationAnswer(prompt, options, language, random);
+  // A lead's known issue answers the inquiry: never ask back over it.
+  const options =
+    prompt.knownIssues.length > 0 ? undefined : findClarificationOptions(prompt, language);
+  const answer =
+    options === undefined
+      ? buildResultsAnswer(prompt, language, random)
+      : buildClarificationAnswer(prompt, options, language, random);
+  return withKnownIssues(answer, prompt.knownIssues, language);
+}
+
+/**
+ * A results answer with the lead's known issues first (ADR 0033), as the system prompt asks the
+ * model: the advice opens with each issue's title and note, the mail draft tells the requester
+ * the note's wording (with the workaround and link) before anything from the tickets.
+ */
+function withKnownIssues(
+  answer: Answer,
+  issues: readonly KnownIssueBlock[],
+  language: Language,
+): Answer {
+  if (issues.length === 0 || answer.response_type !== 'results') return answer;
+  const phrases = OFFLINE_PHRASES[language];
+  const details = (issue: KnownIssueBlock) => [
+    ...(issue.workaround ? [`${phrases.knownIssueWorkaround}: ${issue.workaround}`] : []),
+    ...(issue.link ? [`${phrases.knownIssueLink}: ${issue.link}`] : []),
+  ];
+  const advice = issues.flatMap((issue) => [
+    phrases.knownIssueHeading(issue.title),
+    '',
+    phrases.knownIssueIntro(issue.author),
+    '',
+    `> ${issue.note}`,
+    ...details(issue).flatMap((line) => ['', line]),
+    '',
+  ]);
+  const mail = issues.flatMap((issue) => [issue.note, ...details(issue), '']);
+  const [greeting, ...rest] = (answer.mail_draft ?? '').split('\n');
+  return {
+    ...answer,
+    general_advice: [...advice, answer.general_advice].join('\n'),
+    mail_draft: [greeting ?? '', '', phrases.mailKnownIssue, ...mail, ...rest].join('\n'),
+  };
 }
 
 /**

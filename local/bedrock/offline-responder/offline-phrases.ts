@@ -39,6 +39,12 @@ export const OFFLINE_PHRASES = {
       `オフライン応答（ルールベース）: 問い合わせの内容語が${words}語と少なく、検索結果が ${topics} に分かれるため確認します。`,
     reasoningArchive:
       '過去の問い合わせ（参照用）は今回の問い合わせから参照されていないため使っていません。',
+    knownIssueHeading: (title: string) => `## 既知の問題：${title}`,
+    knownIssueIntro: (author: string) =>
+      `サービスデスクのリーダー（${author}）が既知の問題として案内しています。依頼者には次のとおり伝えてください。`,
+    knownIssueWorkaround: '回避策',
+    knownIssueLink: '詳細',
+    mailKnownIssue: '現在、次の問題が発生しており、対応中です。',
     draftSubject: 'ITサービスデスクへの問い合わせ',
     draftResolution: 'アシスタントの回答に沿って対応しました。',
   },
@@ -79,6 +85,12 @@ export const OFFLINE_PHRASES = {
       `Offline responder (rule-based): the inquiry has only ${words} content word(s) and the retrieved tickets split into ${topics}, so asking first.`,
     reasoningArchive:
       'The earlier inquiries (reference only) were not used: the current inquiry does not refer to them.',
+    knownIssueHeading: (title: string) => `## Known issue: ${title}`,
+    knownIssueIntro: (author: string) =>
+      `A service-desk lead (${author}) has published this as a known issue. Tell the requester:`,
+    knownIssueWorkaround: 'Workaround',
+    knownIssueLink: 'More',
+    mailKnownIssue: 'We are aware of the following problem and are working on it:',
     draftSubject: 'Inquiry to the IT Service Desk',
     draftResolution: "Resolved following the assistant's answer.",
   },

@@ -1,4 +1,8 @@
-import { PROMPT_ELEMENTS, TICKET_ATTRIBUTES } from '../../../functions/contract/prompt-data.js';
+import {
+  KNOWN_ISSUE_ELEMENTS,
+  PROMPT_ELEMENTS,
+  TICKET_ATTRIBUTES,
+} from '../../../functions/contract/prompt-data.js';
 import type { PromptElement } from '../../../functions/contract/prompt-markup.js';
 import { isElement, type OfflineRequest, promptElementsOf, textOf } from './offline-request.js';
 
@@ -10,6 +14,8 @@ export interface OfflinePrompt {
   readonly tickets: readonly KbTicketBlock[];
   /** The archive entries of the last user message; absent without an `earlier_inquiries` element. */
   readonly archive?: readonly ArchiveEntry[];
+  /** The lead's known issues of the last user message (`known_issue` elements), in order. */
+  readonly knownIssues: readonly KnownIssueBlock[];
   /**
    * The working buffer already holds an assistant turn. A `results` answer closes an inquiry,
    * so an assistant turn in the buffer can only be a clarification: answer with results now.
@@ -31,6 +37,7 @@ export function readOfflinePrompt(request: OfflineRequest): OfflinePrompt {
     inquiries: userMessages.map((message) => message.inquiry).filter((text) => text !== ''),
     tickets: mergeChunks(last?.tickets ?? []),
     archive: last?.archive,
+    knownIssues: last?.knownIssues ?? [],
     answeredClarification: request.messages.some((message) => message.role === 'assistant'),
   };
 }
@@ -75,6 +82,15 @@ export interface ArchiveEntry {
   readonly answer?: string;
 }
 
+/** One `known_issue` element: a lead's note. */
+export interface KnownIssueBlock {
+  readonly author: string;
+  readonly title: string;
+  readonly note: string;
+  readonly workaround?: string;
+  readonly link?: string;
+}
+
 /** One user message read by its elements. */
 export interface PromptMessage {
   /** What staff wrote: the `inquiry` element's text, or a message without markup as a whole. */
@@ -83,6 +99,8 @@ export interface PromptMessage {
   readonly tickets?: readonly KbTicketBlock[];
   /** The `earlier_inquiries` element's entries; absent without one. */
   readonly archive?: readonly ArchiveEntry[];
+  /** The `known_issue` elements; absent without one. */
+  readonly knownIssues?: readonly KnownIssueBlock[];
 }
 
 /**
@@ -95,6 +113,7 @@ export function readPromptMessage(text: string): PromptMessage {
   const named = (name: string) => elements.find((element) => element.name === name);
   const knowledgeBase = named(PROMPT_ELEMENTS.knowledgeBase);
   const archive = named(PROMPT_ELEMENTS.archive);
+  const knownIssues = elements.filter((element) => element.name === PROMPT_ELEMENTS.knownIssue);
   return {
     // What was read from a screenshot is what a model sees in the image: part of the inquiry.
     inquiry: elements
@@ -107,6 +126,23 @@ export function readPromptMessage(text: string): PromptMessage {
       .join('\n\n'),
     ...(knowledgeBase ? { tickets: knowledgeBase.children.filter(isElement).map(readTicket) } : {}),
     ...(archive ? { archive: archive.children.filter(isElement).map(readArchiveEntry) } : {}),
+    ...(knownIssues.length > 0 ? { knownIssues: knownIssues.map(readKnownIssue) } : {}),
+  };
+}
+
+function readKnownIssue(element: PromptElement): KnownIssueBlock {
+  const child = (name: string) => {
+    const found = element.children.find((node) => isElement(node) && node.name === name);
+    return found === undefined ? undefined : textOf(found as PromptElement);
+  };
+  const workaround = child(KNOWN_ISSUE_ELEMENTS.workaround);
+  const link = child(KNOWN_ISSUE_ELEMENTS.link);
+  return {
+    author: element.attributes.author ?? '',
+    title: child(KNOWN_ISSUE_ELEMENTS.title) ?? '',
+    note: child(KNOWN_ISSUE_ELEMENTS.note) ?? '',
+    ...(workaround !== undefined ? { workaround } : {}),
+    ...(link !== undefined ? { link } : {}),
   };
 }
 

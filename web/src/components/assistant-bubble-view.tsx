@@ -6,6 +6,7 @@ import { useHandoffContext } from '../app/use-handoff-summary.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import type { AssistantBubble } from '../state/bubble.js';
 import { AnswerFeedbackBar, type SendFeedback, useAnswerFeedback } from './answer-feedback.js';
+import { AnswerNotices } from './answer-notices.js';
 import { ClarificationPanel } from './clarification-panel.js';
 import { HandoffAction } from './handoff-summary-panel.js';
 import { KbDetails } from './kb-details.js';
@@ -125,6 +126,7 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
         </p>
       )}
       <KbDetails query={bubble.kbQuery} chunks={bubble.kbChunks} />
+      <AnswerNotices surge={bubble.surge} knownIssues={bubble.knownIssues} />
       <div className="bubble__answer" aria-live="polite" aria-busy={streaming}>
         <StreamingMarkdown text={bubble.text} marks={marks} links={links} />
       </div>

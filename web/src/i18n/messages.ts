@@ -137,6 +137,14 @@ export const ja = {
   feedbackFailed: '評価を保存できませんでした。',
   ticketSolvedIt: 'この件で解決',
   answerInFlight: '回答を作成中です。保存されしだい表示します。',
+  surgeNotice:
+    '「{topic}」の問い合わせが増えています：{since} から {staff} 人のスタッフが {inquiries} 件',
+  surgeHint:
+    '同じ障害が起きている可能性があります。リーダーが既知の問題を公開すると、回答に表示されます。',
+  knownIssue: '既知の問題',
+  knownIssueBy: '{author}（{time}）',
+  knownIssueWorkaround: '回避策',
+  knownIssueLink: '詳細',
   searchConversations: '会話を検索',
   searchResults: '検索結果',
   noSearchResults: '一致する会話はありません',
@@ -347,6 +355,14 @@ export const en = {
   feedbackFailed: 'The feedback could not be saved.',
   ticketSolvedIt: 'This solved it',
   answerInFlight: 'The answer is still being written. It appears here as soon as it is stored.',
+  surgeNotice:
+    'Many inquiries about “{topic}”: {inquiries} from {staff} staff members since {since}',
+  surgeHint:
+    'This may be one problem affecting many people. When a lead publishes a known issue, answers show it.',
+  knownIssue: 'Known issue',
+  knownIssueBy: '{author}, {time}',
+  knownIssueWorkaround: 'Workaround',
+  knownIssueLink: 'More',
   searchConversations: 'Search conversations',
   searchResults: 'Search results',
   noSearchResults: 'No conversation matches',

@@ -17,6 +17,7 @@ import type { Locale } from '../i18n/messages.js';
 import { GapDraftContext, type GapDraftContextValue } from './gap-knowledge-draft.js';
 import { useInsightsText } from './insights-messages.js';
 import { InsightsSections } from './insights-sections.js';
+import { SurgesAndKnownIssues } from './surges-section.js';
 import './insights.css';
 
 interface InsightsAppProps {
@@ -118,6 +119,12 @@ export default function InsightsApp({
               <p role="status">{text.t('loading')}</p>
             ) : (
               <GapDraftContext.Provider value={gapDraft}>
+                <SurgesAndKnownIssues
+                  surges={state.insights.surges ?? []}
+                  apiBase={apiBase}
+                  apiFetch={apiFetch}
+                  text={text}
+                />
                 <InsightsSections insights={state.insights} text={text} />
               </GapDraftContext.Provider>
             )}

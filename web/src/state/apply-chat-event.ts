@@ -39,6 +39,12 @@ export function applyChatEvent(bubble: AssistantBubble, event: ChatEvent): Assis
         result: answer,
       };
     }
+    case 'surge':
+      return { ...bubble, surge: event.data };
+    case 'known_issue':
+      return bubble.knownIssues?.some((issue) => issue.id === event.data.id)
+        ? bubble
+        : { ...bubble, knownIssues: [...(bubble.knownIssues ?? []), event.data] };
     case 'error':
       return {
         ...bubble,

@@ -4,6 +4,7 @@ import type { KbChunk, ProgressStep } from '../../../functions/contract/chat-eve
 import type { AnswerFeedback } from '../../../functions/contract/conversations.js';
 import type { PublishedKnowledge } from '../../../functions/contract/knowledge.js';
 import type { MailDraftVersion } from '../../../functions/contract/mail-draft.js';
+import type { KnownIssueNotice, SurgeNotice } from '../../../functions/contract/surges.js';
 import type { FailureCode } from '../api/api-error.js';
 
 /** What the user sent; `inquiryId` is known once the server's `meta` event names it. */
@@ -46,6 +47,10 @@ export interface AssistantBubble {
   readonly steps: readonly ProgressStep[];
   readonly kbQuery?: string;
   readonly kbChunks?: readonly KbChunk[];
+  /** Many staff are asking about this topic now (ADR 0033): shown above the answer, live only. */
+  readonly surge?: SurgeNotice;
+  /** The leads' known issues this inquiry matches (ADR 0033): shown above the answer, live only. */
+  readonly knownIssues?: readonly KnownIssueNotice[];
   /** The advice markdown: grows token by token, kept when the result arrives. */
   readonly text: string;
   /** Ticket cards in arrival order; replaced by `result.results` once validated. */

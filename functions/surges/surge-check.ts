@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import type { Log } from '../chat/log.js';
+import type { Owner, RetrievedTicket } from '../chat/ports.js';
+import type { KnownIssueNotice, SurgeNotice } from '../contract/surges.js';
+import { knownIssuesMatching } from './known-issue-match.js';
+import type { KnownIssueStore, SurgeAlerts, SurgeCounter } from './ports.js';
+import { surgeTopicOf } from './surge-topic.js';
+import { isSurging, tallyOf, withInquiry } from './surge-window.js';
+
+/**
+ * The chat's side of surges and known issues (ADR 0033): one store request each, both before the
+ * answer's first token — the open known issues read while retrieval runs, the inquiry counted on
+ * its topic once the tickets are in. Neither ever fails a chat: a slow or failed store call is
+ * logged and the answer goes on without its notice.
+ */
+
+/** How long the chat waits for either request before answering without it. @default 500 */
+export const SURGE_CHECK_TIMEOUT_MS = 500;
+
+export interface SurgeCheckOptions {
+  readonly counter: SurgeCounter;
+  readonly knownIssues: Pick<KnownIssueStore, 'listOpen'>;
+  readonly alerts: SurgeAlerts;
+  /** Distinct staff within the window that make a surge, the current one included. */
+  readonly minStaff: number;
+  readonly windowMinutes: number;
+  /** Keeps a scrubbed example per slice for leads; undefined: no examples (`INSIGHTS_EXAMPLES`). */
+  readonly scrubExample?: (owner: Owner, text: string) => string;
+  /** The owner as an opaque hash (the same as logs use, never the user id). */
+  readonly staffHash: (owner: Owner) => string;
+  readonly log: Log;
+  readonly now: () => Date;
+  readonly timeoutMs: number;
+}
+
+export interface SurgeCheck {
+  /** The open known issues the inquiry is about, oldest first; [] when none or on failure. */
+  knownIssuesFor(owner: Owner, inquiryText: string): Promise<KnownIssueNotice[]>;
+  /** Counts the inquiry on its topic; the notice when the topic surges now, this one included. */
+  countInquiry(
+    owner: Owner,
+    inquiry: { readonly conversationId: string; readonly inquiryId: string; readonly text: string },
+    retrieved: readonly RetrievedTicket[],
+  ): Promise<SurgeNotice | undefined>;
+}
+
+export function createSurgeCheck(options: SurgeCheckOptions): SurgeCheck {
+  const { counter, minStaff, windowMinutes, log } = options;
+
+  /** The value of `work`, or `fallback` when it fails or outlasts the timeout (logged). */
+  async function bounded<Value>(
+    operation: string,
+    work: () => Promise<Value>,
+    fallback: Value,
+  ): Promise<Value> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        work(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`${operation} took over ${options.timeoutMs} ms`)),
+            options.timeoutMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      log.error('surge check failed', { operation, error });
+      return fallback;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    knownIssuesFor(owner, inquiryText) {
+      return bounded(
+        'known_issues',
+        async () =>
+          knownIssuesMatching(
+            await options.knownIssues.listOpen({ tenantId: owner.tenantId }, options.now()),
+            inquiryText,
+          ),
+        [],
+      );
+    },
+
+    countInquiry(owner, inquiry, retrieved) {
+      const topic = surgeTopicOf(inquiry.text, retrieved);
+      if (!topic) return Promise.resolve(undefined);
+      return bounded(
+        'surge_count',
+        async () => {
+          const at = options.now();
+          const mark = {
+            topicKey: topic.topicKey,
+            label: topic.label,
+            inquiryHash: opaque(`${inquiry.conversationId}#${inquiry.inquiryId}`),
+            staffHash: options.staffHash(owner),
+            at,
+            ...(options.scrubExample
+              ? { example: options.scrubExample(owner, inquiry.text).slice(0, 200) }
+              : {}),
+          };
+          const scope = { tenantId: owner.tenantId };
+          const before = await counter.countInquiry(scope, mark, windowMinutes);
+          const after = tallyOf(withInquiry(before, mark, windowMinutes), at, windowMinutes);
+          if (!isSurging(after, minStaff)) return undefined;
+          const notice: SurgeNotice = {
+            topic: mark.label,
+            inquiries: after.inquiries,
+            staff: after.staff,
+            since: after.since ?? at.toISOString(),
+          };
+          // Exactly one update crosses the threshold (the store serialises them): that chat alerts.
+          if (!isSurging(tallyOf(before, at, windowMinutes), minStaff)) {
+            void options.alerts
+              .surgeStarted({ tenantId: owner.tenantId, topicKey: topic.topicKey, ...notice })
+              .catch((error: unknown) => log.error('surge alert failed', { error }));
+          }
+          return notice;
+        },
+        undefined,
+      );
+    },
+  };
+}
+
+/** A short one-way hash: the store never holds an inquiry's id, only that it was counted. */
+const opaque = (value: string) =>
+  createHash('sha256').update(value).digest('base64url').slice(0, 16);
