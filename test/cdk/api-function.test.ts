@@ -171,6 +171,8 @@ describe('ServiceDeskStack (default config): API function', () => {
         'S3_ENDPOINT',
         'SERVICE_DESK_LEADS', // local dev users
         'TENANT_ID',
+        'TICKET_SYNC_SOURCES', // only with ticketSync sources
+        'TICKET_SYNC_TABLE',
       ]);
     });
 
@@ -337,7 +339,7 @@ describe('ServiceDeskStack (default config): API function', () => {
           condition: undefined,
         },
         {
-          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
           resources: ['<MonitoringTopicKey.Arn>'],
           condition: undefined,
         },

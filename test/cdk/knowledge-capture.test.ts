@@ -56,12 +56,17 @@ const actionsOf = (statement: CfnJson): string[] => [statement.Action].flat();
 /** The data source's actions the API role may take: the sync, and the catalog's listing (#28). */
 const DATA_SOURCE_ACTIONS = ['bedrock:StartIngestionJob', 'bedrock:ListKnowledgeBaseDocuments'];
 
-/** The API role's statements that grant any S3 action or one of {@link DATA_SOURCE_ACTIONS}. */
+/**
+ * The API role's statements that grant any S3 action or one of {@link DATA_SOURCE_ACTIONS}, but
+ * those on the attachments bucket (ADR 0030; api-function.test.ts asserts them).
+ */
 function knowledgeCaptureGrants(template: Template): CfnJson[] {
-  return apiRoleStatements(template).filter((statement) =>
-    actionsOf(statement).some(
-      (action) => action.startsWith('s3:') || DATA_SOURCE_ACTIONS.includes(action),
-    ),
+  return apiRoleStatements(template).filter(
+    (statement) =>
+      !JSON.stringify(statement.Resource).includes('Attachments') &&
+      actionsOf(statement).some(
+        (action) => action.startsWith('s3:') || DATA_SOURCE_ACTIONS.includes(action),
+      ),
   );
 }
 

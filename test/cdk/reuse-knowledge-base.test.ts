@@ -69,6 +69,8 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
     expect(wildcardResources(template).ApiRoleDefaultPolicy).toEqual([
       // Marketplace subscriptions on first model use (aws:CalledViaLast = Bedrock).
       '*',
+      // Attachments' objects, in their own bucket (ADR 0030).
+      '<Attachments.Arn>/attachments/*',
       'arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
     ]);
     const profileGrants = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
@@ -143,7 +145,7 @@ describe('ServiceDeskStack reusing an existing Knowledge Base in ap-northeast-1 
         expect(resource.DeletionPolicy, type).toBe('Delete');
       }
     }
-    // The web assets and the access logs.
-    template.resourceCountIs('Custom::S3AutoDeleteObjects', 2);
+    // The web assets, the access logs and the attachments.
+    template.resourceCountIs('Custom::S3AutoDeleteObjects', 3);
   });
 });

@@ -198,8 +198,8 @@ describe('ServiceDeskStack (default config): web hosting', () => {
   describe('S3', () => {
     it('keeps every bucket private, encrypted and SSL-only', () => {
       const buckets = template.findResources('AWS::S3::Bucket');
-      // Web assets, ticket documents, access logs.
-      expect(Object.keys(buckets)).toHaveLength(3);
+      // Web assets, ticket documents, access logs, attachments.
+      expect(Object.keys(buckets)).toHaveLength(4);
       for (const bucket of Object.values(buckets)) {
         expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
           BlockPublicAcls: true,
@@ -214,7 +214,7 @@ describe('ServiceDeskStack (default config): web hosting', () => {
         });
       }
       const policies = Object.values(template.findResources('AWS::S3::BucketPolicy'));
-      expect(policies).toHaveLength(3);
+      expect(policies).toHaveLength(4);
       for (const policy of policies) {
         expect(policy.Properties.PolicyDocument.Statement).toEqual(
           expect.arrayContaining([

@@ -114,7 +114,7 @@ describe('languageOf', () => {
 describe('parseScrubSettings', () => {
   it('accepts the settings file example of docs/deploy.md, whose IP pattern is the ready-made one', () => {
     const guide = readFileSync(join(import.meta.dirname, '../../docs/deploy.md'), 'utf8');
-    const example = /## Personal data[\s\S]*?```json\n([\s\S]*?)\n```/.exec(guide)?.[1];
+    const example = /^## Personal data\n[\s\S]*?```json\n([\s\S]*?)\n```/m.exec(guide)?.[1];
     const settings = parseScrubSettings(JSON.parse(example ?? 'null'));
     expect(settings.patterns?.[1]?.pattern).toBe(OPTIONAL_SCRUB_PATTERNS.ipv4Address.pattern);
     expect(
