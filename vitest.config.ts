@@ -53,11 +53,11 @@ export default defineConfig({
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Three files at a time on two cores: integration and browser files wait on servers, Java,
+    // Four files at a time on two cores: integration and browser files wait on servers, Java,
     // Chromium and paced streams as much as they compute (vitest's default there is one). All
     // projects share the one pool, so a waiting browser file leaves its core to a CPU-bound one
     // (ADR 0016 has the figures).
-    maxWorkers: Math.max(3, availableParallelism() + 1),
+    maxWorkers: Math.max(4, availableParallelism() + 2),
     // The longest files first, the browser files spread among the others (see the file).
     sequence: { sequencer: FileOrder },
     projects: [

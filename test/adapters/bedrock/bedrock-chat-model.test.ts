@@ -280,13 +280,30 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
       delayMs: 0,
     });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    // Aborted once the response's headers are in (the SDK's deserialize step has the response),
+    // not after a fixed delay: on a busy machine the headers can take longer than any delay.
+    const abortingClient = new BedrockRuntimeClient({
+      endpoint: bedrock.runtimeEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
+    abortingClient.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        controller.abort();
+        return result;
+      },
+      { step: 'deserialize', name: 'abortOnceTheResponseStarted' },
+    );
     const failure = await collect(
-      createBedrockChatModel({ client, modelId: 'offline.x' }).stream({
+      createBedrockChatModel({ client: abortingClient, modelId: 'offline.x' }).stream({
         ...request,
         signal: controller.signal,
       }),
     ).catch((error) => error);
+    abortingClient.destroy();
+    expect(controller.signal.aborted).toBe(true);
     // The SDK ends the event stream without an error when the HTTP/2 stream is cancelled.
     expect(failure).toEqual([]);
   });
