@@ -1,5 +1,5 @@
-import { createHash, createHmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { createHash } from 'node:crypto';
+import { type AwsCredentials, signedAwsFetch } from '../adapters/aws/signed-aws-fetch.js';
 
 /**
  * The `Custom::OpenSearchVectorIndex` resource (ADR 0014): creates the Knowledge Base's vector
@@ -249,13 +249,6 @@ const describe = (response: { status: number; body: string }) =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Credentials as the Lambda runtime provides them (the function role's session). */
-export interface AwsCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
-
 /**
  * A {@link CollectionRequest} that signs each call for `aoss` (SigV4, with the payload hash
  * header OpenSearch Serverless requires) and sends it with `fetch`.
@@ -264,55 +257,21 @@ export function createSignedCollectionRequest(settings: {
   readonly region: string;
   readonly credentials: AwsCredentials;
 }): CollectionRequest {
-  const signer = new SignatureV4({
-    service: 'aoss',
-    region: settings.region,
-    credentials: settings.credentials,
-    sha256: NodeSha256,
-  });
   return async ({ endpoint, method, path, body }) => {
-    const url = new URL(path, endpoint);
     const payload = body ?? '';
-    const signed = await signer.sign({
+    const response = await signedAwsFetch({
+      service: 'aoss',
+      region: settings.region,
+      credentials: settings.credentials,
+      url: new URL(path, endpoint),
       method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      port: url.port ? Number(url.port) : undefined,
-      path: url.pathname,
-      query: {},
       headers: {
-        host: url.host,
         'content-type': 'application/json',
         'x-amz-content-sha256': createHash('sha256').update(payload).digest('hex'),
       },
       body: payload,
-    });
-    const response = await fetch(url, {
-      method,
-      headers: signed.headers,
-      body: method === 'GET' || method === 'DELETE' ? undefined : payload,
+      omitBody: method === 'GET' || method === 'DELETE',
     });
     return { status: response.status, body: await response.text() };
   };
-}
-
-/** SHA-256 and HMAC-SHA-256 from node:crypto, in the shape the signer takes (the ticket sync's secret read signs with it too). */
-export class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash =
-      secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(toBuffer(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
-function toBuffer(data: string | ArrayBuffer | ArrayBufferView): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return Buffer.from(data);
 }

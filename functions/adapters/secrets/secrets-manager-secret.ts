@@ -1,5 +1,4 @@
-import { SignatureV4 } from '@smithy/signature-v4';
-import { type AwsCredentials, NodeSha256 } from '../../opensearch-index/vector-index-resource.js';
+import { type AwsCredentials, signedAwsFetch } from '../aws/signed-aws-fetch.js';
 
 /**
  * Secrets Manager's `GetSecretValue`, signed with SigV4 and sent with `fetch`: the one call the
@@ -32,30 +31,18 @@ export async function readSecretString(
     options.endpoint ?? `https://secretsmanager.${options.region}.amazonaws.com/`,
   );
   const body = JSON.stringify({ SecretId: secretId });
-  const signer = new SignatureV4({
+  const response = await signedAwsFetch({
     service: 'secretsmanager',
     region: options.region,
     credentials: options.credentials,
-    sha256: NodeSha256,
-  });
-  const signed = await signer.sign({
+    url,
     method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: url.port ? Number(url.port) : undefined,
-    path: url.pathname,
-    query: {},
     headers: {
-      host: url.host,
       'content-type': 'application/x-amz-json-1.1',
       'x-amz-target': 'secretsmanager.GetSecretValue',
     },
     body,
-  });
-  const response = await options.fetch(url, {
-    method: 'POST',
-    headers: signed.headers,
-    body,
+    fetch: options.fetch,
     ...(signal && { signal }),
   });
   const text = await response.text();

@@ -1,20 +1,13 @@
-import { createHash, createHmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { Log } from '../../chat/log.js';
 import type { SurgeAlert, SurgeAlerts } from '../../surges/ports.js';
+import { type AwsCredentials, signedAwsFetch } from '../aws/signed-aws-fetch.js';
 
 /**
  * Surge alerts (ADR 0033): an SNS `Publish` to the stack's alarm topic when a surge starts, or —
  * without a topic (locally) — a log line saying what would have been sent. The Publish is one
- * SigV4-signed query-protocol request with `fetch`, as the vector-index resource signs its calls:
- * the function carries no SNS client for one call a surge.
+ * SigV4-signed query-protocol request (`signedAwsFetch`): the function carries no SNS client for
+ * one call a surge.
  */
-
-export interface AwsCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
 
 export interface SurgeAlertsOptions {
   /** The alarm topic; undefined: log what would be sent. */
@@ -59,26 +52,15 @@ export function createSurgeAlerts(options: SurgeAlertsOptions): SurgeAlerts {
         Subject: subject,
         Message: message,
       }).toString();
-      const signer = new SignatureV4({
+      const response = await signedAwsFetch({
         service: 'sns',
         region: options.region,
         credentials: options.credentials(),
-        sha256: NodeSha256,
-      });
-      const signed = await signer.sign({
+        url: endpoint,
         method: 'POST',
-        protocol: endpoint.protocol,
-        hostname: endpoint.hostname,
-        port: endpoint.port ? Number(endpoint.port) : undefined,
-        path: endpoint.pathname,
-        query: {},
-        headers: {
-          host: endpoint.host,
-          'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
-        },
+        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
         body,
       });
-      const response = await fetch(endpoint, { method: 'POST', headers: signed.headers, body });
       if (!response.ok) {
         throw new Error(
           `SNS Publish answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
@@ -91,25 +73,4 @@ export function createSurgeAlerts(options: SurgeAlertsOptions): SurgeAlerts {
       });
     },
   };
-}
-
-/** SHA-256 and HMAC-SHA-256 from node:crypto, in the shape the signer takes. */
-class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash =
-      secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(toBuffer(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
-function toBuffer(data: string | ArrayBuffer | ArrayBufferView): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return Buffer.from(data);
 }
