@@ -181,12 +181,8 @@ export function createAwsAdapters(
               createSurgeAlerts({
                 topicArn: config.surges.alerts ? config.surges.alarmTopicArn : undefined,
                 region,
-                // The function role's session, as the Lambda runtime provides it.
-                credentials: () => ({
-                  accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '',
-                  secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '',
-                  sessionToken: process.env.AWS_SESSION_TOKEN,
-                }),
+                // The function role's session, from the SDK's credential chain the clients use.
+                credentials: () => documents.config.credentials(),
                 log,
               }),
           },

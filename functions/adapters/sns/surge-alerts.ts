@@ -13,8 +13,8 @@ export interface SurgeAlertsOptions {
   /** The alarm topic; undefined: log what would be sent. */
   readonly topicArn?: string;
   readonly region: string;
-  /** The function role's credentials (Lambda's variables), read at each send. */
-  readonly credentials: () => AwsCredentials;
+  /** The function role's credentials, resolved at each send (a session's expire). */
+  readonly credentials: () => AwsCredentials | Promise<AwsCredentials>;
   readonly log: Log;
   /** @default `https://sns.<region>.amazonaws.com/` */
   readonly endpoint?: string;
@@ -55,7 +55,7 @@ export function createSurgeAlerts(options: SurgeAlertsOptions): SurgeAlerts {
       const response = await signedAwsFetch({
         service: 'sns',
         region: options.region,
-        credentials: options.credentials(),
+        credentials: await options.credentials(),
         url: endpoint,
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
