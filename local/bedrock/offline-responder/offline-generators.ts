@@ -7,9 +7,9 @@ import { buildOfflineAnswer } from './offline-answers.js';
 import { buildOfflineHandoffSummary, readHandoffTranscript } from './offline-handoff-summary.js';
 import { buildOfflineMailDraft, readRefineRequest } from './offline-mail-draft.js';
 import { answerLanguageOr, lastUserText, type OfflineRequest } from './offline-request.js';
-import { readScreenshotsOffline } from './offline-screenshot-reading.js';
 import { buildOfflineTicketDraft, readDraftTranscript } from './offline-ticket-draft.js';
 import { readOfflinePrompt } from './read-offline-prompt.js';
+import { readScreenshotsOffline } from './screenshots/screenshot-registry.js';
 import type { SeededRandom } from './seeded-random.js';
 
 /**

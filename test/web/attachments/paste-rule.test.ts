@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filesToAttachOnPaste } from '../../../web/src/attachments/files-to-attach-on-paste.js';
+import { filesToAttachOnPaste } from '../../../web/src/attachments/attachment-rules.js';
 
 describe('filesToAttachOnPaste', () => {
   it('attaches an image pasted alone (a screenshot)', () => {

@@ -16,8 +16,7 @@ import {
 import { MAX_MESSAGE_LENGTH } from '../../../functions/contract/chat-request.js';
 import { userTextProblem } from '../../../functions/contract/user-text.js';
 import { AttachmentsContext } from '../attachments/attachment-blobs.js';
-import { ACCEPTED_FILES } from '../attachments/attachment-rules.js';
-import { filesToAttachOnPaste } from '../attachments/files-to-attach-on-paste.js';
+import { ACCEPTED_FILES, filesToAttachOnPaste } from '../attachments/attachment-rules.js';
 import { useAttachmentDrafts } from '../attachments/use-attachment-drafts.js';
 import { useI18n } from '../i18n/i18n-context.js';
 import { shouldSendOnKeyDown } from '../input/should-send-on-key-down.js';
