@@ -12,6 +12,7 @@ import type {
 import type { StreamErrorCode } from '../contract/errors.js';
 import type { PublishedKnowledge } from '../contract/knowledge.js';
 import type { MailDraftAction, MailDraftVersion } from '../contract/mail-draft.js';
+import type { AnswerNotices } from '../contract/surges.js';
 import type { InquiryIntent } from './inquiry-rules.js';
 
 /**
@@ -114,6 +115,8 @@ export interface AppendAssistantTurnInput {
   readonly usage?: TurnUsage;
   /** What the vision step read from the answered message's images (ADR 0030). */
   readonly attachmentReading?: AttachmentReading;
+  /** The surge notice and known issues the answer's stream sent (ADR 0033), bounded. */
+  readonly notices?: AnswerNotices;
 }
 
 export interface AppendResult {

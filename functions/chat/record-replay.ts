@@ -1,5 +1,6 @@
 import type { AttachmentReading } from '../contract/attachments.js';
 import type { ChatEvent } from '../contract/chat-events.js';
+import type { AnswerNotices } from '../contract/surges.js';
 import { ConversationNotFoundError, StoreUnavailableError } from './errors.js';
 import type { GenerationOutcome } from './generate.js';
 import { leaseFrom } from './generation-lease.js';
@@ -47,6 +48,8 @@ export async function recordAnswer(
   log: Log,
   /** What the vision step read from the answered message's images (ADR 0030). */
   attachmentReading?: AttachmentReading,
+  /** The surge notice and known issues the stream sent (ADR 0033): stored with the answer. */
+  notices?: AnswerNotices,
 ): Promise<number | undefined> {
   const { answer, status } = outcome;
   const isResults = answer.response_type === 'results';
@@ -62,6 +65,7 @@ export async function recordAnswer(
       modelId,
       ...(usage ? { usage } : {}),
       ...(attachmentReading ? { attachmentReading } : {}),
+      ...(notices ? { notices } : {}),
     });
     if (status === 'failed') {
       send({
@@ -239,6 +243,10 @@ export function replayStoredAnswer(
     .at(-1);
   const result = answer?.result;
   if (!answer || !result) return false;
+  // The notices the first copy's stream sent, before the text as they were then.
+  const { surge, knownIssues = [] } = answer.notices ?? {};
+  if (surge) send({ event: 'surge', data: surge });
+  for (const issue of knownIssues) send({ event: 'known_issue', data: issue });
   if (result.general_advice) send({ event: 'token', data: { content: result.general_advice } });
   for (const ticket of result.results ?? []) send({ event: 'ticket', data: ticket });
   const { conversationId, version } = loaded.conversation;

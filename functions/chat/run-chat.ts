@@ -9,7 +9,9 @@ import type { AttachmentReading, AttachmentRef } from '../contract/attachments.j
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { detectLanguage } from '../contract/language.js';
+import type { AnswerNotices } from '../contract/surges.js';
 import type { ModelCall } from '../model-call/open-model-call.js';
+import { answerNoticesOf } from '../surges/answer-notices.js';
 import type { SurgeCheck } from '../surges/surge-check.js';
 import { ClientMessageIdReusedError, StoreUnavailableError } from './errors.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
@@ -357,6 +359,7 @@ export async function streamChat(
     if (surgeNotice) send({ event: 'surge', data: surgeNotice });
     const matchingIssues = (await knownIssues) ?? [];
     for (const issue of matchingIssues) send({ event: 'known_issue', data: issue });
+    measured.notices = answerNoticesOf(surgeNotice, matchingIssues);
 
     send({ event: 'progress', data: { step: 'generating' } });
     const { turns } = await loaded;
@@ -403,6 +406,7 @@ export async function streamChat(
       usageOf(outcome, begun.startedAtMs, measured),
       log,
       reading,
+      measured.notices,
     );
   } catch (error) {
     log.error('chat pipeline failed', { error });
@@ -432,6 +436,8 @@ export async function streamChat(
       config.modelId,
       undefined,
       log,
+      undefined,
+      measured.notices,
     );
   } finally {
     // The answer is recorded (or could not be): a retry may now replay it, or generate again
@@ -475,6 +481,8 @@ interface Measured {
   answerSeq?: number;
   /** What the vision step read (never logged or reported: it may show personal data). */
   reading?: AttachmentReading;
+  /** The surge notice and known issues the stream sent: stored with the answer, even a failed one. */
+  notices?: AnswerNotices;
 }
 
 const whole = (ms: number) => Math.max(0, Math.round(ms));

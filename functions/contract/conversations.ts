@@ -8,6 +8,7 @@ import {
 import { turnStatusSchema } from './chat-events.js';
 import { publishedKnowledgeSchema } from './knowledge.js';
 import { MAX_MAIL_DRAFT_VERSIONS, mailDraftVersionSchema } from './mail-draft.js';
+import { answerNoticesSchema } from './surges.js';
 import { issueIdKind } from './ticket-references.js';
 import { userTextSchema } from './user-text.js';
 
@@ -128,6 +129,11 @@ export const turnSchema = z.object({
   attachments: z.array(attachmentRefSchema).max(MAX_ATTACHMENTS_PER_MESSAGE).optional(),
   /** Assistant turns answering a message with images: what the vision step read from them. */
   attachmentReading: attachmentReadingSchema.optional(),
+  /**
+   * Answer turns: the surge notice and known issues streamed before this answer (ADR 0033), as
+   * they were then. A regenerate or edit is a new answer with its own.
+   */
+  notices: answerNoticesSchema.optional(),
 });
 export type Turn = z.infer<typeof turnSchema>;
 

@@ -41,6 +41,19 @@ export const knownIssueNoticeSchema = z.object({
 });
 export type KnownIssueNotice = z.infer<typeof knownIssueNoticeSchema>;
 
+/**
+ * The notices an answer carried, stored with its assistant turn (`turns[].notices`) so a reload
+ * or another device shows them as the stream did: the surge and known issues as they were when
+ * the answer was written — a known issue may have been closed since. Counts only, never who
+ * asked. Bounded (`ANSWER_NOTICE_LIMITS`, applied by `answerNoticesOf` in
+ * `functions/surges/answer-notices.ts`) so the turn stays within DynamoDB's item size.
+ */
+export const answerNoticesSchema = z.object({
+  surge: surgeNoticeSchema.optional(),
+  knownIssues: z.array(knownIssueNoticeSchema).optional(),
+});
+export type AnswerNotices = z.infer<typeof answerNoticesSchema>;
+
 export const KNOWN_ISSUE_LIMITS = {
   title: 120,
   note: 1000,

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsSchema } from '../../functions/contract/insights.js';
 import { knownIssueListSchema } from '../../functions/contract/surges.js';
 import type { SurgeAlert } from '../../functions/surges/ports.js';
-import { type ChatResponse, callApi, eventsNamed, postChat } from '../support/chat-client.js';
+import {
+  type ChatResponse,
+  callApi,
+  eventsNamed,
+  fetchConversation,
+  postChat,
+} from '../support/chat-client.js';
 import { type InProcessApiOnLocalServices, startInProcessApi } from '../support/in-process-api.js';
 
 /**
@@ -111,7 +117,8 @@ describe('a known issue', () => {
     expect(published.status).toBe(201);
     const { id } = published.json as { id: string };
 
-    const outlook = await ask('frank', 'Outlookが開かない');
+    const outlookMessage = { message: 'Outlookが開かない', clientMessageId: 'frank-outlook-1' };
+    const outlook = await postChat(stack.api, outlookMessage, { user: 'frank' });
     const [notice] = knownIssuesOf(outlook);
     expect(notice).toMatchObject({
       id,
@@ -144,6 +151,40 @@ describe('a known issue', () => {
     expect(knownIssuesOf(after)).toEqual([]);
     expect(resultOf(after).mail_draft).not.toContain(outlookIssue.note);
     expect((await listKnownIssues()).map((issue) => issue.id)).not.toContain(id);
+
+    // The answer keeps the notices its stream showed: a reload gets both, the known issue as it
+    // was then although it is closed now. The surge is the one the first case built, still
+    // within its window.
+    const surge = surgeOf(outlook);
+    expect(surge).toMatchObject({ topic: 'outlook' });
+    const { conversationId, userSeq } = eventsNamed(outlook, 'meta')[0] as {
+      conversationId: string;
+      userSeq: number;
+    };
+    const answerSeq = (eventsNamed(outlook, 'result')[0] as { seq: number }).seq;
+    const stored = await fetchConversation(stack.api, conversationId, 'frank');
+    expect(stored.turns.find((turn) => turn.seq === answerSeq)?.notices).toEqual({
+      surge,
+      knownIssues: [notice],
+    });
+    // A retry of the same message replays the stored answer with its notices, before its text.
+    const retried = await postChat(stack.api, outlookMessage, { user: 'frank' });
+    expect(surgeOf(retried)).toEqual(surge);
+    expect(knownIssuesOf(retried)).toEqual([notice]);
+    expect(names(retried).indexOf('known_issue')).toBeLessThan(names(retried).indexOf('token'));
+    // A regenerate is a new answer with the notices of now: the closed issue is not among them.
+    const regenerated = await postChat(
+      stack.api,
+      { conversationId, message: 'Outlookが開かない', supersedes: userSeq },
+      { user: 'frank' },
+    );
+    expect(knownIssuesOf(regenerated)).toEqual([]);
+    const newSeq = (eventsNamed(regenerated, 'result')[0] as { seq: number }).seq;
+    const turns = (await fetchConversation(stack.api, conversationId, 'frank')).turns;
+    const newNotices = turns.find((turn) => turn.seq === newSeq)?.notices;
+    expect(newNotices?.knownIssues).toBeUndefined();
+    expect(newNotices?.surge).toEqual(surgeOf(regenerated));
+    expect(turns.find((turn) => turn.seq === answerSeq)?.notices?.knownIssues).toEqual([notice]);
   }, 60_000);
 
   it('lets two leads publish at once, each with an id of its own', async () => {

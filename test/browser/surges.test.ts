@@ -7,7 +7,7 @@ import { expectAccessible } from './support/expect-accessible.js';
 
 // Issue #53 (ADR 0033): three dev users ask about Outlook failing, the third already sees the
 // surge; a lead publishes a known issue on the insights page; the fourth user's answer carries
-// both, on a 360 px phone; the page lists the surge and the issue.
+// both, on a 360 px phone, and again after a reload; the page lists the surge and the issue.
 const LEAD = 'surge-lead';
 const { open } = registerBrowserHarness({ functionEnvironment: { SERVICE_DESK_LEADS: LEAD } });
 
@@ -92,6 +92,14 @@ describe('surges and known issues', () => {
     expect(overflow).toBe(false);
     await expectAccessible(fourth.page, 'an answer with a known issue and a surge, 360 px');
     await fourth.page.screenshot({ path: `${SCREENSHOTS}/surge-known-issue-360.png` });
+
+    // A reload shows the same banners from the stored answer, the known issue as of that answer.
+    await fourth.page.reload();
+    const stored = fourth.page.getByRole('region', { name: `既知の問題: ${KNOWN_ISSUE.title}` });
+    await stored.waitFor({ timeout: WAIT_MS });
+    expect(await stored.textContent()).toContain(KNOWN_ISSUE.note);
+    expect(await stored.textContent()).toContain('この回答の時点のお知らせです');
+    expect(await surgeBanner(fourth.page).textContent()).toContain('4 人のスタッフが 4 件');
 
     // The page lists both: the surge now of four staff members, the known issue open.
     await lead.reload();

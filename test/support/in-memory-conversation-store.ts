@@ -174,6 +174,7 @@ export function createInMemoryConversationStore(options: { now?: () => Date } = 
         ...(input.attachmentReading
           ? { attachmentReading: structuredClone(input.attachmentReading) }
           : {}),
+        ...(input.notices ? { notices: structuredClone(input.notices) } : {}),
       });
       const { answering } = stored.summary;
       const answered =

@@ -221,6 +221,7 @@ export async function appendAssistantTurn(
           ...(input.modelId ? { modelId: input.modelId } : {}),
           ...(input.usage ? { usage: input.usage } : {}),
           ...(input.attachmentReading ? { attachmentReading: input.attachmentReading } : {}),
+          ...(input.notices ? { notices: input.notices } : {}),
         },
         inquiryAfter: {
           openInquiryId: openInquiryAfterAssistantTurn(

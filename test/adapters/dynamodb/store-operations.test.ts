@@ -2,6 +2,11 @@ import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-d
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { turnSizeLimits } from '../../../functions/adapters/dynamodb/conversation-items.js';
 import type { Answer } from '../../../functions/contract/answer.js';
+import {
+  ANSWER_NOTICE_LIMITS,
+  ANSWER_NOTICES_MAX_BYTES,
+  answerNoticesOf,
+} from '../../../functions/surges/answer-notices.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb-test-tables.js';
 import { alice, createStore } from './store-fixture.js';
 
@@ -223,7 +228,7 @@ describe('createDynamoDbConversationStore', () => {
       ).rejects.toThrow(/^Answer is \d+ bytes as JSON; the limit is 250000 bytes$/);
     });
 
-    it('stores text and result both at their limits: the limits stay under the 400 KB item size', async () => {
+    it('stores text, result and notices all at their limits: the limits stay under the 400 KB item size', async () => {
       const store = createStore(t);
       const { conversation, turn } = await store.appendUserTurn(alice, {
         text: 'x'.repeat(turnSizeLimits.textBytes),
@@ -240,6 +245,7 @@ describe('createDynamoDbConversationStore', () => {
         text: 'z'.repeat(turnSizeLimits.textBytes),
         result: maximal,
         status: 'complete',
+        notices: maximalNotices(),
       });
       expect(stored.turn.seq).toBe(2);
     });
@@ -465,3 +471,25 @@ describe('createDynamoDbConversationStore', () => {
     });
   });
 });
+
+/** The notices an answer can carry at most (ADR 0033): every text at its cap, in 4-byte characters. */
+function maximalNotices() {
+  const wide = (length: number) => '𠮷'.repeat(length);
+  const issue = (id: number) => ({
+    id: `${id}`,
+    title: wide(10_000),
+    note: wide(10_000),
+    workaround: wide(10_000),
+    author: wide(10_000),
+    at: wide(10_000),
+    link: `https://example.com/${wide(ANSWER_NOTICE_LIMITS.link - 20)}`,
+  });
+  const notices = answerNoticesOf(
+    { topic: wide(10_000), inquiries: 99, staff: 99, since: wide(10_000) },
+    Array.from({ length: ANSWER_NOTICE_LIMITS.knownIssues + 2 }, (_, index) => issue(index)),
+  );
+  expect(Buffer.byteLength(JSON.stringify(notices))).toBeGreaterThan(
+    ANSWER_NOTICES_MAX_BYTES * 0.8,
+  );
+  return notices;
+}

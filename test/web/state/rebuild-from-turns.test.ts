@@ -88,6 +88,22 @@ describe('rebuildFromTurns', () => {
     expect(view.bubbles[5]).toMatchObject({ seq: 6, feedback: undefined });
   });
 
+  it('rebuilds the notices an answer was given, marked as from the history', () => {
+    const surge = { topic: 'outlook', inquiries: 4, staff: 3, since: '2026-11-30T09:30:00Z' };
+    const knownIssues = [
+      { id: 'K1', title: 'Outlook 障害', note: 'OWA をお使いください', author: 'lead', at: 'T' },
+    ];
+    const view = rebuildFromTurns({
+      ...detail,
+      turns: detail.turns.map((stored) =>
+        stored.seq === 4 ? { ...stored, notices: { surge, knownIssues } } : stored,
+      ),
+    });
+    expect(view.bubbles[3]).toMatchObject({ surge, knownIssues, noticesFromHistory: true });
+    expect(view.bubbles[5]).not.toHaveProperty('surge');
+    expect(view.bubbles[5]).not.toHaveProperty('noticesFromHistory');
+  });
+
   it('keeps the model id of a stored answer (the offline label reads it)', () => {
     const view = rebuildFromTurns(detail);
     expect(view.bubbles[3]).toMatchObject({ modelId: 'offline.service-desk-responder' });

@@ -6,6 +6,8 @@ import { useI18n } from '../i18n/i18n-context.js';
 interface AnswerNoticesProps {
   readonly surge?: SurgeNotice;
   readonly knownIssues?: readonly KnownIssueNotice[];
+  /** Stored with an earlier answer: a known issue says it is as of that answer. */
+  readonly fromHistory?: boolean;
 }
 
 /**
@@ -13,11 +15,13 @@ interface AnswerNoticesProps {
  * title, what to tell requesters, the workaround and link, who published it and when — then a
  * surge notice (the topic and counts, never who asked). Plain text: a lead's words are rendered
  * as text, and the link (checked against the allowed domains when it was published) as one
- * anchor.
+ * anchor. The same banners from the stream and, after a reload, from the stored answer; there a
+ * known issue says it was the notice when the answer was written (it may have been closed since).
  */
 export const AnswerNotices = memo(function AnswerNotices({
   surge,
   knownIssues,
+  fromHistory = false,
 }: AnswerNoticesProps) {
   const { t, formatDateTime } = useI18n();
   if (!surge && (knownIssues?.length ?? 0) === 0) return null;
@@ -49,6 +53,7 @@ export const AnswerNotices = memo(function AnswerNotices({
           <p className="answer-notice__by">
             {t('knownIssueBy', { author: issue.author, time: formatDateTime(issue.at) })}
           </p>
+          {fromHistory && <p className="answer-notice__by">{t('knownIssueAsOfAnswer')}</p>}
         </section>
       ))}
       {surge && (

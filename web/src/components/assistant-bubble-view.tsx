@@ -126,7 +126,11 @@ export const AssistantBubbleView = memo(function AssistantBubbleView({
         </p>
       )}
       <KbDetails query={bubble.kbQuery} chunks={bubble.kbChunks} />
-      <AnswerNotices surge={bubble.surge} knownIssues={bubble.knownIssues} />
+      <AnswerNotices
+        surge={bubble.surge}
+        knownIssues={bubble.knownIssues}
+        fromHistory={bubble.noticesFromHistory === true}
+      />
       <div className="bubble__answer" aria-live="polite" aria-busy={streaming}>
         <StreamingMarkdown text={bubble.text} marks={marks} links={links} />
       </div>

@@ -47,10 +47,15 @@ export interface AssistantBubble {
   readonly steps: readonly ProgressStep[];
   readonly kbQuery?: string;
   readonly kbChunks?: readonly KbChunk[];
-  /** Many staff are asking about this topic now (ADR 0033): shown above the answer, live only. */
+  /** Many staff are asking about this topic (ADR 0033): shown above the answer. */
   readonly surge?: SurgeNotice;
-  /** The leads' known issues this inquiry matches (ADR 0033): shown above the answer, live only. */
+  /** The leads' known issues this inquiry matches (ADR 0033): shown above the answer. */
   readonly knownIssues?: readonly KnownIssueNotice[];
+  /**
+   * The notices come from the stored turn (the history, not the stream): they are as they were
+   * when the answer was written, and a known issue may have been closed since.
+   */
+  readonly noticesFromHistory?: boolean;
   /** The advice markdown: grows token by token, kept when the result arrives. */
   readonly text: string;
   /** Ticket cards in arrival order; replaced by `result.results` once validated. */

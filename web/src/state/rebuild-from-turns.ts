@@ -65,6 +65,7 @@ function assistantFromTurn(turn: Turn, lastUser: Turn | undefined): AssistantBub
     seq: turn.seq,
     feedback: turn.feedback,
     mailDraftVersions: turn.mailDraftVersions,
+    ...noticesOf(turn),
     // Retry re-uses the stored id only when the server tells us it; a fresh id would duplicate.
     request:
       lastUser?.clientMessageId !== undefined
@@ -75,5 +76,18 @@ function assistantFromTurn(turn: Turn, lastUser: Turn | undefined): AssistantBub
             ...(lastUser.attachments?.length ? { attachments: lastUser.attachments } : {}),
           }
         : undefined,
+  };
+}
+
+/** The notices the answer's stream showed, stored with it (ADR 0033): the same banners again. */
+function noticesOf(
+  turn: Turn,
+): Pick<AssistantBubble, 'surge' | 'knownIssues' | 'noticesFromHistory'> {
+  const { surge, knownIssues } = turn.notices ?? {};
+  if (!surge && !knownIssues?.length) return {};
+  return {
+    ...(surge ? { surge } : {}),
+    ...(knownIssues?.length ? { knownIssues } : {}),
+    noticesFromHistory: true,
   };
 }
