@@ -57,7 +57,7 @@ export function describeDownscale(
     return [
       `  ${label}: ${source.width}×${source.height}, ${kb(source.bytes)} → ${output.width}×${output.height} ${output.type}, ${kb(output.bytes)}`,
       `    downscale runs (ms): ${ms(result.runsMs)}; median ${median.toFixed(0)} ms   ${target}`,
-      `    reference, whole image decoded (ms): ${ms(result.referenceMs)}; median ${medianOf(result.referenceMs).toFixed(0)} ms`,
+      `    reference, on the page, whole image decoded (ms): ${ms(result.referenceMs)}; median ${medianOf(result.referenceMs).toFixed(0)} ms`,
       `    downscale ÷ reference, run by run: median ${ratio.toFixed(2)}×`,
       `    the browser's whole-image decode alone (ms): ${ms(result.decodeMs)}; median ${medianOf(result.decodeMs).toFixed(0)} ms`,
     ];
