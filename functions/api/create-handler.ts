@@ -169,6 +169,7 @@ export function createApi(
     }),
     conversations: createConversationRoutes(context, store, {
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
+      attachments: adapters.attachments,
       ...withInsights,
     }),
     insights: createInsightsRoutes(context, {

@@ -8,6 +8,7 @@ import {
   validateBody,
 } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
+import type { AttachmentStore } from '../attachments/ports.js';
 import {
   type AnswerFeedback,
   type ConversationDetail,
@@ -33,15 +34,17 @@ export interface ConversationRouteOptions {
   readonly feedbackRecorded?: (report: FeedbackReport) => void;
   /** Service-desk insights of feedback and deletes (ADR 0022): bounded, never throwing. */
   readonly insights?: Pick<InsightsRecorder, 'feedbackRecorded' | 'conversationDeleted'>;
+  /** Where the turns' attachments live (ADR 0030): a delete removes them too. */
+  readonly attachments: Pick<AttachmentStore, 'remove'>;
 }
 
 /** The conversation routes: list, get (ETag/304), rename, delete, stop, feedback on an answer. */
 export function createConversationRoutes(
-  context: Pick<RouteContext, 'now'>,
+  context: Pick<RouteContext, 'now' | 'log'>,
   store: ConversationStore,
   options: ConversationRouteOptions,
 ) {
-  const { now } = context;
+  const { now, log } = context;
   return {
     async list(request: ApiRequest): Promise<HttpResponse> {
       const query = listConversationsQuerySchema.safeParse(request.query);
@@ -91,10 +94,33 @@ export function createConversationRoutes(
       return jsonResponse(200, toSummaryBody(renamed), { etag: etagOf(renamed.version) });
     },
 
+    /**
+     * Deletes the conversation, then its attachments' bytes (ADR 0030). The files are listed
+     * before and removed only after the conversation is gone: a failed delete leaves both. A
+     * failed removal after it is logged (no ids, no owner) and left to the bucket's lifecycle
+     * rule, which expires every attachment anyway; the conversation stays deleted (204).
+     */
     async remove(request: ApiRequest, conversationId: string): Promise<HttpResponse> {
+      const { turns } = await store.loadConversation(request.owner, conversationId);
+      const attachmentIds = [
+        ...new Set(turns.flatMap((turn) => (turn.attachments ?? []).map(({ id }) => id))),
+      ];
       await store.deleteConversation(request.owner, conversationId);
       // Its gap examples and solved inquiry go with it; the counts stay.
       await options.insights?.conversationDeleted(request.owner, conversationId);
+      if (attachmentIds.length > 0) {
+        try {
+          await options.attachments.remove(request.owner, attachmentIds);
+        } catch (error) {
+          log.warn(
+            'could not delete a deleted conversation’s attachments; the lifecycle rule will',
+            {
+              error: (error as Error).name,
+              attachments: attachmentIds.length,
+            },
+          );
+        }
+      }
       return { statusCode: 204, headers: {}, body: '' };
     },
 

@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_TOOL_NAME } from '../../functions/contract/answer.js';
@@ -7,20 +10,43 @@ import {
   attachmentUploadResponseSchema,
 } from '../../functions/contract/attachments.js';
 import { errorBodySchema } from '../../functions/contract/errors.js';
+import { LOCAL_ATTACHMENTS_BUCKET } from '../../local/bedrock/local-bedrock-defaults.js';
 import { decodePng, encodePng } from '../../local/bedrock/offline-responder/png-pixels.js';
+import { type LocalS3Server, startLocalS3Server } from '../../local/s3/start-local-s3-server.js';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
-import { createInMemoryAttachmentStore } from '../support/in-memory-attachment-store.js';
 import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 
 // Uploads and reads are the API's own rules (sniffing, limits, ownership): the API runs in
-// process with the attachment store in memory, so a test sees exactly what was stored.
+// process with its own S3 adapter on the local S3 (files in a folder of this run), so a test
+// sees exactly what was stored — and what a delete left.
 
-const attachments = createInMemoryAttachmentStore();
+let s3: LocalS3Server;
 let stack: InProcessApi;
 beforeAll(async () => {
-  stack = await startInProcessApi({ overrides: { attachments } });
+  s3 = await startLocalS3Server({
+    root: await mkdtemp(join(tmpdir(), 'attachments-s3-')),
+    buckets: [LOCAL_ATTACHMENTS_BUCKET],
+  });
+  stack = await startInProcessApi({
+    functionEnvironment: { ATTACHMENTS_BUCKET: LOCAL_ATTACHMENTS_BUCKET, S3_ENDPOINT: s3.endpoint },
+  });
 });
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  await stack?.stop();
+  await s3?.close();
+  if (s3) await rm(s3.root, { recursive: true, force: true });
+});
+
+/** The objects in the local S3's attachment bucket: `<prefix><owner digest>/<id>` → bytes. */
+async function storedObjects(): Promise<Map<string, Buffer>> {
+  const bucket = join(s3.root, LOCAL_ATTACHMENTS_BUCKET);
+  const entries = await readdir(bucket, { recursive: true, withFileTypes: true });
+  const objects = new Map<string, Buffer>();
+  for (const entry of entries.filter((candidate) => candidate.isFile())) {
+    objects.set(entry.name, await readFile(join(entry.parentPath, entry.name)));
+  }
+  return objects;
+}
 
 const upload = (bytes: Uint8Array, contentType: string, user = 'alice', name?: string) =>
   callApi(stack.api, 'POST', '/api/attachments', bytes, {
@@ -68,11 +94,11 @@ describe('POST /api/attachments', () => {
     expect(response.status).toBe(201);
     const body = attachmentUploadResponseSchema.parse(response.json);
     expect(body).toMatchObject({ type: 'image/png', width: 3, height: 2, name: 'エラー画面.png' });
-    const stored = [...attachments.objects.values()].find((a) => a.ref.id === body.attachmentId);
-    const storedText = Buffer.from(stored?.bytes ?? []).toString('latin1');
+    const stored = (await storedObjects()).get(body.attachmentId);
+    const storedText = Buffer.from(stored ?? []).toString('latin1');
     expect(storedText).not.toContain('tEXt');
     expect(storedText).not.toContain('GPS');
-    expect(body.size).toBe(stored?.bytes.length);
+    expect(body.size).toBe(stored?.length);
     expect(body.size).toBeLessThan(png.length);
   });
 
@@ -180,12 +206,12 @@ describe('POST /api/attachments', () => {
     ],
     ['a 30 MB body', 413, 'too_large', Buffer.alloc(30 * 1024 * 1024, 0x61), 'image/png'],
   ])('refuses %s (%i %s) and stores nothing', async (_name, status, code, body, type) => {
-    const before = attachments.objects.size;
+    const before = (await storedObjects()).size;
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     const response = await upload(bytes, type);
     expect(response.status).toBe(status);
     expect(errorBodySchema.parse(response.json).error.code).toBe(code);
-    expect(attachments.objects.size).toBe(before);
+    expect((await storedObjects()).size).toBe(before);
   });
 });
 
@@ -388,5 +414,45 @@ describe('POST /api/chat with attachments', () => {
     );
     expect(response.status).toBe(400);
     expect(errorBodySchema.parse(response.json).error.code).toBe('too_many_attachments');
+  });
+});
+
+describe('DELETE /api/conversations/{id}', () => {
+  it('deletes the bytes of the conversation’s attachments with it, and no other upload', async () => {
+    const sent = attachmentUploadResponseSchema.parse(
+      (await upload(halfSize(outlookScreenshot), 'image/png', 'erin')).json,
+    );
+    const notSent = attachmentUploadResponseSchema.parse(
+      (await upload(solid(3, 3), 'image/png', 'erin')).json,
+    );
+    const chat = await postChat(
+      stack.api,
+      { message: 'これが出ます', attachmentIds: [sent.attachmentId] },
+      { user: 'erin' },
+    );
+    expect(chat.status, chat.text).toBe(200);
+    const { conversationId } = eventsNamed(chat, 'result')[0] as unknown as {
+      conversationId: string;
+    };
+    const path = `/api/attachments/${sent.attachmentId}`;
+    expect((await callApi(stack.api, 'GET', path, undefined, { user: 'erin' })).status).toBe(200);
+    expect((await storedObjects()).has(sent.attachmentId)).toBe(true);
+
+    const deleted = await callApi(
+      stack.api,
+      'DELETE',
+      `/api/conversations/${conversationId}`,
+      undefined,
+      { user: 'erin' },
+    );
+    expect(deleted.status).toBe(204);
+
+    const read = await callApi(stack.api, 'GET', path, undefined, { user: 'erin' });
+    expect(read.status).toBe(404);
+    expect(errorBodySchema.parse(read.json).error.code).toBe('attachment_not_found');
+    const objects = await storedObjects();
+    expect(objects.has(sent.attachmentId)).toBe(false);
+    // An upload never sent belongs to no conversation: the lifecycle rule removes it.
+    expect(objects.has(notSent.attachmentId)).toBe(true);
   });
 });

@@ -22,13 +22,20 @@ const GPS_MARKER = 'GPS 35.681236N 139.767125E';
 /**
  * Pastes a generated image into the composer as a screenshot tool or a copied photo does: a
  * `paste` event whose clipboard holds the file only. `exif` puts an EXIF segment (with a GPS
- * marker) into a JPEG right after its start, as cameras write it.
+ * marker) into a JPEG right after its start, as cameras write it — with `orientation`, the tag
+ * a phone held upright writes (6: the pixels are stored turned a quarter to the left).
  */
 async function pasteGeneratedImage(
   page: Page,
-  image: { width: number; height: number; type: 'image/png' | 'image/jpeg'; exif?: string },
+  image: {
+    width: number;
+    height: number;
+    type: 'image/png' | 'image/jpeg';
+    exif?: string;
+    orientation?: number;
+  },
 ): Promise<void> {
-  await page.evaluate(async ({ width, height, type, exif }) => {
+  await page.evaluate(async ({ width, height, type, exif, orientation }) => {
     const canvas = new OffscreenCanvas(width, height);
     const context = canvas.getContext('2d');
     if (!context) throw new Error('no 2d context');
@@ -44,9 +51,19 @@ async function pasteGeneratedImage(
       await (await canvas.convertToBlob({ type, quality: 0.9 })).arrayBuffer(),
     );
     if (exif !== undefined) {
-      // APP1 "Exif\0\0", a big-endian TIFF header with an empty IFD, then the marker text.
+      // APP1 "Exif\0\0", a big-endian TIFF header, an IFD with the orientation tag (0x0112,
+      // SHORT) or none, then the marker text.
+      const entries =
+        orientation === undefined
+          ? [0, 0]
+          : [0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0];
       const payload = [
-        ...Array.from('Exif\0\0MM\0*\0\0\0\x08\0\0\0\0\0\0', (c) => c.charCodeAt(0)),
+        ...Array.from('Exif\0\0MM\0*\0\0\0\x08', (c) => c.charCodeAt(0)),
+        ...entries,
+        0,
+        0,
+        0,
+        0,
         ...new TextEncoder().encode(exif),
       ];
       const length = payload.length + 2;
@@ -114,7 +131,7 @@ const tray = (page: Page) =>
   page.locator('form.composer').getByRole('list', { name: '添付ファイル' });
 
 describe('attachments in the composer', () => {
-  it('downscales a pasted 12 MP photo and drops its EXIF before it is uploaded', async () => {
+  it('downscales a pasted 12 MP photo upright and drops its EXIF before it is uploaded', async () => {
     const user = 'browser-attach-photo';
     const { page } = await open(user);
     const upload = nextUpload(page);
@@ -123,11 +140,13 @@ describe('attachments in the composer', () => {
       height: 3000,
       type: 'image/jpeg',
       exif: GPS_MARKER,
+      orientation: 6,
     });
     const { sent, headers, status, body } = await upload;
     expect(status).toBe(201);
-    // What left the browser: at most the model's long edge, no EXIF, signed for CloudFront.
-    expect(readImageSize(sent)).toEqual({ width: 1568, height: 1176 });
+    // What left the browser: upright (the orientation applied, as the tag goes with the EXIF),
+    // at most the model's long edge, no EXIF, signed for CloudFront.
+    expect(readImageSize(sent)).toEqual({ width: 1176, height: 1568 });
     expect(contains(sent, 'Exif')).toBe(false);
     expect(contains(sent, GPS_MARKER)).toBe(false);
     expect(headers['content-type']).toBe('image/jpeg');
@@ -140,7 +159,7 @@ describe('attachments in the composer', () => {
     );
     expect(contains(stored, 'Exif')).toBe(false);
     expect(contains(stored, GPS_MARKER)).toBe(false);
-    expect(body).toMatchObject({ width: 1568, height: 1176 });
+    expect(body).toMatchObject({ width: 1176, height: 1568 });
 
     // The tray shows the thumbnail as ready, and the file can be removed before sending.
     const item = tray(page).getByRole('listitem');

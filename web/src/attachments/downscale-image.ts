@@ -4,6 +4,7 @@ import {
   MAX_IMAGE_PIXELS,
 } from '../../../functions/contract/attachments.js';
 import { fitWithin, type ImageType } from './attachment-rules.js';
+import { decodeJpegReduced } from './decode-jpeg-reduced.js';
 import { readImageSize } from './read-image-size.js';
 
 const JPEG_QUALITY = 0.85;
@@ -35,17 +36,28 @@ export class ImagePreparationError extends Error {
  * Decodes an image (its EXIF orientation applied), draws it with its long edge at most
  * {@link DOWNSCALE_LONG_EDGE_PIXELS} px and encodes it again — which also leaves every piece of metadata
  * behind (EXIF with a camera's GPS position, PNG text chunks). Screenshots stay PNG (sharp text),
- * photos JPEG, WebP WebP; a GIF becomes a PNG of its first frame. An OffscreenCanvas where the
- * browser has one, a canvas element otherwise.
+ * photos JPEG, WebP WebP; a GIF becomes a PNG of its first frame. A large JPEG is decoded
+ * straight to a reduced scale where the browser can (most of the time went to decoding pixels
+ * that were then thrown away); `reducedJpegDecode: false` always decodes the whole image (the
+ * benchmark's reference). An OffscreenCanvas where the browser has one, a canvas element
+ * otherwise.
  */
-export async function downscaleImage(file: Blob, sourceType: ImageType): Promise<DownscaledImage> {
+export async function downscaleImage(
+  file: Blob,
+  sourceType: ImageType,
+  options: { readonly reducedJpegDecode: boolean } = { reducedJpegDecode: true },
+): Promise<DownscaledImage> {
   const declared = readImageSize(new Uint8Array(await file.slice(0, HEADER_BYTES).arrayBuffer()));
   // The server's decoder bound holds for the browser's too (the downscale decodes every pixel).
   if (declared && declared.width * declared.height > MAX_IMAGE_PIXELS)
     throw new ImagePreparationError('too_many_pixels');
+  const reduced =
+    options.reducedJpegDecode && sourceType === 'image/jpeg' && declared
+      ? await decodeJpegReduced(file, declared)
+      : undefined;
   let bitmap: ImageBitmap;
   try {
-    bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' });
+    bitmap = reduced ?? (await createImageBitmap(file, { imageOrientation: 'from-image' }));
   } catch (cause) {
     throw new ImagePreparationError('unreadable', { cause });
   }

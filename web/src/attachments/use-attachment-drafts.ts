@@ -10,7 +10,8 @@ import {
   emptyAttachmentDrafts,
 } from './attachment-drafts.js';
 import { type AttachmentKind, admitFiles } from './attachment-rules.js';
-import { downscaleImage, ImagePreparationError } from './downscale-image.js';
+import { ImagePreparationError } from './downscale-image.js';
+import { prepareImage } from './prepare-image.js';
 
 /** What is uploaded for one draft, kept so a failed upload can be retried. */
 interface Payload {
@@ -100,7 +101,7 @@ export function useAttachmentDrafts(
       let payload: Payload;
       try {
         if (kind.kind === 'image') {
-          const image = await downscaleImage(file, kind.type);
+          const image = await prepareImage(file, kind.type);
           payload = { bytes: image.blob, type: image.type, name: file.name };
           if (!live.current.has(localId)) return;
           previews.current.set(localId, URL.createObjectURL(image.blob));

@@ -1,10 +1,13 @@
 import type { ImageType } from '../attachments/attachment-rules.js';
 import { downscaleImage } from '../attachments/downscale-image.js';
+import { prepareImage } from '../attachments/prepare-image.js';
 
 /**
  * Benchmark page (bench/web/measure-downscale.ts): times the composer's own downscale —
- * header check, decode, draw at the model's long edge, encode — of a generated photo-like image,
- * as staff wait for it between pasting and the upload.
+ * header check, decode, draw at the model's long edge, encode, in its worker — of a generated
+ * photo-like image, as staff wait for it between pasting and the upload; and, alternating with
+ * it run by run so both see the same load, the reference path: on the page, the whole image
+ * decoded (the composer's downscale before the reduced JPEG decode and the worker).
  */
 
 export interface DownscaleBenchResult {
@@ -17,6 +20,8 @@ export interface DownscaleBenchResult {
   };
   /** Wall time of each downscale, in ms, in order (the first includes the decoder's warm-up). */
   readonly runsMs: number[];
+  /** The reference path (on the page, `reducedJpegDecode: false`), run by run beside it. */
+  readonly referenceMs: number[];
   /** The browser's decode alone (`createImageBitmap` of the source), as many times, for scale. */
   readonly decodeMs: number[];
 }
@@ -52,12 +57,26 @@ async function runDownscaleBench(options: {
 }): Promise<DownscaleBenchResult> {
   const source = await generatePhoto(options.width, options.height, options.type);
   const runsMs: number[] = [];
+  const referenceMs: number[] = [];
   let output: DownscaleBenchResult['output'] | undefined;
-  for (let run = 0; run < options.runs; run += 1) {
+  const timed = async (composers: boolean) => {
     const started = performance.now();
-    const image = await downscaleImage(source, options.type);
-    runsMs.push(performance.now() - started);
-    output = { width: image.width, height: image.height, bytes: image.blob.size, type: image.type };
+    const image = composers
+      ? await prepareImage(source, options.type)
+      : await downscaleImage(source, options.type, { reducedJpegDecode: false });
+    (composers ? runsMs : referenceMs).push(performance.now() - started);
+    if (composers) {
+      output = {
+        width: image.width,
+        height: image.height,
+        bytes: image.blob.size,
+        type: image.type,
+      };
+    }
+  };
+  for (let run = 0; run < options.runs; run += 1) {
+    // Which path goes first alternates, so neither always inherits the other's leftovers.
+    for (const composers of run % 2 ? [false, true] : [true, false]) await timed(composers);
   }
   if (!output) throw new Error('runs must be at least 1');
   const decodeMs: number[] = [];
@@ -70,6 +89,7 @@ async function runDownscaleBench(options: {
     source: { width: options.width, height: options.height, bytes: source.size },
     output,
     runsMs,
+    referenceMs,
     decodeMs,
   };
 }

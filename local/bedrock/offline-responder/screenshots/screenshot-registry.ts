@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AttachmentReading } from '../../../../functions/contract/attachments.js';
-import type { OfflineRequest } from '../offline-request.js';
+import { seeImage } from '../image-pixels.js';
+import type { OfflineImage, OfflineRequest } from '../offline-request.js';
 import { decodePng, differenceHash, hashDistance } from '../png-pixels.js';
 import type { ErrorDialog } from './draw-error-dialog.js';
 
@@ -9,7 +10,8 @@ import type { ErrorDialog } from './draw-error-dialog.js';
  * The screenshots the offline responder "reads" (ADR 0030): each a committed fixture PNG, drawn
  * by `generate-screenshots.ts`, with what a vision model would report of it. An image is matched
  * by its pixels — a difference hash within {@link MAX_HASH_DISTANCE} bits — so the browser's
- * downscale and re-encode still match, and metadata never matters.
+ * downscale and re-encode (PNG, JPEG, GIF) still match, and metadata never matters; a WebP, which
+ * the responder cannot decode, by its size (`recognizeScreenshot`).
  */
 export interface ScreenshotFixture {
   /** The PNG beside this file. */
@@ -45,22 +47,50 @@ export const SCREENSHOT_FIXTURES: readonly ScreenshotFixture[] = [
 /** Bits two hashes of the same screenshot may differ by after a downscale and re-encode. */
 export const MAX_HASH_DISTANCE = 10;
 
-let hashed: readonly { hash: string; reading: AttachmentReading }[] | undefined;
+interface KnownScreenshot {
+  readonly hash: string;
+  readonly width: number;
+  readonly height: number;
+  readonly reading: AttachmentReading;
+}
 
-/** The fixture whose pixels `png` shows, if any (a PNG the responder can decode). */
-export function recognizeScreenshot(png: Uint8Array): AttachmentReading | undefined {
-  const pixels = decodePng(png);
-  if (pixels === undefined) return undefined;
-  hashed ??= SCREENSHOT_FIXTURES.map((fixture) => {
-    const fixturePixels = decodePng(readFileSync(join(import.meta.dirname, fixture.file)));
-    if (!fixturePixels) throw new Error(`${fixture.file} is not a PNG the responder decodes`);
-    return { hash: differenceHash(fixturePixels), reading: fixture.reading };
+let known: readonly KnownScreenshot[] | undefined;
+
+function knownScreenshots(): readonly KnownScreenshot[] {
+  known ??= SCREENSHOT_FIXTURES.map((fixture) => {
+    const pixels = decodePng(readFileSync(join(import.meta.dirname, fixture.file)));
+    if (!pixels) throw new Error(`${fixture.file} is not a PNG the responder decodes`);
+    const { width, height } = pixels;
+    return { hash: differenceHash(pixels), width, height, reading: fixture.reading };
   });
-  const hash = differenceHash(pixels);
-  const nearest = hashed
+  return known;
+}
+
+/**
+ * The fixture an image shows, if any. By its pixels where the responder decodes its format (PNG,
+ * JPEG, GIF): the nearest difference hash within {@link MAX_HASH_DISTANCE} bits, whatever the
+ * encoder, quality or scale. A WebP only by its size: a fixture's own, or its ratio (the short
+ * edge within a pixel of rounding) at no less than half of it — what the browser's downscale
+ * and re-encode of that fixture leave.
+ */
+export function recognizeScreenshot(image: OfflineImage): AttachmentReading | undefined {
+  const sight = seeImage(image.format, image.bytes);
+  if (sight === undefined) return undefined;
+  if (sight.kind === 'size')
+    return knownScreenshots().find((fixture) => fits(sight, fixture))?.reading;
+  const hash = differenceHash(sight.pixels);
+  const nearest = knownScreenshots()
     .map((fixture) => ({ ...fixture, distance: hashDistance(hash, fixture.hash) }))
     .sort((a, b) => a.distance - b.distance)[0];
   return nearest && nearest.distance <= MAX_HASH_DISTANCE ? nearest.reading : undefined;
+}
+
+function fits(
+  size: { readonly width: number; readonly height: number },
+  fixture: KnownScreenshot,
+): boolean {
+  if (size.width > fixture.width || size.width * 2 < fixture.width) return false;
+  return Math.abs(size.height - (fixture.height * size.width) / fixture.width) <= 1;
 }
 
 /**
@@ -71,8 +101,8 @@ export function recognizeScreenshot(png: Uint8Array): AttachmentReading | undefi
 export function readScreenshotsOffline(request: OfflineRequest): AttachmentReading {
   const images = request.messages.findLast((message) => message.role === 'user')?.images ?? [];
   for (const image of images) {
-    const known = image.format === 'png' ? recognizeScreenshot(image.bytes) : undefined;
-    if (known) return known;
+    const reading = recognizeScreenshot(image);
+    if (reading) return reading;
   }
   const sizes = images.map(
     (image) =>
