@@ -6,10 +6,11 @@
  * hash, write page by page, save the cursor) in another, so the pull's peak RSS is its own.
  * Prints records/s and peak RSS beside the target (≤ 512 MB at 100k). Prints figures; never
  * fails. `npx tsx bench/servicenow-pull.ts [tickets] [page size]` (`PULL_NAME_ANALYZER=off`: without
- * the person-name analyzer).
+ * the person-name analyzer). The pull runs with the V8 heap bound of `npm run import`
+ * (package.json) and prints its progress and peak RSS every ten pages.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -134,7 +135,16 @@ export async function main(
     );
     const puller = spawn(
       process.execPath,
-      ['--import', 'tsx', self, '--pull', url, join(root, 'tickets'), String(pageSize)],
+      [
+        ...importCommandHeapFlags(),
+        '--import',
+        'tsx',
+        self,
+        '--pull',
+        url,
+        join(root, 'tickets'),
+        String(pageSize),
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let stdout = '';
@@ -154,6 +164,15 @@ export async function main(
     server.kill();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** The V8 heap bound `npm run import` runs with (package.json): the pull is measured as it runs. */
+function importCommandHeapFlags(): string[] {
+  const packageJson = fileURLToPath(new URL('../package.json', import.meta.url));
+  const { scripts } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return scripts.import?.match(/--max-old-space-size=\d+/g) ?? [];
 }
 
 const [, , flag, first, second, third] = process.argv;
