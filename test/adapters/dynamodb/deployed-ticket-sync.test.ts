@@ -7,7 +7,7 @@ import type { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
 import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ticketSyncTable } from '../../../functions/adapters/dynamodb/table-definitions.js';
 import {
   createKnowledgeFreshness,
@@ -570,7 +570,7 @@ describe('the deployed ticket sync on DynamoDB Local', () => {
         AWS_REGION: 'us-east-1',
         AWS_ACCESS_KEY_ID: 'local',
         AWS_SECRET_ACCESS_KEY: 'local',
-        DYNAMODB_ENDPOINT: createTestClient().endpoint,
+        DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
         S3_ENDPOINT: s3Server.endpoint,
         BEDROCK_AGENT_ENDPOINT: controlPlane.endpoint,
         SECRETS_MANAGER_ENDPOINT: controlPlane.endpoint,
