@@ -13,7 +13,7 @@ import type { Person } from './personal-data-detectors.js';
  *
  * Loaded lazily, once per process, and only where text leaves a person — the import, a knowledge
  * draft and its publish, a lead's read of gap examples — never at the API function's cold start
- * nor on a chat: the dictionary takes seconds of CPU and about 300 MB to load
+ * nor on a chat: the dictionary takes seconds of CPU and about 250 MB to load
  * (bench/README.md). Both libraries are imported dynamically for that reason. ADR 0019.
  */
 
