@@ -6,16 +6,16 @@
  * hash, write page by page, save the cursor) in another, so the pull's peak RSS is its own.
  * Prints records/s and peak RSS beside the target (≤ 512 MB at 100k). Prints figures; never
  * fails. `npx tsx bench/servicenow-pull.ts [tickets] [page size]` (`PULL_NAME_ANALYZER=off`: without
- * the person-name analyzer).
+ * the person-name analyzer). The pull runs with the V8 heap bound of `npm run import`
+ * (package.json) and prints its progress and peak RSS every ten pages.
  */
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { incident } from './import-throughput.js';
 
 const TARGET_RSS_MB = 512;
@@ -94,6 +94,16 @@ async function pull(url: string, outDir: string, pageSize: number): Promise<Meas
     settings: { system: 'servicenow', rules: [], ...(analyzer ? { analyzer } : {}) },
     firstCursor: initialCursor({}),
     signal: new AbortController().signal,
+    // A line every ten pages (stderr, shown as the run goes): a run stopped early still has figures.
+    onPage: ({ pages, counts }) => {
+      if (pages % 10 !== 0) return;
+      const seconds = (performance.now() - startedAt) / 1000;
+      console.error(
+        `  ${counts.records.toLocaleString('en-US')} records, ${Math.round(counts.records / seconds)} records/s, ` +
+          `RSS ${Math.round(process.memoryUsage().rss / 1048576)} MB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB, ` +
+          `load average ${loadavg()[0]?.toFixed(1)}`,
+      );
+    },
   });
   const cpu = process.cpuUsage(cpuBefore);
   return {
@@ -123,11 +133,26 @@ export async function main(
     console.log(
       `Pulling ${tickets.toLocaleString('en-US')} ServiceNow incidents, ${pageSize} a page…`,
     );
-    const { stdout } = await promisify(execFile)(
+    const puller = spawn(
       process.execPath,
-      ['--import', 'tsx', self, '--pull', url, join(root, 'tickets'), String(pageSize)],
-      { maxBuffer: 16 * 1024 * 1024 },
+      [
+        ...importCommandHeapFlags(),
+        '--import',
+        'tsx',
+        self,
+        '--pull',
+        url,
+        join(root, 'tickets'),
+        String(pageSize),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    let stdout = '';
+    puller.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => puller.once('close', resolve));
+    if (code !== 0) throw new Error(`the pull exited with ${code}`);
     const row = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Measurement;
     console.log(
       `pull: ${row.records.toLocaleString('en-US')} records in ${row.pages} pages, ${row.added.toLocaleString('en-US')} tickets written, ` +
@@ -139,6 +164,15 @@ export async function main(
     server.kill();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** The V8 heap bound `npm run import` runs with (package.json): the pull is measured as it runs. */
+function importCommandHeapFlags(): string[] {
+  const packageJson = fileURLToPath(new URL('../package.json', import.meta.url));
+  const { scripts } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return scripts.import?.match(/--max-old-space-size=\d+/g) ?? [];
 }
 
 const [, , flag, first, second, third] = process.argv;

@@ -1,7 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadPersonNameAnalyzer } from '../functions/knowledge/person-name-analyzer.js';
 import {
   parseScrubSettings,
@@ -35,8 +40,9 @@ import { readTabularMapping } from '../functions/ticket-import/sources/tabular.j
 import { abortableSleep } from '../functions/ticket-sync/create-ticket-source.js';
 import { cursorFileOf, FileCursorStore } from '../functions/ticket-sync/file-stores.js';
 import { SYNC_SYSTEMS, type SyncSystem } from '../functions/ticket-sync/ticket-source.js';
-import { SkipError } from './deployed-stack.js';
+import { readDeployedStack, SkipError } from './deployed-stack.js';
 import { printDeployedSyncStatus, readDeployedSyncStatus } from './import/deployed-sync-status.js';
+import { pullIntoStack, type StackTarget, stackTargetOf } from './import/pull-into-stack.js';
 import { printSyncStatus, pullTickets } from './import/pull-tickets.js';
 import { uploadTickets } from './import/upload-tickets.js';
 
@@ -51,6 +57,7 @@ import { uploadTickets } from './import/upload-tickets.js';
  *   npm run import -- --from zendesk exports/ --upload
  *   npm run import -- --from csv tickets.csv --mapping mapping.json --out tickets/ --dry-run
  *   npm run import -- --from servicenow --url https://acme.service-now.com --out tickets/
+ *   npm run import -- --from servicenow --url https://acme.service-now.com --upload
  *   npm run import -- --status --out tickets/
  *
  * Exit codes: 0 done (malformed records are reported, not fatal), 1 a fatal error or `--strict`
@@ -58,12 +65,13 @@ import { uploadTickets } from './import/upload-tickets.js';
  */
 
 const USAGE = `usage: npm run import -- --from <${SOURCE_NAMES.join('|')}> <export file or folder>... [options]
-       npm run import -- --from <${SYNC_SYSTEMS.join('|')}> --url https://… --out <folder> [options]
+       npm run import -- --from <${SYNC_SYSTEMS.join('|')}> --url https://… --out <folder>|--upload [options]
        npm run import -- --status --out <folder>
 
   --url <https://…>           pull from the system's REST API instead of export files: what changed
                               since the last pull into this --out folder (its cursor is the dot-file
-                              beside it). Credentials only from the environment:
+                              beside it), or with --upload into the deployed stack (its cursor in the
+                              stack's TicketSync table). Credentials only from the environment:
                               SERVICENOW_USERNAME/SERVICENOW_PASSWORD or SERVICENOW_TOKEN,
                               JIRA_EMAIL/JIRA_API_TOKEN or JIRA_TOKEN,
                               ZENDESK_EMAIL/ZENDESK_API_TOKEN or ZENDESK_TOKEN
@@ -125,6 +133,53 @@ async function main(argv: readonly string[]): Promise<number> {
       (line) => console.log(line),
     );
     return 0;
+  }
+  if (parsed.pullIntoStack) {
+    const { pullIntoStack: pull } = parsed;
+    // The stack and its credentials first: without them the command ends before any work.
+    let target: StackTarget;
+    let region: string;
+    try {
+      const stack = await readDeployedStack('IMPORT_STACK_NAME');
+      target = stackTargetOf(stack);
+      region = stack.region;
+    } catch (error) {
+      if (error instanceof SkipError) {
+        console.error(
+          `SKIPPED: --upload needs the stack's account: ${error.message}. Set AWS_PROFILE (or the AWS_* ` +
+            'variables) for the account of the stack, or pull into --out <folder> to write the documents locally. Nothing was pulled.',
+        );
+        return 2;
+      }
+      console.error(`FAILED: ${(error as Error).message}. Nothing was pulled.`);
+      return 2;
+    }
+    const stop = new AbortController();
+    // Ctrl-C stops between pages: the cursor stays at the last page written, the next run resumes.
+    process.once('SIGINT', () => stop.abort());
+    const dynamodb = new DynamoDBClient({ region });
+    try {
+      return await pullIntoStack(
+        { ...pull, analyzer: pull.nameAnalyzer ? await loadPersonNameAnalyzer() : undefined },
+        {
+          env: process.env,
+          runtime: { fetch, sleep: abortableSleep, now: () => Date.now() },
+          target,
+          clients: {
+            s3: new S3Client({ region }),
+            documents: DynamoDBDocumentClient.from(dynamodb),
+            agent: new BedrockAgentClient({ region }),
+          },
+          holder: `npm run import ${randomUUID()}`,
+          signal: stop.signal,
+          log: (line) => console.log(line),
+          error: (line) => console.error(line),
+          now: () => new Date(),
+        },
+      );
+    } finally {
+      dynamodb.destroy();
+    }
   }
   if (parsed.pull) {
     const { pull } = parsed;
@@ -245,12 +300,22 @@ function parseCommandLine(argv: readonly string[]) {
       throw new Error('--status reads the cursor beside --out <folder>: name the folder');
     return { help: false as const, status: { outDir: values.out }, options: undefined as never };
   }
-  if (values.url !== undefined)
+  if (values.url !== undefined && values.upload) {
     return {
       help: false as const,
-      pull: parsePull(values, positionals),
+      pullIntoStack: parsePull(values, positionals),
       options: undefined as never,
     };
+  }
+  if (values.url !== undefined) {
+    const { outDir, ...pull } = parsePull(values, positionals);
+    if (!outDir) {
+      throw new Error(
+        'say where the tickets go: --out <folder> (its cursor is kept beside it) or --upload',
+      );
+    }
+    return { help: false as const, pull: { ...pull, outDir }, options: undefined as never };
+  }
   const source = values.from as SourceName | undefined;
   if (!source || !(SOURCE_NAMES as readonly string[]).includes(source)) {
     throw new Error(
@@ -326,13 +391,14 @@ function parsePull(
     throw new Error(`--url pulls from ${SYNC_SYSTEMS.join(', ')}: name one with --from`);
   }
   if (positionals.length > 0) throw new Error('--url pulls from the API: name no export files');
-  if (values.upload) {
+  if (values.upload && values.out) {
     throw new Error(
-      '--upload with --url keeps the cursor in the stack’s table (the deployed ticketSync setting); pull into --out <folder> here',
+      '--url with --upload writes into the stack (documents in its bucket, cursor in its table): name no --out',
     );
   }
-  if (!values.out)
-    throw new Error('say where the tickets go: --out <folder> (its cursor is kept beside it)');
+  if (values.upload && values['dry-run']) {
+    throw new Error('--dry-run writes nothing: pull into --out <folder> with it, not --upload');
+  }
   for (const flag of ['mapping', 'encoding', 'prune'] as const) {
     if (values[flag]) throw new Error(`--${flag} is for export files, not --url`);
   }

@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import type { Person } from './personal-data-detectors.js';
 
 /**
@@ -12,7 +13,7 @@ import type { Person } from './personal-data-detectors.js';
  *
  * Loaded lazily, once per process, and only where text leaves a person — the import, a knowledge
  * draft and its publish, a lead's read of gap examples — never at the API function's cold start
- * nor on a chat: the dictionary takes seconds of CPU and about 300 MB to load
+ * nor on a chat: the dictionary takes seconds of CPU and about 250 MB to load
  * (bench/README.md). Both libraries are imported dynamically for that reason. ADR 0019.
  */
 
@@ -34,11 +35,16 @@ interface KuromojiToken {
 interface KuromojiTokenizer {
   tokenize(text: string): KuromojiToken[];
 }
-interface KuromojiModule {
-  builder(options: { dicPath: string }): {
-    build(callback: (error: Error | null, tokenizer: KuromojiTokenizer) => void): void;
-  };
+/** kuromoji's dictionary loader (src/loader/DictionaryLoader.js): reads the files it is given. */
+interface KuromojiDictionaryLoader {
+  loadArrayBuffer(
+    file: string,
+    callback: (error: Error | null, buffer?: ArrayBufferLike) => void,
+  ): void;
+  load(callback: (error: Error | null, dictionaries: unknown) => void): void;
 }
+type KuromojiDictionaryLoaderClass = new (dicPath: string) => KuromojiDictionaryLoader;
+type KuromojiTokenizerClass = new (dictionaries: unknown) => KuromojiTokenizer;
 type Compromise = (text: string) => {
   people(): { json(): { text: string; terms?: { text: string }[] }[] };
 };
@@ -72,20 +78,35 @@ export function loadPersonNameAnalyzer(): Promise<PersonNameAnalyzer> {
 }
 
 async function buildAnalyzer(): Promise<PersonNameAnalyzer> {
-  const [kuromojiModule, compromiseModule] = await Promise.all([
-    import('kuromoji'),
+  const [loaderModule, tokenizerModule, compromiseModule] = await Promise.all([
+    import('kuromoji/src/loader/DictionaryLoader.js'),
+    import('kuromoji/src/Tokenizer.js'),
     import('compromise'),
   ]);
-  const kuromoji = ((kuromojiModule as { default?: unknown }).default ??
-    kuromojiModule) as KuromojiModule;
-  const nlp = ((compromiseModule as { default?: unknown }).default ??
-    compromiseModule) as Compromise;
+  const DictionaryLoader = defaultOf(loaderModule) as KuromojiDictionaryLoaderClass;
+  const Tokenizer = defaultOf(tokenizerModule) as KuromojiTokenizerClass;
+  const nlp = defaultOf(compromiseModule) as Compromise;
   const dicPath = analyzerDictionaryPath();
+  // kuromoji's own Node loader (its `builder`) unzips the twelve files at once and copies each
+  // into a second buffer: about 200 MB held at the peak, and left as freed but unreturned memory
+  // in the process for good — a third of a pull's peak RSS (bench/servicenow-pull.ts). Read one
+  // at a time and handed over uncopied, the dictionary's peak is its own size.
+  const loader = new DictionaryLoader(dicPath);
+  loader.loadArrayBuffer = (file, callback) => {
+    let unzipped: Buffer;
+    try {
+      unzipped = gunzipSync(readFileSync(file));
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    callback(null, wholeArrayBuffer(unzipped));
+  };
   const tokenizer = await new Promise<KuromojiTokenizer>((resolve, reject) => {
-    kuromoji.builder({ dicPath }).build((error, built) => {
+    loader.load((error, dictionaries) => {
       if (error)
         reject(new Error(`cannot load kuromoji's dictionary from ${dicPath}`, { cause: error }));
-      else resolve(built);
+      else resolve(new Tokenizer(dictionaries));
     });
   });
   return {
@@ -105,6 +126,19 @@ async function buildAnalyzer(): Promise<PersonNameAnalyzer> {
       return [...found];
     },
   };
+}
+
+/** A CommonJS module's exports, however the module was imported. */
+function defaultOf(module: unknown): unknown {
+  return (module as { default?: unknown }).default ?? module;
+}
+
+/** The buffer's bytes as an ArrayBuffer of their own: its own memory when it has it alone. */
+function wholeArrayBuffer(buffer: Buffer): ArrayBufferLike {
+  if (buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) {
+    return buffer.buffer;
+  }
+  return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength);
 }
 
 /** A line the Japanese analyzer may find a name in: a name token is kanji or katakana. */

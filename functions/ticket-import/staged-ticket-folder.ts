@@ -47,6 +47,16 @@ interface Manifest {
   readonly sources: Record<string, Record<string, string>>;
 }
 
+/**
+ * The folder as a commit left it: its manifest and the names in it. A sync that writes page
+ * after page into one folder passes it to the next {@link StagedTicketFolder.open}, so a page
+ * costs its own files, not a read of a manifest and a listing that grow with every ticket.
+ */
+export interface FolderSnapshot {
+  readonly manifest: Manifest;
+  readonly present: Set<string>;
+}
+
 /** A manifest that is not this version's: the message says how to start over. */
 export class ManifestError extends Error {
   override readonly name = 'ManifestError';
@@ -85,30 +95,39 @@ export class StagedTicketFolder {
   readonly #source: string;
   readonly #manifest: Manifest;
   /** File names present in the output folder when the run began (one listing, not a stat per ticket). */
-  readonly #present: ReadonlySet<string>;
+  readonly #present: Set<string>;
   readonly #otherSources: readonly (readonly [string, Record<string, string>])[];
   readonly #staging: string | undefined;
   /** Whole-folder staging: the commit renames the staging folder onto the output folder. */
   readonly #wholeFolder: boolean;
   #committed = false;
+  #manifestAfter: Manifest;
 
-  private constructor(outDirAsGiven: string | undefined, source: string, write: boolean) {
+  private constructor(
+    outDirAsGiven: string | undefined,
+    source: string,
+    write: boolean,
+    known: FolderSnapshot | undefined,
+  ) {
     // Resolved, so the whole-folder staging sits beside it however it is written (`tickets/`).
     const outDir = outDirAsGiven === undefined ? undefined : resolve(outDirAsGiven);
     this.#outDir = outDir;
     this.#source = source;
-    this.#manifest = outDir ? readManifest(outDir) : { version: MANIFEST_VERSION, sources: {} };
+    this.#manifest =
+      known?.manifest ??
+      (outDir ? readManifest(outDir) : { version: MANIFEST_VERSION, sources: {} });
+    this.#manifestAfter = this.#manifest;
     this.previous = this.#manifest.sources[source] ?? {};
     this.#otherSources = Object.entries(this.#manifest.sources).filter(([name]) => name !== source);
-    const listing = outDir && existsSync(outDir) ? readdirSync(outDir) : undefined;
-    this.#present = new Set(listing ?? []);
+    const exists = outDir !== undefined && existsSync(outDir);
+    this.#present = known?.present ?? new Set(exists ? readdirSync(outDir) : []);
     // A symbolic link to an empty folder is filled through the link: renaming onto it would
     // replace the link, not fill the folder it points to.
     this.#wholeFolder =
       outDir !== undefined &&
       write &&
-      (listing?.length ?? 0) === 0 &&
-      !(listing !== undefined && lstatSync(outDir).isSymbolicLink());
+      this.#present.size === 0 &&
+      !(exists && lstatSync(outDir).isSymbolicLink());
     const staging = `.import-staging-${process.pid}-${Date.now()}`;
     if (!outDir || !write) {
       this.#staging = undefined;
@@ -122,7 +141,9 @@ export class StagedTicketFolder {
   }
 
   /**
-   * Reads the manifest and, when `write`, creates the staging folder.
+   * Reads the manifest and lists the folder (unless `known`: what this process's last commit
+   * into the folder left, {@link StagedTicketFolder.snapshot}) and, when `write`, creates the
+   * staging folder.
    *
    * @throws ManifestError when the folder's manifest is not of this version.
    */
@@ -130,8 +151,17 @@ export class StagedTicketFolder {
     readonly outDir?: string;
     readonly source: string;
     readonly write: boolean;
+    readonly known?: FolderSnapshot;
   }): StagedTicketFolder {
-    return new StagedTicketFolder(options.outDir, options.source, options.write);
+    return new StagedTicketFolder(options.outDir, options.source, options.write, options.known);
+  }
+
+  /**
+   * The folder as it is now — after the commit, if there was one — for the next `open` of the
+   * same folder by this process (nothing else may write it meanwhile).
+   */
+  snapshot(): FolderSnapshot {
+    return { manifest: this.#manifestAfter, present: this.#present };
   }
 
   /**
@@ -142,6 +172,21 @@ export class StagedTicketFolder {
     return (
       this.#otherSources.some(([, ids]) => issueId in ids) ||
       (!(issueId in this.previous) && this.#present.has(documentName))
+    );
+  }
+
+  /** {@link StagedTicketFolder.isTakenByAnother} in a snapshot: what the folder holds now. */
+  static isTakenInSnapshot(
+    snapshot: FolderSnapshot,
+    source: string,
+    issueId: string,
+    documentName: string,
+  ): boolean {
+    for (const name in snapshot.manifest.sources) {
+      if (name !== source && issueId in (snapshot.manifest.sources[name] ?? {})) return true;
+    }
+    return (
+      !(issueId in (snapshot.manifest.sources[source] ?? {})) && snapshot.present.has(documentName)
     );
   }
 
@@ -165,14 +210,10 @@ export class StagedTicketFolder {
     const outDir = this.#outDir;
     const staging = this.#staging;
     if (outDir === undefined || staging === undefined) return;
+    // Spread, not filtered entries: one copy of the hashes, not an array per ticket.
     const kept: Record<string, string> = plan.prune
       ? { ...plan.hashes }
-      : {
-          ...Object.fromEntries(
-            Object.entries(this.previous).filter(([id]) => !(id in plan.hashes)),
-          ),
-          ...plan.hashes,
-        };
+      : { ...this.previous, ...plan.hashes };
     for (const id of plan.forgotten ?? []) delete kept[id];
     const manifest: Manifest = {
       version: MANIFEST_VERSION,
@@ -183,6 +224,7 @@ export class StagedTicketFolder {
       writeManifest(staging, manifest);
       renameOntoEmptyFolder(staging, outDir);
       this.#committed = true;
+      this.#committedAs(manifest, plan);
       return;
     }
     for (const name of plan.writtenNames) renameSync(join(staging, name), join(outDir, name));
@@ -191,6 +233,15 @@ export class StagedTicketFolder {
     }
     writeManifest(outDir, manifest);
     this.#committed = true;
+    this.#committedAs(manifest, plan);
+  }
+
+  /** The snapshot follows the commit: the names put in and taken out, the manifest written. */
+  #committedAs(manifest: Manifest, plan: CommitPlan): void {
+    this.#manifestAfter = manifest;
+    for (const name of plan.writtenNames) this.#present.add(name);
+    for (const name of plan.removedNames) this.#present.delete(name);
+    this.#present.add(MANIFEST_NAME);
   }
 
   /** Removes the staging folder (after a commit into place, the empty one left behind). */

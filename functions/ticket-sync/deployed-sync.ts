@@ -23,6 +23,9 @@ import type { TicketSource } from './ticket-source.js';
  * - The time limit: the run's signal is aborted `stopMarginMs` before it; `runSync` stops after
  *   the page it is writing, or a fetch in flight is cut, and the cursor stays at the last page
  *   written — the next run resumes there (a first run over 100,000 tickets spans invocations).
+ *   The command line (`npm run import -- --url … --upload`) has no limit: its lease runs
+ *   {@link MAX_LEASE_MS} ahead and moves on as its pages are written, so a killed command holds
+ *   the source for minutes, not for good; Ctrl-C (`signal`) stops it as the limit stops Lambda.
  * - Ingestion: one `StartIngestionJob` per run that wrote or removed a document; when a job is
  *   running, the sync is marked owed and the sync catch-up starts it (ADR 0011).
  */
@@ -40,10 +43,15 @@ export interface DeployedSyncRun {
   /** The ticket id of a number the system lists (reconciliation). */
   readonly ticketIdOf: (number: string) => string | undefined;
   readonly now: () => Date;
-  /** Milliseconds left before the function's time limit (`context.getRemainingTimeInMillis`). */
+  /**
+   * Milliseconds left before the function's time limit (`context.getRemainingTimeInMillis`);
+   * `Infinity` on the command line, which has none.
+   */
   readonly remainingMs: () => number;
   /** The run stops taking pages this long before the limit: one page's fetch and writes fit in it. */
   readonly stopMarginMs: number;
+  /** Stops the run as the time limit does (the command line's Ctrl-C). */
+  readonly signal?: AbortSignal;
 }
 
 export interface DeployedSyncResult {
@@ -58,20 +66,30 @@ export interface DeployedSyncResult {
 
 /** Beyond the function's time limit: a lease outlives a run that died by this much at most. */
 const LEASE_SLACK_MS = 60_000;
+/** The longest lease taken at once: Lambda's longest run; a run without a limit renews it. */
+const MAX_LEASE_MS = 15 * 60_000;
+/** A run without a limit moves its lease on after a page once it would gain this much. */
+const LEASE_RENEWAL_STEP_MS = 60_000;
 
 /** Runs one pull or reconciliation; a failure is stored in the status, then rethrown. */
 export async function runDeployedSync(run: DeployedSyncRun): Promise<DeployedSyncResult> {
   const startedAt = run.now();
-  const until = new Date(startedAt.getTime() + run.remainingMs() + LEASE_SLACK_MS);
+  // In Lambda now + remaining is the same instant all run long: its lease is never moved on.
+  const leaseEnd = (now: Date) =>
+    new Date(now.getTime() + Math.min(run.remainingMs(), MAX_LEASE_MS) + LEASE_SLACK_MS);
+  let until = leaseEnd(startedAt);
   if ((await run.cursors.claim(startedAt, until)) === 'held') {
     return { outcome: 'busy', mode: run.mode, pages: 0, counts: emptyCounts(), ingestion: 'none' };
   }
   const stop = new AbortController();
+  const stopWith = () => stop.abort(run.signal?.reason);
+  run.signal?.addEventListener('abort', stopWith, { once: true });
+  if (run.signal?.aborted) stopWith();
   // A fetch that hangs (a long rate-limit wait) is cut when half the margin is gone.
-  const timer = setTimeout(
-    () => stop.abort(new Error('the time limit is near')),
-    Math.max(0, run.remainingMs() - run.stopMarginMs / 2),
-  );
+  const untilCut = run.remainingMs() - run.stopMarginMs / 2;
+  const timer = Number.isFinite(untilCut)
+    ? setTimeout(() => stop.abort(new Error('the time limit is near')), Math.max(0, untilCut))
+    : undefined;
   // What was written before a failure stays written: its counts come from the documents.
   const written = countingDocuments(run.documents);
   let outcome: 'complete' | 'stopped' = 'complete';
@@ -88,11 +106,21 @@ export async function runDeployedSync(run: DeployedSyncRun): Promise<DeployedSyn
         settings: run.settings,
         firstCursor: run.firstCursor,
         signal: stop.signal,
-        onPage: (progress) => {
+        onPage: async (progress) => {
           pages = progress.pages;
           written.counts = progress.counts;
           // Between pages: the next page's fetch and writes must fit in what is left.
           if (run.remainingMs() < run.stopMarginMs) stop.abort(new Error('the time limit is near'));
+          const now = run.now();
+          const next = leaseEnd(now);
+          if (next.getTime() - until.getTime() >= LEASE_RENEWAL_STEP_MS) {
+            if ((await run.cursors.claim(now, next)) === 'held') {
+              throw new LeaseLostError(
+                'another run took the sync’s lease; this run stops without moving the cursor',
+              );
+            }
+            until = next;
+          }
         },
       });
       outcome = report.outcome;
@@ -114,6 +142,7 @@ export async function runDeployedSync(run: DeployedSyncRun): Promise<DeployedSyn
     else failure = error;
   } finally {
     clearTimeout(timer);
+    run.signal?.removeEventListener('abort', stopWith);
   }
 
   let ingestion: DeployedSyncResult['ingestion'] = 'none';

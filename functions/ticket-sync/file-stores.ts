@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ticketDocumentNames } from '../knowledge/ticket-document.js';
-import { StagedTicketFolder } from '../ticket-import/staged-ticket-folder.js';
+import { type FolderSnapshot, StagedTicketFolder } from '../ticket-import/staged-ticket-folder.js';
 import type { CursorStore, SyncRunStatus } from './cursor-store.js';
 import { parseSyncCursor, type SyncCursor } from './sync-cursor.js';
 import type {
@@ -96,10 +96,16 @@ export class FileCursorStore implements CursorStore {
   }
 }
 
-/** The `--out` folder, written page by page through the import's staged folder and manifest. */
+/**
+ * The `--out` folder, written page by page through the import's staged folder and manifest. The
+ * manifest and the folder's listing are read once per run and then kept as each page's commit
+ * leaves them: re-read per page, they cost memory and time that grow with every ticket written
+ * (bench/servicenow-pull.ts). The run must be the folder's only writer, as an import is.
+ */
 export class FileTicketDocumentStore implements TicketDocumentStore {
   readonly #outDir: string;
   readonly #system: SyncSystem;
+  #known: FolderSnapshot | undefined;
 
   constructor(outDir: string, system: SyncSystem) {
     this.#outDir = outDir;
@@ -111,10 +117,20 @@ export class FileTicketDocumentStore implements TicketDocumentStore {
       outDir: this.#outDir,
       source: this.#system,
       write: false,
+      ...(this.#known && { known: this.#known }),
     });
+    const known = folder.snapshot();
+    this.#known = known;
     return {
       hashes: new Map(Object.entries(folder.previous)),
-      isTakenByAnother: (issueId, documentName) => folder.isTakenByAnother(issueId, documentName),
+      // Asked of the folder as the pages written since left it: a ticket this run wrote is its own.
+      isTakenByAnother: (issueId, documentName) =>
+        StagedTicketFolder.isTakenInSnapshot(
+          this.#known ?? known,
+          this.#system,
+          issueId,
+          documentName,
+        ),
     };
   }
 
@@ -124,6 +140,7 @@ export class FileTicketDocumentStore implements TicketDocumentStore {
       outDir: this.#outDir,
       source: this.#system,
       write: true,
+      ...(this.#known && { known: this.#known }),
     });
     try {
       const writtenNames: string[] = [];
@@ -142,6 +159,7 @@ export class FileTicketDocumentStore implements TicketDocumentStore {
         prune: false,
         forgotten: changes.removed,
       });
+      this.#known = folder.snapshot();
     } finally {
       folder.discard();
     }

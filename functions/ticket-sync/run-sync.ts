@@ -22,8 +22,11 @@ export interface SyncRunOptions {
   readonly firstCursor: SyncCursor;
   /** Stops between pages (Lambda's remaining time, Ctrl-C): the run ends `stopped`, resumable. */
   readonly signal: AbortSignal;
-  /** Called after each page is written. */
-  readonly onPage?: (progress: { readonly pages: number; readonly counts: SyncCounts }) => void;
+  /** Called after each page is written; the next page waits for it. */
+  readonly onPage?: (progress: {
+    readonly pages: number;
+    readonly counts: SyncCounts;
+  }) => void | Promise<void>;
   /** Dry run: nothing written, cursor not saved. */
   readonly dryRun?: boolean;
 }
@@ -65,7 +68,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncRunReport> {
     for (const item of outcome.malformed) {
       if (malformed.length < MAX_LISTED_MALFORMED) malformed.push(item);
     }
-    options.onPage?.({ pages, counts });
+    await options.onPage?.({ pages, counts });
     if (signal.aborted) break;
   }
   return {

@@ -31,7 +31,7 @@ import {
 } from '../../functions/ticket-sync/source-http.js';
 import type { JiraDeployment } from '../../functions/ticket-sync/sources/jira-source.js';
 import { initialCursor } from '../../functions/ticket-sync/sync-cursor.js';
-import type { SyncSystem } from '../../functions/ticket-sync/ticket-source.js';
+import type { SyncSystem, TicketSource } from '../../functions/ticket-sync/ticket-source.js';
 
 /**
  * `npm run import -- --from servicenow|jira|zendesk --url https://…`: pulls what changed since
@@ -69,23 +69,30 @@ export interface PullIo {
   readonly now: () => Date;
 }
 
-/** Runs one pull; resolves to the exit code (0 done or stopped resumably, 1 failed, 2 usage). */
-export async function pullTickets(options: PullOptions, io: PullIo): Promise<number> {
+/** What names the system to pull from and how its records become tickets (the folder aside). */
+export type PullSourceOptions = Omit<PullOptions, 'outDir' | 'reconcile' | 'dryRun'>;
+
+/**
+ * The source to pull from, with credentials from the environment, and its cursor's key; or
+ * undefined after a usage error is printed (no credentials, a bad `--since` or URL: exit 2).
+ */
+export function openPullSource(
+  options: PullSourceOptions,
+  io: Pick<PullIo, 'env' | 'runtime' | 'error'>,
+): { readonly source: TicketSource; readonly sourceKey: string } | undefined {
   const credentials = credentialsFromEnvironment(options.system, io.env);
   if (!credentials) {
     io.error(
       `Set ${describeCredentialVariables(options.system)} in the environment for --from ${options.system} --url (never as flags).`,
     );
-    return 2;
+    return undefined;
   }
   if (options.since && Number.isNaN(Date.parse(options.since))) {
     io.error(`--since ${options.since}: not a date (write 2024-01-31 or 2024-01-31T09:00:00Z)`);
-    return 2;
+    return undefined;
   }
-  const sourceKey = sourceKeyOf(options.system, options.url, options.tables ?? []);
-  let source: ReturnType<typeof createTicketSource>;
   try {
-    source = createTicketSource(
+    const source = createTicketSource(
       {
         system: options.system,
         url: options.url,
@@ -99,10 +106,18 @@ export async function pullTickets(options: PullOptions, io: PullIo): Promise<num
       },
       io.runtime,
     );
+    return { source, sourceKey: sourceKeyOf(options.system, options.url, options.tables ?? []) };
   } catch (error) {
     io.error((error as Error).message);
-    return 2;
+    return undefined;
   }
+}
+
+/** Runs one pull; resolves to the exit code (0 done or stopped resumably, 1 failed, 2 usage). */
+export async function pullTickets(options: PullOptions, io: PullIo): Promise<number> {
+  const opened = openPullSource(options, io);
+  if (!opened) return 2;
+  const { source, sourceKey } = opened;
   const documents = new FileTicketDocumentStore(options.outDir, options.system);
   const before = (await io.cursors.status()).find((status) => status.sourceKey === sourceKey);
   let report: SyncRunReport | undefined;
@@ -213,7 +228,7 @@ function printPull(report: SyncRunReport, options: PullOptions, io: PullIo): voi
   }
 }
 
-function printSkipsAndScrub(counts: SyncCounts, log: (line: string) => void): void {
+export function printSkipsAndScrub(counts: SyncCounts, log: (line: string) => void): void {
   const skips = Object.entries(counts.skipped).filter(([, count]) => count > 0);
   if (skips.length > 0) {
     log('Skipped:');

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BedrockAgentClient } from '@aws-sdk/client-bedrock-agent';
 import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ticketSyncTable } from '../../../functions/adapters/dynamodb/table-definitions.js';
 import {
   createKnowledgeFreshness,
@@ -26,12 +32,25 @@ import {
 } from '../../../functions/ticket-sync/sync-status.js';
 import type { TicketSource } from '../../../functions/ticket-sync/ticket-source.js';
 import { createTable } from '../../../local/create-tables.js';
+import { type LocalS3Server, startLocalS3Server } from '../../../local/s3/start-local-s3-server.js';
+import { pullIntoStack } from '../../../scripts/import/pull-into-stack.js';
 import { createTestClient } from '../../support/dynamodb-test-tables.js';
+import {
+  type LocalSyncControlPlane,
+  startLocalSyncControlPlane,
+} from '../../support/local-sync-control-plane.js';
+import {
+  field,
+  type LocalServiceNow,
+  startServiceNowServer,
+} from '../../support/ticket-systems/servicenow-server.js';
 
 /**
  * The deployed sync (functions/ticket-sync/deployed-sync.ts) over the real conversion and the
  * DynamoDB state store, against a fake ticket system and bucket: the lease, the stop before the
  * time limit and the resume, a run killed midway, changed-only writes, reconciliation, a 401.
+ * Then end to end on local endpoints: `npm run import -- --url --upload` and the scheduled
+ * function's handler itself.
  */
 
 /** A record of the fake system: resolved ones become tickets; a reopened one is removed. */
@@ -376,4 +395,266 @@ describe('the deployed ticket sync on DynamoDB Local', () => {
     expect(status?.error).toMatch(/^SourceAuthError: .*401.*service-desk\/servicenow/);
     expect(await reader.claim(new Date(), new Date(Date.now() + 1000))).toBe('claimed');
   });
+
+  /**
+   * Into a stack on local endpoints: the local S3 (the Knowledge Base bucket), this table, the
+   * local ServiceNow Table API, and a local Secrets Manager and Bedrock Agent
+   * (test/support/local-sync-control-plane.ts).
+   */
+  describe('into the stack: the command line’s --url --upload and the scheduled function', () => {
+    const BUCKET = 'kb-documents';
+    let root: string;
+    let s3Server: LocalS3Server;
+    let serviceNow: LocalServiceNow;
+    let controlPlane: LocalSyncControlPlane;
+
+    beforeAll(async () => {
+      root = await mkdtemp(join(tmpdir(), 'sync-into-stack-'));
+      s3Server = await startLocalS3Server({ root, buckets: [BUCKET] });
+      serviceNow = await startServiceNowServer({
+        credentials: { username: 'reader', password: 's3cret-value' },
+        tables: {
+          incident: [
+            closedIncident('INC0040001', '2024-03-01 08:00:00'),
+            closedIncident('INC0040002', '2024-03-01 08:10:00'),
+            closedIncident('INC0040003', '2024-03-01 08:20:00'),
+          ],
+        },
+      });
+      controlPlane = await startLocalSyncControlPlane({
+        'service-desk/servicenow': JSON.stringify({
+          SERVICENOW_USERNAME: 'reader',
+          SERVICENOW_PASSWORD: 's3cret-value',
+        }),
+      });
+    });
+
+    afterAll(async () => {
+      await Promise.all([s3Server?.close(), serviceNow?.close(), controlPlane?.close()]);
+      await rm(root, { recursive: true, force: true });
+    });
+
+    /** The object names under a source's folder of the bucket. */
+    const objectsOf = (sourceId: string) =>
+      readdirSync(join(root, BUCKET, 'tickets', 'imported', sourceId)).sort();
+
+    const cursorItemOf = async (sourceId: string) =>
+      (
+        await table.documents.send(
+          new GetCommand({ TableName: table.tableName, Key: { source: sourceId, item: 'cursor' } }),
+        )
+      ).Item;
+
+    it('npm run import -- --url --upload: the first pull uploads the tickets and keeps the cursor in the table; a second without changes writes nothing', async () => {
+      const s3 = new S3Client({
+        endpoint: s3Server.endpoint,
+        forcePathStyle: true,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      const s3Writes: string[] = [];
+      s3.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (/^(Put|Delete)Object/.test(String(context.commandName))) {
+            s3Writes.push(`${context.commandName} ${(args.input as { Key?: string }).Key}`);
+          }
+          return next(args);
+        },
+        { step: 'initialize', name: 'recordWrites' },
+      );
+      const ingestionJobs: unknown[] = [];
+      const agent = {
+        async send(command: unknown) {
+          ingestionJobs.push(command);
+          return { ingestionJob: { ingestionJobId: 'job-1', status: 'STARTING' } };
+        },
+      } as unknown as BedrockAgentClient;
+      const pull = async () => {
+        const lines: string[] = [];
+        const errors: string[] = [];
+        const code = await pullIntoStack(
+          {
+            system: 'servicenow',
+            url: serviceNow.url,
+            tables: ['incident'],
+            comments: 'none',
+            restrictedWhen: [],
+            reconcile: false,
+          },
+          {
+            env: { SERVICENOW_USERNAME: 'reader', SERVICENOW_PASSWORD: 's3cret-value' },
+            runtime: { fetch, sleep: async () => {}, now: () => Date.now(), maxAttempts: 2 },
+            target: {
+              stackName: 'ServiceDeskAssistant',
+              bucket: BUCKET,
+              ticketSyncTable: table.tableName,
+              turnsTable: 'unused-unless-a-sync-is-owed',
+              knowledgeBaseId: 'KB',
+              dataSourceId: 'DS',
+            },
+            clients: { s3, documents: table.documents, agent },
+            holder: randomUUID(),
+            signal: new AbortController().signal,
+            log: (line) => lines.push(line),
+            error: (line) => errors.push(line),
+            now: () => new Date('2024-03-01T09:00:00Z'),
+          },
+        );
+        return { code, lines, errors };
+      };
+
+      const first = await pull();
+      expect(first.errors).toEqual([]);
+      expect(first.code).toBe(0);
+      expect(first.lines[0]).toContain(
+        `3 new, 0 changed (written), 0 unchanged in s3://${BUCKET}/tickets/imported/servicenow/`,
+      );
+      expect(first.lines.join('\n')).not.toContain('s3cret-value');
+      expect(objectsOf('servicenow')).toEqual([
+        'INC0040001.md',
+        'INC0040001.md.metadata.json',
+        'INC0040002.md',
+        'INC0040002.md.metadata.json',
+        'INC0040003.md',
+        'INC0040003.md.metadata.json',
+      ]);
+      expect(s3Writes).toHaveLength(6);
+      const cursor = await cursorItemOf('servicenow');
+      expect(cursor?.sourceKey).toBe(`servicenow ${new URL(serviceNow.url).origin} incident`);
+      expect(JSON.parse(String(cursor?.cursor))).toMatchObject({
+        updatedSince: '2024-03-01T08:20:00.000Z',
+      });
+      expect(cursor?.leaseHolder).toBeUndefined();
+      const hashes = await createKnowledgeBaseTicketStore(table, {
+        sourceId: 'servicenow',
+        knowledgeBase: fakeBucket().knowledgeBase,
+      }).load();
+      expect([...hashes.hashes.keys()].sort()).toEqual(['INC0040001', 'INC0040002', 'INC0040003']);
+      expect(ingestionJobs).toHaveLength(1);
+      expect(first.lines.at(-1)).toBe('Sync started; follow it with npm run ingest -- --latest.');
+
+      const second = await pull();
+      expect(second.code).toBe(0);
+      expect(second.lines[0]).toMatch(/0 new, 0 changed \(written\), \d+ unchanged/);
+      expect(s3Writes).toHaveLength(6);
+      expect(ingestionJobs).toHaveLength(1);
+      expect(second.lines.at(-1)).toBe('Nothing written: no sync started.');
+      // Only the overlap window was asked for: from the cursor less its five minutes.
+      expect(queryOf(serviceNow.requests.at(-1))).toContain('sys_updated_on>=2024-03-01 08:15:00');
+      s3.destroy();
+    });
+
+    it('the deployed handler, invoked as the schedule invokes it: secret read signed, documents in the bucket, cursor in the table, the next run incremental', async () => {
+      const realFetch = globalThis.fetch;
+      // The source's https origin is the local Table API (the setting takes https only).
+      vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        return url.origin === 'https://acme.service-now.test'
+          ? realFetch(`${serviceNow.url}${url.pathname}${url.search}`, init)
+          : realFetch(input, init);
+      });
+      const environment = {
+        TICKET_SYNC_SOURCE: JSON.stringify({
+          system: 'servicenow',
+          id: 'servicenow-e2e',
+          url: 'https://acme.service-now.test',
+          secret: 'service-desk/servicenow',
+          filters: { tables: ['incident'] },
+        }),
+        TICKET_SYNC_TABLE: table.tableName,
+        KNOWLEDGE_BUCKET: BUCKET,
+        KNOWLEDGE_KEY_PREFIX: 'tickets/imported/servicenow-e2e/',
+        KNOWLEDGE_BASE_ID: 'KB',
+        KNOWLEDGE_DATA_SOURCE_ID: 'DS',
+        TURNS_TABLE: 'unused-unless-a-sync-is-owed',
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
+        S3_ENDPOINT: s3Server.endpoint,
+        BEDROCK_AGENT_ENDPOINT: controlPlane.endpoint,
+        SECRETS_MANAGER_ENDPOINT: controlPlane.endpoint,
+      };
+      for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
+      try {
+        // A fresh execution environment: the handler reads its settings when it loads.
+        vi.resetModules();
+        const { handler } = await import('../../../functions/ticket-sync/handler.js');
+        const context = (requestId: string) => ({
+          awsRequestId: requestId,
+          getRemainingTimeInMillis: () => 900_000,
+        });
+
+        const first = await handler({ mode: 'pull' }, context('request-1'));
+        expect(first).toMatchObject({ outcome: 'complete', ingestion: 'started' });
+        expect(first.counts).toMatchObject({ added: 3, changed: 0, removed: 0 });
+        expect(objectsOf('servicenow-e2e')).toHaveLength(6);
+        expect(controlPlane.secretReads).toEqual([
+          {
+            secretId: 'service-desk/servicenow',
+            authorization: expect.stringMatching(
+              /^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/secretsmanager\/aws4_request,/,
+            ),
+          },
+        ]);
+        expect(controlPlane.ingestionJobs).toEqual([{ knowledgeBaseId: 'KB', dataSourceId: 'DS' }]);
+        const cursor = await cursorItemOf('servicenow-e2e');
+        expect(JSON.parse(String(cursor?.cursor))).toMatchObject({
+          updatedSince: '2024-03-01T08:20:00.000Z',
+        });
+
+        // One ticket changed and one new since: only they are written.
+        const incidents = serviceNow.tables.get('incident') ?? [];
+        incidents[1] = {
+          ...closedIncident('INC0040002', '2024-03-01 09:30:00'),
+          close_notes: field('プリンタードライバーを再インストールしました。'),
+        };
+        incidents.push(closedIncident('INC0040004', '2024-03-01 09:40:00'));
+        const requestsBefore = serviceNow.requests.length;
+        const second = await handler({ mode: 'pull' }, context('request-2'));
+        expect(second).toMatchObject({ outcome: 'complete', ingestion: 'started' });
+        expect(second.counts).toMatchObject({ added: 1, changed: 1, removed: 0 });
+        // INC0040003 (08:20) is re-read in the overlap window, found unchanged, not written.
+        expect(second.counts.unchanged).toBe(1);
+        expect(queryOf(serviceNow.requests[requestsBefore])).toContain(
+          'sys_updated_on>=2024-03-01 08:15:00',
+        );
+        expect(objectsOf('servicenow-e2e')).toHaveLength(8);
+        expect(
+          readFileSync(
+            join(root, BUCKET, 'tickets', 'imported', 'servicenow-e2e', 'INC0040002.md'),
+            'utf8',
+          ),
+        ).toContain('プリンタードライバーを再インストールしました。');
+        expect(JSON.parse(String((await cursorItemOf('servicenow-e2e'))?.cursor))).toMatchObject({
+          updatedSince: '2024-03-01T09:40:00.000Z',
+        });
+        expect(controlPlane.ingestionJobs).toHaveLength(2);
+        expect(controlPlane.secretReads).toHaveLength(2);
+      } finally {
+        vi.unstubAllEnvs();
+        vi.unstubAllGlobals();
+        vi.resetModules();
+      }
+    });
+  });
 });
+
+/** The encoded query of a Table API request. */
+function queryOf(request: string | undefined): string {
+  return new URL(request ?? '/', 'http://local').searchParams.get('sysparm_query') ?? '';
+}
+
+/** A closed incident as the Table API lists it with `sysparm_display_value=all`. */
+function closedIncident(number: string, updatedOn: string) {
+  return {
+    sys_id: field(number.toLowerCase().padEnd(32, '0')),
+    number: field(number),
+    short_description: field('印刷できない'),
+    description: field('3 階のプリンターで白紙が出ます。'),
+    state: field('7', 'Closed'),
+    close_notes: field('定着器を清掃しました。'),
+    category: field('hardware', 'Hardware'),
+    sys_updated_on: field(updatedOn),
+  };
+}
