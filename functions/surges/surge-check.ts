@@ -9,9 +9,9 @@ import { isSurging, tallyOf, withInquiry } from './surge-window.js';
 
 /**
  * The chat's side of surges and known issues (ADR 0033): one store request each, both before the
- * answer's first token — the open known issues read while retrieval runs, the inquiry counted on
- * its topic once the tickets are in. Neither ever fails a chat: a slow or failed store call is
- * logged and the answer goes on without its notice.
+ * answer's first token — the open known issues read at admission (they do not depend on the
+ * inquiry), the inquiry counted on its topic once the tickets are in. Neither ever fails a chat: a
+ * slow or failed store call is logged and the answer goes on without its notice.
  */
 
 /** How long the chat waits for either request before answering without it. @default 500 */
@@ -34,14 +34,23 @@ export interface SurgeCheckOptions {
 }
 
 export interface SurgeCheck {
-  /** The open known issues the inquiry is about, oldest first; [] when none or on failure. */
-  knownIssuesFor(owner: Owner, inquiryText: string): Promise<KnownIssueNotice[]>;
+  /**
+   * Starts reading the tenant's open known issues: what leads published does not depend on the
+   * inquiry, so the read can leave before its text is known (ADR 0034).
+   */
+  readKnownIssues(owner: Owner): KnownIssuesRead;
   /** Counts the inquiry on its topic; the notice when the topic surges now, this one included. */
   countInquiry(
     owner: Owner,
     inquiry: { readonly conversationId: string; readonly inquiryId: string; readonly text: string },
     retrieved: readonly RetrievedTicket[],
   ): Promise<SurgeNotice | undefined>;
+}
+
+/** The open known issues of one chat's tenant, being read. */
+export interface KnownIssuesRead {
+  /** Those the inquiry is about, oldest first; [] when none or when the read failed. */
+  matching(inquiryText: string): Promise<KnownIssueNotice[]>;
 }
 
 export function createSurgeCheck(options: SurgeCheckOptions): SurgeCheck {
@@ -73,16 +82,23 @@ export function createSurgeCheck(options: SurgeCheckOptions): SurgeCheck {
   }
 
   return {
-    knownIssuesFor(owner, inquiryText) {
-      return bounded(
+    readKnownIssues(owner) {
+      const open = bounded(
         'known_issues',
-        async () =>
-          knownIssuesMatching(
-            await options.knownIssues.listOpen({ tenantId: owner.tenantId }, options.now()),
-            inquiryText,
-          ),
+        () => options.knownIssues.listOpen({ tenantId: owner.tenantId }, options.now()),
         [],
       );
+      return {
+        matching: async (inquiryText) => {
+          const issues = await open;
+          try {
+            return knownIssuesMatching(issues, inquiryText);
+          } catch (error) {
+            log.error('surge check failed', { operation: 'known_issues', error });
+            return [];
+          }
+        },
+      };
     },
 
     countInquiry(owner, inquiry, retrieved) {
