@@ -1,3 +1,4 @@
+import { setImmediate as afterPendingWork } from 'node:timers/promises';
 import type { ChatAttachments } from '../attachments/ports.js';
 import {
   type LoadedAttachments,
@@ -342,14 +343,6 @@ export async function streamChat(
     measured.ticketsRetrieved = similar.length;
     measured.retrieved = similar;
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
-    // Counted once the tickets are in (they decide the topic's category), while the referenced
-    // tickets, the history and the model's first token are awaited; its notice leaves before the
-    // first token, but the model call does not wait for it.
-    const surge = dependencies.surges?.countInquiry(
-      owner,
-      { conversationId: conversation.conversationId, inquiryId: turn.inquiryId, text: inquiryText },
-      similar,
-    );
 
     send({ event: 'progress', data: { step: 'fetching' } });
     const referenced = await fetching;
@@ -386,6 +379,23 @@ export async function streamChat(
     );
     // Once the model request is on its way: the resize is a store write the model need not wait for.
     begun.call.requestBuilt(request);
+    // The inquiry is counted (ADR 0033) while the model prepares its first token. The topic and
+    // the scrubbed example are CPU work, so they start after the model request is written: the
+    // SDK's middleware and its write are promise continuations, which all run before
+    // `setImmediate`. The notice still leaves before the first token (the events are held).
+    const surge = dependencies.surges
+      ? afterPendingWork().then(() =>
+          dependencies.surges?.countInquiry(
+            owner,
+            {
+              conversationId: conversation.conversationId,
+              inquiryId: turn.inquiryId,
+              text: inquiryText,
+            },
+            similar,
+          ),
+        )
+      : undefined;
     const surgeNotice = await surge;
     if (surgeNotice) send({ event: 'surge', data: surgeNotice });
     for (const issue of matchingIssues) send({ event: 'known_issue', data: issue });
