@@ -1,4 +1,3 @@
-import { setImmediate as afterPendingWork } from 'node:timers/promises';
 import type { ChatAttachments } from '../attachments/ports.js';
 import {
   type LoadedAttachments,
@@ -338,6 +337,14 @@ export async function streamChat(
       restricted,
     );
     fetching.catch(() => undefined);
+    // Counted as soon as its topic is known (ADR 0033): a subject's now, beside retrieval; a
+    // symptom's once the tickets are in. Nothing before the model call waits for it; its notice
+    // leaves before the first token (the answer's events are held).
+    const surge = dependencies.surges?.countInquiry(
+      owner,
+      { conversationId: conversation.conversationId, inquiryId: turn.inquiryId, text: inquiryText },
+      searching,
+    );
     const similar = await searching;
     measured.retrievalMs = performance.now() - retrievalStartedAt;
     measured.ticketsRetrieved = similar.length;
@@ -379,23 +386,6 @@ export async function streamChat(
     );
     // Once the model request is on its way: the resize is a store write the model need not wait for.
     begun.call.requestBuilt(request);
-    // The inquiry is counted (ADR 0033) while the model prepares its first token. The topic and
-    // the scrubbed example are CPU work, so they start after the model request is written: the
-    // SDK's middleware and its write are promise continuations, which all run before
-    // `setImmediate`. The notice still leaves before the first token (the events are held).
-    const surge = dependencies.surges
-      ? afterPendingWork().then(() =>
-          dependencies.surges?.countInquiry(
-            owner,
-            {
-              conversationId: conversation.conversationId,
-              inquiryId: turn.inquiryId,
-              text: inquiryText,
-            },
-            similar,
-          ),
-        )
-      : undefined;
     const surgeNotice = await surge;
     if (surgeNotice) send({ event: 'surge', data: surgeNotice });
     for (const issue of matchingIssues) send({ event: 'known_issue', data: issue });
