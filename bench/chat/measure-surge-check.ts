@@ -11,13 +11,14 @@ import { createTables } from '../../local/create-tables.js';
 import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
 
 /**
- * What the surge check adds before a chat's first token (issue #53, ADR 0033), against DynamoDB
- * Local in this process, interleaved with its peers:
+ * The parts of the surge check (issue #53, ADR 0033) against DynamoDB Local in this process,
+ * interleaved with their peers (what the whole check adds to a chat:
+ * `measure-surge-check-in-chat.ts`):
  *
- * - `count`: `countInquiry` as the chat awaits it — topic, one UpdateItem, the tally — on a topic
+ * - `count`: `countInquiry` awaited on its own — topic, one UpdateItem, the tally — on a topic
  *   surging throughout (every run a new staff member), so the notice is built each time;
- * - `known issues`: `knownIssuesFor` — one Query and the matching — which the chat starts beside
- *   retrieval, so it adds nothing unless retrieval is faster;
+ * - `known issues`: `readKnownIssues` — one Query and the matching — which the chat starts at
+ *   admission, beside the reservation, the commit and retrieval;
  * - `one read`: a bare GetItem of one item of the same table, the floor of any store request.
  */
 export interface SurgeCheckTimings {
@@ -97,12 +98,14 @@ export async function measureSurgeCheck(runs: number): Promise<SurgeCheckTimings
           inquiryId: `i${run}`,
           text: 'Outlookが起動しない',
         };
-        const ms = await timed(() => check.countInquiry(owner, inquiry, retrieved));
+        const ms = await timed(() =>
+          check.countInquiry(owner, inquiry, Promise.resolve(retrieved)),
+        );
         if (keep) timings.countMs.push(ms);
       },
       async (_run: number, keep: boolean) => {
         const owner = { tenantId: 'bench', userId: 'staff' };
-        const ms = await timed(() => check.knownIssuesFor(owner, 'Outlookが起動しない'));
+        const ms = await timed(() => check.readKnownIssues(owner).matching('Outlookが起動しない'));
         if (keep) timings.knownIssuesMs.push(ms);
       },
       async (_run: number, keep: boolean) => {

@@ -16,6 +16,7 @@ import { FIRST_QUERY_PEERS, measureFirstQuery } from './measure-first-query.js';
 import { measureModuleInit, TRACING_ON_ENVIRONMENT } from './measure-module-init.js';
 import { measurePipelineOverhead, type PipelineOverhead } from './measure-pipeline-overhead.js';
 import { measureSurgeCheck } from './measure-surge-check.js';
+import { measureSurgeCheckInChat } from './measure-surge-check-in-chat.js';
 import { measureTimeToFirstToken, TIMELINE_EVENTS } from './measure-time-to-first-token.js';
 import { measureClockOffset } from './processes/clock-offset.js';
 import { startPipelineProcesses } from './processes/start-pipeline-processes.js';
@@ -33,6 +34,7 @@ const TARGET_FIRST_QUERY_MS = 5;
 const IDLE_WINDOW_MS = 2_000;
 const TARGET_SURGE_CHECK_MS = 5;
 const SURGE_CHECK_RUNS = 200;
+const SURGE_CHAT_RUNS = 40;
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
@@ -48,24 +50,51 @@ export async function main(): Promise<void> {
   await runSurgeCheckBench();
 }
 
-/** What the surge check adds before the first token (ADR 0033), beside one bare read. */
+/** What the surge check adds before the first token (ADR 0033, 0034): in a chat, then its parts. */
 export async function runSurgeCheckBench(): Promise<void> {
   console.log(
-    `\n## Surge check before the first token: DynamoDB Local, in process, ${SURGE_CHECK_RUNS} interleaved runs`,
+    `\n## Surge check in a chat: the same chat with and without it, in process on the local services, model answering at once, ${SURGE_CHAT_RUNS} interleaved pairs`,
+  );
+  try {
+    const chats = await measureSurgeCheckInChat(SURGE_CHAT_RUNS);
+    const withCheck = median(chats.withCheckMs);
+    const withoutCheck = median(chats.withoutCheckMs);
+    const added = withCheck - withoutCheck;
+    console.log(
+      row(
+        'surge check adds to time to first token',
+        ms(added),
+        `≤ ${TARGET_SURGE_CHECK_MS} ms`,
+        added <= TARGET_SURGE_CHECK_MS,
+      ),
+    );
+    console.log(row('  time to first token with the surge check, p50', ms(withCheck), '(info)'));
+    console.log(row('  without it (peer), p50', ms(withoutCheck), '(peer)'));
+    console.log(row('  with ÷ without', `${(withCheck / withoutCheck).toFixed(2)}×`, '(info)'));
+    console.log(
+      row(
+        '  meta with / without, p50',
+        `${median(chats.metaWithCheckMs).toFixed(2)} / ${ms(median(chats.metaWithoutCheckMs))}`,
+        '(info)',
+      ),
+    );
+    console.log(
+      row('  chats with a surge notice', `${chats.surgeNotices} of ${SURGE_CHAT_RUNS}`, '(info)'),
+    );
+  } catch (error) {
+    console.error('chat benchmark: the surge check in a chat failed:', error);
+  }
+  console.log(
+    `\n## Surge check, its parts: DynamoDB Local, in process, ${SURGE_CHECK_RUNS} interleaved runs`,
   );
   try {
     const { countMs, knownIssuesMs, oneReadMs } = await measureSurgeCheck(SURGE_CHECK_RUNS);
     const count = median(countMs);
     console.log(
-      row(
-        'surge count (awaited), p50',
-        ms(count),
-        `≤ ${TARGET_SURGE_CHECK_MS} ms`,
-        count <= TARGET_SURGE_CHECK_MS,
-      ),
+      row('surge count on its own (beside the model call in a chat), p50', ms(count), '(info)'),
     );
     console.log(row('  p99', ms(percentile(countMs, 99)), '(info)'));
-    console.log(row('known issues (beside retrieval), p50', ms(median(knownIssuesMs)), '(info)'));
+    console.log(row('known issues (beside admission), p50', ms(median(knownIssuesMs)), '(info)'));
     console.log(row('one GetItem (peer), p50', ms(median(oneReadMs)), '(peer)'));
     console.log(row('  p99', ms(percentile(oneReadMs, 99)), '(peer)'));
     console.log(

@@ -81,12 +81,16 @@ export async function resolveAttachments(
  * whole conversation without anyone having been shown it. A follow-up's commit waits for the
  * reservation: it changes a conversation others may hold, and undoing it would be a second
  * version of that conversation. A chat refused while beginning gives its reservation back: it
- * will never call the model.
+ * will never call the model. The open known issues (ADR 0033) are read beside all of it: they
+ * depend on the tenant, not on the inquiry.
  */
 export async function admitChat(
   caller: { readonly owner: Owner; readonly desks: readonly string[] },
   request: ChatRequest,
-  dependencies: Pick<ChatRouteDependencies, 'store' | 'retriever' | 'config' | 'attachments'> &
+  dependencies: Pick<
+    ChatRouteDependencies,
+    'store' | 'retriever' | 'config' | 'attachments' | 'surges'
+  > &
     Pick<RouteContext, 'now' | 'budget'> & {
       readonly remainingTimeMs: () => number;
       /** Where a failed budget write is reported. */
@@ -138,6 +142,9 @@ export async function admitChat(
       : undefined;
   // Keep an early failure from surfacing as an unhandled rejection; it is awaited later.
   earlySearch?.catch(() => undefined);
+  // What leads published is the tenant's, whatever the inquiry says: read beside the writes, so
+  // the first token never waits for it (a refused chat just leaves it unused).
+  const knownIssues = dependencies.surges?.readKnownIssues(owner);
   const reserved = Promise.all([opening, openingReading]);
   const begin = () =>
     beginChat(owner, request, dependencies, {
@@ -171,7 +178,12 @@ export async function admitChat(
     await readingCall?.settle();
     throw begun.reason;
   }
-  return { ...begun.value, call, ...(readingCall ? { readingCall } : {}) };
+  return {
+    ...begun.value,
+    call,
+    ...(readingCall ? { readingCall } : {}),
+    ...(knownIssues ? { knownIssues } : {}),
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import { detectLanguage } from '../contract/language.js';
 import type { AnswerNotices } from '../contract/surges.js';
 import type { ModelCall } from '../model-call/open-model-call.js';
 import { answerNoticesOf } from '../surges/answer-notices.js';
-import type { SurgeCheck } from '../surges/surge-check.js';
+import type { KnownIssuesRead, SurgeCheck } from '../surges/surge-check.js';
 import { ClientMessageIdReusedError, StoreUnavailableError } from './errors.js';
 import { type GenerationOutcome, generateWithStop } from './generate.js';
 import { keepGenerationLease, leaseFrom } from './generation-lease.js';
@@ -81,6 +81,8 @@ export interface AdmittedChat extends BegunChat {
   readonly call: Pick<ModelCall, 'deadline' | 'requestBuilt' | 'ended' | 'settle'>;
   /** The vision step's own call, when the message has images (ADR 0030). */
   readonly readingCall?: Pick<ModelCall, 'deadline' | 'requestBuilt' | 'ended' | 'settle'>;
+  /** The open known issues, read since admission (ADR 0033, 0034); absent without surges. */
+  readonly knownIssues?: KnownIssuesRead;
 }
 
 /**
@@ -315,8 +317,8 @@ export async function streamChat(
     }
     const references = parseTicketReferences(inquiryText);
     const language = detectLanguage(typedText.trim() === '' ? inquiryText : typedText);
-    // Read while retrieval runs: what leads published does not depend on the tickets.
-    const knownIssues = dependencies.surges?.knownIssuesFor(owner, inquiryText);
+    // Read since admission; matched against the inquiry as it now stands.
+    const knownIssues = begun.knownIssues?.matching(inquiryText);
 
     send({ event: 'progress', data: { step: 'retrieving' } });
     send({
@@ -337,31 +339,27 @@ export async function streamChat(
       restricted,
     );
     fetching.catch(() => undefined);
+    // Counted as soon as its topic is known (ADR 0033): a subject's now, beside retrieval; a
+    // symptom's once the tickets are in. Nothing before the model call waits for it; its notice
+    // leaves before the first token (the answer's events are held).
+    const surge = dependencies.surges?.countInquiry(
+      owner,
+      { conversationId: conversation.conversationId, inquiryId: turn.inquiryId, text: inquiryText },
+      searching,
+    );
     const similar = await searching;
     measured.retrievalMs = performance.now() - retrievalStartedAt;
     measured.ticketsRetrieved = similar.length;
     measured.retrieved = similar;
     send({ event: 'kb_chunks', data: { chunks: similar.map(toKbChunk) } });
-    // Counted once the tickets are in (they decide the topic's category), while the referenced
-    // tickets and the history are awaited; both notices leave before the first token.
-    const surge = dependencies.surges?.countInquiry(
-      owner,
-      { conversationId: conversation.conversationId, inquiryId: turn.inquiryId, text: inquiryText },
-      similar,
-    );
 
     send({ event: 'progress', data: { step: 'fetching' } });
     const referenced = await fetching;
     const tickets = uniqueTickets([...referenced, ...similar]);
     measured.offered = tickets;
 
-    const surgeNotice = await surge;
-    if (surgeNotice) send({ event: 'surge', data: surgeNotice });
+    // Known issues are part of the model's request; the surge notice only of the stream.
     const matchingIssues = (await knownIssues) ?? [];
-    for (const issue of matchingIssues) send({ event: 'known_issue', data: issue });
-    measured.notices = answerNoticesOf(surgeNotice, matchingIssues);
-
-    send({ event: 'progress', data: { step: 'generating' } });
     const { turns } = await loaded;
     const { working, archive } = splitInquiries(turns, turn.inquiryId);
     const request = buildModelRequest({
@@ -379,15 +377,24 @@ export async function streamChat(
       ...(config.promptCache ? { promptCache: config.promptCache } : {}),
     });
     measured.generationStartedAt = performance.now();
+    // The answer's events wait behind the notices, which wait for the surge count.
+    const answerEvents = heldEvents(send);
     const generating = generateWithStop(
       { ...begun, restrictedIssueIds: restricted },
       dependencies,
       request,
       new Set(tickets.map((ticket) => ticket.issueId)),
-      send,
+      answerEvents.send,
     );
     // Once the model request is on its way: the resize is a store write the model need not wait for.
     begun.call.requestBuilt(request);
+    const surgeNotice = await surge;
+    if (surgeNotice) send({ event: 'surge', data: surgeNotice });
+    for (const issue of matchingIssues) send({ event: 'known_issue', data: issue });
+    measured.notices = answerNoticesOf(surgeNotice, matchingIssues);
+    send({ event: 'progress', data: { step: 'generating' } });
+    measured.answerReleasedAt = performance.now();
+    answerEvents.release();
     const outcome = await generating;
     const answer = { ...outcome.answer, source_chunks_count: similar.length };
     measured.outcome = outcome;
@@ -470,6 +477,8 @@ interface Measured {
   retrievalMs?: number;
   /** `performance.now()` when the model was called. */
   generationStartedAt?: number;
+  /** `performance.now()` when the answer's events were let through (after the notices). */
+  answerReleasedAt?: number;
   ticketsRetrieved: number;
   /** The inquiry's own user text, once read (for insights; never in the report). */
   inquiryText?: string;
@@ -487,6 +496,34 @@ interface Measured {
 
 const whole = (ms: number) => Math.max(0, Math.round(ms));
 
+/**
+ * When an answer's event `ms` after the model call left for the page (`performance.now()`): as
+ * the model produced it, or once the notices before it were sent if it had to wait for them.
+ */
+function sentAt(measured: Measured, ms: number | undefined): number | undefined {
+  if (ms === undefined || measured.generationStartedAt === undefined) return undefined;
+  return Math.max(measured.generationStartedAt + ms, measured.answerReleasedAt ?? 0);
+}
+
+/**
+ * A `send` whose events are kept, in order, until `release`; from then on they go straight
+ * through. The model streams meanwhile; what it produced is sent at once on release.
+ */
+function heldEvents(send: (event: ChatEvent) => void) {
+  let held: ChatEvent[] | undefined = [];
+  return {
+    send(event: ChatEvent) {
+      if (held) held.push(event);
+      else send(event);
+    },
+    release() {
+      const events = held ?? [];
+      held = undefined;
+      for (const event of events) send(event);
+    },
+  };
+}
+
 /** The stored usage of an answer: the model's tokens and the pipeline's timings. */
 function usageOf(
   outcome: GenerationOutcome,
@@ -495,11 +532,11 @@ function usageOf(
 ): TurnUsage | undefined {
   if (!outcome.usage) return undefined;
   const { firstTokenMs, modelMs } = outcome.timing;
-  const generationStartedAt = measured.generationStartedAt ?? requestStartedAt;
+  const firstTokenAt = sentAt(measured, firstTokenMs);
   return {
     ...outcome.usage,
-    ...(firstTokenMs !== undefined
-      ? { timeToFirstTokenMs: whole(generationStartedAt + firstTokenMs - requestStartedAt) }
+    ...(firstTokenAt !== undefined
+      ? { timeToFirstTokenMs: whole(firstTokenAt - requestStartedAt) }
       : {}),
     ...(measured.retrievalMs !== undefined ? { retrievalMs: whole(measured.retrievalMs) } : {}),
     modelMs: whole(modelMs),
@@ -513,10 +550,10 @@ function reportOf(
   restricted: ReadonlySet<string>,
 ): ChatReport {
   const { outcome } = measured;
-  const fromRequest = (ms: number | undefined) =>
-    ms === undefined || measured.generationStartedAt === undefined
-      ? undefined
-      : whole(measured.generationStartedAt + ms - begun.startedAtMs);
+  const fromRequest = (ms: number | undefined) => {
+    const at = sentAt(measured, ms);
+    return at === undefined ? undefined : whole(at - begun.startedAtMs);
+  };
   const ended: ChatReport['outcome'] =
     measured.replayed || !outcome
       ? measured.replayed

@@ -28,13 +28,21 @@ export function defineForcedTool(definition: {
   readonly description: string;
   readonly input: z.ZodType;
 }): ToolDefinition {
-  const { $schema: _notForTheModel, ...inputSchema } = z.toJSONSchema(definition.input, {
-    target: 'draft-7',
-  });
+  let inputSchema: Record<string, unknown> | undefined;
   return Object.freeze({
     name: definition.name,
     description: definition.description,
-    inputSchema,
+    // Written on first use, not at module load: every feature's tool is defined at import, and a
+    // cold start that only chats should not convert the others' schemas (ADR 0034).
+    get inputSchema() {
+      if (inputSchema === undefined) {
+        const { $schema: _notForTheModel, ...schema } = z.toJSONSchema(definition.input, {
+          target: 'draft-7',
+        });
+        inputSchema = schema;
+      }
+      return inputSchema;
+    },
   });
 }
 

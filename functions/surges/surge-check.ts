@@ -4,13 +4,14 @@ import type { Owner, RetrievedTicket } from '../chat/ports.js';
 import type { KnownIssueNotice, SurgeNotice } from '../contract/surges.js';
 import { knownIssuesMatching } from './known-issue-match.js';
 import type { KnownIssueStore, SurgeAlerts, SurgeCounter } from './ports.js';
-import { surgeTopicOf } from './surge-topic.js';
+import { type SurgeTopic, surgeTopicOf, topicNeedsTickets } from './surge-topic.js';
 import { isSurging, tallyOf, withInquiry } from './surge-window.js';
 
 /**
  * The chat's side of surges and known issues (ADR 0033): one store request each, both before the
- * answer's first token — the open known issues read while retrieval runs, the inquiry counted on
- * its topic once the tickets are in. Neither ever fails a chat: a slow or failed store call is
+ * answer's first token — the open known issues read at admission (they do not depend on the
+ * inquiry), the inquiry counted on its topic as soon as the topic is known: at once for a subject,
+ * once the tickets are in for a symptom. Neither ever fails a chat: a slow or failed store call is
  * logged and the answer goes on without its notice.
  */
 
@@ -34,14 +35,27 @@ export interface SurgeCheckOptions {
 }
 
 export interface SurgeCheck {
-  /** The open known issues the inquiry is about, oldest first; [] when none or on failure. */
-  knownIssuesFor(owner: Owner, inquiryText: string): Promise<KnownIssueNotice[]>;
-  /** Counts the inquiry on its topic; the notice when the topic surges now, this one included. */
+  /**
+   * Starts reading the tenant's open known issues: what leads published does not depend on the
+   * inquiry, so the read can leave before its text is known (ADR 0034).
+   */
+  readKnownIssues(owner: Owner): KnownIssuesRead;
+  /**
+   * Counts the inquiry on its topic; the notice when the topic surges now, this one included.
+   * `retrieved` is awaited only when the topic is a symptom's (its category is the tickets'); a
+   * retrieval that fails leaves such an inquiry uncounted. The timeout runs from the count.
+   */
   countInquiry(
     owner: Owner,
     inquiry: { readonly conversationId: string; readonly inquiryId: string; readonly text: string },
-    retrieved: readonly RetrievedTicket[],
+    retrieved: Promise<readonly RetrievedTicket[]>,
   ): Promise<SurgeNotice | undefined>;
+}
+
+/** The open known issues of one chat's tenant, being read. */
+export interface KnownIssuesRead {
+  /** Those the inquiry is about, oldest first; [] when none or when the read failed. */
+  matching(inquiryText: string): Promise<KnownIssueNotice[]>;
 }
 
 export function createSurgeCheck(options: SurgeCheckOptions): SurgeCheck {
@@ -73,57 +87,76 @@ export function createSurgeCheck(options: SurgeCheckOptions): SurgeCheck {
   }
 
   return {
-    knownIssuesFor(owner, inquiryText) {
-      return bounded(
+    readKnownIssues(owner) {
+      const open = bounded(
         'known_issues',
-        async () =>
-          knownIssuesMatching(
-            await options.knownIssues.listOpen({ tenantId: owner.tenantId }, options.now()),
-            inquiryText,
-          ),
+        () => options.knownIssues.listOpen({ tenantId: owner.tenantId }, options.now()),
         [],
       );
+      return {
+        matching: async (inquiryText) => {
+          const issues = await open;
+          try {
+            return knownIssuesMatching(issues, inquiryText);
+          } catch (error) {
+            log.error('surge check failed', { operation: 'known_issues', error });
+            return [];
+          }
+        },
+      };
     },
 
     countInquiry(owner, inquiry, retrieved) {
-      const topic = surgeTopicOf(inquiry.text, retrieved);
-      if (!topic) return Promise.resolve(undefined);
-      return bounded(
-        'surge_count',
-        async () => {
-          const at = options.now();
-          const mark = {
-            topicKey: topic.topicKey,
-            label: topic.label,
-            inquiryHash: opaque(`${inquiry.conversationId}#${inquiry.inquiryId}`),
-            staffHash: options.staffHash(owner),
-            at,
-            ...(options.scrubExample
-              ? { example: options.scrubExample(owner, inquiry.text).slice(0, 200) }
-              : {}),
-          };
-          const scope = { tenantId: owner.tenantId };
-          const before = await counter.countInquiry(scope, mark, windowMinutes);
-          const after = tallyOf(withInquiry(before, mark, windowMinutes), at, windowMinutes);
-          if (!isSurging(after, minStaff)) return undefined;
-          const notice: SurgeNotice = {
-            topic: mark.label,
-            inquiries: after.inquiries,
-            staff: after.staff,
-            since: after.since ?? at.toISOString(),
-          };
-          // Exactly one update crosses the threshold (the store serialises them): that chat alerts.
-          if (!isSurging(tallyOf(before, at, windowMinutes), minStaff)) {
-            void options.alerts
-              .surgeStarted({ tenantId: owner.tenantId, topicKey: topic.topicKey, ...notice })
-              .catch((error: unknown) => log.error('surge alert failed', { error }));
-          }
-          return notice;
-        },
-        undefined,
+      if (!topicNeedsTickets(inquiry.text))
+        return count(owner, inquiry, surgeTopicOf(inquiry.text, []));
+      return retrieved.then(
+        (tickets) => count(owner, inquiry, surgeTopicOf(inquiry.text, tickets)),
+        () => undefined,
       );
     },
   };
+
+  function count(
+    owner: Owner,
+    inquiry: { readonly conversationId: string; readonly inquiryId: string; readonly text: string },
+    topic: SurgeTopic | undefined,
+  ): Promise<SurgeNotice | undefined> {
+    if (!topic) return Promise.resolve(undefined);
+    return bounded(
+      'surge_count',
+      async () => {
+        const at = options.now();
+        const mark = {
+          topicKey: topic.topicKey,
+          label: topic.label,
+          inquiryHash: opaque(`${inquiry.conversationId}#${inquiry.inquiryId}`),
+          staffHash: options.staffHash(owner),
+          at,
+          ...(options.scrubExample
+            ? { example: options.scrubExample(owner, inquiry.text).slice(0, 200) }
+            : {}),
+        };
+        const scope = { tenantId: owner.tenantId };
+        const before = await counter.countInquiry(scope, mark, windowMinutes);
+        const after = tallyOf(withInquiry(before, mark, windowMinutes), at, windowMinutes);
+        if (!isSurging(after, minStaff)) return undefined;
+        const notice: SurgeNotice = {
+          topic: mark.label,
+          inquiries: after.inquiries,
+          staff: after.staff,
+          since: after.since ?? at.toISOString(),
+        };
+        // Exactly one update crosses the threshold (the store serialises them): that chat alerts.
+        if (!isSurging(tallyOf(before, at, windowMinutes), minStaff)) {
+          void options.alerts
+            .surgeStarted({ tenantId: owner.tenantId, topicKey: topic.topicKey, ...notice })
+            .catch((error: unknown) => log.error('surge alert failed', { error }));
+        }
+        return notice;
+      },
+      undefined,
+    );
+  }
 }
 
 /** A short one-way hash: the store never holds an inquiry's id, only that it was counted. */

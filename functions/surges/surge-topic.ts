@@ -42,6 +42,15 @@ export function surgeTopicOf(
   return { topicKey, label: `${term} (${category})` };
 }
 
+/**
+ * Whether the inquiry's topic waits for the retrieved tickets: only a symptom's does (its
+ * category is theirs); a subject's, or an inquiry that never counts, is known from the text.
+ */
+export function topicNeedsTickets(inquiryText: string): boolean {
+  const [term] = keyTermsOf(inquiryText);
+  return term !== undefined && isSecondaryTerm(term);
+}
+
 /** The category with the highest summed score among the best tickets (ties: the better ticket). */
 function agreedCategory(
   retrieved: readonly Pick<RetrievedTicket, 'category' | 'score'>[],

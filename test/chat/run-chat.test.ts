@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatReport } from '../../functions/chat/ports.js';
+import { admitChat } from '../../functions/chat/chat-route.js';
+import type { ChatModel, ChatReport } from '../../functions/chat/ports.js';
+import { streamChat } from '../../functions/chat/run-chat.js';
+import type { StreamEvent } from '../../functions/contract/chat-events.js';
+import type { SurgeCheck } from '../../functions/surges/surge-check.js';
 import { readPromptMessage } from '../../local/bedrock/offline-responder/read-offline-prompt.js';
 import {
   alice,
+  aliceCaller,
   clarification,
   harness,
   lastUserText,
@@ -217,5 +222,85 @@ describe('streamChat', () => {
 
     expect(kb.queries).toEqual(['プリンターで印刷できない\nprinter print']);
     expect(named(events, 'kb_query')[0]?.data.query).toBe(kb.queries[0]);
+  });
+});
+
+describe('streamChat with the surge check (ADR 0033, 0034)', () => {
+  const notice = { topic: 'vpn', inquiries: 4, staff: 3, since: '2026-12-07T09:00:00.000Z' };
+  const knownIssue = {
+    id: 'k1',
+    title: 'VPN outage',
+    note: 'Use the office network.',
+    author: 'lead',
+    at: '2026-12-07T08:00:00.000Z',
+  };
+
+  it('calls the model while the surge count is in flight, yet sends the notice before the first token', async () => {
+    const scripted = scriptedModel({
+      kind: 'answer',
+      answer: results('再接続してください。', ['1002']),
+    });
+    let modelCalled: () => void = () => undefined;
+    const called = new Promise<void>((resolve) => {
+      modelCalled = resolve;
+    });
+    const model: ChatModel = {
+      stream(request) {
+        modelCalled();
+        return scripted.model.stream(request);
+      },
+    };
+    let countedWhile: 'the model was called' | 'the model was not called yet' | undefined;
+    const surges: SurgeCheck = {
+      readKnownIssues: () => ({ matching: async () => [knownIssue] }),
+      countInquiry: () =>
+        // Settles once the model is called; never, if the model waited for the count.
+        Promise.race([
+          called.then(() => {
+            countedWhile = 'the model was called';
+          }),
+          new Promise<void>((resolve) => setTimeout(resolve, 1_000)).then(() => {
+            countedWhile ??= 'the model was not called yet';
+          }),
+        ]).then(() => notice),
+    };
+    const { chat } = harness({ model, surges });
+    const { events } = await chat('VPNに接続できない');
+
+    expect(countedWhile).toBe('the model was called');
+    const order = events.map((event) =>
+      event.event === 'progress' ? `progress:${event.data.step}` : event.event,
+    );
+    // The stream reads as before: the notices, then generating, then the answer.
+    expect(order.slice(order.indexOf('progress:fetching'), order.indexOf('token') + 1)).toEqual([
+      'progress:fetching',
+      'surge',
+      'known_issue',
+      'progress:generating',
+      'token',
+    ]);
+    expect(named(events, 'surge')[0]?.data).toEqual(notice);
+    expect(named(events, 'result')[0]?.data.status).toBe('complete');
+    // The known issue still reached the model's request.
+    expect(lastUserText(scripted.requests[0])).toContain('VPN outage');
+  });
+
+  it('starts reading the known issues at admission, before anything is streamed', async () => {
+    const { model } = scriptedModel({ kind: 'answer', answer: results('a', ['1002']) });
+    const reads: string[] = [];
+    const surges: SurgeCheck = {
+      readKnownIssues: (owner) => {
+        reads.push(owner.userId);
+        return { matching: async () => [] };
+      },
+      countInquiry: async () => undefined,
+    };
+    const { dependencies } = harness({ model, surges });
+    const admitted = await admitChat(aliceCaller, { message: 'VPNに接続できない' }, dependencies);
+    expect(reads).toEqual(['alice']);
+    const events: StreamEvent[] = [];
+    await streamChat(admitted, (event) => events.push(event), dependencies);
+    expect(reads).toEqual(['alice']);
+    expect(named(events, 'known_issue')).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import type { Answer } from '../../functions/contract/answer.js';
 import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { ALL_DESK } from '../../functions/contract/desks.js';
 import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
+import type { SurgeCheck } from '../../functions/surges/surge-check.js';
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
 import { silentLog } from './silent-log.js';
 import { splitIntoFragments } from './split-into-fragments.js';
@@ -147,6 +148,7 @@ export function harness(options: {
   remainingTimeMs?: () => number;
   budget?: DailyBudget;
   telemetry?: ChatTelemetry;
+  surges?: SurgeCheck;
   /** @default the real clock */
   now?: () => Date;
 }) {
@@ -174,6 +176,7 @@ export function harness(options: {
     remainingTimeMs: options.remainingTimeMs ?? (() => 60_000),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    ...(options.surges ? { surges: options.surges } : {}),
   };
   /** One chat as the route runs it: begin before the first byte, then stream. */
   async function chat(
