@@ -7,7 +7,13 @@ import type { InProcessApi } from '../support/in-process-api.js';
  * person — never at the API's start nor on a chat, whose text names people too (ADR 0019).
  */
 const imported = vi.hoisted(() => ({ kuromoji: 0, compromise: 0 }));
+// The analyzer loads kuromoji's tokenizer module itself (its dictionary through its own loader);
+// the package's entry is watched too, should anything load kuromoji that way.
 vi.mock('kuromoji', async (importOriginal) => {
+  imported.kuromoji += 1;
+  return importOriginal();
+});
+vi.mock('kuromoji/src/Tokenizer.js', async (importOriginal) => {
   imported.kuromoji += 1;
   return importOriginal();
 });
