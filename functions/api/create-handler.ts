@@ -9,8 +9,12 @@ import { createChatRoute } from '../chat/chat-route.js';
 import { createConversationRoutes } from '../chat/conversation-routes.js';
 import { defaultChatConfig } from '../chat/ports.js';
 import { createInsightsRecorder } from '../insights/record-insights.js';
-import { languageOf, peopleNamedIn, scrubPersonalData } from '../knowledge/personal-data-scrub.js';
-import { ownerAsPerson } from '../knowledge/ticket-draft.js';
+import {
+  languageOf,
+  ownerAsPerson,
+  peopleNamedIn,
+  scrubPersonalData,
+} from '../knowledge/personal-data-scrub.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability, ownerHashOf } from '../observability/telemetry.js';
 import type { FunctionConfig } from '../settings/function-settings.js';
