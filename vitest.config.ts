@@ -18,6 +18,7 @@ const unitTests = [
   'test/contract/**/*.test.ts',
   // The route table alone, no adapters (the rules through the whole API: test/api/bad-input).
   'test/api/routes.test.ts',
+  'test/api/import-on-first-call.test.ts',
   'test/tickets/**/*.test.ts',
   'test/scripts/import/**/*.test.ts',
   'test/ticket-import/**/*.test.ts',

@@ -5,25 +5,24 @@ import {
   promptCachePolicyFor,
   withPromptCacheSupport,
 } from '../adapters/bedrock/prompt-cache-support.js';
-import { createAttachmentRoutes } from '../attachments/attachment-routes.js';
 import { createChatRoute } from '../chat/chat-route.js';
 import { createConversationRoutes } from '../chat/conversation-routes.js';
 import { defaultChatConfig } from '../chat/ports.js';
-import { createHandoffRoute } from '../handoff/handoff-routes.js';
-import { createInsightsRoutes } from '../insights/insights-routes.js';
 import { createInsightsRecorder } from '../insights/record-insights.js';
-import { createKnowledgeRoutes } from '../knowledge/knowledge-routes.js';
-import { languageOf, peopleNamedIn, scrubPersonalData } from '../knowledge/personal-data-scrub.js';
-import { ownerAsPerson } from '../knowledge/ticket-draft.js';
-import { createMailDraftRoutes } from '../mail-draft/mail-draft-routes.js';
+import {
+  languageOf,
+  ownerAsPerson,
+  peopleNamedIn,
+  scrubPersonalData,
+} from '../knowledge/personal-data-scrub.js';
 import { withPrices } from '../observability/model-prices.js';
 import { createObservability, ownerHashOf } from '../observability/telemetry.js';
 import type { FunctionConfig } from '../settings/function-settings.js';
 import { readActiveSurges } from '../surges/active-surges.js';
-import { createKnownIssueRoutes } from '../surges/known-issue-routes.js';
 import { createSurgeCheck } from '../surges/surge-check.js';
 import { createAwsAdapters, type HandlerOverrides } from './aws-adapters.js';
 import type { HttpResponse } from './http.js';
+import { importOnFirstCall } from './import-on-first-call.js';
 import { withoutInsightsStore } from './on-demand-adapters.js';
 import {
   type AccessTokenVerifier,
@@ -137,7 +136,13 @@ export function createApi(
     allowedLinkDomains,
   };
   const table = createRouteTable({
-    attachments: createAttachmentRoutes({ attachments: adapters.attachments, log }),
+    // What a chat never calls is imported on its first request (import-on-first-call.ts).
+    attachments: importOnFirstCall(async () =>
+      (await import('./occasional-route-groups.js')).createAttachmentRoutes({
+        attachments: adapters.attachments,
+        log,
+      }),
+    ),
     chat: createChatRoute(context, {
       store,
       retriever,
@@ -151,53 +156,67 @@ export function createApi(
       ...withInsights,
       ...(surges ? { surges } : {}),
     }),
-    knowledge: createKnowledgeRoutes(context, {
-      store,
-      retriever,
-      model,
-      issueNumbers: adapters.issueNumbers,
-      ...(adapters.documents ? { documents: adapters.documents } : {}),
-      syncBacklog: adapters.syncBacklog,
-      config: { allowedLinkDomains, ticketCategories: config.knowledge.ticketCategories },
-      scrubSettings: config.knowledge.personalDataSettings,
-      recorded: (report) => {
-        observability.knowledgeRecorded(report);
-        // Not awaited: the route's report is synchronous; the recorder bounds and logs itself.
-        void insights?.knowledgeRecorded(report);
-      },
-      ...(insightsStore ? { gapExamples: insightsStore } : {}),
-    }),
+    knowledge: importOnFirstCall(async () =>
+      (await import('./occasional-route-groups.js')).createKnowledgeRoutes(context, {
+        store,
+        retriever,
+        model,
+        issueNumbers: adapters.issueNumbers,
+        ...(adapters.documents ? { documents: adapters.documents } : {}),
+        syncBacklog: adapters.syncBacklog,
+        config: { allowedLinkDomains, ticketCategories: config.knowledge.ticketCategories },
+        scrubSettings: config.knowledge.personalDataSettings,
+        recorded: (report) => {
+          observability.knowledgeRecorded(report);
+          // Not awaited: the route's report is synchronous; the recorder bounds and logs itself.
+          void insights?.knowledgeRecorded(report);
+        },
+        ...(insightsStore ? { gapExamples: insightsStore } : {}),
+      }),
+    ),
     conversations: createConversationRoutes(context, store, {
       feedbackRecorded: (report) => observability.feedbackRecorded(report),
       attachments: adapters.attachments,
       ...withInsights,
     }),
-    insights: createInsightsRoutes(context, {
-      insights: insightsStore ?? withoutInsightsStore,
-      examplesKept: config.insights.examples,
-      scrubSettings: config.knowledge.personalDataSettings,
-      tickets: retriever,
-      ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
-      ...(adapters.knowledgeFreshness ? { knowledgeFreshness: adapters.knowledgeFreshness } : {}),
-      ...(adapters.surges
-        ? {
-            surges: (scope, at) =>
-              readActiveSurges(adapters.surges?.counter ?? noSurges, scope, at, surgeSettings),
-          }
-        : {}),
-    }),
-    knownIssues: createKnownIssueRoutes(context, {
-      ...(adapters.surges ? { knownIssues: adapters.surges.knownIssues } : {}),
-      config: { allowedLinkDomains },
-    }),
-    handoff: createHandoffRoute(context, { store, model, config: { allowedLinkDomains } }),
-    mailDrafts: createMailDraftRoutes(context, {
-      store,
-      model,
-      config: { allowedLinkDomains },
-      recorded: (report) => observability.mailDraftRecorded(report),
-      ...withInsights,
-    }),
+    insights: importOnFirstCall(async () =>
+      (await import('./occasional-route-groups.js')).createInsightsRoutes(context, {
+        insights: insightsStore ?? withoutInsightsStore,
+        examplesKept: config.insights.examples,
+        scrubSettings: config.knowledge.personalDataSettings,
+        tickets: retriever,
+        ...(adapters.catalog ? { catalog: adapters.catalog } : {}),
+        ...(adapters.knowledgeFreshness ? { knowledgeFreshness: adapters.knowledgeFreshness } : {}),
+        ...(adapters.surges
+          ? {
+              surges: (scope, at) =>
+                readActiveSurges(adapters.surges?.counter ?? noSurges, scope, at, surgeSettings),
+            }
+          : {}),
+      }),
+    ),
+    knownIssues: importOnFirstCall(async () =>
+      (await import('./occasional-route-groups.js')).createKnownIssueRoutes(context, {
+        ...(adapters.surges ? { knownIssues: adapters.surges.knownIssues } : {}),
+        config: { allowedLinkDomains },
+      }),
+    ),
+    handoff: importOnFirstCall(async () =>
+      (await import('./occasional-route-groups.js')).createHandoffRoute(context, {
+        store,
+        model,
+        config: { allowedLinkDomains },
+      }),
+    ),
+    mailDrafts: importOnFirstCall(async () =>
+      (await import('./occasional-route-groups.js')).createMailDraftRoutes(context, {
+        store,
+        model,
+        config: { allowedLinkDomains },
+        recorded: (report) => observability.mailDraftRecorded(report),
+        ...withInsights,
+      }),
+    ),
   });
   const resolveOwner =
     overrides.resolveOwner ?? createOwnerResolver(identityOptions(config.auth, overrides.verifier));

@@ -1,7 +1,7 @@
 import type { createAttachmentRoutes } from '../attachments/attachment-routes.js';
-import { MAX_UPLOAD_BODY_BYTES } from '../attachments/attachment-routes.js';
 import type { createChatRoute } from '../chat/chat-route.js';
 import type { createConversationRoutes } from '../chat/conversation-routes.js';
+import { MAX_UPLOAD_BODY_BYTES } from '../contract/attachments.js';
 import { ULID_SOURCE } from '../contract/ids.js';
 import type { createHandoffRoute } from '../handoff/handoff-routes.js';
 import { GAP_EXAMPLE_ID_SOURCE } from '../insights/aggregates.js';

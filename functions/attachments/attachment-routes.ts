@@ -4,19 +4,10 @@ import type { Log } from '../chat/log.js';
 import {
   ATTACHMENT_NAME_HEADER,
   type AttachmentUploadResponse,
-  MAX_ATTACHMENT_BYTES,
   MAX_ATTACHMENT_NAME_LENGTH,
 } from '../contract/attachments.js';
 import { AttachmentRefusedError, inspectAttachment } from './inspect-attachment.js';
 import type { AttachmentStore } from './ports.js';
-
-/**
- * Bytes an upload's body may have before the API refuses it unread: more than a file may have
- * (so a file over {@link MAX_ATTACHMENT_BYTES} gets the attachment's own 413 and message), and
- * more than the Function URL lets through (6 MB of request), so in production that front refuses
- * first.
- */
-export const MAX_UPLOAD_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface AttachmentRouteDependencies {
   readonly attachments: AttachmentStore;

@@ -132,7 +132,7 @@ function placeCacheCheckpoints(
   messages: readonly ChatMessage[],
   policy: PromptCachePolicy,
 ): CacheCheckpoints | undefined {
-  let sinceCheckpoint = answerToolTokens;
+  let sinceCheckpoint = answerToolTokens();
   const afterTool = policy.cacheTools && sinceCheckpoint >= policy.minimumTokens;
   if (afterTool) sinceCheckpoint = 0;
   sinceCheckpoint += tokensAtLeast(system);
@@ -255,8 +255,16 @@ export const answerTool: ToolDefinition = defineForcedTool({
   input: answerSchema,
 });
 
-/** The tool definitions as the model reads them (name, description, schema), lower bound. */
-const answerToolTokens = tokensAtLeast(JSON.stringify(answerTool));
+let answerToolTokenCount: number | undefined;
+
+/**
+ * The tool definitions as the model reads them (name, description, schema), lower bound; counted
+ * on first use, since serialising the tool writes its JSON Schema (`defineForcedTool`).
+ */
+function answerToolTokens(): number {
+  answerToolTokenCount ??= tokensAtLeast(JSON.stringify(answerTool));
+  return answerToolTokenCount;
+}
 
 /**
  * What a chat reserves at admission, before its prompt is known (the user turn is not written

@@ -30,6 +30,14 @@ export const MAX_ATTACHMENTS_PER_MESSAGE = 5;
  */
 export const MAX_ATTACHMENT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Bytes an upload's body may have before the API refuses it unread: more than a file may have
+ * (so a file over {@link MAX_ATTACHMENT_BYTES} gets the attachment's own 413 and message), and
+ * more than the Function URL lets through (6 MB of request), so in production that front refuses
+ * first.
+ */
+export const MAX_UPLOAD_BODY_BYTES = 8 * 1024 * 1024;
+
 /** Bytes of one text file (a log excerpt, not a whole log). */
 export const MAX_TEXT_ATTACHMENT_BYTES = 200 * 1024;
 

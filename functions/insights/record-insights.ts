@@ -4,11 +4,11 @@ import type { AnswerFeedback } from '../contract/conversations.js';
 import type { GapReason } from '../contract/insights.js';
 import {
   languageOf,
+  ownerAsPerson,
   peopleNamedIn,
   type ScrubSettings,
   scrubPersonalData,
 } from '../knowledge/personal-data-scrub.js';
-import { ownerAsPerson } from '../knowledge/ticket-draft.js';
 import type { KnowledgeReport } from '../observability/telemetry.js';
 import { topicOfInquiry } from './inquiry-topic.js';
 import type { ChatInsight, InsightsStore } from './ports.js';

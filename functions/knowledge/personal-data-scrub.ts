@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { Owner } from '../chat/ports.js';
 import { detectLanguage, type Language } from '../contract/language.js';
 import {
   findPersonalData,
@@ -27,6 +28,21 @@ export {
   ROLE_MAILBOXES,
   type ScrubPattern,
 } from './personal-data-detectors.js';
+
+/**
+ * The conversation's owner as a person field. There is no display name (the owner is a Cognito
+ * subject or a dev user id), so the user id stands for it, with its local part when it is an
+ * address; `yamada.taro` / `taro_yamada` also yield their name parts (split at `.`/`_` only:
+ * `local-user` is an id, not the names "local" and "user").
+ */
+export function ownerAsPerson(owner: Owner): Person {
+  const { userId } = owner;
+  return {
+    names: [],
+    userIds: [userId],
+    ...(userId.includes('@') ? { emails: [userId] } : {}),
+  };
+}
 
 /** The deployment's settings file: extra patterns, a dictionary of names found in no field, texts to keep. */
 export interface ScrubSettings {

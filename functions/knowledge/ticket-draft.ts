@@ -35,6 +35,7 @@ import {
 } from '../model-call/forced-tool.js';
 import { loadPersonNameAnalyzer, peopleFromNames } from './person-name-analyzer.js';
 import {
+  ownerAsPerson,
   type Person,
   peopleNamedIn,
   type ScrubOptions,
@@ -168,21 +169,6 @@ export function inquiryTranscript(turns: readonly Turn[], inquiryId: string): In
     cited: [...cited].map(([issueId, subject]) => ({ issueId, subject })),
     namedPeople: peopleNamedIn(allTexts.join('\n')),
     personText: allTexts.join('\n'),
-  };
-}
-
-/**
- * The conversation's owner as a person field. There is no display name (the owner is a Cognito
- * subject or a dev user id), so the user id stands for it, with its local part when it is an
- * address; `yamada.taro` / `taro_yamada` also yield their name parts (split at `.`/`_` only:
- * `local-user` is an id, not the names "local" and "user").
- */
-export function ownerAsPerson(owner: Owner): Person {
-  const { userId } = owner;
-  return {
-    names: [],
-    userIds: [userId],
-    ...(userId.includes('@') ? { emails: [userId] } : {}),
   };
 }
 

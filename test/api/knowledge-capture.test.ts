@@ -504,6 +504,10 @@ describe('a sync that cannot start when the ticket is published', () => {
 describe('a document bucket that cannot be reached', () => {
   let unreachable: InProcessApiOnLocalServices;
   beforeAll(async () => {
+    // From the registry as the catch-up test above left it (`vi.resetModules()`): the API imports
+    // its knowledge routes on their first request, and their error classes must be the ones its
+    // error rendering checks against.
+    const { startInProcessApi } = await import('../support/in-process-api.js');
     unreachable = await startInProcessApi({
       store: 'dynamodb',
       environment: {
