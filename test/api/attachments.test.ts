@@ -14,6 +14,7 @@ import { LOCAL_ATTACHMENTS_BUCKET } from '../../local/bedrock/local-bedrock-defa
 import { decodePng, encodePng } from '../../local/bedrock/offline-responder/png-pixels.js';
 import { type LocalS3Server, startLocalS3Server } from '../../local/s3/start-local-s3-server.js';
 import { callApi, eventsNamed, fetchConversation, postChat } from '../support/chat-client.js';
+import { halfSizePixels } from '../support/half-size-pixels.js';
 import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
 
 // Uploads and reads are the API's own rules (sniffing, limits, ownership): the API runs in
@@ -243,30 +244,11 @@ describe('GET /api/attachments/{id}', () => {
   });
 });
 
-/** The fixture screenshot at half size (2 × 2 box average), as a browser's downscale changes it. */
+/** The fixture screenshot at half size, as a browser's downscale changes it. */
 function halfSize(png: Buffer): Buffer {
   const pixels = decodePng(png);
   if (!pixels) throw new Error('not a PNG');
-  const width = Math.floor(pixels.width / 2);
-  const height = Math.floor(pixels.height / 2);
-  const rgba = new Uint8Array(width * height * 4);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) {
-      for (let channel = 0; channel < 4; channel += 1) {
-        let sum = 0;
-        for (const [dx, dy] of [
-          [0, 0],
-          [1, 0],
-          [0, 1],
-          [1, 1],
-        ] as const) {
-          sum += pixels.rgba[((y * 2 + dy) * pixels.width + x * 2 + dx) * 4 + channel] ?? 0;
-        }
-        rgba[(y * width + x) * 4 + channel] = Math.round(sum / 4);
-      }
-    }
-  }
-  return encodePng({ width, height, rgba });
+  return encodePng(halfSizePixels(pixels));
 }
 
 const outlookScreenshot = readFileSync(

@@ -13,6 +13,7 @@ import {
   readScreenshotsOffline,
   recognizeScreenshot,
 } from '../../../local/bedrock/offline-responder/screenshots/screenshot-registry.js';
+import { halfSizePixels } from '../../support/half-size-pixels.js';
 
 // The offline vision step recognises its fixture screenshot whatever the browser re-encoded it
 // as: PNG, JPEG and GIF by their pixels, WebP by its size.
@@ -26,28 +27,6 @@ const fixture = decodePng(
   ),
 ) as Pixels;
 const OUTLOOK_ERROR = '552 5.3.4 Message size exceeds fixed maximum message size';
-
-/** The fixture at half size (2 × 2 box average), as a downscale changes it. */
-function halfSize(pixels: Pixels): Pixels {
-  const width = Math.floor(pixels.width / 2);
-  const height = Math.floor(pixels.height / 2);
-  const rgba = new Uint8Array(width * height * 4);
-  for (let at = 0; at < rgba.length; at += 1) {
-    const pixel = Math.floor(at / 4);
-    const [x, y, channel] = [pixel % width, Math.floor(pixel / width), at % 4];
-    let sum = 0;
-    for (const [dx, dy] of [
-      [0, 0],
-      [1, 0],
-      [0, 1],
-      [1, 1],
-    ] as const) {
-      sum += pixels.rgba[((y * 2 + dy) * pixels.width + x * 2 + dx) * 4 + channel] ?? 0;
-    }
-    rgba[at] = Math.round(sum / 4);
-  }
-  return { width, height, rgba };
-}
 
 const asJpeg = (pixels: Pixels, quality: number): OfflineImage => ({
   format: 'jpeg',
@@ -88,7 +67,7 @@ function losslessWebpHeader(width: number, height: number): OfflineImage {
 }
 
 /** The fixture downscaled and re-encoded as a browser would send it (once: jpeg-js builds its tables per encode). */
-const halfSizeJpeg = asJpeg(halfSize(fixture), 60);
+const halfSizeJpeg = asJpeg(halfSizePixels(fixture), 60);
 
 describe('recognizeScreenshot', () => {
   it('reads the fixture downscaled and re-encoded as JPEG', () => {
