@@ -97,7 +97,8 @@ export interface DetectionOptions {
 
 /**
  * The personal data in `text`: every detector's spans, overlaps merged under the kind of the
- * highest-priority detector (secret, e-mail, My Number, card, configured pattern, phone, name).
+ * highest-priority detector (secret, e-mail, My Number, card, configured pattern, phone, name);
+ * a password phrase that matched an address's tail leaves it an e-mail address.
  *
  * @example
  * findPersonalData('山田さん（taro@example.co.jp）', { people: [{ names: ['山田 太郎'] }] });
@@ -146,6 +147,21 @@ export function foldWidth(text: string): string {
   });
 }
 
+/**
+ * A password phrase that matched the tail of an e-mail address (`pw` then `.sato@example.com` in
+ * `pw.sato@example.com`): the address is what the text holds. Either way the union is removed;
+ * only the placeholder differs. A password inside an address that does not reach its end
+ * (`mysql://root:hunter22@db`) stays a secret.
+ */
+function isAddressTail(secret: Span, address: Span): boolean {
+  return (
+    secret.kind === 'secret' &&
+    address.kind === 'email' &&
+    secret.start > address.start &&
+    secret.end === address.end
+  );
+}
+
 function mergeSpans(spans: readonly Span[]): Span[] {
   const sorted = [...spans]
     .filter((span) => span.end > span.start)
@@ -154,7 +170,7 @@ function mergeSpans(spans: readonly Span[]): Span[] {
   for (const span of sorted) {
     const last = merged.at(-1);
     if (last !== undefined && span.start < last.end) {
-      const winner = span.priority < last.priority ? span : last;
+      const winner = span.priority < last.priority && !isAddressTail(span, last) ? span : last;
       merged[merged.length - 1] = {
         start: last.start,
         end: Math.max(last.end, span.end),

@@ -257,6 +257,11 @@ describe('findPersonalData', () => {
     expect(findPersonalData('password: taro@example.co.jp')).toEqual([
       { start: 10, end: 28, kind: 'secret' },
     ]);
+    // A password phrase matched inside the address (`pw` then `.a@aa.com`): the address is the
+    // span, an e-mail (fast-check found it: seed 1338449620).
+    expect(findPersonalData(' pw.a@aa.com ')).toEqual([{ start: 1, end: 12, kind: 'email' }]);
+    // Glued to its label, a password is still one (the label kept, as ever).
+    expect(findPersonalData('pw.Abc123 です')).toEqual([{ start: 2, end: 9, kind: 'secret' }]);
   });
 });
 
