@@ -6,7 +6,8 @@ import {
   type AttachmentUploadResponse,
   MAX_ATTACHMENT_NAME_LENGTH,
 } from '../contract/attachments.js';
-import { AttachmentRefusedError, inspectAttachment } from './inspect-attachment.js';
+import { AttachmentRefusedError } from './errors.js';
+import { inspectAttachment } from './inspect-attachment.js';
 import type { AttachmentStore } from './ports.js';
 
 export interface AttachmentRouteDependencies {

@@ -1,6 +1,6 @@
 import { type ApiRequest, type HttpResponse, parseJsonBody, validateBody } from '../api/http.js';
 import type { RouteContext } from '../api/route-context.js';
-import { AttachmentRefusedError } from '../attachments/inspect-attachment.js';
+import { AttachmentRefusedError } from '../attachments/errors.js';
 import type { ChatAttachments } from '../attachments/ports.js';
 import { readingBound } from '../attachments/read-attachments.js';
 import { type AttachmentRef, isImageType } from '../contract/attachments.js';

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AttachmentRefusedError,
-  inspectAttachment,
-} from '../../functions/attachments/inspect-attachment.js';
+import { AttachmentRefusedError } from '../../functions/attachments/errors.js';
+import { inspectAttachment } from '../../functions/attachments/inspect-attachment.js';
 
 // Metadata stripping per format, on hand-built files: what each keeps and what it drops.
 
