@@ -19,23 +19,29 @@ import { TicketCards } from './ticket-cards.js';
 import { TodoChecklist } from './todo-checklist.js';
 import { UnverifiedLinksNotice } from './unverified-links-notice.js';
 
+/** Sends a message: typed, a clarification's option, or a retry with its id and files. */
+export type SendMessage = (
+  message: string,
+  clientMessageId?: string,
+  attachments?: readonly AttachmentRef[],
+) => void;
+
+/** Sends a new version of the question `supersedes` names (regenerate or edit). */
+export type SendSupersede = (
+  message: string,
+  supersedes: number,
+  clientMessageId?: string,
+  attachments?: readonly AttachmentRef[],
+) => void;
+
 interface AssistantBubbleViewProps {
   readonly bubble: AssistantBubble;
   /** The last bubble of the conversation, with nothing streaming: it may be answered or retried. */
   readonly actionable: boolean;
   /** A message (a clarification's option), or a retry with its id and files. */
-  readonly onSend: (
-    message: string,
-    clientMessageId?: string,
-    attachments?: readonly AttachmentRef[],
-  ) => void;
+  readonly onSend: SendMessage;
   /** Sends a regenerate or edit again (a retry of one that failed). */
-  readonly onSupersede: (
-    message: string,
-    supersedes: number,
-    clientMessageId?: string,
-    attachments?: readonly AttachmentRef[],
-  ) => void;
+  readonly onSupersede: SendSupersede;
   /** Present on the latest answer while nothing streams: ask for a new version of it. */
   readonly onRegenerate?: () => void;
   readonly onNewInquiry: () => void;

@@ -10,7 +10,11 @@ import {
 import { selectVersions } from '../state/select-versions.js';
 import { withInquiryBoundaries } from '../state/with-inquiry-boundaries.js';
 import type { SendFeedback } from './answer-feedback.js';
-import { AssistantBubbleView } from './assistant-bubble-view.js';
+import {
+  AssistantBubbleView,
+  type SendMessage,
+  type SendSupersede,
+} from './assistant-bubble-view.js';
 import { InquiryBoundary } from './inquiry-boundary.js';
 import { UserBubbleView } from './user-bubble-view.js';
 
@@ -18,18 +22,9 @@ interface MessageListProps {
   readonly bubbles: readonly Bubble[];
   readonly streaming: boolean;
   /** A message (a clarification's option), or a retry with its id and files. */
-  readonly onSend: (
-    message: string,
-    clientMessageId?: string,
-    attachments?: readonly AttachmentRef[],
-  ) => void;
+  readonly onSend: SendMessage;
   /** Regenerate or edit the latest question (the user turn `supersedes`). */
-  readonly onSupersede: (
-    message: string,
-    supersedes: number,
-    clientMessageId?: string,
-    attachments?: readonly AttachmentRef[],
-  ) => void;
+  readonly onSupersede: SendSupersede;
   readonly onNewInquiry: () => void;
   readonly onFeedback: (seq: number, feedback: Parameters<SendFeedback>[0]) => Promise<void>;
   /** Inquiries of this conversation published as knowledge tickets. */
