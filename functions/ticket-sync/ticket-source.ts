@@ -1,4 +1,4 @@
-import type { ImportedRecord } from '../ticket-import/imported-ticket.js';
+import { type ImportedRecord, MalformedRecordError } from '../ticket-import/imported-ticket.js';
 import type { SyncCursor } from './sync-cursor.js';
 
 /**
@@ -21,6 +21,24 @@ export type PulledRecord =
       readonly record: ImportedRecord;
     }
   | { readonly sourceId: string; readonly updatedAt?: string; readonly malformed: string };
+
+/**
+ * A record as one page carries it: normalized by `normalize`, or — when the normalizer finds it
+ * malformed — its id and the reason (the run reports it and moves past it). A record without a
+ * change time sorts first (the epoch). Any other error is the run's, not the record's.
+ */
+export function pulledRecord(
+  sourceId: string,
+  updatedAt: string | undefined,
+  normalize: () => ImportedRecord,
+): PulledRecord {
+  try {
+    return { sourceId, updatedAt: updatedAt ?? new Date(0).toISOString(), record: normalize() };
+  } catch (error) {
+    if (!(error instanceof MalformedRecordError)) throw error;
+    return { sourceId, ...(updatedAt ? { updatedAt } : {}), malformed: error.message };
+  }
+}
 
 export interface SourcePage {
   readonly records: readonly PulledRecord[];

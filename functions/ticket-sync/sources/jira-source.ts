@@ -3,7 +3,12 @@ import { normalizeJiraIssue } from '../../ticket-import/sources/jira.js';
 import type { CommentPolicy } from '../../ticket-import/sources/source-options.js';
 import type { SourceHttp } from '../source-http.js';
 import type { SyncCursor } from '../sync-cursor.js';
-import type { PulledRecord, SourcePage, TicketSource } from '../ticket-source.js';
+import {
+  type PulledRecord,
+  pulledRecord,
+  type SourcePage,
+  type TicketSource,
+} from '../ticket-source.js';
 import {
   cursorAt,
   type KeysetPosition,
@@ -159,16 +164,7 @@ function pulledIssue(issue: unknown, comments: CommentPolicy): PulledRecord {
   const sourceId = typeof key === 'string' ? key : String(id ?? '(no key)');
   const updated = typeof fields?.updated === 'string' ? Date.parse(fields.updated) : Number.NaN;
   const updatedAt = Number.isNaN(updated) ? undefined : new Date(updated).toISOString();
-  try {
-    return {
-      sourceId,
-      updatedAt: updatedAt ?? new Date(0).toISOString(),
-      record: normalizeJiraIssue(issue, { comments }),
-    };
-  } catch (error) {
-    if (!(error instanceof MalformedRecordError)) throw error;
-    return { sourceId, ...(updatedAt ? { updatedAt } : {}), malformed: error.message };
-  }
+  return pulledRecord(sourceId, updatedAt, () => normalizeJiraIssue(issue, { comments }));
 }
 
 /** The ISO instant cut to its minute (JQL's precision). */

@@ -3,7 +3,12 @@ import { normalizeServiceNowRecord } from '../../ticket-import/sources/serviceno
 import type { CommentPolicy } from '../../ticket-import/sources/source-options.js';
 import type { SourceHttp } from '../source-http.js';
 import { type SyncCursor, windowStartOf } from '../sync-cursor.js';
-import type { PulledRecord, SourcePage, TicketSource } from '../ticket-source.js';
+import {
+  type PulledRecord,
+  pulledRecord,
+  type SourcePage,
+  type TicketSource,
+} from '../ticket-source.js';
 import {
   cursorAt,
   type KeysetPosition,
@@ -58,7 +63,7 @@ export function createServiceNowSource(options: ServiceNowSourceOptions): Ticket
         if (!Array.isArray(result)) {
           throw new MalformedRecordError(`the ${table} response has no result list`);
         }
-        const records = result.map((value) => pulledRecord(value, options.comments));
+        const records = result.map((value) => pulledServiceNowRecord(value, options.comments));
         const instants = records.map((record) => record.updatedAt ?? position?.after ?? '');
         const next = positionAfter(position, instants, result.length >= pageSize);
         const newest: string | undefined = newestOf(position.newest, instants);
@@ -107,20 +112,11 @@ function plain(field: unknown): string {
   return '';
 }
 
-function pulledRecord(value: unknown, comments: CommentPolicy): PulledRecord {
+function pulledServiceNowRecord(value: unknown, comments: CommentPolicy): PulledRecord {
   const fields = (value ?? {}) as Record<string, unknown>;
   const sourceId = plain(fields.sys_id) || '(no sys_id)';
   const updatedAt = isoOfServiceNowTime(plain(fields.sys_updated_on));
-  try {
-    return {
-      sourceId,
-      updatedAt: updatedAt ?? new Date(0).toISOString(),
-      record: normalizeServiceNowRecord(value, { comments }),
-    };
-  } catch (error) {
-    if (!(error instanceof MalformedRecordError)) throw error;
-    return { sourceId, ...(updatedAt ? { updatedAt } : {}), malformed: error.message };
-  }
+  return pulledRecord(sourceId, updatedAt, () => normalizeServiceNowRecord(value, { comments }));
 }
 
 /** `2024-01-09 10:12:33` (the Table API's value, UTC) as ISO 8601. */
