@@ -19,6 +19,8 @@ export interface GenerationLeaseOptions {
   readonly owner: Owner;
   /** What is renewed; `until` is computed per renewal. */
   readonly lease: Omit<GenerationRenewal, 'until'>;
+  /** Until when the claim being kept already runs (as taken by the commit or the takeover). */
+  readonly claimedUntil: Date;
   readonly leaseMs: number;
   /** Never renew past the function's end: a lease must not outlive its holder. */
   readonly remainingTimeMs: () => number;
@@ -51,12 +53,22 @@ export function keepGenerationLease(options: GenerationLeaseOptions): { stop(): 
         renewing = false;
       });
   };
-  // A first beat at once: the lease was dated before the commit that took it, and a slow commit
-  // (a loaded store, conflicting copies) must not eat into the time before the next beat.
-  renew();
-  const timer = setInterval(renew, Math.max(1, Math.floor(options.leaseMs / 3)));
+  // The first beat comes a third of a lease after the claim was dated, like every later one: a
+  // slow commit (a loaded store, conflicting copies) is not allowed to eat into the margin, and a
+  // short answer needs no write of its own — the commit's lease covers it.
+  const beatMs = Math.max(1, Math.floor(options.leaseMs / 3));
+  const firstBeatMs = Math.max(
+    0,
+    options.claimedUntil.getTime() - options.now().getTime() - (options.leaseMs - beatMs),
+  );
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const first = setTimeout(() => {
+    renew();
+    timer = setInterval(renew, beatMs);
+  }, firstBeatMs);
   return {
     async stop() {
+      clearTimeout(first);
       clearInterval(timer);
       await inFlight;
     },

@@ -215,6 +215,7 @@ export async function streamChat(
           ? { clientMessageId: turn.clientMessageId }
           : {}),
       },
+      claimedUntil: begun.generation.until,
       leaseMs: config.generationLeaseMs,
       remainingTimeMs: dependencies.remainingTimeMs,
       now: dependencies.now,
@@ -386,8 +387,6 @@ export async function streamChat(
       new Set(tickets.map((ticket) => ticket.issueId)),
       answerEvents.send,
     );
-    // Once the model request is on its way: the resize is a store write the model need not wait for.
-    begun.call.requestBuilt(request);
     const surgeNotice = await surge;
     if (surgeNotice) send({ event: 'surge', data: surgeNotice });
     for (const issue of matchingIssues) send({ event: 'known_issue', data: issue });
@@ -395,6 +394,9 @@ export async function streamChat(
     send({ event: 'progress', data: { step: 'generating' } });
     measured.answerReleasedAt = performance.now();
     answerEvents.release();
+    // Once the first token is free to leave: the resize is bookkeeping that neither the model nor
+    // the notices wait for, and a store write here would queue beside the surge count.
+    begun.call.requestBuilt(request);
     const outcome = await generating;
     const answer = { ...outcome.answer, source_chunks_count: similar.length };
     measured.outcome = outcome;

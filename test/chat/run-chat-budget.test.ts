@@ -20,6 +20,7 @@ import {
   tokensAtLeast,
   tokensAtMost,
 } from '../../functions/model-call/daily-budget.js';
+import type { SurgeCheck } from '../../functions/surges/surge-check.js';
 import {
   alice,
   aliceCaller,
@@ -194,6 +195,40 @@ describe('the daily budget of a chat', () => {
     expect(writes).toBe(2);
     // Too much is allowed (the day is charged the lost write again), never too little.
     expect(daily.committed(alice, day)).toBeGreaterThanOrEqual(1280);
+  });
+
+  it('resizes only once the first token is free to leave: the surge count is not queued behind it', async () => {
+    const daily = recordingBudget();
+    const writes: string[] = [];
+    const budget: DailyBudget = {
+      ...daily.budget,
+      adjust: (owner, on, tokens) => {
+        writes.push('resize or settle');
+        return daily.budget.adjust(owner, on, tokens);
+      },
+    };
+    let settleCount: () => void = () => undefined;
+    const counted = new Promise<void>((resolve) => {
+      settleCount = resolve;
+    });
+    const { model, requests } = usageModel({ inputTokens: 1200, outputTokens: 80 }, async () => {
+      // The model is streaming; the count is still out: nothing of the budget's was written.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      writes.push('count settled');
+      settleCount();
+    });
+    const surges: SurgeCheck = {
+      readKnownIssues: () => ({ matching: async () => [] }),
+      countInquiry: () => counted.then(() => undefined),
+    };
+    const { chat } = harness({ model, config, budget, now: clock, surges });
+    const { events } = await chat('VPNに接続できない');
+
+    expect(events.at(-1)?.event).toBe('result');
+    expect(requests).toHaveLength(1);
+    // The resize after the count, then the settlement.
+    expect(writes).toEqual(['count settled', 'resize or settle', 'resize or settle']);
+    expect(daily.committed()).toBe(1280);
   });
 
   it('settles on the day it reserved, even when the answer ends after midnight', async () => {
