@@ -4,6 +4,7 @@ import type { HttpResponse } from '../../functions/api/http.js';
 import { readFunctionConfig } from '../../functions/settings/function-settings.js';
 import { toFunctionUrlEvent } from '../../local/function-url/function-url-event.js';
 import { startLocalServices } from '../../local/start-local-stack.js';
+import { startBedrockProcess } from './processes/bedrock-process-client.js';
 
 /**
  * What the surge check adds to a chat (issue #53, ADR 0033, 0034): the same chat through two APIs
@@ -12,7 +13,10 @@ import { startLocalServices } from '../../local/start-local-stack.js';
  * the notices before the first token), its peer without (no insights table: neither) — run
  * interleaved, the order alternating. The model answers at once (the offline responder, no
  * pacing), so the count has the least model latency to hide behind; the topic surges throughout
- * (a new staff member each chat), so the notice is built and sent every time.
+ * (a new staff member each chat), so the notice is built and sent every time. The local Bedrock
+ * endpoint runs in a process of its own, as Bedrock is elsewhere in AWS: in this process its
+ * responder would write the whole answer on the function's event loop while the count's response
+ * waits to be read, and the check would be charged for the model's work.
  */
 export interface SurgeCheckInChat {
   /** Request → first `token` event, with the surge check, ms. */
@@ -32,10 +36,17 @@ const MESSAGE = 'VPNに接続できない';
 const WARM_UP = 3;
 
 export async function measureSurgeCheckInChat(runs: number): Promise<SurgeCheckInChat> {
+  const bedrock = await startBedrockProcess();
   const services = await startLocalServices({
     log: () => undefined,
-    environment: process.env,
-    responderPacing: { minMs: 0, maxMs: 0 },
+    environment: {
+      ...process.env,
+      BEDROCK_RUNTIME_ENDPOINT: bedrock.endpoint,
+      BEDROCK_AGENT_RUNTIME_ENDPOINT: bedrock.endpoint,
+    },
+  }).catch(async (error: unknown) => {
+    await bedrock.process.stop();
+    throw error;
   });
   try {
     // The SDK clients in process read credentials from this process, as the function does from
@@ -96,6 +107,7 @@ export async function measureSurgeCheckInChat(runs: number): Promise<SurgeCheckI
     return figures;
   } finally {
     await services.stop();
+    await bedrock.process.stop();
   }
 }
 
