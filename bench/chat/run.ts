@@ -24,8 +24,11 @@ import { median, percentile, row } from './summarize.js';
 
 const TARGET_P99_MS = 5;
 const TARGET_TTFT_RATIO = 1.2;
+/** What the function may add to a bare Retrieve + ConverseStream before the first token (issue 47). */
+const TARGET_TTFT_ADDED_MS = 15;
 const TARGET_BUNDLE_BYTES = 1024 * 1024;
-const TARGET_INIT_MS = 250;
+/** Module init as deployed (issue 47; the first bench's target was 250 ms). */
+const TARGET_INIT_MS = 200;
 const FRAGMENTS_PER_STREAM = 100;
 const FRAGMENT_GAP_MS = 20;
 const TTFT_RUNS = 30;
@@ -177,7 +180,10 @@ async function runStreamingBenches(): Promise<void> {
         ratio <= TARGET_TTFT_RATIO,
       ),
     );
-    console.log(row('difference', ms(throughFunction - bare), '(info)'));
+    const added = throughFunction - bare;
+    console.log(
+      row('difference', ms(added), `≤ ${TARGET_TTFT_ADDED_MS} ms`, added <= TARGET_TTFT_ADDED_MS),
+    );
     console.log(row('p90 through the function', ms(percentile(ttft.function, 90)), '(info)'));
     console.log(row('p90 bare', ms(percentile(ttft.bare, 90)), '(info)'));
     console.log("  where the function's time goes (median ms after the POST):");
@@ -330,8 +336,8 @@ async function runColdStartBench(): Promise<void> {
         row(
           `import(bundle), ${name}`,
           ms(importMs),
-          first ? `< ${TARGET_INIT_MS} ms` : '(info)',
-          first ? importMs < TARGET_INIT_MS : undefined,
+          first ? `≤ ${TARGET_INIT_MS} ms` : '(info)',
+          first ? importMs <= TARGET_INIT_MS : undefined,
         ),
       );
       console.log(row('  fastest of the spawns', ms(Math.min(...figures.importMs)), '(info)'));
