@@ -135,7 +135,8 @@ export type Attachment =
   | {
       readonly kind: 'generate';
       readonly loaded: ConversationWithTurns;
-      readonly holdsClaim: boolean;
+      /** Until when the claim this request took over runs; absent: it holds no claim. */
+      readonly claimedUntil?: Date;
     };
 
 /**
@@ -165,7 +166,7 @@ export async function attachToEarlierCopy(
     const loaded = await store.loadConversation(owner, conversationId);
     if (replayStoredAnswer(loaded, turn, send)) return { kind: 'settled', replayed: true };
     if (clientMessageId === undefined || generation === undefined) {
-      return { kind: 'generate', loaded, holdsClaim: false };
+      return { kind: 'generate', loaded };
     }
     // A fresh lease from now: the one asked for before the first byte may have lapsed while
     // this request waited.
@@ -199,7 +200,7 @@ export async function attachToEarlierCopy(
         send({ event: 'error', data: supersededFailure });
         return { kind: 'settled', replayed: false };
       }
-      return { kind: 'generate', loaded: settled, holdsClaim: true };
+      return { kind: 'generate', loaded: settled, claimedUntil: claim.until };
     }
     if (!waiting) {
       send({ event: 'progress', data: { step: 'generating' } });

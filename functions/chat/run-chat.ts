@@ -202,7 +202,7 @@ export async function streamChat(
   // Renewed while this request generates: from the commit for a new message, from the takeover
   // for a duplicate (the lease of a copy that only replays is never renewed).
   let lease: { stop(): Promise<void> } | undefined;
-  const keepLease = () => {
+  const keepLease = (claimedUntil: Date) => {
     if (!begun.generation) return;
     lease = keepGenerationLease({
       store,
@@ -215,7 +215,7 @@ export async function streamChat(
           ? { clientMessageId: turn.clientMessageId }
           : {}),
       },
-      claimedUntil: begun.generation.until,
+      claimedUntil,
       leaseMs: config.generationLeaseMs,
       remainingTimeMs: dependencies.remainingTimeMs,
       now: dependencies.now,
@@ -245,7 +245,7 @@ export async function streamChat(
         ? Promise.resolve({ conversation, turns: [turn] })
         : store.loadConversation(owner, conversation.conversationId);
     history?.catch(() => undefined);
-    if (!begun.duplicate) keepLease();
+    if (!begun.duplicate && begun.generation) keepLease(begun.generation.until);
     let loaded: Promise<ConversationWithTurns>;
     if (history) {
       loaded = history;
@@ -255,8 +255,8 @@ export async function streamChat(
         measured.replayed = attached.replayed;
         return;
       }
-      holdsClaim = attached.holdsClaim;
-      if (holdsClaim) keepLease();
+      holdsClaim = attached.claimedUntil !== undefined;
+      if (attached.claimedUntil) keepLease(attached.claimedUntil);
       loaded = Promise.resolve(attached.loaded);
     }
 
