@@ -23,6 +23,15 @@ export const API_HANDLER_ENTRY = 'functions/api/handler.ts';
 export const API_BUNDLE_MAIN_FIELDS = ['module', 'main'];
 
 /** CommonJS dependencies inside an ESM bundle call require(); each output file gets one. */
+/**
+ * Injected into every bundle of the app, ahead of its own code (esbuild's `inject`): stack traces
+ * printed in terms of the sources, each file's map read when one of its frames is first printed
+ * rather than at module load as `--enable-source-maps` does (ADR 0034).
+ */
+export const SOURCE_MAPPED_STACK_TRACES = fileURLToPath(
+  new URL('../functions/observability/source-mapped-stack-traces.ts', import.meta.url),
+);
+
 export const REQUIRE_SHIM_BANNER =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
@@ -55,9 +64,9 @@ export function apiBundleBuildOptions(options: BundleOptions): BuildOptions & {
     mainFields: API_BUNDLE_MAIN_FIELDS,
     minify: options.minify ?? true,
     sourcemap: true,
-    // Line mappings without the sources, which would make the maps (read at every cold start
-    // under --enable-source-maps) several times larger.
+    // Line mappings without the sources, which would make the maps several times larger.
     sourcesContent: false,
+    inject: [SOURCE_MAPPED_STACK_TRACES],
     metafile: true,
     logLevel: 'warning',
     define: options.omitTracer ? { ...TRACER_OMITTED_DEFINE } : undefined,

@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { SOURCE_MAPPED_STACK_TRACES } from '../../scripts/bundle-api-handler.js';
 
 /**
  * How the app's `NodejsFunction`s are bundled (the retention sweeper, the knowledge sync
@@ -24,6 +25,9 @@ export const nodeFunctionBundling: nodejs.BundlingOptions = {
   sourceMapMode: nodejs.SourceMapMode.DEFAULT,
   // Line mappings for stack traces without shipping the sources (a 4 MB map otherwise).
   sourcesContent: false,
+  // Stack traces in terms of the sources, each map read when a trace first needs it; the
+  // functions run without `--enable-source-maps`, which reads them all at init (ADR 0034).
+  inject: [SOURCE_MAPPED_STACK_TRACES],
   // Bundle the pinned SDK clients: the same versions as the tests and the local stack,
   // rather than whatever the runtime ships.
   bundleAwsSDK: true,
@@ -54,7 +58,7 @@ export interface AppFunctionOptions {
  * with a retention, an explicit role that may write to that group only (instead of the
  * AWSLambdaBasicExecutionRole managed policy, which may write to any), Node.js 22 on Graviton
  * (~20% cheaper per GB-second; nothing native in the bundles), bundled by `nodeFunctionBundling`
- * with source maps on. The caller grants the rest to `role`.
+ * with source maps read on a stack trace's first print (`SOURCE_MAPPED_STACK_TRACES`). The caller grants the rest to `role`.
  */
 export function createAppFunction(scope: Construct, options: AppFunctionOptions) {
   const { logGroup, role } = logsAndRole(scope, options);
@@ -121,7 +125,7 @@ function commonFunctionProps(
     timeout: options.timeout,
     role,
     logGroup,
-    environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
+    environment: options.environment,
   };
 }
 

@@ -177,8 +177,8 @@ export class ExecutionEnvironment {
     const module = basename(bundlePath, extname(bundlePath));
     const child = spawn(
       process.execPath,
-      // No --enable-source-maps: as in Lambda it is the function's choice (NODE_OPTIONS), and
-      // reading a 4 MB map would add a quarter of a second to every cold start.
+      // No --enable-source-maps: as in Lambda it is the function's choice (NODE_OPTIONS); the
+      // app's bundles map their traces themselves, when one is printed (ADR 0034).
       ['--require', NATIVE_CLIENT_STAND_IN, '--require', EXIT_WITH_PARENT, RUNTIME_CLIENT],
       {
         cwd: dirname(bundlePath),

@@ -129,7 +129,6 @@ describe('ServiceDeskStack (default config): API function', () => {
             PROMPT_CACHING: 'auto',
             // No allowedEmailDomains in the default config: the vendor support sites only.
             ALLOWED_LINK_DOMAINS: DEFAULT_VENDOR_LINK_DOMAINS.join(','),
-            NODE_OPTIONS: '--enable-source-maps',
           },
         },
       });
@@ -142,7 +141,7 @@ describe('ServiceDeskStack (default config): API function', () => {
         }),
       );
       const written = Object.keys(api?.Properties.Environment.Variables ?? {}).filter(
-        (name) => !['NODE_ENV', 'NODE_OPTIONS'].includes(name),
+        (name) => name !== 'NODE_ENV',
       );
       expect(written.filter((name) => !functionVariables.includes(name))).toEqual([]);
       // Each setting the stack leaves to the function's default (or that only the local stack

@@ -21,8 +21,8 @@ import { bundlingOn, featureFlags, fixturePaths } from './synthesize.js';
  * The one synthesis of the suite that bundles: the other CDK tests run with bundling off
  * (`CDK_CONTEXT_JSON` in vitest.config.ts), since they read templates and the functions' entries
  * are stand-ins. This file checks what `cdk deploy` uploads: every function the app defines is
- * bundled by esbuild from node_modules (no Docker), as ESM with the `require` shim and a source
- * map without the sources.
+ * bundled by esbuild from node_modules (no Docker), as ESM with the `require` shim, a source
+ * map without the sources and the formatter that reads it when a stack trace is printed.
  */
 describe('the functions’ bundles, as cdk deploy builds them', () => {
   let outdir: string;
@@ -66,6 +66,17 @@ describe('the functions’ bundles, as cdk deploy builds them', () => {
       const map = JSON.parse(readFileSync(join(bundle, `${file}.map`), 'utf8'));
       expect(map.sourcesContent).toBeUndefined();
     }
+    // Each bundle prints its stack traces in terms of its sources, without --enable-source-maps
+    // (ADR 0034): the formatter is injected ahead of the bundle's own code.
+    const sources = files
+      .filter((name) => name.endsWith('.mjs.map'))
+      .flatMap((name) => JSON.parse(readFileSync(join(bundle, name), 'utf8')).sources as string[]);
+    expect(
+      sources.some((source) =>
+        source.endsWith('functions/observability/source-mapped-stack-traces.ts'),
+      ),
+      bundle,
+    ).toBe(true);
   }
 
   it('bundles every other function of the app into one ESM file with its source map', () => {
@@ -89,13 +100,17 @@ describe('the functions’ bundles, as cdk deploy builds them', () => {
       files.join(),
     ).toBe(true);
     expectShippable(bundle, files);
+    // Two chunks: the stand-in handler's import()ed module (test/cdk/fixtures/api-handler-on-demand.ts),
+    // not in the entry, and what both share (the injected stack-trace formatter); which modules of
+    // the real handler are split off, bundle-api-handler.test.ts.
     const chunks = files.filter((name) => name !== 'index.mjs' && name.endsWith('.mjs'));
-    expect(chunks).toHaveLength(1);
-    // The stand-in handler's import()ed module (test/cdk/fixtures/api-handler-on-demand.ts) is in
-    // the chunk, not in the entry; which modules of the real handler are, bundle-api-handler.test.ts.
+    expect(chunks).toHaveLength(2);
     const marker = 'loaded-on-demand-only';
     expect(readFileSync(join(bundle, 'index.mjs'), 'utf8')).not.toContain(marker);
-    expect(readFileSync(join(bundle, chunks[0] as string), 'utf8')).toContain(marker);
+    const onDemand = chunks.filter((name) =>
+      readFileSync(join(bundle, name), 'utf8').includes(marker),
+    );
+    expect(onDemand).toHaveLength(1);
   });
 
   it('ships kuromoji’s dictionary beside the API bundle only', () => {

@@ -88,7 +88,6 @@ describe('ServiceDeskStack (default config): retention sweeper', () => {
     expect(sweeper.Properties.Environment.Variables).toEqual({
       TURNS_TABLE: { Ref: expect.stringMatching(/^ConversationTablesTurns/) },
       INSIGHTS_TABLE: { Ref: expect.stringMatching(/^ConversationTablesInsights/) },
-      NODE_OPTIONS: '--enable-source-maps',
     });
   });
 
