@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { defaultModelId } from '../../lib/config.js';
 
 const run = promisify(execFile);
 
@@ -38,6 +39,19 @@ const FUNCTION_ENVIRONMENT = {
   AWS_SECRET_ACCESS_KEY: 'local',
 };
 
+/**
+ * The stack's own defaults where they differ from the local values above: Cognito sign-in (its
+ * verifier builds jose's remote key set at init, which touches `Headers` and so loads Node's
+ * fetch implementation) and the default model, which has a price (no warning logged at init).
+ * The ids are placeholders; nothing is fetched before a request.
+ */
+export const STACK_DEFAULTS_ENVIRONMENT = {
+  AUTH_MODE: 'cognito',
+  COGNITO_USER_POOL_ID: 'us-east-1_BenchPool',
+  COGNITO_CLIENT_ID: 'benchclientid',
+  MODEL_ID: defaultModelId,
+};
+
 /** One way to start the function: its NODE_OPTIONS and extra environment variables. */
 export interface ModuleInitVariant {
   readonly nodeOptions: string;
@@ -69,8 +83,7 @@ export interface ModuleInit {
 
 /**
  * Spawns a fresh `node` `times` times per variant and measures the module init of the bundle
- * there, with the variant's NODE_OPTIONS (the deployed function sets `--enable-source-maps`)
- * and environment.
+ * there, with the variant's NODE_OPTIONS (the deployed function sets none) and environment.
  */
 export async function measureModuleInit(
   bundlePath: string,

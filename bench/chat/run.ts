@@ -13,7 +13,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { isAwsSdkPackage, measureBundle } from './measure-bundle.js';
 import { FIRST_QUERY_PEERS, measureFirstQuery } from './measure-first-query.js';
-import { measureModuleInit, TRACING_ON_ENVIRONMENT } from './measure-module-init.js';
+import {
+  measureModuleInit,
+  STACK_DEFAULTS_ENVIRONMENT,
+  TRACING_ON_ENVIRONMENT,
+} from './measure-module-init.js';
 import { measurePipelineOverhead, type PipelineOverhead } from './measure-pipeline-overhead.js';
 import { measureSurgeCheck } from './measure-surge-check.js';
 import { measureSurgeCheckInChat } from './measure-surge-check-in-chat.js';
@@ -314,6 +318,10 @@ async function runColdStartBench(): Promise<void> {
         'no NODE_OPTIONS (as deployed; maps read at a trace)': { nodeOptions: '' },
         'NODE_OPTIONS=--enable-source-maps (maps read at init)': {
           nodeOptions: '--enable-source-maps',
+        },
+        'the stack’s defaults (Cognito sign-in, the default model)': {
+          nodeOptions: '',
+          environment: STACK_DEFAULTS_ENVIRONMENT,
         },
       },
       INIT_SPAWNS,
