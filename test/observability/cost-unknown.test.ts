@@ -2,29 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatReport } from '../../functions/chat/ports.js';
 import { estimateCostUsd, withPrices } from '../../functions/observability/model-prices.js';
 import { createObservability } from '../../functions/observability/telemetry.js';
-
-/** The JSON lines written to stdout and stderr (warnings) while `action` runs. */
-function stdoutLinesOf(action: () => void): Record<string, unknown>[] {
-  const written: string[] = [];
-  const capture = (chunk: unknown) => {
-    written.push(String(chunk));
-    return true;
-  };
-  const spies = [
-    vi.spyOn(process.stdout, 'write').mockImplementation(capture),
-    vi.spyOn(process.stderr, 'write').mockImplementation(capture),
-  ];
-  try {
-    action();
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  return written
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+import { loggedLinesOf } from '../support/logged-lines.js';
 
 const UNPRICED = 'global.anthropic.claude-sonnet-9-20290101-v1:0';
 
@@ -51,7 +29,7 @@ afterEach(() => vi.restoreAllMocks());
 describe('a model without a price', () => {
   it('is warned about once, at cold start, naming the setting that prices it', () => {
     let observability: ReturnType<typeof createObservability> | undefined;
-    const coldStart = stdoutLinesOf(() => {
+    const coldStart = loggedLinesOf(() => {
       observability = createObservability({
         logLevel: 'INFO',
         metrics: false,
@@ -67,7 +45,7 @@ describe('a model without a price', () => {
         hint: expect.stringContaining('modelPrices'),
       }),
     ]);
-    const chats = stdoutLinesOf(() => {
+    const chats = loggedLinesOf(() => {
       observability?.telemetry.chatFinished(report(UNPRICED));
       observability?.telemetry.chatFinished(report(UNPRICED));
     });
@@ -80,7 +58,7 @@ describe('a model without a price', () => {
       metrics: true,
       tracing: false,
     });
-    const lines = stdoutLinesOf(() => observability.telemetry.chatFinished(report(UNPRICED)));
+    const lines = loggedLinesOf(() => observability.telemetry.chatFinished(report(UNPRICED)));
     const chat = lines.find((line) => line.message === 'chat finished');
     expect(chat).toMatchObject({ cost_unknown: true });
     expect(chat?.estimated_cost_usd).toBeUndefined();
@@ -98,7 +76,7 @@ describe('a model without a price', () => {
       12,
     );
     let observability: ReturnType<typeof createObservability> | undefined;
-    const lines = stdoutLinesOf(() => {
+    const lines = loggedLinesOf(() => {
       observability = createObservability({
         logLevel: 'INFO',
         metrics: true,

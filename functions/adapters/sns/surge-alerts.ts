@@ -37,7 +37,9 @@ export function createSurgeAlerts(options: SurgeAlertsOptions): SurgeAlerts {
   if (!topicArn) {
     return {
       async surgeStarted(alert) {
-        log.info('surge alert not sent: no alarm topic', surgeAlertMessage(alert));
+        const { subject, message } = surgeAlertMessage(alert);
+        // As `text`: `message` is the log line's own key, and the logger drops a field of that name.
+        log.info('surge alert not sent: no alarm topic', { subject, text: message });
       },
     };
   }

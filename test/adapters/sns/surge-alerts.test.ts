@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSurgeAlerts } from '../../../functions/adapters/sns/surge-alerts.js';
+import { createObservability } from '../../../functions/observability/telemetry.js';
 import type { SurgeAlert } from '../../../functions/surges/ports.js';
+import { loggedLinesOf } from '../../support/logged-lines.js';
 import { silentLog } from '../../support/silent-log.js';
 
 /** The SNS Publish a surge's start sends, as an SNS endpoint receives it. */
@@ -85,5 +87,32 @@ describe('surge alerts on the alarm topic', () => {
       endpoint,
     });
     await expect(alerts.surgeStarted(alert)).rejects.toThrow(/SNS Publish answered 403/);
+  });
+});
+
+describe('surge alerts without an alarm topic (the local stack)', () => {
+  it('log the subject and the whole text that would have been sent, through the function’s logger', async () => {
+    const { log } = createObservability({
+      logLevel: 'INFO',
+      metrics: false,
+      tracing: false,
+      modelId: 'offline.service-desk-responder',
+    });
+    const alerts = createSurgeAlerts({
+      region: 'ap-northeast-1',
+      credentials: () => ({ accessKeyId: 'unused', secretAccessKey: 'unused' }),
+      log,
+    });
+    let sent: Promise<void> = Promise.resolve();
+    const lines = loggedLinesOf(() => {
+      sent = alerts.surgeStarted(alert);
+    });
+    await sent;
+    const notSent = lines.filter((line) => line.message === 'surge alert not sent: no alarm topic');
+    expect(notSent).toHaveLength(1);
+    expect(notSent[0]?.subject).toBe('Surge: Outlook');
+    expect(notSent[0]?.text).toContain('3 inquiries from 3 staff members');
+    // Nothing of it dropped: the logger warns about (and drops) a field named like its own keys.
+    expect(lines.filter((line) => line.level === 'WARN')).toEqual([]);
   });
 });
