@@ -22,7 +22,6 @@ export const API_HANDLER_ENTRY = 'functions/api/handler.ts';
 /** Which `package.json` fields pick a package's entry: the same as `nodeFunctionBundling`'s. */
 export const API_BUNDLE_MAIN_FIELDS = ['module', 'main'];
 
-/** CommonJS dependencies inside an ESM bundle call require(); each output file gets one. */
 /**
  * Injected into every bundle of the app, ahead of its own code (esbuild's `inject`): stack traces
  * printed in terms of the sources, each file's map read when one of its frames is first printed
@@ -32,6 +31,7 @@ export const SOURCE_MAPPED_STACK_TRACES = fileURLToPath(
   new URL('../functions/observability/source-mapped-stack-traces.ts', import.meta.url),
 );
 
+/** CommonJS dependencies inside an ESM bundle call require(); each output file gets one. */
 export const REQUIRE_SHIM_BANNER =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 

@@ -26,7 +26,7 @@ type CallSite = NodeJS.CallSite;
  * with a source map written with its original position and, where the map names it, the
  * function's original name — the same form `--enable-source-maps` prints.
  */
-export function formatStackWithSources(error: Error, frames: CallSite[]): string {
+function formatStackWithSources(error: Error, frames: CallSite[]): string {
   let header: string;
   try {
     header = Error.prototype.toString.call(error);

@@ -58,7 +58,8 @@ export interface AppFunctionOptions {
  * with a retention, an explicit role that may write to that group only (instead of the
  * AWSLambdaBasicExecutionRole managed policy, which may write to any), Node.js 22 on Graviton
  * (~20% cheaper per GB-second; nothing native in the bundles), bundled by `nodeFunctionBundling`
- * with source maps read on a stack trace's first print (`SOURCE_MAPPED_STACK_TRACES`). The caller grants the rest to `role`.
+ * with source maps, read when a stack trace is first printed (`SOURCE_MAPPED_STACK_TRACES`). The
+ * caller grants the rest to `role`.
  */
 export function createAppFunction(scope: Construct, options: AppFunctionOptions) {
   const { logGroup, role } = logsAndRole(scope, options);
