@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
+import { loggedLinesOf } from '../support/logged-lines.js';
 
 /** A budget counter that admits every chat and whose every later write fails. */
 const failingBudget: DailyBudget = {
@@ -10,32 +11,6 @@ const failingBudget: DailyBudget = {
     throw new Error('the budget table is unavailable');
   },
 };
-
-/**
- * The JSON lines the function's Powertools Logger wrote while `action` ran: INFO to stdout,
- * WARN and ERROR to stderr, as in Lambda.
- */
-async function logLinesOf(action: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
-  const written: string[] = [];
-  const capture = (chunk: unknown) => {
-    written.push(String(chunk));
-    return true;
-  };
-  const spies = [
-    vi.spyOn(process.stdout, 'write').mockImplementation(capture),
-    vi.spyOn(process.stderr, 'write').mockImplementation(capture),
-  ];
-  try {
-    await action();
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  return written
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 let chat: InProcessApi;
 beforeAll(async () => {
@@ -49,7 +24,7 @@ afterAll(() => chat?.stop());
 describe('a failure the chat recovers from', () => {
   it('reaches the function logger as one structured line with the error, and the answer still arrives', async () => {
     let response = {} as Awaited<ReturnType<typeof postChat>>;
-    const lines = await logLinesOf(async () => {
+    const lines = await loggedLinesOf(async () => {
       response = await postChat(chat.api, { message: 'VPNにつながらない' }, { user: 'log' });
     });
     expect(eventsNamed(response, 'result')).toHaveLength(1);

@@ -27,9 +27,9 @@ const report = (modelId: string): ChatReport =>
 afterEach(() => vi.restoreAllMocks());
 
 describe('a model without a price', () => {
-  it('is warned about once, at cold start, naming the setting that prices it', () => {
+  it('is warned about once, at cold start, naming the setting that prices it', async () => {
     let observability: ReturnType<typeof createObservability> | undefined;
-    const coldStart = loggedLinesOf(() => {
+    const coldStart = await loggedLinesOf(() => {
       observability = createObservability({
         logLevel: 'INFO',
         metrics: false,
@@ -45,20 +45,20 @@ describe('a model without a price', () => {
         hint: expect.stringContaining('modelPrices'),
       }),
     ]);
-    const chats = loggedLinesOf(() => {
+    const chats = await loggedLinesOf(() => {
       observability?.telemetry.chatFinished(report(UNPRICED));
       observability?.telemetry.chatFinished(report(UNPRICED));
     });
     expect(chats.filter((line) => line.level === 'WARN')).toEqual([]);
   });
 
-  it('marks each chat cost_unknown and counts it in CostUnknown instead of dropping the cost', () => {
+  it('marks each chat cost_unknown and counts it in CostUnknown instead of dropping the cost', async () => {
     const observability = createObservability({
       logLevel: 'INFO',
       metrics: true,
       tracing: false,
     });
-    const lines = loggedLinesOf(() => observability.telemetry.chatFinished(report(UNPRICED)));
+    const lines = await loggedLinesOf(() => observability.telemetry.chatFinished(report(UNPRICED)));
     const chat = lines.find((line) => line.message === 'chat finished');
     expect(chat).toMatchObject({ cost_unknown: true });
     expect(chat?.estimated_cost_usd).toBeUndefined();
@@ -67,7 +67,7 @@ describe('a model without a price', () => {
     expect(emf).not.toHaveProperty('EstimatedCostUSD');
   });
 
-  it('is priced by the modelPrices setting, with no warning and no cost_unknown', () => {
+  it('is priced by the modelPrices setting, with no warning and no cost_unknown', async () => {
     const prices = withPrices({
       'anthropic.claude-sonnet-9-20290101-v1:0': { inputPerMillion: 4, outputPerMillion: 20 },
     });
@@ -76,7 +76,7 @@ describe('a model without a price', () => {
       12,
     );
     let observability: ReturnType<typeof createObservability> | undefined;
-    const lines = loggedLinesOf(() => {
+    const lines = await loggedLinesOf(() => {
       observability = createObservability({
         logLevel: 'INFO',
         metrics: true,

@@ -1,10 +1,10 @@
 import { vi } from 'vitest';
 
 /**
- * The JSON lines the function's logger writes to stdout and stderr while `action` runs, parsed;
- * nothing reaches the terminal meanwhile.
+ * The JSON lines the function's Powertools Logger writes while `action` runs (INFO to stdout,
+ * WARN and ERROR to stderr, as in Lambda), parsed; nothing reaches the terminal meanwhile.
  */
-export function loggedLinesOf(action: () => void): Record<string, unknown>[] {
+export async function loggedLinesOf(action: () => unknown): Promise<Record<string, unknown>[]> {
   const written: string[] = [];
   const capture = (chunk: unknown) => {
     written.push(String(chunk));
@@ -15,7 +15,7 @@ export function loggedLinesOf(action: () => void): Record<string, unknown>[] {
     vi.spyOn(process.stderr, 'write').mockImplementation(capture),
   ];
   try {
-    action();
+    await action();
   } finally {
     for (const spy of spies) spy.mockRestore();
   }

@@ -103,11 +103,7 @@ describe('surge alerts without an alarm topic (the local stack)', () => {
       credentials: () => ({ accessKeyId: 'unused', secretAccessKey: 'unused' }),
       log,
     });
-    let sent: Promise<void> = Promise.resolve();
-    const lines = loggedLinesOf(() => {
-      sent = alerts.surgeStarted(alert);
-    });
-    await sent;
+    const lines = await loggedLinesOf(() => alerts.surgeStarted(alert));
     const notSent = lines.filter((line) => line.message === 'surge alert not sent: no alarm topic');
     expect(notSent).toHaveLength(1);
     expect(notSent[0]?.subject).toBe('Surge: Outlook');
