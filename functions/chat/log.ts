@@ -1,4 +1,8 @@
-/** Structured fields of a log line: ids, counts, an `error` (its stack is logged, never sent). */
+/**
+ * Structured fields of a log line: ids, counts, an `error` (its stack is logged, never sent). Not
+ * named like the line's own keys (`message`, `level`, `timestamp`, `service`): the function's
+ * logger drops such a field and warns instead.
+ */
 export type LogFields = Readonly<Record<string, unknown>>;
 
 /**

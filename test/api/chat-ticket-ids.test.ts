@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetrievedTicket, Retriever } from '../../functions/chat/ports.js';
 import { ALL_DESK } from '../../functions/contract/desks.js';
 import { eventsNamed, postChat } from '../support/chat-client.js';
 import { type InProcessApi, startInProcessApi } from '../support/in-process-api.js';
+import { loggedLinesOf } from '../support/logged-lines.js';
 import { scriptedAnswer } from '../support/scripted-answer.js';
 
 const card = (issue_id: unknown) => ({ issue_id, subject: 's', summary: 'm', resolution: 'r' });
@@ -38,30 +39,11 @@ const retriever: Retriever = {
  * `action` ran. The chat writes them before its stream ends, so they are all there once the
  * response was read: nothing to wait for.
  */
-async function groundingLinesOf(action: () => Promise<unknown>): Promise<string[]> {
-  const logged: string[] = [];
-  const capture = (...parts: unknown[]) => {
-    logged.push(parts.map(String).join(' '));
-  };
-  const spies = [
-    vi.spyOn(console, 'info').mockImplementation(capture),
-    vi.spyOn(console, 'log').mockImplementation(capture),
-    // Powertools Logger writes to process.stdout through a console of its own.
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-      logged.push(String(chunk));
-      return true;
-    }),
-  ];
-  try {
-    await action();
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  return logged
-    .join('\n')
-    .split('\n')
-    .filter((line) => line.includes('grounding dropped'))
-    .map((line) => line.slice(line.indexOf('{')));
+async function groundingLinesOf(
+  action: () => Promise<unknown>,
+): Promise<Record<string, unknown>[]> {
+  const lines = await loggedLinesOf(action);
+  return lines.filter((line) => String(line.message).includes('grounding dropped'));
 }
 afterAll(() => chat?.stop());
 
@@ -112,7 +94,7 @@ describe('ticket cards whose issue_id drifts from the schema', () => {
     const result = eventsNamed(response, 'result')[0] as { results: { issue_id: string }[] };
     expect(result.results.map((event) => event.issue_id)).toEqual(['12345']);
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+    expect(lines[0]).toMatchObject({
       message: 'grounding dropped ticket cards',
       dropped: { malformed_id: 2, not_retrieved: 1, restricted: 1, duplicate: 1 },
       issueIds: {
