@@ -3,6 +3,7 @@ import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createBedrockChatModel } from '../adapters/bedrock/bedrock-chat-model.js';
+import { bedrockTransport } from '../adapters/bedrock/bedrock-transport.js';
 import { createKnowledgeBaseRetriever } from '../adapters/bedrock/knowledge-base-retriever.js';
 import {
   createDailyBudget,
@@ -145,6 +146,7 @@ export function createAwsAdapters(
           new BedrockAgentRuntimeClient({
             region,
             endpoint: config.endpoints.bedrockAgentRuntime,
+            requestHandler: bedrockTransport(),
           }),
         ),
         knowledgeBaseId: config.knowledgeBase.id,
@@ -157,7 +159,11 @@ export function createAwsAdapters(
       tracing.traceChatModel(
         createBedrockChatModel({
           client: capture(
-            new BedrockRuntimeClient({ region, endpoint: config.endpoints.bedrockRuntime }),
+            new BedrockRuntimeClient({
+              region,
+              endpoint: config.endpoints.bedrockRuntime,
+              requestHandler: bedrockTransport(),
+            }),
           ),
           modelId: config.model.id,
           guardrail: guardrailOf(config.model),

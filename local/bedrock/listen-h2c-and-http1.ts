@@ -14,7 +14,14 @@ export type LocalRequestHandler = (request: LocalRequest, response: LocalRespons
 export interface H2cAndHttp1Listener {
   /** `http://host:port`, usable by HTTP/2 (prior knowledge) and HTTP/1.1 clients alike. */
   readonly url: string;
+  /** Connections accepted so far, by the protocol they spoke (clients that reuse one show it). */
+  readonly connections: Readonly<ConnectionCounts>;
   close(): Promise<void>;
+}
+
+export interface ConnectionCounts {
+  http1: number;
+  http2: number;
 }
 
 // RFC 9113 §3.4: an HTTP/2 client with prior knowledge opens with this exact preface.
@@ -23,8 +30,9 @@ const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 /**
  * Serves cleartext HTTP/2 (h2c) and HTTP/1.1 on one port.
  *
- * The AWS SDK's Bedrock clients use `NodeHttp2Handler`, which speaks h2c with prior knowledge to
- * an `http://` endpoint; curl and clients configured with `NodeHttpHandler` speak HTTP/1.1.
+ * The AWS SDK's Bedrock clients default to `NodeHttp2Handler`, which speaks h2c with prior
+ * knowledge to an `http://` endpoint; curl and clients configured with `NodeHttpHandler` (the
+ * function's, ADR 0035) speak HTTP/1.1.
  * `http2.createServer({ allowHTTP1 })` only negotiates via TLS ALPN, so the first bytes of each
  * connection are sniffed instead and the socket is handed to the matching server.
  */
@@ -35,6 +43,7 @@ export async function listenH2cAndHttp1(
   const http1 = createHttpServer(handler);
   const http2 = createHttp2Server(handler);
   const sockets = new Set<Socket>();
+  const connections: ConnectionCounts = { http1: 0, http2: 0 };
 
   const tcp = createNetServer((socket) => {
     sockets.add(socket);
@@ -50,6 +59,7 @@ export async function listenH2cAndHttp1(
       socket.off('data', onData);
       socket.pause();
       socket.unshift(received);
+      connections[looksLikeHttp2 ? 'http2' : 'http1'] += 1;
       (looksLikeHttp2 ? http2 : http1).emit('connection', socket);
       process.nextTick(() => socket.resume());
     };
@@ -65,6 +75,7 @@ export async function listenH2cAndHttp1(
 
   return {
     url: `http://${urlHost}:${port}`,
+    connections,
     close: async () => {
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
       // SDK clients keep their HTTP/2 sessions open; closing must not wait for them.

@@ -12,7 +12,11 @@ import {
 import { handleListKnowledgeBaseDocuments } from './handle-list-documents.js';
 import { handleRetrieve } from './handle-retrieve.js';
 import { openKnowledgeBaseDataSource } from './knowledge-base-data-source.js';
-import { type LocalRequestHandler, listenH2cAndHttp1 } from './listen-h2c-and-http1.js';
+import {
+  type ConnectionCounts,
+  type LocalRequestHandler,
+  listenH2cAndHttp1,
+} from './listen-h2c-and-http1.js';
 import {
   DEFAULT_PACING,
   LOCAL_DATA_SOURCE_ID,
@@ -86,6 +90,8 @@ export interface LocalBedrockServer {
   readonly retrieveRequests: RecordedRetrieveRequest[];
   /** Every StartIngestionJob request received, in order, with the job it answered. */
   readonly ingestionJobs: RecordedIngestionJob[];
+  /** TCP connections accepted so far, by protocol: how often the clients connected. */
+  readonly connections: Readonly<ConnectionCounts>;
   close(): Promise<void>;
 }
 
@@ -99,8 +105,8 @@ const DOCUMENTS_PATH = /^\/knowledgebases\/([^/]+)\/datasources\/([^/]+)\/docume
  * Starts the local Bedrock endpoint: ConverseStream (Bedrock Runtime), Retrieve (Agent
  * Runtime) and StartIngestionJob/GetIngestionJob/ListKnowledgeBaseDocuments (Bedrock Agent, the
  * Knowledge Base's control plane) over the real wire protocols, so the real SDK clients talk to it with only
- * `endpoint`, dummy credentials and a region changed. The runtime clients use HTTP/2; HTTP/1.1
- * is served on the same port too (curl, `NodeHttpHandler`).
+ * `endpoint`, dummy credentials and a region changed. The runtime clients default to HTTP/2; HTTP/1.1
+ * is served on the same port too (curl, `NodeHttpHandler`, which the function uses).
  *
  * @example
  * const bedrock = await startLocalBedrockServer({ pacing: { minMs: 0, maxMs: 0 } });
@@ -225,6 +231,7 @@ export async function startLocalBedrockServer(
     converseRequests,
     retrieveRequests,
     ingestionJobs,
+    connections: listener.connections,
     // A cache still being written is finished, not left as a temporary file.
     close: async () => {
       await listener.close();
