@@ -30,11 +30,11 @@ export interface SseStreamOptions {
    */
   readonly heartbeatMs?: number;
   /**
-   * Coalesce `token` events without delaying them: a token is written at once when the stream is
-   * idle; tokens that arrive while that write is still pending (the consumer has not taken the
-   * previous chunk: backpressure) or later in the same turn of the event loop are merged into one
-   * event, written when the turn ends or the consumer pulls. Any other event, a heartbeat and
-   * `close()` write pending text first, so nothing overtakes it. Off: one event per `token` sent.
+   * Merge `token` events held side by side into one event. What is sent while the stream is idle
+   * is written at once; what follows in the same turn of the event loop, or while the consumer
+   * has not taken the previous chunk (backpressure), is held and written as one chunk when the
+   * turn ends or the consumer pulls — with this option its adjacent tokens as one event. Nothing
+   * overtakes what was sent before it. Off: one event per `token` sent (still one chunk per turn).
    * @default true
    */
   readonly coalesceTokens?: boolean;
@@ -85,7 +85,7 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     // The consumer took what was queued (middy's pipeline awaits each write's drain before it
     // reads again): text merged while it was busy goes out now.
     pull() {
-      if (!turnOpen) flushPending();
+      if (!turnOpen) flushHeld();
     },
     cancel() {
       stop();
@@ -95,84 +95,112 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
   const padding = createStreamPadding(options.padding ?? { mode: 'off' });
   let heartbeatsSent = 0;
   const heartbeat = setInterval(() => {
-    flushPending();
-    if (write(encodeComment('ping'), 'heartbeat')) heartbeatsSent++;
+    if (hold(encodeComment('ping'), 'heartbeat')) heartbeatsSent++;
   }, options.heartbeatMs ?? 10_000);
   // Never keep a process (a test run, the local server) alive just for pings.
   (heartbeat as { unref?: () => void }).unref?.();
 
-  const writeToken = (content: string) =>
-    write(encodeChatEvent({ event: 'token', data: { content } }));
   const coalesce = options.coalesceTokens ?? true;
 
-  // Coalescing state: text not yet written, and whether a token was written (or text held) in
-  // the current turn of the event loop. Fragments decoded from one network read all arrive in
-  // one turn (the SDK's event-stream iterator resolves them in microtasks); writing the first at
-  // once and the rest together at the turn's end costs no delay a reader could see, yet saves
-  // the ~35 bytes of framing per fragment.
-  let pending = '';
+  // One chunk per turn of the event loop after the first: what is sent while the stream is idle
+  // is written at once; what follows in the same turn (or while the consumer has not taken the
+  // previous chunk: backpressure) is held and written as one chunk when the turn ends or the
+  // consumer pulls. Every chunk is a write on the response's connection (a system call and a
+  // chunk frame), and a chat sends half a dozen events in the turn its admission completes;
+  // the first still leaves at once, the rest wait at most for the rest of the turn. Tokens
+  // held side by side are merged into one event (~35 bytes of framing saved per fragment):
+  // fragments decoded from one network read arrive in one turn.
+  let held = '';
+  let heldTokens = '';
   let turnOpen = false;
 
-  function sendToken(content: string): void {
-    if (content === '') return;
-    if (pending === '' && !turnOpen && (controller.desiredSize ?? 0) > 0) {
-      writeToken(content);
-    } else {
-      pending += content;
-    }
-    if (!turnOpen) {
-      turnOpen = true;
-      setImmediate(endTurn);
-    }
+  function idle(): boolean {
+    return held === '' && heldTokens === '' && !turnOpen && (controller.desiredSize ?? 0) > 0;
+  }
+
+  function openTurn(): void {
+    if (turnOpen) return;
+    turnOpen = true;
+    setImmediate(endTurn);
   }
 
   function endTurn(): void {
     turnOpen = false;
     // Still backpressured: pull() writes it once the consumer is ready.
-    if ((controller.desiredSize ?? 0) > 0) flushPending();
+    if ((controller.desiredSize ?? 0) > 0) flushHeld();
   }
 
-  function flushPending(): void {
-    if (pending === '') return;
-    const content = pending;
-    pending = '';
-    writeToken(content);
+  const encodeToken = (content: string) => encodeChatEvent({ event: 'token', data: { content } });
+
+  /** Held tokens become one event, behind what was held before them. */
+  function sealTokens(): void {
+    if (heldTokens === '') return;
+    held += encodeToken(heldTokens);
+    heldTokens = '';
+  }
+
+  function flushHeld(kind: WriteKind = 'event'): void {
+    sealTokens();
+    if (held === '') return;
+    const text = held;
+    held = '';
+    enqueue(text, kind);
+  }
+
+  /** Writes `text` now when the stream is idle, else behind what is held. */
+  function hold(text: string, kind: WriteKind = 'event'): boolean {
+    if (closed) return false;
+    if (kind === 'heartbeat') {
+      // A heartbeat pushes out everything held, at once: it exists to be sent.
+      sealTokens();
+      held += text;
+      flushHeld('heartbeat');
+      return true;
+    }
+    if (idle()) enqueue(text, kind);
+    else {
+      sealTokens();
+      held += text;
+    }
+    openTurn();
+    return true;
+  }
+
+  function sendToken(content: string): void {
+    if (content === '') return;
+    if (idle()) enqueue(encodeToken(content), 'event');
+    else heldTokens += content;
+    openTurn();
   }
 
   function stop(): void {
     closed = true;
-    pending = '';
+    held = '';
+    heldTokens = '';
     clearInterval(heartbeat);
   }
 
-  function write(text: string, kind: WriteKind = 'event'): boolean {
-    if (closed) return false;
+  function enqueue(text: string, kind: WriteKind): void {
     // No backpressure wait: events are small and paced by the model; the queue stays short, and
-    // coalescing folds tokens into one chunk while the consumer is behind. A padding travels in
-    // the same chunk as what it must push out.
+    // holding folds a turn's events into one chunk while the consumer is behind. A padding
+    // travels in the same chunk as what it must push out.
     controller.enqueue(encoder.encode(text + padding.after(kind)));
-    return true;
   }
 
   return {
     stream,
     send(event) {
       if (closed) return false;
-      if (event.event === 'token') {
-        if (coalesce) sendToken(event.data.content);
-        else return write(encodeChatEvent(event));
+      if (event.event === 'token' && coalesce) {
+        sendToken(event.data.content);
         return true;
       }
-      flushPending();
-      return write(encodeChatEvent(event));
+      return hold(encodeChatEvent(event));
     },
-    comment: (text = '') => {
-      flushPending();
-      return write(encodeComment(text));
-    },
+    comment: (text = '') => hold(encodeComment(text)),
     close() {
       if (closed) return;
-      flushPending();
+      flushHeld();
       stop();
       controller.close();
     },

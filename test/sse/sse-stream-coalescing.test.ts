@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { createSseStream } from '../../functions/sse/sse-stream.js';
 import { trickyText } from '../support/answer-arbitraries.js';
@@ -137,6 +137,64 @@ describe('createSseStream coalescing tokens (the default)', () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('createSseStream writing the rest of a turn as one chunk', () => {
+  const meta: StreamEvent = {
+    event: 'meta',
+    data: { conversationId: 'c', inquiryId: 'i', version: 1, modelId: 'm' },
+  };
+  const progress = (step: 'analyzing' | 'retrieving'): StreamEvent => ({
+    event: 'progress',
+    data: { step },
+  });
+
+  it('writes the first event of a turn at once, and what follows in the turn as one chunk at its end', async () => {
+    const sse = createSseStream();
+    const reader = sse.stream.getReader();
+    const first = reader.read();
+    sse.send(meta);
+    sse.send(progress('analyzing'));
+    await Promise.resolve();
+    sse.send(progress('retrieving'));
+    sse.send(token('a'));
+    sse.send(token('b'));
+    const firstRead = await Promise.race([first, nextTurn().then(() => 'late' as const)]);
+    expect(firstRead).not.toBe('late');
+    expect(frames((firstRead as ReadableStreamReadResult<Uint8Array>).value)).toEqual([
+      'event: meta\ndata: {"conversationId":"c","inquiryId":"i","version":1,"modelId":"m"}',
+    ]);
+    const second = reader.read();
+    await nextTurn();
+    expect(frames((await second).value)).toEqual([
+      'event: progress\ndata: {"step":"analyzing"}',
+      'event: progress\ndata: {"step":"retrieving"}',
+      'event: token\ndata: {"content":"ab"}',
+    ]);
+    sse.close();
+  });
+
+  it('lets a heartbeat push out what is held, ahead of it and in the same chunk', async () => {
+    vi.useFakeTimers();
+    try {
+      const sse = createSseStream({ heartbeatMs: 1000 });
+      sse.send(meta); // queued: nobody reads yet, so what follows is held
+      sse.send(progress('analyzing'));
+      vi.advanceTimersByTime(1000);
+      const reader = sse.stream.getReader();
+      expect(frames((await reader.read()).value)).toEqual([
+        'event: meta\ndata: {"conversationId":"c","inquiryId":"i","version":1,"modelId":"m"}',
+      ]);
+      expect(frames((await reader.read()).value)).toEqual([
+        'event: progress\ndata: {"step":"analyzing"}',
+        ': ping',
+      ]);
+      expect(sse.heartbeatsSent).toBe(1);
+      sse.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -23,8 +23,9 @@ async function readChunks(stream: ReadableStream<Uint8Array>): Promise<string[]>
 
 /**
  * One chat's shape on a fake clock: meta at once, a pause (retrieval, time to first token),
- * tokens 20 ms apart, a pause longer than the heartbeat interval (2 s), a ticket and the end. Tokens are not
- * coalesced, so every write is one chunk and the test can look at each.
+ * tokens 20 ms apart, a pause longer than the heartbeat interval (2 s), a ticket and the end. Each
+ * write comes in a turn of its own and the reader takes it before the next (the clock advances
+ * asynchronously), so every write is one chunk and the test can look at each.
  */
 async function runChat(padding: SseStreamOptions['padding']): Promise<string[]> {
   const sse = createSseStream({
@@ -37,12 +38,12 @@ async function runChat(padding: SseStreamOptions['padding']): Promise<string[]> 
     event: 'meta',
     data: { conversationId: 'c', inquiryId: 'i', version: 1, modelId: 'm' },
   });
-  vi.advanceTimersByTime(1500);
+  await vi.advanceTimersByTimeAsync(1500);
   for (const content of ['Re', 'start ', 'the ', 'printer.']) {
     sse.send(token(content));
-    vi.advanceTimersByTime(20);
+    await vi.advanceTimersByTimeAsync(20);
   }
-  vi.advanceTimersByTime(2500);
+  await vi.advanceTimersByTimeAsync(2500);
   sse.send({
     event: 'ticket',
     data: { issue_id: '1048', subject: 'Printer offline', summary: 's', resolution: 'r' },
