@@ -178,11 +178,28 @@ export async function admitChat(
     await readingCall?.settle();
     throw begun.reason;
   }
+  const admitted = begun.value;
+  // A brand-new conversation's first message, with no images, is its inquiry's whole text: it is
+  // counted now, while the response starts, instead of once the stream gets to it (ADR 0035). A
+  // duplicate that replays its answer counts nothing; one that takes over counts in the stream.
+  const surgeCount =
+    dependencies.surges && admitted.earlySearch && !admitted.duplicate
+      ? dependencies.surges.countInquiry(
+          owner,
+          {
+            conversationId: admitted.conversation.conversationId,
+            inquiryId: admitted.turn.inquiryId,
+            text: admitted.turn.text,
+          },
+          admitted.earlySearch,
+        )
+      : undefined;
   return {
-    ...begun.value,
+    ...admitted,
     call,
     ...(readingCall ? { readingCall } : {}),
     ...(knownIssues ? { knownIssues } : {}),
+    ...(surgeCount ? { surgeCount } : {}),
   };
 }
 

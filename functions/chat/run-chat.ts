@@ -9,7 +9,7 @@ import type { AttachmentReading, AttachmentRef } from '../contract/attachments.j
 import type { ChatEvent, KbChunk } from '../contract/chat-events.js';
 import type { ChatRequest } from '../contract/chat-request.js';
 import { detectLanguage } from '../contract/language.js';
-import type { AnswerNotices } from '../contract/surges.js';
+import type { AnswerNotices, SurgeNotice } from '../contract/surges.js';
 import type { ModelCall } from '../model-call/open-model-call.js';
 import { answerNoticesOf } from '../surges/answer-notices.js';
 import type { KnownIssuesRead, SurgeCheck } from '../surges/surge-check.js';
@@ -83,6 +83,12 @@ export interface AdmittedChat extends BegunChat {
   readonly readingCall?: Pick<ModelCall, 'deadline' | 'requestBuilt' | 'ended' | 'settle'>;
   /** The open known issues, read since admission (ADR 0033, 0034); absent without surges. */
   readonly knownIssues?: KnownIssuesRead;
+  /**
+   * The inquiry's surge count, started once admission was through, when its text was all it
+   * needed (a brand-new conversation's first message, no images: ADR 0035); absent otherwise,
+   * and the stream counts the inquiry once its text is known.
+   */
+  readonly surgeCount?: Promise<SurgeNotice | undefined>;
 }
 
 /**
@@ -343,11 +349,17 @@ export async function streamChat(
     // Counted as soon as its topic is known (ADR 0033): a subject's now, beside retrieval; a
     // symptom's once the tickets are in. Nothing before the model call waits for it; its notice
     // leaves before the first token (the answer's events are held).
-    const surge = dependencies.surges?.countInquiry(
-      owner,
-      { conversationId: conversation.conversationId, inquiryId: turn.inquiryId, text: inquiryText },
-      searching,
-    );
+    const surge =
+      begun.surgeCount ??
+      dependencies.surges?.countInquiry(
+        owner,
+        {
+          conversationId: conversation.conversationId,
+          inquiryId: turn.inquiryId,
+          text: inquiryText,
+        },
+        searching,
+      );
     const similar = await searching;
     measured.retrievalMs = performance.now() - retrievalStartedAt;
     measured.ticketsRetrieved = similar.length;

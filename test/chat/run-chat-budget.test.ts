@@ -306,11 +306,21 @@ describe('what runs beside the budget at admission', () => {
     const held = heldRetriever();
     const daily = createInMemoryDailyBudget();
     const { model } = scriptedModel({ kind: 'hang' });
+    // A refused chat is no inquiry of a surge: nothing counts it (ADR 0035).
+    const counted: string[] = [];
+    const surges: SurgeCheck = {
+      readKnownIssues: () => ({ matching: async () => [] }),
+      countInquiry: async (_owner, inquiry) => {
+        counted.push(inquiry.text);
+        return undefined;
+      },
+    };
     const { store, dependencies } = harness({
       model,
       config: { dailyTokenBudget: 1 },
       budget: daily.budget,
       now: clock,
+      surges,
     });
     // Someone used the day's budget already.
     await daily.budget.adjust(alice, day, 1);
@@ -325,6 +335,7 @@ describe('what runs beside the budget at admission', () => {
     expect(held.signals).toHaveLength(1);
     expect(held.signals[0]?.aborted).toBe(true);
     expect((await store.listConversations(alice)).items).toEqual([]);
+    expect(counted).toEqual([]);
     held.release();
   });
   /** A budget that decides each reservation only once `decide` resolves (then as the in-memory one). */

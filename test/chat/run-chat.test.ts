@@ -303,4 +303,46 @@ describe('streamChat with the surge check (ADR 0033, 0034)', () => {
     expect(reads).toEqual(['alice']);
     expect(named(events, 'known_issue')).toEqual([]);
   });
+
+  it("counts a new conversation's first message at admission, a follow-up in the stream, each once (ADR 0035)", async () => {
+    const { model } = scriptedModel(
+      { kind: 'answer', answer: results('a', ['1002']) },
+      { kind: 'answer', answer: results('b', ['1002']) },
+    );
+    const counted: { text: string; inquiryId: string }[] = [];
+    const surges: SurgeCheck = {
+      readKnownIssues: () => ({ matching: async () => [] }),
+      countInquiry: async (_owner, inquiry) => {
+        counted.push({ text: inquiry.text, inquiryId: inquiry.inquiryId });
+        return notice;
+      },
+    };
+    const { dependencies } = harness({ model, surges });
+    const first = await admitChat(aliceCaller, { message: 'VPNに接続できない' }, dependencies);
+    // Before anything is streamed: the stream's meta, its model call and the count's request
+    // no longer leave one after the other.
+    expect(counted).toEqual([{ text: 'VPNに接続できない', inquiryId: first.turn.inquiryId }]);
+    const firstEvents: StreamEvent[] = [];
+    await streamChat(first, (event) => firstEvents.push(event), dependencies);
+    expect(counted).toHaveLength(1);
+    expect(named(firstEvents, 'surge')[0]?.data).toEqual(notice);
+
+    const followUp = await admitChat(
+      aliceCaller,
+      {
+        message: 'Outlookも開かない',
+        conversationId: first.conversation.conversationId,
+        inquiry: 'new',
+      },
+      dependencies,
+    );
+    expect(counted).toHaveLength(1);
+    const followUpEvents: StreamEvent[] = [];
+    await streamChat(followUp, (event) => followUpEvents.push(event), dependencies);
+    expect(counted).toEqual([
+      { text: 'VPNに接続できない', inquiryId: first.turn.inquiryId },
+      { text: 'Outlookも開かない', inquiryId: followUp.turn.inquiryId },
+    ]);
+    expect(named(followUpEvents, 'surge')[0]?.data).toEqual(notice);
+  });
 });
