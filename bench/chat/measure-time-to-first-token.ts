@@ -8,6 +8,7 @@ import {
   ConverseStreamCommand,
   type ConverseStreamCommandInput,
 } from '@aws-sdk/client-bedrock-runtime';
+import { bedrockTransport } from '../../functions/adapters/bedrock/bedrock-transport.js';
 import { markedAnswerScript } from './marked-answer.js';
 import { postChatTimed } from './post-chat-timed.js';
 import type { BedrockProcess } from './processes/bedrock-process-client.js';
@@ -26,8 +27,13 @@ export interface TimeToFirstTokenOptions {
 export interface TimeToFirstToken {
   /** POST /api/chat → first `token` event at the client, ms. */
   readonly function: number[];
-  /** The same Retrieve + ConverseStream requests sent directly → first `contentBlockDelta`, ms. */
+  /**
+   * The same Retrieve + ConverseStream requests sent directly → first `contentBlockDelta`, ms,
+   * with the SDK's default transport (HTTP/2, a new session per request).
+   */
   readonly bare: number[];
+  /** The same, with the function's transport (`bedrockTransport`: HTTP/1.1, kept alive). */
+  readonly bareSameTransport: number[];
   /** Through the function: POST → each event's arrival (`meta`, `kb_chunks`, `progress:generating`, `token`), ms. */
   readonly timeline: ReadonlyMap<string, number[]>;
   readonly failedChats: number;
@@ -43,22 +49,24 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
  * Time to first token with a model that answers at once, through the whole function and bare
  * (only the requests the function made, replayed with the real SDK clients from this process).
  * Both paths cross processes the same way: client → function (C) → endpoint (B), and client →
- * endpoint (B). Runs alternate which path goes first; one unmeasured run of each warms clients
- * and connections.
+ * endpoint (B). The bare calls run twice: with the SDK's default transport, and with the
+ * function's (connections kept alive), the peer that leaves only what the function adds. Runs
+ * rotate which path goes first; one unmeasured run of each warms clients and connections.
  */
 export async function measureTimeToFirstToken(
   options: TimeToFirstTokenOptions,
 ): Promise<TimeToFirstToken> {
-  const agentRuntime = new BedrockAgentRuntimeClient({
-    endpoint: options.bedrock.endpoint,
-    region: options.region,
-    credentials,
-  });
-  const runtime = new BedrockRuntimeClient({
-    endpoint: options.bedrock.endpoint,
-    region: options.region,
-    credentials,
-  });
+  // Each client its own transport, as in the function.
+  const clientsWith = (transport: 'sdk-default' | 'function') => {
+    const common = { endpoint: options.bedrock.endpoint, region: options.region, credentials };
+    const handler = () => (transport === 'function' ? { requestHandler: bedrockTransport() } : {});
+    return {
+      agentRuntime: new BedrockAgentRuntimeClient({ ...common, ...handler() }),
+      runtime: new BedrockRuntimeClient({ ...common, ...handler() }),
+    };
+  };
+  const sdkDefaults = clientsWith('sdk-default');
+  const sameTransport = clientsWith('function');
   const script = () =>
     markedAnswerScript({ stream: options.nextStream(), fragments: 20, delayMs: 0 });
   let failedChats = 0;
@@ -90,7 +98,7 @@ export async function measureTimeToFirstToken(
     return (firstTokenAt ?? Number.NaN) - chat.startedAt;
   };
 
-  const bare = async () => {
+  const bare = async ({ agentRuntime, runtime }: typeof sdkDefaults) => {
     if (!replay) throw new Error('no function request to replay yet');
     await options.bedrock.enqueueScripts([script()]);
     const startedAt = wallClockNow();
@@ -105,21 +113,29 @@ export async function measureTimeToFirstToken(
 
   try {
     await viaFunction(-1);
-    await bare();
+    await bare(sdkDefaults);
+    await bare(sameTransport);
     failedChats = 0;
-    const result = { function: [] as number[], bare: [] as number[] };
+    const result = {
+      function: [] as number[],
+      bare: [] as number[],
+      bareSameTransport: [] as number[],
+    };
+    const paths = [
+      async (run: number) => result.function.push(await viaFunction(run)),
+      async () => result.bare.push(await bare(sdkDefaults)),
+      async () => result.bareSameTransport.push(await bare(sameTransport)),
+    ];
+    // Each run starts with another path, so none always follows the same one.
     for (let run = 0; run < options.runs; run++) {
-      if (run % 2 === 0) {
-        result.function.push(await viaFunction(run));
-        result.bare.push(await bare());
-      } else {
-        result.bare.push(await bare());
-        result.function.push(await viaFunction(run));
-      }
+      for (let step = 0; step < paths.length; step++)
+        await paths[(run + step) % paths.length]?.(run);
     }
     return { ...result, timeline, failedChats };
   } finally {
-    agentRuntime.destroy();
-    runtime.destroy();
+    for (const clients of [sdkDefaults, sameTransport]) {
+      clients.agentRuntime.destroy();
+      clients.runtime.destroy();
+    }
   }
 }

@@ -172,10 +172,16 @@ async function runStreamingBenches(): Promise<void> {
       nextStream,
     });
     const throughFunction = median(ttft.function);
-    const bare = median(ttft.bare);
+    // The judged peer uses the function's transport, so a connection the function keeps alive
+    // is not counted as time it saves; the SDK-default peer is the one issue 47 measured with.
+    const bare = median(ttft.bareSameTransport);
+    const bareSdkDefault = median(ttft.bare);
     const ratio = throughFunction / bare;
     console.log(row('through the function (POST → first token)', ms(throughFunction), '(info)'));
-    console.log(row('bare Retrieve + ConverseStream → first delta', ms(bare), '(baseline)'));
+    console.log(
+      row('bare Retrieve + ConverseStream → first delta, same transport', ms(bare), '(baseline)'),
+    );
+    console.log(row('bare, with the SDK default transport', ms(bareSdkDefault), '(info)'));
     console.log(
       row(
         'function ÷ bare',
@@ -188,8 +194,11 @@ async function runStreamingBenches(): Promise<void> {
     console.log(
       row('difference', ms(added), `≤ ${TARGET_TTFT_ADDED_MS} ms`, added <= TARGET_TTFT_ADDED_MS),
     );
+    console.log(
+      row('difference to the SDK-default peer', ms(throughFunction - bareSdkDefault), '(info)'),
+    );
     console.log(row('p90 through the function', ms(percentile(ttft.function, 90)), '(info)'));
-    console.log(row('p90 bare', ms(percentile(ttft.bare, 90)), '(info)'));
+    console.log(row('p90 bare', ms(percentile(ttft.bareSameTransport, 90)), '(info)'));
     console.log("  where the function's time goes (median ms after the POST):");
     for (const name of TIMELINE_EVENTS)
       console.log(
