@@ -82,7 +82,8 @@ export async function resolveAttachments(
  * reservation: it changes a conversation others may hold, and undoing it would be a second
  * version of that conversation. A chat refused while beginning gives its reservation back: it
  * will never call the model. The open known issues (ADR 0033) are read beside all of it: they
- * depend on the tenant, not on the inquiry.
+ * depend on the tenant, not on the inquiry. Once admitted, a brand-new conversation's message is
+ * counted for surges at once (`surgeCount`, ADR 0035); a refused chat is counted nowhere.
  */
 export async function admitChat(
   caller: { readonly owner: Owner; readonly desks: readonly string[] },

@@ -346,9 +346,10 @@ export async function streamChat(
       restricted,
     );
     fetching.catch(() => undefined);
-    // Counted as soon as its topic is known (ADR 0033): a subject's now, beside retrieval; a
-    // symptom's once the tickets are in. Nothing before the model call waits for it; its notice
-    // leaves before the first token (the answer's events are held).
+    // Counted as soon as its topic is known (ADR 0033): a new conversation's first message since
+    // admission (ADR 0035); otherwise a subject's now, beside retrieval, a symptom's once the
+    // tickets are in. Nothing before the model call waits for it; its notice leaves before the
+    // first token (the answer's events are held).
     const surge =
       begun.surgeCount ??
       dependencies.surges?.countInquiry(

@@ -107,12 +107,23 @@ export function createSurgeCheck(options: SurgeCheckOptions): SurgeCheck {
     },
 
     countInquiry(owner, inquiry, retrieved) {
-      if (!topicNeedsTickets(inquiry.text))
-        return count(owner, inquiry, surgeTopicOf(inquiry.text, []));
-      return retrieved.then(
-        (tickets) => count(owner, inquiry, surgeTopicOf(inquiry.text, tickets)),
-        () => undefined,
-      );
+      // Never throws nor rejects, whoever calls it: admission starts some counts (ADR 0035),
+      // where a throw would fail a chat already admitted.
+      const counted = (async () => {
+        if (!topicNeedsTickets(inquiry.text))
+          return count(owner, inquiry, surgeTopicOf(inquiry.text, []));
+        let tickets: readonly RetrievedTicket[];
+        try {
+          tickets = await retrieved;
+        } catch {
+          return undefined;
+        }
+        return count(owner, inquiry, surgeTopicOf(inquiry.text, tickets));
+      })();
+      return counted.catch((error: unknown) => {
+        log.error('surge check failed', { operation: 'surge_count', error });
+        return undefined;
+      });
     },
   };
 

@@ -345,4 +345,26 @@ describe('streamChat with the surge check (ADR 0033, 0034)', () => {
     ]);
     expect(named(followUpEvents, 'surge')[0]?.data).toEqual(notice);
   });
+
+  it('does not count a retried message again: its copy replays the answer', async () => {
+    const { model } = scriptedModel({ kind: 'answer', answer: results('a', ['1002']) });
+    const counted: string[] = [];
+    const surges: SurgeCheck = {
+      readKnownIssues: () => ({ matching: async () => [] }),
+      countInquiry: async (_owner, inquiry) => {
+        counted.push(inquiry.inquiryId);
+        return notice;
+      },
+    };
+    const { dependencies } = harness({ model, surges });
+    const message = { message: 'VPNに接続できない', clientMessageId: 'retried-0001' };
+    const first = await admitChat(aliceCaller, message, dependencies);
+    await streamChat(first, () => undefined, dependencies);
+    const retry = await admitChat(aliceCaller, message, dependencies);
+    expect(retry.duplicate).toBe(true);
+    const replayed: StreamEvent[] = [];
+    await streamChat(retry, (event) => replayed.push(event), dependencies);
+    expect(named(replayed, 'result')).toHaveLength(1);
+    expect(counted).toEqual([first.turn.inquiryId]);
+  });
 });

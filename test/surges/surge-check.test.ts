@@ -24,6 +24,7 @@ const hardwareTicket: RetrievedTicket = {
 
 function checkCounting() {
   const marks: SurgeMark[] = [];
+  const errors: { message: string; fields: Record<string, unknown> }[] = [];
   const counter: SurgeCounter = {
     countInquiry: async (_scope, mark) => {
       marks.push(mark);
@@ -38,11 +39,14 @@ function checkCounting() {
     minStaff: 3,
     windowMinutes: 60,
     staffHash: (who) => who.userId,
-    log: silentLog,
+    log: {
+      ...silentLog,
+      error: (message, fields) => errors.push({ message, fields: { ...fields } }),
+    },
     now: () => new Date('2026-12-07T09:00:00Z'),
     timeoutMs: 1_000,
   });
-  return { check, marks };
+  return { check, marks, errors };
 }
 
 describe('countInquiry', () => {
@@ -76,5 +80,21 @@ describe('countInquiry', () => {
     );
     expect(notice).toBeUndefined();
     expect(marks).toEqual([]);
+  });
+
+  it('never rejects: a topic that cannot be read is logged and the inquiry left uncounted', async () => {
+    const { check, marks, errors } = checkCounting();
+    // Admission starts counts (ADR 0035): nothing a count meets may fail an admitted chat.
+    const unreadable = [null] as unknown as readonly RetrievedTicket[];
+    const notice = await check.countInquiry(
+      owner,
+      inquiry('起動しない'),
+      Promise.resolve(unreadable),
+    );
+    expect(notice).toBeUndefined();
+    expect(marks).toEqual([]);
+    expect(errors.map((error) => [error.message, error.fields.operation])).toEqual([
+      ['surge check failed', 'surge_count'],
+    ]);
   });
 });
