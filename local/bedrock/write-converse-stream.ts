@@ -44,11 +44,15 @@ export async function writeConverseStream(
 ): Promise<void> {
   const startedAt = Date.now();
   let clientGone = false;
+  // A client that goes away also ends the waits between events, so no timer outlives it.
+  const gone = new AbortController();
   // Both protocols' responses are writable streams; their union hides the common overloads.
   const stream = response as NodeJS.WritableStream;
   stream.once('close', () => {
     clientGone = true;
+    gone.abort();
   });
+  const wait = (ms: number) => sleep(ms, undefined, { signal: gone.signal }).catch(() => undefined);
   const send = (kind: 'event' | 'exception', type: string, payload: unknown) => {
     if (clientGone) return false;
     stream.write(encodeEventStreamMessage({ kind, type, payload }));
@@ -59,7 +63,10 @@ export async function writeConverseStream(
     'content-type': 'application/vnd.amazon.eventstream',
     'x-amzn-requestid': crypto.randomUUID(),
   });
-  if (plan.initialDelayMs > 0) await sleep(plan.initialDelayMs);
+  // The status and headers leave before the first event on both protocols (HTTP/1.1 would hold
+  // them until the first write): the client's response starts as Bedrock's does.
+  if ('flushHeaders' in response) response.flushHeaders();
+  if (plan.initialDelayMs > 0) await wait(plan.initialDelayMs);
 
   send('event', 'messageStart', { role: 'assistant' });
   send('event', 'contentBlockStart', {
@@ -85,7 +92,7 @@ export async function writeConverseStream(
       if (clientGone) return;
     }
     const delay = index === 0 ? 0 : plan.delayBeforeFragment(index);
-    if (delay > 0) await sleep(delay);
+    if (delay > 0) await wait(delay);
     const sent = send('event', 'contentBlockDelta', {
       contentBlockIndex: 0,
       delta: { toolUse: { input: fragment } },

@@ -1,6 +1,7 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockChatModel } from '../../../functions/adapters/bedrock/bedrock-chat-model.js';
+import { bedrockTransport } from '../../../functions/adapters/bedrock/bedrock-transport.js';
 import { ChatModelError } from '../../../functions/chat/errors.js';
 import { answerTool } from '../../../functions/chat/model-request.js';
 import type { ChatModelEvent } from '../../../functions/chat/ports.js';
@@ -18,6 +19,7 @@ beforeAll(async () => {
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 2,
+    requestHandler: bedrockTransport(),
   });
 });
 afterAll(async () => {
@@ -272,11 +274,14 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
     });
   });
 
-  it('ends quietly when aborted after the response started (the core checks its own signal)', async () => {
+  it('ends when aborted after the response started, before the model says anything more', async () => {
+    // The script's first event would come after 20 s: only the abort can end the stream sooner
+    // (over HTTP/1.1 the SDK stops listening once the request is sent; the function's transport
+    // ends the response itself, ADR 0035).
     bedrock.enqueueScript({
       kind: 'stream',
       fragments: ['{', '}'],
-      initialDelayMs: 2000,
+      initialDelayMs: 20_000,
       delayMs: 0,
     });
     const controller = new AbortController();
@@ -287,6 +292,7 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       maxAttempts: 1,
+      requestHandler: bedrockTransport(),
     });
     abortingClient.middlewareStack.add(
       (next) => async (args) => {
@@ -296,15 +302,20 @@ describe('createBedrockChatModel (real SDK client, local ConverseStream endpoint
       },
       { step: 'deserialize', name: 'abortOnceTheResponseStarted' },
     );
-    const failure = await collect(
+    const ended = await collect(
       createBedrockChatModel({ client: abortingClient, modelId: 'offline.x' }).stream({
         ...request,
         signal: controller.signal,
       }),
-    ).catch((error) => error);
+    ).then(
+      (events) => ({ events }),
+      (error: unknown) => ({ events: [], error }),
+    );
     abortingClient.destroy();
     expect(controller.signal.aborted).toBe(true);
-    // The SDK ends the event stream without an error when the HTTP/2 stream is cancelled.
-    expect(failure).toEqual([]);
+    // Ended by the abort: nothing of the answer arrived (had the stream gone on, the script's
+    // events would have, after 20 s). The core reads either ending as its abort: it checks its
+    // own signal.
+    expect(ended.events).toEqual([]);
   });
 });

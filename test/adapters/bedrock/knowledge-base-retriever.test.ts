@@ -8,6 +8,7 @@ import {
   RetrieveCommand,
 } from '@aws-sdk/client-bedrock-agent-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bedrockTransport } from '../../../functions/adapters/bedrock/bedrock-transport.js';
 import {
   createKnowledgeBaseRetriever,
   rerankCandidates,
@@ -35,6 +36,7 @@ beforeAll(async () => {
     endpoint: bedrock.agentRuntimeEndpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    requestHandler: bedrockTransport(),
   });
 });
 afterAll(async () => {
@@ -145,6 +147,7 @@ describe('createKnowledgeBaseRetriever on an S3 Vectors Knowledge Base (local en
       endpoint: s3Vectors.agentRuntimeEndpoint,
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      requestHandler: bedrockTransport(),
     });
   });
   afterAll(async () => {
@@ -275,6 +278,7 @@ describe.each<VectorStore>(['opensearch-serverless', 's3-vectors'])(
         endpoint: server.agentRuntimeEndpoint,
         region: 'us-east-1',
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        requestHandler: bedrockTransport(),
       });
     });
     afterAll(async () => {
