@@ -27,7 +27,7 @@ import { makeAnswerPayload, seededFragments } from '../parser/make-answer-payloa
 import { measurePaddingCost } from './measure-padding-cost.js';
 
 const MODES: readonly { readonly name: string; readonly options: SseStreamOptions }[] = [
-  { name: 'one event per fragment (before)', options: { coalesceTokens: false } },
+  { name: 'one event per fragment', options: { coalesceTokens: false } },
   { name: 'coalescing (default now)', options: {} },
 ];
 

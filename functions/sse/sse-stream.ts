@@ -50,9 +50,12 @@ export interface SseStreamOptions {
 export interface SseStream<E extends StreamEvent = StreamEvent> {
   /** The response body; hand it to the Lambda streaming response (middy streamify). */
   readonly stream: ReadableStream<Uint8Array>;
-  /** Writes one event (a coalesced `token` may follow later). False once the stream is closed. */
+  /**
+   * Sends one event: written at once when the stream is idle, else with the rest of the turn (a
+   * `token` may merge with its neighbours). False once the stream is closed.
+   */
   send(event: E): boolean;
-  /** Writes an SSE comment (`: text`). Returns false once the stream is closed. */
+  /** Sends an SSE comment (`: text`), as `send` does. Returns false once the stream is closed. */
   comment(text?: string): boolean;
   /** Stops the heartbeat and ends the body. Idempotent. */
   close(): void;

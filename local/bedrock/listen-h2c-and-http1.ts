@@ -19,6 +19,7 @@ export interface H2cAndHttp1Listener {
   close(): Promise<void>;
 }
 
+/** Connections by the protocol their first bytes spoke. */
 export interface ConnectionCounts {
   http1: number;
   http2: number;
@@ -78,7 +79,8 @@ export async function listenH2cAndHttp1(
     connections,
     close: async () => {
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
-      // SDK clients keep their HTTP/2 sessions open; closing must not wait for them.
+      // SDK clients keep their connections open (HTTP/2 sessions, HTTP/1.1 keep-alive sockets);
+      // closing must not wait for them.
       for (const socket of sockets) socket.destroy();
       http1.close();
       http2.close();
