@@ -24,6 +24,7 @@ import type { SurgeCheck } from '../../functions/surges/surge-check.js';
 import {
   alice,
   aliceCaller,
+  countingSurgeCheck,
   harness,
   named,
   results,
@@ -307,14 +308,7 @@ describe('what runs beside the budget at admission', () => {
     const daily = createInMemoryDailyBudget();
     const { model } = scriptedModel({ kind: 'hang' });
     // A refused chat is no inquiry of a surge: nothing counts it (ADR 0035).
-    const counted: string[] = [];
-    const surges: SurgeCheck = {
-      readKnownIssues: () => ({ matching: async () => [] }),
-      countInquiry: async (_owner, inquiry) => {
-        counted.push(inquiry.text);
-        return undefined;
-      },
-    };
+    const { surges, counted } = countingSurgeCheck();
     const { store, dependencies } = harness({
       model,
       config: { dailyTokenBudget: 1 },

@@ -9,6 +9,7 @@ import {
   alice,
   aliceCaller,
   clarification,
+  countingSurgeCheck,
   harness,
   lastUserText,
   named,
@@ -309,14 +310,7 @@ describe('streamChat with the surge check (ADR 0033, 0034)', () => {
       { kind: 'answer', answer: results('a', ['1002']) },
       { kind: 'answer', answer: results('b', ['1002']) },
     );
-    const counted: { text: string; inquiryId: string }[] = [];
-    const surges: SurgeCheck = {
-      readKnownIssues: () => ({ matching: async () => [] }),
-      countInquiry: async (_owner, inquiry) => {
-        counted.push({ text: inquiry.text, inquiryId: inquiry.inquiryId });
-        return notice;
-      },
-    };
+    const { surges, counted } = countingSurgeCheck(notice);
     const { dependencies } = harness({ model, surges });
     const first = await admitChat(aliceCaller, { message: 'VPNに接続できない' }, dependencies);
     // Before anything is streamed: the stream's meta, its model call and the count's request
@@ -348,14 +342,7 @@ describe('streamChat with the surge check (ADR 0033, 0034)', () => {
 
   it('does not count a retried message again: its copy replays the answer', async () => {
     const { model } = scriptedModel({ kind: 'answer', answer: results('a', ['1002']) });
-    const counted: string[] = [];
-    const surges: SurgeCheck = {
-      readKnownIssues: () => ({ matching: async () => [] }),
-      countInquiry: async (_owner, inquiry) => {
-        counted.push(inquiry.inquiryId);
-        return notice;
-      },
-    };
+    const { surges, counted } = countingSurgeCheck(notice);
     const { dependencies } = harness({ model, surges });
     const message = { message: 'VPNに接続できない', clientMessageId: 'retried-0001' };
     const first = await admitChat(aliceCaller, message, dependencies);
@@ -365,6 +352,6 @@ describe('streamChat with the surge check (ADR 0033, 0034)', () => {
     const replayed: StreamEvent[] = [];
     await streamChat(retry, (event) => replayed.push(event), dependencies);
     expect(named(replayed, 'result')).toHaveLength(1);
-    expect(counted).toEqual([first.turn.inquiryId]);
+    expect(counted.map((inquiry) => inquiry.inquiryId)).toEqual([first.turn.inquiryId]);
   });
 });

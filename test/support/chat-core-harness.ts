@@ -13,6 +13,7 @@ import { streamChat } from '../../functions/chat/run-chat.js';
 import type { Answer } from '../../functions/contract/answer.js';
 import type { StreamEvent } from '../../functions/contract/chat-events.js';
 import { ALL_DESK } from '../../functions/contract/desks.js';
+import type { SurgeNotice } from '../../functions/contract/surges.js';
 import type { DailyBudget } from '../../functions/model-call/daily-budget.js';
 import type { SurgeCheck } from '../../functions/surges/surge-check.js';
 import { createInMemoryConversationStore } from './in-memory-conversation-store.js';
@@ -139,6 +140,22 @@ export const clarification = {
   question: 'どのシステムにログインできませんか？',
   options: ['Salesforce', 'VPN'],
 };
+
+/**
+ * A surge check that records every inquiry counted (text and inquiry id) and answers `notice`;
+ * it reads no known issues.
+ */
+export function countingSurgeCheck(notice?: SurgeNotice) {
+  const counted: { text: string; inquiryId: string }[] = [];
+  const surges: SurgeCheck = {
+    readKnownIssues: () => ({ matching: async () => [] }),
+    countInquiry: async (_owner, inquiry) => {
+      counted.push({ text: inquiry.text, inquiryId: inquiry.inquiryId });
+      return notice;
+    },
+  };
+  return { surges, counted };
+}
 
 export function harness(options: {
   model: ChatModel;
