@@ -46,7 +46,9 @@ export async function listenH2cAndHttp1(
   const sockets = new Set<Socket>();
   const connections: ConnectionCounts = { http1: 0, http2: 0 };
 
-  const tcp = createNetServer((socket) => {
+  // No Nagle: a streamed response is many small writes (headers, then each event), and a write
+  // held back until the client acknowledges the one before would stall the stream.
+  const tcp = createNetServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     let received = Buffer.alloc(0);
