@@ -97,8 +97,13 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
 
   const padding = createStreamPadding(options.padding ?? { mode: 'off' });
   let heartbeatsSent = 0;
+  // A heartbeat exists to be sent: it pushes out everything held, at once, and itself behind it.
   const heartbeat = setInterval(() => {
-    if (hold(encodeComment('ping'), 'heartbeat')) heartbeatsSent++;
+    if (closed) return;
+    sealTokens();
+    held += encodeComment('ping');
+    flushHeld('heartbeat');
+    heartbeatsSent++;
   }, options.heartbeatMs ?? 10_000);
   // Never keep a process (a test run, the local server) alive just for pings.
   (heartbeat as { unref?: () => void }).unref?.();
@@ -151,16 +156,9 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
   }
 
   /** Writes `text` now when the stream is idle, else behind what is held. */
-  function hold(text: string, kind: WriteKind = 'event'): boolean {
+  function hold(text: string): boolean {
     if (closed) return false;
-    if (kind === 'heartbeat') {
-      // A heartbeat pushes out everything held, at once: it exists to be sent.
-      sealTokens();
-      held += text;
-      flushHeld('heartbeat');
-      return true;
-    }
-    if (idle()) enqueue(text, kind);
+    if (idle()) enqueue(text, 'event');
     else {
       sealTokens();
       held += text;

@@ -106,24 +106,19 @@ export function createSurgeCheck(options: SurgeCheckOptions): SurgeCheck {
       };
     },
 
-    countInquiry(owner, inquiry, retrieved) {
-      // Never throws nor rejects, whoever calls it: admission starts some counts (ADR 0035),
-      // where a throw would fail a chat already admitted.
-      const counted = (async () => {
-        if (!topicNeedsTickets(inquiry.text))
-          return count(owner, inquiry, surgeTopicOf(inquiry.text, []));
-        let tickets: readonly RetrievedTicket[];
-        try {
-          tickets = await retrieved;
-        } catch {
-          return undefined;
-        }
-        return count(owner, inquiry, surgeTopicOf(inquiry.text, tickets));
-      })();
-      return counted.catch((error: unknown) => {
+    // Never throws nor rejects, whoever calls it: admission starts some counts (ADR 0035), where
+    // a throw would fail a chat already admitted. A subject's count leaves before the first await.
+    async countInquiry(owner, inquiry, retrieved) {
+      try {
+        const tickets = topicNeedsTickets(inquiry.text)
+          ? await retrieved.catch(() => undefined)
+          : [];
+        if (!tickets) return undefined;
+        return await count(owner, inquiry, surgeTopicOf(inquiry.text, tickets));
+      } catch (error) {
         log.error('surge check failed', { operation: 'surge_count', error });
         return undefined;
-      });
+      }
     },
   };
 

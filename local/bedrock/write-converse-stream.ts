@@ -43,18 +43,15 @@ export async function writeConverseStream(
   onFragmentSent?: FragmentSentHook,
 ): Promise<void> {
   const startedAt = Date.now();
-  let clientGone = false;
   // A client that goes away also ends the waits between events, so no timer outlives it.
   const gone = new AbortController();
+  const clientGone = () => gone.signal.aborted;
   // Both protocols' responses are writable streams; their union hides the common overloads.
   const stream = response as NodeJS.WritableStream;
-  stream.once('close', () => {
-    clientGone = true;
-    gone.abort();
-  });
+  stream.once('close', () => gone.abort());
   const wait = (ms: number) => sleep(ms, undefined, { signal: gone.signal }).catch(() => undefined);
   const send = (kind: 'event' | 'exception', type: string, payload: unknown) => {
-    if (clientGone) return false;
+    if (clientGone()) return false;
     stream.write(encodeEventStreamMessage({ kind, type, payload }));
     return true;
   };
@@ -74,7 +71,7 @@ export async function writeConverseStream(
     start: { toolUse: { toolUseId: plan.toolUseId, name: plan.toolName } },
   });
   for (let index = 0; index <= plan.fragments.length; index += 1) {
-    if (clientGone) return;
+    if (clientGone()) return;
     if (index === plan.failAfter) {
       send('exception', 'modelStreamErrorException', {
         message: 'An error occurred while streaming the response. Retry your request.',
@@ -89,7 +86,7 @@ export async function writeConverseStream(
     const pause = plan.pauseAfter?.find((candidate) => candidate.fragments === index);
     if (pause) {
       await pause.until;
-      if (clientGone) return;
+      if (clientGone()) return;
     }
     const delay = index === 0 ? 0 : plan.delayBeforeFragment(index);
     if (delay > 0) await wait(delay);
@@ -121,7 +118,7 @@ export async function writeConverseStream(
     },
     metrics: { latencyMs: Date.now() - startedAt },
   });
-  if (!clientGone) response.end();
+  if (!clientGone()) response.end();
 }
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
